@@ -1,0 +1,70 @@
+// `service-hooks`: the CLI entry. Dispatches to relay/commands/<name>.ts.
+import { COMMANDS } from './cli/commands';
+import { EXIT, UsageError, type CliIO } from './cli/io';
+
+const VERSION = '0.1.0';
+
+async function topHelp(): Promise<string> {
+  const lines = ['Usage: service-hooks <command> [options]', '', 'Commands:'];
+  for (const [name, load] of Object.entries(COMMANDS)) {
+    lines.push(`  ${name.padEnd(9)} ${(await load()).summary}`);
+  }
+  lines.push('', 'Run `service-hooks <command> --help` for a command\'s options.');
+  lines.push('Exit codes: 0 ok, 1 failure or finding, 2 usage error.');
+  return lines.join('\n') + '\n';
+}
+
+export async function main(argv: string[], io: CliIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(await topHelp());
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (name === '--version' || name === '-v') {
+    io.stdout.write(VERSION + '\n');
+    return EXIT.ok;
+  }
+  const load = COMMANDS[name];
+  if (!load) {
+    io.stderr.write(`service-hooks: unknown command '${name}'\n\n` + (await topHelp()));
+    return EXIT.usage;
+  }
+  const command = await load();
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout.write(command.help.endsWith('\n') ? command.help : command.help + '\n');
+    return EXIT.ok;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr.write(`service-hooks ${name}: ${err.message}\nRun 'service-hooks ${name} --help' for usage.\n`);
+      return EXIT.usage;
+    }
+    io.stderr.write(`service-hooks ${name}: ${(err as Error).message ?? String(err)}\n`);
+    return EXIT.failure;
+  }
+}
+
+if (require.main === module) {
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  main(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    env: process.env,
+    cwd: process.cwd(),
+    stopSignal: stop.signal,
+  }).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (err) => {
+      process.stderr.write(`service-hooks: ${(err as Error).stack ?? err}\n`);
+      process.exitCode = EXIT.failure;
+    },
+  );
+}

@@ -1,0 +1,31 @@
+// Thin wrapper over node:util parseArgs that turns its errors into UsageError (exit 2).
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { UsageError } from './io';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+export function parse<O extends Options>(argv: string[], options: O, allowPositionals = true) {
+  try {
+    return parseArgs({ args: argv, options, allowPositionals, strict: true });
+  } catch (err) {
+    throw new UsageError((err as Error).message.replace(/\. To specify a positional.*$/s, '.'));
+  }
+}
+
+/** Parses a port flag: an integer from 0 to 65535. */
+export function port(value: string | undefined, fallback: number, flag = '--port'): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`${flag} must be an integer from 0 to 65535, got '${value}'`);
+  return n;
+}
+
+/** Parses sizes such as `25mb`, `512kb`, `1048576`. */
+export function size(value: string | undefined, fallback: number, flag: string): number {
+  if (value === undefined) return fallback;
+  const m = /^(\d+(?:\.\d+)?)\s*(b|kb|k|mb|m|gb|g)?$/i.exec(value.trim());
+  if (!m) throw new UsageError(`${flag} must be a size such as 25mb, 512kb or 1048576, got '${value}'`);
+  const unit = (m[2] ?? 'b').toLowerCase()[0];
+  const mult = unit === 'k' ? 1024 : unit === 'm' ? 1024 ** 2 : unit === 'g' ? 1024 ** 3 : 1;
+  return Math.floor(Number(m[1]) * mult);
+}

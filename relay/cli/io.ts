@@ -1,0 +1,26 @@
+// What every CLI command receives: its streams and environment, passed in so tests can drive it.
+export interface CliIO {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  stdin: NodeJS.ReadableStream;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** Resolves when the user asks the process to stop (SIGINT/SIGTERM). */
+  stopSignal: AbortSignal;
+}
+
+/** Exit codes of every subcommand: 0 ok, 1 failure or finding, 2 usage error. */
+export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+
+/** Thrown by argument parsing; the dispatcher prints it with the command's help and exits 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export interface Command {
+  /** One line for the top-level help. */
+  summary: string;
+  /** Full help text printed by `service-hooks <cmd> --help`. */
+  help: string;
+  run(argv: string[], io: CliIO): Promise<number>;
+}
