@@ -1,0 +1,93 @@
+// Labels, descriptions and tooltips of the tree rows. Pure strings: no vscode, no I/O.
+import type { DeliveryCounts, DeliverySource, DeliveryView, WebhookView } from './types';
+
+/** "Deliveries 12 · ✓ 10 · ✗ 2" */
+export function deliveriesLabel(c: DeliveryCounts): string {
+  return `Deliveries ${c.total} · ✓ ${c.successful} · ✗ ${c.failed}`;
+}
+
+/** A webhook's label from its URL: host[:port] + path, without scheme, query or credentials. */
+export function webhookLabel(url: string): string {
+  try {
+    const u = new URL(url);
+    const path = u.pathname === '/' ? '' : u.pathname;
+    return `${u.host}${path}`;
+  } catch {
+    return url;
+  }
+}
+
+export function eventsDescription(events: readonly string[]): string {
+  return events.length === 0 ? 'no events' : events.join(', ');
+}
+
+/** Never includes the secret: only whether one is set. The URL is shown without credentials or query. */
+export function webhookTooltip(w: WebhookView): string {
+  return [
+    `Webhook ${w.id}`,
+    `URL: ${safeUrl(w.url)}`,
+    `Content type: ${w.content_type === 'json' ? 'json (application/json)' : w.content_type}`,
+    `Secret: ${w.secret_set ? 'set' : 'not set'}`,
+    `Events: ${eventsDescription(w.events)}`,
+    ...(w.created_at ? [`Created: ${toSecond(w.created_at)}`] : []),
+  ].join('\n');
+}
+
+/** The URL with user info and query string removed (either may carry credentials). */
+export function safeUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    const hadQuery = u.search !== '';
+    u.search = '';
+    u.hash = '';
+    return u.toString() + (hadQuery ? '?…' : '');
+  } catch {
+    return url.replace(/\/\/[^@/]*@/, '//').replace(/\?.*$/, '?…');
+  }
+}
+
+/** "2026-11-22 20:58:10" (UTC, to the second). Unparseable input is shown as given. */
+export function toSecond(iso: string): string {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  return new Date(t).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+export function deliveryOutcome(d: Pick<DeliveryView, 'success' | 'status' | 'error'>): string {
+  if (d.success) return '✓';
+  if (d.status !== null && d.status !== undefined) return `✗ ${d.status}`;
+  return `✗ ${d.error ? 'no response' : 'failed'}`;
+}
+
+/** Row label: "2026-11-22 20:58:10 ✗ 500". */
+export function deliveryLabel(d: DeliveryView): string {
+  return `${toSecond(d.delivered_at)} ${deliveryOutcome(d)}`;
+}
+
+export function deliveryDescription(d: DeliveryView): string {
+  return d.redelivery ? `${d.event} · redelivery` : d.event;
+}
+
+export const SOURCE_TEXT: Record<DeliverySource, string> = {
+  service: "from the service's deliveries endpoint",
+  relay: 'from the relay journal',
+};
+
+export function deliveryTooltip(d: DeliveryView, source: DeliverySource): string {
+  const lines = [
+    `Delivery ${d.id}`,
+    `Event: ${d.event}`,
+    `At: ${toSecond(d.delivered_at)} UTC`,
+    d.success ? 'Outcome: success' : `Outcome: failed${d.status !== null ? ` (HTTP ${d.status})` : ''}`,
+  ];
+  if (!d.success && d.error) lines.push(`Error: ${d.error}`);
+  if (d.attempts) lines.push(`Attempts: ${d.attempts.length}`);
+  lines.push(`Source: ${SOURCE_TEXT[source]}`);
+  return lines.join('\n');
+}
+
+export function deliveriesTooltip(c: DeliveryCounts, source: DeliverySource): string {
+  return `${c.total} deliveries, ${c.successful} successful, ${c.failed} failed\nSource: ${SOURCE_TEXT[source]}`;
+}

@@ -1,0 +1,139 @@
+// The Webhooks and Relay trees as plain data: node kinds and the row each one shows.
+// The extension maps a TreeRow onto a vscode.TreeItem one-to-one.
+import {
+  deliveriesLabel,
+  deliveriesTooltip,
+  deliveryDescription,
+  deliveryLabel,
+  deliveryTooltip,
+  eventsDescription,
+  webhookLabel,
+  webhookTooltip,
+} from './labels';
+import { loadMoreLabel } from './paging';
+import {
+  repoKey,
+  type DeliveryCounts,
+  type DeliverySource,
+  type DeliveryView,
+  type RepoRef,
+  type WebhookView,
+} from './types';
+
+export type WebhookTreeNode =
+  | { kind: 'repository'; repo: RepoRef }
+  | { kind: 'webhook'; repo: RepoRef; webhook: WebhookView }
+  | { kind: 'deliveries'; repo: RepoRef; webhook: WebhookView; counts: DeliveryCounts; source: DeliverySource }
+  | { kind: 'delivery'; repo: RepoRef; webhook: WebhookView; delivery: DeliveryView; source: DeliverySource }
+  | { kind: 'loadMore'; repo: RepoRef; webhook: WebhookView; shown: number; total: number }
+  | { kind: 'message'; id: string; text: string; detail?: string; severity: 'info' | 'warning' | 'error' };
+
+export interface TreeRow {
+  id: string;
+  label: string;
+  description?: string;
+  tooltip?: string;
+  /** Used by package.json `when` clauses (`viewItem == webhook`, `viewItem == delivery.failed`). */
+  contextValue: string;
+  collapsible: 'none' | 'collapsed' | 'expanded';
+  /** A codicon id and optional theme color id; 'webhook' means the SVG in media/. */
+  icon?: { id: string; color?: string };
+  command?: { command: string; title: string; arguments?: unknown[] };
+}
+
+/** Command ids the rows reference (kept equal to src/extension/commandIds.ts by a unit test). */
+export const ROW_COMMANDS = {
+  openDelivery: 'serviceHooks.openDelivery',
+  loadMore: 'serviceHooks.loadMore',
+} as const;
+
+export function webhookRow(node: WebhookTreeNode): TreeRow {
+  switch (node.kind) {
+    case 'repository':
+      return {
+        id: `repo:${repoKey(node.repo)}`,
+        label: repoKey(node.repo),
+        contextValue: 'repository',
+        collapsible: 'expanded',
+        icon: { id: 'repo' },
+        tooltip: `Repository ${repoKey(node.repo)}`,
+      };
+    case 'webhook':
+      return {
+        id: `hook:${repoKey(node.repo)}:${node.webhook.id}`,
+        label: webhookLabel(node.webhook.url),
+        description: eventsDescription(node.webhook.events),
+        tooltip: webhookTooltip(node.webhook),
+        contextValue: 'webhook',
+        collapsible: 'collapsed',
+        icon: { id: 'webhook' },
+      };
+    case 'deliveries':
+      return {
+        id: `deliveries:${node.webhook.id}`,
+        label: deliveriesLabel(node.counts),
+        description: node.source === 'relay' ? 'relay journal' : undefined,
+        tooltip: deliveriesTooltip(node.counts, node.source),
+        contextValue: 'deliveries',
+        collapsible: node.counts.total > 0 ? 'collapsed' : 'none',
+        icon: { id: 'history' },
+      };
+    case 'delivery': {
+      const d = node.delivery;
+      return {
+        id: `delivery:${node.source}:${node.webhook.id}:${d.id}`,
+        label: deliveryLabel(d),
+        description: deliveryDescription(d),
+        tooltip: deliveryTooltip(d, node.source),
+        contextValue: d.success ? 'delivery.ok' : 'delivery.failed',
+        collapsible: 'none',
+        icon: d.success ? { id: 'pass', color: 'testing.iconPassed' } : { id: 'error', color: 'testing.iconFailed' },
+        command: { command: ROW_COMMANDS.openDelivery, title: 'Open Delivery', arguments: [node] },
+      };
+    }
+    case 'loadMore':
+      return {
+        id: `more:${node.webhook.id}:${node.shown}`,
+        label: loadMoreLabel(node.shown, node.total),
+        contextValue: 'loadMore',
+        collapsible: 'none',
+        icon: { id: 'ellipsis' },
+        command: { command: ROW_COMMANDS.loadMore, title: 'Load More', arguments: [node] },
+      };
+    case 'message':
+      return {
+        id: `msg:${node.id}`,
+        label: node.text,
+        tooltip: node.detail,
+        contextValue: 'message',
+        collapsible: 'none',
+        icon: {
+          id: node.severity === 'info' ? 'info' : node.severity === 'warning' ? 'warning' : 'error',
+          ...(node.severity === 'error' ? { color: 'errorForeground' } : {}),
+        },
+      };
+  }
+}
+
+/** The children of one webhook's deliveries row: one page of deliveries plus "Load more…" when there are more. */
+export function deliveryChildren(
+  repo: RepoRef,
+  webhook: WebhookView,
+  loaded: readonly DeliveryView[],
+  total: number,
+  source: DeliverySource,
+): WebhookTreeNode[] {
+  const nodes: WebhookTreeNode[] = loaded.map((delivery) => ({ kind: 'delivery', repo, webhook, delivery, source }));
+  if (loaded.length < total) nodes.push({ kind: 'loadMore', repo, webhook, shown: loaded.length, total });
+  return nodes;
+}
+
+export function webhookChildren(repo: RepoRef, webhook: WebhookView, counts: DeliveryCounts, source: DeliverySource): WebhookTreeNode[] {
+  return [{ kind: 'deliveries', repo, webhook, counts, source }];
+}
+
+export function countDeliveries(list: readonly Pick<DeliveryView, 'success'>[]): DeliveryCounts {
+  let successful = 0;
+  for (const d of list) if (d.success) successful++;
+  return { total: list.length, successful, failed: list.length - successful };
+}

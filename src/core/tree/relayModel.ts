@@ -1,0 +1,175 @@
+// The Relay view as plain data: state row, channels with counts, live deliveries.
+import { toSecond } from './labels';
+import type { DeliveryView, RelayChannelView, RelayDeliveryView, RelayStatusView } from './types';
+import type { TreeRow } from './nodes';
+
+export type RelayState = 'stopped' | 'starting' | 'running' | 'connecting' | 'offline' | 'failed';
+
+export type RelayTreeNode =
+  | { kind: 'relayState'; state: RelayState; port?: number; detail?: string }
+  | { kind: 'relayChannel'; channel: RelayChannelView }
+  | { kind: 'relayDelivery'; delivery: RelayDeliveryView }
+  | { kind: 'relayMore'; shown: number; total: number };
+
+export function relayStateLabel(state: RelayState, port?: number): string {
+  switch (state) {
+    case 'running':
+      return `Running on port ${port ?? '?'}`;
+    case 'starting':
+      return 'Starting…';
+    case 'connecting':
+      return `Connecting to port ${port ?? '?'}…`;
+    case 'offline':
+      return 'Relay offline';
+    case 'failed':
+      return 'Relay failed';
+    case 'stopped':
+      return 'Stopped';
+  }
+}
+
+export function channelDescription(c: RelayChannelView): string {
+  return `received ${c.received} · verified ${c.verified} · unverified ${c.unverified} · rejected ${c.rejected} · forwarded ${c.forwarded} · failed ${c.failed}`;
+}
+
+const VERIFY_MARK: Record<RelayDeliveryView['verification'], string> = {
+  verified: '✓ verified',
+  unverified: '• unverified',
+  rejected: '✗ rejected',
+};
+
+export function forwardSummary(d: RelayDeliveryView): string {
+  if (d.forward.length === 0) return 'not forwarded';
+  return d.forward
+    .map((f) => (f.status === 'ok' ? `→ ${f.lastStatus ?? 'ok'}` : f.status === 'pending' ? '→ pending' : `→ failed${f.lastStatus ? ` ${f.lastStatus}` : ''}`))
+    .join(', ');
+}
+
+export function relayRow(node: RelayTreeNode): TreeRow {
+  switch (node.kind) {
+    case 'relayState':
+      return {
+        id: 'relay:state',
+        label: relayStateLabel(node.state, node.port),
+        tooltip: node.detail,
+        contextValue: `relayState.${node.state}`,
+        collapsible: 'none',
+        icon: { id: node.state === 'running' ? 'radio-tower' : node.state === 'failed' ? 'error' : 'debug-disconnect' },
+      };
+    case 'relayChannel':
+      return {
+        id: `relay:channel:${node.channel.name}`,
+        label: node.channel.name,
+        description: channelDescription(node.channel),
+        tooltip: `Channel ${node.channel.name}\n${channelDescription(node.channel).replaceAll(' · ', '\n')}`,
+        contextValue: 'relayChannel',
+        collapsible: 'none',
+        icon: { id: 'symbol-namespace' },
+      };
+    case 'relayDelivery': {
+      const d = node.delivery;
+      return {
+        id: `relay:delivery:${d.seq}`,
+        label: `#${d.seq} ${d.event ?? 'unknown event'}`,
+        description: `${VERIFY_MARK[d.verification]} ${forwardSummary(d)} · ${toSecond(d.receivedAt)}`,
+        tooltip: [
+          `Sequence ${d.seq} on channel ${d.channel}`,
+          `Received: ${toSecond(d.receivedAt)} UTC, ${d.size} bytes`,
+          `Signature: ${d.verification}${d.reason ? ` (${d.reason})` : ''}`,
+          ...(d.deliveryId ? [`Delivery: ${d.deliveryId}`] : []),
+          ...d.forward.map((f) => `Forward to ${f.target}: ${f.status}${f.lastStatus ? ` (HTTP ${f.lastStatus})` : ''}, ${f.attempts} attempt(s)`),
+        ].join('\n'),
+        contextValue: `relayDelivery.${d.verification}`,
+        collapsible: 'none',
+        icon:
+          d.verification === 'verified'
+            ? { id: 'verified', color: 'testing.iconPassed' }
+            : d.verification === 'rejected'
+              ? { id: 'error', color: 'testing.iconFailed' }
+              : { id: 'unverified' },
+        command: { command: 'serviceHooks.openDelivery', title: 'Open Delivery', arguments: [node] },
+      };
+    }
+    case 'relayMore':
+      return {
+        id: `relay:more:${node.shown}`,
+        label: `… ${node.total - node.shown} older deliveries not shown`,
+        contextValue: 'relayMore',
+        collapsible: 'none',
+        icon: { id: 'ellipsis' },
+        command: { command: 'serviceHooks.loadMore', title: 'Load More', arguments: [node] },
+      };
+  }
+}
+
+/**
+ * Live deliveries kept by seq; an update for a known seq replaces it (forward status changes).
+ * Newest first; capped so a busy relay does not grow the view without bound.
+ */
+export class RelayLiveList {
+  private readonly bySeq = new Map<number, RelayDeliveryView>();
+  private maxSeq = 0;
+
+  constructor(private readonly cap = 5000) {}
+
+  get lastSeq(): number {
+    return this.maxSeq;
+  }
+  get size(): number {
+    return this.bySeq.size;
+  }
+
+  upsert(d: RelayDeliveryView): void {
+    this.bySeq.set(d.seq, d);
+    if (d.seq > this.maxSeq) this.maxSeq = d.seq;
+    if (this.bySeq.size > this.cap) {
+      const oldest = Math.min(...this.bySeq.keys());
+      this.bySeq.delete(oldest);
+    }
+  }
+
+  get(seq: number): RelayDeliveryView | undefined {
+    return this.bySeq.get(seq);
+  }
+
+  newestFirst(limit = Infinity): RelayDeliveryView[] {
+    const all = [...this.bySeq.values()].sort((a, b) => b.seq - a.seq);
+    return limit === Infinity ? all : all.slice(0, limit);
+  }
+
+  clear(): void {
+    this.bySeq.clear();
+  }
+}
+
+/** Relay journal entries shown as deliveries of a webhook (used when the service offers no deliveries endpoint). */
+export function relayToDelivery(d: RelayDeliveryView): DeliveryView {
+  const failed = d.verification === 'rejected' || d.forward.some((f) => f.status === 'failed');
+  const status = d.forward.find((f) => f.lastStatus !== undefined)?.lastStatus ?? null;
+  return {
+    id: d.deliveryId ?? `relay-${d.seq}`,
+    event: d.event ?? 'unknown',
+    delivered_at: d.receivedAt,
+    success: !failed,
+    status: failed ? (d.verification === 'rejected' ? 401 : status) : status,
+    ...(d.verification === 'rejected' ? { error: `signature rejected${d.reason ? `: ${d.reason}` : ''}` } : {}),
+  };
+}
+
+/** The relay channel a webhook URL points to, when that URL is this relay's ingress (`/hooks` or `/hooks/<channel>`). */
+export function relayChannelOfUrl(url: string, relayPort: number): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return undefined;
+  }
+  const local = ['127.0.0.1', 'localhost', '[::1]', '::1'].includes(u.hostname);
+  const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+  if (!local || port !== relayPort) return undefined;
+  const m = /^\/hooks(?:\/([^/]+))?\/?$/.exec(u.pathname);
+  if (!m) return undefined;
+  return m[1] ? decodeURIComponent(m[1]) : 'default';
+}
+
+export type { RelayStatusView };
