@@ -1,7 +1,72 @@
-import type * as vscode from 'vscode';
+// Activation: registers everything synchronously, touches no network, loads heavy modules lazily.
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { registerCommands } from './commands';
+import type { CommandContext } from './commands/context';
+import { DeliveryDocuments } from './deliveryDocument';
+import { registerDiagnostics, type WorkflowDiagnostics } from './diagnostics';
+import { takeLastError, type ErrorRecord } from './errors';
+import { CONTEXT, DELIVERY_SCHEME, VIEWS } from './ids';
+import { disposeLog, log } from './log';
+import { RelayManager } from './relayManager';
+import { RelayTree } from './relayTree';
+import { Services } from './services';
+import { TokenStore } from './tokenStore';
+import { WebhooksTree } from './webhooksTree';
 
-export function activate(_context: vscode.ExtensionContext): void {
-  // Wired up by the extension issue.
+let activationTime = 0;
+export function activationMs(): number {
+  return activationTime;
+}
+
+/** Returned from activate(): used by the integration suite; not a stable public API. */
+export interface ServiceHooksApi {
+  activationMs: number;
+  relayDataDir: string;
+  commandContext: CommandContext;
+  diagnostics: WorkflowDiagnostics;
+  takeLastError(): ErrorRecord | undefined;
+}
+
+export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
+  const t0 = performance.now();
+  const relayDataDir = join(context.globalStorageUri.fsPath, 'relay');
+  const tokens = new TokenStore(context.secrets);
+  const relay = new RelayManager(context.extensionPath, relayDataDir);
+  const services = new Services(context, tokens, relay);
+  const webhooks = new WebhooksTree(services, context.extensionUri);
+  const relayTree = new RelayTree(relay, context.extensionUri);
+  const documents = new DeliveryDocuments(services, relay);
+  const ctx: CommandContext = { services, webhooks, relayTree, documents, extension: context };
+
+  void vscode.commands.executeCommand('setContext', CONTEXT.relayRunning, false);
+  context.subscriptions.push(
+    relay,
+    webhooks,
+    relayTree,
+    vscode.window.createTreeView(VIEWS.webhooks, { treeDataProvider: webhooks, showCollapseAll: true }),
+    vscode.window.createTreeView(VIEWS.relay, { treeDataProvider: relayTree }),
+    vscode.workspace.registerTextDocumentContentProvider(DELIVERY_SCHEME, documents),
+    tokens.onDidChange(() => {
+      services.invalidate();
+      webhooks.refresh();
+    }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('serviceHooks.baseUrl') || e.affectsConfiguration('serviceHooks.repositories')) {
+        services.invalidate();
+        webhooks.refresh();
+      }
+      if (e.affectsConfiguration('serviceHooks.relay.port')) void relay.probe(true);
+    }),
+    { dispose: disposeLog },
+  );
+  registerCommands(context, () => ctx);
+  const diagnostics = registerDiagnostics(context);
+  relay.showStatusBar();
+
+  activationTime = performance.now() - t0;
+  log().info(`activated in ${activationTime.toFixed(1)} ms`);
+  return { activationMs: activationTime, relayDataDir, commandContext: ctx, diagnostics, takeLastError };
 }
 
 export function deactivate(): void {}

@@ -83,3 +83,6 @@ export function parseRepoRef(text: string): RepoRef | undefined {
   if (!repo || m[1] === '.' || m[1] === '..' || repo === '.' || repo === '..') return undefined;
   return { owner: m[1]!, repo };
 }
+
+/** The seven event types a webhook can subscribe to (spec §6). */
+export const SUBSCRIBABLE_EVENTS = ['push', 'pull_request', 'issue', 'comment', 'release', 'pipeline', 'agent'] as const;

@@ -1,0 +1,24 @@
+// Open Delivery: headers and body in a read-only JSON document.
+import * as vscode from 'vscode';
+import { DeliveryDocuments } from '../deliveryDocument';
+import { COMMANDS } from '../ids';
+import { asArgs, isNode, pickDelivery, pickRelayDelivery } from '../pickers';
+import type { CommandModule } from './context';
+
+const command: CommandModule = {
+  id: COMMANDS.openDelivery,
+  async run(ctx, arg) {
+    let uri: vscode.Uri;
+    if ((isNode(arg) && arg.kind === 'relayDelivery') || typeof asArgs(arg).seq === 'number') {
+      uri = DeliveryDocuments.relayUri((await pickRelayDelivery(ctx, arg, 'Open Delivery')).seq);
+    } else {
+      const { webhook, deliveryId } = await pickDelivery(ctx, arg, { title: 'Open Delivery' });
+      uri = DeliveryDocuments.serviceUri(webhook.id, deliveryId);
+    }
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.languages.setTextDocumentLanguage(doc, 'json');
+    await vscode.window.showTextDocument(doc, { preview: true });
+    return { uri: uri.toString(), text: doc.getText() };
+  },
+};
+export default command;

@@ -1,0 +1,31 @@
+// Headers and raw body of a delivery, from the service (detail endpoint) or the relay journal.
+import { UserError } from '../errors';
+import { asArgs, isNode, pickDelivery, pickRelayDelivery } from '../pickers';
+import type { CommandContext } from './context';
+
+export interface RawDelivery {
+  source: 'service' | 'relay';
+  /** where it was (or would be) sent */
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export async function rawDelivery(ctx: CommandContext, arg: unknown, title: string): Promise<RawDelivery> {
+  const relay = ctx.services.relay;
+  if ((isNode(arg) && arg.kind === 'relayDelivery') || typeof asArgs(arg).seq === 'number') {
+    const summary = await pickRelayDelivery(ctx, arg, title);
+    const d = await relay.getDelivery(summary.seq);
+    return { source: 'relay', url: relay.ingressUrl(d.channel), headers: d.headers, body: Buffer.from(d.bodyBase64, 'base64').toString('utf8') };
+  }
+  const { webhook, deliveryId } = await pickDelivery(ctx, arg, { title });
+  const client = await ctx.services.client();
+  const detail = await client.getDelivery(webhook.id, deliveryId);
+  if (!detail) throw new UserError('The service does not offer delivery details; use the relay journal instead.');
+  return { source: 'service', url: webhook.url, headers: detail.request.headers, body: detail.request.body };
+}
+
+export function header(headers: Record<string, string>, name: string): string | undefined {
+  const key = Object.keys(headers).find((k) => k.toLowerCase() === name.toLowerCase());
+  return key === undefined ? undefined : headers[key];
+}

@@ -1,0 +1,47 @@
+// Open Delivery: headers and body as a read-only JSON document (a TextDocumentContentProvider).
+import * as vscode from 'vscode';
+import { DELIVERY_SCHEME } from './ids';
+import type { RelayManager } from './relayManager';
+import type { Services } from './services';
+
+export class DeliveryDocuments implements vscode.TextDocumentContentProvider {
+  constructor(
+    private readonly services: Services,
+    private readonly relay: RelayManager,
+  ) {}
+
+  static serviceUri(webhookId: string, deliveryId: string): vscode.Uri {
+    return vscode.Uri.from({ scheme: DELIVERY_SCHEME, path: `/service/${encodeURIComponent(webhookId)}/${encodeURIComponent(deliveryId)}.json` });
+  }
+
+  static relayUri(seq: number): vscode.Uri {
+    return vscode.Uri.from({ scheme: DELIVERY_SCHEME, path: `/relay/${seq}.json` });
+  }
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const parts = uri.path.replace(/\.json$/, '').split('/').filter(Boolean).map(decodeURIComponent);
+    if (parts[0] === 'service' && parts.length === 3) {
+      const client = await this.services.client();
+      const d = await client.getDelivery(parts[1]!, parts[2]!);
+      if (!d) return JSON.stringify({ error: 'The service does not offer delivery details.' }, null, 2);
+      const { request, ...record } = d;
+      return render({ source: "service's deliveries endpoint", delivery: record, headers: request.headers, body: request.body });
+    }
+    if (parts[0] === 'relay' && parts.length === 2) {
+      const d = await this.relay.getDelivery(Number(parts[1]));
+      const { headers, bodyBase64, ...summary } = d;
+      return render({ source: 'relay journal', delivery: summary, headers, body: Buffer.from(bodyBase64, 'base64').toString('utf8') });
+    }
+    throw new Error(`Unknown delivery document ${uri.toString()}`);
+  }
+}
+
+function render(doc: { source: string; delivery: unknown; headers: Record<string, string>; body: string }): string {
+  let body: unknown = doc.body;
+  try {
+    body = JSON.parse(doc.body);
+  } catch {
+    // not JSON: shown as the raw string
+  }
+  return JSON.stringify({ source: doc.source, delivery: doc.delivery, headers: doc.headers, body }, null, 2) + '\n';
+}

@@ -1,0 +1,137 @@
+// Workflow diagnostics: the core linter on workflow YAML (debounced), a quick fix per finding
+// and "Fix all in this file".
+import * as vscode from 'vscode';
+import { settings } from './config';
+import type { LintFinding } from './contracts';
+import { loadLinter } from './deps';
+import { wrapCommand } from './errors';
+import { COMMANDS } from './ids';
+
+export const DEBOUNCE_MS = 300;
+export const DIAGNOSTIC_SOURCE = 'service-hooks';
+const FIX_ALL_KIND = vscode.CodeActionKind.SourceFixAll.append('serviceHooks');
+
+export class WorkflowDiagnostics implements vscode.CodeActionProvider, vscode.Disposable {
+  readonly collection = vscode.languages.createDiagnosticCollection('serviceHooks.workflows');
+  private readonly findings = new Map<string, { version: number; findings: LintFinding[] }>();
+  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+
+  isWorkflow(doc: vscode.TextDocument): boolean {
+    if (doc.uri.scheme !== 'file' && doc.uri.scheme !== 'untitled' && doc.uri.scheme !== 'vscode-remote') return false;
+    return settings().workflowGlobs.some((pattern) => vscode.languages.match({ pattern }, doc) > 0);
+  }
+
+  schedule(doc: vscode.TextDocument, delay = DEBOUNCE_MS): void {
+    if (!this.isWorkflow(doc)) return;
+    const key = doc.uri.toString();
+    clearTimeout(this.timers.get(key));
+    this.timers.set(
+      key,
+      setTimeout(() => {
+        this.timers.delete(key);
+        void this.lint(doc);
+      }, delay),
+    );
+  }
+
+  async lint(doc: vscode.TextDocument): Promise<LintFinding[]> {
+    const { lintText } = await loadLinter();
+    if (doc.isClosed) return [];
+    const findings = lintText(doc.getText());
+    this.findings.set(doc.uri.toString(), { version: doc.version, findings });
+    this.collection.set(doc.uri, findings.map((f) => toDiagnostic(doc, f)));
+    return findings;
+  }
+
+  forget(uri: vscode.Uri): void {
+    clearTimeout(this.timers.get(uri.toString()));
+    this.findings.delete(uri.toString());
+    this.collection.delete(uri);
+  }
+
+  provideCodeActions(doc: vscode.TextDocument, range: vscode.Range | vscode.Selection, context: vscode.CodeActionContext): vscode.CodeAction[] {
+    const entry = this.findings.get(doc.uri.toString());
+    if (!entry || entry.version !== doc.version) return [];
+    const actions: vscode.CodeAction[] = [];
+    const wantsQuickFix = !context.only || context.only.contains(vscode.CodeActionKind.QuickFix) || vscode.CodeActionKind.QuickFix.contains(context.only);
+    if (wantsQuickFix) {
+      for (const diag of context.diagnostics) {
+        if (diag.source !== DIAGNOSTIC_SOURCE) continue;
+        const f = entry.findings.find((x) => x.replacement !== undefined && sameRange(doc, x, diag.range));
+        if (!f) continue;
+        const action = new vscode.CodeAction(`Replace with '${f.replacement}'`, vscode.CodeActionKind.QuickFix);
+        action.edit = new vscode.WorkspaceEdit();
+        action.edit.replace(doc.uri, rangeOf(doc, f), f.replacement!);
+        action.diagnostics = [diag];
+        action.isPreferred = true;
+        actions.push(action);
+      }
+    }
+    const fixable = entry.findings.filter((f) => f.replacement !== undefined);
+    const touchesFinding = fixable.some((f) => rangeOf(doc, f).intersection(range) !== undefined);
+    if (fixable.length > 0 && (touchesFinding || context.only)) {
+      const all = new vscode.CodeAction('Fix all workflow names in this file', context.only?.contains(FIX_ALL_KIND) ? FIX_ALL_KIND : vscode.CodeActionKind.QuickFix);
+      all.command = { command: COMMANDS.fixAllInFile, title: 'Fix all in this file', arguments: [doc.uri] };
+      actions.push(all);
+    }
+    return actions;
+  }
+
+  /** Applies every fixable finding of one document as a single edit. */
+  async fixAllInFile(uri?: vscode.Uri): Promise<{ fixed: number }> {
+    const doc = uri ? await vscode.workspace.openTextDocument(uri) : vscode.window.activeTextEditor?.document;
+    if (!doc) return { fixed: 0 };
+    const { lintText, applyFixes } = await loadLinter();
+    const text = doc.getText();
+    const findings = lintText(text).filter((f) => f.replacement !== undefined);
+    const fixed = applyFixes(text, findings);
+    if (fixed !== text) {
+      const edit = new vscode.WorkspaceEdit();
+      edit.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(text.length)), fixed);
+      await vscode.workspace.applyEdit(edit);
+    }
+    return { fixed: findings.length };
+  }
+
+  dispose(): void {
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.collection.dispose();
+  }
+}
+
+function rangeOf(doc: vscode.TextDocument, f: LintFinding): vscode.Range {
+  return new vscode.Range(doc.positionAt(f.offset), doc.positionAt(f.offset + f.length));
+}
+
+function sameRange(doc: vscode.TextDocument, f: LintFinding, r: vscode.Range): boolean {
+  return rangeOf(doc, f).isEqual(r);
+}
+
+function toDiagnostic(doc: vscode.TextDocument, f: LintFinding): vscode.Diagnostic {
+  const d = new vscode.Diagnostic(rangeOf(doc, f), f.message, f.severity === 'error' ? vscode.DiagnosticSeverity.Error : vscode.DiagnosticSeverity.Warning);
+  d.source = DIAGNOSTIC_SOURCE;
+  d.code = f.rule;
+  return d;
+}
+
+export function registerDiagnostics(context: vscode.ExtensionContext): WorkflowDiagnostics {
+  const diags = new WorkflowDiagnostics();
+  context.subscriptions.push(
+    diags,
+    vscode.workspace.onDidOpenTextDocument((d) => diags.schedule(d, 0)),
+    vscode.workspace.onDidChangeTextDocument((e) => diags.schedule(e.document)),
+    vscode.workspace.onDidCloseTextDocument((d) => diags.forget(d.uri)),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration('serviceHooks.lint.workflowGlobs')) return;
+      diags.collection.clear();
+      for (const d of vscode.workspace.textDocuments) diags.schedule(d, 0);
+    }),
+    vscode.languages.registerCodeActionsProvider([{ pattern: '**/*.{yml,yaml}' }, { language: 'yaml' }], diags, {
+      providedCodeActionKinds: [vscode.CodeActionKind.QuickFix, FIX_ALL_KIND],
+    }),
+    vscode.commands.registerCommand(COMMANDS.fixAllInFile, wrapCommand(COMMANDS.fixAllInFile, (uri?: vscode.Uri) => diags.fixAllInFile(uri))),
+  );
+  // Documents already open when the extension activates: lint them after activation returns.
+  for (const d of vscode.workspace.textDocuments) diags.schedule(d, 0);
+  return diags;
+}

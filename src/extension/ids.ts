@@ -1,0 +1,72 @@
+// Every id the extension shares with package.json. test/unit/extension-model/manifest.test.ts
+// checks these against `contributes` in both directions.
+
+export const COMMANDS = {
+  signIn: 'serviceHooks.signIn',
+  signOut: 'serviceHooks.signOut',
+  addWebhook: 'serviceHooks.addWebhook',
+  editEvents: 'serviceHooks.editEvents',
+  deleteWebhook: 'serviceHooks.deleteWebhook',
+  pingWebhook: 'serviceHooks.pingWebhook',
+  retryDelivery: 'serviceHooks.retryDelivery',
+  retryAllFailed: 'serviceHooks.retryAllFailed',
+  replayDelivery: 'serviceHooks.replayDelivery',
+  openDelivery: 'serviceHooks.openDelivery',
+  explainSignature: 'serviceHooks.explainSignature',
+  copyAsCurl: 'serviceHooks.copyAsCurl',
+  startRelay: 'serviceHooks.startRelay',
+  stopRelay: 'serviceHooks.stopRelay',
+  importIssues: 'serviceHooks.importIssues',
+  createSecret: 'serviceHooks.createSecret',
+  setUpRunner: 'serviceHooks.setUpRunner',
+  fixAllWorkflowNames: 'serviceHooks.fixAllWorkflowNames',
+  fixAllInFile: 'serviceHooks.fixAllInFile',
+  refresh: 'serviceHooks.refresh',
+  showLogs: 'serviceHooks.showLogs',
+  showActivationTime: 'serviceHooks.showActivationTime',
+  loadMore: 'serviceHooks.loadMore',
+} as const;
+export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
+
+/** Commands that only make sense with an argument (tree rows, code actions): hidden from the palette. */
+export const HIDDEN_COMMANDS: readonly CommandId[] = [COMMANDS.loadMore, COMMANDS.fixAllInFile];
+
+export const VIEW_CONTAINER = 'service';
+export const VIEWS = {
+  webhooks: 'serviceHooks.webhooks',
+  relay: 'serviceHooks.relay',
+} as const;
+
+export const SETTINGS = {
+  baseUrl: 'serviceHooks.baseUrl',
+  repositories: 'serviceHooks.repositories',
+  relayPort: 'serviceHooks.relay.port',
+  relayForwardUrl: 'serviceHooks.relay.forwardUrl',
+  workflowGlobs: 'serviceHooks.lint.workflowGlobs',
+  eventHeader: 'serviceHooks.eventHeader',
+  deliveryHeader: 'serviceHooks.deliveryHeader',
+} as const;
+
+export const DEFAULTS = {
+  baseUrl: 'http://127.0.0.1:8787',
+  relayPort: 8788,
+  workflowGlobs: ['**/.github/workflows/*.{yml,yaml}'],
+  eventHeader: 'X-Service-Event',
+  deliveryHeader: 'X-Service-Delivery',
+} as const;
+
+/** Context keys used in `when` clauses. */
+export const CONTEXT = {
+  signedIn: 'serviceHooks.signedIn',
+  hasRepository: 'serviceHooks.hasRepository',
+  hasWebhooks: 'serviceHooks.hasWebhooks',
+  relayRunning: 'serviceHooks.relayRunning',
+} as const;
+
+/** contextValue of tree rows (see src/core/tree/nodes.ts). */
+export const VIEW_ITEMS = ['repository', 'webhook', 'deliveries', 'delivery.ok', 'delivery.failed', 'loadMore', 'message',
+  'relayDelivery.verified', 'relayDelivery.unverified', 'relayDelivery.rejected', 'relayChannel'] as const;
+
+export const DELIVERY_SCHEME = 'service-hooks-delivery';
+export const SECRET_KEY = 'serviceHooks.token';
+export const EXTENSION_ID = 'service-hooks.service-hooks';

@@ -1,0 +1,126 @@
+// Palette fallbacks: when a command is not run from a tree row, ask with QuickPicks.
+import * as vscode from 'vscode';
+import {
+  deliveryLabel,
+  eventsDescription,
+  parseRepoRef,
+  repoKey,
+  validateRepoText,
+  webhookLabel,
+  type RelayDeliveryView,
+  type RelayTreeNode,
+  type RepoRef,
+  type WebhookTreeNode,
+  type WebhookView,
+} from '../core/tree';
+import type { DeliveryRecordLike } from './contracts';
+import { Cancelled, UserError } from './errors';
+import type { CommandContext } from './commands/context';
+
+export type AnyNode = WebhookTreeNode | RelayTreeNode;
+
+export function isNode(x: unknown): x is AnyNode {
+  return typeof x === 'object' && x !== null && typeof (x as { kind?: unknown }).kind === 'string';
+}
+
+/** Plain-object arguments the integration suite (and keybindings) may pass. */
+export interface TargetArgs {
+  repo?: string;
+  webhookId?: string;
+  deliveryId?: string;
+  seq?: number;
+}
+
+export function asArgs<T extends object>(x: unknown): Partial<T> & TargetArgs {
+  return (typeof x === 'object' && x !== null && !isNode(x) ? x : {}) as Partial<T> & TargetArgs;
+}
+
+export async function pickRepo(ctx: CommandContext, arg?: unknown): Promise<RepoRef> {
+  if (isNode(arg) && 'repo' in arg) return arg.repo;
+  const given = asArgs(arg).repo;
+  if (given) {
+    const ref = parseRepoRef(given);
+    if (!ref) throw new UserError(`"${given}" is not owner/repo`);
+    return ref;
+  }
+  const repos = await ctx.services.repositories();
+  if (repos.length === 1) return repos[0]!;
+  if (repos.length > 1) {
+    const pick = await vscode.window.showQuickPick(repos.map((r) => ({ label: repoKey(r), repo: r })), { title: 'Repository' });
+    if (!pick) throw new Cancelled();
+    return pick.repo;
+  }
+  const text = await vscode.window.showInputBox({ title: 'Repository (owner/repo)', validateInput: validateRepoText, ignoreFocusOut: true });
+  if (!text) throw new Cancelled();
+  return parseRepoRef(text)!;
+}
+
+export async function pickWebhook(ctx: CommandContext, arg?: unknown, title = 'Webhook'): Promise<{ repo: RepoRef; webhook: WebhookView }> {
+  if (isNode(arg) && 'webhook' in arg) return { repo: arg.repo, webhook: arg.webhook };
+  const args = asArgs(arg);
+  const all = await ctx.webhooks.cachedWebhooks();
+  if (args.webhookId) {
+    const found = all.find((h) => h.webhook.id === args.webhookId);
+    if (found) return found;
+    // Not in a listed repository: refresh once, then give up with a clear message.
+    ctx.webhooks.refresh();
+    const again = (await ctx.webhooks.cachedWebhooks()).find((h) => h.webhook.id === args.webhookId);
+    if (again) return again;
+    throw new UserError(`Webhook ${args.webhookId} is not in the listed repositories.`);
+  }
+  if (all.length === 0) throw new UserError('No webhooks. Add one with "Add Webhook".');
+  if (all.length === 1) return all[0]!;
+  const pick = await vscode.window.showQuickPick(
+    all.map((h) => ({ label: webhookLabel(h.webhook.url), description: eventsDescription(h.webhook.events), detail: `${repoKey(h.repo)} · ${h.webhook.id}`, h })),
+    { title, matchOnDescription: true, matchOnDetail: true },
+  );
+  if (!pick) throw new Cancelled();
+  return pick.h;
+}
+
+/** A service delivery: from a row, from {webhookId, deliveryId}, or picked (optionally failed ones only). */
+export async function pickDelivery(
+  ctx: CommandContext,
+  arg: unknown,
+  opts: { failedOnly?: boolean; title: string },
+): Promise<{ repo: RepoRef; webhook: WebhookView; deliveryId: string; delivery?: DeliveryRecordLike }> {
+  if (isNode(arg) && arg.kind === 'delivery') return { repo: arg.repo, webhook: arg.webhook, deliveryId: arg.delivery.id };
+  const args = asArgs(arg);
+  const { repo, webhook } = await pickWebhook(ctx, arg, `${opts.title}: webhook`);
+  if (args.deliveryId) return { repo, webhook, deliveryId: args.deliveryId };
+  const client = await ctx.services.client();
+  const page = await client.listDeliveries(webhook.id, { limit: 100, offset: 0 });
+  if (!page.offered) throw new UserError(`The service does not list deliveries for this webhook (${page.reason}).`);
+  const list = page.deliveries.filter((d) => !opts.failedOnly || !d.success);
+  if (list.length === 0) throw new UserError(opts.failedOnly ? 'This webhook has no failed deliveries.' : 'This webhook has no deliveries.');
+  const pick = await vscode.window.showQuickPick(
+    list.map((d) => ({ label: deliveryLabel(d), description: d.event, detail: d.id, d })),
+    { title: `${opts.title}: delivery`, matchOnDetail: true },
+  );
+  if (!pick) throw new Cancelled();
+  return { repo, webhook, deliveryId: pick.d.id, delivery: pick.d };
+}
+
+/** A relay journal entry: from a relay row, from {seq}, from a service delivery row (matched by delivery id), or picked. */
+export async function pickRelayDelivery(ctx: CommandContext, arg: unknown, title: string): Promise<RelayDeliveryView> {
+  const relay = ctx.services.relay;
+  if (!relay.connected) await relay.probe(true);
+  if (!relay.connected) throw new UserError('The relay is not running. Start it with "Start Relay".');
+  if (isNode(arg) && arg.kind === 'relayDelivery') return arg.delivery;
+  const args = asArgs(arg);
+  if (typeof args.seq === 'number') return relay.getDelivery(args.seq);
+  const deliveryId = isNode(arg) && arg.kind === 'delivery' ? arg.delivery.id : args.deliveryId;
+  const { deliveries } = await relay.listDeliveries({ limit: 1000 });
+  if (deliveryId) {
+    const match = deliveries.find((d) => d.deliveryId === deliveryId);
+    if (!match) throw new UserError(`Delivery ${deliveryId} did not reach the relay, so it cannot be replayed from the journal.`);
+    return match;
+  }
+  if (deliveries.length === 0) throw new UserError('The relay journal is empty.');
+  const pick = await vscode.window.showQuickPick(
+    deliveries.sort((a, b) => b.seq - a.seq).map((d) => ({ label: `#${d.seq} ${d.event ?? 'unknown'}`, description: `${d.channel} · ${d.verification}`, detail: d.receivedAt, d })),
+    { title },
+  );
+  if (!pick) throw new Cancelled();
+  return pick.d;
+}
