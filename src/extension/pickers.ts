@@ -58,16 +58,21 @@ export async function pickRepo(ctx: CommandContext, arg?: unknown): Promise<Repo
 export async function pickWebhook(ctx: CommandContext, arg?: unknown, title = 'Webhook'): Promise<{ repo: RepoRef; webhook: WebhookView }> {
   if (isNode(arg) && 'webhook' in arg) return { repo: arg.repo, webhook: arg.webhook };
   const args = asArgs(arg);
-  const all = await ctx.webhooks.cachedWebhooks();
+  await ctx.services.client(); // signed out: fails here with the "Sign In" action
+  let { hooks: all, errors } = await ctx.webhooks.cachedWebhooks();
   if (args.webhookId) {
-    const found = all.find((h) => h.webhook.id === args.webhookId);
+    let found = all.find((h) => h.webhook.id === args.webhookId);
+    if (!found && errors.length === 0) {
+      // Not cached: the list may be stale. Refresh once.
+      ctx.webhooks.refresh();
+      ({ hooks: all, errors } = await ctx.webhooks.cachedWebhooks());
+      found = all.find((h) => h.webhook.id === args.webhookId);
+    }
     if (found) return found;
-    // Not in a listed repository: refresh once, then give up with a clear message.
-    ctx.webhooks.refresh();
-    const again = (await ctx.webhooks.cachedWebhooks()).find((h) => h.webhook.id === args.webhookId);
-    if (again) return again;
+    if (errors.length > 0) throw errors[0];
     throw new UserError(`Webhook ${args.webhookId} is not in the listed repositories.`);
   }
+  if (errors.length > 0 && all.length === 0) throw errors[0];
   if (all.length === 0) throw new UserError('No webhooks. Add one with "Add Webhook".');
   if (all.length === 1) return all[0]!;
   const pick = await vscode.window.showQuickPick(

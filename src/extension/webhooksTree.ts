@@ -33,7 +33,7 @@ interface DeliveryState {
   note?: string;
 }
 
-type HooksResult = { ok: true; hooks: WebhookView[] } | { ok: false; message: string; detail: string };
+type HooksResult = { ok: true; hooks: WebhookView[] } | { ok: false; message: string; detail: string; error: unknown };
 
 export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<WebhookTreeNode | undefined>();
@@ -117,7 +117,7 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
         } catch (err) {
           const kind = classify(err);
           log().error(`listing webhooks of ${key}: ${(err as Error).stack ?? err}`);
-          return { ok: false, message: shortMessage(err, kind), detail: String((err as Error).message ?? err) };
+          return { ok: false, message: shortMessage(err, kind), detail: String((err as Error).message ?? err), error: err };
         }
       })();
       this.hooks.set(key, p);
@@ -125,14 +125,17 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
     return p;
   }
 
-  async cachedWebhooks(): Promise<{ repo: RepoRef; webhook: WebhookView }[]> {
+  /** All webhooks of the listed repositories (cached), plus the errors of repositories that failed to list. */
+  async cachedWebhooks(): Promise<{ hooks: { repo: RepoRef; webhook: WebhookView }[]; errors: unknown[] }> {
     const repos = await this.services.repositories();
-    const out: { repo: RepoRef; webhook: WebhookView }[] = [];
+    const hooks: { repo: RepoRef; webhook: WebhookView }[] = [];
+    const errors: unknown[] = [];
     for (const repo of repos) {
       const r = await this.webhooksOf(repo);
-      if (r.ok) out.push(...r.hooks.map((webhook) => ({ repo, webhook })));
+      if (r.ok) hooks.push(...r.hooks.map((webhook) => ({ repo, webhook })));
+      else errors.push(r.error);
     }
-    return out;
+    return { hooks, errors };
   }
 
   deliveryState(webhook: WebhookView): Promise<DeliveryState> {

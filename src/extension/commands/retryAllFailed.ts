@@ -12,7 +12,7 @@ const command: CommandModule = {
   id: COMMANDS.retryAllFailed,
   async run(ctx, arg) {
     const targets: { repo: RepoRef; webhook: WebhookView }[] =
-      (isNode(arg) && 'webhook' in arg) || asArgs(arg).webhookId ? [await pickWebhook(ctx, arg)] : await ctx.webhooks.cachedWebhooks();
+      (isNode(arg) && 'webhook' in arg) || asArgs(arg).webhookId ? [await pickWebhook(ctx, arg)] : (await ctx.webhooks.cachedWebhooks()).hooks;
     const client = await ctx.services.client();
     let retried = 0;
     let stillFailing = 0;

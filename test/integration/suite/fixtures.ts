@@ -1,0 +1,122 @@
+// The servers the suite starts itself, in-process, on port 0: the service emulator, the relay,
+// and a local "app" the relay forwards to. Adapters over the emulator's and relay's library entries.
+import { mkdtempSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { startEmulator } from '../../../relay/emulator';
+import { startRelay } from '../../../relay/server';
+
+export interface Emulator {
+  url: string;
+  close(): Promise<void>;
+}
+
+export interface Relay {
+  port: number;
+  token: string;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+export interface AppRequest {
+  path: string;
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
+
+export interface App {
+  url: string;
+  requests: AppRequest[];
+  /** Resolves with the next request received (or one already received after `since`). */
+  next(since?: number): Promise<AppRequest>;
+  close(): Promise<void>;
+}
+
+export const TOKEN = 'integration-token';
+export const HOOK_SECRET = 'integration-hook-secret';
+
+export async function startEmulatorFixture(): Promise<Emulator> {
+  const dir = mkdtempSync(join(tmpdir(), 'sh-emu-'));
+  const emu = await startEmulator({ port: 0, host: '127.0.0.1', stateFile: join(dir, 'state.json'), tokens: [TOKEN] } as Parameters<typeof startEmulator>[0]);
+  const url = (emu as unknown as { url: string }).url;
+  return { url: url.replace(/\/+$/, ''), close: () => (emu as unknown as { close(): Promise<void> }).close() };
+}
+
+export async function startRelayFixture(forwardTo: string): Promise<Relay> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'sh-relay-'));
+  const relay = await startRelay({ port: 0, host: '127.0.0.1', dataDir, secrets: [HOOK_SECRET], forward: [forwardTo] } as Parameters<typeof startRelay>[0]);
+  const r = relay as unknown as { port: number; token: string; close(): Promise<void> };
+  return { port: r.port, token: r.token, dataDir, close: () => r.close() };
+}
+
+export async function startApp(): Promise<App> {
+  const requests: AppRequest[] = [];
+  const waiters: (() => void)[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      requests.push({ path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks) });
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+      for (const w of waiters.splice(0)) w();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/webhook`,
+    requests,
+    async next(since = requests.length) {
+      while (requests.length <= since) await new Promise<void>((r) => waiters.push(r));
+      return requests[since]!;
+    },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+/** Waits for `event` until `check` returns a value (bounded: rejects after `limit` events). */
+export async function until<T>(
+  event: (listener: () => void) => { dispose(): void },
+  check: () => T | undefined | Promise<T | undefined>,
+  what: string,
+  limit = 500,
+): Promise<T> {
+  const first = await check();
+  if (first !== undefined) return first;
+  return new Promise<T>((resolve, reject) => {
+    let n = 0;
+    let busy = false;
+    const sub = event(() => {
+      if (busy) return;
+      busy = true;
+      void Promise.resolve(check()).then(
+        (v) => {
+          busy = false;
+          if (v !== undefined) {
+            sub.dispose();
+            resolve(v);
+          } else if (++n >= limit) {
+            sub.dispose();
+            reject(new Error(`gave up waiting for ${what}`));
+          }
+        },
+        (err) => {
+          sub.dispose();
+          reject(err);
+        },
+      );
+    });
+  });
+}
+
+/** Polls `check` with a bounded loop where no event exists (e.g. the emulator's delivery engine). */
+export async function poll<T>(check: () => Promise<T | undefined>, what: string, tries = 200, intervalMs = 50): Promise<T> {
+  for (let i = 0; i < tries; i++) {
+    const v = await check();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
