@@ -1,5 +1,6 @@
 // Open Delivery: headers and body as a read-only JSON document (a TextDocumentContentProvider).
 import * as vscode from 'vscode';
+import { settings } from './config';
 import { DELIVERY_SCHEME } from './ids';
 import type { RelayManager } from './relayManager';
 import type { Services } from './services';
@@ -43,5 +44,11 @@ function render(doc: { source: string; delivery: unknown; headers: Record<string
   } catch {
     // not JSON: shown as the raw string
   }
-  return JSON.stringify({ source: doc.source, delivery: doc.delivery, headers: doc.headers, body }, null, 2) + '\n';
+  // The event and delivery id as the configured header names carry them (serviceHooks.eventHeader / deliveryHeader).
+  const { eventHeader, deliveryHeader } = settings();
+  const pick = (name: string) => Object.entries(doc.headers).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
+  return (
+    JSON.stringify({ source: doc.source, event: pick(eventHeader) ?? null, deliveryId: pick(deliveryHeader) ?? null, delivery: doc.delivery, headers: doc.headers, body }, null, 2) +
+    '\n'
+  );
 }

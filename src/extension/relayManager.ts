@@ -107,19 +107,20 @@ export class RelayManager implements vscode.Disposable {
 
   /** Connects to a relay already listening on the configured port (no-op if none). Called lazily by the Relay view. */
   async probe(force = false): Promise<void> {
-    if ((this.probed && !force) || this.state === 'starting' || this.child) return;
+    if ((this.probed && !force) || this.state === 'starting' || this.state === 'connecting' || this.child) return;
     this.probed = true;
     const port = settings().relayPort;
-    if (!port) return;
+    if (!port || (this.connected && this.port === port)) return;
     if (!(await healthy(port))) {
-      if (this.state !== 'stopped') this.setState('offline', `No relay answers on port ${port}.`);
+      if (this.state !== 'stopped' && !this.connected) this.setState('offline', `No relay answers on port ${port}.`);
       return;
     }
+    if (this.connected && this.port === port) return; // attached meanwhile
     try {
       await this.attach(port, await this.readToken());
     } catch (err) {
       log().warn(`relay on port ${port} answers but cannot be used: ${(err as Error).message}`);
-      this.setState('offline', `A relay answers on port ${port} but its token is not in ${this.dataDir}.`);
+      if (!this.connected) this.setState('offline', `A relay answers on port ${port} but its token is not in ${this.dataDir}.`);
     }
   }
 
@@ -227,7 +228,6 @@ export class RelayManager implements vscode.Disposable {
     const cli = join(this.extensionPath, 'dist', 'cli.js');
     const args = [cli, 'relay', '--port', String(s.relayPort), '--data', this.dataDir];
     if (s.relayForwardUrl) args.push('--forward', s.relayForwardUrl);
-    args.push('--event-header', s.eventHeader, '--delivery-header', s.deliveryHeader);
     this.setState('starting');
     log().info(`starting relay: ${process.execPath} ${args.map((a) => JSON.stringify(a)).join(' ')}`);
     const child = spawn(process.execPath, args, {

@@ -86,6 +86,7 @@ describe('Service Webhooks extension', function () {
     app = await startApp();
     emulator = await startEmulatorFixture();
     relay = await startRelayFixture(app.url);
+    await relayManager().attach(relay.port, relay.token);
     await config().update(SETTINGS.baseUrl, emulator.url, target);
     await config().update(SETTINGS.repositories, [REPO], target);
     await config().update(SETTINGS.relayPort, relay.port, target);
@@ -261,6 +262,8 @@ describe('Service Webhooks extension', function () {
     assert.equal(vscode.Uri.parse(r.uri).scheme, 'service-hooks-delivery');
     const doc = JSON.parse(r.text);
     assert.ok(doc.headers && doc.body !== undefined);
+    assert.equal(doc.event, d.event, 'event read through serviceHooks.eventHeader');
+    assert.equal(doc.deliveryId, d.id, 'delivery id read through serviceHooks.deliveryHeader');
     assert.match(JSON.stringify(doc.headers), /X-Service-Signature/i);
     assert.equal(vscode.window.activeTextEditor?.document.languageId, 'json');
     const seq = relayManager().live.newestFirst()[0]!.seq;
@@ -419,8 +422,8 @@ describe('Service Webhooks extension', function () {
     assert.equal(relayManager().state, 'stopped');
     await assert.rejects(fetch(`http://127.0.0.1:${started.port}/healthz`));
     // back to the suite's relay
-    await config().update(SETTINGS.relayPort, relay.port, target);
     await relayManager().attach(relay.port, relay.token);
+    await config().update(SETTINGS.relayPort, relay.port, target);
   });
 
   it('Delete Webhook removes the webhook (confirmation skipped with { confirm: true })', async function () {

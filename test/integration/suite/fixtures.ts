@@ -39,7 +39,7 @@ export const HOOK_SECRET = 'integration-hook-secret';
 
 export async function startEmulatorFixture(): Promise<Emulator> {
   const dir = mkdtempSync(join(tmpdir(), 'sh-emu-'));
-  const emu = await startEmulator({ port: 0, host: '127.0.0.1', stateFile: join(dir, 'state.json'), tokens: [TOKEN] } as Parameters<typeof startEmulator>[0]);
+  const emu = await startEmulator({ port: 0, host: '127.0.0.1', token: TOKEN, state: join(dir, 'state.json') } as Parameters<typeof startEmulator>[0]);
   const url = (emu as unknown as { url: string }).url;
   return { url: url.replace(/\/+$/, ''), close: () => (emu as unknown as { close(): Promise<void> }).close() };
 }
