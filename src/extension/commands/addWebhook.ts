@@ -33,11 +33,10 @@ const command: CommandModule = {
     const created = await client.createWebhook(repo, { url: url.trim(), content_type: 'json', events, ...(secret ? { secret } : {}) });
     ctx.webhooks.refresh();
     if (secret && secretChoice === 'generate') {
-      const choice = await vscode.window.showInformationMessage(
-        'Webhook created with a generated secret. Copy it now: the service will not show it again.',
-        'Copy Secret',
-      );
-      if (choice === 'Copy Secret') await vscode.env.clipboard.writeText(secret);
+      // Not awaited: the command completes; the secret stays in this closure only until the toast goes.
+      void vscode.window
+        .showInformationMessage('Webhook created with a generated secret. Copy it now: the service will not show it again.', 'Copy Secret')
+        .then((choice) => (choice === 'Copy Secret' ? vscode.env.clipboard.writeText(secret) : undefined));
     } else {
       void vscode.window.showInformationMessage('Webhook created.');
     }
