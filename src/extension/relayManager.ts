@@ -159,7 +159,12 @@ export class RelayManager implements vscode.Disposable {
         if (typeof seq === 'number') void this.refreshOne(seq);
       },
       onState: (s: unknown) => {
+        // The relay client reconnects by itself (resuming from the last acknowledged seq);
+        // mirror its connection state in the view and the status bar.
+        const name = typeof s === 'string' ? s : String((s as { state?: unknown })?.state ?? '');
         log().debug(`relay subscription: ${JSON.stringify(s)}`);
+        if (/^(open|connected|live)$/i.test(name) && this.state === 'connecting') this.setState('running');
+        else if (/^(closed|reconnecting|disconnected|backoff)$/i.test(name) && this.state === 'running') this.setState('connecting', 'Reconnecting to the relay…');
       },
     } as Parameters<typeof subscribe>[0]);
     this.subscription = sub as unknown as { close(): void };
