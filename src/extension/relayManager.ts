@@ -149,14 +149,26 @@ export class RelayManager implements vscode.Disposable {
       url: `ws://127.0.0.1:${port}/ws`,
       token: this.token!,
       since,
-      onDelivery: (d: RelayDeliveryView) => {
-        this.live.upsert(d);
+      onDelivery: (d: RelayDeliveryView & { headers?: unknown; bodyBase64?: unknown }) => {
+        this.live.upsert(stripDetail(d)); // the view keeps summaries only
         void this.refreshStatus();
         this.scheduleChange();
       },
       onForward: (f: unknown) => {
-        const seq = (f as { seq?: number }).seq;
-        if (typeof seq === 'number') void this.refreshOne(seq);
+        // relay/protocol ForwardMessage: { seq, attempt, state } — update the row in place.
+        const msg = f as { seq?: number; state?: RelayDeliveryView['forward'][number] };
+        if (typeof msg.seq !== 'number') return;
+        const known = this.live.get(msg.seq);
+        if (known && msg.state) {
+          const forward = known.forward.some((x) => x.target === msg.state!.target)
+            ? known.forward.map((x) => (x.target === msg.state!.target ? msg.state! : x))
+            : [...known.forward, msg.state];
+          this.live.upsert({ ...known, forward });
+          void this.refreshStatus();
+          this.scheduleChange();
+        } else {
+          void this.refreshOne(msg.seq);
+        }
       },
       onState: (s: unknown) => {
         // The relay client reconnects by itself (resuming from the last acknowledged seq);
