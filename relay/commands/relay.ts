@@ -1,12 +1,138 @@
-// Placeholder: implemented by its own issue.
-import type { Command } from '../cli/io';
+// `service-hooks relay`: the local dev relay (relay/server). Runs until SIGINT/SIGTERM.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse, port, size } from '../cli/args';
+import { EXIT, UsageError, type Command } from '../cli/io';
+import { DEFAULT_DATA_DIR, DEFAULT_MAX_BODY, startRelay, type ChannelConfig, type RelayOptions } from '../server';
+
+const help = `Usage: service-hooks relay [options]
+
+Receives deliveries at POST /hooks/<channel> (channel 'default' when none), verifies
+X-Service-Signature on the raw bytes, journals them durably, answers 200 { seq }, then
+forwards the original bytes to each target, retrying on the service's schedule.
+
+Options:
+  --port N              port to listen on (default 8788; 0 picks a free port)
+  --host H              address to bind (default 127.0.0.1)
+  --forward URL         forward every delivery to URL (repeatable)
+  --secret S            accepted signing secret (repeatable, for rotation); none: accept unverified
+  --config FILE         JSON: { "secrets": [...], "forward": [...], "channels": { "<name>":
+                        { "secrets": [...], "forward": [...] } }, "allowCidr": [...] }
+  --data DIR            journal and token directory (default ${DEFAULT_DATA_DIR.replace(/^.*\.service-hooks/, '~/.service-hooks')})
+  --allow-cidr C        accept deliveries only from C (CIDR, or preset 'service' = 203.0.113.0/24 +
+                        198.51.100.0/24, or 'loopback'); repeatable; default: any source
+  --trust-proxy         take the client address from X-Forwarded-For (behind a proxy only)
+  --max-body SIZE       body cap (default 25mb); larger bodies get 413
+  --retry-schedule L    delays before attempts, e.g. 0,1m,5m,30m (default: the service's)
+  --time-scale F        multiply retry delays by F (tests)
+  --allow-host H        also accept this Host on /api and /ws (repeatable; for a public relay)
+  --allow-origin O      also accept this browser Origin on /ws (repeatable)
+
+The API and WebSocket (/ws) need the relay token, generated into <data>/token (mode 0600)
+and printed once when created. The address is printed as: relay listening on http://HOST:PORT
+`;
+
+/** Parses 0,1m,5m,30m / 500ms / 2s / 1h into milliseconds. */
+export function parseSchedule(value: string): number[] {
+  return value.split(',').map((part) => {
+    const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(part);
+    if (!m) throw new UsageError(`--retry-schedule must be a list such as 0,1m,5m,30m, got '${value}'`);
+    const mult = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 'ms') as 'ms'];
+    return Math.round(Number(m[1]) * mult);
+  });
+}
+
+interface ConfigFile {
+  secrets?: string[];
+  forward?: string[];
+  channels?: Record<string, ChannelConfig>;
+  allowCidr?: string[];
+}
+
+function readConfig(file: string): ConfigFile {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`--config ${file}: ${(err as Error).message}`);
+  }
+  const isList = (v: unknown) => v === undefined || (Array.isArray(v) && v.every((x) => typeof x === 'string'));
+  const c = parsed as ConfigFile;
+  if (typeof parsed !== 'object' || parsed === null || !isList(c.secrets) || !isList(c.forward) || !isList(c.allowCidr)) {
+    throw new UsageError(`--config ${file}: expected { secrets?: string[], forward?: string[], channels?: {...}, allowCidr?: string[] }`);
+  }
+  for (const [name, ch] of Object.entries(c.channels ?? {})) {
+    if (typeof ch !== 'object' || ch === null || !isList(ch.secrets) || !isList(ch.forward)) {
+      throw new UsageError(`--config ${file}: channel '${name}' must be { secrets?: string[], forward?: string[] }`);
+    }
+  }
+  return c;
+}
 
 const command: Command = {
-  summary: '(not yet available)',
-  help: 'Usage: service-hooks relay\n\nNot yet available in this build.',
-  async run(_argv, io) {
-    io.stderr.write('service-hooks relay: not yet available in this build\n');
-    return 1;
+  summary: 'Run the local relay: verify, journal and forward deliveries byte-exact',
+  help,
+  async run(argv, io) {
+    const { values } = parse(
+      argv,
+      {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        forward: { type: 'string', multiple: true },
+        secret: { type: 'string', multiple: true },
+        config: { type: 'string' },
+        data: { type: 'string' },
+        'allow-cidr': { type: 'string', multiple: true },
+        'trust-proxy': { type: 'boolean' },
+        'max-body': { type: 'string' },
+        'retry-schedule': { type: 'string' },
+        'time-scale': { type: 'string' },
+        'allow-host': { type: 'string', multiple: true },
+        'allow-origin': { type: 'string', multiple: true },
+      },
+      false,
+    );
+    const cfg = values.config ? readConfig(resolve(io.cwd, values.config)) : {};
+    const timeScale = values['time-scale'] === undefined ? 1 : Number(values['time-scale']);
+    if (!(timeScale >= 0) || !Number.isFinite(timeScale)) throw new UsageError(`--time-scale must be a non-negative number`);
+    for (const u of values.forward ?? []) {
+      if (!/^https?:\/\/[^\s]+$/.test(u)) throw new UsageError(`--forward must be an http(s) URL, got '${u}'`);
+    }
+    const options: RelayOptions = {
+      port: port(values.port, 8788),
+      host: values.host ?? '127.0.0.1',
+      dataDir: values.data ? resolve(io.cwd, values.data) : undefined,
+      secrets: [...(cfg.secrets ?? []), ...(values.secret ?? [])],
+      forward: [...(cfg.forward ?? []), ...(values.forward ?? [])],
+      channels: cfg.channels,
+      allowCidr: [...(cfg.allowCidr ?? []), ...(values['allow-cidr'] ?? [])],
+      trustProxy: values['trust-proxy'] ?? false,
+      maxBody: size(values['max-body'], DEFAULT_MAX_BODY, '--max-body'),
+      retrySchedule: values['retry-schedule'] ? parseSchedule(values['retry-schedule']) : undefined,
+      timeScale,
+      allowedHosts: values['allow-host'],
+      allowedOrigins: values['allow-origin'],
+      onTokenCreated: (token, path) => io.stdout.write(`relay token (shown once; stored in ${path}): ${token}\n`),
+      log: (line) => io.stderr.write(`relay: ${line}\n`),
+    };
+    let relay;
+    try {
+      relay = await startRelay(options);
+    } catch (err) {
+      if (/^(not a CIDR|invalid channel|forward target)/.test((err as Error).message)) throw new UsageError((err as Error).message);
+      throw err;
+    }
+    io.stdout.write(`relay listening on ${relay.url}\n`);
+    io.stdout.write(`relay data in ${relay.dataDir}; ingress ${relay.url}/hooks/<channel>\n`);
+    if (io.stopSignal.aborted) {
+      await relay.close();
+      return EXIT.ok;
+    }
+    await new Promise<void>((r) => io.stopSignal.addEventListener('abort', () => r(), { once: true }));
+    io.stderr.write('relay: stopping (pending forwards stay in the journal)\n');
+    await relay.close();
+    io.stderr.write('relay: stopped\n');
+    return EXIT.ok;
   },
 };
 export default command;

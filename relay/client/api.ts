@@ -1,0 +1,90 @@
+// REST client of the relay API (token in the Authorization header, never the URL).
+import { request, type Dispatcher } from 'undici';
+import type {
+  DeliveryList,
+  DeliveryListQuery,
+  PruneRequest,
+  PruneResponse,
+  RelayDelivery,
+  RelayStatus,
+  ReplayRequest,
+  ReplayResponse,
+} from '../protocol';
+
+export class RelayApiError extends Error {
+  override name = 'RelayApiError';
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface RelayApiOptions {
+  /** e.g. http://127.0.0.1:8788 */
+  baseUrl: string;
+  token: string;
+  dispatcher?: Dispatcher;
+  timeoutMs?: number;
+}
+
+export class RelayApi {
+  private readonly base: string;
+  constructor(private readonly options: RelayApiOptions) {
+    this.base = options.baseUrl.replace(/\/+$/, '');
+  }
+
+  private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown, auth = true): Promise<T> {
+    const timeout = this.options.timeoutMs ?? 30_000;
+    const res = await request(this.base + path, {
+      method,
+      headers: {
+        ...(auth ? { authorization: `Bearer ${this.options.token}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      dispatcher: this.options.dispatcher,
+      headersTimeout: timeout,
+      bodyTimeout: timeout,
+    });
+    const text = await res.body.text();
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      let reason = text.slice(0, 200);
+      try {
+        reason = (JSON.parse(text) as { error?: string }).error ?? reason;
+      } catch {
+        // not JSON
+      }
+      throw new RelayApiError(res.statusCode, `relay ${method} ${path.split('?')[0]}: ${res.statusCode} ${reason}`);
+    }
+    return (text ? JSON.parse(text) : undefined) as T;
+  }
+
+  health(): Promise<{ ok: boolean; lastSeq: number }> {
+    return this.call('GET', '/healthz', undefined, false);
+  }
+
+  status(): Promise<RelayStatus> {
+    return this.call('GET', '/api/status');
+  }
+
+  listDeliveries(query: DeliveryListQuery = {}): Promise<DeliveryList> {
+    const q = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') q.set(k, String(v));
+    const s = q.toString();
+    return this.call('GET', `/api/deliveries${s ? `?${s}` : ''}`);
+  }
+
+  getDelivery(seq: number): Promise<RelayDelivery> {
+    return this.call('GET', `/api/deliveries/${seq}`);
+  }
+
+  replay(seq: number, options: ReplayRequest = {}): Promise<ReplayResponse> {
+    return this.call('POST', `/api/deliveries/${seq}/replay`, options);
+  }
+
+  prune(options: PruneRequest): Promise<PruneResponse> {
+    return this.call('POST', '/api/prune', options);
+  }
+}

@@ -1,0 +1,175 @@
+// The relay's wire types: REST bodies and WebSocket messages. Shared by relay/server and relay/client.
+// Pure types and constants only (no I/O), so the editor can import it freely.
+
+export type Verification = 'verified' | 'unverified' | 'rejected';
+export type ForwardStatus = 'pending' | 'ok' | 'failed';
+
+/** One forward attempt to one target. */
+export interface ForwardAttempt {
+  target: string;
+  /** ISO 8601 time the attempt started. */
+  at: string;
+  /** HTTP status of the target's answer; absent when there was no answer. */
+  status?: number;
+  ok: boolean;
+  durationMs: number;
+  error?: string;
+  /** True for attempts made by POST /api/deliveries/<seq>/replay. */
+  replay?: boolean;
+}
+
+export interface ForwardState {
+  target: string;
+  status: ForwardStatus;
+  lastStatus?: number;
+  attempts: number;
+  /** ISO time of the next automatic attempt while pending. */
+  nextAttemptAt?: string;
+}
+
+export interface RelayDeliverySummary {
+  seq: number;
+  channel: string;
+  /** ISO 8601 receipt time. */
+  receivedAt: string;
+  verification: Verification;
+  /** Why a delivery was rejected (words), when verification is 'rejected'. */
+  reason?: string;
+  /** From X-Service-Event. */
+  event?: string;
+  /** From X-Service-Delivery. */
+  deliveryId?: string;
+  /** Body size in bytes. */
+  size: number;
+  forward: ForwardState[];
+}
+
+/** GET /api/deliveries/<seq>: the summary plus the request as received and every attempt. */
+export interface RelayDelivery extends RelayDeliverySummary {
+  /** Request headers as received (names lower-case; repeated headers joined with ", "). */
+  headers: Record<string, string>;
+  bodyBase64: string;
+  attempts: ForwardAttempt[];
+}
+
+export interface ChannelStatus {
+  name: string;
+  received: number;
+  verified: number;
+  unverified: number;
+  rejected: number;
+  forwarded: number;
+  failed: number;
+}
+
+/** GET /api/status */
+export interface RelayStatus {
+  port: number;
+  channels: ChannelStatus[];
+  lastSeq: number;
+}
+
+/** GET /api/deliveries?channel=&status=&since=&limit= (newest first; `since` keeps seq > since). */
+export interface DeliveryListQuery {
+  channel?: string;
+  /** A verification ('verified'|'unverified'|'rejected') or forward status ('pending'|'ok'|'failed'). */
+  status?: Verification | ForwardStatus;
+  since?: number;
+  limit?: number;
+}
+export interface DeliveryList {
+  deliveries: RelayDeliverySummary[];
+  lastSeq: number;
+}
+
+/** POST /api/deliveries/<seq>/replay */
+export interface ReplayRequest {
+  /** Send to this URL instead of the delivery's targets. */
+  to?: string;
+  /** Re-sign the body with this secret (replaces X-Service-Signature). */
+  resignSecret?: string;
+}
+export interface ReplayResponse {
+  attempts: ForwardAttempt[];
+}
+
+/** POST /api/prune */
+export interface PruneRequest {
+  keep?: number;
+  olderThanMs?: number;
+}
+export interface PruneResponse {
+  removed: number;
+  remaining: number;
+}
+
+/** POST /hooks/<channel> answers 200 with this after the journal write. */
+export interface IngressAccepted {
+  seq: number;
+  verification: 'verified' | 'unverified';
+}
+/** Every error answer: 400/401/403/404/408/413/… */
+export interface ErrorBody {
+  error: string;
+}
+
+// ---- WebSocket /ws ----
+// Auth: `Authorization: Bearer <token>` or subprotocol `service-hooks.token.<token>` (never the URL).
+// Query: `since=<seq>` replays every delivery with a larger seq, then streams live;
+//        `channel=<name>` filters; `bodies=0` sends summaries without headers/body.
+
+export const WS_PATH = '/ws';
+export const TOKEN_SUBPROTOCOL_PREFIX = 'service-hooks.token.';
+
+/** Server → client, first message. */
+export interface HelloMessage {
+  type: 'hello';
+  lastSeq: number;
+  since: number;
+}
+/** Server → client: one delivery, in seq order, each exactly once per connection. */
+export interface DeliveryMessage {
+  type: 'delivery';
+  delivery: RelayDeliverySummary & Partial<Pick<RelayDelivery, 'headers' | 'bodyBase64'>>;
+}
+/** Server → client: a forward attempt was made (live only, not replayed). */
+export interface ForwardMessage {
+  type: 'forward';
+  seq: number;
+  attempt: ForwardAttempt;
+  state: ForwardState;
+}
+/** Server → client: the replay reached the live head. */
+export interface CaughtUpMessage {
+  type: 'caught-up';
+  lastSeq: number;
+}
+export type ServerMessage = HelloMessage | DeliveryMessage | ForwardMessage | CaughtUpMessage;
+
+/** Client → server: the client has handled every delivery up to and including `seq`. */
+export interface AckMessage {
+  type: 'ack';
+  seq: number;
+}
+export type ClientMessage = AckMessage;
+
+/** Request headers that are never forwarded (hop-by-hop or recomputed). */
+export const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'trailers',
+  'upgrade',
+  'host',
+  'content-length',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'proxy-connection',
+]);
+
+export function isHopByHop(name: string): boolean {
+  const n = name.toLowerCase();
+  return HOP_BY_HOP.has(n) || n.startsWith('proxy-');
+}

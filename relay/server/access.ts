@@ -1,0 +1,91 @@
+// Who may talk to the relay: the source allow-list for ingress (opt-in; presets), the Host and
+// Origin checks that stop DNS rebinding on the API and WebSocket, and the bearer token.
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { BlockList, isIP } from 'node:net';
+import type { IncomingMessage } from 'node:http';
+
+/** Named allow-list entries. `service`: the networks deliveries come from (spec §5). */
+export const CIDR_PRESETS: Record<string, string[]> = {
+  service: ['203.0.113.0/24', '198.51.100.0/24'],
+  loopback: ['127.0.0.0/8', '::1/128'],
+};
+
+export class SourceAllowList {
+  private readonly list = new BlockList();
+  readonly entries: string[] = [];
+
+  constructor(specs: readonly string[]) {
+    for (const spec of specs) {
+      const expanded = CIDR_PRESETS[spec] ?? [spec];
+      for (const cidr of expanded) {
+        const [addr, bits] = cidr.split('/');
+        const family = isIP(addr ?? '');
+        const prefix = bits === undefined ? (family === 6 ? 128 : 32) : Number(bits);
+        if (!family || !Number.isInteger(prefix) || prefix < 0 || prefix > (family === 6 ? 128 : 32)) {
+          throw new Error(`not a CIDR or preset (${Object.keys(CIDR_PRESETS).join(', ')}): '${spec}'`);
+        }
+        this.list.addSubnet(addr!, prefix, family === 6 ? 'ipv6' : 'ipv4');
+        this.entries.push(cidr);
+      }
+    }
+  }
+
+  get enabled(): boolean {
+    return this.entries.length > 0;
+  }
+
+  allows(address: string | undefined): boolean {
+    if (!this.enabled) return true;
+    if (!address) return false;
+    const a = address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
+    const family = isIP(a);
+    if (!family) return false;
+    return this.list.check(a, family === 6 ? 'ipv6' : 'ipv4');
+  }
+}
+
+/** The client address: the socket's, or with `trustProxy` the last X-Forwarded-For entry (added by the proxy). */
+export function clientAddress(req: IncomingMessage, trustProxy: boolean): string | undefined {
+  if (trustProxy) {
+    const xff = req.headers['x-forwarded-for'];
+    const value = Array.isArray(xff) ? xff.join(',') : xff;
+    const last = value
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .at(-1);
+    if (last) return last.replace(/^\[|\]$/g, '');
+  }
+  return req.socket.remoteAddress;
+}
+
+/** Host must name this machine's loopback, the bound host, or an allowed host (port ignored). */
+export function hostAllowed(hostHeader: string | undefined, boundHost: string, extra: readonly string[]): boolean {
+  if (!hostHeader) return false;
+  const m = /^(\[[^\]]+\]|[^:]+)(?::\d+)?$/.exec(hostHeader.trim().toLowerCase());
+  if (!m) return false;
+  const host = m[1]!;
+  const ok = new Set(['localhost', '127.0.0.1', '[::1]', boundHost.toLowerCase(), `[${boundHost.toLowerCase()}]`, ...extra.map((h) => h.toLowerCase())]);
+  return ok.has(host);
+}
+
+/** Origin: none (non-browser clients), a VS Code webview, or one configured explicitly. */
+export function originAllowed(origin: string | undefined, extra: readonly string[]): boolean {
+  if (origin === undefined || origin === '') return true;
+  if (/^vscode-webview:\/\//i.test(origin) || /^vscode-file:\/\//i.test(origin)) return true;
+  return extra.includes(origin);
+}
+
+/** Constant-time token comparison (hashes first so lengths do not leak). */
+export function tokenMatches(given: string | undefined, token: string): boolean {
+  if (!given) return false;
+  const a = createHash('sha256').update(given).digest();
+  const b = createHash('sha256').update(token).digest();
+  return timingSafeEqual(a, b);
+}
+
+export function bearer(req: IncomingMessage): string | undefined {
+  const h = req.headers.authorization;
+  const m = h ? /^Bearer\s+(\S+)\s*$/i.exec(h) : null;
+  return m ? m[1] : undefined;
+}

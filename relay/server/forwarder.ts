@@ -1,0 +1,221 @@
+// Forwards journaled deliveries to their targets with the original bytes and headers (minus
+// hop-by-hop), with bounded concurrency, keep-alive connections (undici Agent), every attempt
+// journaled, and retries on the service's schedule (time-scalable for tests).
+import { Agent, request, type Dispatcher } from 'undici';
+import { sign, SIGNATURE_HEADER } from '../../src/core/signing';
+import { isHopByHop, type ForwardAttempt, type ForwardState } from '../protocol';
+import type { DeliveryStore } from './store';
+
+/** Delays before attempts 1..4 (spec §8): immediate, 1 min, 5 min, 30 min. */
+export const DEFAULT_RETRY_SCHEDULE_MS = [0, 60_000, 300_000, 1_800_000];
+
+export interface ForwarderOptions {
+  schedule?: number[];
+  /** Multiplies every delay of the schedule (0.001 turns minutes into tens of ms). */
+  timeScale?: number;
+  concurrency?: number;
+  timeoutMs?: number;
+  dispatcher?: Dispatcher;
+  now?: () => number;
+}
+
+interface Job {
+  seq: number;
+  target: string;
+  /** Present only while the job starts at once; queued jobs re-read the body from the journal. */
+  body?: Buffer;
+  headers?: string[];
+}
+
+/** The headers to send: the received ones minus hop-by-hop (content-length is recomputed). */
+export function forwardHeaders(pairs: [string, string][], resignSecret?: string, body?: Uint8Array): string[] {
+  const out: string[] = [];
+  for (const [k, v] of pairs) {
+    if (isHopByHop(k)) continue;
+    if (resignSecret !== undefined && k.toLowerCase() === SIGNATURE_HEADER.toLowerCase()) continue;
+    out.push(k, v);
+  }
+  if (resignSecret !== undefined) out.push(SIGNATURE_HEADER, sign(resignSecret, body ?? new Uint8Array()));
+  return out;
+}
+
+/** One POST; never throws: failures are values. */
+export async function postOnce(
+  dispatcher: Dispatcher,
+  target: string,
+  headers: string[],
+  body: Uint8Array,
+  timeoutMs: number,
+  signal?: AbortSignal,
+  now: () => number = Date.now,
+): Promise<ForwardAttempt> {
+  const started = now();
+  const t0 = performance.now();
+  const at = new Date(started).toISOString();
+  try {
+    const res = await request(target, {
+      method: 'POST',
+      headers,
+      body,
+      dispatcher,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal,
+    });
+    await res.body.dump();
+    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    return { target, at, status: res.statusCode, ok, durationMs: round(performance.now() - t0), ...(ok ? {} : { error: `HTTP ${res.statusCode}` }) };
+  } catch (err) {
+    const e = err as Error & { code?: string; cause?: { code?: string } };
+    const code = e.code ?? e.cause?.code;
+    return { target, at, ok: false, durationMs: round(performance.now() - t0), error: code ? `${code}: ${e.message}` : e.message };
+  }
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}
+
+export class Forwarder {
+  readonly dispatcher: Dispatcher;
+  private readonly ownsDispatcher: boolean;
+  private readonly schedule: number[];
+  private readonly timeScale: number;
+  private readonly concurrency: number;
+  private readonly timeoutMs: number;
+  private readonly now: () => number;
+  private running = 0;
+  private readonly waiting: Job[] = [];
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private readonly inflight = new Set<Promise<void>>();
+  private readonly abort = new AbortController();
+  private stopped = false;
+
+  constructor(
+    private readonly store: DeliveryStore,
+    options: ForwarderOptions = {},
+  ) {
+    this.schedule = options.schedule?.length ? options.schedule : DEFAULT_RETRY_SCHEDULE_MS;
+    this.timeScale = options.timeScale ?? 1;
+    this.concurrency = Math.max(1, options.concurrency ?? 64);
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.now = options.now ?? Date.now;
+    this.ownsDispatcher = !options.dispatcher;
+    this.dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connections: this.concurrency });
+  }
+
+  /** Starts the first attempt of a fresh delivery to each of its targets. */
+  deliver(seq: number, body: Buffer, pairs: [string, string][]): void {
+    const e = this.store.get(seq);
+    if (!e) return;
+    const headers = forwardHeaders(pairs);
+    for (const f of e.summary.forward) this.submit({ seq, target: f.target, body, headers });
+  }
+
+  /** After a restart: schedules every pending forward where its schedule left off. */
+  resume(): number {
+    let n = 0;
+    for (const e of this.store.pending()) {
+      for (const f of e.summary.forward) {
+        if (f.status !== 'pending') continue;
+        const last = [...e.attempts].reverse().find((a) => a.target === f.target && !a.replay);
+        const due = last ? Date.parse(last.at) + this.delay(f.attempts) : this.now();
+        this.later({ seq: e.summary.seq, target: f.target }, Math.max(0, due - this.now()));
+        n++;
+      }
+    }
+    return n;
+  }
+
+  private delay(attemptsDone: number): number {
+    return (this.schedule[attemptsDone] ?? 0) * this.timeScale;
+  }
+
+  private later(job: Job, ms: number): void {
+    if (this.stopped) return;
+    if (ms <= 0) return this.submit(job);
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      this.submit(job);
+    }, ms);
+    this.timers.add(t);
+  }
+
+  private submit(job: Job): void {
+    if (this.stopped) return;
+    if (this.running >= this.concurrency) {
+      // The backlog stays on disk: a queued job keeps only (seq, target).
+      this.waiting.push({ seq: job.seq, target: job.target });
+      return;
+    }
+    this.running++;
+    const p = this.run(job).finally(() => {
+      this.inflight.delete(p);
+      this.running--;
+      const next = this.waiting.shift();
+      if (next) this.submit(next);
+    });
+    this.inflight.add(p);
+  }
+
+  private async run(job: Job): Promise<void> {
+    const e = this.store.get(job.seq);
+    const state = e?.summary.forward.find((f) => f.target === job.target);
+    if (!e || !state || state.status !== 'pending') return;
+    let body = job.body;
+    let headers = job.headers;
+    if (!body || !headers) {
+      const r = await this.store.read(job.seq).catch(() => undefined);
+      if (!r) return;
+      body = r.body;
+      headers = forwardHeaders(r.meta.headers);
+    }
+    const attempt = await postOnce(this.dispatcher, job.target, headers, body, this.timeoutMs, this.abort.signal, this.now);
+    if (this.stopped && !attempt.ok) return; // interrupted by stop: stays pending for the next start
+    const attempts = state.attempts + 1;
+    const exhausted = attempts >= this.schedule.length;
+    const next: ForwardState = {
+      target: job.target,
+      status: attempt.ok ? 'ok' : exhausted ? 'failed' : 'pending',
+      attempts,
+      ...(attempt.status !== undefined ? { lastStatus: attempt.status } : {}),
+    };
+    if (next.status === 'pending') next.nextAttemptAt = new Date(this.now() + this.delay(attempts)).toISOString();
+    try {
+      await this.store.recordAttempt(job.seq, attempt, next);
+    } catch {
+      return; // journal closed during stop: the forward stays pending
+    }
+    if (next.status === 'pending') this.later({ seq: job.seq, target: job.target }, this.delay(attempts));
+  }
+
+  /** Replays a delivery now to its targets (or `to`), as-is or re-signed; records the attempts. */
+  async replay(seq: number, opts: { to?: string; resignSecret?: string }): Promise<ForwardAttempt[] | undefined> {
+    const r = await this.store.read(seq);
+    const e = this.store.get(seq);
+    if (!r || !e) return undefined;
+    const headers = forwardHeaders(r.meta.headers, opts.resignSecret, r.body);
+    const targets = opts.to ? [opts.to] : e.summary.forward.map((f) => f.target);
+    const out: ForwardAttempt[] = [];
+    for (const target of targets) {
+      const attempt = { ...(await postOnce(this.dispatcher, target, headers, r.body, this.timeoutMs, undefined, this.now)), replay: true };
+      const state = e.summary.forward.find((f) => f.target === target);
+      const next: ForwardState | undefined =
+        state && attempt.ok ? { target, status: 'ok', attempts: state.attempts + 1, lastStatus: attempt.status } : undefined;
+      await this.store.recordAttempt(seq, attempt, next);
+      out.push(attempt);
+    }
+    return out;
+  }
+
+  /** Stops scheduling, aborts in-flight attempts (they stay pending in the journal). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    this.waiting.length = 0;
+    this.abort.abort();
+    await Promise.allSettled([...this.inflight]);
+    if (this.ownsDispatcher) await this.dispatcher.close().catch(() => undefined);
+  }
+}
