@@ -149,6 +149,7 @@ export class RelayManager implements vscode.Disposable {
       url: `ws://127.0.0.1:${port}/ws`,
       token: this.token!,
       since,
+      bodies: false,
       onDelivery: (d: RelayDeliveryView & { headers?: unknown; bodyBase64?: unknown }) => {
         this.live.upsert(stripDetail(d)); // the view keeps summaries only
         void this.refreshStatus();
@@ -255,8 +256,9 @@ export class RelayManager implements vscode.Disposable {
     let output = '';
     let announcedPort: number | undefined;
     const onData = (chunk: Buffer) => {
-      const text = chunk.toString('utf8');
+      const text = chunk.toString('utf8').split('\n').map(redactToken).join('\n');
       output = (output + text).slice(-4000);
+      // The relay prints its token once when it creates it: never copy that into the log.
       for (const line of text.split(/\r?\n/)) if (line.trim()) log().info(`[relay] ${line}`);
       const m = /(?:127\.0\.0\.1|localhost|0\.0\.0\.0|\[::1?\]):(\d+)/.exec(output) ?? /\bport (\d+)/i.exec(output);
       if (m && announcedPort === undefined) announcedPort = Number(m[1]);
@@ -327,6 +329,10 @@ export class RelayManager implements vscode.Disposable {
 function stripDetail(d: RelayDeliveryView & { headers?: unknown; bodyBase64?: unknown }): RelayDeliveryView {
   const { headers: _h, bodyBase64: _b, ...rest } = d;
   return rest;
+}
+
+export function redactToken(line: string): string {
+  return /token/i.test(line) ? line.replace(/(token\b[^:]*:\s*)\S+/gi, '$1<redacted>') : line;
 }
 
 async function healthy(port: number): Promise<boolean> {
