@@ -1,4 +1,24 @@
 // Registers every command through the one error path (errors.ts wrapCommand).
+//
+// Every command takes a tree row as its argument (context menus, inline actions) or nothing (the
+// palette asks with QuickPicks). For automation (the integration suite, keybindings) they also take
+// a plain object; a command's return value is its result, undefined when it failed or was cancelled.
+//   signIn            { token } | token string
+//   addWebhook        { repo: 'owner/repo', url, events: string[], secret: 'generate' | 'none' | <secret> }
+//   editEvents        { webhookId, events }
+//   deleteWebhook     { webhookId, confirm: true }            (confirm skips the modal)
+//   pingWebhook       { webhookId }
+//   retryDelivery     { webhookId, deliveryId }
+//   retryAllFailed    { webhookId }                           (none: every listed webhook)
+//   replayDelivery    { seq, to? } | { deliveryId }           (to defaults to serviceHooks.relay.forwardUrl)
+//   openDelivery      { webhookId, deliveryId } | { seq }
+//   explainSignature  ({ webhookId, deliveryId } | { seq }) & { secrets: string[] }
+//   copyAsCurl        { webhookId, deliveryId } | { seq }
+//   importIssues      { file, repo, chunkSize? }
+//   createSecret      { repo, name, value, protected }
+//   setUpRunner       { token, execute? }                     (execute: false types without running)
+//   loadMore          a "Load more…" row | { webhookId }
+//   fixAllInFile      a file Uri
 import * as vscode from 'vscode';
 import { wrapCommand } from '../errors';
 import addWebhook from './addWebhook';
