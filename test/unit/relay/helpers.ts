@@ -1,0 +1,168 @@
+// Test helpers: a recording target app, a relay child process (the bundled CLI), signed posts.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, existsSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { once } from 'node:events';
+import { request } from 'undici';
+import { sign } from '../../../src/core/signing';
+
+export const ROOT = resolve(__dirname, '../../..');
+
+export function tempDir(prefix = 'sh-relay-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  rawHeaders: string[];
+  body: Buffer;
+}
+
+export interface TargetApp {
+  url: string;
+  port: number;
+  received: Received[];
+  /** Status answered to the next requests (default 200). */
+  status: number;
+  /** Resolves once `n` requests in total have been received. */
+  waitFor(n: number): Promise<void>;
+  /** Resolves once `pred` holds for the received list. */
+  waitUntil(pred: (r: Received[]) => boolean): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startTarget(port = 0): Promise<TargetApp> {
+  const waiters: (() => void)[] = [];
+  const app: TargetApp = {
+    url: '',
+    port: 0,
+    received: [],
+    status: 200,
+    waitFor: (n) => app.waitUntil((r) => r.length >= n),
+    waitUntil: (pred) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (pred(app.received)) resolve();
+          else waiters.push(check);
+        };
+        check();
+      }),
+    close: () => new Promise<void>((r) => {
+      server.close(() => r());
+      server.closeAllConnections();
+    }),
+  };
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      app.received.push({ path: req.url ?? '/', headers: req.headers, rawHeaders: req.rawHeaders, body: Buffer.concat(chunks) });
+      res.writeHead(app.status, { 'content-type': 'text/plain' }).end('ok');
+      for (const w of waiters.splice(0)) w();
+    });
+  });
+  server.listen(port, '127.0.0.1');
+  await once(server, 'listening');
+  app.port = (server.address() as { port: number }).port;
+  app.url = `http://127.0.0.1:${app.port}/webhook`;
+  return app;
+}
+
+let cliPath: string | undefined;
+
+/** Bundles relay/cli.ts once per run (so the tests do not depend on the rest of the build). */
+export async function cli(): Promise<string> {
+  if (cliPath && existsSync(cliPath)) return cliPath;
+  const esbuild = await import('esbuild');
+  const out = join(tempDir('sh-relay-cli-'), 'cli.js');
+  await esbuild.build({ entryPoints: [join(ROOT, 'relay/cli.ts')], outfile: out, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'error' });
+  cliPath = out;
+  return out;
+}
+
+export interface RelayProcess {
+  child: ChildProcess;
+  port: number;
+  url: string;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Spawns `node cli.js relay --port 0 …` and waits for its `relay listening on` line. */
+export async function spawnRelay(args: string[]): Promise<RelayProcess> {
+  const child = spawn(process.execPath, [await cli(), 'relay', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /relay listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+      if (m) resolve(Number(m[1]));
+    });
+    void exited.then((code) => reject(new Error(`relay exited with ${code}: ${err}`)));
+  });
+  return {
+    child,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    stop: (signal = 'SIGTERM') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export async function post(url: string, body: Uint8Array | string, headers: Record<string, string> = {}): Promise<{ status: number; json: unknown }> {
+  const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+  const text = await res.body.text();
+  let json: unknown = text;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // not JSON
+  }
+  return { status: res.statusCode, json };
+}
+
+export function signed(secret: string, body: Uint8Array | string, extra: Record<string, string> = {}): Record<string, string> {
+  return { 'x-service-signature': sign(secret, body), ...extra };
+}
+
+/** Waits for an emitter-style condition by polling on events from `poke` (no timers). */
+export function until<T>(check: () => T | undefined, subscribe: (wake: () => void) => () => void): Promise<T> {
+  return new Promise((resolve) => {
+    const v = check();
+    if (v !== undefined) return resolve(v);
+    const off = subscribe(() => {
+      const r = check();
+      if (r !== undefined) {
+        off();
+        resolve(r);
+      }
+    });
+  });
+}
+
+/** Resolves once every forward of delivery `seq` has reached a final state ('ok' or 'failed'). */
+export function settled(store: import('../../../relay/server/store').DeliveryStore, seq: number): Promise<void> {
+  return until(
+    () => {
+      const e = store.get(seq);
+      return e && e.summary.forward.every((f) => f.status !== 'pending') ? true : undefined;
+    },
+    (wake) => {
+      store.on('forward', wake);
+      return () => store.off('forward', wake);
+    },
+  ).then(() => undefined);
+}
