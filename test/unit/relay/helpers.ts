@@ -27,6 +27,8 @@ export interface TargetApp {
   received: Received[];
   /** Status answered to the next requests (default 200). */
   status: number;
+  /** When set, decides the status of each request instead of `status`. */
+  statusFor?: (r: Received, all: Received[]) => number;
   /** Resolves once `n` requests in total have been received. */
   waitFor(n: number): Promise<void>;
   /** Resolves once `pred` holds for the received list. */
@@ -59,8 +61,9 @@ export async function startTarget(port = 0): Promise<TargetApp> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      app.received.push({ path: req.url ?? '/', headers: req.headers, rawHeaders: req.rawHeaders, body: Buffer.concat(chunks) });
-      res.writeHead(app.status, { 'content-type': 'text/plain' }).end('ok');
+      const r: Received = { path: req.url ?? '/', headers: req.headers, rawHeaders: req.rawHeaders, body: Buffer.concat(chunks) };
+      app.received.push(r);
+      res.writeHead(app.statusFor ? app.statusFor(r, app.received) : app.status, { 'content-type': 'text/plain' }).end('ok');
       for (const w of waiters.splice(0)) w();
     });
   });
