@@ -19,6 +19,8 @@ export interface Received {
   headers: IncomingHttpHeaders;
   rawHeaders: string[];
   body: Buffer;
+  /** Status the app answered. */
+  status?: number;
 }
 
 export interface TargetApp {
@@ -63,7 +65,8 @@ export async function startTarget(port = 0): Promise<TargetApp> {
     req.on('end', () => {
       const r: Received = { path: req.url ?? '/', headers: req.headers, rawHeaders: req.rawHeaders, body: Buffer.concat(chunks) };
       app.received.push(r);
-      res.writeHead(app.statusFor ? app.statusFor(r, app.received) : app.status, { 'content-type': 'text/plain' }).end('ok');
+      r.status = app.statusFor ? app.statusFor(r, app.received) : app.status;
+      res.writeHead(r.status, { 'content-type': 'text/plain' }).end('ok');
       for (const w of waiters.splice(0)) w();
     });
   });

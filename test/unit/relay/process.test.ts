@@ -1,0 +1,109 @@
+import { strict as assert } from 'node:assert';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Agent, request } from 'undici';
+import { RelayApi } from '../../../relay/client';
+import { post, signed, spawnRelay, startTarget, tempDir, type RelayProcess } from './helpers';
+
+const SECRET = 'proc-secret';
+
+describe('relay process (dist-style CLI bundle, real signals)', function () {
+  this.timeout(120_000);
+  const procs: RelayProcess[] = [];
+  after(async () => {
+    for (const p of procs) await p.stop('SIGKILL');
+  });
+
+  it('prints its address, creates the token 0600 in a 0700 data dir and prints it only the first time', async () => {
+    const data = join(tempDir(), 'relay-data');
+    const first = await spawnRelay(['--data', data]);
+    procs.push(first);
+    const token = readFileSync(join(data, 'token'), 'utf8').trim();
+    assert.match(first.stdout(), new RegExp(`relay token \\(shown once; stored in .*\\): ${token}`));
+    assert.equal(statSync(data).mode & 0o777, 0o700);
+    assert.equal(statSync(join(data, 'token')).mode & 0o777, 0o600);
+    assert.equal(await first.stop('SIGTERM'), 0);
+    assert.doesNotMatch(first.stderr(), new RegExp(token));
+    const second = await spawnRelay(['--data', data]);
+    procs.push(second);
+    assert.doesNotMatch(second.stdout(), /token/);
+    assert.equal((await new RelayApi({ baseUrl: second.url, token }).status()).port, second.port);
+    assert.equal(await second.stop('SIGINT'), 0);
+  });
+
+  it('usage errors exit 2', async () => {
+    await assert.rejects(spawnRelay(['--data', tempDir(), '--allow-cidr', 'nope']), /exited with 2/);
+    await assert.rejects(spawnRelay(['--data', tempDir(), '--max-body', 'lots']), /exited with 2/);
+  });
+
+  it('kill -9 during a load: every delivery answered 200 is in the journal after restart and reaches the target', async () => {
+    const target = await startTarget();
+    const data = tempDir();
+    const args = ['--data', data, '--secret', SECRET, '--forward', target.url];
+    const relay = await spawnRelay(args);
+    procs.push(relay);
+    const N = 300;
+    const acked = new Map<number, string>();
+    const agent = new Agent({ connections: 16 });
+    let sent = 0;
+    let killed = false;
+    const worker = async () => {
+      while (sent < N) {
+        const i = sent++;
+        const body = JSON.stringify({ delivery: i, pad: 'x'.repeat(200) });
+        try {
+          const res = await request(`${relay.url}/hooks/default`, { method: 'POST', body, headers: signed(SECRET, body), dispatcher: agent });
+          const text = await res.body.text();
+          if (res.statusCode === 200) acked.set((JSON.parse(text) as { seq: number }).seq, body);
+        } catch {
+          // the relay was killed mid-request: not acknowledged, so no promise was made
+        }
+        if (!killed && acked.size >= N / 3) {
+          killed = true;
+          relay.child.kill('SIGKILL');
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
+    await relay.exited;
+    await agent.close();
+    assert.ok(acked.size >= N / 3, `acked ${acked.size}`);
+    const again = await spawnRelay(args);
+    procs.push(again);
+    const token = readFileSync(join(data, 'token'), 'utf8').trim();
+    const api = new RelayApi({ baseUrl: again.url, token });
+    for (const [seq, body] of acked) {
+      const d = await api.getDelivery(seq);
+      assert.equal(Buffer.from(d.bodyBase64, 'base64').toString(), body, `seq ${seq}`);
+    }
+    const wanted = new Set(acked.values());
+    await target.waitUntil((r) => {
+      const seen = new Set(r.filter((x) => x.status === 200).map((x) => x.body.toString()));
+      for (const b of wanted) if (!seen.has(b)) return false;
+      return true;
+    });
+    assert.equal(await again.stop('SIGTERM'), 0);
+    await target.close();
+  });
+
+  it('SIGTERM stops cleanly and leaves pending forwards in the journal; the next start resumes them', async () => {
+    const target = await startTarget();
+    target.status = 503;
+    const data = tempDir();
+    const first = await spawnRelay(['--data', data, '--forward', target.url, '--retry-schedule', '0,1h']);
+    procs.push(first);
+    const r = await post(`${first.url}/hooks/default`, '{"pending":true}');
+    assert.equal(r.status, 200);
+    await target.waitFor(1);
+    assert.equal(await first.stop('SIGTERM'), 0);
+    assert.match(first.stderr(), /pending forwards stay in the journal/);
+    target.status = 200;
+    // --time-scale 0: the next scheduled attempt (1 h after the first) is due at once.
+    const second = await spawnRelay(['--data', data, '--forward', target.url, '--retry-schedule', '0,1h', '--time-scale', '0']);
+    procs.push(second);
+    await target.waitUntil((rs) => rs.some((x) => x.status === 200 && x.body.toString() === '{"pending":true}'));
+    assert.match(second.stderr(), /resuming 1 pending forward/);
+    assert.equal(await second.stop('SIGTERM'), 0);
+    await target.close();
+  });
+});
