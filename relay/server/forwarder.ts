@@ -25,6 +25,8 @@ interface Job {
   /** Present only while the job starts at once; queued jobs re-read the body from the journal. */
   body?: Buffer;
   headers?: string[];
+  /** First attempt of a fresh delivery, sent while its journal write is still in flight. */
+  durable?: Promise<unknown>;
 }
 
 /** The headers to send: the received ones minus hop-by-hop (content-length is recomputed). */
@@ -88,7 +90,6 @@ export class Forwarder {
   private readonly waiting: Job[] = [];
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private readonly inflight = new Set<Promise<void>>();
-  private readonly abort = new AbortController();
   private stopped = false;
 
   constructor(
@@ -104,12 +105,15 @@ export class Forwarder {
     this.dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connections: this.concurrency });
   }
 
-  /** Starts the first attempt of a fresh delivery to each of its targets. */
-  deliver(seq: number, body: Buffer, pairs: [string, string][]): void {
-    const e = this.store.get(seq);
-    if (!e) return;
+  /**
+   * Starts the first attempt of a fresh delivery to each target at once, in parallel with its
+   * journal write; the attempt is recorded only after the delivery record is durable. (If the
+   * write fails, the sender gets no 200 and sends again: at least once, never lost.)
+   */
+  deliver(seq: number, targets: readonly string[], body: Buffer, pairs: [string, string][], durable: Promise<unknown>): void {
+    if (targets.length === 0) return;
     const headers = forwardHeaders(pairs);
-    for (const f of e.summary.forward) this.submit({ seq, target: f.target, body, headers });
+    for (const target of targets) this.submit({ seq, target, body, headers, durable });
   }
 
   /** After a restart: schedules every pending forward where its schedule left off. */
@@ -144,8 +148,9 @@ export class Forwarder {
   private submit(job: Job): void {
     if (this.stopped) return;
     if (this.running >= this.concurrency) {
-      // The backlog stays on disk: a queued job keeps only (seq, target).
-      this.waiting.push({ seq: job.seq, target: job.target });
+      // The backlog stays on disk: a queued job keeps only (seq, target) once the record is durable.
+      if (job.durable) void job.durable.then(() => this.submit({ seq: job.seq, target: job.target }), () => undefined);
+      else this.waiting.push({ seq: job.seq, target: job.target });
       return;
     }
     this.running++;
@@ -159,19 +164,24 @@ export class Forwarder {
   }
 
   private async run(job: Job): Promise<void> {
-    const e = this.store.get(job.seq);
-    const state = e?.summary.forward.find((f) => f.target === job.target);
-    if (!e || !state || state.status !== 'pending') return;
     let body = job.body;
     let headers = job.headers;
-    if (!body || !headers) {
-      const r = await this.store.read(job.seq).catch(() => undefined);
-      if (!r) return;
-      body = r.body;
-      headers = forwardHeaders(r.meta.headers);
+    if (!job.durable) {
+      const e = this.store.get(job.seq);
+      const state = e?.summary.forward.find((f) => f.target === job.target);
+      if (!e || !state || state.status !== 'pending') return;
+      if (!body || !headers) {
+        const r = await this.store.read(job.seq).catch(() => undefined);
+        if (!r) return;
+        body = r.body;
+        headers = forwardHeaders(r.meta.headers);
+      }
     }
-    const attempt = await postOnce(this.dispatcher, job.target, headers, body, this.timeoutMs, this.abort.signal, this.now);
+    const attempt = await postOnce(this.dispatcher, job.target, headers!, body!, this.timeoutMs, undefined, this.now);
     if (this.stopped && !attempt.ok) return; // interrupted by stop: stays pending for the next start
+    if (job.durable && !(await job.durable.then(() => true, () => false))) return;
+    const state = this.store.get(job.seq)?.summary.forward.find((f) => f.target === job.target);
+    if (!state || state.status !== 'pending') return;
     const attempts = state.attempts + 1;
     const exhausted = attempts >= this.schedule.length;
     const next: ForwardState = {
@@ -214,8 +224,8 @@ export class Forwarder {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     this.waiting.length = 0;
-    this.abort.abort();
+    // Cut in-flight attempts: they stay pending in the journal.
+    if (this.ownsDispatcher) await this.dispatcher.destroy().catch(() => undefined);
     await Promise.allSettled([...this.inflight]);
-    if (this.ownsDispatcher) await this.dispatcher.close().catch(() => undefined);
   }
 }

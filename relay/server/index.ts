@@ -216,10 +216,13 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
         reason = describeVerifyFailure(v.reason);
       }
     }
-    const entry = await store.add({ channel, verification, ...(reason ? { reason } : {}), headers: headerPairs, targets: verification === 'rejected' ? [] : cfg.forward }, body);
+    const targets = verification === 'rejected' ? [] : cfg.forward;
+    const { seq, durable } = store.begin({ channel, verification, ...(reason ? { reason } : {}), headers: headerPairs, targets }, body);
+    // The first forward attempt runs in parallel with the journal write; the 200 waits for the write.
+    forwarder.deliver(seq, targets, body, headerPairs, durable);
+    await durable;
     if (verification === 'rejected') return fail(res, 401, reason!);
-    sendJson(res, 200, { seq: entry.summary.seq, verification });
-    forwarder.deliver(entry.summary.seq, body, headerPairs);
+    sendJson(res, 200, { seq, verification });
   }
 
   async function api(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {

@@ -167,15 +167,22 @@ export class DeliveryStore extends EventEmitter<StoreEvents> {
   }
 
   /** Journals a received delivery; resolves once it is durable. Seqs are assigned in call order. */
-  async add(meta: Omit<DeliveryMeta, 'seq' | 'receivedAt'>, body: Buffer): Promise<Entry> {
+  add(meta: Omit<DeliveryMeta, 'seq' | 'receivedAt'>, body: Buffer): Promise<Entry> {
+    return this.begin(meta, body).durable;
+  }
+
+  /** Like add(), but returns the seq at once, with the promise of durability. */
+  begin(meta: Omit<DeliveryMeta, 'seq' | 'receivedAt'>, body: Buffer): { seq: number; durable: Promise<Entry> } {
     const full: DeliveryMeta = { seq: ++this.lastSeq, receivedAt: new Date(this.now()).toISOString(), ...meta };
     const metaBuf = Buffer.from(JSON.stringify(full), 'utf8');
     const len = Buffer.allocUnsafe(4);
     len.writeUInt32LE(metaBuf.length, 0);
-    const loc = await this.journal.append(T_DELIVERY, [len, metaBuf, body]);
-    const entry = this.insert(full, loc, metaBuf.length);
-    this.emit('delivery', entry);
-    return entry;
+    const durable = this.journal.append(T_DELIVERY, [len, metaBuf, body]).then((loc) => {
+      const entry = this.insert(full, loc, metaBuf.length);
+      this.emit('delivery', entry);
+      return entry;
+    });
+    return { seq: full.seq, durable };
   }
 
   /** Journals one forward attempt (durably) and updates the index. */

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { connect } from 'node:net';
 import { once } from 'node:events';
+import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { startRelay, type RelayOptions, type RelayServer } from '../../../relay/server';
 import { RelayApi } from '../../../relay/client';
@@ -122,9 +123,11 @@ describe('relay ingress', function () {
     // Chunked, no content-length: the relay stops at the cap.
     const res = await request(`${relay.url}/hooks/default`, {
       method: 'POST',
-      body: (async function* () {
-        for (let i = 0; i < 4; i++) yield Buffer.alloc(512, 2);
-      })(),
+      body: Readable.from(
+        (async function* () {
+          for (let i = 0; i < 4; i++) yield Buffer.alloc(512, 2);
+        })(),
+      ),
       headers: signed(SECRET, big),
     }).then(
       async (r) => ({ status: r.statusCode, text: await r.body.text() }),

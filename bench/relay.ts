@@ -1,0 +1,221 @@
+// Benchmark: the relay's cost. One load generator (undici) posts signed 1 KB deliveries
+// (a) directly to a local target app and (b) through the relay (verify, journal with fdatasync,
+// forward) to the same app, at concurrency 1 and 32, then one 25 MB delivery through the relay.
+// Latency is measured from send to receipt at the target (same process, same clock); "added" is
+// relay minus direct. The relay runs as a child process (the bundled CLI) so its RSS is its own.
+// A benchmark, not a test: it prints the figures measured in this run and writes
+// bench/results/relay.json.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { cpus, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { once } from 'node:events';
+import { Agent, request } from 'undici';
+import * as esbuild from 'esbuild';
+import { sign } from '../src/core/signing';
+
+const ROOT = resolve(__dirname, '..');
+const SECRET = 'bench-secret';
+const N = Number(process.env.BENCH_N ?? 2000);
+const WARMUP = 200;
+const BIG = 25 * 1024 * 1024;
+
+// ---- target app: records the receipt time of each delivery id ----
+const arrivals = new Map<string, number>();
+let arrivalWaiter: { want: number; resolve: () => void } | undefined;
+let arrived = 0;
+const target = createServer((req, res) => {
+  let size = 0;
+  req.on('data', (c: Buffer) => (size += c.length));
+  req.on('end', () => {
+    const id = req.headers['x-service-delivery'] as string;
+    arrivals.set(id, performance.now());
+    arrived++;
+    res.writeHead(200, { 'content-length': '2' }).end('ok');
+    if (arrivalWaiter && arrived >= arrivalWaiter.want) arrivalWaiter.resolve();
+  });
+});
+
+function untilArrived(n: number): Promise<void> {
+  if (arrived >= n) return Promise.resolve();
+  return new Promise((r) => (arrivalWaiter = { want: n, resolve: r }));
+}
+
+function payload(id: string): Buffer {
+  const base = { action: 'opened', id, repository: { full_name: 'acme/widgets' }, pad: '' };
+  const len = Buffer.byteLength(JSON.stringify(base));
+  base.pad = 'x'.repeat(Math.max(0, 1024 - len));
+  return Buffer.from(JSON.stringify(base));
+}
+
+interface RunResult {
+  concurrency: number;
+  requests: number;
+  seconds: number;
+  deliveriesPerSecond: number;
+  /** Send → receipt at the target, ms. */
+  p50: number;
+  p99: number;
+  latencies: number[];
+}
+
+async function run(url: string, label: string, concurrency: number, count: number, agent: Agent): Promise<RunResult> {
+  const sentAt = new Map<string, number>();
+  const bodies = Array.from({ length: count }, (_, i) => payload(`${label}-${concurrency}-${i}`));
+  const sigs = bodies.map((b) => sign(SECRET, b));
+  const base = arrived;
+  let next = 0;
+  const t0 = performance.now();
+  const worker = async () => {
+    while (next < count) {
+      const i = next++;
+      const id = `${label}-${concurrency}-${i}`;
+      sentAt.set(id, performance.now());
+      const res = await request(url, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: { 'content-type': 'application/json', 'x-service-signature': sigs[i]!, 'x-service-event': 'push', 'x-service-delivery': id },
+        body: bodies[i],
+      });
+      await res.body.dump();
+      if (res.statusCode !== 200) throw new Error(`${label}: HTTP ${res.statusCode}`);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  await untilArrived(base + count);
+  const seconds = (performance.now() - t0) / 1000;
+  const latencies = [...sentAt].map(([id, t]) => arrivals.get(id)! - t).sort((a, b) => a - b);
+  return {
+    concurrency,
+    requests: count,
+    seconds,
+    deliveriesPerSecond: count / seconds,
+    p50: pct(latencies, 0.5),
+    p99: pct(latencies, 0.99),
+    latencies,
+  };
+}
+
+function pct(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+}
+
+function memKb(pid: number): { rss: number; hwm: number } {
+  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const get = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+) kB`).exec(s)?.[1] ?? NaN);
+  return { rss: get('VmRSS'), hwm: get('VmHWM') };
+}
+
+async function main(): Promise<void> {
+  target.keepAliveTimeout = 30_000;
+  target.listen(0, '127.0.0.1');
+  await once(target, 'listening');
+  const targetUrl = `http://127.0.0.1:${(target.address() as { port: number }).port}/webhook`;
+
+  const work = mkdtempSync(join(tmpdir(), 'sh-bench-relay-'));
+  const cli = join(work, 'cli.js');
+  await esbuild.build({ entryPoints: [join(ROOT, 'relay/cli.ts')], outfile: cli, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'error' });
+  const dataDir = join(work, 'data');
+  const child = spawn(process.execPath, [cli, 'relay', '--port', '0', '--data', dataDir, '--secret', SECRET, '--forward', targetUrl], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  const relayPort = await new Promise<number>((resolveP, reject) => {
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /relay listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+      if (m) resolveP(Number(m[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`relay exited with ${code}`)));
+  });
+  const relayUrl = `http://127.0.0.1:${relayPort}/hooks/default`;
+  const agent = new Agent({ connections: 64, keepAliveTimeout: 30_000 });
+
+  // Warm-up both paths (JIT, connections).
+  await run(targetUrl, 'warm-direct', 8, WARMUP, agent);
+  await run(relayUrl, 'warm-relay', 8, WARMUP, agent);
+  const memAfterWarmup = memKb(child.pid!);
+
+  const results: Record<string, unknown> = {};
+  const lines: string[] = [];
+  for (const c of [1, 32]) {
+    const direct = await run(targetUrl, 'direct', c, N, agent);
+    const relay = await run(relayUrl, 'relay', c, N, agent);
+    const addedP50 = relay.p50 - direct.p50;
+    const addedP99 = relay.p99 - direct.p99;
+    const ratio = relay.deliveriesPerSecond / direct.deliveriesPerSecond;
+    results[`c${c}`] = {
+      requests: N,
+      direct: { deliveriesPerSecond: direct.deliveriesPerSecond, p50Ms: direct.p50, p99Ms: direct.p99 },
+      relay: { deliveriesPerSecond: relay.deliveriesPerSecond, p50Ms: relay.p50, p99Ms: relay.p99 },
+      addedP50Ms: addedP50,
+      addedP99Ms: addedP99,
+      throughputRatio: ratio,
+    };
+    lines.push(
+      `c=${String(c).padEnd(2)}  direct ${direct.deliveriesPerSecond.toFixed(0).padStart(6)}/s p50 ${direct.p50.toFixed(2)} ms p99 ${direct.p99.toFixed(2)} ms` +
+        ` | relay ${relay.deliveriesPerSecond.toFixed(0).padStart(6)}/s p50 ${relay.p50.toFixed(2)} ms p99 ${relay.p99.toFixed(2)} ms` +
+        ` | added p50 ${addedP50.toFixed(2)} ms p99 ${addedP99.toFixed(2)} ms | relay/direct ${ratio.toFixed(2)}×`,
+    );
+    console.log(lines.at(-1));
+  }
+  const memBeforeBig = memKb(child.pid!);
+
+  // One 25 MB delivery through the relay.
+  const big = Buffer.alloc(BIG, 0x61);
+  big.write('{"big":"', 0);
+  big.write('"}', BIG - 2);
+  const bigSig = sign(SECRET, big);
+  const before = arrived;
+  const t0 = performance.now();
+  const res = await request(relayUrl, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json', 'x-service-signature': bigSig, 'x-service-delivery': 'big-1' }, body: big });
+  await res.body.dump();
+  if (res.statusCode !== 200) throw new Error(`25 MB: HTTP ${res.statusCode}`);
+  const ackMs = performance.now() - t0;
+  await untilArrived(before + 1);
+  const bigMs = arrivals.get('big-1')! - t0;
+  const memAfterBig = memKb(child.pid!);
+  const growthKb = memAfterBig.hwm - memBeforeBig.rss;
+  const growthRatio = (growthKb * 1024) / BIG;
+  lines.push(
+    `25 MB: 200 after ${ackMs.toFixed(0)} ms, at the target after ${bigMs.toFixed(0)} ms; relay RSS ${(memBeforeBig.rss / 1024).toFixed(1)} MB → peak ${(memAfterBig.hwm / 1024).toFixed(1)} MB (growth ${(growthKb / 1024).toFixed(1)} MB = ${growthRatio.toFixed(2)}× payload)`,
+  );
+  console.log(lines.at(-1));
+  lines.push(`relay peak RSS ${(memAfterBig.hwm / 1024).toFixed(1)} MB (after warm-up ${(memAfterWarmup.rss / 1024).toFixed(1)} MB)`);
+  console.log(lines.at(-1));
+
+  child.kill('SIGTERM');
+  await once(child, 'exit');
+  await agent.close();
+  target.close();
+  target.closeAllConnections();
+  rmSync(work, { recursive: true, force: true });
+
+  const c1 = results.c1 as { addedP50Ms: number };
+  const c32 = results.c32 as { addedP50Ms: number; throughputRatio: number };
+  const targets = {
+    throughputRatioC32AtLeast07: c32.throughputRatio >= 0.7,
+    addedP50C1AtMost1Ms: c1.addedP50Ms <= 1,
+    addedP50C32AtMost5Ms: c32.addedP50Ms <= 5,
+    bigRssGrowthUnder3x: growthRatio < 3,
+  };
+  console.log('targets:', JSON.stringify(targets));
+  const json = {
+    when: new Date().toISOString(),
+    node: process.version,
+    cpus: cpus().length,
+    payloadBytes: 1024,
+    ...results,
+    big: { bytes: BIG, ackMs, forwardedMs: bigMs, rssBeforeKb: memBeforeBig.rss, peakRssKb: memAfterBig.hwm, growthKb, growthRatio },
+    relayPeakRssKb: memAfterBig.hwm,
+    targets,
+  };
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(join(ROOT, 'bench/results/relay.json'), JSON.stringify(json, null, 2) + '\n');
+  console.log('wrote bench/results/relay.json');
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});
