@@ -27,6 +27,8 @@ Options:
   --time-scale F        multiply retry delays by F (tests)
   --allow-host H        also accept this Host on /api and /ws (repeatable; for a public relay)
   --allow-origin O      also accept this browser Origin on /ws (repeatable)
+  --keep N              retention: keep at most N deliveries (default 100000)
+  --max-age D           retention: drop deliveries older than D, e.g. 7d, 12h (default 30d)
 
 The API and WebSocket (/ws) need the relay token, generated into <data>/token (mode 0600)
 and printed once when created. The address is printed as: relay listening on http://HOST:PORT
@@ -40,6 +42,21 @@ export function parseSchedule(value: string): number[] {
     const mult = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 'ms') as 'ms'];
     return Math.round(Number(m[1]) * mult);
   });
+}
+
+const DAY_MS = 24 * 3_600_000;
+
+function positiveInt(value: string, flag: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`${flag} must be a whole number of at least 1, got '${value}'`);
+  return Number(value);
+}
+
+/** 30d / 12h / 45m / 10s / 500ms → milliseconds. */
+export function parseDuration(value: string, flag: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$/.exec(value);
+  if (!m) throw new UsageError(`${flag} must be a duration such as 30d, 12h or 45m, got '${value}'`);
+  const mult = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: DAY_MS }[m[2] as 'ms'];
+  return Math.round(Number(m[1]) * mult);
 }
 
 interface ConfigFile {
@@ -89,6 +106,8 @@ const command: Command = {
         'time-scale': { type: 'string' },
         'allow-host': { type: 'string', multiple: true },
         'allow-origin': { type: 'string', multiple: true },
+        keep: { type: 'string' },
+        'max-age': { type: 'string' },
       },
       false,
     );
@@ -112,6 +131,10 @@ const command: Command = {
       timeScale,
       allowedHosts: values['allow-host'],
       allowedOrigins: values['allow-origin'],
+      retention: {
+        maxCount: values.keep === undefined ? 100_000 : positiveInt(values.keep, '--keep'),
+        maxAgeMs: values['max-age'] === undefined ? 30 * DAY_MS : parseDuration(values['max-age'], '--max-age'),
+      },
       onTokenCreated: (token, path) => io.stdout.write(`relay token (shown once; stored in ${path}): ${token}\n`),
       log: (line) => io.stderr.write(`relay: ${line}\n`),
     };

@@ -34,6 +34,22 @@ describe('relay process (dist-style CLI bundle, real signals)', function () {
   it('usage errors exit 2', async () => {
     await assert.rejects(spawnRelay(['--data', tempDir(), '--allow-cidr', 'nope']), /exited with 2/);
     await assert.rejects(spawnRelay(['--data', tempDir(), '--max-body', 'lots']), /exited with 2/);
+    await assert.rejects(spawnRelay(['--data', tempDir(), '--keep', '0']), /exited with 2/);
+    await assert.rejects(spawnRelay(['--data', tempDir(), '--max-age', 'forever']), /exited with 2/);
+  });
+
+  it('--keep applies the count retention at start-up: the oldest deliveries go, the newest stay', async () => {
+    const data = join(tempDir(), 'relay-data');
+    const first = await spawnRelay(['--data', data]);
+    procs.push(first);
+    for (let i = 0; i < 3; i++) assert.equal((await post(`${first.url}/hooks/default`, JSON.stringify({ i }))).status, 200);
+    assert.equal(await first.stop('SIGTERM'), 0);
+    const second = await spawnRelay(['--data', data, '--keep', '1']);
+    procs.push(second);
+    const token = readFileSync(join(data, 'token'), 'utf8').trim();
+    const { deliveries } = await new RelayApi({ baseUrl: second.url, token }).listDeliveries();
+    assert.deepEqual(deliveries.map((d) => d.seq), [3]);
+    assert.equal(await second.stop('SIGTERM'), 0);
   });
 
   it('kill -9 during a load: every delivery answered 200 is in the journal after restart and reaches the target', async () => {
