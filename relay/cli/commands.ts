@@ -7,5 +7,7 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   verify: async () => (await import('../commands/verify')).default,
   relay: async () => (await import('../commands/relay')).default,
   forward: async () => (await import('../commands/forward')).default,
+  deliveries: async () => (await import('../commands/deliveries')).default,
+  replay: async () => (await import('../commands/replay')).default,
   lint: async () => (await import('../commands/lint')).default,
 };

@@ -1,0 +1,55 @@
+// `service-hooks deliveries`: lists what a running relay has journaled, newest last.
+import { parse } from '../cli/args';
+import { RELAY_TARGET_HELP, RELAY_TARGET_OPTIONS, callRelay, relayApi } from '../cli/relayTarget';
+import { EXIT, UsageError, type Command } from '../cli/io';
+import type { RelayDeliverySummary } from '../protocol';
+
+const help = `Usage: service-hooks deliveries [--channel C] [--status S] [--since SEQ] [--limit N] [--json]
+
+Lists the deliveries a running relay holds in its journal: seq, time, channel, event,
+verification and forward status. Replay one with \`service-hooks replay <seq>\`.
+
+Options:
+  --channel C     only this channel
+  --status S      verified | unverified | rejected | pending | ok | failed
+  --since SEQ     only deliveries after SEQ
+  --limit N       at most N (default 50)
+  --json          print the relay's JSON answer
+${RELAY_TARGET_HELP}
+`;
+
+function line(d: RelayDeliverySummary): string {
+  const fwd = d.forward.map((f) => `${f.status}${f.lastStatus ? ` ${f.lastStatus}` : ''}`).join(', ') || 'no target';
+  const why = d.reason ? ` (${d.reason})` : '';
+  return `#${d.seq}  ${d.receivedAt}  ${d.channel}  ${d.event ?? '-'}  ${d.verification}${why}  ${d.size} B  forward: ${fwd}`;
+}
+
+const command: Command = {
+  summary: 'List the deliveries a running relay has journaled',
+  help,
+  async run(argv, io) {
+    const { values } = parse(
+      argv,
+      { ...RELAY_TARGET_OPTIONS, channel: { type: 'string' }, status: { type: 'string' }, since: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+      false,
+    );
+    for (const k of ['since', 'limit'] as const) {
+      const v = values[k];
+      if (v !== undefined && !/^\d+$/.test(v)) throw new UsageError(`--${k} must be a non-negative integer, got '${v}'`);
+    }
+    const api = relayApi(values, io);
+    const list = await callRelay(values.relay, () => api.listDeliveries({
+      channel: values.channel,
+      status: values.status as never,
+      since: values.since === undefined ? undefined : Number(values.since),
+      limit: values.limit === undefined ? 50 : Number(values.limit),
+    }));
+    if (values.json) io.stdout.write(JSON.stringify(list, null, 2) + '\n');
+    else {
+      for (const d of list.deliveries) io.stdout.write(line(d) + '\n');
+      io.stderr.write(`${list.deliveries.length} deliveries (relay at seq ${list.lastSeq})\n`);
+    }
+    return EXIT.ok;
+  },
+};
+export default command;
