@@ -7,7 +7,7 @@ const VERSION = '0.1.0';
 async function topHelp(): Promise<string> {
   const lines = ['Usage: service-hooks <command> [options]', '', 'Commands:'];
   for (const [name, load] of Object.entries(COMMANDS)) {
-    lines.push(`  ${name.padEnd(9)} ${(await load()).summary}`);
+    lines.push(`  ${name.padEnd(11)} ${(await load()).summary}`);
   }
   lines.push('', 'Run `service-hooks <command> --help` for a command\'s options.');
   lines.push('Exit codes: 0 ok, 1 failure or finding, 2 usage error.');
