@@ -12,9 +12,9 @@ export const RELAY_TARGET_OPTIONS = {
   data: { type: 'string' },
 } as const;
 
-export const RELAY_TARGET_HELP = `  --relay URL     the relay's address (default http://127.0.0.1:8788)
-  --token T       the relay token (or env SERVICE_HOOKS_RELAY_TOKEN)
-  --data DIR      read the token from DIR/token instead (default ~/.service-hooks/relay)`;
+export const RELAY_TARGET_HELP = `  --relay URL         the relay's address (default http://127.0.0.1:8788)
+  --token T           the relay token (or env SERVICE_HOOKS_RELAY_TOKEN)
+  --data DIR          read the token from DIR/token instead (default ~/.service-hooks/relay)`;
 
 export function relayApi(values: { relay?: string; token?: string; data?: string }, io: CliIO): RelayApi {
   const baseUrl = values.relay ?? 'http://127.0.0.1:8788';

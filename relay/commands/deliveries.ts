@@ -10,11 +10,11 @@ Lists the deliveries a running relay holds in its journal: seq, time, channel, e
 verification and forward status. Replay one with \`service-hooks replay <seq>\`.
 
 Options:
-  --channel C     only this channel
-  --status S      verified | unverified | rejected | pending | ok | failed
-  --since SEQ     only deliveries after SEQ
-  --limit N       at most N (default 50)
-  --json          print the relay's JSON answer
+  --channel C         only this channel
+  --status S          verified | unverified | rejected | pending | ok | failed
+  --since SEQ         only deliveries after SEQ
+  --limit N           at most N (default 50)
+  --json              print the relay's JSON answer
 ${RELAY_TARGET_HELP}
 `;
 
