@@ -1,0 +1,54 @@
+// ServiceError: the one error type of the service client, and the redaction applied to
+// everything it carries (the token and any secret sent in the request never appear).
+export type ServiceErrorKind = 'http' | 'network' | 'timeout' | 'invalid-response';
+
+export const EXCERPT_MAX = 300;
+const REDACTED = '[redacted]';
+
+export interface ServiceErrorInit {
+  kind: ServiceErrorKind;
+  method: string;
+  path: string;
+  status?: number;
+  bodyExcerpt?: string;
+  detail: string;
+}
+
+export class ServiceError extends Error {
+  override name = 'ServiceError';
+  readonly kind: ServiceErrorKind;
+  readonly method: string;
+  readonly path: string;
+  readonly status?: number;
+  readonly bodyExcerpt?: string;
+
+  constructor(init: ServiceErrorInit) {
+    super(`${init.method} ${init.path}: ${init.detail}`);
+    this.kind = init.kind;
+    this.method = init.method;
+    this.path = init.path;
+    if (init.status !== undefined) this.status = init.status;
+    if (init.bodyExcerpt !== undefined) this.bodyExcerpt = init.bodyExcerpt;
+  }
+
+  toJSON(): Record<string, unknown> {
+    return { name: this.name, message: this.message, kind: this.kind, method: this.method, path: this.path, status: this.status, bodyExcerpt: this.bodyExcerpt };
+  }
+}
+
+/**
+ * Replaces every occurrence of each sensitive value (and any `Bearer <credential>`) in `text`.
+ * Values shorter than 4 characters are not searched for: they would blank out ordinary words.
+ */
+export function redact(text: string, sensitive: readonly (string | undefined)[]): string {
+  let out = text.replace(/\b(Bearer)\s+[^\s"',;]+/gi, `$1 ${REDACTED}`);
+  const values = sensitive.filter((s): s is string => typeof s === 'string' && s.length >= 4).sort((a, b) => b.length - a.length);
+  for (const v of values) out = out.split(v).join(REDACTED);
+  return out;
+}
+
+/** A redacted, single-spaced excerpt of at most EXCERPT_MAX characters (redaction before cutting). */
+export function excerpt(text: string, sensitive: readonly (string | undefined)[]): string {
+  const clean = redact(text, sensitive).replace(/\s+/g, ' ').trim();
+  return clean.length > EXCERPT_MAX ? clean.slice(0, EXCERPT_MAX - 1) + '…' : clean;
+}
