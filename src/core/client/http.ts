@@ -122,7 +122,7 @@ function httpError(method: string, path: string, res: RawResponse, sensitive: (s
   try {
     const j = JSON.parse(res.text) as { error?: unknown; message?: unknown; field?: unknown };
     const msg = typeof j.error === 'string' ? j.error : typeof j.message === 'string' ? j.message : undefined;
-    if (msg !== undefined) said = excerpt(typeof j.field === 'string' && !msg.includes(j.field) ? `${msg} (field ${j.field})` : msg, sensitive);
+    if (msg !== undefined) said = excerpt(typeof j.field === 'string' && !msg.startsWith(j.field) ? `${msg} (field ${j.field})` : msg, sensitive);
   } catch {
     // not JSON: the excerpt says what there is
   }

@@ -21,12 +21,15 @@ export function normaliseBaseUrl(baseUrl: string): string {
   return `${u.protocol}//${u.host}${path}`;
 }
 
-/** One URL path segment: percent-encoded, and never `.`/`..` (which URL parsing would resolve). */
+/**
+ * One URL path segment, percent-encoded. `.` and `..` are refused: URL parsing resolves them
+ * (even as %2E%2E), so they could never address a resource and would climb the path.
+ */
 export function segment(value: string | number, what: string): string {
   const s = String(value);
   if (s.length === 0) throw new TypeError(`${what} must not be empty`);
-  const enc = encodeURIComponent(s);
-  return enc === '.' || enc === '..' ? enc.replace(/\./g, '%2E') : enc;
+  if (s === '.' || s === '..') throw new TypeError(`${what} must not be '${s}'`);
+  return encodeURIComponent(s);
 }
 
 /** Tagged template: `api\`/repos/${owner}/${repo}/webhooks\`` → `/api/v1/repos/<encoded>/<encoded>/webhooks`. */
