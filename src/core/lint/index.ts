@@ -1,0 +1,5 @@
+// The workflow port linter (docs/architecture.md, "Linter"): pure functions, no fs, no vscode.
+export { lintText } from './lint';
+export { applyFixes } from './fix';
+export { BUILTIN_RULES, NOTE_RULES, describeRule, ruleTable } from './rules';
+export type { Finding, Severity, RenameRule, ExtraRule, LintOptions } from './types';

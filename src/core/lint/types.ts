@@ -1,0 +1,44 @@
+// Shared types of the workflow port linter (docs/architecture.md, "Linter").
+
+export type Severity = 'error' | 'warning';
+
+export interface Finding {
+  rule: string;
+  severity: Severity;
+  message: string;
+  /** UTF-16 offset into the linted text, and length of the range. */
+  offset: number;
+  length: number;
+  /** 1-based; endColumn is the column just past the last character of the range. */
+  line: number;
+  column: number;
+  endLine: number;
+  endColumn: number;
+  /** Text that replaces [offset, offset + length). Absent: a warning without autofix. */
+  replacement?: string;
+}
+
+/** One rename, as data. `kind` says where `from` is looked for. */
+export interface RenameRule {
+  /** Rule id shown in reports, e.g. `action-script`. */
+  id: string;
+  /**
+   * - `action`:  `uses:` values `from@REF` or `from/<path>@REF` (owner/repo[/path], case-insensitive).
+   * - `context`: property chains in expressions, e.g. `github.event` (roots only: `github.event_name` is another name).
+   * - `secret`:  `secrets.NAME` in expressions.
+   * - `env`:     env keys, `$NAME` / `${NAME}` / `$env:NAME` in run scripts and `env.NAME` in expressions, renamed together.
+   */
+  kind: 'action' | 'context' | 'secret' | 'env';
+  from: string;
+  to: string;
+  /** Shown in the finding; defaults to a generated sentence. */
+  description?: string;
+}
+
+/** An extra mapping from `.service-hooks.json` (`lint.rules`), validated by config.ts. */
+export type ExtraRule = Omit<RenameRule, 'id'> & { id?: string };
+
+export interface LintOptions {
+  /** Extra mappings, checked after the built-in table. */
+  rules?: readonly ExtraRule[];
+}

@@ -1,0 +1,80 @@
+// Walks a parsed workflow and hands each string scalar to the checks that apply where it sits:
+// `${{ }}` spans anywhere, implicit `if:` (job and step), `uses:` (job and step), env keys, `run:`.
+// Aliases are not followed: the anchored node is checked once, where its text is.
+import { isAlias, isMap, isScalar, isSeq, type Node, type Pair, type YAMLMap } from 'yaml';
+import { StringScalar, type Reporter } from './checks/base';
+import { checkUses } from './checks/actions';
+import { checkExpression, type ExprRules } from './checks/expressions';
+import { checkShell } from './checks/shell';
+import { templateSpans, tokenize } from './expression';
+import type { RenameRule } from './types';
+
+type Path = readonly (string | number | null)[];
+
+export interface WalkContext {
+  text: string;
+  rep: Reporter;
+  rules: readonly RenameRule[];
+  expr: ExprRules;
+  envNames: Set<string>;
+}
+
+const isJob = (p: Path) => p.length === 2 && p[0] === 'jobs';
+const isStep = (p: Path) => p.length === 4 && p[0] === 'jobs' && p[2] === 'steps' && typeof p[3] === 'number';
+
+function isEnvMap(p: Path): boolean {
+  if (p[p.length - 1] !== 'env') return false;
+  if (p.length === 1) return true;
+  if (p[0] !== 'jobs') return false;
+  const q = p.slice(0, -1);
+  return isJob(q) || isStep(q) || (q.length === 3 && q[2] === 'container') || (q.length === 4 && q[2] === 'services');
+}
+
+export function walk(ctx: WalkContext, node: Node | null | undefined, path: Path, parent?: YAMLMap): void {
+  if (!node || isAlias(node)) return;
+  if (isMap(node)) {
+    const envMap = isEnvMap(path);
+    const action = envMap && parent && isStep(path.slice(0, -1)) ? parent.get('uses') : undefined;
+    for (const pair of node.items as Pair<Node | null, Node | null>[]) {
+      const key = pair.key;
+      let name: string | null = null;
+      if (isScalar(key)) {
+        name = String(key.value);
+        if (typeof key.value === 'string') scalar(ctx, key, path, envMap ? { envKey: true, action: typeof action === 'string' ? action : undefined } : undefined);
+      }
+      walk(ctx, pair.value, [...path, name], node);
+    }
+  } else if (isSeq(node)) {
+    node.items.forEach((item, i) => walk(ctx, item as Node, [...path, i]));
+  } else if (isScalar(node) && typeof node.value === 'string') {
+    scalar(ctx, node, path);
+  }
+}
+
+function scalar(ctx: WalkContext, node: import('yaml').Scalar, path: Path, key?: { envKey: boolean; action?: string }): void {
+  const value = node.value as string;
+  const s = new StringScalar(ctx.text, node, value);
+  if (key) {
+    if (ctx.envNames.has(value)) {
+      for (const rule of ctx.rules) {
+        if (rule.kind === 'env' && rule.from === value) {
+          ctx.rep.envOccurrences.push({ rule, scalar: s, from: 0, to: value.length, where: 'key', ...(key.action ? { action: key.action } : {}) });
+        }
+      }
+    }
+    return;
+  }
+  const spans = value.includes('${{') ? templateSpans(value) : [];
+  for (const span of spans) checkExpression(ctx.rep, s, span.tokens, ctx.expr);
+  const last = path[path.length - 1];
+  const owner = path.slice(0, -1);
+  const atJobOrStep = isJob(owner) || isStep(owner);
+  if (last === 'if' && atJobOrStep && !value.includes('${{')) {
+    const run = tokenize(value, 0, false);
+    if (run.end >= 0) checkExpression(ctx.rep, s, run.tokens, ctx.expr);
+  } else if (last === 'uses' && atJobOrStep) {
+    checkUses(ctx.rep, s, ctx.rules);
+  } else if (last === 'run' && isStep(owner)) {
+    checkShell(ctx.rep, s, spans, ctx.rules);
+  }
+}
