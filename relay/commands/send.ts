@@ -49,14 +49,99 @@ export function parseHeader(text: string): [string, string] {
   return [name, value];
 }
 
-/** Where JSON.parse stopped, as "line L, column C" (positions from V8's message). */
-export function jsonErrorAt(text: string, err: Error): string {
-  const m = /position (\d+)/.exec(err.message);
-  if (!m) return err.message;
-  const pos = Number(m[1]);
-  const before = text.slice(0, pos).split('\n');
-  const detail = err.message.replace(/\s*\(line \d+ column \d+\)$/, '');
-  return `${detail} (line ${before.length}, column ${before[before.length - 1]!.length + 1})`;
+/** Offset of the first JSON syntax error in `text` (RFC 8259), or -1 when it parses. */
+export function jsonErrorOffset(text: string): number {
+  let i = 0;
+  const fail = (): never => {
+    throw i;
+  };
+  const ws = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
+  };
+  const lit = (word: string) => {
+    for (const ch of word) {
+      if (text[i] !== ch) fail();
+      i++;
+    }
+  };
+  const string = () => {
+    i++;
+    for (;;) {
+      const ch = text[i];
+      if (ch === undefined || ch < ' ') fail();
+      if (ch === '"') return void i++;
+      if (ch === '\\') {
+        i++;
+        if (text[i] === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 1, i + 5))) fail();
+          i += 4;
+        } else if (!'"\\/bfnrt'.includes(text[i] ?? 'x')) fail();
+      }
+      i++;
+    }
+  };
+  const number = () => {
+    const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i));
+    if (!m || m[0] === '-' || m[0] === '') fail();
+    i += m![0].length;
+  };
+  const value = (): void => {
+    ws();
+    const ch = text[i];
+    if (ch === '{') {
+      i++;
+      ws();
+      if (text[i] === '}') return void i++;
+      for (;;) {
+        ws();
+        if (text[i] !== '"') fail();
+        string();
+        ws();
+        if (text[i] !== ':') fail();
+        i++;
+        value();
+        ws();
+        if (text[i] === '}') return void i++;
+        if (text[i] !== ',') fail();
+        i++;
+      }
+    }
+    if (ch === '[') {
+      i++;
+      ws();
+      if (text[i] === ']') return void i++;
+      for (;;) {
+        value();
+        ws();
+        if (text[i] === ']') return void i++;
+        if (text[i] !== ',') fail();
+        i++;
+      }
+    }
+    if (ch === '"') return string();
+    if (ch === 't') return lit('true');
+    if (ch === 'f') return lit('false');
+    if (ch === 'n') return lit('null');
+    if (ch === '-' || (ch !== undefined && ch >= '0' && ch <= '9')) return number();
+    fail();
+  };
+  try {
+    value();
+    ws();
+    return i < text.length ? i : -1;
+  } catch (at) {
+    if (typeof at === 'number') return at;
+    throw at;
+  }
+}
+
+/** Why `text` is not JSON, with the line and column of the first error. */
+export function jsonError(text: string, err: Error): string {
+  const at = jsonErrorOffset(text);
+  if (at < 0) return err.message;
+  const before = text.slice(0, at).split('\n');
+  const found = at >= text.length ? 'unexpected end of input' : `unexpected ${JSON.stringify(text[at])}`;
+  return `${found} at line ${before.length}, column ${before[before.length - 1]!.length + 1} (offset ${at})`;
 }
 
 async function readStdin(stdin: NodeJS.ReadableStream): Promise<Buffer> {
@@ -83,7 +168,7 @@ async function readPayload(file: string, io: CliIO): Promise<Buffer> {
   try {
     JSON.parse(text);
   } catch (err) {
-    throw new UsageError(`--payload ${name} is not valid JSON: ${jsonErrorAt(text, err as Error)}`);
+    throw new UsageError(`--payload ${name} is not valid JSON: ${jsonError(text, err as Error)}`);
   }
   return bytes;
 }
