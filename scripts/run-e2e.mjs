@@ -1,0 +1,128 @@
+#!/usr/bin/env node
+// `npm run test:e2e`: the UI end-to-end flows (test/e2e/flows.mjs) in headless Debian Chromium
+// (playwright-core) against the `npm start` set-up — the packaged VSIX installed in code-server, the
+// emulator with demo data, the relay, the receiver app and the sample workspace — on free ports, in
+// a fresh folder. Prints one line per flow and `N passed, N failed`; exits 1 on any failure.
+// Never skips: if code-server, Chromium or a server cannot be started, the run fails and says why.
+//
+// Screenshots: test-results/e2e/<name>.png (one per flow, and failure-<n>.png on failure).
+// Logs: test-results/e2e/{servers,code-server,browser}.log.
+//
+//   node scripts/run-e2e.mjs [--no-build] [--keep]   (--keep: leave the scratch folder for inspection)
+// Env: SERVICE_HOOKS_E2E_TIMEOUT_MS (default 360000) — hard limit for the whole run;
+//      SERVICE_HOOKS_E2E_FLOW_TIMEOUT_MS (default 90000) — limit per flow.
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, openBrowser } from './lib/code-server.mjs';
+import { build, packageVsix, startDemo } from './start.mjs';
+import { Workbench } from '../test/e2e/workbench.mjs';
+import { emulatorApi, flows } from '../test/e2e/flows.mjs';
+
+const RESULTS = join(ROOT, 'test-results', 'e2e');
+const TIMEOUT_MS = Number(process.env.SERVICE_HOOKS_E2E_TIMEOUT_MS ?? 360_000);
+const FLOW_TIMEOUT_MS = Number(process.env.SERVICE_HOOKS_E2E_FLOW_TIMEOUT_MS ?? 90_000);
+const args = process.argv.slice(2);
+
+const t0 = Date.now();
+const secs = (t = t0) => ((Date.now() - t) / 1000).toFixed(1);
+const say = (line) => process.stdout.write(line + '\n');
+
+let demo;
+let browser;
+const results = [];
+let scratch;
+async function cleanup() {
+  await browser?.close().catch(() => {});
+  await demo?.stop().catch(() => {});
+  if (scratch && !args.includes('--keep')) rmSync(scratch, { recursive: true, force: true });
+}
+
+function withTimeout(promise, ms, what) {
+  let timer;
+  return Promise.race([
+    promise,
+    new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: timed out after ${ms / 1000} s`)), ms))),
+  ]).finally(() => clearTimeout(timer));
+}
+
+async function main() {
+  rmSync(RESULTS, { recursive: true, force: true });
+  mkdirSync(RESULTS, { recursive: true });
+  const serversLog = join(RESULTS, 'servers.log');
+  const browserLog = join(RESULTS, 'browser.log');
+  writeFileSync(serversLog, '');
+  writeFileSync(browserLog, '');
+
+  let vsix = join(ROOT, 'dist', 'service-hooks.vsix');
+  if (!args.includes('--no-build')) {
+    build();
+    vsix = packageVsix(vsix);
+  }
+  if (!existsSync(vsix)) throw new Error(`${vsix} is missing (run without --no-build)`);
+
+  scratch = mkdtempSync(join(tmpdir(), 'sh-e2e-'));
+  const tStart = Date.now();
+  demo = await startDemo({ dir: scratch, fixedPorts: false, vsix, sink: (l) => appendFileSync(serversLog, l + '\n') });
+  say(`e2e: set-up ready in ${secs(tStart)} s (code-server ${demo.codeServer.url}, emulator ${demo.emulatorUrl}, relay ${demo.relayUrl})`);
+
+  browser = await openBrowser({ viewport: { width: 1280, height: 800 } });
+  const { page } = browser;
+  page.on('console', (m) => appendFileSync(browserLog, `[${m.type()}] ${m.text()}\n`));
+  page.on('pageerror', (e) => appendFileSync(browserLog, `[pageerror] ${e.message}\n`));
+  const wb = new Workbench(page, { timeoutMs: 30_000 });
+  const tOpen = Date.now();
+  await wb.open(demo.openUrl, 'Service');
+  say(`e2e: workbench open in ${secs(tOpen)} s`);
+
+  const api = emulatorApi(demo);
+  const shot = (name) => wb.screenshot(join(RESULTS, `${name}.png`));
+  for (const [i, flow] of flows.entries()) {
+    const tf = Date.now();
+    try {
+      await withTimeout(flow.run({ wb, page, demo, api, shot }), FLOW_TIMEOUT_MS, `flow "${flow.name}"`);
+      results.push({ name: flow.name, ok: true });
+      say(`  ✓ ${flow.name} (${secs(tf)} s)`);
+    } catch (err) {
+      const file = join(RESULTS, `failure-${i + 1}.png`);
+      await page.screenshot({ path: file }).catch(() => {});
+      results.push({ name: flow.name, ok: false, error: err });
+      say(`  ✗ ${flow.name} (${secs(tf)} s)\n      ${String(err?.message ?? err).split('\n').join('\n      ')}\n      screenshot: ${file}`);
+      await wb.closeQuickInput().catch(() => {});
+    }
+  }
+  if (existsSync(demo.codeServerLog)) copyFileSync(demo.codeServerLog, join(RESULTS, 'code-server.log'));
+  const passed = results.filter((r) => r.ok).length;
+  const failed = results.length - passed;
+  say(`\ne2e: ${passed} passed, ${failed} failed (${secs()} s; screenshots and logs in ${RESULTS})`);
+  return failed === 0 && passed === flows.length ? 0 : 1;
+}
+
+const hardLimit = setTimeout(async () => {
+  say(`\ne2e: FAILED — the whole run exceeded its hard limit of ${TIMEOUT_MS / 1000} s (SERVICE_HOOKS_E2E_TIMEOUT_MS); stopping everything.`);
+  const passed = results.filter((r) => r.ok).length;
+  say(`e2e: ${passed} passed, ${flows.length - passed} failed`);
+  await withTimeout(cleanup(), 20_000, 'cleanup').catch(() => {});
+  process.exit(1);
+}, TIMEOUT_MS);
+
+for (const sig of ['SIGINT', 'SIGTERM']) {
+  process.once(sig, async () => {
+    say(`\ne2e: ${sig}: stopping everything`);
+    await cleanup();
+    process.exit(130);
+  });
+}
+
+main()
+  .catch((err) => {
+    say(`\ne2e: FAILED — ${err?.message ?? err}`);
+    const passed = results.filter((r) => r.ok).length;
+    say(`e2e: ${passed} passed, ${flows.length - passed} failed`);
+    return 1;
+  })
+  .then(async (code) => {
+    clearTimeout(hardLimit);
+    await cleanup();
+    process.exit(code);
+  });

@@ -1,0 +1,308 @@
+#!/usr/bin/env node
+// `npm start`: the whole loop on one machine, from a fresh clone.
+//   build → package the VSIX → code-server (fetched on demand into .cache/) with the VSIX installed →
+//   the service emulator with demo data (org acme, repo widgets, a webhook to the relay and one to an
+//   endpoint that always fails) → the relay → a sample receiver app that verifies signatures →
+//   a sample workspace whose git remote points at the emulator and whose workflow has names to port.
+// Prints the URL to open and the token to sign in with. Ctrl-C stops everything.
+//
+// The functions are exported for the UI end-to-end tests (scripts/run-e2e.mjs), which run the same
+// set-up on free ports in a fresh folder.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ROOT, ensureCodeServer, ensureSystemPackages, freePort, installVsix, log, startCodeServer, stopChild } from './lib/code-server.mjs';
+
+export const DEMO_DIR = join(ROOT, '.cache', 'demo');
+export const DEMO_SECRET = 'demo-secret';
+export const CLI = join(ROOT, 'dist', 'cli.js');
+const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+export const EXTENSION_ID = `${PKG.publisher}.${PKG.name}`.toLowerCase();
+
+function runStep(cmd, args, opts = {}) {
+  log(`$ ${cmd} ${args.join(' ')}`);
+  const r = spawnSync(cmd, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'], ...opts });
+  if (r.error) throw new Error(`${cmd} could not start: ${r.error.message}`);
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status ?? r.signal})`);
+}
+
+export function build() {
+  runStep(process.execPath, ['esbuild.mjs']);
+}
+
+/** vsce package --no-dependencies (offline). Returns the .vsix path. */
+export function packageVsix(out = join(ROOT, 'dist', 'service-hooks.vsix')) {
+  mkdirSync(join(out, '..'), { recursive: true });
+  const vsce = join(ROOT, 'node_modules', '.bin', 'vsce');
+  if (!existsSync(vsce)) throw new Error('node_modules/.bin/vsce is missing: run npm ci first');
+  runStep(vsce, ['package', '--no-dependencies', '--out', out]);
+  log(`VSIX ${out}: ${(statSync(out).size / 1024).toFixed(0)} KiB`);
+  return out;
+}
+
+export const WORKFLOW = `# A workflow written for another service: the editor flags the names to port and offers fixes.
+name: CI
+on:
+  push:
+    branches: [main]
+  pull_request:
+jobs:
+  build:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - name: Test
+        run: npm ci && npm test
+      - name: Comment on the pull request
+        if: github.event_name == 'pull_request'
+        uses: actions/github-script@v7
+        with:
+          github-token: \${{ secrets.GITHUB_TOKEN }}
+          script: |
+            console.log('PR', \${{ github.event.pull_request.number }})
+      - name: Code scanning
+        uses: github/codeql-action/analyze@v3
+        env:
+          GITHUB_TOKEN: \${{ secrets.GITHUB_TOKEN }}
+`;
+
+/** The sample workspace: git repo with a remote on the emulator, a workflow to port, settings
+ *  (base URL, relay port, forward URL — never the token). Recreated from scratch. */
+export function prepareWorkspace(dir, { emulatorUrl, relayPort, forwardUrl }) {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(join(dir, '.github', 'workflows'), { recursive: true });
+  mkdirSync(join(dir, '.vscode'), { recursive: true });
+  writeFileSync(join(dir, '.github', 'workflows', 'ci.yml'), WORKFLOW);
+  writeFileSync(join(dir, 'README.md'), '# widgets\n\nA sample repository for the service-hooks demo.\n');
+  writeFileSync(
+    join(dir, '.vscode', 'settings.json'),
+    JSON.stringify(
+      {
+        'serviceHooks.baseUrl': emulatorUrl,
+        'serviceHooks.relay.port': relayPort,
+        'serviceHooks.relay.forwardUrl': forwardUrl,
+        'git.openRepositoryInParentFolders': 'never',
+      },
+      null,
+      2,
+    ) + '\n',
+  );
+  const git = (...args) => runStep('git', args, { cwd: dir, stdio: 'ignore' });
+  git('init', '-q', '-b', 'main');
+  git('remote', 'add', 'origin', `${emulatorUrl}/acme/widgets.git`);
+  git('-c', 'user.name=demo', '-c', 'user.email=demo@example.invalid', 'add', '.');
+  git('-c', 'user.name=demo', '-c', 'user.email=demo@example.invalid', 'commit', '-q', '-m', 'sample workspace');
+  return dir;
+}
+
+/**
+ * A long-running child (own process group) whose output lines are prefixed and sent to `sink`,
+ * with every string in `redact` (strings, or functions read at each chunk) replaced by ***. Resolves once `ready()` resolves true.
+ */
+export async function startChild(name, args, { sink, redact = [], ready, timeoutMs = 30_000, cwd = ROOT }) {
+  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const out = [];
+  const onData = (buf) => {
+    let text = buf.toString();
+    for (const r of redact.map((x) => (typeof x === 'function' ? x() : x)).filter(Boolean)) text = text.split(r).join('***');
+    out.push(text);
+    for (const line of text.split('\n')) if (line.trim()) sink(`[${name}] ${line}`);
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  let exited;
+  child.on('exit', (code, signal) => (exited = code ?? signal));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (exited !== undefined) throw new Error(`${name} exited (${exited}) during start:\n${out.join('').slice(-2000)}`);
+    if (await ready(out.join('')).catch(() => false)) break;
+    if (Date.now() > deadline) {
+      await stopChild(child);
+      throw new Error(`${name} was not ready within ${timeoutMs / 1000} s:\n${out.join('').slice(-2000)}`);
+    }
+    await new Promise((r) => setTimeout(r, 150)); // polling a server's start
+  }
+  return { child, output: () => out.join(''), stop: () => stopChild(child) };
+}
+
+/** The extension's relay data folder inside a code-server data dir (context.globalStorageUri/relay):
+ *  running the demo relay there lets the editor's Relay view attach to it (it reads `<data>/token`). */
+export function editorRelayDataDir(codeServerDir) {
+  return join(codeServerDir, 'data', 'User', 'globalStorage', EXTENSION_ID, 'relay');
+}
+
+/** The emulator token: kept in `<dir>/emulator-token` (mode 0600) so an editor that signed in stays
+ *  signed in across `npm start` runs; `fresh` makes a new one. */
+function demoToken(dir, fresh) {
+  const file = join(dir, 'emulator-token');
+  if (!fresh && existsSync(file)) {
+    const t = readFileSync(file, 'utf8').trim();
+    if (t) return t;
+  }
+  const t = randomBytes(24).toString('base64url');
+  writeFileSync(file, t + '\n', { mode: 0o600 });
+  return t;
+}
+
+/**
+ * The demo set-up: receiver app → relay → emulator (--demo, its relay webhook on the relay's actual
+ * port) → sample workspace → code-server with the VSIX installed. `fixedPorts`: the documented
+ * 8787/8788 (npm start); otherwise free ports from the OS (tests). Emulator state is fresh every run.
+ * Returns the URLs, the token, and stop() (stops everything in reverse order; idempotent).
+ * `signal` (AbortSignal): aborted during start-up, it stops what already runs and throws.
+ */
+export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerPort = 0, sink = (l) => process.stdout.write(l + '\n'), vsix, freshToken = !fixedPorts, signal } = {}) {
+  ensureSystemPackages();
+  ensureCodeServer();
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first`);
+  mkdirSync(dir, { recursive: true });
+  const stops = [];
+  const stopAll = async () => {
+    for (const s of stops.splice(0).reverse()) await s().catch(() => {});
+  };
+  // Interrupted during start-up (Ctrl-C): stop what already runs instead of leaving it behind.
+  const started = (stop) => {
+    stops.push(stop);
+    if (signal?.aborted) throw new Error('interrupted during start-up');
+  };
+  try {
+    const emulatorPort = fixedPorts ? 8787 : await freePort();
+    const relayPort = fixedPorts ? 8788 : await freePort();
+    const token = demoToken(dir, freshToken);
+    const emulatorUrl = `http://127.0.0.1:${emulatorPort}`;
+    const relayUrl = `http://127.0.0.1:${relayPort}`;
+    const csDir = join(dir, 'code-server');
+    const relayData = editorRelayDataDir(csDir);
+    mkdirSync(relayData, { recursive: true });
+    const relayTokenFile = join(relayData, 'token');
+    const relayToken = () => (existsSync(relayTokenFile) ? readFileSync(relayTokenFile, 'utf8').trim() : '');
+
+    // The sample app first, so the relay has somewhere to forward.
+    const receiver = await startChild('receiver', [join(ROOT, 'scripts', 'demo', 'receiver.mjs'), '--port', '0', '--secret', DEMO_SECRET], {
+      sink,
+      ready: async (output) => /receiver listening on \S+/.test(output),
+    });
+    started(receiver.stop);
+    const appUrl = /receiver listening on (\S+)/.exec(receiver.output())[1];
+
+    // The relay before the emulator: the emulator's demo push goes to it at start-up.
+    const relay = await startChild(
+      'relay',
+      [CLI, 'relay', '--port', String(relayPort), '--host', '127.0.0.1', '--secret', DEMO_SECRET, '--forward', appUrl, '--data', relayData],
+      {
+        sink,
+        redact: [relayToken],
+        ready: async () => (await fetch(`${relayUrl}/healthz`)).ok,
+      },
+    );
+    started(relay.stop);
+
+    const statePath = join(dir, 'emulator-state.json');
+    rmSync(statePath, { force: true });
+    const emulator = await startChild(
+      'emulator',
+      [
+        CLI, 'emulate', '--demo',
+        '--port', String(emulatorPort),
+        '--host', '127.0.0.1',
+        '--token', token,
+        '--state', statePath,
+        '--demo-relay-url', `${relayUrl}/hooks/default`,
+      ],
+      {
+        sink,
+        redact: [token],
+        ready: async () => {
+          const res = await fetch(`${emulatorUrl}/api/v1/repos/acme/widgets/webhooks`, { headers: { authorization: `Bearer ${token}` } });
+          return res.ok;
+        },
+      },
+    );
+    started(emulator.stop);
+
+    const workspace = prepareWorkspace(join(dir, 'workspace'), { emulatorUrl, relayPort, forwardUrl: appUrl });
+
+    if (vsix) installVsix(vsix, csDir);
+    const logFile = join(dir, 'code-server.log');
+    writeFileSync(logFile, '');
+    const cs = await startCodeServer({ workspace, dataDir: csDir, port: codeServerPort, logFile });
+    started(cs.stop);
+
+    return {
+      token,
+      workspace,
+      emulatorUrl,
+      relayUrl,
+      relayPort,
+      relayData,
+      relayToken,
+      appUrl,
+      receiver,
+      codeServer: cs,
+      codeServerLog: logFile,
+      openUrl: `${cs.url}/?folder=${encodeURIComponent(workspace)}`,
+      stop: stopAll,
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+async function main() {
+  const t0 = Date.now();
+  let demo;
+  let stopping = false;
+  const starting = new AbortController();
+  const stop = async (signal) => {
+    if (stopping) return;
+    stopping = true;
+    if (!demo) {
+      starting.abort(); // startDemo stops what it started and throws; main's catch exits
+      process.stdout.write(`\n${signal}: stopping…\n`);
+      return;
+    }
+    process.stdout.write(`\n${signal}: stopping code-server, emulator, relay and receiver…\n`);
+    await demo?.stop();
+    process.stdout.write('stopped.\n');
+    process.exit(0);
+  };
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => void stop(sig));
+
+  build();
+  const vsix = packageVsix();
+  demo = await startDemo({ vsix, codeServerPort: Number(process.env.PORT) || (await portOr(8080)), signal: starting.signal });
+  const bar = '─'.repeat(76);
+  process.stdout.write(
+    `\n${bar}\n` +
+      `  Service Hooks demo is running (ready in ${((Date.now() - t0) / 1000).toFixed(0)} s)\n\n` +
+      `  Open:      ${demo.openUrl}\n` +
+      `  Sign in:   F1 → "Service Webhooks: Sign In", paste this emulator token:\n` +
+      `             ${demo.token}\n` +
+      `             (kept in ${relative(ROOT, join(DEMO_DIR, 'emulator-token'))}; the editor stores it in SecretStorage, never in settings)\n\n` +
+      `  Emulator:  ${demo.emulatorUrl}   (org acme, repo widgets: a webhook to the relay, one to a failing endpoint)\n` +
+      `  Relay:     ${demo.relayUrl}/hooks/default   (secret ${DEMO_SECRET}; the editor's Relay view attaches to it)\n` +
+      `  App:       ${demo.appUrl}   (scripts/demo/receiver.mjs verifies signatures)\n` +
+      `  Workspace: ${demo.workspace}   (git remote on the emulator; .github/workflows/ci.yml to port)\n` +
+      `  Logs:      ${relative(ROOT, demo.codeServerLog)} (code-server); the others below\n\n` +
+      `  Ctrl-C stops everything.\n${bar}\n\n`,
+  );
+}
+
+async function portOr(preferred) {
+  const { createServer } = await import('node:net');
+  return new Promise((resolvePort) => {
+    const s = createServer();
+    s.once('error', () => freePort().then(resolvePort));
+    s.listen(preferred, '127.0.0.1', () => s.close(() => resolvePort(preferred)));
+  });
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main().catch((err) => {
+    process.stderr.write(`\nnpm start: FAILED — ${err?.message ?? err}\n`);
+    process.exit(1);
+  });
+}

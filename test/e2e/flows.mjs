@@ -1,0 +1,180 @@
+// The UI end-to-end flows, in order (each builds on the one before: sign-in first). Each flow drives
+// the workbench like a user (palette, quick picks, tree, editor) and then checks the outcome where
+// it lands: the tree, the emulator's API, the relay's receiver app, or the file on disk.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { WORKFLOW } from '../../scripts/start.mjs';
+
+const PALETTE = 'Service Webhooks';
+
+/** Polls `fn` until it returns a truthy value (a server-side condition the page cannot show). */
+async function until(what, fn, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function assert(cond, message) {
+  if (!cond) throw new Error(message);
+}
+
+/** The emulator's REST API with the demo token (the test's own view of the service). */
+export function emulatorApi(demo) {
+  const call = async (method, path, body) => {
+    const res = await fetch(`${demo.emulatorUrl}/api/v1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${demo.token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`emulator ${method} ${path} answered ${res.status}: ${text.slice(0, 200)}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+  return {
+    webhooks: () => call('GET', '/repos/acme/widgets/webhooks'),
+    deliveries: (id) => call('GET', `/webhooks/${id}/deliveries?limit=100&offset=0`),
+  };
+}
+
+const hostPath = (url) => {
+  const u = new URL(url);
+  return `${u.host}${u.pathname}`;
+};
+
+/** The flows: { name, run(t) } with t = { wb, page, demo, api, shot(name) }. */
+export const flows = [
+  {
+    name: 'sign in with the token from the palette; the Webhooks tree shows the demo webhooks',
+    async run({ wb, demo, api, shot }) {
+      const hooks = await api.webhooks();
+      assert(hooks.length === 2, `the demo should seed 2 webhooks, the emulator lists ${hooks.length}`);
+      await wb.showContainer('Service');
+      await wb.pane('Webhooks').locator('.welcome-view-content', { hasText: 'Sign in' }).waitFor();
+      await wb.runCommand(`${PALETTE}: Sign In`);
+      await wb.submitInput(demo.token, { title: 'Sign in to the service' });
+      await wb.notification('Signed in to the service.').waitFor();
+      await wb.treeRow('Webhooks', 'acme/widgets').waitFor();
+      for (const h of hooks) await wb.treeRow('Webhooks', hostPath(h.url)).waitFor();
+      await wb.clearNotifications();
+      await shot('tree');
+    },
+  },
+  {
+    name: '"Ping Webhook" from the palette adds a ping delivery row (and the receiver app verifies it)',
+    async run({ wb, demo, api, shot }) {
+      const relayHook = (await api.webhooks()).find((h) => h.url.startsWith(demo.relayUrl));
+      assert(relayHook, `no demo webhook points at the relay ${demo.relayUrl}`);
+      const label = hostPath(relayHook.url);
+      const hookRow = wb.treeRow('Webhooks', label);
+      await wb.expand(hookRow);
+      const countsRow = await wb.rowBelow('Webhooks', hookRow);
+      await countsRow.filter({ hasText: /Deliveries \d+/ }).waitFor();
+      const before = Number(/Deliveries (\d+)/.exec(await countsRow.innerText())[1]);
+      await wb.runCommand(`${PALETTE}: Ping Webhook`);
+      await wb.waitForQuickInput('Ping Webhook');
+      await wb.pick(label);
+      await wb.notification(/Ping sent to/).waitFor();
+      // The counts row repaints with one more delivery; expanded, it lists the ping.
+      const after = wb.treeRow('Webhooks', new RegExp(`^Deliveries ${before + 1} `));
+      await wb.expand(after);
+      await wb.treeRow('Webhooks', /ping/).first().waitFor();
+      const api2 = await api.deliveries(relayHook.id);
+      assert(api2.deliveries.some((d) => d.event === 'ping'), 'the emulator lists no ping delivery for the relay webhook');
+      await until('the receiver app to verify the ping forwarded by the relay', () => /verified\s+event=ping/.test(demo.receiver.output()));
+      await shot('ping');
+    },
+  },
+  {
+    name: 'a failed delivery, then "Retry Delivery" from the palette, shows a new attempt',
+    async run({ wb, demo, api, shot }) {
+      const failHook = (await api.webhooks()).find((h) => /\/_emulator\/fail\/500$/.test(h.url));
+      assert(failHook, 'no demo webhook points at the failing endpoint');
+      const failed = await until('a failed delivery of the failing webhook', async () => (await api.deliveries(failHook.id)).deliveries.find((d) => !d.success));
+      const attemptsBefore = failed.attempts.length;
+      const label = hostPath(failHook.url);
+      await wb.showContainer('Service');
+      await wb.expand(wb.treeRow('Webhooks', label));
+      // The failing webhook's counts row: the one below its webhook row.
+      const countsRow = await wb.rowBelow('Webhooks', wb.treeRow('Webhooks', label));
+      await wb.expand(countsRow);
+      await wb.treeRow('Webhooks', /✗ 500/).first().waitFor();
+      await wb.runCommand(`${PALETTE}: Retry Delivery`);
+      await wb.waitForQuickInput('Retry Delivery');
+      await wb.pick(label);
+      await wb.waitForQuickInput('Retry Delivery: delivery');
+      await wb.pick(failed.id, { filter: failed.id });
+      await wb.notification(`Retried delivery ${failed.id}`).waitFor();
+      const now = (await api.deliveries(failHook.id)).deliveries.find((d) => d.id === failed.id);
+      assert(now.attempts.length > attemptsBefore, `the emulator shows ${now.attempts.length} attempts, expected more than ${attemptsBefore}`);
+      // In the UI: the row's tooltip counts the attempts of the refreshed record.
+      const row = wb.pane('Webhooks').locator('.monaco-list-row', { hasText: /✗ 500/ }).first();
+      await row.hover();
+      const hover = wb.page.locator('.workbench-hover, .monaco-hover', { hasText: /Attempts: \d+/ }).first();
+      await hover.waitFor();
+      const shown = Number(/Attempts: (\d+)/.exec(await hover.innerText())[1]);
+      assert(shown > attemptsBefore, `the tree shows "Attempts: ${shown}" after the retry, expected more than ${attemptsBefore}`);
+      await shot('retry');
+    },
+  },
+  {
+    name: 'the quick fix on a workflow diagnostic rewrites the file on disk',
+    async run({ wb, demo, page, shot }) {
+      const file = join(demo.workspace, '.github', 'workflows', 'ci.yml');
+      assert(readFileSync(file, 'utf8') === WORKFLOW, 'the sample workflow is not the pristine one before the quick fix');
+      await wb.openFile('ci.yml');
+      await page.locator('.monaco-editor .squiggly-error, .monaco-editor .squiggly-warning').first().waitFor();
+      // Go to the first problem (puts the cursor on it), then open the quick fix menu.
+      await page.locator('.monaco-editor .view-lines').first().click();
+      await page.keyboard.press('Control+Home');
+      await page.keyboard.press('F8');
+      await page.locator('.marker-widget').waitFor();
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+.');
+      const item = page.locator('.action-widget .action-list .monaco-list-row', { hasText: /Replace with '/ }).first();
+      await item.waitFor();
+      await shot('quickfix');
+      const title = await item.innerText();
+      const replacement = /Replace with '([^']+)'/.exec(title)[1];
+      await item.click();
+      await page.locator('.action-widget').waitFor({ state: 'hidden' });
+      await page.keyboard.press('Control+S');
+      await page.locator('.tabs-container .tab.active.dirty').waitFor({ state: 'detached' });
+      const onDisk = await until('the quick fix to reach the file on disk', () => {
+        const t = readFileSync(file, 'utf8');
+        return t !== WORKFLOW && t;
+      });
+      // Exactly one edit, and it is the offered replacement.
+      let p = 0;
+      while (p < WORKFLOW.length && WORKFLOW[p] === onDisk[p]) p++;
+      let s = 0;
+      while (s < WORKFLOW.length - p && WORKFLOW[WORKFLOW.length - 1 - s] === onDisk[onDisk.length - 1 - s]) s++;
+      const inserted = onDisk.slice(p, onDisk.length - s);
+      assert(inserted.includes(replacement) || replacement.endsWith(inserted), `the file changed by "${inserted}", expected the replacement "${replacement}"`);
+    },
+  },
+  {
+    name: 'the "Add Webhook" multi-step flow creates a webhook (the emulator lists it; the tree shows it)',
+    async run({ wb, demo, api, shot }) {
+      const url = `${demo.relayUrl}/hooks/e2e`;
+      await wb.runCommand(`${PALETTE}: Add Webhook`);
+      await wb.waitForQuickInput('Add Webhook (1/3)');
+      await wb.pick(url, { filter: url });
+      await wb.waitForQuickInput('Add Webhook (2/3)');
+      await shot('add-webhook');
+      await wb.pickMany(['push', 'release']);
+      await wb.waitForQuickInput('Add Webhook (3/3)');
+      await wb.pick('Generate a strong secret', { filter: 'Generate' });
+      await wb.notification(/Webhook created/).waitFor();
+      const created = (await api.webhooks()).find((h) => h.url === url);
+      assert(created, `the emulator does not list a webhook to ${url}`);
+      assert(JSON.stringify([...created.events].sort()) === JSON.stringify(['push', 'release']), `events ${JSON.stringify(created.events)}, expected push, release`);
+      assert(created.secret_set === true, 'the new webhook has no secret set');
+      await wb.showContainer('Service');
+      await wb.treeRow('Webhooks', hostPath(url)).waitFor();
+    },
+  },
+];
