@@ -1,12 +1,108 @@
-// Placeholder: implemented by its own issue.
-import type { Command } from '../cli/io';
+// `service-hooks emulate`: the service emulator (relay/emulator). Runs until SIGINT/SIGTERM.
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { parse, port, size } from '../cli/args';
+import { EXIT, UsageError, type Command } from '../cli/io';
+import { DEFAULT_DEMO_RELAY_URL, DEFAULT_MAX_BODY, startEmulator } from '../emulator';
+
+const TOKEN_ENV = 'SERVICE_HOOKS_EMULATOR_TOKEN';
+
+const help = `Usage: service-hooks emulate [options]
+
+A local stand-in for the service: the webhook API of spec §4 under /api/v1 (webhooks, ping,
+retry, issues/bulk, secrets), a delivery engine that signs and POSTs events to subscribed
+webhooks and retries failures after 1, 5 and 30 minutes (4 attempts), and, as an emulator
+extension, GET /api/v1/webhooks/<id>/deliveries[/<delivery_id>].
+
+Options:
+  --port N              port to listen on (default 8787; 0 picks a free port)
+  --host H              address to bind (default 127.0.0.1)
+  --token T             API token (Authorization: Bearer T); else $${TOKEN_ENV};
+                        else one is generated and printed once
+  --state FILE          keep state in FILE (atomic writes, mode 0600); default: memory only
+  --time-scale F        divide retry delays by F (60000: one minute becomes 1 ms)
+  --demo                when the state is empty: org acme, repo widgets, a webhook to the relay
+                        (secret demo-secret, all events) and one to an endpoint that always
+                        fails (push), then fire one push
+  --demo-relay-url URL  the demo relay webhook's URL (default ${DEFAULT_DEMO_RELAY_URL})
+  --max-body SIZE       request body limit (default 1mb); larger bodies get 413
+  --delivery-timeout D  per-attempt delivery time-out in ms, or 10s / 2m (default 10s)
+  -h, --help            show this help
+
+Emulator-only routes:
+  POST /_emulator/repos/<org>/<repo>/events {"event":"push","payload":{...}?}   fire an event
+  ANY  /_emulator/fail/<status>                                             answers <status>
+
+Example:
+  curl -H "Authorization: Bearer $${TOKEN_ENV}" http://127.0.0.1:8787/api/v1/repos/acme/widgets/webhooks
+`;
+
+function parseTimeout(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m)?\s*$/.exec(value);
+  if (!m || Number(m[1]) <= 0) throw new UsageError(`--delivery-timeout must be a positive duration such as 10s or 2500, got '${value}'`);
+  return Math.round(Number(m[1]) * { ms: 1, s: 1000, m: 60_000 }[(m[2] ?? 'ms') as 'ms']);
+}
 
 const command: Command = {
-  summary: '(not yet available)',
-  help: 'Usage: service-hooks emulate\n\nNot yet available in this build.',
-  async run(_argv, io) {
-    io.stderr.write('service-hooks emulate: not yet available in this build\n');
-    return 1;
+  summary: 'Run the service emulator: the webhook API, deliveries with retries, demo data',
+  help,
+  async run(argv, io) {
+    const { values } = parse(
+      argv,
+      {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        token: { type: 'string' },
+        state: { type: 'string' },
+        'time-scale': { type: 'string' },
+        demo: { type: 'boolean' },
+        'demo-relay-url': { type: 'string' },
+        'max-body': { type: 'string' },
+        'delivery-timeout': { type: 'string' },
+      },
+      false,
+    );
+    const timeScale = values['time-scale'] === undefined ? 1 : Number(values['time-scale']);
+    if (!Number.isFinite(timeScale) || timeScale <= 0) throw new UsageError(`--time-scale must be a positive number, got '${values['time-scale']}'`);
+    const demoRelayUrl = values['demo-relay-url'];
+    if (demoRelayUrl !== undefined && !/^https?:\/\/\S+$/.test(demoRelayUrl)) {
+      throw new UsageError(`--demo-relay-url must be an http(s) URL, got '${demoRelayUrl}'`);
+    }
+    if (values.token === '') throw new UsageError('--token must not be empty');
+    const envToken = io.env[TOKEN_ENV];
+    const token = values.token ?? (envToken ? envToken : undefined) ?? randomBytes(24).toString('base64url');
+    const generated = values.token === undefined && !envToken;
+
+    let emulator;
+    try {
+      emulator = await startEmulator({
+        port: port(values.port, 8787),
+        host: values.host ?? '127.0.0.1',
+        token,
+        state: values.state ? resolve(io.cwd, values.state) : undefined,
+        timeScale,
+        demo: values.demo ?? false,
+        demoRelayUrl,
+        maxBody: size(values['max-body'], DEFAULT_MAX_BODY, '--max-body'),
+        deliveryTimeoutMs: parseTimeout(values['delivery-timeout']),
+        log: (line) => io.stderr.write(`emulator: ${line}\n`),
+      });
+    } catch (err) {
+      io.stderr.write(`service-hooks emulate: ${(err as Error).message}\n`);
+      return EXIT.failure;
+    }
+    io.stdout.write(`emulator listening on ${emulator.url}\n`);
+    if (generated) io.stdout.write(`emulator token (generated, shown once): ${token}\n`);
+    const shown = generated ? token : values.token !== undefined ? '<the --token value>' : `$${TOKEN_ENV}`;
+    io.stdout.write(`list webhooks: curl -H "Authorization: Bearer ${shown}" ${emulator.url}/api/v1/repos/acme/widgets/webhooks\n`);
+    if (!io.stopSignal.aborted) {
+      await new Promise<void>((r) => io.stopSignal.addEventListener('abort', () => r(), { once: true }));
+    }
+    io.stderr.write('emulator: stopping\n');
+    await emulator.close();
+    io.stderr.write('emulator: stopped\n');
+    return EXIT.ok;
   },
 };
 export default command;

@@ -1,0 +1,147 @@
+// The service emulator: a stand-in for the documented service (spec §4) on 127.0.0.1, with the
+// delivery engine (engine.ts), the routes (router.ts) and an optional state file (persist.ts).
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DeliveryEngine, type RetryScheduled } from './engine';
+import { loadState, StateWriter } from './persist';
+import { createRouter } from './router';
+import { EmulatorStore } from './store';
+import type { DeliveryAttempt, DeliveryRecord } from './types';
+import { samplePayload } from '../../src/core/events';
+
+export { RETRY_SCHEDULE_MS, EVENT_HEADER, DELIVERY_HEADER, USER_AGENT, type RetryScheduled } from './engine';
+export type { DeliveryAttempt, DeliveryDetail, DeliveryRecord, IssueRecord, WebhookRecord } from './types';
+
+/** Request bodies above this many bytes get 413 (the spec states no limit; this is the emulator's). */
+export const DEFAULT_MAX_BODY = 1024 * 1024;
+export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
+export const DEFAULT_CONCURRENCY = 8;
+export const DEFAULT_DEMO_RELAY_URL = 'http://127.0.0.1:8788/hooks/default';
+export const DEMO_SECRET = 'demo-secret';
+
+export interface EmulatorOptions {
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** The API token every /api/v1 request must carry as a Bearer token. */
+  token: string;
+  /** State file: loaded at start, rewritten atomically (mode 0600) after changes. */
+  state?: string;
+  /** Divides the retry delays (60000: one minute becomes one millisecond). Default 1. */
+  timeScale?: number;
+  /** Seed org acme, repo widgets and two webhooks when the state is empty, and fire one push. */
+  demo?: boolean;
+  demoRelayUrl?: string;
+  /** Per-attempt delivery time-out (default 10 s). */
+  deliveryTimeoutMs?: number;
+  /** Delivery attempts in flight at once (default 8). */
+  concurrency?: number;
+  /** Request body limit in bytes (default 1 MiB). */
+  maxBody?: number;
+  /** How long ping and retry wait for their attempt before answering (default 5 s). */
+  replyWaitMs?: number;
+  /** Log lines (requests and delivery attempts; never the token or a secret). */
+  log?: (line: string) => void;
+  now?: () => Date;
+  /** Told after each recorded delivery attempt (tests await these instead of sleeping). */
+  onDeliveryAttempt?: (record: DeliveryRecord, attempt: DeliveryAttempt) => void;
+  /** Told when an automatic retry is scheduled, with the schedule's delay and the scaled one. */
+  onRetryScheduled?: (info: RetryScheduled) => void;
+}
+
+export interface EmulatorServer {
+  url: string;
+  port: number;
+  host: string;
+  /** Stops listening, cancels timers and in-flight attempts, writes the state file. */
+  close(): Promise<void>;
+}
+
+export async function startEmulator(opts: EmulatorOptions): Promise<EmulatorServer> {
+  if (typeof opts.token !== 'string' || opts.token.length === 0) throw new TypeError('startEmulator: token is required');
+  const timeScale = opts.timeScale ?? 1;
+  if (!(timeScale > 0) || !Number.isFinite(timeScale)) throw new TypeError('startEmulator: timeScale must be a positive number');
+  const host = opts.host ?? '127.0.0.1';
+  const log = opts.log ?? (() => {});
+  const now = opts.now ?? (() => new Date());
+  const loaded = opts.state ? loadState(opts.state) : undefined;
+  const store = new EmulatorStore(loaded);
+  const writer = opts.state ? new StateWriter(opts.state, () => JSON.stringify(store.data), log) : undefined;
+  const changed = () => writer?.changed();
+
+  const engine = new DeliveryEngine({
+    store,
+    now,
+    timeScale,
+    timeoutMs: opts.deliveryTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
+    concurrency: Math.max(1, opts.concurrency ?? DEFAULT_CONCURRENCY),
+    changed,
+    log,
+    onAttempt: opts.onDeliveryAttempt,
+    onRetryScheduled: opts.onRetryScheduled,
+  });
+
+  let selfUrl = '';
+  const route = createRouter({
+    store,
+    engine,
+    token: opts.token,
+    maxBody: opts.maxBody ?? DEFAULT_MAX_BODY,
+    replyWaitMs: opts.replyWaitMs ?? 5_000,
+    now,
+    selfUrl: () => selfUrl,
+    changed,
+    log,
+  });
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((err: Error) => {
+      log(`internal error on ${req.method} ${req.url}: ${err.message}`);
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'internal error' }));
+      } else res.destroy();
+    });
+  });
+  server.headersTimeout = 15_000;
+  server.requestTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 8787, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  selfUrl = `http://${urlHost === '0.0.0.0' ? '127.0.0.1' : urlHost}:${port}`;
+
+  engine.resume(); // before seeding: the demo's first attempts are queued by create()
+  if (opts.demo && store.isEmpty()) {
+    const repo = 'acme/widgets';
+    const now0 = now();
+    store.addWebhook(repo, { url: opts.demoRelayUrl ?? DEFAULT_DEMO_RELAY_URL, events: ['push', 'pull_request', 'issue', 'comment', 'release', 'pipeline', 'agent'], secret: DEMO_SECRET }, now0);
+    store.addWebhook(repo, { url: `${selfUrl}/_emulator/fail/500`, events: ['push'] }, now0);
+    changed();
+    log(`demo: seeded ${repo} with a webhook to the relay and one to an endpoint that always fails`);
+    const payload = samplePayload('push', { owner: 'acme', repo: 'widgets', baseUrl: selfUrl, now: now0 });
+    for (const w of store.webhooksOf(repo)) engine.create(w, 'push', payload);
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: selfUrl,
+    port,
+    host,
+    close() {
+      closing ??= (async () => {
+        const closed = new Promise<void>((r) => server.close(() => r()));
+        server.closeIdleConnections();
+        await engine.close();
+        server.closeAllConnections();
+        await closed;
+        await writer?.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,116 @@
+// The state file: loaded once at start, rewritten atomically (temp file, fsync, rename; mode 0600)
+// after changes. Writes are coalesced: many changes in a burst produce one or two writes.
+import { chmod, open, rename, unlink } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { StateFile } from './types';
+
+/** Reads the state file; undefined when it does not exist. Throws when it is not a valid state. */
+export function loadState(path: string): StateFile | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new Error(`cannot read the state file ${path}: ${(err as Error).message}`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`the state file ${path} is not valid JSON (${(err as Error).message}); move it away or fix it`);
+  }
+  const s = data as StateFile;
+  const isObj = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (
+    !isObj(data) ||
+    s.version !== 1 ||
+    !Number.isInteger(s.next_webhook_id) ||
+    !isObj(s.repos) ||
+    !Array.isArray(s.webhooks) ||
+    !isObj(s.deliveries) ||
+    !Object.values(s.deliveries).every(Array.isArray)
+  ) {
+    throw new Error(`the state file ${path} is not an emulator state (version 1); move it away or fix it`);
+  }
+  return s;
+}
+
+export class StateWriter {
+  private dirty = false;
+  private running: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private failed = false;
+  private stopped = false;
+
+  constructor(
+    private readonly path: string,
+    private readonly snapshot: () => string,
+    private readonly log: (line: string) => void,
+    private readonly delayMs = 20,
+  ) {}
+
+  /** Marks the state changed; a write follows shortly. */
+  changed(): void {
+    this.dirty = true;
+    if (this.timer || this.running || this.stopped) return;
+    // After a failed write, wait longer before the next one so a full disk is not hammered.
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.flush();
+    }, this.failed ? 1000 : this.delayMs);
+  }
+
+  /** Writes now if anything changed; resolves once the file on disk holds the latest state. */
+  async flush(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    while (this.running) await this.running;
+    if (!this.dirty) return;
+    this.dirty = false;
+    this.running = this.write(this.snapshot()).then(
+      () => {
+        this.failed = false;
+      },
+      (err: Error) => {
+        this.dirty = true;
+        this.failed = true;
+        this.log(`could not write the state file ${this.path}: ${err.message}`);
+      },
+    );
+    try {
+      await this.running;
+    } finally {
+      this.running = undefined;
+    }
+    if (this.dirty) this.changed();
+  }
+
+  /** Final write; no timers afterwards. */
+  async close(): Promise<void> {
+    this.stopped = true;
+    await this.flush();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private async write(text: string): Promise<void> {
+    const tmp = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.tmp`);
+    const fh = await open(tmp, 'w', 0o600);
+    try {
+      await fh.writeFile(text);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    try {
+      await chmod(tmp, 0o600);
+      await rename(tmp, this.path);
+    } catch (err) {
+      await unlink(tmp).catch(() => {});
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,90 @@
+// The emulator's records: what the API returns (docs/architecture.md "Service API as the emulator
+// serves it") and what it keeps in memory and in the state file.
+import type { EventType } from '../../src/core/events';
+
+/** Webhook record as returned by the API. The secret is never returned. */
+export interface WebhookRecord {
+  id: string;
+  url: string;
+  content_type: 'json';
+  events: EventType[];
+  secret_set: boolean;
+  created_at: string;
+}
+
+export interface DeliveryAttempt {
+  at: string;
+  success: boolean;
+  status: number | null;
+  error?: string;
+  duration_ms: number;
+}
+
+export interface DeliveryRecord {
+  id: string;
+  webhook_id: string;
+  event: string;
+  /** ISO 8601 to the second: the last attempt (the creation time before the first attempt). */
+  delivered_at: string;
+  success: boolean;
+  /** Last HTTP status; null = no response (or no attempt yet). */
+  status: number | null;
+  error?: string;
+  attempts: DeliveryAttempt[];
+  /** When the next automatic attempt is due; null when none is. */
+  next_attempt_at: string | null;
+  /** True once the delivery was retried through the manual retry endpoint. */
+  redelivery: boolean;
+}
+
+export interface DeliveryRequest {
+  headers: Record<string, string>;
+  body: string;
+}
+
+export type DeliveryDetail = DeliveryRecord & { request: DeliveryRequest };
+
+/** A webhook as stored: the record plus its repository and secret. */
+export interface StoredWebhook extends Omit<WebhookRecord, 'secret_set'> {
+  repo: string;
+  secret?: string;
+}
+
+/** A delivery as stored: the record, the exact request, and how many automatic attempts ran. */
+export interface StoredDelivery extends DeliveryRecord {
+  request: DeliveryRequest;
+  auto_attempts: number;
+}
+
+/** Issue import record (spec §2.4). */
+export interface IssueRecord {
+  number: number;
+  title: string;
+  body: string;
+  labels: unknown[];
+  assignees: unknown[];
+  state: 'open' | 'closed';
+}
+
+/** A CI secret as stored: never its value. */
+export interface StoredSecret {
+  name: string;
+  protected: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface RepoData {
+  issues: IssueRecord[];
+  secrets: StoredSecret[];
+}
+
+/** The whole persisted state (version 1). */
+export interface StateFile {
+  version: 1;
+  next_webhook_id: number;
+  repos: Record<string, RepoData>;
+  webhooks: StoredWebhook[];
+  /** Per webhook id, oldest first. */
+  deliveries: Record<string, StoredDelivery[]>;
+}
