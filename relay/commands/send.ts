@@ -238,7 +238,8 @@ const command: Command = {
       const res = await request(url, { method: 'POST', headers, body, signal: abort.signal, headersTimeout: timeout, bodyTimeout: timeout });
       const text = await res.body.text();
       const ms = Math.round(performance.now() - started);
-      io.stdout.write(`${res.statusCode} ${STATUS_CODES[res.statusCode] ?? ''} in ${ms} ms\n`.replace(/  in/, ' in'));
+      const reason = STATUS_CODES[res.statusCode];
+      io.stdout.write(`${res.statusCode}${reason ? ` ${reason}` : ''} in ${ms} ms\n`);
       if (text.trim()) io.stdout.write(`${excerpt(text)}\n`);
       return res.statusCode >= 200 && res.statusCode < 300 ? EXIT.ok : EXIT.failure;
     } catch (err) {

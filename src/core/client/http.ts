@@ -27,7 +27,7 @@ const STATUS_TEXT: Record<number, string> = {
   429: 'Too Many Requests', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
 };
 
-const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref?.());
+const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** What one attempt ended with: a response, or a failure that may be retried. */
 type Attempt = { ok: true; res: RawResponse; retryAfter?: string | string[] } | { ok: false; error: ServiceError };

@@ -77,7 +77,11 @@ export interface ServiceClientOptions {
   token?: string;
   /** Deadline per attempt for the whole exchange: connect, headers and body (default 10 s). */
   timeoutMs?: number;
-  /** Further attempts after the first, for idempotent methods only (default 3). */
+  /**
+   * Further attempts after the first (default 3), for idempotent methods only (GET, HEAD, PUT,
+   * DELETE), on 429/502/503/504 and network errors. A time-out is not retried: it already cost
+   * `timeoutMs`, and repeating it would multiply the wait.
+   */
   retries?: number;
   /** undici dispatcher (tests, proxies). Default: undici's global dispatcher. */
   dispatcher?: Dispatcher;

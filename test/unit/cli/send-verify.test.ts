@@ -2,11 +2,12 @@
 // against a real local receiver; signatures cross-checked with @octokit/webhooks-methods.
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { jsonErrorOffset } from '../../../relay/commands/send';
 import { sign } from '../../../src/core/signing';
+import { startPeer } from '../client/peer';
 import { cli, startTarget, tempDir, type TargetApp } from '../relay/helpers';
 
 interface Run {
@@ -76,6 +77,7 @@ describe('CLI send and verify (child processes)', function () {
     dir = tempDir('sh-send-verify-');
     await cli();
   });
+  after(() => rmSync(dir, { recursive: true, force: true }));
   beforeEach(async () => {
     target = await startTarget();
   });
@@ -140,6 +142,16 @@ describe('CLI send and verify (child processes)', function () {
       const down = await run(['send', 'push', '--to', 'http://127.0.0.1:1/hook']);
       assert.equal(down.code, 1);
       assert.match(down.stderr, /could not deliver to http:\/\/127\.0\.0\.1:1\/hook: .*ECONNREFUSED/);
+      const hang = await startPeer();
+      hang.handle = () => undefined;
+      try {
+        const slow = await run(['send', 'push', '--to', `${hang.url}/hook`, '--timeout', '200']);
+        assert.equal(slow.code, 1);
+        assert.match(slow.stderr, /could not deliver to .*: no answer within 200 ms/);
+        assert.equal(hang.requests.length, 1);
+      } finally {
+        await hang.close();
+      }
     });
 
     it('exits 2 on usage errors, naming the problem', async () => {
