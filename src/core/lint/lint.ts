@@ -13,8 +13,9 @@ export function lintText(text: string, options: LintOptions = {}): Finding[] {
   const doc = parseDocument(text, { prettyErrors: false });
   if (doc.errors.length > 0) {
     for (const err of doc.errors) {
-      const [start, end] = err.pos;
-      rep.add('yaml-syntax', 'error', `invalid YAML: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`, start, Math.max(0, end - start));
+      const start = Math.min(err.pos[0], text.length);
+      const end = Math.min(Math.max(err.pos[1], start), text.length);
+      rep.add('yaml-syntax', 'error', `invalid YAML: ${err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`, start, end - start);
     }
     return rep.findings;
   }

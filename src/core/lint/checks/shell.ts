@@ -1,4 +1,4 @@
-// `$NAME`, `${NAME}` (also `${NAME:-…}`) and `$env:NAME` in run scripts, outside `${{ }}` spans.
+// `$NAME`, `${NAME}` (also `${NAME:-…}`, `${#NAME}`) and `$env:NAME` in run scripts, outside `${{ }}` spans.
 // Prose that names the variable without `$` stays untouched.
 import type { RenameRule } from '../types';
 import type { Reporter, StringScalar } from './base';
@@ -9,7 +9,7 @@ function pattern(name: string): RegExp {
   let re = patterns.get(name);
   if (!re) {
     const n = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    re = new RegExp(`(?:\\$\\{(?=${n}[}:#%/^,@\\[])|\\$[Ee][Nn][Vv]:|\\$)${n}(?![A-Za-z0-9_])`, 'g');
+    re = new RegExp(`(?:\\$\\{[#!]?(?=${n}[}:#%/^,@\\[])|\\$[Ee][Nn][Vv]:|\\$)${n}(?![A-Za-z0-9_])`, 'g');
     patterns.set(name, re);
   }
   return re;

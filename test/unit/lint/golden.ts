@@ -1,0 +1,40 @@
+// Golden-file helpers shared by the fixture and corpus tests: actionlint-style `.out` lines and
+// `.fixed.yml` files, regenerated with UPDATE_GOLDEN=1 (then reviewed by hand before committing).
+import { strict as assert } from 'node:assert';
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { applyFixes, lintText, type Finding, type LintOptions } from '../../../src/core/lint';
+
+export const UPDATE = process.env.UPDATE_GOLDEN === '1';
+
+export function formatOut(name: string, findings: readonly Finding[]): string {
+  return findings.map((f) => `${name}:${f.line}:${f.column}: ${f.severity} ${f.message} [${f.rule}]\n`).join('');
+}
+
+function expectFile(path: string, actual: string): void {
+  if (UPDATE) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, actual);
+    return;
+  }
+  assert.ok(existsSync(path), `missing golden file ${path} (run with UPDATE_GOLDEN=1, then review it)`);
+  assert.equal(actual, readFileSync(path, 'utf8'), `differs from ${path}`);
+}
+
+/** Lints `source`, compares with `<out>` and `<fixed>`, and checks the fix is idempotent. */
+export function checkGolden(source: string, name: string, outPath: string, fixedPath: string | undefined, options: LintOptions = {}): void {
+  const text = readFileSync(source, 'utf8');
+  const findings = lintText(text, options);
+  expectFile(outPath, formatOut(name, findings));
+  const fixed = applyFixes(text, findings);
+  if (fixedPath) expectFile(fixedPath, fixed);
+  else assert.equal(fixed, text, `${name}: the fix changed the file but there is no .fixed.yml`);
+  for (const f of findings) {
+    assert.ok(f.offset >= 0 && f.offset + f.length <= text.length, `${name}: range inside the text`);
+    if (f.replacement !== undefined) assert.equal(f.severity, 'error', `${name}: a finding with a fix is an error`);
+    else assert.equal(f.severity === 'error', f.rule === 'yaml-syntax', `${name}: only yaml-syntax is an error without a fix`);
+  }
+  const again = lintText(fixed, options);
+  assert.deepEqual(again.filter((f) => f.replacement !== undefined), [], `${name}: a second fix would change something`);
+  assert.equal(applyFixes(fixed, again), fixed);
+}
