@@ -1,63 +1,125 @@
 // Benchmark: first paint of a webhook holding 10,000 deliveries in the Webhooks view.
-// Measures the path getChildren takes (JSON page from the deliveries endpoint → nodes → rows)
-// for the paged tree (first page + "Load more…") against rendering every delivery at once.
-// With SERVICE_HOOKS_BENCH_BASE_URL + _TOKEN + _WEBHOOK set, it also times the real endpoint.
-// A benchmark, not a test: it prints figures measured in this run.
+// The path the tree takes when the user expands "Deliveries N · ✓ N · ✗ N": the service client asks
+// the deliveries endpoint of a real emulator (loaded from a state file with 10,000 deliveries) for
+// a page, then the view model turns the page into rows. Paged (first page + "Load more…", what the
+// extension does) against fetching every delivery (pages of 100, the emulator's cap) before painting.
+// With SERVICE_HOOKS_BENCH_BASE_URL + _TOKEN + _WEBHOOK set, it times that service instead.
+// A benchmark, not a test: it prints figures measured in this run and writes bench/results/tree.json.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { DEFAULT_PAGE_SIZE, PagedList, deliveryChildren, webhookRow, type DeliveryView, type WebhookView } from '../src/core/tree';
+import { ServiceClient } from '../src/core/client';
+import { DEFAULT_PAGE_SIZE, deliveryChildren, PagedList, webhookRow, type DeliveryView, type WebhookView } from '../src/core/tree';
+import { startEmulator } from '../relay/emulator';
+import type { StateFile, StoredDelivery } from '../relay/emulator/types';
 
 const N = 10_000;
+const RUNS = 21;
+const TOKEN = 'bench-token';
 const repo = { owner: 'acme', repo: 'widgets' };
-const hook: WebhookView = { id: 'wh_bench', url: 'http://127.0.0.1:8788/hooks/default', content_type: 'json', events: ['push'], secret_set: true };
 
-const records: DeliveryView[] = Array.from({ length: N }, (_, i) => ({
-  id: `0190f3c2-${i.toString(16).padStart(8, '0')}`,
-  webhook_id: hook.id,
-  event: i % 3 ? 'push' : 'pull_request',
-  delivered_at: new Date(Date.UTC(2026, 10, 22) - i * 1000).toISOString().replace(/\.\d+Z$/, 'Z'),
-  success: i % 7 !== 0,
-  status: i % 7 !== 0 ? 200 : 500,
-  attempts: [{ at: '2026-11-22T00:00:00Z', success: true, status: 200, duration_ms: 3 }],
-  redelivery: false,
-}));
+function stateWith(n: number): StateFile {
+  const created = '2026-11-22T00:00:00Z';
+  const deliveries: StoredDelivery[] = Array.from({ length: n }, (_, i) => {
+    const ok = i % 7 !== 0;
+    const at = new Date(Date.UTC(2026, 10, 22) + i * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
+    return {
+      id: `0190f3c2-0000-7000-8000-${i.toString(16).padStart(12, '0')}`,
+      webhook_id: '1',
+      event: i % 3 ? 'push' : 'pull_request',
+      delivered_at: at,
+      success: ok,
+      status: ok ? 200 : 500,
+      attempts: [{ at, success: ok, status: ok ? 200 : 500, duration_ms: 3 }],
+      next_attempt_at: null,
+      redelivery: false,
+      request: { headers: { 'content-type': 'application/json' }, body: '{"event":"push"}' },
+      auto_attempts: 4,
+    };
+  });
+  return {
+    version: 1,
+    next_webhook_id: 2,
+    repos: { 'acme/widgets': { issues: [], secrets: [] } },
+    webhooks: [{ id: '1', repo: 'acme/widgets', url: 'http://127.0.0.1:9/hook', content_type: 'json', events: ['push', 'pull_request'], created_at: created }],
+    deliveries: { '1': deliveries },
+  };
+}
 
-function paint(count: number): number {
-  // what the endpoint would send for `limit=count`, parsed as the client does
-  const body = JSON.stringify({ total: N, successful: 0, failed: 0, deliveries: records.slice(0, count) });
+/** Time until the rows of the first screen exist: fetch pages of `limit` (every page when `all`), then paint. */
+async function firstPaint(client: ServiceClient, hook: WebhookView, limit: number, all = false): Promise<number> {
   const t0 = performance.now();
-  const page = JSON.parse(body) as { total: number; deliveries: DeliveryView[] };
-  const list = new PagedList<DeliveryView>(page.total);
-  list.append(page.deliveries, page.total);
+  let list: PagedList<DeliveryView> | undefined;
+  do {
+    const page = await client.listDeliveries(hook.id, { limit, offset: list?.items.length ?? 0 });
+    if (!page.offered) throw new Error(`the deliveries endpoint is not offered: ${page.reason}`);
+    if (page.deliveries.length === 0) break;
+    list ??= new PagedList(page.total);
+    list.append(page.deliveries, page.total);
+  } while (all && list.items.length < list.total);
+  if (!list) throw new Error('no deliveries');
   const rows = deliveryChildren(repo, hook, list.items, list.total, 'service').map(webhookRow);
-  if (rows.length === 0) throw new Error('no rows');
+  if (rows.length < list.items.length) throw new Error(`painted ${rows.length} rows for ${list.items.length} deliveries`);
   return performance.now() - t0;
 }
 
-function median(f: () => number, runs = 21): number {
-  for (let i = 0; i < 3; i++) f(); // warm-up
-  const xs = Array.from({ length: runs }, f).sort((a, b) => a - b);
-  return xs[Math.floor(runs / 2)]!;
+async function median(f: () => Promise<number>): Promise<number> {
+  for (let i = 0; i < 3; i++) await f(); // warm-up
+  const xs: number[] = [];
+  for (let i = 0; i < RUNS; i++) xs.push(await f());
+  return xs.sort((a, b) => a - b)[Math.floor(RUNS / 2)]!;
 }
 
-async function endpoint(): Promise<void> {
-  const base = process.env.SERVICE_HOOKS_BENCH_BASE_URL;
-  const token = process.env.SERVICE_HOOKS_BENCH_TOKEN;
-  const webhook = process.env.SERVICE_HOOKS_BENCH_WEBHOOK;
-  if (!base || !token || !webhook) {
-    console.log('endpoint: set SERVICE_HOOKS_BENCH_BASE_URL/_TOKEN/_WEBHOOK to time the real deliveries endpoint');
-    return;
+async function main(): Promise<void> {
+  const external = process.env.SERVICE_HOOKS_BENCH_BASE_URL;
+  const dir = mkdtempSync(join(tmpdir(), 'sh-bench-tree-'));
+  let close = async () => {};
+  let baseUrl: string;
+  let token: string;
+  let hookId: string;
+  if (external) {
+    baseUrl = external;
+    token = process.env.SERVICE_HOOKS_BENCH_TOKEN ?? '';
+    hookId = process.env.SERVICE_HOOKS_BENCH_WEBHOOK ?? '';
+  } else {
+    const state = join(dir, 'state.json');
+    writeFileSync(state, JSON.stringify(stateWith(N)), { mode: 0o600 });
+    const emu = await startEmulator({ port: 0, host: '127.0.0.1', token: TOKEN, state, log: () => {} });
+    close = () => emu.close();
+    baseUrl = emu.url;
+    token = TOKEN;
+    hookId = '1';
   }
-  const t0 = performance.now();
-  const res = await fetch(`${base}/api/v1/webhooks/${webhook}/deliveries?limit=${DEFAULT_PAGE_SIZE}&offset=0`, { headers: { authorization: `Bearer ${token}` } });
-  const page = (await res.json()) as { total: number; deliveries: DeliveryView[] };
-  deliveryChildren(repo, hook, page.deliveries, page.total, 'service').map(webhookRow);
-  console.log(`endpoint: first page of ${page.total} deliveries fetched and painted in ${(performance.now() - t0).toFixed(1)} ms`);
+  try {
+    const client = new ServiceClient({ baseUrl, token });
+    const hook = (await client.listWebhooks(repo)).find((h) => h.id === hookId);
+    if (!hook) throw new Error(`webhook ${hookId} not found in acme/widgets`);
+    const paged = await median(() => firstPaint(client, hook, DEFAULT_PAGE_SIZE));
+    const all = await median(() => firstPaint(client, hook, 100, true));
+    const result = {
+      deliveries: N,
+      service: external ? baseUrl : 'emulator (in process)',
+      pageSize: DEFAULT_PAGE_SIZE,
+      pagedMs: +paged.toFixed(2),
+      allAtOnceMs: +all.toFixed(2),
+      ratio: +(all / paged).toFixed(1),
+      targetMs: 200,
+    };
+    console.log(`tree first paint, ${N} deliveries (${result.service}; request + parse + rows, median of ${RUNS}):`);
+    console.log(`  paged (first ${DEFAULT_PAGE_SIZE} + "Load more…"):     ${result.pagedMs} ms   target < 200 ms: ${paged < 200 ? 'met' : 'NOT met'}`);
+    console.log(`  every delivery first (pages of 100): ${result.allAtOnceMs} ms`);
+    console.log(`  ratio: paging is ${result.ratio}× faster`);
+    const out = resolve(__dirname, 'results');
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, 'tree.json'), JSON.stringify(result, null, 2) + '\n');
+  } finally {
+    await close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
-const paged = median(() => paint(DEFAULT_PAGE_SIZE));
-const all = median(() => paint(N));
-console.log(`tree first paint, ${N} deliveries:`);
-console.log(`  paged (first ${DEFAULT_PAGE_SIZE} + "Load more…"): ${paged.toFixed(3)} ms (median of 21)`);
-console.log(`  everything at once:                 ${all.toFixed(3)} ms (median of 21)`);
-console.log(`  ratio: paging is ${(all / paged).toFixed(0)}× faster`);
-void endpoint();
+main().catch((err) => {
+  console.error(`bench:tree failed: ${(err as Error).stack ?? err}`);
+  process.exit(1);
+});
