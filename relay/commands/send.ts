@@ -228,7 +228,8 @@ const command: Command = {
       headers[k] = v;
     }
 
-    io.stdout.write(`POST ${url.href}  ${event}  delivery ${deliveryId}  ${body.length} bytes${values.secret !== undefined ? '  signed' : '  unsigned'}\n`);
+    const shown = url.username || url.password ? url.href.replace(/\/\/[^@/]*@/, '//***@') : url.href;
+    io.stdout.write(`POST ${shown}  ${event}  delivery ${deliveryId}  ${body.length} bytes${values.secret !== undefined ? '  signed' : '  unsigned'}\n`);
     const started = performance.now();
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), timeout);
@@ -247,7 +248,7 @@ const command: Command = {
       const why = abort.signal.aborted
         ? io.stopSignal.aborted ? 'interrupted' : `no answer within ${timeout} ms`
         : [e.code, e.message].filter(Boolean).join(' ');
-      io.stderr.write(`service-hooks send: could not deliver to ${url.href}: ${why}\n`);
+      io.stderr.write(`service-hooks send: could not deliver to ${shown}: ${why}\n`);
       return EXIT.failure;
     } finally {
       clearTimeout(timer);

@@ -139,9 +139,10 @@ describe('CLI send and verify (child processes)', function () {
       const failed = await run(['send', 'push', '--to', target.url]);
       assert.equal(failed.code, 1);
       assert.match(failed.stdout, /^500 Internal Server Error in \d+ ms$/m);
-      const down = await run(['send', 'push', '--to', 'http://127.0.0.1:1/hook']);
+      const down = await run(['send', 'push', '--to', 'http://user:pa55word@127.0.0.1:1/hook']);
       assert.equal(down.code, 1);
-      assert.match(down.stderr, /could not deliver to http:\/\/127\.0\.0\.1:1\/hook: .*ECONNREFUSED/);
+      assert.match(down.stderr, /could not deliver to http:\/\/\*\*\*@127\.0\.0\.1:1\/hook: .*ECONNREFUSED/);
+      assert.ok(!`${down.stdout}${down.stderr}`.includes('pa55word'), 'credentials in --to are not printed');
       const hang = await startPeer();
       hang.handle = () => undefined;
       try {
