@@ -1,24 +1,13 @@
 // Golden tests over the starter-workflows corpus: every file's findings (.out) and fixed text
 // (.fixed.yml where the fix changes the file), as reviewed by hand in test/fixtures/corpus/expected.
 import { strict as assert } from 'node:assert';
-import { existsSync, readdirSync, unlinkSync } from 'node:fs';
+import { existsSync, unlinkSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { applyFixes, lintText } from '../../../src/core/lint';
 import { readFileSync } from 'node:fs';
-import { UPDATE, checkGolden } from './golden';
+import { CORPUS, UPDATE, checkGolden, corpusFiles } from './golden';
 
-export const CORPUS = resolve(__dirname, '../../fixtures/corpus/starter-workflows');
 const EXPECTED = resolve(__dirname, '../../fixtures/corpus/expected');
-
-export function corpusFiles(dir = CORPUS): string[] {
-  const out: string[] = [];
-  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) out.push(...corpusFiles(p));
-    else if (/\.ya?ml$/.test(e.name)) out.push(p);
-  }
-  return out;
-}
 
 describe('lint corpus (starter-workflows)', () => {
   const files = corpusFiles();

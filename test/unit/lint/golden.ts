@@ -1,8 +1,8 @@
 // Golden-file helpers shared by the fixture and corpus tests: actionlint-style `.out` lines and
 // `.fixed.yml` files, regenerated with UPDATE_GOLDEN=1 (then reviewed by hand before committing).
 import { strict as assert } from 'node:assert';
-import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { applyFixes, lintText, type Finding, type LintOptions } from '../../../src/core/lint';
 
 export const UPDATE = process.env.UPDATE_GOLDEN === '1';
@@ -38,3 +38,16 @@ export function checkGolden(source: string, name: string, outPath: string, fixed
   assert.deepEqual(again.filter((f) => f.replacement !== undefined), [], `${name}: a second fix would change something`);
   assert.equal(applyFixes(fixed, again), fixed);
 }
+
+export const CORPUS = resolve(__dirname, '../../fixtures/corpus/starter-workflows');
+
+export function corpusFiles(dir = CORPUS): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...corpusFiles(p));
+    else if (/\.ya?ml$/.test(e.name)) out.push(p);
+  }
+  return out;
+}
+
