@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { parse, port, size } from '../cli/args';
 import { EXIT, UsageError, type Command } from '../cli/io';
-import { DEFAULT_DEMO_RELAY_URL, DEFAULT_MAX_BODY, startEmulator } from '../emulator';
+import { DEFAULT_DEMO_RELAY_URL, DEFAULT_MAX_BODY, startEmulator, type EmulatorOptions } from '../emulator';
 
 const TOKEN_ENV = 'SERVICE_HOOKS_EMULATOR_TOKEN';
 
@@ -74,20 +74,23 @@ const command: Command = {
     const token = values.token ?? (envToken ? envToken : undefined) ?? randomBytes(24).toString('base64url');
     const generated = values.token === undefined && !envToken;
 
+    const maxBody = size(values['max-body'], DEFAULT_MAX_BODY, '--max-body');
+    if (maxBody < 1) throw new UsageError('--max-body must be at least 1 byte');
+    const options: EmulatorOptions = {
+      port: port(values.port, 8787),
+      host: values.host ?? '127.0.0.1',
+      token,
+      state: values.state ? resolve(io.cwd, values.state) : undefined,
+      timeScale,
+      demo: values.demo ?? false,
+      demoRelayUrl,
+      maxBody,
+      deliveryTimeoutMs: parseTimeout(values['delivery-timeout']),
+      log: (line) => io.stderr.write(`emulator: ${line}\n`),
+    };
     let emulator;
     try {
-      emulator = await startEmulator({
-        port: port(values.port, 8787),
-        host: values.host ?? '127.0.0.1',
-        token,
-        state: values.state ? resolve(io.cwd, values.state) : undefined,
-        timeScale,
-        demo: values.demo ?? false,
-        demoRelayUrl,
-        maxBody: size(values['max-body'], DEFAULT_MAX_BODY, '--max-body'),
-        deliveryTimeoutMs: parseTimeout(values['delivery-timeout']),
-        log: (line) => io.stderr.write(`emulator: ${line}\n`),
-      });
+      emulator = await startEmulator(options);
     } catch (err) {
       io.stderr.write(`service-hooks emulate: ${(err as Error).message}\n`);
       return EXIT.failure;
