@@ -35,7 +35,8 @@
 //   GET  /_emulator/repos/<org>/<repo>/secrets               → 200 [{ name, protected, created_at, updated_at }]
 //   ANY  /_emulator/fail/<status>                            → answers <status> (200–599), no auth
 //
-// Repositories need no set-up: any <org>/<repo> exists on first use.
+// Repositories need no set-up: any <org>/<repo> exists on first use (names: letters, digits, . _ -;
+// anything else is 404).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { samplePayload, type EventType } from '../../src/core/events';
 import { authorized, readJson, readRaw, sendEmpty, sendError, sendJson } from './http';
@@ -67,6 +68,8 @@ interface Route {
 }
 
 const SEG = '([^/]+)';
+/** Organization and repository names. */
+const NAME_RE = /^[A-Za-z0-9._-]{1,100}$/;
 
 export function createRouter(ctx: RouterContext): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const { store, engine } = ctx;
@@ -332,6 +335,10 @@ export function createRouter(ctx: RouterContext): (req: IncomingMessage, res: Se
       } catch {
         req.resume();
         return sendError(res, 400, 'malformed percent-encoding in the path');
+      }
+      if (/^\/(api\/v1|_emulator)\/repos\//.test(path) && !params.slice(0, 2).every((n) => NAME_RE.test(n) && n !== '.' && n !== '..')) {
+        req.resume();
+        return sendError(res, 404, 'no such repository: organization and repository names hold letters, digits, ".", "_" and "-"');
       }
       const handler = r.methods[method];
       if (!handler) {

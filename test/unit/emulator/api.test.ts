@@ -173,6 +173,9 @@ describe('emulator API', () => {
       assert.equal(r.status, 404);
       assert.match(r.json.error, /no such endpoint/);
       assert.equal((await h.api('GET', '/')).status, 404);
+      assert.equal((await h.api('GET', '/api/v1/repos/acme%2Fx/widgets/webhooks')).status, 404, 'a slash inside a name');
+      assert.equal((await h.api('GET', '/api/v1/repos/../widgets/webhooks')).status, 404);
+      assert.equal((await h.api('GET', '/api/v1/repos/a%20b/widgets/webhooks')).status, 404);
       assert.equal((await h.api('POST', '/api/v1/webhooks/999/ping')).status, 404);
       assert.equal((await h.api('GET', '/api/v1/webhooks/999/deliveries')).status, 404);
       const w = await addHook(h, REPO, rx.url, ['push']);
