@@ -2,6 +2,7 @@
 // events, the §8 retry schedule (asserted from the recorded schedule, not wall time), ping,
 // manual retry, a hanging receiver cut off by the time-out, and bounded concurrency.
 import { strict as assert } from 'node:assert';
+import { createServer, type ServerResponse } from 'node:http';
 import { verify } from '../../../src/core/signing';
 import { samplePayload } from '../../../src/core/events';
 import { RETRY_SCHEDULE_MS } from '../../../relay/emulator';
@@ -224,6 +225,33 @@ describe('emulator delivery engine', () => {
     assert.ok(hung.next_attempt_at, 'a timed-out attempt is retried later');
     const good = await h.attemptsOf(okId, 1);
     assert.equal(good.success, true, 'the queue moved on with its single slot');
+  });
+
+  it('counts a receiver that answers 200 and then stalls its body as delivered, and frees the slot', async () => {
+    const stalled: ServerResponse[] = [];
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('partial'); // never ended
+        stalled.push(res);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      h = await start({ timeScale: 1, deliveryTimeoutMs: 200, concurrency: 1 });
+      await addHook(h, REPO, `http://127.0.0.1:${(server.address() as { port: number }).port}/`, ['push']);
+      const ok = await receiver(200);
+      await addHook(h, REPO, ok.url, ['push']);
+      const fired = await fire(h, REPO, 'push');
+      const first = await h.attemptsOf(fired[0]!.id, 1);
+      assert.deepEqual([first.success, first.status], [true, 200]);
+      assert.equal((await h.attemptsOf(fired[1]!.id, 1)).success, true, 'the single slot was released');
+    } finally {
+      for (const r of stalled) r.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 
   it('runs at most `concurrency` attempts at once; the rest wait for a slot', async () => {
