@@ -8,7 +8,10 @@
 // Screenshots: test-results/e2e/<name>.png (one per flow, and failure-<n>.png on failure).
 // Logs: test-results/e2e/{servers,code-server,browser}.log.
 //
-//   node scripts/run-e2e.mjs [--no-build] [--keep]   (--keep: leave the scratch folder for inspection)
+//   node scripts/run-e2e.mjs [--no-build] [--keep] [--grep TEXT] [--update-docs]
+//   --keep: leave the scratch folder for inspection; --grep: run only the flows whose name contains
+//   TEXT (for working on one flow; the summary says how many were left out); --update-docs: after a
+//   fully passing run, copy the README's screenshots (DOC_SHOTS) into docs/.
 // Env: SERVICE_HOOKS_E2E_TIMEOUT_MS (default 360000) — hard limit for the whole run;
 //      SERVICE_HOOKS_E2E_FLOW_TIMEOUT_MS (default 90000) — limit per flow.
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,9 +23,13 @@ import { Workbench } from '../test/e2e/workbench.mjs';
 import { emulatorApi, flows } from '../test/e2e/flows.mjs';
 
 const RESULTS = join(ROOT, 'test-results', 'e2e');
+/** test-results/e2e/<key>.png → docs/<value>.png with --update-docs */
+const DOC_SHOTS = { deliveries: 'tree', retry: 'retry', quickfix: 'quickfix', 'add-webhook': 'add-webhook' };
 const TIMEOUT_MS = Number(process.env.SERVICE_HOOKS_E2E_TIMEOUT_MS ?? 360_000);
 const FLOW_TIMEOUT_MS = Number(process.env.SERVICE_HOOKS_E2E_FLOW_TIMEOUT_MS ?? 90_000);
 const args = process.argv.slice(2);
+const grep = args.includes('--grep') ? args[args.indexOf('--grep') + 1] ?? '' : undefined;
+const selected = grep === undefined ? flows : flows.filter((f) => f.name.includes(grep));
 
 const t0 = Date.now();
 const secs = (t = t0) => ((Date.now() - t) / 1000).toFixed(1);
@@ -77,7 +84,8 @@ async function main() {
 
   const api = emulatorApi(demo);
   const shot = (name) => wb.screenshot(join(RESULTS, `${name}.png`));
-  for (const [i, flow] of flows.entries()) {
+  if (selected.length === 0) throw new Error(`--grep ${JSON.stringify(grep)} selects no flow`);
+  for (const [i, flow] of selected.entries()) {
     const tf = Date.now();
     try {
       await withTimeout(flow.run({ wb, page, demo, api, shot }), FLOW_TIMEOUT_MS, `flow "${flow.name}"`);
@@ -88,20 +96,30 @@ async function main() {
       await page.screenshot({ path: file }).catch(() => {});
       results.push({ name: flow.name, ok: false, error: err });
       say(`  ✗ ${flow.name} (${secs(tf)} s)\n      ${String(err?.message ?? err).split('\n').join('\n      ')}\n      screenshot: ${file}`);
+      // Leave no widget open for the next flow (quick input, code action menu, peek view).
+      for (let k = 0; k < 3; k++) await page.keyboard.press('Escape').catch(() => {});
       await wb.closeQuickInput().catch(() => {});
     }
   }
   if (existsSync(demo.codeServerLog)) copyFileSync(demo.codeServerLog, join(RESULTS, 'code-server.log'));
   const passed = results.filter((r) => r.ok).length;
   const failed = results.length - passed;
-  say(`\ne2e: ${passed} passed, ${failed} failed (${secs()} s; screenshots and logs in ${RESULTS})`);
-  return failed === 0 && passed === flows.length ? 0 : 1;
+  const left = flows.length - selected.length;
+  say(`\ne2e: ${passed} passed, ${failed} failed${left ? ` (${left} not selected by --grep)` : ''} (${secs()} s; screenshots and logs in ${RESULTS})`);
+  const ok = failed === 0 && passed === selected.length;
+  if (ok && args.includes('--update-docs')) {
+    for (const [from, to] of Object.entries(DOC_SHOTS)) {
+      if (existsSync(join(RESULTS, `${from}.png`))) copyFileSync(join(RESULTS, `${from}.png`), join(ROOT, 'docs', `${to}.png`));
+    }
+    say(`e2e: copied ${Object.values(DOC_SHOTS).map((n) => `docs/${n}.png`).join(', ')}`);
+  }
+  return ok ? 0 : 1;
 }
 
 const hardLimit = setTimeout(async () => {
   say(`\ne2e: FAILED — the whole run exceeded its hard limit of ${TIMEOUT_MS / 1000} s (SERVICE_HOOKS_E2E_TIMEOUT_MS); stopping everything.`);
   const passed = results.filter((r) => r.ok).length;
-  say(`e2e: ${passed} passed, ${flows.length - passed} failed`);
+  say(`e2e: ${passed} passed, ${selected.length - passed} failed`);
   await withTimeout(cleanup(), 20_000, 'cleanup').catch(() => {});
   process.exit(1);
 }, TIMEOUT_MS);
@@ -118,7 +136,7 @@ main()
   .catch((err) => {
     say(`\ne2e: FAILED — ${err?.message ?? err}`);
     const passed = results.filter((r) => r.ok).length;
-    say(`e2e: ${passed} passed, ${flows.length - passed} failed`);
+    say(`e2e: ${passed} passed, ${selected.length - passed} failed`);
     return 1;
   })
   .then(async (code) => {

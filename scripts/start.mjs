@@ -101,8 +101,8 @@ export function prepareWorkspace(dir, { emulatorUrl, relayPort, forwardUrl }) {
  * A long-running child (own process group) whose output lines are prefixed and sent to `sink`,
  * with every string in `redact` (strings, or functions read at each chunk) replaced by ***. Resolves once `ready()` resolves true.
  */
-export async function startChild(name, args, { sink, redact = [], ready, timeoutMs = 30_000, cwd = ROOT }) {
-  const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+export async function startChild(name, args, { sink, redact = [], ready, timeoutMs = 30_000, cwd = ROOT, env = {} }) {
+  const child = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const out = [];
   const onData = (buf) => {
     let text = buf.toString();
@@ -207,12 +207,12 @@ export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerP
         CLI, 'emulate', '--demo',
         '--port', String(emulatorPort),
         '--host', '127.0.0.1',
-        '--token', token,
         '--state', statePath,
         '--demo-relay-url', `${relayUrl}/hooks/default`,
       ],
       {
         sink,
+        env: { SERVICE_HOOKS_EMULATOR_TOKEN: token }, // not on the command line, where `ps` shows it
         redact: [token],
         ready: async () => {
           const res = await fetch(`${emulatorUrl}/api/v1/repos/acme/widgets/webhooks`, { headers: { authorization: `Bearer ${token}` } });
@@ -251,11 +251,12 @@ export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerP
   }
 }
 
+const starting = new AbortController();
+
 async function main() {
   const t0 = Date.now();
   let demo;
   let stopping = false;
-  const starting = new AbortController();
   const stop = async (signal) => {
     if (stopping) return;
     stopping = true;
@@ -302,6 +303,10 @@ async function portOr(preferred) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   main().catch((err) => {
+    if (starting.signal.aborted) {
+      process.stdout.write('stopped (interrupted during start-up).\n');
+      process.exit(130);
+    }
     process.stderr.write(`\nnpm start: FAILED — ${err?.message ?? err}\n`);
     process.exit(1);
   });

@@ -53,6 +53,7 @@ export const flows = [
       const hooks = await api.webhooks();
       assert(hooks.length === 2, `the demo should seed 2 webhooks, the emulator lists ${hooks.length}`);
       await wb.showContainer('Service');
+      await wb.resizeSidebar(470);
       await wb.pane('Webhooks').locator('.welcome-view-content', { hasText: 'Sign in' }).waitFor();
       await wb.runCommand(`${PALETTE}: Sign In`);
       await wb.submitInput(demo.token, { title: 'Sign in to the service' });
@@ -110,6 +111,8 @@ export const flows = [
       await wb.notification(`Retried delivery ${failed.id}`).waitFor();
       const now = (await api.deliveries(failHook.id)).deliveries.find((d) => d.id === failed.id);
       assert(now.attempts.length > attemptsBefore, `the emulator shows ${now.attempts.length} attempts, expected more than ${attemptsBefore}`);
+      await wb.clearNotifications();
+      await shot('deliveries');
       // In the UI: the row's tooltip counts the attempts of the refreshed record.
       const row = wb.pane('Webhooks').locator('.monaco-list-row', { hasText: /✗ 500/ }).first();
       await row.hover();
@@ -125,6 +128,7 @@ export const flows = [
     async run({ wb, demo, page, shot }) {
       const file = join(demo.workspace, '.github', 'workflows', 'ci.yml');
       assert(readFileSync(file, 'utf8') === WORKFLOW, 'the sample workflow is not the pristine one before the quick fix');
+      await wb.clearNotifications();
       await wb.openFile('ci.yml');
       await page.locator('.monaco-editor .squiggly-error, .monaco-editor .squiggly-warning').first().waitFor();
       // Go to the first problem (puts the cursor on it), then open the quick fix menu.
@@ -132,14 +136,22 @@ export const flows = [
       await page.keyboard.press('Control+Home');
       await page.keyboard.press('F8');
       await page.locator('.marker-widget').waitFor();
-      await page.keyboard.press('Escape');
+      // Close the problem peek (Escape; the first one may go to a hover or a toast), keep the cursor.
+      for (let k = 0; k < 5 && (await page.locator('.marker-widget').count()) > 0; k++) {
+        await page.keyboard.press('Escape');
+        await page.locator('.marker-widget').waitFor({ state: 'detached', timeout: 1000 }).catch(() => {});
+      }
+      await page.locator('.marker-widget').waitFor({ state: 'detached' });
+      await page.locator('.monaco-editor .view-lines').first().hover();
+      await page.mouse.wheel(0, -2000); // back to the top of the file (the peek scrolled it)
       await page.keyboard.press('Control+.');
-      const item = page.locator('.action-widget .action-list .monaco-list-row', { hasText: /Replace with '/ }).first();
+      // The preferred fix is focused first (a pointer block covers the menu: use the keyboard).
+      const item = page.locator('.action-widget .monaco-list-row.action.focused', { hasText: /Replace with '/ });
       await item.waitFor();
       await shot('quickfix');
       const title = await item.innerText();
       const replacement = /Replace with '([^']+)'/.exec(title)[1];
-      await item.click();
+      await page.keyboard.press('Enter');
       await page.locator('.action-widget').waitFor({ state: 'hidden' });
       await page.keyboard.press('Control+S');
       await page.locator('.tabs-container .tab.active.dirty').waitFor({ state: 'detached' });
@@ -147,13 +159,17 @@ export const flows = [
         const t = readFileSync(file, 'utf8');
         return t !== WORKFLOW && t;
       });
-      // Exactly one edit, and it is the offered replacement.
+      // Exactly one edit, and it is the offered replacement: the changed region of the file
+      // (between the common prefix and suffix) lies inside one occurrence of the replacement.
       let p = 0;
       while (p < WORKFLOW.length && WORKFLOW[p] === onDisk[p]) p++;
       let s = 0;
-      while (s < WORKFLOW.length - p && WORKFLOW[WORKFLOW.length - 1 - s] === onDisk[onDisk.length - 1 - s]) s++;
-      const inserted = onDisk.slice(p, onDisk.length - s);
-      assert(inserted.includes(replacement) || replacement.endsWith(inserted), `the file changed by "${inserted}", expected the replacement "${replacement}"`);
+      while (s < Math.min(WORKFLOW.length, onDisk.length) - p && WORKFLOW[WORKFLOW.length - 1 - s] === onDisk[onDisk.length - 1 - s]) s++;
+      let ok = false;
+      for (let q = Math.max(0, p - replacement.length); q <= p && !ok; q++) {
+        ok = onDisk.startsWith(replacement, q) && q + replacement.length >= onDisk.length - s;
+      }
+      assert(ok, `the file changed by ${JSON.stringify(onDisk.slice(p, onDisk.length - s))} at offset ${p}, which is not the offered replacement "${replacement}"`);
     },
   },
   {
@@ -164,8 +180,9 @@ export const flows = [
       await wb.waitForQuickInput('Add Webhook (1/3)');
       await wb.pick(url, { filter: url });
       await wb.waitForQuickInput('Add Webhook (2/3)');
+      await wb.checkItems(['push', 'release']);
       await shot('add-webhook');
-      await wb.pickMany(['push', 'release']);
+      await wb.acceptPick();
       await wb.waitForQuickInput('Add Webhook (3/3)');
       await wb.pick('Generate a strong secret', { filter: 'Generate' });
       await wb.notification(/Webhook created/).waitFor();

@@ -32,6 +32,17 @@ export class Workbench {
     await this.page.locator('.sidebar .pane-header').first().waitFor();
   }
 
+  /** Drags the side bar's edge so it is `width` px wide (long tree labels fit in screenshots). */
+  async resizeSidebar(width) {
+    const box = await this.page.locator('.part.sidebar').boundingBox();
+    const y = box.y + box.height / 2;
+    await this.page.mouse.move(box.x + box.width - 1, y);
+    await this.page.mouse.down();
+    await this.page.mouse.move(box.x + width, y, { steps: 5 });
+    await this.page.mouse.up();
+    await this.page.waitForFunction((w) => Math.abs(document.querySelector('.part.sidebar').getBoundingClientRect().width - w) < 8, width);
+  }
+
   /** The pane of a view in the side bar, by its title ("Webhooks", "Relay"). */
   pane(title) {
     return this.page.locator('.sidebar .pane', { has: this.page.locator(`.pane-header h3.title:text-is("${title}")`) });
@@ -92,15 +103,18 @@ export class Workbench {
     await this.page.keyboard.press('Enter');
   }
 
-  /** In an open multi-select quick pick: checks the rows with exactly these labels, then OK. */
-  async pickMany(labels) {
+  /** In an open multi-select quick pick: checks the rows with exactly these labels (see acceptPick). */
+  async checkItems(labels) {
     for (const label of labels) {
-      const row = this.page.locator(QUICK_ROWS).filter({ has: this.page.locator(`.label-name:text-is("${label}")`) }).first();
-      await row.waitFor();
-      const box = row.locator('input[type=checkbox], .quick-input-list-checkbox').first();
-      if (!(await box.isChecked().catch(() => false))) await box.click();
+      const toggle = this.page.locator(`${QUICK_ROWS}[aria-label="${label}"] .monaco-checkbox`);
+      if ((await toggle.getAttribute('aria-checked')) !== 'true') await toggle.click();
+      await this.page.locator(`${QUICK_ROWS}[aria-label="${label}"] .monaco-checkbox[aria-checked="true"]`).waitFor();
     }
-    await this.page.locator(`${QUICK_INPUT} .quick-input-action a, ${QUICK_INPUT} .monaco-button`, { hasText: /^OK$/ }).first().click();
+  }
+
+  /** Presses the OK button of an open multi-select quick pick. */
+  async acceptPick() {
+    await this.page.locator(`${QUICK_INPUT} .quick-input-action a.monaco-button`, { hasText: /^OK$/ }).click();
   }
 
   /** Types into the open input box (e.g. a token) and presses Enter. */
