@@ -79,7 +79,10 @@ export async function start(opts: Partial<EmulatorOptions> = {}): Promise<Harnes
   const emu = await startEmulator({
     port: 0,
     token: TOKEN,
-    log: (l) => logs.push(l),
+    log: (l) => {
+      logs.push(l);
+      signal.wake();
+    },
     ...opts,
     onDeliveryAttempt: (record, attempt) => {
       attempts.push({ record, attempt });

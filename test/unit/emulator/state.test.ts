@@ -1,7 +1,7 @@
 // The state file: written atomically with mode 0600, loaded at start, pending and interrupted
 // attempts resume after a restart, a broken file is refused (and left alone), and the demo seed.
 import { strict as assert } from 'node:assert';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { verify } from '../../../src/core/signing';
 import { startEmulator } from '../../../relay/emulator';
@@ -102,6 +102,21 @@ describe('emulator state file', () => {
     assert.equal(record.success, true);
     assert.equal(rx.received.length, 2);
     assert.equal(rx.received[1]!.headers['x-service-delivery'], d!.id);
+  });
+
+  it('a failed write is logged and retried; the emulator keeps serving and writes once it can', async () => {
+    const dir = join(tempDir(), 'sub');
+    mkdirSync(dir);
+    const state = join(dir, 'state.json');
+    h = await start({ state });
+    rmSync(dir, { recursive: true });
+    const w = await addHook(h, REPO, 'http://127.0.0.1:9/x', ['push']);
+    await h.signal.until(() => h!.logs.some((l) => l.includes('could not write the state file')), 'the failed write in the log');
+    assert.equal((await h.api('GET', `/api/v1/repos/${REPO}/webhooks`)).json[0].id, w.id, 'the change is kept in memory');
+    mkdirSync(dir);
+    await h.close();
+    h = undefined;
+    assert.equal(JSON.parse(readFileSync(state, 'utf8')).webhooks[0].id, w.id, 'written on close');
   });
 
   it('refuses to start on a broken state file and leaves it as it was', async () => {
