@@ -40,7 +40,7 @@ export function walk(ctx: WalkContext, node: Node | null | undefined, path: Path
       let name: string | null = null;
       if (isScalar(key)) {
         name = String(key.value);
-        if (typeof key.value === 'string') scalar(ctx, key, path, envMap ? { envKey: true, action: typeof action === 'string' ? action : undefined } : undefined);
+        if (typeof key.value === 'string') scalar(ctx, key, path, { envKey: envMap, ...(typeof action === 'string' ? { action } : {}) });
       }
       walk(ctx, pair.value, [...path, name], node);
     }
@@ -54,8 +54,10 @@ export function walk(ctx: WalkContext, node: Node | null | undefined, path: Path
 function scalar(ctx: WalkContext, node: import('yaml').Scalar, path: Path, key?: { envKey: boolean; action?: string }): void {
   const value = node.value as string;
   const s = new StringScalar(ctx.text, node, value);
+  const spans = value.includes('${{') ? templateSpans(value) : [];
+  for (const span of spans) checkExpression(ctx.rep, s, span.tokens, ctx.expr);
   if (key) {
-    if (ctx.envNames.has(value)) {
+    if (key.envKey && ctx.envNames.has(value)) {
       for (const rule of ctx.rules) {
         if (rule.kind === 'env' && rule.from === value) {
           ctx.rep.envOccurrences.push({ rule, scalar: s, from: 0, to: value.length, where: 'key', ...(key.action ? { action: key.action } : {}) });
@@ -64,8 +66,6 @@ function scalar(ctx: WalkContext, node: import('yaml').Scalar, path: Path, key?:
     }
     return;
   }
-  const spans = value.includes('${{') ? templateSpans(value) : [];
-  for (const span of spans) checkExpression(ctx.rep, s, span.tokens, ctx.expr);
   const last = path[path.length - 1];
   const owner = path.slice(0, -1);
   const atJobOrStep = isJob(owner) || isStep(owner);

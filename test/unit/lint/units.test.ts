@@ -1,0 +1,81 @@
+// Unit tests for the linter's parts: the expression tokenizer, applyFixes, the purity of the
+// library, the CLI's glob matcher and config validation.
+import { strict as assert } from 'node:assert';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseConfig } from '../../../relay/lint/config';
+import { globToRegExp } from '../../../relay/lint/files';
+import { templateSpans, tokenize } from '../../../src/core/lint/expression';
+import { applyFixes, lintText, type Finding } from '../../../src/core/lint';
+
+const texts = (value: string) => templateSpans(value).map((s) => s.tokens.map((t) => `${t.kind}:${t.text}`).join(' '));
+
+describe('lint parts', () => {
+  it('tokenizes strings with doubled quotes, numbers, identifiers with hyphens and operators', () => {
+    assert.deepEqual(texts("${{ format('it''s }}', needs.build-job.result) != -1.5e3 && x[0].y || !z.* }}"), [
+      "ident:format op:( string:it's }} op:, ident:needs op:. ident:build-job op:. ident:result op:) op:!= number:-1.5e3 op:&& ident:x op:[ number:0 op:] op:. ident:y op:|| op:! ident:z op:. op:*",
+    ]);
+    assert.deepEqual(texts('a ${{ x }} b ${{y}}'), ['ident:x', 'ident:y']);
+    assert.deepEqual(texts("${{ 'unterminated }}"), [], 'an unterminated string swallows the rest');
+    assert.deepEqual(texts('${{ a == "double" }} ${{ b }}'), [], 'invalid input stops the scan');
+    assert.equal(tokenize('github.event', 0, false).end, 'github.event'.length);
+  });
+
+  it('applyFixes applies only replacements, back to front, skipping overlaps and duplicates', () => {
+    const f = (offset: number, length: number, replacement?: string): Finding => ({
+      rule: 'r', severity: 'error', message: '', offset, length, line: 1, column: offset + 1, endLine: 1, endColumn: offset + length + 1,
+      ...(replacement !== undefined ? { replacement } : {}),
+    });
+    assert.equal(applyFixes('abcdef', [f(4, 2, 'XY'), f(0, 1, 'Z'), f(1, 1)]), 'ZbcdXY');
+    assert.equal(applyFixes('abcdef', [f(0, 3, '1'), f(2, 2, '2')]), '1def');
+    assert.equal(applyFixes('abcdef', [f(1, 1, 'Q'), f(1, 1, 'Q')]), 'aQcdef');
+    assert.equal(applyFixes('abc', []), 'abc');
+  });
+
+  it('a rename inside an escape in a double-quoted scalar is a warning without a fix', () => {
+    const text = 'run: "${{ git\\u0068ub.event.x }}"\n';
+    const [finding] = lintText(`jobs:\n  a:\n    steps:\n      - ${text}`);
+    assert.equal(finding!.severity, 'warning');
+    assert.equal(finding!.replacement, undefined);
+    assert.match(finding!.message, /not fixed automatically/);
+  });
+
+  it('the library imports nothing but yaml and its own modules', () => {
+    const dir = resolve(__dirname, '../../../src/core/lint');
+    const files = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(d, e.name)) : [join(d, e.name)]));
+    const seen = new Set<string>();
+    for (const file of files(dir)) {
+      for (const m of readFileSync(file, 'utf8').matchAll(/^(?:import|export)\b[^;]*?\bfrom '([^']+)'|\bimport\('([^']+)'\)/gm)) {
+        const spec = m[1] ?? m[2]!;
+        seen.add(spec);
+        assert.ok(spec === 'yaml' || spec.startsWith('.'), `${file} imports ${spec}`);
+      }
+    }
+    assert.ok(seen.has('yaml') && seen.has('./types'), 'the import scan sees the imports');
+  });
+
+  it('matches globs: *, **, ?, [..], {a,b}', () => {
+    const re = (g: string) => globToRegExp(g);
+    assert.ok(re('.github/workflows/*.yml').test('.github/workflows/ci.yml'));
+    assert.ok(!re('.github/workflows/*.yml').test('.github/workflows/x/ci.yml'));
+    assert.ok(re('**/*.{yml,yaml}').test('a/b/c.yaml'));
+    assert.ok(re('**/*.{yml,yaml}').test('c.yml'));
+    assert.ok(re('a/**').test('a/b/c'));
+    assert.ok(re('ci-?.y[a]ml').test('ci-1.yaml'));
+    assert.ok(!re('ci-?.y[!a]ml').test('ci-1.yaml'));
+    assert.ok(!re('*.yml').test('a.yml.bak'));
+  });
+
+  it('validates lint.rules and lint.workflowDirs', () => {
+    assert.deepEqual(parseConfig({}, 'c'), { rules: [], workflowDirs: [] });
+    assert.deepEqual(parseConfig({ lint: { rules: [{ kind: 'env', from: 'A', to: 'B', id: 'ab' }], workflowDirs: ['.service/workflows'] } }, 'c'), {
+      rules: [{ kind: 'env', from: 'A', to: 'B', id: 'ab' }],
+      workflowDirs: ['.service/workflows'],
+    });
+    assert.throws(() => parseConfig({ lint: { rules: [{ kind: 'regex', from: 'a', to: 'b' }] } }, 'c'), /lint\.rules\[0\]\.kind must be one of/);
+    assert.throws(() => parseConfig({ lint: { rules: [{ kind: 'context', from: 'github.', to: 'x' }] } }, 'c'), /lint\.rules\[0\]\.from must be a property path/);
+    assert.throws(() => parseConfig({ lint: { rules: [{ kind: 'secret', from: 'A-B', to: 'x' }] } }, 'c'), /from must be a name/);
+    assert.throws(() => parseConfig({ lint: { workflowDirs: 'x' } }, 'c'), /workflowDirs must be an array/);
+    assert.throws(() => parseConfig([], 'c'), /top level must be an object/);
+  });
+});
