@@ -7,7 +7,7 @@ import { loadState, StateWriter } from './persist';
 import { createRouter } from './router';
 import { EmulatorStore } from './store';
 import type { DeliveryAttempt, DeliveryRecord } from './types';
-import { samplePayload } from '../../src/core/events';
+import { EVENT_TYPES, samplePayload } from '../../src/core/events';
 
 export { RETRY_SCHEDULE_MS, EVENT_HEADER, DELIVERY_HEADER, USER_AGENT, type RetryScheduled } from './engine';
 export type { DeliveryAttempt, DeliveryDetail, DeliveryRecord, IssueRecord, WebhookRecord } from './types';
@@ -104,13 +104,18 @@ export async function startEmulator(opts: EmulatorOptions): Promise<EmulatorServ
   });
   server.headersTimeout = 15_000;
   server.requestTimeout = 60_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 8787, host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port ?? 8787, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (err) {
+    await engine.close();
+    throw new Error(`cannot listen on ${host}:${opts.port ?? 8787}: ${(err as Error).message}`);
+  }
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
   selfUrl = `http://${urlHost === '0.0.0.0' ? '127.0.0.1' : urlHost}:${port}`;
@@ -119,7 +124,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<EmulatorServ
   if (opts.demo && store.isEmpty()) {
     const repo = 'acme/widgets';
     const now0 = now();
-    store.addWebhook(repo, { url: opts.demoRelayUrl ?? DEFAULT_DEMO_RELAY_URL, events: ['push', 'pull_request', 'issue', 'comment', 'release', 'pipeline', 'agent'], secret: DEMO_SECRET }, now0);
+    store.addWebhook(repo, { url: opts.demoRelayUrl ?? DEFAULT_DEMO_RELAY_URL, events: [...EVENT_TYPES], secret: DEMO_SECRET }, now0);
     store.addWebhook(repo, { url: `${selfUrl}/_emulator/fail/500`, events: ['push'] }, now0);
     changed();
     log(`demo: seeded ${repo} with a webhook to the relay and one to an endpoint that always fails`);

@@ -4,7 +4,7 @@ import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { call, cliBundle, startReceiver, tempDir, TOKEN } from './helpers';
+import { call, cliBundle, start, startReceiver, tempDir, TOKEN } from './helpers';
 
 interface Proc {
   url: string;
@@ -136,5 +136,16 @@ describe('service-hooks emulate (process)', function () {
     assert.equal(r.status, 1);
     assert.match(r.stderr, /state file .* is not valid JSON/);
     assert.equal(readFileSync(file, 'utf8'), 'not json');
+  });
+
+  it('exits 1 with the reason when the port is taken', async () => {
+    const other = await start();
+    try {
+      const r = await run(['--port', String(other.emu.port), '--token', 't']);
+      assert.equal(r.status, 1);
+      assert.match(r.stderr, /cannot listen on 127\.0\.0\.1:\d+: .*EADDRINUSE/);
+    } finally {
+      await other.close();
+    }
   });
 });
