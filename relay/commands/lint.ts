@@ -32,6 +32,12 @@ Options:
   --format FORMAT       text (default; file:line:col: severity message [rule]), json or sarif
   --config FILE         read lint.rules and lint.workflowDirs from FILE instead of ./${CONFIG_FILE}
 
+${CONFIG_FILE}:
+  { "lint": { "workflowDirs": [".service/workflows"],
+              "rules": [{ "kind": "action" | "context" | "secret" | "env", "from": "…", "to": "…", "id"?: "…" }] } }
+  action: owner/repo[/path] in uses:   context: a property path such as github.sha
+  secret: secrets.NAME in expressions  env: env keys, $NAME in run scripts and env.NAME, renamed together
+
 Exit codes: 0 no errors remain (warnings allowed), 1 errors remain,
 2 usage error or a file that cannot be read or parsed (the other files are still linted).
 `;
