@@ -30,17 +30,33 @@ function isEnvMap(p: Path): boolean {
   return isJob(q) || isStep(q) || (q.length === 3 && q[2] === 'container') || (q.length === 4 && q[2] === 'services');
 }
 
+/** Who reads the env map of `owner` by name: the action of a `uses:` step, or a container image. */
+function envConsumer(owner: Path, parent: YAMLMap): string | undefined {
+  const named = (key: string) => {
+    const v = parent.get(key);
+    return typeof v === 'string' ? v : undefined;
+  };
+  if (isStep(owner)) {
+    const uses = named('uses');
+    return uses === undefined ? undefined : `the action \`${uses}\``;
+  }
+  const container = owner.length === 3 && owner[2] === 'container';
+  const service = owner.length === 4 && owner[2] === 'services';
+  if (container || service) return `the container \`${named('image') ?? String(owner[owner.length - 1])}\``;
+  return undefined;
+}
+
 export function walk(ctx: WalkContext, node: Node | null | undefined, path: Path, parent?: YAMLMap): void {
   if (!node || isAlias(node)) return;
   if (isMap(node)) {
     const envMap = isEnvMap(path);
-    const action = envMap && parent && isStep(path.slice(0, -1)) ? parent.get('uses') : undefined;
+    const consumer = envMap && parent ? envConsumer(path.slice(0, -1), parent) : undefined;
     for (const pair of node.items as Pair<Node | null, Node | null>[]) {
       const key = pair.key;
       let name: string | null = null;
       if (isScalar(key)) {
         name = String(key.value);
-        if (typeof key.value === 'string') scalar(ctx, key, path, { envKey: envMap, ...(typeof action === 'string' ? { action } : {}) });
+        if (typeof key.value === 'string') scalar(ctx, key, path, { envKey: envMap, ...(consumer ? { consumer } : {}) });
       }
       walk(ctx, pair.value, [...path, name], node);
     }
@@ -51,7 +67,7 @@ export function walk(ctx: WalkContext, node: Node | null | undefined, path: Path
   }
 }
 
-function scalar(ctx: WalkContext, node: import('yaml').Scalar, path: Path, key?: { envKey: boolean; action?: string }): void {
+function scalar(ctx: WalkContext, node: import('yaml').Scalar, path: Path, key?: { envKey: boolean; consumer?: string }): void {
   const value = node.value as string;
   const s = new StringScalar(ctx.text, node, value);
   const spans = value.includes('${{') ? templateSpans(value) : [];
@@ -60,7 +76,7 @@ function scalar(ctx: WalkContext, node: import('yaml').Scalar, path: Path, key?:
     if (key.envKey && ctx.envNames.has(value)) {
       for (const rule of ctx.rules) {
         if (rule.kind === 'env' && rule.from === value) {
-          ctx.rep.envOccurrences.push({ rule, scalar: s, from: 0, to: value.length, where: 'key', ...(key.action ? { action: key.action } : {}) });
+          ctx.rep.envOccurrences.push({ rule, scalar: s, from: 0, to: value.length, where: 'key', ...(key.consumer ? { consumer: key.consumer } : {}) });
         }
       }
     }

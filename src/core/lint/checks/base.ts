@@ -36,8 +36,8 @@ export interface EnvOccurrence {
   to: number;
   /** Where the name is: an env key, a `$NAME` in a run script, or `env.NAME` in an expression. */
   where: 'key' | 'shell' | 'expression';
-  /** For env keys of a `uses:` step: the action. */
-  action?: string;
+  /** For env keys read by name by something outside the file: "the action `x`", "the container `y`". */
+  consumer?: string;
 }
 
 export class Reporter {

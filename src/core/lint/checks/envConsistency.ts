@@ -1,6 +1,6 @@
 // The token variable is renamed consistently within a file: every env key, `$NAME` and `env.NAME`
 // of one rule gets a fix, or none does. None does when a program outside the file reads the name:
-// the key is set on a `uses:` step (the action reads it), or nothing in the file refers to it
+// the key is set on a `uses:` step or a container (the action or image reads it), or nothing in the file refers to it
 // (a tool such as mvn or gh reads it), or one occurrence has no certain position.
 import type { Reporter, EnvOccurrence } from './base';
 
@@ -9,10 +9,13 @@ export function settleEnv(rep: Reporter): void {
   for (const o of rep.envOccurrences) byRule.set(o.rule.id, [...(byRule.get(o.rule.id) ?? []), o]);
   for (const list of byRule.values()) {
     const keys = list.filter((o) => o.where === 'key');
-    const onAction = keys.find((o) => o.action !== undefined);
+    const consumed = keys.find((o) => o.consumer !== undefined);
     const uncertain = list.find((o) => !o.scalar.range(o.from, o.to).exact);
     let blocked: string | undefined;
-    if (onAction) blocked = `it is passed to the action \`${onAction.action}\`, which may read it by this name; rename every occurrence in this file together by hand`;
+    if (consumed) {
+      const line = rep.lines.at(consumed.scalar.node.range![0]).line;
+      blocked = `on line ${line} it is passed to ${consumed.consumer}, which may read it by this name; rename every occurrence in this file together by hand`;
+    }
     else if (keys.length > 0 && keys.length === list.length) blocked = `nothing in this file refers to it, so a program (an action or a tool) reads it by this name`;
     else if (uncertain) blocked = `one occurrence has no certain position, and all of them must be renamed together`;
     for (const o of list) {
