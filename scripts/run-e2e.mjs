@@ -37,12 +37,18 @@ const say = (line) => process.stdout.write(line + '\n');
 
 let demo;
 let browser;
+const aborter = new AbortController(); // the hard limit or a signal: startDemo stops what it started
 const results = [];
 let scratch;
-async function cleanup() {
-  await browser?.close().catch(() => {});
-  await demo?.stop().catch(() => {});
-  if (scratch && !args.includes('--keep')) rmSync(scratch, { recursive: true, force: true });
+let cleaning;
+let finished = false;
+/** Idempotent; concurrent callers wait for the same run. */
+function cleanup() {
+  return (cleaning ??= (async () => {
+    await browser?.close().catch(() => {});
+    await demo?.stop().catch(() => {});
+    if (scratch && !args.includes('--keep')) rmSync(scratch, { recursive: true, force: true });
+  })());
 }
 
 function withTimeout(promise, ms, what) {
@@ -70,7 +76,7 @@ async function main() {
 
   scratch = mkdtempSync(join(tmpdir(), 'sh-e2e-'));
   const tStart = Date.now();
-  demo = await startDemo({ dir: scratch, fixedPorts: false, vsix, sink: (l) => appendFileSync(serversLog, l + '\n') });
+  demo = await startDemo({ dir: scratch, fixedPorts: false, vsix, signal: aborter.signal, sink: (l) => appendFileSync(serversLog, l + '\n') });
   say(`e2e: set-up ready in ${secs(tStart)} s (code-server ${demo.codeServer.url}, emulator ${demo.emulatorUrl}, relay ${demo.relayUrl})`);
 
   browser = await openBrowser({ viewport: { width: 1280, height: 800 } });
@@ -92,6 +98,7 @@ async function main() {
       results.push({ name: flow.name, ok: true });
       say(`  ✓ ${flow.name} (${secs(tf)} s)`);
     } catch (err) {
+      if (finished) break; // stopped from outside (abortRun has reported)
       const file = join(RESULTS, `failure-${i + 1}.png`);
       await page.screenshot({ path: file }).catch(() => {});
       results.push({ name: flow.name, ok: false, error: err });
@@ -101,6 +108,7 @@ async function main() {
       await wb.closeQuickInput().catch(() => {});
     }
   }
+  if (finished) return 1;
   if (existsSync(demo.codeServerLog)) copyFileSync(demo.codeServerLog, join(RESULTS, 'code-server.log'));
   const passed = results.filter((r) => r.ok).length;
   const failed = results.length - passed;
@@ -116,31 +124,37 @@ async function main() {
   return ok ? 0 : 1;
 }
 
-const hardLimit = setTimeout(async () => {
-  say(`\ne2e: FAILED — the whole run exceeded its hard limit of ${TIMEOUT_MS / 1000} s (SERVICE_HOOKS_E2E_TIMEOUT_MS); stopping everything.`);
+/** Ends the run early (hard limit, signal): reports, stops the set-up, waits (bounded) for main to
+ *  unwind so nothing it started is left behind, then exits. */
+async function abortRun(message, code) {
+  if (finished) return;
+  finished = true;
+  say(message);
   const passed = results.filter((r) => r.ok).length;
   say(`e2e: ${passed} passed, ${selected.length - passed} failed`);
+  aborter.abort();
+  await browser?.close().catch(() => {}); // pending page waits reject at once
+  await withTimeout(mainDone, 60_000, 'stopping').catch(() => {});
   await withTimeout(cleanup(), 20_000, 'cleanup').catch(() => {});
-  process.exit(1);
-}, TIMEOUT_MS);
-
-for (const sig of ['SIGINT', 'SIGTERM']) {
-  process.once(sig, async () => {
-    say(`\ne2e: ${sig}: stopping everything`);
-    await cleanup();
-    process.exit(130);
-  });
+  process.exit(code);
 }
 
-main()
-  .catch((err) => {
-    say(`\ne2e: FAILED — ${err?.message ?? err}`);
-    const passed = results.filter((r) => r.ok).length;
-    say(`e2e: ${passed} passed, ${selected.length - passed} failed`);
-    return 1;
-  })
-  .then(async (code) => {
-    clearTimeout(hardLimit);
-    await cleanup();
-    process.exit(code);
-  });
+const hardLimit = setTimeout(
+  () => void abortRun(`\ne2e: FAILED — the whole run exceeded its hard limit of ${TIMEOUT_MS / 1000} s (SERVICE_HOOKS_E2E_TIMEOUT_MS); stopping everything.`, 1),
+  TIMEOUT_MS,
+);
+for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, () => void abortRun(`\ne2e: ${sig}: stopping everything`, 130));
+
+const mainDone = main().catch((err) => {
+  if (finished) return 1; // abortRun reported already
+  say(`\ne2e: FAILED — ${err?.message ?? err}`);
+  const passed = results.filter((r) => r.ok).length;
+  say(`e2e: ${passed} passed, ${selected.length - passed} failed`);
+  return 1;
+});
+mainDone.then(async (code) => {
+  if (finished) return; // abortRun exits
+  clearTimeout(hardLimit);
+  await cleanup();
+  process.exit(code);
+});

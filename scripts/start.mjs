@@ -32,12 +32,20 @@ export function build() {
   runStep(process.execPath, ['esbuild.mjs']);
 }
 
+/** vsce rewrites the README's relative links (docs/*.png) against the repository, but detects only
+ *  GitHub/GitLab by itself: for another host, derive the base URLs from package.json's repository. */
+export function readmeLinkArgs(pkg = PKG) {
+  const url = (typeof pkg.repository === 'string' ? pkg.repository : pkg.repository?.url ?? '').replace(/^git\+/, '').replace(/\.git$/, '');
+  if (!url || /github\.com|gitlab\.com/.test(url)) return [];
+  return ['--baseContentUrl', `${url}/blob/HEAD/`, '--baseImagesUrl', `${url}/raw/HEAD/`];
+}
+
 /** vsce package --no-dependencies (offline). Returns the .vsix path. */
 export function packageVsix(out = join(ROOT, 'dist', 'service-hooks.vsix')) {
   mkdirSync(join(out, '..'), { recursive: true });
   const vsce = join(ROOT, 'node_modules', '.bin', 'vsce');
   if (!existsSync(vsce)) throw new Error('node_modules/.bin/vsce is missing: run npm ci first');
-  runStep(vsce, ['package', '--no-dependencies', '--out', out]);
+  runStep(vsce, ['package', '--no-dependencies', ...readmeLinkArgs(), '--out', out]);
   log(`VSIX ${out}: ${(statSync(out).size / 1024).toFixed(0)} KiB`);
   return out;
 }
@@ -159,13 +167,21 @@ export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerP
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first`);
   mkdirSync(dir, { recursive: true });
   const stops = [];
-  const stopAll = async () => {
-    for (const s of stops.splice(0).reverse()) await s().catch(() => {});
-  };
-  // Interrupted during start-up (Ctrl-C): stop what already runs instead of leaving it behind.
-  const started = (stop) => {
+  let stopping;
+  // Idempotent, and concurrent callers all wait for the same run (no caller exits half-way).
+  const stopAll = () =>
+    (stopping ??= (async () => {
+      for (const s of stops.splice(0).reverse()) await s().catch(() => {});
+    })());
+  // Interrupted (Ctrl-C, a test run's time limit): stop what already runs at once; whatever
+  // finishes starting afterwards is stopped as soon as it is up. Nothing is left behind.
+  signal?.addEventListener('abort', () => void stopAll(), { once: true });
+  const started = async (stop) => {
+    if (signal?.aborted) {
+      await stop().catch(() => {});
+      throw new Error('interrupted during start-up');
+    }
     stops.push(stop);
-    if (signal?.aborted) throw new Error('interrupted during start-up');
   };
   try {
     const emulatorPort = fixedPorts ? 8787 : await freePort();
@@ -184,7 +200,7 @@ export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerP
       sink,
       ready: async (output) => /receiver listening on \S+/.test(output),
     });
-    started(receiver.stop);
+    await started(receiver.stop);
     const appUrl = /receiver listening on (\S+)/.exec(receiver.output())[1];
 
     // The relay before the emulator: the emulator's demo push goes to it at start-up.
@@ -197,7 +213,7 @@ export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerP
         ready: async () => (await fetch(`${relayUrl}/healthz`)).ok,
       },
     );
-    started(relay.stop);
+    await started(relay.stop);
 
     const statePath = join(dir, 'emulator-state.json');
     rmSync(statePath, { force: true });
@@ -220,7 +236,7 @@ export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerP
         },
       },
     );
-    started(emulator.stop);
+    await started(emulator.stop);
 
     const workspace = prepareWorkspace(join(dir, 'workspace'), { emulatorUrl, relayPort, forwardUrl: appUrl });
 
@@ -228,7 +244,7 @@ export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerP
     const logFile = join(dir, 'code-server.log');
     writeFileSync(logFile, '');
     const cs = await startCodeServer({ workspace, dataDir: csDir, port: codeServerPort, logFile });
-    started(cs.stop);
+    await started(cs.stop);
 
     return {
       token,
