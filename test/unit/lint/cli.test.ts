@@ -2,7 +2,7 @@
 // through the in-process entry with a fake TTY.
 import { strict as assert } from 'node:assert';
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -70,6 +70,7 @@ describe('service-hooks lint (CLI)', function () {
     const crlf = '\uFEFF' + WORKFLOW.replace(/\n/g, '\r\n');
     const dir = repo({ 'wf/a.yml': crlf, 'wf/warn.yml': WARN_ONLY, 'wf/clean.yml': 'on: push\n' });
     chmodSync(join(dir, 'wf/a.yml'), 0o640);
+    const before = statSync(join(dir, 'wf/a.yml')).ino;
     const first = await run(dir, ['wf', '--fix']);
     assert.equal(first.code, 0, first.stderr); // only a warning remains
     assert.equal(first.stdout.trim().split('\n').length, 1);
@@ -81,6 +82,8 @@ describe('service-hooks lint (CLI)', function () {
     assert.equal(statSync(join(dir, 'wf/a.yml')).mode & 0o777, 0o640);
     assert.equal(readFileSync(join(dir, 'wf/warn.yml'), 'utf8'), WARN_ONLY);
     const inode = statSync(join(dir, 'wf/a.yml')).ino;
+    assert.notEqual(inode, before, 'written to a temp file and renamed over the original');
+    assert.deepEqual(readdirSync(join(dir, 'wf')).sort(), ['a.yml', 'clean.yml', 'warn.yml'], 'no temp file left');
     const second = await run(dir, ['wf', '--fix']);
     assert.equal(second.code, 0);
     assert.match(second.stderr, /fixed 0 in 0 file\(s\)/);
@@ -140,6 +143,9 @@ describe('service-hooks lint (CLI)', function () {
   });
 
   it('exits 2 on usage errors and invalid config', async () => {
+    const help = await run(tmpdir(), ['--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^Usage: service-hooks lint \[PATHS\|GLOBS…\] \[--fix\] \[--format text\|json\|sarif\]/);
     const dir = repo({ 'a.yml': WORKFLOW, 'bad.json': JSON.stringify({ lint: { rules: [{ kind: 'action', from: 'not an action', to: 'x/y' }] } }) });
     assert.equal((await run(dir, ['--format', 'xml'])).code, 2);
     assert.equal((await run(dir, ['--bogus'])).code, 2);
