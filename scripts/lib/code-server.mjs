@@ -257,6 +257,8 @@ export async function openBrowser({ viewport = { width: 1400, height: 900 } } = 
     headless: true,
     viewport,
     args: CHROMIUM_ARGS,
+    // Chromium's crash database and caches go inside the temporary profile, not the home folder.
+    env: { ...process.env, XDG_CONFIG_HOME: join(profile, 'xdg-config'), XDG_CACHE_HOME: join(profile, 'xdg-cache') },
   });
   const page = context.pages()[0] ?? (await context.newPage());
   return {
