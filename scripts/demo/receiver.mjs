@@ -5,11 +5,14 @@
 //
 //   node scripts/demo/receiver.mjs --port 3000 --secret demo-secret [--path /webhook]
 //
-// Answers 204 when the signature is valid, 401 when it is missing or wrong, 404 on other paths.
+// Answers 204 when the signature is valid, 401 when it is missing or wrong, 404 on other paths,
+// 413 over 25 MB.
 // Prints `receiver listening on http://127.0.0.1:PORT/webhook` once it listens (port 0 = any free).
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer } from 'node:http';
 import { fileURLToPath } from 'node:url';
+
+const MAX_BODY = 25 * 1024 * 1024; // the service's payload cap; larger bodies get 413
 
 /** true when `header` is `sha256=<hex>` of HMAC-SHA-256(secret, raw) for one of `secrets`. */
 export function verifySignature(raw, header, secrets) {
@@ -28,7 +31,16 @@ export function startReceiver({ port = 0, host = '127.0.0.1', secrets, path = '/
   const deliveries = [];
   const server = createServer((req, res) => {
     const chunks = [];
-    req.on('data', (c) => chunks.push(c));
+    let size = 0;
+    req.on('data', (c) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        res.writeHead(413, { connection: 'close' }).end();
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://x');
       if (req.method !== 'POST' || url.pathname !== path) {
@@ -65,7 +77,16 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     process.stderr.write('usage: receiver.mjs --port N --secret S [--secret S2] [--path /webhook]\n');
     process.exit(2);
   }
-  const r = await startReceiver({ port: Number(opt('--port') ?? 3000), secrets, path: opt('--path') ?? '/webhook' });
+  const port = Number(opt('--port') ?? 3000);
+  const path = opt('--path') ?? '/webhook';
+  if (!Number.isInteger(port) || port < 0 || port > 65535 || !path.startsWith('/')) {
+    process.stderr.write('receiver.mjs: --port must be 0-65535 and --path must start with /\n');
+    process.exit(2);
+  }
+  const r = await startReceiver({ port, secrets, path }).catch((err) => {
+    process.stderr.write(`receiver.mjs: cannot listen on port ${port}: ${err.message}\n`);
+    process.exit(1);
+  });
   process.stdout.write(`receiver listening on ${r.url}\n`);
   const stop = () => r.close().then(() => process.exit(0));
   process.once('SIGINT', stop);
