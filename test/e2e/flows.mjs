@@ -65,7 +65,7 @@ export const flows = [
     },
   },
   {
-    name: '"Ping Webhook" from the palette adds a ping delivery row (and the receiver app verifies it)',
+    name: '"Ping Webhook" from the palette adds a ping delivery row (the relay view and the receiver app show it verified)',
     async run({ wb, demo, api, shot }) {
       const relayHook = (await api.webhooks()).find((h) => h.url.startsWith(demo.relayUrl));
       assert(relayHook, `no demo webhook points at the relay ${demo.relayUrl}`);
@@ -86,6 +86,8 @@ export const flows = [
       const api2 = await api.deliveries(relayHook.id);
       assert(api2.deliveries.some((d) => d.event === 'ping'), 'the emulator lists no ping delivery for the relay webhook');
       await until('the receiver app to verify the ping forwarded by the relay', () => /verified\s+event=ping/.test(demo.receiver.output()));
+      // The Relay view (attached to the demo relay) shows the ping live: verified, forwarded with 204.
+      await wb.treeRow('Relay', /ping.*verified.*204/).first().waitFor();
       await shot('ping');
     },
   },
