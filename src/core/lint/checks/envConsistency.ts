@@ -17,7 +17,10 @@ export function settleEnv(rep: Reporter): void {
       blocked = `on line ${line} it is passed to ${consumed.consumer}, which may read it by this name; rename every occurrence in this file together by hand`;
     }
     else if (keys.length > 0 && keys.length === list.length) blocked = `nothing in this file refers to it, so a program (an action or a tool) reads it by this name`;
-    else if (uncertain) blocked = `one occurrence has no certain position, and all of them must be renamed together`;
+    else if (uncertain) {
+      const line = rep.lines.at(uncertain.scalar.node.range![0]).line;
+      blocked = `the occurrence on line ${line} has no certain position, and all of them must be renamed together`;
+    }
     for (const o of list) {
       const { rule } = o;
       const what = o.where === 'key' ? `the env key \`${rule.from}\`` : o.where === 'shell' ? `the variable \`$${rule.from}\`` : `\`env.${rule.from}\``;
