@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { DeliveryEngine, type RetryScheduled } from './engine';
 import { loadState, StateWriter } from './persist';
 import { createRouter } from './router';
-import { EmulatorStore } from './store';
+import { EmulatorStore, MAX_DELIVERIES_PER_WEBHOOK } from './store';
 import type { DeliveryAttempt, DeliveryRecord } from './types';
 import { EVENT_TYPES, samplePayload } from '../../src/core/events';
 
@@ -38,6 +38,8 @@ export interface EmulatorOptions {
   concurrency?: number;
   /** Request body limit in bytes (default 1 MiB). */
   maxBody?: number;
+  /** Deliveries kept per webhook, oldest dropped first (default 500; one with a retry due is kept). */
+  maxDeliveriesPerWebhook?: number;
   /** How long ping and retry wait for their attempt before answering (default 5 s). */
   replyWaitMs?: number;
   /** Log lines (requests and delivery attempts; never the token or a secret). */
@@ -65,7 +67,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<EmulatorServ
   const log = opts.log ?? (() => {});
   const now = opts.now ?? (() => new Date());
   const loaded = opts.state ? loadState(opts.state) : undefined;
-  const store = new EmulatorStore(loaded);
+  const store = new EmulatorStore(loaded, Math.max(1, opts.maxDeliveriesPerWebhook ?? MAX_DELIVERIES_PER_WEBHOOK));
   const writer = opts.state ? new StateWriter(opts.state, () => JSON.stringify(store.data), log) : undefined;
   const changed = () => writer?.changed();
 

@@ -35,6 +35,7 @@
 //   GET  /_emulator/repos/<org>/<repo>/secrets               → 200 [{ name, protected, created_at, updated_at }]
 //   ANY  /_emulator/fail/<status>                            → answers <status> (200–599), no auth
 //
+// Each webhook keeps its newest 500 deliveries (maxDeliveriesPerWebhook); one with a retry due is kept.
 // Repositories need no set-up: any <org>/<repo> exists on first use (names: letters, digits, . _ -;
 // anything else is 404).
 import type { IncomingMessage, ServerResponse } from 'node:http';

@@ -55,7 +55,10 @@ export function toDeliveryDetail(d: StoredDelivery): DeliveryDetail {
 }
 
 export class EmulatorStore {
-  constructor(readonly data: StateFile = emptyState()) {}
+  constructor(
+    readonly data: StateFile = emptyState(),
+    private readonly maxDeliveries = MAX_DELIVERIES_PER_WEBHOOK,
+  ) {}
 
   isEmpty(): boolean {
     return this.data.webhooks.length === 0 && Object.keys(this.data.repos).length === 0;
@@ -116,7 +119,7 @@ export class EmulatorStore {
     const list = (this.data.deliveries[d.webhook_id] ??= []);
     list.push(d);
     const dropped: StoredDelivery[] = [];
-    for (let i = 0; list.length > MAX_DELIVERIES_PER_WEBHOOK && i < list.length; ) {
+    for (let i = 0; list.length > this.maxDeliveries && i < list.length; ) {
       if (list[i]!.next_attempt_at === null) dropped.push(...list.splice(i, 1));
       else i++;
     }

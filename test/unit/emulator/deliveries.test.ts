@@ -283,6 +283,32 @@ describe('emulator delivery engine', () => {
     assert.equal((await h.api('POST', `/api/v1/webhooks/${w.id}/deliveries/${d!.id}/retry`)).status, 404);
   });
 
+  it('keeps at most maxDeliveriesPerWebhook deliveries, dropping the oldest finished ones first', async () => {
+    const rx = await receiver(200);
+    h = await start({ timeScale: 1, maxDeliveriesPerWebhook: 3 });
+    const w = await addHook(h, REPO, rx.url, ['push']);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const [d] = await fire(h, REPO, 'push');
+      await h.attemptsOf(d!.id, 1);
+      ids.push(d!.id);
+    }
+    const list = await h.api('GET', `/api/v1/webhooks/${w.id}/deliveries`);
+    assert.deepEqual(list.json.deliveries.map((d: { id: string }) => d.id), [ids[4], ids[3], ids[2]]);
+    assert.equal(list.json.total, 3);
+    assert.equal((await h.api('GET', `/api/v1/webhooks/${w.id}/deliveries/${ids[0]}`)).status, 404);
+
+    rx.mode = 500; // failures keep a retry due (a minute away): those are not dropped
+    const failing: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const [d] = await fire(h, REPO, 'push');
+      await h.attemptsOf(d!.id, 1);
+      failing.push(d!.id);
+    }
+    const after = await h.api('GET', `/api/v1/webhooks/${w.id}/deliveries`);
+    assert.deepEqual(after.json.deliveries.map((d: { id: string }) => d.id), [...failing].reverse());
+  });
+
   it('uses the sample payload builder for events fired without a payload', async () => {
     const rx = await receiver(200);
     const clock = new Date(Date.UTC(2026, 0, 2, 3, 4, 5));
