@@ -1,4 +1,5 @@
 // Lazy loaders for the heavier modules: nothing here runs during activation.
+import type { LintOptions } from '../core/lint';
 import type { LintFinding, ServiceClientLike, SignatureExplanation } from './contracts';
 
 export async function createServiceClient(baseUrl: string, token: string | undefined): Promise<ServiceClientLike> {
@@ -8,11 +9,11 @@ export async function createServiceClient(baseUrl: string, token: string | undef
 }
 
 export async function loadLinter(): Promise<{
-  lintText(text: string): LintFinding[];
+  lintText(text: string, options?: LintOptions): LintFinding[];
   applyFixes(text: string, findings: readonly LintFinding[]): string;
 }> {
   const lint = await import('../core/lint');
-  return { lintText: (t) => lint.lintText(t), applyFixes: (t, f) => lint.applyFixes(t, f as Parameters<typeof lint.applyFixes>[1]) };
+  return { lintText: (t, o) => lint.lintText(t, o), applyFixes: (t, f) => lint.applyFixes(t, f as Parameters<typeof lint.applyFixes>[1]) };
 }
 
 export async function explainSignature(input: { body: string; header: string | undefined; secrets: string[] }): Promise<SignatureExplanation> {

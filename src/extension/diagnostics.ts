@@ -6,6 +6,7 @@ import type { LintFinding } from './contracts';
 import { loadLinter } from './deps';
 import { wrapCommand } from './errors';
 import { COMMANDS } from './ids';
+import { lintRulesFor, watchLintRules } from './lintRules';
 
 export const DEBOUNCE_MS = 300;
 export const DIAGNOSTIC_SOURCE = 'service-hooks';
@@ -35,9 +36,9 @@ export class WorkflowDiagnostics implements vscode.CodeActionProvider, vscode.Di
   }
 
   async lint(doc: vscode.TextDocument): Promise<LintFinding[]> {
-    const { lintText } = await loadLinter();
+    const [{ lintText }, rules] = await Promise.all([loadLinter(), lintRulesFor(doc.uri)]);
     if (doc.isClosed) return [];
-    const findings = lintText(doc.getText());
+    const findings = lintText(doc.getText(), { rules });
     this.findings.set(doc.uri.toString(), { version: doc.version, findings });
     this.collection.set(doc.uri, findings.map((f) => toDiagnostic(doc, f)));
     return findings;
@@ -81,9 +82,9 @@ export class WorkflowDiagnostics implements vscode.CodeActionProvider, vscode.Di
   async fixAllInFile(uri?: vscode.Uri): Promise<{ fixed: number }> {
     const doc = uri ? await vscode.workspace.openTextDocument(uri) : vscode.window.activeTextEditor?.document;
     if (!doc) return { fixed: 0 };
-    const { lintText, applyFixes } = await loadLinter();
+    const [{ lintText, applyFixes }, rules] = await Promise.all([loadLinter(), lintRulesFor(doc.uri)]);
     const text = doc.getText();
-    const findings = lintText(text).filter((f) => f.replacement !== undefined);
+    const findings = lintText(text, { rules }).filter((f) => f.replacement !== undefined);
     const fixed = applyFixes(text, findings);
     if (fixed !== text) {
       const edit = new vscode.WorkspaceEdit();
@@ -124,6 +125,9 @@ export function registerDiagnostics(context: vscode.ExtensionContext): WorkflowD
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration('serviceHooks.lint.workflowGlobs')) return;
       diags.collection.clear();
+      for (const d of vscode.workspace.textDocuments) diags.schedule(d, 0);
+    }),
+    watchLintRules(() => {
       for (const d of vscode.workspace.textDocuments) diags.schedule(d, 0);
     }),
     vscode.languages.registerCodeActionsProvider([{ pattern: '**/*.{yml,yaml}' }, { language: 'yaml' }], diags, {

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { settings } from '../config';
 import { loadLinter } from '../deps';
 import { COMMANDS } from '../ids';
+import { lintRulesFor } from '../lintRules';
 import type { CommandModule } from './context';
 
 const command: CommandModule = {
@@ -19,7 +20,7 @@ const command: CommandModule = {
     for (const uri of files.values()) {
       const doc = await vscode.workspace.openTextDocument(uri);
       const text = doc.getText();
-      const findings = lintText(text).filter((f) => f.replacement !== undefined);
+      const findings = lintText(text, { rules: await lintRulesFor(uri) }).filter((f) => f.replacement !== undefined);
       if (findings.length === 0) continue;
       const fixed = applyFixes(text, findings);
       if (fixed === text) continue;

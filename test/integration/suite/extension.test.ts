@@ -405,6 +405,32 @@ describe('Service Webhooks extension', function () {
       assert.ok(r.changed.some((p) => p.endsWith(`integration-${process.pid}.yml`)), r.changed.join(','));
       assert.ok(!(await vscode.workspace.openTextDocument(file)).getText().includes('GITHUB_TOKEN'));
     });
+
+    it('extra rules from the workspace .service-hooks.json (lint.rules) add findings with fixes', async function () {
+      const folder = vscode.workspace.workspaceFolders![0]!;
+      const config = vscode.Uri.joinPath(folder.uri, '.service-hooks.json');
+      const custom = vscode.Uri.joinPath(folder.uri, '.github', 'workflows', `custom-${process.pid}.yml`);
+      await vscode.workspace.fs.writeFile(config, Buffer.from(JSON.stringify({ lint: { rules: [{ kind: 'action', from: 'acme/deploy', to: 'service/deploy' }] } })));
+      await vscode.workspace.fs.writeFile(custom, Buffer.from('on: push\njobs:\n  d:\n    runs-on: x\n    steps:\n      - uses: acme/deploy@v1\n'));
+      try {
+        const doc = await vscode.workspace.openTextDocument(custom);
+        await vscode.window.showTextDocument(doc);
+        const found = await until(
+          (l) => vscode.languages.onDidChangeDiagnostics(l),
+          () => vscode.languages.getDiagnostics(custom).find((d) => d.source === 'service-hooks' && doc.getText(d.range).includes('acme/deploy')),
+          'a finding from the extra rule',
+        );
+        const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', custom, found.range);
+        const quick = actions.find((a) => a.title.startsWith('Replace with') && a.edit);
+        assert.ok(quick, 'a quick fix for the extra rule');
+        await vscode.workspace.applyEdit(quick.edit!);
+        assert.ok(doc.getText().includes('uses: service/deploy@v1'), doc.getText());
+      } finally {
+        await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+        await vscode.workspace.fs.delete(custom).then(undefined, () => undefined);
+        await vscode.workspace.fs.delete(config).then(undefined, () => undefined);
+      }
+    });
   });
 
   it('Start Relay runs the bundled CLI as a child process; Stop Relay ends it', async function () {
