@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // `npm start`: the whole loop on one machine, from a fresh clone.
-//   build → package the VSIX → code-server (fetched on demand into .cache/) with the VSIX installed →
-//   the service emulator with demo data (org acme, repo widgets, a webhook to the relay and one to an
-//   endpoint that always fails) → the relay → a sample receiver app that verifies signatures →
-//   a sample workspace whose git remote points at the emulator and whose workflow has names to port.
+//   npm ci (when node_modules is missing) → build → package the VSIX → code-server (fetched on demand
+//   into .cache/) with the VSIX installed → a sample receiver app that verifies signatures → the relay
+//   (forwarding to it) → the service emulator with demo data (org acme, repo widgets, a webhook to the
+//   relay and one to an endpoint that always fails) → a sample workspace whose git remote points at
+//   the emulator and whose workflow has names to port.
 // Prints the URL to open and the token to sign in with. Ctrl-C stops everything.
 //
 // The functions are exported for the UI end-to-end tests (scripts/run-e2e.mjs), which run the same
@@ -26,6 +27,14 @@ function runStep(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'], ...opts });
   if (r.error) throw new Error(`${cmd} could not start: ${r.error.message}`);
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status ?? r.signal})`);
+}
+
+/** A fresh clone has no node_modules: install the locked dependencies first. */
+export function ensureDependencies() {
+  const needed = ['esbuild', 'vsce'].map((b) => join(ROOT, 'node_modules', '.bin', b));
+  if (needed.every((p) => existsSync(p))) return;
+  log('node_modules is missing or incomplete: npm ci (once)…');
+  runStep(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['ci', '--no-audit', '--no-fund']);
 }
 
 export function build() {
@@ -288,6 +297,7 @@ async function main() {
   };
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => void stop(sig));
 
+  ensureDependencies();
   build();
   const vsix = packageVsix();
   demo = await startDemo({ vsix, codeServerPort: Number(process.env.PORT) || (await portOr(8080)), signal: starting.signal });
