@@ -1,5 +1,6 @@
 // The emulator's records: what the API returns (docs/architecture.md "Service API as the emulator
 // serves it") and what it keeps in memory and in the state file.
+import type { DeliveryRecord } from '../../src/core/client/types';
 import type { EventType } from '../../src/core/events';
 
 /** Webhook record as returned by the API. The secret is never returned. */
@@ -12,30 +13,8 @@ export interface WebhookRecord {
   created_at: string;
 }
 
-export interface DeliveryAttempt {
-  at: string;
-  success: boolean;
-  status: number | null;
-  error?: string;
-  duration_ms: number;
-}
-
-export interface DeliveryRecord {
-  id: string;
-  webhook_id: string;
-  event: string;
-  /** ISO 8601 to the second: the last attempt (the creation time before the first attempt). */
-  delivered_at: string;
-  success: boolean;
-  /** Last HTTP status; null = no response (or no attempt yet). */
-  status: number | null;
-  error?: string;
-  attempts: DeliveryAttempt[];
-  /** When the next automatic attempt is due; null when none is. */
-  next_attempt_at: string | null;
-  /** True once the delivery was retried through the manual retry endpoint. */
-  redelivery: boolean;
-}
+// The delivery records on the wire are the ones the service client reads: one definition for both sides.
+export type { DeliveryAttempt, DeliveryRecord } from '../../src/core/client/types';
 
 export interface DeliveryRequest {
   headers: Record<string, string>;
