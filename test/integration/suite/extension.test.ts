@@ -13,7 +13,6 @@ import { figures } from './index';
 import {
   HOOK_SECRET,
   TOKEN,
-  poll,
   startApp,
   startEmulatorFixture,
   startRelayFixture,
@@ -183,7 +182,7 @@ describe('Service Webhooks extension', function () {
   it('Ping Webhook sends a test delivery that shows up under "Deliveries N · ✓ N · ✗ N"', async function () {
     const r = await run<{ delivery: Delivery }>(COMMANDS.pingWebhook, { webhookId: failingHook.id });
     assert.ok(r?.delivery, 'a delivery record');
-    const total = await poll(async () => ((await deliveries(failingHook.id)).total >= 1 ? true : undefined), 'the ping delivery');
+    const total = await until((l) => emulator.onAttempt(l), async () => ((await deliveries(failingHook.id)).total >= 1 ? true : undefined), 'the ping delivery');
     assert.ok(total);
     const node = await webhookNode(failingHook.id);
     const [deliveriesRow] = await children(node);
@@ -214,7 +213,7 @@ describe('Service Webhooks extension', function () {
   });
 
   it('Retry Delivery retries a failed delivery (the failing endpoint answers 500)', async function () {
-    const failed = await poll(async () => (await deliveries(failingHook.id)).deliveries.find((d) => !d.success && d.event === 'push'), 'a failed push');
+    const failed = await until((l) => emulator.onAttempt(l), async () => (await deliveries(failingHook.id)).deliveries.find((d) => !d.success && d.event === 'push'), 'a failed push');
     assert.equal(failed.status, 500);
     const attemptsBefore = failed.attempts.length;
     const r = await run<{ delivery: Delivery }>(COMMANDS.retryDelivery, { webhookId: failingHook.id, deliveryId: failed.id });
@@ -239,7 +238,7 @@ describe('Service Webhooks extension', function () {
     tree().pageSize = 2;
     try {
       for (let i = 0; i < 3; i++) await fire('push');
-      await poll(async () => ((await deliveries(failingHook.id)).total >= 5 ? true : undefined), 'five deliveries');
+      await until((l) => emulator.onAttempt(l), async () => ((await deliveries(failingHook.id)).total >= 5 ? true : undefined), 'five deliveries');
       tree().refresh();
       const deliveriesRow = (await children(await webhookNode(failingHook.id)))[0]!;
       const page1 = await children(deliveriesRow);

@@ -1,5 +1,6 @@
 // The servers the suite starts itself, in-process, on port 0: the service emulator, the relay,
 // and a local "app" the relay forwards to. Adapters over the emulator's and relay's library entries.
+import { EventEmitter } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,8 @@ import { startRelay } from '../../../relay/server';
 
 export interface Emulator {
   url: string;
+  /** Fires after each delivery attempt the emulator has recorded (its `onDeliveryAttempt` hook). */
+  onAttempt(listener: () => void): { dispose(): void };
   close(): Promise<void>;
 }
 
@@ -39,9 +42,16 @@ export const HOOK_SECRET = 'integration-hook-secret';
 
 export async function startEmulatorFixture(): Promise<Emulator> {
   const dir = mkdtempSync(join(tmpdir(), 'sh-emu-'));
-  const emu = await startEmulator({ port: 0, host: '127.0.0.1', token: TOKEN, state: join(dir, 'state.json') } as Parameters<typeof startEmulator>[0]);
-  const url = (emu as unknown as { url: string }).url;
-  return { url: url.replace(/\/+$/, ''), close: () => (emu as unknown as { close(): Promise<void> }).close() };
+  const attempts = new EventEmitter();
+  const emu = await startEmulator({ port: 0, host: '127.0.0.1', token: TOKEN, state: join(dir, 'state.json'), onDeliveryAttempt: () => attempts.emit('attempt') });
+  return {
+    url: emu.url.replace(/\/+$/, ''),
+    onAttempt(listener) {
+      attempts.on('attempt', listener);
+      return { dispose: () => attempts.off('attempt', listener) };
+    },
+    close: () => emu.close(),
+  };
 }
 
 export async function startRelayFixture(forwardTo: string): Promise<Relay> {
@@ -109,14 +119,4 @@ export async function until<T>(
       );
     });
   });
-}
-
-/** Polls `check` with a bounded loop where no event exists (e.g. the emulator's delivery engine). */
-export async function poll<T>(check: () => Promise<T | undefined>, what: string, tries = 200, intervalMs = 50): Promise<T> {
-  for (let i = 0; i < tries; i++) {
-    const v = await check();
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-  throw new Error(`gave up waiting for ${what}`);
 }
