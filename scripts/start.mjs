@@ -265,6 +265,7 @@ export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerP
       relayToken,
       appUrl,
       receiver,
+      emulator,
       codeServer: cs,
       codeServerLog: logFile,
       openUrl: `${cs.url}/?folder=${encodeURIComponent(workspace)}`,

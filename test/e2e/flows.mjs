@@ -1,21 +1,44 @@
 // The UI end-to-end flows, in order (each builds on the one before: sign-in first). Each flow drives
 // the workbench like a user (palette, quick picks, tree, editor) and then checks the outcome where
 // it lands: the tree, the emulator's API, the relay's receiver app, or the file on disk.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, watch } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { WORKFLOW } from '../../scripts/start.mjs';
 
 const PALETTE = 'Service Webhooks';
 
-/** Polls `fn` until it returns a truthy value (a server-side condition the page cannot show). */
-async function until(what, fn, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+/**
+ * Resolves with the first truthy value of `fn`, checked now and again each time `emitter` emits
+ * `event` (a server's output line, a file change): no polling. Rejects after `timeoutMs`.
+ */
+function until(what, emitter, event, fn, timeoutMs = 20_000) {
+  return new Promise((resolve, reject) => {
+    let busy = false;
+    let again = false;
+    const done = (err, v) => {
+      clearTimeout(timer);
+      emitter.off(event, check);
+      err ? reject(err) : resolve(v);
+    };
+    const timer = setTimeout(() => done(new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`)), timeoutMs);
+    async function check() {
+      if (busy) return void (again = true);
+      busy = true;
+      try {
+        do {
+          again = false;
+          const v = await fn();
+          if (v) return done(undefined, v);
+        } while (again);
+      } catch (err) {
+        done(err);
+      } finally {
+        busy = false;
+      }
+    }
+    emitter.on(event, check);
+    void check();
+  });
 }
 
 function assert(cond, message) {
@@ -85,7 +108,7 @@ export const flows = [
       await wb.treeRow('Webhooks', /ping/).first().waitFor();
       const api2 = await api.deliveries(relayHook.id);
       assert(api2.deliveries.some((d) => d.event === 'ping'), 'the emulator lists no ping delivery for the relay webhook');
-      await until('the receiver app to verify the ping forwarded by the relay', () => /verified\s+event=ping/.test(demo.receiver.output()));
+      await until('the receiver app to verify the ping forwarded by the relay', demo.receiver.child.stdout, 'data', () => /verified\s+event=ping/.test(demo.receiver.output()));
       // The Relay view (attached to the demo relay) shows the ping live: verified, forwarded with 204.
       await wb.treeRow('Relay', /ping.*verified.*204/).first().waitFor();
       await shot('ping');
@@ -96,7 +119,7 @@ export const flows = [
     async run({ wb, demo, api, shot }) {
       const failHook = (await api.webhooks()).find((h) => /\/_emulator\/fail\/500$/.test(h.url));
       assert(failHook, 'no demo webhook points at the failing endpoint');
-      const failed = await until('a failed delivery of the failing webhook', async () => (await api.deliveries(failHook.id)).deliveries.find((d) => !d.success));
+      const failed = await until('a failed delivery of the failing webhook', demo.emulator.child.stderr, 'data', async () => (await api.deliveries(failHook.id)).deliveries.find((d) => !d.success));
       const attemptsBefore = failed.attempts.length;
       const label = hostPath(failHook.url);
       await wb.showContainer('Service');
@@ -157,10 +180,11 @@ export const flows = [
       await page.locator('.action-widget').waitFor({ state: 'hidden' });
       await page.keyboard.press('Control+S');
       await page.locator('.tabs-container .tab.active.dirty').waitFor({ state: 'detached' });
-      const onDisk = await until('the quick fix to reach the file on disk', () => {
+      const watcher = watch(dirname(file));
+      const onDisk = await until('the quick fix to reach the file on disk', watcher, 'change', () => {
         const t = readFileSync(file, 'utf8');
         return t !== WORKFLOW && t;
-      });
+      }).finally(() => watcher.close());
       // Exactly one edit, and it is the offered replacement: the changed region of the file
       // (between the common prefix and suffix) lies inside one occurrence of the replacement.
       let p = 0;
