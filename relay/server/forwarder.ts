@@ -1,7 +1,7 @@
 // Forwards journaled deliveries to their targets with the original bytes and headers (minus
 // hop-by-hop), with bounded concurrency, keep-alive connections (undici Agent), every attempt
 // journaled, and retries on the service's schedule (time-scalable for tests).
-import { Agent, request, type Dispatcher } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { sign, SIGNATURE_HEADER } from '../../src/core/signing';
 import { isHopByHop, type ForwardAttempt, type ForwardState } from '../protocol';
 import type { DeliveryStore } from './store';
@@ -41,8 +41,26 @@ export function forwardHeaders(pairs: [string, string][], resignSecret?: string,
   return out;
 }
 
-/** One POST; never throws: failures are values. */
-export async function postOnce(
+const targets = new Map<string, { origin: string; path: string }>();
+
+/** A target URL split once into the origin and path a dispatcher wants (cached per target). */
+function splitTarget(target: string): { origin: string; path: string } {
+  let t = targets.get(target);
+  if (!t) {
+    const u = new URL(target);
+    t = { origin: u.origin, path: u.pathname + u.search };
+    if (targets.size > 1000) targets.clear();
+    targets.set(target, t);
+  }
+  return t;
+}
+
+/**
+ * One POST; never throws: failures are values. Dispatches with a minimal handler (status code
+ * kept, response bytes discarded as they arrive) rather than request(), which builds a response
+ * stream per call only for it to be dumped.
+ */
+export function postOnce(
   dispatcher: Dispatcher,
   target: string,
   headers: string[],
@@ -54,24 +72,55 @@ export async function postOnce(
   const started = now();
   const t0 = performance.now();
   const at = new Date(started).toISOString();
-  try {
-    const res = await request(target, {
-      method: 'POST',
-      headers,
-      body,
-      dispatcher,
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      signal,
-    });
-    await res.body.dump();
-    const ok = res.statusCode >= 200 && res.statusCode < 300;
-    return { target, at, status: res.statusCode, ok, durationMs: round(performance.now() - t0), ...(ok ? {} : { error: `HTTP ${res.statusCode}` }) };
-  } catch (err) {
+  const failed = (err: Error): ForwardAttempt => {
     const e = err as Error & { code?: string; cause?: { code?: string } };
     const code = e.code ?? e.cause?.code;
     return { target, at, ok: false, durationMs: round(performance.now() - t0), error: code ? `${code}: ${e.message}` : e.message };
+  };
+  let where: { origin: string; path: string };
+  try {
+    where = splitTarget(target);
+  } catch (err) {
+    return Promise.resolve(failed(err as Error));
   }
+  return new Promise<ForwardAttempt>((resolve) => {
+    let status = 0;
+    let settled = false;
+    let abort: ((err: Error) => void) | undefined;
+    const onAbort = () => abort?.(signal!.reason instanceof Error ? signal!.reason : new Error('This operation was aborted'));
+    const settle = (a: ForwardAttempt) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      resolve(a);
+    };
+    if (signal?.aborted) return settle(failed(new Error('This operation was aborted')));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const handler: Dispatcher.DispatchHandler = {
+      onConnect(a) {
+        abort = a;
+        if (signal?.aborted) onAbort();
+      },
+      onHeaders(statusCode) {
+        status = statusCode;
+        return true;
+      },
+      onData() {
+        return true;
+      },
+      onComplete() {
+        const ok = status >= 200 && status < 300;
+        settle({ target, at, status, ok, durationMs: round(performance.now() - t0), ...(ok ? {} : { error: `HTTP ${status}` }) });
+      },
+      onError(err) {
+        settle(failed(err));
+      },
+    };
+    dispatcher.dispatch(
+      { origin: where.origin, path: where.path, method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
+      handler,
+    );
+  });
 }
 
 function round(ms: number): number {
