@@ -55,12 +55,6 @@ export interface StoreEvents {
   forward: [number, ForwardAttempt, ForwardState | undefined];
 }
 
-function header(pairs: [string, string][], name: string): string | undefined {
-  const n = name.toLowerCase();
-  for (const [k, v] of pairs) if (k.toLowerCase() === n) return v;
-  return undefined;
-}
-
 export function headerRecord(pairs: [string, string][]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of pairs) {
@@ -123,14 +117,21 @@ export class DeliveryStore extends EventEmitter<StoreEvents> {
   }
 
   private insert(meta: DeliveryMeta, loc: RecordLocation, metaLength: number): Entry {
+    let event: string | undefined;
+    let deliveryId: string | undefined;
+    for (const [k, v] of meta.headers) {
+      // One pass, lower-casing only names of the right length (the first of each wins).
+      if (k.length === 15 && event === undefined && k.toLowerCase() === 'x-service-event') event = v;
+      else if (k.length === 18 && deliveryId === undefined && k.toLowerCase() === 'x-service-delivery') deliveryId = v;
+    }
     const summary: RelayDeliverySummary = {
       seq: meta.seq,
       channel: meta.channel,
       receivedAt: meta.receivedAt,
       verification: meta.verification,
       ...(meta.reason ? { reason: meta.reason } : {}),
-      event: header(meta.headers, 'x-service-event'),
-      deliveryId: header(meta.headers, 'x-service-delivery'),
+      event,
+      deliveryId,
       size: loc.length - 4 - metaLength,
       forward: meta.verification === 'rejected' ? [] : meta.targets.map((target) => ({ target, status: 'pending' as ForwardStatus, attempts: 0 })),
     };

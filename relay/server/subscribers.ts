@@ -168,6 +168,7 @@ export class SubscriberHub {
   }
 
   private broadcastForward(seq: number, attempt: ForwardAttempt, state: ForwardState | undefined): void {
+    if (this.subs.size === 0) return; // nobody to tell: no message to build
     const e = this.store.get(seq);
     if (!e) return;
     const msg = JSON.stringify({ type: 'forward', seq, attempt, state: state ?? e.summary.forward.find((f) => f.target === attempt.target) ?? { target: attempt.target, status: attempt.ok ? 'ok' : 'failed', attempts: 1 } } satisfies ServerMessage);
