@@ -1,6 +1,8 @@
 // Benchmark: the relay's cost. One load generator (undici) posts signed 1 KB deliveries
 // (a) directly to a local target app and (b) through the relay (verify, journal with fdatasync,
 // forward) to the same app, at concurrency 1 and 32, then one 25 MB delivery through the relay.
+// At each level direct and relay alternate in rounds (BENCH_ROUNDS, default 4) and each side
+// pools its rounds, so a drift in the machine's speed during the run hits both sides alike.
 // Latency is measured from send to receipt at the target (same process, same clock); "added" is
 // relay minus direct. The relay runs as a child process (the bundled CLI) so its RSS is its own.
 // A benchmark, not a test: it prints the figures measured in this run and writes
@@ -19,7 +21,9 @@ import { sign } from '../src/core/signing';
 const ROOT = resolve(__dirname, '..');
 const SECRET = 'bench-secret';
 const N = Number(process.env.BENCH_N ?? 2000);
-const WARMUP = 200;
+const WARMUP = 1000;
+/** Direct and relay alternate in this many rounds per concurrency level. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
 const BIG = 25 * 1024 * 1024;
 /** BENCH_CONCURRENCY=32 runs one level only (for profiling); the targets need both 1 and 32. */
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '1,32').split(',').map(Number);
@@ -89,6 +93,7 @@ async function run(url: string, label: string, concurrency: number, count: numbe
   await untilArrived(base + count);
   const seconds = (performance.now() - t0) / 1000;
   const latencies = [...sentAt].map(([id, t]) => arrivals.get(id)! - t).sort((a, b) => a - b);
+  for (const id of sentAt.keys()) arrivals.delete(id); // later runs do not pay for a larger map
   return {
     concurrency,
     requests: count,
@@ -98,6 +103,14 @@ async function run(url: string, label: string, concurrency: number, count: numbe
     p99: pct(latencies, 0.99),
     latencies,
   };
+}
+
+/** Several rounds of one side as one result: deliveries over the summed time, pooled latencies. */
+function combine(rounds: RunResult[]): RunResult {
+  const requests = rounds.reduce((n, r) => n + r.requests, 0);
+  const seconds = rounds.reduce((n, r) => n + r.seconds, 0);
+  const latencies = rounds.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  return { concurrency: rounds[0]!.concurrency, requests, seconds, deliveriesPerSecond: requests / seconds, p50: pct(latencies, 0.5), p99: pct(latencies, 0.99), latencies };
 }
 
 function pct(sorted: number[], p: number): number {
@@ -151,21 +164,38 @@ async function main(): Promise<void> {
   const results: Record<string, unknown> = {};
   const lines: string[] = [];
   for (const c of CONCURRENCY) {
-    const direct = await run(targetUrl, 'direct', c, N, agent);
-    const benchCpu0 = process.cpuUsage();
-    const relayCpu0 = cpuMs(child.pid!);
-    const relayMain0 = cpuMs(child.pid!, child.pid!);
-    const relay = await run(relayUrl, 'relay', c, N, agent);
-    const benchCpu = process.cpuUsage(benchCpu0);
-    // CPU per delivery during the relay run: the relay child (all its threads) and this process.
-    const relayCpuUs = ((cpuMs(child.pid!) - relayCpu0) * 1000) / N;
-    const relayMainUs = ((cpuMs(child.pid!, child.pid!) - relayMain0) * 1000) / N;
-    const benchCpuUs = (benchCpu.user + benchCpu.system) / N;
+    // Direct and relay alternate in ROUNDS rounds of N/ROUNDS deliveries each, so that both sides
+    // see the same drift in this machine's speed (a shared VM: back-to-back runs of the same
+    // thing differ by tens of percent); each side's figures pool its rounds.
+    const directRounds: RunResult[] = [];
+    const relayRounds: RunResult[] = [];
+    let relayCpu = 0;
+    let relayMain = 0;
+    let benchCpuUsed = 0;
+    const per = Math.ceil(N / ROUNDS);
+    for (let r = 0; r < ROUNDS; r++) {
+      directRounds.push(await run(targetUrl, `direct-r${r}`, c, per, agent));
+      const benchCpu0 = process.cpuUsage();
+      const relayCpu0 = cpuMs(child.pid!);
+      const relayMain0 = cpuMs(child.pid!, child.pid!);
+      relayRounds.push(await run(relayUrl, `relay-r${r}`, c, per, agent));
+      const benchCpu = process.cpuUsage(benchCpu0);
+      relayCpu += cpuMs(child.pid!) - relayCpu0;
+      relayMain += cpuMs(child.pid!, child.pid!) - relayMain0;
+      benchCpuUsed += benchCpu.user + benchCpu.system;
+    }
+    const direct = combine(directRounds);
+    const relay = combine(relayRounds);
+    // CPU per delivery during the relay rounds: the relay child (all its threads) and this process.
+    const relayCpuUs = (relayCpu * 1000) / relay.requests;
+    const relayMainUs = (relayMain * 1000) / relay.requests;
+    const benchCpuUs = benchCpuUsed / relay.requests;
     const addedP50 = relay.p50 - direct.p50;
     const addedP99 = relay.p99 - direct.p99;
     const ratio = relay.deliveriesPerSecond / direct.deliveriesPerSecond;
     results[`c${c}`] = {
-      requests: N,
+      requests: relay.requests,
+      rounds: ROUNDS,
       direct: { deliveriesPerSecond: direct.deliveriesPerSecond, p50Ms: direct.p50, p99Ms: direct.p99 },
       relay: { deliveriesPerSecond: relay.deliveriesPerSecond, p50Ms: relay.p50, p99Ms: relay.p99 },
       relayCpuUsPerDelivery: relayCpuUs,
