@@ -241,7 +241,7 @@ export class Forwarder {
     };
     if (next.status === 'pending') next.nextAttemptAt = new Date(this.now() + this.delay(attempts)).toISOString();
     try {
-      await this.store.recordAttempt(job.seq, attempt, next);
+      await this.store.recordAttempt(job.seq, attempt, next, { lazy: true });
     } catch {
       return; // journal closed during stop: the forward stays pending
     }

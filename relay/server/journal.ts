@@ -1,6 +1,8 @@
 // The relay's append-only journal: segment files of checksummed records, group-committed with
 // fdatasync (every append that arrives while a sync is in flight joins the next batch), a torn
-// tail truncated at start-up, files 0600 in a 0700 directory.
+// tail truncated at start-up, files 0600 in a 0700 directory. A lazy append (bookkeeping such
+// as forward attempts) starts no sync of its own: it joins the next one, at the latest after
+// `lazyMs`; close() writes it out.
 //
 // Record: u32 LE payload length | u32 LE crc32(type byte + payload) | u8 type | payload.
 import { mkdirSync, chmodSync } from 'node:fs';
@@ -27,6 +29,13 @@ export interface JournalOptions {
   onRecord?: (type: number, payload: Buffer, loc: RecordLocation) => void;
   /** Told about truncated torn tails (segment, offset, bytes dropped). */
   onTruncate?: (info: { segment: number; offset: number; dropped: number }) => void;
+  /** Longest a lazy append waits for another append's sync before it gets one of its own (default 10 ms). */
+  lazyMs?: number;
+}
+
+export interface AppendOptions {
+  /** Start no sync for this record: it joins the next one (at the latest after `lazyMs`). */
+  lazy?: boolean;
 }
 
 interface Pending {
@@ -47,6 +56,9 @@ export class Journal {
   private size = 0;
   private queue: Pending[] = [];
   private flushing: Promise<void> | undefined;
+  /** Queued records that want a sync now (the rest are lazy). */
+  private eager = 0;
+  private lazyTimer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
   private readonly readers = new Map<number, Promise<FileHandle>>();
   readonly segments: number[] = [];
@@ -56,12 +68,13 @@ export class Journal {
   private constructor(
     readonly dir: string,
     private readonly segmentBytes: number,
+    private readonly lazyMs: number,
   ) {}
 
   static async open(dir: string, options: JournalOptions = {}): Promise<Journal> {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     chmodSync(dir, 0o700);
-    const j = new Journal(dir, options.segmentBytes ?? 64 * 1024 * 1024);
+    const j = new Journal(dir, options.segmentBytes ?? 64 * 1024 * 1024, options.lazyMs ?? 10);
     const names = (await readdir(dir)).filter((n) => SEGMENT_RE.test(n)).sort();
     for (const name of names) j.segments.push(Number(SEGMENT_RE.exec(name)![1]));
     for (const seg of j.segments) await j.scan(seg, options);
@@ -121,7 +134,7 @@ export class Journal {
   }
 
   /** Appends one record; resolves once it is on disk (after the batch's fdatasync). */
-  append(type: number, parts: Uint8Array[]): Promise<RecordLocation> {
+  append(type: number, parts: Uint8Array[], options?: AppendOptions): Promise<RecordLocation> {
     if (this.closed) return Promise.reject(new Error('journal is closed'));
     if (type < 1 || type > 255) throw new RangeError('record type must be 1..255');
     let length = 0;
@@ -137,21 +150,38 @@ export class Journal {
     header[8] = type;
     return new Promise((resolve, reject) => {
       this.queue.push({ header, parts, length, resolve, reject });
-      if (!this.flushing) this.flushing = this.flush();
+      if (options?.lazy) {
+        if (!this.flushing) this.lazyTimer ??= setTimeout(() => this.startFlush(true), this.lazyMs);
+        return;
+      }
+      this.eager++;
+      if (!this.flushing) this.startFlush(false);
     });
   }
 
-  /** Resolves when everything appended so far is on disk. */
+  /** Resolves when everything appended so far (lazy records too) is on disk. */
   async drain(): Promise<void> {
-    while (this.flushing) await this.flushing;
+    while (this.flushing || this.queue.length > 0) {
+      if (!this.flushing) this.startFlush(true);
+      await this.flushing;
+    }
   }
 
-  private async flush(): Promise<void> {
+  private startFlush(all: boolean): void {
+    if (this.lazyTimer) clearTimeout(this.lazyTimer);
+    this.lazyTimer = undefined;
+    if (!this.flushing && this.queue.length > 0) this.flushing = this.flush(all);
+  }
+
+  /** Writes and syncs batches while an eager record waits (or, with `all`, any record). */
+  private async flush(all: boolean): Promise<void> {
     // Let every append issued in the same tick join the first batch.
     await new Promise<void>((r) => setImmediate(r));
     try {
-      while (this.queue.length > 0) {
+      while (this.queue.length > 0 && (all || this.eager > 0)) {
+        all = false;
         if (this.size >= this.segmentBytes) await this.openSegment(this.segment + 1);
+        this.eager = 0;
         const batch = this.queue.splice(0);
         const locs: RecordLocation[] = [];
         const iov: Uint8Array[] = [];
@@ -174,6 +204,8 @@ export class Journal {
       }
     } finally {
       this.flushing = undefined;
+      // Only lazy records left: they wait for the next eager append, or the timer.
+      if (this.queue.length > 0 && !this.closed) this.lazyTimer ??= setTimeout(() => this.startFlush(true), this.lazyMs);
     }
   }
 
@@ -211,6 +243,8 @@ export class Journal {
   async close(): Promise<void> {
     await this.drain();
     this.closed = true;
+    if (this.lazyTimer) clearTimeout(this.lazyTimer);
+    this.lazyTimer = undefined;
     for (const seg of [...this.readers.keys()]) await this.closeReader(seg);
     await this.fh?.close();
     this.fh = undefined;

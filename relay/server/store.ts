@@ -186,10 +186,14 @@ export class DeliveryStore extends EventEmitter<StoreEvents> {
     return { seq: full.seq, durable };
   }
 
-  /** Journals one forward attempt (durably) and updates the index. */
-  async recordAttempt(seq: number, attempt: ForwardAttempt, state?: ForwardState): Promise<void> {
+  /**
+   * Journals one forward attempt (durably) and updates the index once it is on disk. `lazy`: the
+   * record starts no fdatasync of its own but rides on the next delivery's (within the journal's
+   * lazyMs), so a forward costs no sync beyond its delivery's.
+   */
+  async recordAttempt(seq: number, attempt: ForwardAttempt, state?: ForwardState, options?: { lazy?: boolean }): Promise<void> {
     const rec: AttemptRecord = { seq, attempt, ...(state ? { state } : {}) };
-    const loc = await this.journal.append(T_ATTEMPT, [Buffer.from(JSON.stringify(rec), 'utf8')]);
+    const loc = await this.journal.append(T_ATTEMPT, [Buffer.from(JSON.stringify(rec), 'utf8')], options);
     this.touchSegment(loc.segment, seq);
     this.applyAttempt(rec);
     this.emit('forward', seq, attempt, state);
