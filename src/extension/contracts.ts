@@ -1,6 +1,7 @@
 // The parts of other modules the extension uses, as documented in docs/architecture.md.
 // Declared structurally so the adapters depend on the contract, not on a module's internals;
 // deps.ts loads the real modules lazily and checks they satisfy these shapes.
+import type { Finding } from '../core/lint';
 import type { DeliveryView, RepoRef, WebhookView } from '../core/tree';
 
 export type { RepoRef };
@@ -47,18 +48,8 @@ export function isServiceError(err: unknown): err is ServiceErrorLike {
   );
 }
 
-export interface LintFinding {
-  rule: string;
-  severity: 'error' | 'warning';
-  message: string;
-  offset: number;
-  length: number;
-  line: number;
-  column: number;
-  endLine: number;
-  endColumn: number;
-  replacement?: string;
-}
+/** A linter finding: the core linter's own type (a type-only import; nothing loads at activation). */
+export type LintFinding = Finding;
 
 export interface SignatureExplanation {
   ok: boolean;

@@ -13,7 +13,7 @@ export async function loadLinter(): Promise<{
   applyFixes(text: string, findings: readonly LintFinding[]): string;
 }> {
   const lint = await import('../core/lint');
-  return { lintText: (t, o) => lint.lintText(t, o), applyFixes: (t, f) => lint.applyFixes(t, f as Parameters<typeof lint.applyFixes>[1]) };
+  return { lintText: (t, o) => lint.lintText(t, o), applyFixes: (t, f) => lint.applyFixes(t, f) };
 }
 
 export async function explainSignature(input: { body: string; header: string | undefined; secrets: string[] }): Promise<SignatureExplanation> {
