@@ -140,9 +140,16 @@ export const flows = [
       await shot('deliveries');
       // In the UI: the row's tooltip counts the attempts of the refreshed record.
       const row = wb.pane('Webhooks').locator('.monaco-list-row', { hasText: /✗ 500/ }).first();
-      await row.hover();
       const hover = wb.page.locator('.workbench-hover, .monaco-hover', { hasText: /Attempts: \d+/ }).first();
-      await hover.waitFor();
+      // A tree hover opens on mouse *entry*; when the row repaints under a resting pointer none
+      // opens. So leave the row and enter it again, a bounded number of times.
+      for (let tries = 1; ; tries++) {
+        await wb.page.mouse.move(5, 5);
+        await row.hover({ position: { x: 80, y: 8 } });
+        const shownUp = await hover.waitFor({ timeout: 5000 }).then(() => true, () => false);
+        if (shownUp) break;
+        if (tries === 3) throw new Error('the delivery row shows no hover after 3 mouse entries');
+      }
       const shown = Number(/Attempts: (\d+)/.exec(await hover.innerText())[1]);
       assert(shown > attemptsBefore, `the tree shows "Attempts: ${shown}" after the retry, expected more than ${attemptsBefore}`);
       await shot('retry');
