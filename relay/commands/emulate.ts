@@ -27,6 +27,9 @@ Options:
   --demo-relay-url URL  the demo relay webhook's URL (default ${DEFAULT_DEMO_RELAY_URL})
   --max-body SIZE       request body limit (default 1mb); larger bodies get 413
   --delivery-timeout D  per-attempt delivery time-out in ms, or 10s / 2m (default 10s)
+  --documented-only     serve only the documented endpoints: GET …/deliveries answers 404, as on
+                        a service that shows deliveries in its web UI only (the extension then
+                        reads them from the relay journal)
   -h, --help            show this help
 
 Emulator-only routes:
@@ -60,6 +63,7 @@ const command: Command = {
         'demo-relay-url': { type: 'string' },
         'max-body': { type: 'string' },
         'delivery-timeout': { type: 'string' },
+        'documented-only': { type: 'boolean' },
       },
       false,
     );
@@ -85,6 +89,7 @@ const command: Command = {
       demo: values.demo ?? false,
       demoRelayUrl,
       maxBody,
+      deliveriesEndpoint: !values['documented-only'],
       deliveryTimeoutMs: parseTimeout(values['delivery-timeout']),
       log: (line) => io.stderr.write(`emulator: ${line}\n`),
     };

@@ -38,6 +38,8 @@ export interface EmulatorOptions {
   concurrency?: number;
   /** Request body limit in bytes (default 1 MiB). */
   maxBody?: number;
+  /** Serve the deliveries listing, an emulator extension (default true). false: only the documented endpoints. */
+  deliveriesEndpoint?: boolean;
   /** Deliveries kept per webhook, oldest dropped first (default 500; one with a retry due is kept). */
   maxDeliveriesPerWebhook?: number;
   /** How long ping and retry wait for their attempt before answering (default 5 s). */
@@ -90,6 +92,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<EmulatorServ
     token: opts.token,
     maxBody: opts.maxBody ?? DEFAULT_MAX_BODY,
     replyWaitMs: opts.replyWaitMs ?? 5_000,
+    deliveriesEndpoint: opts.deliveriesEndpoint ?? true,
     now,
     selfUrl: () => selfUrl,
     changed,

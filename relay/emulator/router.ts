@@ -35,6 +35,9 @@
 //   GET  /_emulator/repos/<org>/<repo>/secrets               → 200 [{ name, protected, created_at, updated_at }]
 //   ANY  /_emulator/fail/<status>                            → answers <status> (200–599), no auth
 //
+// With deliveriesEndpoint off (`emulate --documented-only`) the two GET deliveries routes answer 404
+// like any unknown route: the documented service shows deliveries in its web UI only.
+//
 // Each webhook keeps its newest 500 deliveries (maxDeliveriesPerWebhook); one with a retry due is kept.
 // Repositories need no set-up: any <org>/<repo> exists on first use (names: letters, digits, . _ -;
 // anything else is 404).
@@ -52,6 +55,8 @@ export interface RouterContext {
   token: string;
   maxBody: number;
   replyWaitMs: number;
+  /** false: the deliveries listing (an emulator extension) answers 404, as a service without it would. */
+  deliveriesEndpoint: boolean;
   now: () => Date;
   /** The emulator's own base URL (for sample payloads). */
   selfUrl: () => string;
@@ -65,6 +70,8 @@ type Handler = (req: IncomingMessage, res: ServerResponse, p: Params, url: URL) 
 interface Route {
   pattern: RegExp;
   auth: boolean;
+  /** An emulator extension beyond the documented interface (served unless deliveriesEndpoint is off). */
+  extension?: boolean;
   methods: Partial<Record<string, Handler>>;
 }
 
@@ -175,6 +182,7 @@ export function createRouter(ctx: RouterContext): (req: IncomingMessage, res: Se
     {
       pattern: new RegExp(`^/api/v1/webhooks/${SEG}/deliveries$`),
       auth: true,
+      extension: true,
       methods: {
         GET: (_req, res, p, url) => {
           if (!webhookIn(res, p[0]!)) return;
@@ -195,6 +203,7 @@ export function createRouter(ctx: RouterContext): (req: IncomingMessage, res: Se
     {
       pattern: new RegExp(`^/api/v1/webhooks/${SEG}/deliveries/${SEG}$`),
       auth: true,
+      extension: true,
       methods: {
         GET: (_req, res, p) => {
           if (!webhookIn(res, p[0]!)) return;
@@ -328,6 +337,7 @@ export function createRouter(ctx: RouterContext): (req: IncomingMessage, res: Se
       return sendError(res, 401, 'missing or wrong token: send Authorization: Bearer <token>', undefined, { 'www-authenticate': 'Bearer' });
     }
     for (const r of routes) {
+      if (r.extension && !ctx.deliveriesEndpoint) continue;
       const m = r.pattern.exec(path);
       if (!m) continue;
       let params: string[];

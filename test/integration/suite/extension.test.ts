@@ -212,6 +212,41 @@ describe('Service Webhooks extension', function () {
     assert.ok(rows.some((n) => n.kind === 'relayChannel' && n.channel.name === 'default'));
   });
 
+  it('a service without the deliveries endpoint: the tree shows what reached the relay, and says so', async function () {
+    const documented = await startEmulatorFixture({ deliveriesEndpoint: false });
+    const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+      const res = await fetch(documented.url + path, {
+        method,
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      assert.ok(res.ok, `${method} ${path} → ${res.status}`);
+      return (await res.json()) as T;
+    };
+    try {
+      await config().update(SETTINGS.baseUrl, documented.url, target);
+      const hook = await call<Hook>('POST', `/api/v1/repos/${REPO}/webhooks`, {
+        url: `http://127.0.0.1:${relay.port}/hooks/default`,
+        content_type: 'json',
+        secret: HOOK_SECRET,
+        events: ['issue'],
+      });
+      const before = app.requests.length;
+      await call('POST', `/_emulator/repos/${REPO}/events`, { event: 'issue' });
+      await app.next(before); // the relay journaled it and forwarded it
+      const [deliveriesRow] = await children(await webhookNode(hook.id));
+      assert.ok(deliveriesRow && deliveriesRow.kind === 'deliveries');
+      const item = tree().getTreeItem(deliveriesRow);
+      assert.match(String(item.label), /^Deliveries [1-9]\d* · ✓ [1-9]\d* · ✗ \d+$/);
+      assert.match(String(item.tooltip), /from the relay journal/);
+      const rows = await children(deliveriesRow);
+      assert.ok(rows.some((n) => n.kind === 'delivery' && n.delivery.event === 'issue'), 'the issue delivery is listed');
+    } finally {
+      await config().update(SETTINGS.baseUrl, emulator.url, target);
+      await documented.close();
+    }
+  });
+
   it('Retry Delivery retries a failed delivery (the failing endpoint answers 500)', async function () {
     const failed = await until((l) => emulator.onAttempt(l), async () => (await deliveries(failingHook.id)).deliveries.find((d) => !d.success && d.event === 'push'), 'a failed push');
     assert.equal(failed.status, 500);

@@ -40,10 +40,11 @@ export interface App {
 export const TOKEN = 'integration-token';
 export const HOOK_SECRET = 'integration-hook-secret';
 
-export async function startEmulatorFixture(): Promise<Emulator> {
+/** An in-process emulator; `deliveriesEndpoint: false` serves only the documented endpoints. */
+export async function startEmulatorFixture(opts: { deliveriesEndpoint?: boolean } = {}): Promise<Emulator> {
   const dir = mkdtempSync(join(tmpdir(), 'sh-emu-'));
   const attempts = new EventEmitter();
-  const emu = await startEmulator({ port: 0, host: '127.0.0.1', token: TOKEN, state: join(dir, 'state.json'), onDeliveryAttempt: () => attempts.emit('attempt') });
+  const emu = await startEmulator({ port: 0, host: '127.0.0.1', token: TOKEN, state: join(dir, 'state.json'), ...opts, onDeliveryAttempt: () => attempts.emit('attempt') });
   return {
     url: emu.url.replace(/\/+$/, ''),
     onAttempt(listener) {

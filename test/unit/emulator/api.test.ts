@@ -341,3 +341,24 @@ describe('emulator API', () => {
     assert.deepEqual((await h.api('GET', HOOKS)).json, before);
   });
 });
+
+describe('emulator --documented-only (deliveriesEndpoint: false)', () => {
+  it('answers 404 on the deliveries listing, an emulator extension, and still delivers, pings and retries', async () => {
+    const rx = await startReceiver(500);
+    const h = await start({ deliveriesEndpoint: false, timeScale: 60_000 });
+    try {
+      const hook = await addHook(h, REPO, rx.url, ['push']);
+      const [fired] = await fire(h, REPO, 'push');
+      assert.ok(fired, 'the push was delivered to the webhook');
+      for (const path of [`/api/v1/webhooks/${hook.id}/deliveries`, `/api/v1/webhooks/${hook.id}/deliveries/${fired.id}`]) {
+        const r = await h.api('GET', path);
+        assert.equal(r.status, 404, path);
+      }
+      assert.equal((await h.api('POST', `/api/v1/webhooks/${hook.id}/ping`)).status, 202);
+      assert.equal((await h.api('POST', `/api/v1/webhooks/${hook.id}/deliveries/${fired.id}/retry`)).status, 202);
+    } finally {
+      await h.close();
+      await rx.close();
+    }
+  });
+});
