@@ -195,6 +195,13 @@ export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerP
   try {
     const emulatorPort = fixedPorts ? 8787 : await freePort();
     const relayPort = fixedPorts ? 8788 : await freePort();
+    if (fixedPorts) {
+      for (const [port, what] of [[emulatorPort, 'emulator'], [relayPort, 'relay']]) {
+        if (!(await portIsFree(port))) {
+          throw new Error(`port ${port} (the demo ${what}) is already in use, perhaps by a demo still running: stop it (\`ss -ltnp 'sport = :${port}'\` shows the process) and run npm start again`);
+        }
+      }
+    }
     const token = demoToken(dir, freshToken);
     const emulatorUrl = `http://127.0.0.1:${emulatorPort}`;
     const relayUrl = `http://127.0.0.1:${relayPort}`;
@@ -219,7 +226,8 @@ export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerP
       {
         sink,
         redact: [relayToken],
-        ready: async () => (await fetch(`${relayUrl}/healthz`)).ok,
+        // Our child's own line first: a stale relay on the same port must not pass for it.
+        ready: async (output) => output.includes(`relay listening on ${relayUrl}`) && (await fetch(`${relayUrl}/healthz`)).ok,
       },
     );
     await started(relay.stop);
@@ -239,7 +247,8 @@ export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerP
         sink,
         env: { SERVICE_HOOKS_EMULATOR_TOKEN: token }, // not on the command line, where `ps` shows it
         redact: [token],
-        ready: async () => {
+        ready: async (output) => {
+          if (!output.includes(`emulator listening on ${emulatorUrl}`)) return false; // ours, not a leftover
           const res = await fetch(`${emulatorUrl}/api/v1/repos/acme/widgets/webhooks`, { headers: { authorization: `Bearer ${token}` } });
           return res.ok;
         },
@@ -317,6 +326,16 @@ async function main() {
       `  Logs:      ${relative(ROOT, demo.codeServerLog)} (code-server); the others below\n\n` +
       `  Ctrl-C stops everything.\n${bar}\n\n`,
   );
+}
+
+/** true when nothing listens on 127.0.0.1:port. */
+async function portIsFree(port) {
+  const { createServer } = await import('node:net');
+  return new Promise((resolveFree) => {
+    const s = createServer();
+    s.once('error', () => resolveFree(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolveFree(true)));
+  });
 }
 
 async function portOr(preferred) {
