@@ -42,7 +42,11 @@ export class ServiceError extends Error {
  */
 export function redact(text: string, sensitive: readonly (string | undefined)[]): string {
   let out = text.replace(/\b(Bearer)\s+[^\s"',;]+/gi, `$1 ${REDACTED}`);
-  const values = sensitive.filter((s): s is string => typeof s === 'string' && s.length >= 4).sort((a, b) => b.length - a.length);
+  // Each value as sent and as a JSON string would echo it back (quotes, backslashes, control characters escaped).
+  const values = sensitive
+    .filter((s): s is string => typeof s === 'string' && s.length >= 4)
+    .flatMap((s) => [s, JSON.stringify(s).slice(1, -1)])
+    .sort((a, b) => b.length - a.length);
   for (const v of values) out = out.split(v).join(REDACTED);
   return out;
 }

@@ -266,6 +266,14 @@ describe('service client: transport, retries and errors (hostile peer)', () => {
       assert.match(secretErr.bodyExcerpt!, /DEPLOY_KEY/);
     });
 
+    it('redacts a secret echoed inside a JSON string, where its quotes and backslashes come back escaped', async () => {
+      const secret = 'pa"ss\\word-42';
+      peer.handle = (r, res) => reply(res, 400, { error: `secret ${(JSON.parse(r.body) as { secret: string }).secret} is too weak`, field: 'secret' });
+      const err = await rejects(client().createWebhook(REPO, { url: 'http://127.0.0.1:1/x', content_type: 'json', secret, events: ['push'] }));
+      assertClean(err, secret, JSON.stringify(secret).slice(1, -1), TOKEN);
+      assert.match(err.bodyExcerpt!, /secret \[redacted\] is too weak/);
+    });
+
     it('network and time-out errors carry no credential either', async () => {
       peer.handle = (_r, res) => res.socket!.destroy();
       assertClean(await rejects(client({ retries: 0 }).listWebhooks(REPO)), TOKEN);
