@@ -112,5 +112,19 @@ export class StateWriter {
       await unlink(tmp).catch(() => {});
       throw err;
     }
+    await syncDir(dirname(this.path));
+  }
+}
+
+/** Makes a rename in `dir` durable (the directory entry itself); best effort where directories cannot be opened. */
+async function syncDir(dir: string): Promise<void> {
+  let fh;
+  try {
+    fh = await open(dir, 'r');
+    await fh.sync();
+  } catch {
+    // some file systems refuse fsync on a directory: the rename still happened
+  } finally {
+    await fh?.close();
   }
 }
