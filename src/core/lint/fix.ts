@@ -1,4 +1,5 @@
-// applyFixes: only the findings that carry a replacement, as non-overlapping edits applied back to front.
+// applyFixes: only the findings that carry a replacement, as non-overlapping edits, joined from
+// slices of the text in one pass (linear in the text plus the edits).
 import type { Finding } from './types';
 
 export function applyFixes(text: string, findings: readonly Finding[]): string {
@@ -6,19 +7,19 @@ export function applyFixes(text: string, findings: readonly Finding[]): string {
     .filter((f) => f.replacement !== undefined && f.offset >= 0 && f.offset + f.length <= text.length)
     .slice()
     .sort((a, b) => a.offset - b.offset || a.length - b.length);
-  const kept: Finding[] = [];
-  let end = -1;
+  const parts: string[] = [];
+  let prev: Finding | undefined;
+  let end = -1; // end of the last kept edit
+  let copied = 0; // text before this offset is already in `parts`
   for (const f of edits) {
-    const prev = kept[kept.length - 1];
     if (prev && prev.offset === f.offset && prev.length === f.length && prev.replacement === f.replacement) continue;
     if (f.offset < end || (prev && f.offset === prev.offset && f.offset === end)) continue; // overlaps (or two inserts at one point)
-    kept.push(f);
-    end = f.offset + f.length;
+    parts.push(text.slice(copied, f.offset), f.replacement!);
+    copied = f.offset + f.length;
+    prev = f;
+    end = copied;
   }
-  let out = text;
-  for (let i = kept.length - 1; i >= 0; i--) {
-    const f = kept[i]!;
-    out = out.slice(0, f.offset) + f.replacement! + out.slice(f.offset + f.length);
-  }
-  return out;
+  if (parts.length === 0) return text;
+  parts.push(text.slice(copied));
+  return parts.join('');
 }
