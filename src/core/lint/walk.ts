@@ -6,6 +6,7 @@ import { StringScalar, type Reporter } from './checks/base';
 import { checkUses } from './checks/actions';
 import { checkExpression, type ExprRules } from './checks/expressions';
 import { checkShell } from './checks/shell';
+import { checkTargets } from './checks/envTargets';
 import { templateSpans, tokenize } from './expression';
 import type { RenameRule } from './types';
 
@@ -71,6 +72,7 @@ function scalar(ctx: WalkContext, node: import('yaml').Scalar, path: Path, key?:
   const value = node.value as string;
   const s = new StringScalar(ctx.text, node, value);
   const spans = value.includes('${{') ? templateSpans(value) : [];
+  checkTargets(ctx.rep, s, ctx.rules);
   for (const span of spans) checkExpression(ctx.rep, s, span.tokens, ctx.expr);
   if (key) {
     if (key.envKey && ctx.envNames.has(value)) {

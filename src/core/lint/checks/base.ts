@@ -40,9 +40,19 @@ export interface EnvOccurrence {
   consumer?: string;
 }
 
+/** Something in the file that forbids renaming an `env` rule's name automatically (see envConsistency.ts). */
+export interface EnvBlock {
+  rule: RenameRule;
+  /** File offset the reason points at (its line is quoted in the message). */
+  offset: number;
+  /** The reason, worded to follow "on line N". */
+  why: string;
+}
+
 export class Reporter {
   readonly findings: Finding[] = [];
   readonly envOccurrences: EnvOccurrence[] = [];
+  readonly envBlocks: EnvBlock[] = [];
   constructor(readonly lines: LineIndex) {}
 
   add(rule: string, severity: Severity, message: string, offset: number, length: number, replacement?: string): void {
