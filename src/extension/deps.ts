@@ -1,4 +1,5 @@
 // Lazy loaders for the heavier modules: nothing here runs during activation.
+import type { ExplainInput } from '../core/doctor';
 import type { LintOptions } from '../core/lint';
 import type { LintFinding, ServiceClientLike, SignatureExplanation } from './contracts';
 
@@ -16,9 +17,10 @@ export async function loadLinter(): Promise<{
   return { lintText: (t, o) => lint.lintText(t, o), applyFixes: (t, f) => lint.applyFixes(t, f) };
 }
 
-export async function explainSignature(input: { body: string; header: string | undefined; secrets: string[] }): Promise<SignatureExplanation> {
+/** The signature doctor on the body's exact bytes (a string is taken as its UTF-8 encoding). */
+export async function explainSignature(input: ExplainInput): Promise<SignatureExplanation> {
   const doctor = await import('../core/doctor');
-  return doctor.explainSignature(input as Parameters<typeof doctor.explainSignature>[0]);
+  return doctor.explainSignature(input);
 }
 
 export async function loadRelayClient(): Promise<typeof import('../../relay/client')> {

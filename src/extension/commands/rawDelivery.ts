@@ -8,7 +8,8 @@ export interface RawDelivery {
   /** where it was (or would be) sent */
   url: string;
   headers: Record<string, string>;
-  body: string;
+  /** The body bytes as received: the relay keeps them exactly (they need not be UTF-8). */
+  body: Buffer;
 }
 
 export async function rawDelivery(ctx: CommandContext, arg: unknown, title: string): Promise<RawDelivery> {
@@ -16,13 +17,13 @@ export async function rawDelivery(ctx: CommandContext, arg: unknown, title: stri
   if ((isNode(arg) && arg.kind === 'relayDelivery') || typeof asArgs(arg).seq === 'number') {
     const summary = await pickRelayDelivery(ctx, arg, title);
     const d = await relay.getDelivery(summary.seq);
-    return { source: 'relay', url: relay.ingressUrl(d.channel), headers: d.headers, body: Buffer.from(d.bodyBase64, 'base64').toString('utf8') };
+    return { source: 'relay', url: relay.ingressUrl(d.channel), headers: d.headers, body: Buffer.from(d.bodyBase64, 'base64') };
   }
   const { webhook, deliveryId } = await pickDelivery(ctx, arg, { title });
   const client = await ctx.services.client();
   const detail = await client.getDelivery(webhook.id, deliveryId);
   if (!detail) throw new UserError('The service does not offer delivery details; use the relay journal instead.');
-  return { source: 'service', url: webhook.url, headers: detail.request.headers, body: detail.request.body };
+  return { source: 'service', url: webhook.url, headers: detail.request.headers, body: Buffer.from(detail.request.body, 'utf8') };
 }
 
 export function header(headers: Record<string, string>, name: string): string | undefined {

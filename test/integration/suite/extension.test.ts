@@ -2,6 +2,7 @@
 // Commands are run through vscode.commands.executeCommand with the documented plain-object
 // arguments (see src/extension/commands/*.ts), so no UI is needed.
 import { strict as assert } from 'node:assert';
+import { createHmac } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -341,6 +342,30 @@ describe('Service Webhooks extension', function () {
     assert.ok(node, 'delivery row');
     const r2 = await run<{ seq: number }>(COMMANDS.replayDelivery, node);
     assert.ok(r2?.seq);
+  });
+
+  it('Explain Signature and Copy as cURL use the exact bytes of a relay delivery whose body is not UTF-8', async function () {
+    const raw = Buffer.from('{"name":"caf\xe9"}', 'latin1');
+    const signature = 'sha256=' + createHmac('sha256', HOOK_SECRET).update(raw).digest('hex');
+    const deliveryId = `latin1-${process.pid}`;
+    const res = await fetch(`http://127.0.0.1:${relay.port}/hooks/default`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-Service-Event': 'push', 'X-Service-Delivery': deliveryId, 'X-Service-Signature': signature },
+      body: raw,
+    });
+    await res.arrayBuffer();
+    assert.ok(res.ok, `ingress answered ${res.status}`);
+    const entry = (await relayManager().listDeliveries({ limit: 50 })).deliveries.find((d) => d.deliveryId === deliveryId);
+    assert.ok(entry, 'the delivery is in the journal');
+    assert.equal(entry.verification, 'verified');
+    const explained = await run<{ ok: boolean; findings: string[] }>(COMMANDS.explainSignature, { seq: entry.seq, secrets: [HOOK_SECRET] });
+    assert.equal(explained?.ok, true, JSON.stringify(explained));
+    const copied = await run<{ curl: string; binary: boolean }>(COMMANDS.copyAsCurl, { seq: entry.seq });
+    assert.equal(copied?.binary, true);
+    assert.match(copied.curl, /^printf '\{"name":"caf\\351"\}' \| curl -X POST /);
+    assert.match(copied.curl, /--data-binary @-$/);
+    const opened = await run<{ text: string }>(COMMANDS.openDelivery, { seq: entry.seq });
+    assert.equal(JSON.parse(opened!.text).bodyBase64, raw.toString('base64'));
   });
 
   it('Import Issues validates every record first and lists problems by index', async function () {
