@@ -34,8 +34,11 @@ export interface EnvOccurrence {
   scalar: StringScalar;
   from: number;
   to: number;
-  /** Where the name is: an env key, a `$NAME` in a run script, or `env.NAME` in an expression. */
-  where: 'key' | 'shell' | 'expression';
+  /**
+   * Where the name is: an env key, a `$NAME` in a run script, `env.NAME` in an expression, or
+   * any other whole-word use in a run script (`NAME=…`, `export NAME`, `%NAME%`, …), which is never fixed.
+   */
+  where: 'key' | 'shell' | 'expression' | 'other';
   /** For env keys read by name by something outside the file: "the action `x`", "the container `y`". */
   consumer?: string;
 }

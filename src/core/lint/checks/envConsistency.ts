@@ -3,6 +3,8 @@
 // - something recorded in rep.envBlocks forbids it (the target name is already used, an alias hides env keys);
 // - a program outside the file reads the name: the key is set on a `uses:` step or a container (the
 //   action or image reads it), or nothing in the file refers to it (a tool such as mvn or gh reads it);
+// - a run script uses the name in a form that is not renamed (`NAME=…`, `export NAME`, `%NAME%`, …);
+// - no env key in the file sets it (its value comes from the runner, $GITHUB_ENV or a tool);
 // - one occurrence has no certain position.
 import type { Reporter, EnvOccurrence } from './base';
 
@@ -20,19 +22,26 @@ export function settleEnv(rep: Reporter): void {
     const rule = list[0]!.rule;
     const keys = list.filter((o) => o.where === 'key');
     const consumed = keys.find((o) => o.consumer !== undefined);
+    const other = list.find((o) => o.where === 'other');
     const uncertain = list.find((o) => !o.scalar.range(o.from, o.to).exact);
     const block = rep.envBlocks.find((b) => b.rule.id === rule.id);
     let blocked: string | undefined;
     if (block) blocked = `on line ${lineOf(block.offset)} ${block.why}`;
     else if (consumed) {
       blocked = `on line ${lineOf(consumed.scalar.node.range![0])} it is passed to ${consumed.consumer}, which may read it by this name; rename every occurrence in this file together by hand`;
-    } else if (keys.length > 0 && keys.length === list.length) blocked = `nothing in this file refers to it, so a program (an action or a tool) reads it by this name`;
+    } else if (other) {
+      blocked = `on line ${lineOf(other.scalar.range(other.from, other.to).offset)} a run script uses it in a form that is not renamed automatically (an assignment, \`export\`, \`%NAME%\`, a program's argument, …), and all of them must be renamed together; rename by hand`;
+    } else if (keys.length === 0) blocked = `no env key in this file sets it, so its value comes from elsewhere (the runner, $GITHUB_ENV or a tool); rename it by hand where it is set`;
+    else if (keys.length === list.length) blocked = `nothing in this file refers to it, so a program (an action or a tool) reads it by this name`;
     else if (uncertain) {
       blocked = `the occurrence on line ${lineOf(uncertain.scalar.node.range![0])} has no certain position, and all of them must be renamed together`;
     }
     for (const o of list) {
-      const what = o.where === 'key' ? `the env key \`${rule.from}\`` : o.where === 'shell' ? `the variable \`$${rule.from}\`` : `\`env.${rule.from}\``;
-      const to = o.where === 'key' ? `\`${rule.to}\`` : o.where === 'shell' ? `\`$${rule.to}\`` : `\`env.${rule.to}\``;
+      const [what, to] =
+        o.where === 'key' ? [`the env key \`${rule.from}\``, `\`${rule.to}\``]
+        : o.where === 'shell' ? [`the variable \`$${rule.from}\``, `\`$${rule.to}\``]
+        : o.where === 'expression' ? [`\`env.${rule.from}\``, `\`env.${rule.to}\``]
+        : [`the variable \`${rule.from}\``, `\`${rule.to}\``];
       rep.rename(rule.id, `${what} is ${to} on the service`, o.scalar, o.from, o.to, rule.to, blocked);
     }
   }
