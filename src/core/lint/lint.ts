@@ -2,6 +2,7 @@
 import { parseDocument } from 'yaml';
 import { Reporter } from './checks/base';
 import { settleEnv } from './checks/envConsistency';
+import { aliasedNodes } from './checks/envAliases';
 import { exprRules } from './checks/expressions';
 import { LineIndex } from './positions';
 import { ruleTable } from './rules';
@@ -21,7 +22,7 @@ export function lintText(text: string, options: LintOptions = {}): Finding[] {
   }
   const rules = ruleTable(options.rules);
   const envNames = new Set(rules.filter((r) => r.kind === 'env').map((r) => r.from));
-  walk({ text, rep, rules, expr: exprRules(rules), envNames }, doc.contents, []);
+  walk({ text, rep, rules, expr: exprRules(rules), envNames, doc, aliased: aliasedNodes(doc) }, doc.contents, []);
   settleEnv(rep);
   return rep.findings.sort((a, b) => a.offset - b.offset || a.length - b.length || a.rule.localeCompare(b.rule));
 }

@@ -1,12 +1,14 @@
 // Walks a parsed workflow and hands each string scalar to the checks that apply where it sits:
 // `${{ }}` spans anywhere, implicit `if:` (job and step), `uses:` (job and step), env keys, `run:`.
-// Aliases are not followed: the anchored node is checked once, where its text is.
-import { isAlias, isMap, isScalar, isSeq, type Node, type Pair, type YAMLMap } from 'yaml';
+// Aliases are not followed: the anchored node is checked once, where its text is. Where aliases meet
+// env maps, the env rename is blocked (checks/envAliases.ts).
+import { isAlias, isMap, isScalar, isSeq, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
 import { StringScalar, type Reporter } from './checks/base';
 import { checkUses } from './checks/actions';
 import { checkExpression, type ExprRules } from './checks/expressions';
 import { checkShell } from './checks/shell';
 import { checkTargets } from './checks/envTargets';
+import { anchoredEnvKey, envAlias } from './checks/envAliases';
 import { templateSpans, tokenize } from './expression';
 import type { RenameRule } from './types';
 
@@ -18,6 +20,9 @@ export interface WalkContext {
   rules: readonly RenameRule[];
   expr: ExprRules;
   envNames: Set<string>;
+  doc: Document;
+  /** Anchored nodes that an alias refers to. */
+  aliased: Set<Node>;
 }
 
 const isJob = (p: Path) => p.length === 2 && p[0] === 'jobs';
@@ -47,28 +52,40 @@ function envConsumer(owner: Path, parent: YAMLMap): string | undefined {
   return undefined;
 }
 
-export function walk(ctx: WalkContext, node: Node | null | undefined, path: Path, parent?: YAMLMap): void {
-  if (!node || isAlias(node)) return;
+/** `anchored`: the nearest node at or above `node` that an alias repeats elsewhere. */
+export function walk(ctx: WalkContext, node: Node | null | undefined, path: Path, parent?: YAMLMap, anchored?: Node): void {
+  if (!node) return;
+  if (isAlias(node)) {
+    if (isEnvMap(path)) envAlias(ctx.rep, ctx.text, ctx.doc, ctx.rules, node);
+    return;
+  }
+  const here = ctx.aliased.has(node) ? node : anchored;
   if (isMap(node)) {
     const envMap = isEnvMap(path);
     const consumer = envMap && parent ? envConsumer(path.slice(0, -1), parent) : undefined;
     for (const pair of node.items as Pair<Node | null, Node | null>[]) {
       const key = pair.key;
       let name: string | null = null;
+      if (envMap && isAlias(key)) envAlias(ctx.rep, ctx.text, ctx.doc, ctx.rules, key);
+      if (envMap && isScalar(key) && key.value === '<<' && pair.value && (isAlias(pair.value) || isSeq(pair.value))) {
+        const merged = isAlias(pair.value) ? [pair.value] : pair.value.items.filter(isAlias);
+        for (const a of merged) envAlias(ctx.rep, ctx.text, ctx.doc, ctx.rules, a);
+      }
       if (isScalar(key)) {
         name = String(key.value);
-        if (typeof key.value === 'string') scalar(ctx, key, path, { envKey: envMap, ...(consumer ? { consumer } : {}) });
+        const keyAnchored = ctx.aliased.has(key) ? key : here;
+        if (typeof key.value === 'string') scalar(ctx, key, path, { envKey: envMap, ...(consumer ? { consumer } : {}), ...(keyAnchored ? { anchored: keyAnchored } : {}) });
       }
-      walk(ctx, pair.value, [...path, name], node);
+      walk(ctx, pair.value, [...path, name], node, here);
     }
   } else if (isSeq(node)) {
-    node.items.forEach((item, i) => walk(ctx, item as Node, [...path, i]));
+    node.items.forEach((item, i) => walk(ctx, item as Node, [...path, i], undefined, here));
   } else if (isScalar(node) && typeof node.value === 'string') {
     scalar(ctx, node, path);
   }
 }
 
-function scalar(ctx: WalkContext, node: import('yaml').Scalar, path: Path, key?: { envKey: boolean; consumer?: string }): void {
+function scalar(ctx: WalkContext, node: import('yaml').Scalar, path: Path, key?: { envKey: boolean; consumer?: string; anchored?: Node }): void {
   const value = node.value as string;
   const s = new StringScalar(ctx.text, node, value);
   const spans = value.includes('${{') ? templateSpans(value) : [];
@@ -78,6 +95,7 @@ function scalar(ctx: WalkContext, node: import('yaml').Scalar, path: Path, key?:
     if (key.envKey && ctx.envNames.has(value)) {
       for (const rule of ctx.rules) {
         if (rule.kind === 'env' && rule.from === value) {
+          if (key.anchored) anchoredEnvKey(ctx.rep, rule, node, key.anchored);
           ctx.rep.envOccurrences.push({ rule, scalar: s, from: 0, to: value.length, where: 'key', ...(key.consumer ? { consumer: key.consumer } : {}) });
         }
       }
