@@ -4,7 +4,7 @@ import type { RenameRule, Severity } from './types';
 
 export const BUILTIN_RULES: readonly RenameRule[] = [
   { id: 'token-secret', kind: 'secret', from: 'GITHUB_TOKEN', to: 'SERVICE_TOKEN' },
-  { id: 'token-env', kind: 'env', from: 'GITHUB_TOKEN', to: 'SERVICE_TOKEN' },
+  { id: 'token-env', kind: 'env', from: 'GITHUB_TOKEN', to: 'SERVICE_TOKEN', readBy: ['gh', 'hub'] },
   { id: 'context-event', kind: 'context', from: 'github.event', to: 'service.event' },
   { id: 'context-repository', kind: 'context', from: 'github.repository', to: 'service.repository' },
   { id: 'action-script', kind: 'action', from: 'actions/github-script', to: 'service/script' },

@@ -33,6 +33,11 @@ export interface RenameRule {
   to: string;
   /** Shown in the finding; defaults to a generated sentence. */
   description?: string;
+  /**
+   * `env` rules: programs that read the variable from the environment without the file naming it
+   * (e.g. `gh`). A run script that calls one and does not name the variable reads it by this name.
+   */
+  readBy?: readonly string[];
 }
 
 /** An extra mapping from `.service-hooks.json` (`lint.rules`), validated by config.ts. */

@@ -1,5 +1,6 @@
 // Walks a parsed workflow and hands each string scalar to the checks that apply where it sits:
-// `${{ }}` spans anywhere, implicit `if:` (job and step), `uses:` (job and step), env keys, `run:`.
+// `${{ }}` spans anywhere, implicit `if:` (job and step), `uses:` (job and step), env keys (with who
+// reads them by name, checks/envConsumers.ts), `run:`.
 // Aliases are not followed: the anchored node is checked once, where its text is. Where aliases meet
 // env maps, the env rename is blocked (checks/envAliases.ts).
 import { isAlias, isMap, isScalar, isSeq, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
@@ -9,6 +10,7 @@ import { checkExpression, type ExprRules } from './checks/expressions';
 import { checkShell } from './checks/shell';
 import { checkTargets } from './checks/envTargets';
 import { anchoredEnvKey, envAlias } from './checks/envAliases';
+import { envConsumer } from './checks/envConsumers';
 import { templateSpans, tokenize } from './expression';
 import type { RenameRule } from './types';
 
@@ -36,22 +38,6 @@ function isEnvMap(p: Path): boolean {
   return isJob(q) || isStep(q) || (q.length === 3 && q[2] === 'container') || (q.length === 4 && q[2] === 'services');
 }
 
-/** Who reads the env map of `owner` by name: the action of a `uses:` step, or a container image. */
-function envConsumer(owner: Path, parent: YAMLMap): string | undefined {
-  const named = (key: string) => {
-    const v = parent.get(key);
-    return typeof v === 'string' ? v : undefined;
-  };
-  if (isStep(owner)) {
-    const uses = named('uses');
-    return uses === undefined ? undefined : `the action \`${uses}\``;
-  }
-  const container = owner.length === 3 && owner[2] === 'container';
-  const service = owner.length === 4 && owner[2] === 'services';
-  if (container || service) return `the container \`${named('image') ?? String(owner[owner.length - 1])}\``;
-  return undefined;
-}
-
 /** `anchored`: the nearest node at or above `node` that an alias repeats elsewhere. */
 export function walk(ctx: WalkContext, node: Node | null | undefined, path: Path, parent?: YAMLMap, anchored?: Node): void {
   if (!node) return;
@@ -62,7 +48,7 @@ export function walk(ctx: WalkContext, node: Node | null | undefined, path: Path
   const here = ctx.aliased.has(node) ? node : anchored;
   if (isMap(node)) {
     const envMap = isEnvMap(path);
-    const consumer = envMap && parent ? envConsumer(path.slice(0, -1), parent) : undefined;
+    const consumer = envMap && parent ? (rule: RenameRule) => envConsumer(ctx.doc, ctx.rep.lines, path.slice(0, -1), parent, rule) : undefined;
     for (const pair of node.items as Pair<Node | null, Node | null>[]) {
       const key = pair.key;
       let name: string | null = null;
@@ -85,7 +71,7 @@ export function walk(ctx: WalkContext, node: Node | null | undefined, path: Path
   }
 }
 
-function scalar(ctx: WalkContext, node: import('yaml').Scalar, path: Path, key?: { envKey: boolean; consumer?: string; anchored?: Node }): void {
+function scalar(ctx: WalkContext, node: import('yaml').Scalar, path: Path, key?: { envKey: boolean; consumer?: (rule: RenameRule) => string | undefined; anchored?: Node }): void {
   const value = node.value as string;
   const s = new StringScalar(ctx.text, node, value);
   const spans = value.includes('${{') ? templateSpans(value) : [];
@@ -96,7 +82,8 @@ function scalar(ctx: WalkContext, node: import('yaml').Scalar, path: Path, key?:
       for (const rule of ctx.rules) {
         if (rule.kind === 'env' && rule.from === value) {
           if (key.anchored) anchoredEnvKey(ctx.rep, rule, node, key.anchored);
-          ctx.rep.envOccurrences.push({ rule, scalar: s, from: 0, to: value.length, where: 'key', ...(key.consumer ? { consumer: key.consumer } : {}) });
+          const consumer = key.consumer?.(rule);
+          ctx.rep.envOccurrences.push({ rule, scalar: s, from: 0, to: value.length, where: 'key', ...(consumer ? { consumer } : {}) });
         }
       }
     }

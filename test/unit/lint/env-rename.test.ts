@@ -40,3 +40,17 @@ describe('lint: env rename blocking', () => {
     for (const f of tokenEnv(text)) assert.equal(f.replacement, 'SERVICE_TOKEN');
   });
 });
+
+describe('lint: env rename still fixes where nothing outside the file reads the name', () => {
+  it('an extra env rule used only by run scripts of its job', () => {
+    const text = `${head}    env:\n      NPM_TOKEN: t\n    steps:\n      - run: npm publish --token "$NPM_TOKEN"\n`;
+    const found = lintText(text, { rules: [{ kind: 'env', from: 'NPM_TOKEN', to: 'REGISTRY_TOKEN' }] }).filter((f) => f.rule === 'extra-env-1');
+    assert.equal(found.length, 2);
+    for (const f of found) assert.equal(f.replacement, 'REGISTRY_TOKEN');
+  });
+
+  it('a job env whose run scripts call gh but name the variable themselves', () => {
+    const text = `${head}    env:\n      GITHUB_TOKEN: t\n    steps:\n      - run: echo "$GITHUB_TOKEN" | gh auth login --with-token\n`;
+    for (const f of tokenEnv(text)) assert.equal(f.replacement, 'SERVICE_TOKEN');
+  });
+});
