@@ -337,9 +337,17 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
     },
   );
   server.on('upgrade', (req, socket, head) => {
-    const url = new URL(req.url ?? '/', 'http://relay.invalid');
+    // A reset while refusing (or before the WebSocket takes the socket over) must not crash the relay.
+    socket.on('error', () => socket.destroy());
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://relay.invalid');
+    } catch {
+      socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n', () => socket.destroy());
+      return;
+    }
     if (url.pathname !== '/ws' || !accepting) {
-      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n', () => socket.destroy());
       return;
     }
     hub.upgrade(req, socket, head, url);

@@ -84,8 +84,10 @@ export class SubscriberHub {
 
   /** Handles an HTTP upgrade on /ws; refuses with a plain HTTP status on any failed check. */
   upgrade(req: IncomingMessage, socket: Duplex, head: Buffer, url: URL): void {
+    // A client that resets the connection must not crash the relay (the upgraded socket has no other listener).
+    if (socket.listenerCount('error') === 0) socket.on('error', () => socket.destroy());
     const refuse = (status: number, reason: string) => {
-      socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${reason.length}\r\n\r\n${reason}`);
+      socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${reason.length}\r\n\r\n${reason}`, () => socket.destroy());
     };
     if (!hostAllowed(req.headers.host, this.options.boundHost, this.options.allowedHosts)) return refuse(403, 'Forbidden Host');
     const origin = req.headers.origin;
