@@ -40,6 +40,7 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
   readonly onDidChangeTreeData = this.changed.event;
   private hooks = new Map<string, Promise<HooksResult>>();
   private deliveries = new Map<string, Promise<DeliveryState>>();
+  private readonly loadingMore = new Map<string, Promise<number>>();
   pageSize = DEFAULT_PAGE_SIZE;
 
   constructor(
@@ -84,7 +85,7 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
       }
       case 'deliveries': {
         const st = await this.deliveryState(node.webhook);
-        return deliveryChildren(node.repo, node.webhook, st.list.items, st.list.total, st.source);
+        return deliveryChildren(node.repo, node.webhook, st.list.items, st.list.total, st.source, st.list.hasMore);
       }
       default:
         return [];
@@ -152,7 +153,7 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
     const client = await this.services.client();
     const page = await client.listDeliveries(webhook.id, { limit: this.pageSize, offset: 0 });
     if (page.offered) {
-      const list = new PagedList<DeliveryView>(page.total);
+      const list = newList(page.total);
       list.append(page.deliveries, page.total);
       return { source: 'service', counts: { total: page.total, successful: page.successful, failed: page.failed }, list };
     }
@@ -160,7 +161,7 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
     const relay = this.services.relay;
     const channel = relayChannelOfUrl(webhook.url, relay.port ?? settings().relayPort);
     if (!channel || !relay.connected) {
-      const list = new PagedList<DeliveryView>(0);
+      const list = newList(0);
       const note = !channel
         ? 'The service does not list deliveries, and this webhook does not point at the relay.'
         : 'The service does not list deliveries; start the relay to see the ones it receives.';
@@ -168,13 +169,27 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
     }
     const { deliveries } = await relay.listDeliveries({ channel, limit: 1000 });
     const all = deliveries.sort((a, b) => b.seq - a.seq).map(relayToDelivery);
-    const list = new PagedList<DeliveryView>(all.length);
+    const list = newList(all.length);
     list.append(all.slice(0, this.pageSize), all.length);
     return { source: 'relay', counts: countDeliveries(all), list, all };
   }
 
-  /** "Load more…": appends the next page to a webhook's deliveries. */
-  async loadMore(webhook: WebhookView): Promise<number> {
+  /**
+   * "Load more…": appends the next page to a webhook's deliveries. Runs one at a time per webhook:
+   * two quick clicks would otherwise both request the same offset.
+   */
+  loadMore(webhook: WebhookView): Promise<number> {
+    const previous = this.loadingMore.get(webhook.id) ?? Promise.resolve(0);
+    const next = previous.catch(() => 0).then(() => this.loadNextPage(webhook));
+    this.loadingMore.set(webhook.id, next);
+    const done = () => {
+      if (this.loadingMore.get(webhook.id) === next) this.loadingMore.delete(webhook.id);
+    };
+    next.then(done, done);
+    return next;
+  }
+
+  private async loadNextPage(webhook: WebhookView): Promise<number> {
     const st = await this.deliveryState(webhook);
     if (!st.list.hasMore) return st.list.items.length;
     if (st.all) {
@@ -194,6 +209,11 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
   dispose(): void {
     this.changed.dispose();
   }
+}
+
+/** A delivery list that drops a row already loaded (tree ids must be unique): relay rows by seq, service rows by id. */
+function newList(total: number): PagedList<DeliveryView> {
+  return new PagedList<DeliveryView>(total, (d) => (d.seq !== undefined ? `#${d.seq}` : d.id));
 }
 
 function setContext(key: string, value: unknown): Thenable<unknown> {

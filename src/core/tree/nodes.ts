@@ -81,7 +81,8 @@ export function webhookRow(node: WebhookTreeNode): TreeRow {
     case 'delivery': {
       const d = node.delivery;
       return {
-        id: `delivery:${node.source}:${node.webhook.id}:${d.id}`,
+        // A delivery id can be journaled by the relay several times (retries, redeliveries): its seq is unique.
+        id: d.seq !== undefined ? `delivery:relay:${node.webhook.id}:#${d.seq}` : `delivery:${node.source}:${node.webhook.id}:${d.id}`,
         label: deliveryLabel(d),
         description: deliveryDescription(d),
         tooltip: deliveryTooltip(d, node.source),
@@ -122,9 +123,10 @@ export function deliveryChildren(
   loaded: readonly DeliveryView[],
   total: number,
   source: DeliverySource,
+  hasMore = loaded.length < total,
 ): WebhookTreeNode[] {
   const nodes: WebhookTreeNode[] = loaded.map((delivery) => ({ kind: 'delivery', repo, webhook, delivery, source }));
-  if (loaded.length < total) nodes.push({ kind: 'loadMore', repo, webhook, shown: loaded.length, total });
+  if (hasMore) nodes.push({ kind: 'loadMore', repo, webhook, shown: loaded.length, total });
   return nodes;
 }
 

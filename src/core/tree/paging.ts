@@ -3,12 +3,22 @@
 
 export const DEFAULT_PAGE_SIZE = 50;
 
-/** Items loaded so far for one list, and how many exist in total. */
+/**
+ * Items loaded so far for one list, and how many exist in total.
+ * The source pages a newest-first list by offset, so an item that arrives between two pages shifts
+ * the next page by one and repeats an item: with `keyOf`, items whose key is already loaded are dropped
+ * (a tree rejects two rows with one id), and the offset counts what the source sent, not what was kept.
+ */
 export class PagedList<T> {
   private readonly loaded: T[] = [];
+  private readonly keys = new Set<string>();
   private totalCount: number;
+  private received = 0;
 
-  constructor(total = 0) {
+  constructor(
+    total = 0,
+    private readonly keyOf?: (item: T) => string,
+  ) {
     this.totalCount = total;
   }
 
@@ -20,16 +30,25 @@ export class PagedList<T> {
   }
   /** Offset of the next page to request. */
   get nextOffset(): number {
-    return this.loaded.length;
+    return this.received;
   }
   get hasMore(): boolean {
-    return this.loaded.length < this.totalCount;
+    return this.received < this.totalCount;
   }
 
-  /** Adds one page. `total` is the count the source reported with that page. */
+  /** Adds one page (the one at `nextOffset`). `total` is the count the source reported with that page. */
   append(page: readonly T[], total: number): void {
-    this.loaded.push(...page);
-    this.totalCount = Math.max(total, this.loaded.length);
+    this.received += page.length;
+    for (const item of page) {
+      if (this.keyOf) {
+        const key = this.keyOf(item);
+        if (this.keys.has(key)) continue;
+        this.keys.add(key);
+      }
+      this.loaded.push(item);
+    }
+    // An empty page means the list ends here (items were removed meanwhile): stop offering more.
+    this.totalCount = page.length === 0 ? this.received : Math.max(total, this.received);
   }
 }
 

@@ -148,6 +148,7 @@ export function relayToDelivery(d: RelayDeliveryView): DeliveryView {
   const status = d.forward.find((f) => f.lastStatus !== undefined)?.lastStatus ?? null;
   return {
     id: d.deliveryId ?? `relay-${d.seq}`,
+    seq: d.seq,
     event: d.event ?? 'unknown',
     delivered_at: d.receivedAt,
     success: !failed,

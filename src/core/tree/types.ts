@@ -26,6 +26,8 @@ export interface DeliveryView {
   error?: string;
   redelivery?: boolean;
   attempts?: readonly unknown[];
+  /** Relay journal sequence number, for deliveries read from the relay journal (one id may be journaled several times). */
+  seq?: number;
 }
 
 /** Where a webhook's deliveries came from. */

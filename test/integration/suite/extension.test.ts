@@ -273,8 +273,8 @@ describe('Service Webhooks extension', function () {
   it('Load more… pages a long delivery list', async function () {
     tree().pageSize = 2;
     try {
-      for (let i = 0; i < 3; i++) await fire('push');
-      await until((l) => emulator.onAttempt(l), async () => ((await deliveries(failingHook.id)).total >= 5 ? true : undefined), 'five deliveries');
+      for (let i = 0; i < 4; i++) await fire('push');
+      await until((l) => emulator.onAttempt(l), async () => ((await deliveries(failingHook.id)).total >= 6 ? true : undefined), 'six deliveries');
       tree().refresh();
       const deliveriesRow = (await children(await webhookNode(failingHook.id)))[0]!;
       const page1 = await children(deliveriesRow);
@@ -284,6 +284,15 @@ describe('Service Webhooks extension', function () {
       const r = await run<{ shown: number }>(COMMANDS.loadMore, more);
       assert.equal(r?.shown, 4);
       assert.equal((await children(deliveriesRow)).filter((n) => n.kind === 'delivery').length, 4);
+      // Two quick clicks on "Load more…": one page after the other, no row twice.
+      tree().refresh();
+      const first = await children(deliveriesRow);
+      const again = first[first.length - 1]!;
+      assert.equal(again.kind, 'loadMore');
+      const [a, b] = await Promise.all([run<{ shown: number }>(COMMANDS.loadMore, again), run<{ shown: number }>(COMMANDS.loadMore, again)]);
+      assert.deepEqual([a?.shown, b?.shown], [4, 6]);
+      const ids = (await children(deliveriesRow)).map((n) => tree().getTreeItem(n).id);
+      assert.equal(new Set(ids).size, ids.length, `duplicate ids: ${ids.join(', ')}`);
     } finally {
       tree().pageSize = 50;
       tree().refresh();

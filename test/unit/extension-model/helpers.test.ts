@@ -120,7 +120,7 @@ describe('relay view model', () => {
     assert.match(channelDescription({ name: 'default', received: 3, verified: 2, unverified: 0, rejected: 1, forwarded: 2, failed: 0 }), /received 3 · verified 2/);
   });
   it('relay journal entries as webhook deliveries', () => {
-    assert.deepEqual(relayToDelivery(rd(5)), { id: 'd5', event: 'push', delivered_at: '2026-11-22T20:58:10Z', success: true, status: 200 });
+    assert.deepEqual(relayToDelivery(rd(5)), { id: 'd5', seq: 5, event: 'push', delivered_at: '2026-11-22T20:58:10Z', success: true, status: 200 });
     const rej = relayToDelivery(rd(6, { verification: 'rejected', forward: [] }));
     assert.equal(rej.success, false);
   });
