@@ -278,7 +278,9 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
         return d ? sendJson(res, 200, d) : fail(res, 404, `no delivery ${seq}`);
       }
       if (one[2] && method === 'POST') {
-        const body = (await readJson(req)) as { to?: unknown; resignSecret?: unknown };
+        const raw = await readJson(req);
+        if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail(res, 400, 'body must be a JSON object');
+        const body = raw as { to?: unknown; resignSecret?: unknown };
         if (body.to !== undefined && (typeof body.to !== 'string' || !/^https?:\/\//.test(body.to))) return fail(res, 400, 'to must be an http(s) URL');
         if (body.resignSecret !== undefined && (typeof body.resignSecret !== 'string' || body.resignSecret === '')) return fail(res, 400, 'resignSecret must be a non-empty string');
         const attempts = await forwarder.replay(seq, { to: body.to as string | undefined, resignSecret: body.resignSecret as string | undefined });
@@ -286,7 +288,9 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
       }
     }
     if (path === '/api/prune' && method === 'POST') {
-      const body = (await readJson(req)) as { keep?: unknown; olderThanMs?: unknown };
+      const raw = await readJson(req);
+      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return fail(res, 400, 'body must be a JSON object');
+      const body = raw as { keep?: unknown; olderThanMs?: unknown };
       for (const k of ['keep', 'olderThanMs'] as const) {
         const v = body[k];
         if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < 0)) return fail(res, 400, `${k} must be a non-negative integer`);
@@ -327,7 +331,14 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
         if (!accepting) return fail(res, 503, 'relay is stopping', { connection: 'close' });
         if (path === '/hooks' || path.startsWith('/hooks/')) {
           if (req.method !== 'POST') return fail(res, 405, 'use POST', { allow: 'POST' });
-          const channel = path === '/hooks' || path === '/hooks/' ? 'default' : decodeURIComponent(path.slice('/hooks/'.length));
+          let channel = 'default';
+          if (path !== '/hooks' && path !== '/hooks/') {
+            try {
+              channel = decodeURIComponent(path.slice('/hooks/'.length));
+            } catch {
+              return fail(res, 400, 'invalid channel name (bad percent-encoding)');
+            }
+          }
           return ingress(req, res, channel);
         }
         if (path.startsWith('/api/')) return api(req, res, url);

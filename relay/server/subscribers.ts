@@ -119,6 +119,7 @@ export class SubscriberHub {
         } catch {
           return;
         }
+        if (typeof msg !== 'object' || msg === null) return; // `null`, numbers, strings: ignored
         if (msg.type === 'ack' && Number.isInteger(msg.seq)) {
           sub.acked = Math.max(sub.acked, msg.seq);
           sub.unacked = sub.unacked.filter((s) => s > sub.acked);
