@@ -112,6 +112,8 @@ export class DeliveryStore extends EventEmitter<StoreEvents> {
       this.applyAttempt(rec);
     } else if (type === T_PRUNE) {
       const { minSeq } = JSON.parse(payload.toString('utf8')) as { minSeq: number };
+      // Every seq below minSeq was given out once (its record may be deleted): never reuse them.
+      this.lastSeq = Math.max(this.lastSeq, minSeq - 1);
       this.dropBelow(minSeq);
     }
   }
