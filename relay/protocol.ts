@@ -162,12 +162,20 @@ export const HOP_BY_HOP = new Set([
   'trailer',
   'trailers',
   'upgrade',
+  'expect',
   'host',
   'content-length',
   'proxy-authorization',
   'proxy-authenticate',
   'proxy-connection',
 ]);
+
+/** Header names a `Connection:` header lists (also hop-by-hop, RFC 9110 §7.6.1), lower-case. */
+export function connectionListed(pairs: Iterable<[string, string]>): Set<string> {
+  const out = new Set<string>();
+  for (const [k, v] of pairs) if (k.toLowerCase() === 'connection') for (const n of v.split(',')) if (n.trim()) out.add(n.trim().toLowerCase());
+  return out;
+}
 
 export function isHopByHop(name: string): boolean {
   const n = name.toLowerCase();

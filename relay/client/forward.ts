@@ -1,7 +1,7 @@
 // Byte-exact local forwarding of a delivery received over the WebSocket (the `forward` command
 // and the editor): original body bytes and headers minus hop-by-hop ones.
 import { request, type Dispatcher } from 'undici';
-import { isHopByHop, type DeliveryMessage } from '../protocol';
+import { connectionListed, isHopByHop, type DeliveryMessage } from '../protocol';
 
 export interface ForwardResult {
   ok: boolean;
@@ -19,7 +19,8 @@ export async function forwardDelivery(
     throw new TypeError('forwardDelivery: the delivery has no body (subscribe with bodies: true)');
   }
   const headers: string[] = [];
-  for (const [k, v] of Object.entries(delivery.headers)) if (!isHopByHop(k)) headers.push(k, v);
+  const listed = connectionListed(Object.entries(delivery.headers));
+  for (const [k, v] of Object.entries(delivery.headers)) if (!isHopByHop(k) && !listed.has(k.toLowerCase())) headers.push(k, v);
   const body = Buffer.from(delivery.bodyBase64, 'base64');
   const t0 = performance.now();
   try {

@@ -3,7 +3,7 @@
 // journaled, and retries on the service's schedule (time-scalable for tests).
 import { Agent, type Dispatcher } from 'undici';
 import { sign, SIGNATURE_HEADER } from '../../src/core/signing';
-import { isHopByHop, type ForwardAttempt, type ForwardState } from '../protocol';
+import { connectionListed, isHopByHop, type ForwardAttempt, type ForwardState } from '../protocol';
 import type { DeliveryStore } from './store';
 
 /** Delays before attempts 1..4 (spec §8): immediate, 1 min, 5 min, 30 min. */
@@ -32,8 +32,9 @@ interface Job {
 /** The headers to send: the received ones minus hop-by-hop (content-length is recomputed). */
 export function forwardHeaders(pairs: [string, string][], resignSecret?: string, body?: Uint8Array): string[] {
   const out: string[] = [];
+  const listed = connectionListed(pairs);
   for (const [k, v] of pairs) {
-    if (isHopByHop(k)) continue;
+    if (isHopByHop(k) || (listed.size > 0 && listed.has(k.toLowerCase()))) continue;
     if (resignSecret !== undefined && k.toLowerCase() === SIGNATURE_HEADER.toLowerCase()) continue;
     out.push(k, v);
   }
