@@ -129,6 +129,15 @@ export class Journal {
     if (!this.segments.includes(n)) this.segments.push(n);
   }
 
+  /** Drops whatever a failed write left past `this.size` (rotates when the file cannot be cut). */
+  private async discardTail(): Promise<void> {
+    try {
+      await this.fh!.truncate(this.size);
+    } catch {
+      await this.openSegment(this.segment + 1).catch(() => {});
+    }
+  }
+
   get currentSegment(): number {
     return this.segment;
   }
@@ -197,6 +206,10 @@ export class Journal {
           this.syncs++;
         } catch (err) {
           for (const p of batch) p.reject(err as Error);
+          // Part of the batch may be in the file. Segments are opened O_APPEND, so the next batch
+          // would land after those bytes while its locations say `this.size`: cut them off first,
+          // or, if that fails too, go on in a fresh segment.
+          await this.discardTail();
           continue;
         }
         this.size = pos;
