@@ -228,7 +228,11 @@ describe('CLI send and verify (child processes)', function () {
       assert.match(r.stdout, /trailing newline/);
       const ok = await run(['verify', '--secret', 's', '--signature', sign('s', body), '--explain', file]);
       assert.equal(ok.code, 0);
-      assert.match(ok.stdout, /^signature OK$/m);
+      assert.match(ok.stdout, /^signature valid/m);
+      // rotation: with --explain the exit code still follows verification against every secret
+      const rotated = await run(['verify', '--secret', 'old', '--secret', 'new', '--signature', sign('new', body), '--explain', file]);
+      assert.equal(rotated.code, 0, rotated.stdout);
+      assert.match(rotated.stdout, /signature valid with secret #2 of 2/);
     });
 
     it('verifies what send delivered (round trip through a receiver)', async () => {
