@@ -185,6 +185,9 @@ export class SubscriberHub {
   close(): void {
     clearInterval(this.pinger);
     for (const s of this.subs) s.ws.close(1001, 'relay stopping');
+    // A subscriber that never answers the close frame would hold close() for ws's 30 s: cut it after 1 s.
+    const stragglers = [...this.subs].map((s) => s.ws);
+    if (stragglers.length > 0) setTimeout(() => stragglers.forEach((ws) => ws.terminate()), 1000).unref();
     this.wss.close();
   }
 }
