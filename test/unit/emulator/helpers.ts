@@ -1,15 +1,14 @@
 // Test helpers for the emulator: an in-process emulator on port 0 with its attempt hooks recorded,
 // a JSON API caller, and a receiver whose answer (status, or hanging) each test controls.
 import { once } from 'node:events';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { request } from 'undici';
 import { startEmulator, type EmulatorOptions, type EmulatorServer, type RetryScheduled } from '../../../relay/emulator';
 import type { DeliveryAttempt, DeliveryRecord } from '../../../relay/emulator/types';
 
-export const ROOT = resolve(__dirname, '../../..');
 export const TOKEN = 'emulator-test-token';
 
 export function tempDir(prefix = 'sh-emu-test-'): string {
@@ -171,14 +170,5 @@ export async function fire(h: Harness, repo: string, event: string, payload?: un
   return res.json.deliveries;
 }
 
-let bundled: string | undefined;
-
-/** The CLI bundle: built the way esbuild.mjs builds dist/cli.js, into a temp dir, once per run. */
-export async function cliBundle(): Promise<string> {
-  if (bundled && existsSync(bundled)) return bundled;
-  const esbuild = await import('esbuild');
-  const out = join(tempDir('sh-emu-cli-'), 'cli.js');
-  await esbuild.build({ entryPoints: [join(ROOT, 'relay/cli.ts')], outfile: out, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'error' });
-  bundled = out;
-  return out;
-}
+/** The CLI bundle, built once per test run and shared with the relay and CLI tests. */
+export { cli as cliBundle } from '../relay/helpers';
