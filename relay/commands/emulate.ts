@@ -20,7 +20,8 @@ Options:
   --token T             API token (Authorization: Bearer T); else $${TOKEN_ENV};
                         else one is generated and printed once
   --state FILE          keep state in FILE (atomic writes, mode 0600); default: memory only
-  --time-scale F        divide retry delays by F (60000: one minute becomes 1 ms)
+  --time-scale F        speed the retry schedule up by F: 1000 turns one minute into 60 ms
+                        (default 1; the same meaning as in \`relay\`)
   --demo                when the state is empty: org acme, repo widgets, a webhook to the relay
                         (secret demo-secret, all events) and one to an endpoint that always
                         fails (push), then fire one push
