@@ -25,7 +25,6 @@ function line(d: RelayDeliverySummary): string {
 }
 
 const command: Command = {
-  summary: 'List the deliveries a running relay has journaled',
   help,
   async run(argv, io) {
     const { values } = parse(

@@ -49,7 +49,6 @@ function parseTimeout(value: string | undefined): number | undefined {
 }
 
 const command: Command = {
-  summary: 'Run the service emulator: the webhook API, deliveries with retries, demo data',
   help,
   async run(argv, io) {
     const { values } = parse(

@@ -88,7 +88,6 @@ function readConfig(file: string): ConfigFile {
 }
 
 const command: Command = {
-  summary: 'Run the local relay: verify, journal and forward deliveries byte-exact',
   help,
   async run(argv, io) {
     const { values } = parse(

@@ -186,7 +186,6 @@ function excerpt(text: string, max = 200): string {
 }
 
 const command: Command = {
-  summary: 'Send a signed sample delivery to any receiver (like `stripe trigger`)',
   help,
   async run(argv, io) {
     const { values, positionals } = parse(argv, {
