@@ -2,7 +2,8 @@
 // attempts) while headers and bodies stay on disk. Recovers its index from the journal at open.
 import { EventEmitter } from 'node:events';
 import { Journal, type JournalFs, type RecordLocation } from './journal';
-import type { ChannelStatus, ForwardAttempt, ForwardState, ForwardStatus, RelayDelivery, RelayDeliverySummary } from '../protocol';
+import { DELIVERY_HEADER, EVENT_HEADER } from '../../src/core/signing';
+import type { ChannelStatus, ForwardAttempt, ForwardState, ForwardStatus, RelayDelivery, RelayDeliverySummary } from '../../src/core/relay/protocol';
 import type {
   DeliveryMeta,
   NewDelivery,
@@ -15,6 +16,9 @@ import type {
 } from './storeTypes';
 
 export type { DeliveryMeta, RelayStore, StoreEvents, StoredDelivery } from './storeTypes';
+
+const EVENT_NAME = EVENT_HEADER.toLowerCase();
+const DELIVERY_NAME = DELIVERY_HEADER.toLowerCase();
 
 const T_DELIVERY = 1;
 const T_ATTEMPT = 2;
@@ -110,8 +114,8 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     let deliveryId: string | undefined;
     for (const [k, v] of meta.headers) {
       // One pass, lower-casing only names of the right length (the first of each wins).
-      if (k.length === 15 && event === undefined && k.toLowerCase() === 'x-service-event') event = v;
-      else if (k.length === 18 && deliveryId === undefined && k.toLowerCase() === 'x-service-delivery') deliveryId = v;
+      if (k.length === EVENT_NAME.length && event === undefined && k.toLowerCase() === EVENT_NAME) event = v;
+      else if (k.length === DELIVERY_NAME.length && deliveryId === undefined && k.toLowerCase() === DELIVERY_NAME) deliveryId = v;
     }
     const summary: RelayDeliverySummary = {
       seq: meta.seq,

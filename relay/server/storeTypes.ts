@@ -10,7 +10,7 @@ import type {
   RelayDelivery,
   RelayDeliverySummary,
   Verification,
-} from '../protocol';
+} from '../../src/core/relay/protocol';
 
 /** What ingress records about a received request (the body is stored beside it). */
 export interface DeliveryMeta {
