@@ -9,7 +9,7 @@
 //   POST /api/deliveries/<seq>/replay     → 200 ReplayResponse ({ to?, resignSecret? })
 //   POST /api/prune                       → 200 PruneResponse ({ keep?, olderThanMs? })
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { DeliveryListQuery, ForwardStatus, RelayStatus, Verification } from '../protocol';
+import type { DeliveryListQuery, ForwardStatus, RelayStatus, Verification } from '../../src/core/relay/protocol';
 import { bearer, isJsonObject, readJson, sendError, sendJson, sendTooLarge, tokenMatches } from '../shared/http';
 import { hostAllowed } from './access';
 import type { Forwarder } from './forwarder';

@@ -14,6 +14,8 @@ import { listen, stopper, type Stoppable } from './lifecycle';
 import { DeliveryStore } from './store';
 import { SubscriberHub } from './subscribers';
 import { ensureToken } from './token';
+import { WS_PATH } from '../../src/core/relay/protocol';
+import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 
 export { CIDR_PRESETS } from './access';
 export { CHANNEL_RE, type ChannelConfig } from './channels';
@@ -33,7 +35,7 @@ export interface RelayOptions extends ChannelDefaults {
   allowCidr?: string[];
   trustProxy?: boolean;
   maxBody?: number;
-  retrySchedule?: number[];
+  retrySchedule?: readonly number[];
   /** Speed-up of the retry schedule: 1000 turns one minute into 60 ms; Infinity makes every delay 0. Default 1. */
   timeScale?: number;
   concurrency?: number;
@@ -83,7 +85,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
   });
   const allowedHosts = options.allowedHosts ?? [];
   const hub = new SubscriberHub(store, { token, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs });
-  const state = { accepting: true, port: options.port ?? 8788 };
+  const state = { accepting: true, port: options.port ?? DEFAULT_RELAY_PORT };
   const ingress = createIngress({ store, forwarder, channels, allow, trustProxy: options.trustProxy ?? false, maxBody: options.maxBody ?? DEFAULT_MAX_BODY });
   const api = createApi({ store, forwarder, token, boundHost: host, allowedHosts, port: () => state.port });
   const server = createServer(serverOptions(options), requestHandler({ store, ingress, api, log, accepting: () => state.accepting }));
@@ -92,7 +94,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
     socket.on('error', () => socket.destroy());
     const url = parseTarget(req.url);
     if (!url) return refuseRaw(socket, 400, { destroy: true });
-    if (url.pathname !== '/ws' || !state.accepting) return refuseRaw(socket, 404, { destroy: true });
+    if (url.pathname !== WS_PATH || !state.accepting) return refuseRaw(socket, 404, { destroy: true });
     hub.upgrade(req, socket, head, url);
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => refuseRaw(socket, clientErrorStatus(err.code)));

@@ -2,7 +2,7 @@
 // durable journal write, and only then the answer (200 { seq, verification } or 401 { error }).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describeVerifyFailure, SIGNATURE_HEADER, verify } from '../../src/core/signing';
-import type { Verification } from '../protocol';
+import type { Verification } from '../../src/core/relay/protocol';
 import { readRaw, sendError, sendTooLarge } from '../shared/http';
 import { clientAddress, type SourceAllowList } from './access';
 import { CHANNEL_RE, type ChannelConfigs } from './channels';

@@ -3,6 +3,7 @@
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { startRelay, type RelayServer } from '../../../relay/server';
 import { cli, post, spawnRelay, startTarget, tempDir } from './helpers';
@@ -21,7 +22,7 @@ describe('relay API over HTTP', function () {
   it('answers 413 with an error body to an API body over 64 KiB (the connection is not just dropped)', async () => {
     for (const chunked of [false, true]) {
       const big = '{"keep":1,"pad":"' + 'x'.repeat(70 * 1024) + '"}';
-      const body = chunked ? (async function* () { yield Buffer.from(big); })() : big;
+      const body = chunked ? Readable.from([Buffer.from(big)]) : big;
       const r = await request(`${relay.url}/api/prune`, { method: 'POST', headers: auth(), body });
       assert.equal(r.statusCode, 413, chunked ? 'streamed' : 'declared');
       assert.match(((await r.body.json()) as { error: string }).error, /65536-byte limit/);
