@@ -23,6 +23,16 @@ export interface DeliveryRequest {
 
 export type DeliveryDetail = DeliveryRecord & { request: DeliveryRequest };
 
+/** The fields a webhook is created with (validated). */
+export interface WebhookFields {
+  url: string;
+  events: EventType[];
+  secret?: string;
+}
+
+/** A PATCH: the fields to change; `clearSecret` removes the secret. */
+export type WebhookPatch = Partial<WebhookFields> & { clearSecret?: boolean };
+
 /** A webhook as stored: the record plus its repository and secret. */
 export interface StoredWebhook extends Omit<WebhookRecord, 'secret_set'> {
   repo: string;
