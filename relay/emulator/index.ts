@@ -10,6 +10,7 @@ import { createRouter } from './router';
 import { EmulatorStore, MAX_DELIVERIES_PER_WEBHOOK } from './store';
 import type { DeliveryAttempt, DeliveryRecord } from './types';
 import { DEFAULT_DEMO_RELAY_URL, seedDemo } from './demo';
+import { DEFAULT_SERVICE_PORT } from '../../src/core/defaults';
 
 export { RETRY_SCHEDULE_MS, EVENT_HEADER, DELIVERY_HEADER, USER_AGENT, type RetryScheduled } from './engine';
 export { DEFAULT_DEMO_RELAY_URL, DEMO_SECRET } from './demo';
@@ -101,7 +102,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<EmulatorServ
     }),
     log,
   );
-  const port = await listen(server, opts.port ?? 8787, host).catch(async (err: Error) => {
+  const port = await listen(server, opts.port ?? DEFAULT_SERVICE_PORT, host).catch(async (err: Error) => {
     await engine.close();
     throw err;
   });

@@ -1,6 +1,7 @@
 // The emulator's in-memory state: repositories (issues, CI secret names), webhooks and their
 // deliveries, with projections to the API records. The store owns every mutation and reports each
 // one to `persist` (the state file writer, persist.ts); route handlers never edit the data.
+import { isoSecond } from '../../src/core/time';
 import type {
   DeliveryDetail,
   DeliveryRecord,
@@ -22,10 +23,7 @@ export function emptyState(): StateFile {
   return { version: 1, next_webhook_id: 1, repos: {}, webhooks: [], deliveries: {} };
 }
 
-/** ISO 8601 to the second: `2026-11-22T20:58:10Z`. */
-export function isoSecond(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+export { isoSecond };
 
 export function toWebhookRecord(w: StoredWebhook): WebhookRecord {
   return {
