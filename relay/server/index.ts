@@ -176,6 +176,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
     timeScale: options.timeScale,
     concurrency: options.concurrency,
     timeoutMs: options.forwardTimeoutMs,
+    log,
   });
   let port = options.port ?? 8788;
   const hub = new SubscriberHub(store, {
