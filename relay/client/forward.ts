@@ -2,7 +2,7 @@
 // and the editor): original body bytes and headers minus hop-by-hop ones, with a total deadline
 // (a target that trickles its answer cannot hold the forward) and a cap on the answer read.
 import { request, type Dispatcher } from 'undici';
-import { connectionListed, isHopByHop, type DeliveryMessage } from '../protocol';
+import { connectionListed, isHopByHop, type DeliveryMessage } from '../../src/core/relay/protocol';
 
 /** Default total deadline of one forward, like the service's delivery time-out. */
 export const DEFAULT_FORWARD_TIMEOUT_MS = 10_000;

@@ -27,7 +27,6 @@ the relay sends it again at the next start.
 `;
 
 const command: Command = {
-  summary: 'Forward deliveries from a relay to a local URL (byte-exact, acked, resumable)',
   help,
   async run(argv, io) {
     const { values } = parse(

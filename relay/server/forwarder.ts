@@ -6,22 +6,24 @@
 // so does each target at start-up once its oldest pending forward went through.
 import { Agent, type Dispatcher } from 'undici';
 import { sign, SIGNATURE_HEADER } from '../../src/core/signing';
-import { connectionListed, isHopByHop, type ForwardAttempt, type ForwardState } from '../protocol';
+import { connectionListed, isHopByHop, type ForwardAttempt, type ForwardState } from '../../src/core/relay/protocol';
 import { Lane } from './lanes';
 import { DEFAULT_FORWARD_TIMEOUT_MS, postOnce } from './post';
-import type { DeliveryStore } from './store';
+import { JournalClosedError } from './journalErrors';
+import type { RelayStore } from './storeTypes';
+import { RETRY_SCHEDULE_MS } from '../../src/core/defaults';
 
 export { DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, postOnce } from './post';
 
-/** Delays before attempts 1..4 (spec §8): immediate, 1 min, 5 min, 30 min. */
-export const DEFAULT_RETRY_SCHEDULE_MS = [0, 60_000, 300_000, 1_800_000];
+/** The service's own schedule (spec §8), unless --retry-schedule says otherwise. */
+export const DEFAULT_RETRY_SCHEDULE_MS = RETRY_SCHEDULE_MS;
 /** Attempts in flight at once over every target. */
 export const DEFAULT_FORWARD_CONCURRENCY = 64;
 /** Attempts in flight at once to one target. */
 export const DEFAULT_PER_TARGET_CONCURRENCY = 16;
 
 export interface ForwarderOptions {
-  schedule?: number[];
+  schedule?: readonly number[];
   /** Multiplies every delay of the schedule (0.001 turns minutes into tens of ms). */
   timeScale?: number;
   /** Attempts in flight at once over every target (default 64). */
@@ -54,10 +56,6 @@ interface Fresh {
   durable: Promise<unknown>;
 }
 
-/** A closed journal means the relay is stopping; anything else is a fault to log and retry past. */
-function isJournalClosed(err: unknown): boolean {
-  return err instanceof Error && (err.name === 'JournalClosedError' || /journal is closed/.test(err.message));
-}
 
 /** The headers to send: the received ones minus hop-by-hop (content-length is recomputed). */
 export function forwardHeaders(pairs: [string, string][], resignSecret?: string, body?: Uint8Array): string[] {
@@ -76,7 +74,7 @@ export function forwardHeaders(pairs: [string, string][], resignSecret?: string,
 export class Forwarder {
   readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
-  private readonly schedule: number[];
+  private readonly schedule: readonly number[];
   private readonly timeScale: number;
   private readonly concurrency: number;
   private readonly perTarget: number;
@@ -92,7 +90,7 @@ export class Forwarder {
   private stopped = false;
 
   constructor(
-    private readonly store: DeliveryStore,
+    private readonly store: RelayStore,
     options: ForwarderOptions = {},
   ) {
     this.schedule = options.schedule?.length ? options.schedule : DEFAULT_RETRY_SCHEDULE_MS;
@@ -294,7 +292,7 @@ export class Forwarder {
     try {
       await this.store.recordAttempt(seq, attempt, next, { lazy: true });
     } catch (err) {
-      if (this.stopped || isJournalClosed(err)) return; // stopping: the forward stays pending in the journal
+      if (this.stopped || err instanceof JournalClosedError) return; // stopping: the forward stays pending in the journal
       // Not journaled: the forward stays pending with its old count; it is tried again on the schedule.
       this.log(`forward: could not journal attempt ${attempts} of delivery ${seq} to ${target} (${(err as Error).message}); next try on the schedule`);
       return { retryInMs: this.retryDelay(attempts) };

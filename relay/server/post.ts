@@ -2,7 +2,7 @@
 // on how much of the answer is read, so a target that answers headers and then trickles its body
 // cannot hold an attempt (and its concurrency slot) for longer than the deadline.
 import type { Dispatcher } from 'undici';
-import type { ForwardAttempt } from '../protocol';
+import type { ForwardAttempt } from '../../src/core/relay/protocol';
 
 /** Default total deadline of one attempt, like the service's delivery time-out. */
 export const DEFAULT_FORWARD_TIMEOUT_MS = 10_000;
