@@ -82,6 +82,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
     timeScale: 1 / speed,
     concurrency: options.concurrency,
     timeoutMs: options.forwardTimeoutMs,
+    log,
   });
   const allowedHosts = options.allowedHosts ?? [];
   const hub = new SubscriberHub(store, { token, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs });
