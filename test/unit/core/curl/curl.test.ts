@@ -1,0 +1,46 @@
+// Copy as cURL keeps a body's exact bytes, also when they are not valid UTF-8.
+import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
+import { REDACTED, buildCurl, printfBytes, utf8OrUndefined } from '../../../../src/core/curl';
+
+describe('Copy as cURL body bytes', () => {
+  const latin1 = Buffer.from('{"name":"caf\xe9","pct":"100%","bs":"a\\\\b","q":"it\'s"}', 'latin1');
+
+  it('a body that is not UTF-8 is not decoded', () => {
+    assert.equal(utf8OrUndefined(latin1), undefined);
+    assert.equal(utf8OrUndefined(Buffer.from('{"name":"café"}', 'utf8')), '{"name":"café"}');
+  });
+
+  it('the printf that feeds curl writes exactly the original bytes', () => {
+    const all = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
+    for (const bytes of [latin1, all]) {
+      const out = execFileSync('sh', ['-c', printfBytes(bytes)]);
+      assert.ok(out.equals(bytes), `${out.toString('hex')} != ${bytes.toString('hex')}`);
+    }
+  });
+
+  it('buildCurl pipes non-UTF-8 bytes to --data-binary @- and quotes UTF-8 text as before', () => {
+    const curl = buildCurl('http://127.0.0.1:1/hooks/default', { 'content-type': 'application/json' }, latin1);
+    assert.match(curl, /^printf '.*' \| curl -X POST 'http:\/\/127\.0\.0\.1:1\/hooks\/default'/);
+    assert.match(curl, /--data-binary @-$/);
+    assert.ok(!curl.includes('\ufffd'), 'no replacement character');
+    const text = buildCurl('http://127.0.0.1:1/', {}, Buffer.from('{"a":"é"}'));
+    assert.ok(text.startsWith('curl -X POST'));
+    assert.ok(text.endsWith(`--data-binary '{"a":"é"}'`));
+  });
+});
+
+describe('copy as cURL', () => {
+  it('redacts signature, authorization and secret-like headers, and URL credentials', () => {
+    const curl = buildCurl(
+      'https://u:p@example.com/hook?token=abc&x=1',
+      { 'Content-Type': 'application/json', 'X-Service-Signature': 'sha256=deadbeef', Authorization: 'Bearer t0k', 'X-Service-Event': 'push', 'Content-Length': '2' },
+      `{"a":"it's"}`,
+    );
+    assert.doesNotMatch(curl, /deadbeef|t0k|abc|:p@/);
+    assert.match(curl, new RegExp(`X-Service-Signature: ${REDACTED}`));
+    assert.match(curl, /X-Service-Event: push/);
+    assert.doesNotMatch(curl, /Content-Length/);
+    assert.match(curl, /--data-binary '\{"a":"it'\\''s"\}'/);
+  });
+});
