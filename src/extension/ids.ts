@@ -45,6 +45,7 @@ export const SETTINGS = {
   workflowGlobs: 'serviceHooks.lint.workflowGlobs',
   eventHeader: 'serviceHooks.eventHeader',
   deliveryHeader: 'serviceHooks.deliveryHeader',
+  refreshInterval: 'serviceHooks.refreshInterval',
 } as const;
 
 export const DEFAULTS = {
@@ -53,6 +54,7 @@ export const DEFAULTS = {
   workflowGlobs: ['**/.github/workflows/*.{yml,yaml}'],
   eventHeader: 'X-Service-Event',
   deliveryHeader: 'X-Service-Delivery',
+  refreshInterval: 10,
 } as const;
 
 /** Context keys used in `when` clauses. */
