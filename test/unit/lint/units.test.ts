@@ -17,7 +17,10 @@ describe('lint parts', () => {
     ]);
     assert.deepEqual(texts('a ${{ x }} b ${{y}}'), ['ident:x', 'ident:y']);
     assert.deepEqual(texts("${{ 'unterminated }}"), [], 'an unterminated string swallows the rest');
-    assert.deepEqual(texts('${{ a == "double" }} ${{ b }}'), [], 'invalid input stops the scan');
+    assert.deepEqual(texts('${{ a == "double" }} ${{ b }}'), ['ident:a op:== string:double', 'ident:b'], 'a double-quoted string is read (and reported by the checks)');
+    assert.deepEqual(templateSpans('${{ "x" }}')[0]!.tokens.map((t) => t.double), [true]);
+    assert.deepEqual(texts('${{ a == "open }} ${{ b }}'), [], 'an unterminated double-quoted string stops the scan');
+    assert.deepEqual(texts('${{ a ~ b }} ${{ b }}'), [], 'invalid input stops the scan');
     assert.equal(tokenize('github.event', 0, false).end, 'github.event'.length);
   });
 
