@@ -26,6 +26,9 @@ Options:
   --max-body SIZE       body cap (default 25mb); larger bodies get 413
   --retry-schedule L    delays before attempts, e.g. 0,1m,5m,30m (default: the service's)
   --time-scale F        multiply retry delays by F (tests)
+  --forward-timeout D   total deadline of one forward attempt, from sending to the answer's
+                        last byte, e.g. 10s, 500ms (default 10s, like the service's); a target
+                        that trickles its answer gets a failed attempt and a retry
   --allow-host H        also accept this Host on /api and /ws (repeatable; for a public relay)
   --allow-origin O      also accept this browser Origin on /ws (repeatable)
   --keep N              retention: keep at most N deliveries (default 100000)
@@ -58,6 +61,12 @@ export function parseDuration(value: string, flag: string): number {
   if (!m) throw new UsageError(`${flag} must be a duration such as 30d, 12h or 45m, got '${value}'`);
   const mult = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: DAY_MS }[m[2] as 'ms'];
   return Math.round(Number(m[1]) * mult);
+}
+
+function positiveDuration(value: string, flag: string): number {
+  const ms = parseDuration(value, flag);
+  if (ms < 1) throw new UsageError(`${flag} must be at least 1ms, got '${value}'`);
+  return ms;
 }
 
 interface ConfigFile {
@@ -104,6 +113,7 @@ const command: Command = {
         'max-body': { type: 'string' },
         'retry-schedule': { type: 'string' },
         'time-scale': { type: 'string' },
+        'forward-timeout': { type: 'string' },
         'allow-host': { type: 'string', multiple: true },
         'allow-origin': { type: 'string', multiple: true },
         keep: { type: 'string' },
@@ -129,6 +139,7 @@ const command: Command = {
       maxBody: size(values['max-body'], DEFAULT_MAX_BODY, '--max-body'),
       retrySchedule: values['retry-schedule'] ? parseSchedule(values['retry-schedule']) : undefined,
       timeScale,
+      forwardTimeoutMs: values['forward-timeout'] === undefined ? undefined : positiveDuration(values['forward-timeout'], '--forward-timeout'),
       allowedHosts: values['allow-host'],
       allowedOrigins: values['allow-origin'],
       retention: {

@@ -177,6 +177,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
     timeScale: options.timeScale,
     concurrency: options.concurrency,
     timeoutMs: options.forwardTimeoutMs,
+    log,
   });
   let port = options.port ?? DEFAULT_RELAY_PORT;
   const hub = new SubscriberHub(store, {
