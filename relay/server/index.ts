@@ -170,6 +170,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
     segmentBytes: options.segmentBytes,
     retention: options.retention ?? { maxCount: 100_000, maxAgeMs: 30 * 24 * 3600 * 1000 },
     onTruncate: (t) => log(`journal: truncated a torn tail of ${t.dropped} bytes in segment ${t.segment} at offset ${t.offset}`),
+    onCorrupt: (c) => log(`journal: skipped ${c.bytes} damaged bytes in segment ${c.segment} at offset ${c.offset}; the records after them are kept`),
   });
   await store.applyRetention();
   const forwarder = new Forwarder(store, {
@@ -256,7 +257,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
     const path = url.pathname;
     const method = req.method ?? 'GET';
     if (path === '/api/status' && method === 'GET') {
-      return sendJson(res, 200, { port, channels: store.channels(), lastSeq: store.lastSeq } satisfies RelayStatus);
+      return sendJson(res, 200, { port, channels: store.channels(), lastSeq: store.lastSeq, journal: store.integrity() } satisfies RelayStatus);
     }
     if (path === '/api/deliveries' && method === 'GET') {
       const q: DeliveryListQuery = {};
