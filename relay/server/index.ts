@@ -6,11 +6,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { verify, describeVerifyFailure, SIGNATURE_HEADER } from '../../src/core/signing';
-import { WS_PATH, type DeliveryListQuery, type ErrorBody, type ForwardStatus, type RelayStatus, type Verification } from '../../src/core/relay/protocol';
+import { WS_PATH, type DeliveryListQuery, type ErrorBody, type ForwardStatus, type RelayStatus, type RetryPendingResponse, type Verification } from '../../src/core/relay/protocol';
 import { bearer, clientAddress, hostAllowed, SourceAllowList, tokenMatches } from './access';
 import { Forwarder, DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
 import { DeliveryStore } from './store';
 import { SubscriberHub } from './subscribers';
+import { parseRetryRequest } from './retryRequest';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 
 export { CIDR_PRESETS } from './access';
@@ -298,6 +299,11 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
         if (v !== undefined && (typeof v !== 'number' || !Number.isInteger(v) || v < 0)) return fail(res, 400, `${k} must be a non-negative integer`);
       }
       return sendJson(res, 200, await store.prune({ keep: body.keep as number | undefined, olderThanMs: body.olderThanMs as number | undefined }));
+    }
+    if (path === '/api/forward/retry' && method === 'POST') {
+      const filter = parseRetryRequest(await readJson(req));
+      if ('error' in filter) return fail(res, 400, filter.error);
+      return sendJson(res, 200, { queued: forwarder.retryNow(filter) } satisfies RetryPendingResponse);
     }
     return fail(res, 404, 'not found');
   }
