@@ -5,7 +5,7 @@ import { parse, parseDuration, port, positiveDuration, size } from '../cli/args'
 
 export { parseDuration } from '../cli/args';
 import { EXIT, UsageError, type Command } from '../cli/io';
-import { DEFAULT_DATA_DIR, DEFAULT_MAX_BODY, startRelay, type ChannelConfig, type RelayOptions } from '../server';
+import { DEFAULT_DATA_DIR, DEFAULT_MAX_BODY, RelayConfigError, startRelay, type ChannelConfig, type RelayOptions } from '../server';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 
 const help = `Usage: service-hooks relay [options]
@@ -27,7 +27,8 @@ Options:
   --trust-proxy         take the client address from X-Forwarded-For (behind a proxy only)
   --max-body SIZE       body cap (default 25mb); larger bodies get 413
   --retry-schedule L    delays before attempts, e.g. 0,1m,5m,30m (default: the service's)
-  --time-scale F        multiply retry delays by F (tests)
+  --time-scale F        speed the retry schedule up by F: 1000 turns one minute into 60 ms
+                        (default 1; the same meaning as in \`emulate\`)
   --forward-timeout D   total deadline of one forward attempt, from sending to the answer's
                         last byte, e.g. 10s, 500ms (default 10s, like the service's); a target
                         that trickles its answer gets a failed attempt and a retry
@@ -111,7 +112,7 @@ const command: Command = {
     );
     const cfg = values.config ? readConfig(resolve(io.cwd, values.config)) : {};
     const timeScale = values['time-scale'] === undefined ? 1 : Number(values['time-scale']);
-    if (!(timeScale >= 0) || !Number.isFinite(timeScale)) throw new UsageError(`--time-scale must be a non-negative number`);
+    if (!Number.isFinite(timeScale) || timeScale <= 0) throw new UsageError(`--time-scale must be a positive number, got '${values['time-scale']}'`);
     for (const u of values.forward ?? []) {
       if (!/^https?:\/\/[^\s]+$/.test(u)) throw new UsageError(`--forward must be an http(s) URL, got '${u}'`);
     }
@@ -141,7 +142,7 @@ const command: Command = {
     try {
       relay = await startRelay(options);
     } catch (err) {
-      if (/^(not a CIDR|invalid channel|forward target)/.test((err as Error).message)) throw new UsageError((err as Error).message);
+      if (err instanceof RelayConfigError) throw new UsageError(err.message);
       throw err;
     }
     io.stdout.write(`relay listening on ${relay.url}\n`);

@@ -9,7 +9,7 @@ import { forwardDelivery } from '../../../relay/client';
 import { cli, post, settled, startTarget, tempDir, type TargetApp } from './helpers';
 import { startFirehose, startTrickler, type SlowTarget } from './slowTargets';
 
-const FAST = 0.0001;
+const FAST = 10_000; // speed-up factor (RelayOptions.timeScale divides the schedule's delays)
 
 function seqOf(r: { json: unknown }): number {
   return (r.json as { seq: number }).seq;
