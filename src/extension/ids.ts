@@ -16,6 +16,8 @@ export const COMMANDS = {
   copyAsCurl: 'serviceHooks.copyAsCurl',
   startRelay: 'serviceHooks.startRelay',
   stopRelay: 'serviceHooks.stopRelay',
+  connectRelay: 'serviceHooks.connectRelay',
+  disconnectRelay: 'serviceHooks.disconnectRelay',
   importIssues: 'serviceHooks.importIssues',
   createSecret: 'serviceHooks.createSecret',
   setUpRunner: 'serviceHooks.setUpRunner',
@@ -61,6 +63,8 @@ export const CONTEXT = {
   hasRepository: 'serviceHooks.hasRepository',
   hasWebhooks: 'serviceHooks.hasWebhooks',
   relayRunning: 'serviceHooks.relayRunning',
+  /** Connected (or trying to connect) to a remote relay through "Connect to Relay…". */
+  relayRemote: 'serviceHooks.relayRemote',
 } as const;
 
 /** contextValue of tree rows (see src/core/tree/nodes.ts). */

@@ -8,3 +8,4 @@ export * from './gitConfig';
 export * from './curl';
 export * from './issues';
 export * from './validate';
+export * from './relayAddress';
