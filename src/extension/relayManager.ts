@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { DeliveryList, DeliveryListQuery, RelayDelivery, RelayStatus, ReplayResponse } from '../../relay/client';
-import { parseRelayAddress, RelayLiveList, seqKey, type RelayAddress, type RelayState } from '../core/tree';
+import { parseRelayAddress, relayChannelOfUrl, RelayLiveList, seqKey, webhookUrlChoices, type RelayAddress, type RelayState, type WebhookUrlChoice } from '../core/tree';
 import { settings } from './config';
 import { loadRelayClient } from './deps';
 import { UserError } from './errors';
@@ -100,6 +100,22 @@ export class RelayManager implements vscode.Disposable {
     return `http://127.0.0.1:${this.localPort ?? settings().relayPort}/hooks/${channel}`;
   }
 
+  /** Payload URLs for Add Webhook: the connected relay's channels first, the local relay's when the service can reach it. */
+  webhookUrlChoices(): WebhookUrlChoice[] {
+    const remote = this.remote && {
+      label: this.remote.label,
+      channels: (this.status?.channels ?? []).map((c) => ({ name: c.name, ingressUrl: this.ingressUrl(c.name) })),
+    };
+    const localUrl = `http://127.0.0.1:${this.localPort ?? settings().relayPort}/hooks/default`;
+    return webhookUrlChoices({ remote, localUrl, serviceBaseUrl: settings().baseUrl });
+  }
+
+  /** The secret a generated-secret webhook to `url` gets: the local relay's shared one for its ingress, else none (generate). */
+  async sharedSecretFor(url: string): Promise<string | undefined> {
+    if (relayChannelOfUrl(url, this.localPort ?? settings().relayPort) === undefined) return undefined;
+    return this.localSecret();
+  }
+
   showStatusBar(): void {
     this.statusBar.show({
       state: this.state,
@@ -125,21 +141,20 @@ export class RelayManager implements vscode.Disposable {
     this.fire();
   }
 
-  /** Makes `conn` the one connection: the previous one (and its rows) goes first. */
+  /** Opens `conn`, then makes it the one connection: the previous one (and its rows) goes. A connection that fails to open changes nothing. */
   private async use(conn: RelayConnection, where: { remote?: RelayAddress; port?: number }): Promise<void> {
+    try {
+      await conn.open();
+    } catch (err) {
+      await conn.close();
+      throw err;
+    }
     await this.detach();
     this.conn = conn;
     this.remote = where.remote;
     this.localPort = where.port;
     this.connSub = conn.onDidChange(() => this.fire());
     this.phaseDetail = undefined;
-    this.fire();
-    try {
-      await conn.open();
-    } catch (err) {
-      if (this.conn === conn) await this.detach();
-      throw err;
-    }
     this.fire();
   }
 
@@ -184,14 +199,15 @@ export class RelayManager implements vscode.Disposable {
     try {
       await new client.RelayApi({ baseUrl: `http://127.0.0.1:${port}`, token: '', timeoutMs: 1000 }).health();
     } catch {
-      if (this.phase !== 'stopped') this.setPhase('offline', `No relay answers on port ${port}.`);
+      if (this.phase !== 'stopped' && !this.conn) this.setPhase('offline', `No relay answers on port ${port}.`);
       return;
     }
+    if (this.conn || this.process.running) return; // attached or started meanwhile
     try {
       await this.attach(port, await this.readLocalToken());
     } catch (err) {
       log().warn(`relay on port ${port} answers but cannot be used: ${(err as Error).message}`);
-      this.setPhase('offline', `A relay answers on port ${port}, but not with the token in ${this.dataDir}: it was not started by this editor. Use "Connect to Relay…" for it, or set serviceHooks.relay.port.`);
+      if (!this.conn) this.setPhase('offline', `A relay answers on port ${port}, but not with the token in ${this.dataDir}: it was not started by this editor. Use "Connect to Relay…" for it, or set serviceHooks.relay.port.`);
     }
   }
 

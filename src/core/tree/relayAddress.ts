@@ -121,3 +121,36 @@ function remoteStatusBar(s: StatusBarInput, remote: string): StatusBarModel {
       return { text: `$(debug-disconnect) ${pair}`, tooltip: s.detail ?? `Not connected to ${remote}. Click to connect.`, command: 'serviceHooks.connectRelay' };
   }
 }
+
+/** True when the service at `baseUrl` is on this machine or a private network, so it can reach a relay on this machine. */
+export function serviceIsLocal(baseUrl: string): boolean {
+  let host: string;
+  try {
+    host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return false;
+  }
+  if (LOOPBACK.has(host) || host === '::1' || host.endsWith('.local') || host.endsWith('.localhost')) return true;
+  const m = /^(\d+)\.(\d+)\.\d+\.\d+$/.exec(host);
+  if (!m) return /^f[cd][0-9a-f]{2}:/i.test(host); // IPv6 unique local
+  const [a, b] = [Number(m[1]), Number(m[2])];
+  return a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168);
+}
+
+export interface WebhookUrlChoice {
+  url: string;
+  description: string;
+}
+
+/**
+ * The payload URLs Add Webhook offers, best first: the connected remote relay's channels, then the
+ * local relay's ingress when the service can reach this machine.
+ */
+export function webhookUrlChoices(o: { remote?: { label: string; channels: { name: string; ingressUrl: string }[] }; localUrl: string; serviceBaseUrl: string }): WebhookUrlChoice[] {
+  const out: WebhookUrlChoice[] = [];
+  for (const c of o.remote?.channels ?? []) out.push({ url: c.ingressUrl, description: `channel ${c.name} on ${o.remote!.label}` });
+  if (!o.remote || serviceIsLocal(o.serviceBaseUrl)) {
+    out.push({ url: o.localUrl, description: serviceIsLocal(o.serviceBaseUrl) ? 'local relay' : 'local relay (the service must reach this machine)' });
+  }
+  return out;
+}

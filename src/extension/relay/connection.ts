@@ -71,6 +71,7 @@ export class RelayConnection {
   private statusTimer: ReturnType<typeof setTimeout> | undefined;
   private changeTimer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
+  private firstState: ((s: SubscriptionState) => void) | undefined;
 
   constructor(private readonly options: ConnectionOptions) {
     this.api = new options.client.RelayApi({ baseUrl: options.endpoint.httpUrl, token: options.endpoint.token, timeoutMs: options.timeoutMs ?? 10_000 });
@@ -101,7 +102,13 @@ export class RelayConnection {
     const recent = await this.api.listDeliveries({ limit: 200 });
     if (this.closed) return;
     for (const d of recent.deliveries) this.live.upsert(d);
+    const first = new Promise<SubscriptionState>((resolve) => (this.firstState = resolve));
     this.subscribe(this.options.since ?? recent.lastSeq);
+    const s = await first;
+    if (s.state === 'reconnecting') {
+      await this.close();
+      throw new Error(`The relay's WebSocket refused the subscription: ${s.reason}`);
+    }
     this.fire();
   }
 
@@ -116,7 +123,9 @@ export class RelayConnection {
       onDelivery: async (d) => {
         if (this.closed) throw new Error('connection closed');
         this.live.upsert(summaryOf(d));
-        this.changedSoon();
+        // A live delivery shows with its channel's new counts (one coalesced status request);
+        // a replayed one shows at once and the catch-up reads the status once at its end.
+        if (d.seq <= this.replayHead) this.changedSoon();
         if (handle) await handle(d);
         this.handledSeq = d.seq;
         if (d.seq > this.replayHead) this.statusSoon();
@@ -128,6 +137,10 @@ export class RelayConnection {
   }
 
   private onState(s: SubscriptionState): void {
+    if (s.state === 'open' || s.state === 'reconnecting' || s.state === 'closed') {
+      this.firstState?.(s);
+      this.firstState = undefined;
+    }
     this.options.log?.('debug', `relay ${this.options.endpoint.label}: ${JSON.stringify(s)}`);
     switch (s.state) {
       case 'connecting':
@@ -182,8 +195,7 @@ export class RelayConnection {
     if (!known) return; // older than the view holds
     const others = known.forward.filter((f) => f.target !== m.state.target);
     this.live.upsert({ ...known, forward: [...others, m.state] });
-    this.changedSoon();
-    this.statusSoon();
+    this.statusSoon(); // fires the change with the new counts
   }
 
   private setState(state: ConnectionState, detail?: string): void {
@@ -219,7 +231,7 @@ export class RelayConnection {
     this.statusTimer = setTimeout(() => {
       this.statusTimer = undefined;
       void this.refreshStatus().then(() => this.fire());
-    }, this.options.coalesceMs ?? 250);
+    }, this.options.coalesceMs ?? 100);
   }
 
   /** Coalesces bursts of live messages into one change event. */

@@ -1,6 +1,6 @@
 // Connect to Relay's address rules, the status bar text and the Relay view's state row.
 import { strict as assert } from 'node:assert';
-import { parseRelayAddress, relayRow, relayStatusBar, seqKey, shortUrl, type RelayState } from '../../../src/core/tree';
+import { parseRelayAddress, relayRow, relayStatusBar, seqKey, serviceIsLocal, shortUrl, webhookUrlChoices, type RelayState } from '../../../src/core/tree';
 
 describe('relay address (Connect to Relay…)', () => {
   it('defaults to https and derives the WebSocket URL', () => {
@@ -73,5 +73,20 @@ describe('Relay view state row of a remote relay', () => {
     assert.equal(row.contextValue, 'relayState.remote.running');
     assert.equal(relayRow({ kind: 'relayState', state: 'connecting', remote: 'relay.example.com' }).label, 'Connecting to relay.example.com…');
     assert.equal(relayRow({ kind: 'relayState', state: 'running', port: 8788 }).contextValue, 'relayState.running');
+  });
+});
+
+describe('Add Webhook payload URL choices', () => {
+  it('knows which services can reach this machine', () => {
+    for (const u of ['http://127.0.0.1:8787', 'http://localhost:8787', 'http://10.1.2.3', 'http://172.20.0.1', 'http://192.168.1.5:80', 'http://[::1]:8787', 'http://build.local']) assert.ok(serviceIsLocal(u), u);
+    for (const u of ['https://service.example.com', 'http://172.32.0.1', 'http://8.8.8.8', 'not a url']) assert.ok(!serviceIsLocal(u), u);
+  });
+
+  it('offers the connected relay\'s channel first, and the local relay only for a service that can reach it', () => {
+    const remote = { label: 'relay.example.com', channels: [{ name: 'alice', ingressUrl: 'https://relay.example.com/hooks/alice' }] };
+    const localUrl = 'http://127.0.0.1:8788/hooks/default';
+    assert.deepEqual(webhookUrlChoices({ remote, localUrl, serviceBaseUrl: 'https://service.example.com' }).map((c) => c.url), ['https://relay.example.com/hooks/alice']);
+    assert.deepEqual(webhookUrlChoices({ remote, localUrl, serviceBaseUrl: 'http://127.0.0.1:8787' }).map((c) => c.url), ['https://relay.example.com/hooks/alice', localUrl]);
+    assert.deepEqual(webhookUrlChoices({ localUrl, serviceBaseUrl: 'http://127.0.0.1:8787' }), [{ url: localUrl, description: 'local relay' }]);
   });
 });
