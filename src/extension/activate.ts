@@ -1,6 +1,7 @@
 // Activation: registers everything synchronously, touches no network, loads heavy modules lazily.
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { recordActivationTime } from './activationTime';
 import { registerCommands } from './commands';
 import type { CommandContext } from './commands/context';
 import { DeliveryDocuments } from './deliveryDocument';
@@ -13,11 +14,6 @@ import { RelayTree } from './relayTree';
 import { Services } from './services';
 import { TokenStore } from './tokenStore';
 import { WebhooksTree } from './webhooksTree';
-
-let activationTime = 0;
-export function activationMs(): number {
-  return activationTime;
-}
 
 /** Returned from activate(): used by the integration suite; not a stable public API. */
 export interface ServiceHooksApi {
@@ -52,7 +48,7 @@ export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
       webhooks.refresh();
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('serviceHooks.baseUrl') || e.affectsConfiguration('serviceHooks.repositories')) {
+      if (e.affectsConfiguration(SETTINGS.baseUrl) || e.affectsConfiguration(SETTINGS.repositories)) {
         services.invalidate();
         webhooks.refresh();
       }
@@ -67,7 +63,8 @@ export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
   // A remote relay connected in an earlier session resumes forwarding from its stored seq (after activation: no network during it).
   setTimeout(() => void relay.restoreRemote(), 0);
 
-  activationTime = performance.now() - t0;
+  const activationTime = performance.now() - t0;
+  recordActivationTime(activationTime);
   log().info(`activated in ${activationTime.toFixed(1)} ms`);
   return { activationMs: activationTime, relayDataDir, commandContext: ctx, diagnostics, takeLastError };
 }

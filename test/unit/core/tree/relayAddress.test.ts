@@ -1,6 +1,6 @@
 // Connect to Relay's address rules, the status bar text and the Relay view's state row.
 import { strict as assert } from 'node:assert';
-import { parseRelayAddress, relayRow, relayStatusBar, seqKey, serviceIsLocal, shortUrl, webhookUrlChoices, type RelayState } from '../../../src/core/tree';
+import { parseRelayAddress, relayRow, relayStatusBar, seqKey, serviceIsLocal, shortUrl, webhookUrlChoices, type RelayState } from '../../../../src/core/tree';
 
 describe('relay address (Connect to Relay…)', () => {
   it('defaults to https and derives the WebSocket URL', () => {
