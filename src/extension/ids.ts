@@ -79,3 +79,13 @@ export const VIEW_ITEMS = ['repository', 'webhook', 'deliveries', 'delivery.ok',
 export const DELIVERY_SCHEME = 'service-hooks-delivery';
 export const SECRET_KEY = 'serviceHooks.token';
 export const EXTENSION_ID = 'service-hooks.service-hooks';
+
+/** Keys of the relay's state: SecretStorage (tokens, the local relay's secret) and globalState (the remote relay in use). */
+export const RELAY_STORAGE = {
+  /** globalState: `{ address }` of the remote relay connected through "Connect to Relay…". */
+  remote: 'serviceHooks.relay.remote',
+  /** SecretStorage: the secret the local relay verifies with, shared with Add Webhook. */
+  localSecret: 'serviceHooks.relay.localSecret',
+  /** SecretStorage: a remote relay's token, per address (`<prefix><https://host>`). */
+  remoteTokenPrefix: 'serviceHooks.relay.token:',
+} as const;

@@ -12,7 +12,7 @@ import { parseRelayAddress, relayChannelOfUrl, RelayLiveList, seqKey, webhookUrl
 import { settings } from './config';
 import { loadRelayClient } from './deps';
 import { UserError } from './errors';
-import { CONTEXT } from './ids';
+import { CONTEXT, RELAY_STORAGE } from './ids';
 import { log } from './log';
 import { RelayConnection, type RelayEndpoint } from './relay/connection';
 import { EditorForwarder } from './relay/forwarding';
@@ -21,9 +21,9 @@ import { RelayStatusBar } from './relay/statusBar';
 
 export type RelayDeliveryDetail = RelayDelivery;
 
-const REMOTE_KEY = 'serviceHooks.relay.remote';
-const LOCAL_SECRET_KEY = 'serviceHooks.relay.localSecret';
-const remoteTokenKey = (httpUrl: string) => `serviceHooks.relay.token:${httpUrl}`;
+const REMOTE_KEY = RELAY_STORAGE.remote;
+const LOCAL_SECRET_KEY = RELAY_STORAGE.localSecret;
+const remoteTokenKey = (httpUrl: string) => RELAY_STORAGE.remoteTokenPrefix + httpUrl;
 const EMPTY = new RelayLiveList(0);
 
 export interface RelayManagerOptions {
