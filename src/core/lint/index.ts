@@ -2,4 +2,4 @@
 export { lintText } from './lint';
 export { applyFixes } from './fix';
 export { BUILTIN_RULES, NOTE_RULES, describeRule, ruleTable } from './rules';
-export type { Finding, Severity, RenameRule, ExtraRule, LintOptions } from './types';
+export type { Finding, FixOptions, Severity, RenameRule, ExtraRule, LintOptions } from './types';
