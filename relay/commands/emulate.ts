@@ -23,7 +23,7 @@ Options:
                         else one is generated and printed once
   --state FILE          keep state in FILE (atomic writes, mode 0600); default: memory only
   --time-scale F        speed the retry schedule up by F: delays are divided by F
-                        (1000: one minute becomes 60 ms; 60000: it becomes 1 ms)
+                        (1000: one minute becomes 60 ms; 60000: it becomes 1 ms), as in \`relay\`
   --demo                when the state is empty: org acme, repo widgets, a webhook to the relay
                         (secret demo-secret, all events) and one to an endpoint that always
                         fails (push), then fire one push
