@@ -115,6 +115,7 @@ async function openStore(dataDir: string, options: RelayOptions, log: (line: str
     segmentBytes: options.segmentBytes,
     retention: options.retention ?? { maxCount: 100_000, maxAgeMs: 30 * 24 * 3600 * 1000 },
     onTruncate: (t) => log(`journal: truncated a torn tail of ${t.dropped} bytes in segment ${t.segment} at offset ${t.offset}`),
+    onCorrupt: (c) => log(`journal: skipped ${c.bytes} damaged bytes in segment ${c.segment} at offset ${c.offset}; the records after them are kept`),
   });
   await store.applyRetention();
   return store;
