@@ -67,7 +67,7 @@ function apiRoutes(ctx: ApiContext): Route[] {
   return [
     {
       pattern: /^\/api\/status$/,
-      methods: { GET: (_req, res) => sendJson(res, 200, { port: ctx.port(), channels: store.channels(), lastSeq: store.lastSeq } satisfies RelayStatus) },
+      methods: { GET: (_req, res) => sendJson(res, 200, { port: ctx.port(), channels: store.channels(), lastSeq: store.lastSeq, journal: store.integrity() } satisfies RelayStatus) },
     },
     {
       pattern: /^\/api\/deliveries$/,

@@ -67,6 +67,8 @@ export interface RelayStatus {
   port: number;
   channels: ChannelStatus[];
   lastSeq: number;
+  /** Damage the journal found at start-up (records skipped as corrupt, torn-tail bytes cut). */
+  journal?: { corruptRecords: number; corruptBytes: number; truncatedBytes: number };
 }
 
 /** GET /api/deliveries?channel=&status=&since=&limit= (newest first; `since` keeps seq > since). */
@@ -135,6 +137,15 @@ export interface ErrorBody {
 
 export const WS_PATH = '/ws';
 export const TOKEN_SUBPROTOCOL_PREFIX = 'service-hooks.token.';
+
+/**
+ * Close code for a subscriber that fell too far behind: more unsent bytes queued for it than the
+ * relay allows while its connection was not draining. Nothing is lost: reconnect with
+ * `since=<last acknowledged seq>` (the client in relay/client does so by itself).
+ */
+export const WS_CLOSE_SLOW_SUBSCRIBER = 4008;
+/** HTTP status refusing a WebSocket upgrade when the token already has its maximum of subscribers. */
+export const WS_TOO_MANY_SUBSCRIBERS_STATUS = 429;
 
 /** Server → client, first message. */
 export interface HelloMessage {
