@@ -13,10 +13,10 @@ import type { DeliveryListQuery, ForwardStatus, RelayStatus, Verification } from
 import { bearer, isJsonObject, readJson, sendError, sendJson, sendTooLarge, tokenMatches } from '../shared/http';
 import { hostAllowed } from './access';
 import type { Forwarder } from './forwarder';
-import type { DeliveryStore } from './store';
+import type { RelayStore } from './storeTypes';
 
 export interface ApiContext {
-  store: DeliveryStore;
+  store: RelayStore;
   forwarder: Forwarder;
   token: string;
   boundHost: string;

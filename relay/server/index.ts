@@ -12,6 +12,9 @@ import { Forwarder, DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
 import { createIngress, hookChannel, PLAIN_HOOK_RE, type IngressHandler } from './ingress';
 import { listen, stopper, type Stoppable } from './lifecycle';
 import { DeliveryStore } from './store';
+import type { SharedForwarding } from './nats/sharedForwarding';
+import type { NatsChoice } from './nats/wiring';
+import type { RelayStore } from './storeTypes';
 import { SubscriberHub } from './subscribers';
 import { ensureToken } from './token';
 import { WS_PATH } from '../../src/core/relay/protocol';
@@ -20,8 +23,12 @@ import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 export { CIDR_PRESETS } from './access';
 export { CHANNEL_RE, type ChannelConfig } from './channels';
 export { RelayConfigError } from './errors';
+import { StoreUnavailableError } from './errors';
 export { DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
 export { ensureToken } from './token';
+
+/** Ingress's forwarder on JetStream: the consumers forward, not the instance that received the delivery. */
+const NO_LOCAL_FORWARDING: Pick<Forwarder, 'deliver'> = { deliver: () => undefined };
 
 export const DEFAULT_DATA_DIR = join(homedir(), '.service-hooks', 'relay');
 export const DEFAULT_MAX_BODY = 25 * 1024 * 1024;
@@ -51,7 +58,10 @@ export interface RelayOptions extends ChannelDefaults {
   onTokenCreated?: (token: string, path: string) => void;
   /** Operational log lines (never contain the token). */
   log?: (line: string) => void;
+  /** Keep deliveries in NATS JetStream instead of the file journal (issue 15; docs: "Running a team relay"). */
+  nats?: NatsChoice;
 }
+
 
 export interface RelayServer {
   port: number;
@@ -59,7 +69,7 @@ export interface RelayServer {
   url: string;
   token: string;
   dataDir: string;
-  store: DeliveryStore;
+  store: RelayStore;
   /** Stop accepting, finish in-flight requests, flush the journal; pending forwards stay journaled. */
   close(): Promise<void>;
 }
@@ -76,7 +86,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   chmodSync(dataDir, 0o700);
   const token = ensureToken(dataDir, options.onTokenCreated);
-  const store = await openStore(dataDir, options, log);
+  const { store, shared } = await openStore(dataDir, options, log);
   const forwarder = new Forwarder(store, {
     schedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS,
     timeScale: 1 / speed,
@@ -87,7 +97,9 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
   const allowedHosts = options.allowedHosts ?? [];
   const hub = new SubscriberHub(store, { token, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs });
   const state = { accepting: true, port: options.port ?? DEFAULT_RELAY_PORT };
-  const ingress = createIngress({ store, forwarder, channels, allow, trustProxy: options.trustProxy ?? false, maxBody: options.maxBody ?? DEFAULT_MAX_BODY });
+  // On JetStream, forwarding is shared work of every instance (durable consumers), not this process's.
+  const sharedForwarding = shared?.(channels);
+  const ingress = createIngress({ store, forwarder: sharedForwarding ? NO_LOCAL_FORWARDING : forwarder, channels, allow, trustProxy: options.trustProxy ?? false, maxBody: options.maxBody ?? DEFAULT_MAX_BODY });
   const api = createApi({ store, forwarder, token, boundHost: host, allowedHosts, port: () => state.port });
   const server = createServer(serverOptions(options), requestHandler({ store, ingress, api, log, accepting: () => state.accepting }));
   server.on('upgrade', (req, socket, head) => {
@@ -101,23 +113,37 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => refuseRaw(socket, clientErrorStatus(err.code)));
 
   state.port = await listen(server, state.port, host);
-  const resumed = forwarder.resume();
-  if (resumed > 0) log(`resuming ${resumed} pending forward(s) from the journal`);
+  if (sharedForwarding) await sharedForwarding.start();
+  else {
+    const resumed = forwarder.resume();
+    if (resumed > 0) log(`resuming ${resumed} pending forward(s) from the journal`);
+  }
   const retention = setInterval(() => void store.applyRetention().catch(() => undefined), 60_000);
   retention.unref();
-  const parts: Stoppable = { server, hub, forwarder, store, beforeStop: () => ((state.accepting = false), clearInterval(retention)) };
+  const parts: Stoppable = { server, hub, forwarder, store, beforeStop: () => ((state.accepting = false), clearInterval(retention), sharedForwarding?.stop()) };
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return { port: state.port, host, url: `http://${urlHost}:${state.port}`, token, dataDir, store, close: stopper(parts) };
 }
 
-async function openStore(dataDir: string, options: RelayOptions, log: (line: string) => void): Promise<DeliveryStore> {
+interface OpenedStore {
+  store: RelayStore;
+  /** JetStream only: the forwarding every instance shares. */
+  shared?: (channels: ChannelConfigs) => SharedForwarding;
+}
+
+async function openStore(dataDir: string, options: RelayOptions, log: (line: string) => void): Promise<OpenedStore> {
+  if (options.nats) {
+    // Loaded only for --store nats://…: the file journal never loads the NATS client.
+    const { openNatsStore } = await import('./nats/wiring');
+    return openNatsStore(options.nats, options, log);
+  }
   const store = await DeliveryStore.open(dataDir, {
     segmentBytes: options.segmentBytes,
     retention: options.retention ?? { maxCount: 100_000, maxAgeMs: 30 * 24 * 3600 * 1000 },
     onTruncate: (t) => log(`journal: truncated a torn tail of ${t.dropped} bytes in segment ${t.segment} at offset ${t.offset}`),
   });
   await store.applyRetention();
-  return store;
+  return { store };
 }
 
 function serverOptions(options: RelayOptions) {
@@ -130,7 +156,7 @@ function serverOptions(options: RelayOptions) {
 }
 
 interface Routes {
-  store: DeliveryStore;
+  store: RelayStore;
   ingress: IngressHandler;
   api: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
   log: (line: string) => void;
@@ -141,8 +167,9 @@ interface Routes {
 function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) => void {
   const failed = (req: IncomingMessage, res: ServerResponse, path: string) => (err: Error) => {
     r.log(`request ${req.method} ${path} failed: ${err.message}`);
-    if (!res.headersSent) sendError(res, 500, err.message);
-    else res.destroy();
+    if (res.headersSent) res.destroy();
+    else if (err instanceof StoreUnavailableError) sendError(res, 503, err.message, undefined, { 'retry-after': '5' });
+    else sendError(res, 500, err.message);
   };
   return (req, res) => {
     const plain = req.method === 'POST' && r.accepting() ? PLAIN_HOOK_RE.exec(req.url ?? '') : null;

@@ -2,7 +2,7 @@
 // requests finish (cut after a grace period), stop forwarding, then flush and close the journal.
 import type { Server } from 'node:http';
 import type { Forwarder } from './forwarder';
-import type { DeliveryStore } from './store';
+import type { RelayStore } from './storeTypes';
 import type { SubscriberHub } from './subscribers';
 
 /** Listens on host:port and resolves with the bound port (a listen error such as EADDRINUSE rejects, with its `code`). */
@@ -21,7 +21,7 @@ export interface Stoppable {
   server: Server;
   hub: SubscriberHub;
   forwarder: Forwarder;
-  store: DeliveryStore;
+  store: RelayStore;
   /** Runs first: stop accepting deliveries, clear timers. */
   beforeStop: () => void;
 }

@@ -12,7 +12,8 @@ import {
   type ServerMessage,
 } from '../../src/core/relay/protocol';
 import { bearer, hostAllowed, originAllowed, tokenMatches } from './access';
-import { headerRecord, type DeliveryStore } from './store';
+import { headerRecord } from './store';
+import type { RelayStore } from './storeTypes';
 
 export interface SubscriberOptions {
   token: string;
@@ -57,7 +58,7 @@ export class SubscriberHub {
   private readonly pinger: ReturnType<typeof setInterval>;
 
   constructor(
-    private readonly store: DeliveryStore,
+    private readonly store: RelayStore,
     private readonly options: SubscriberOptions,
   ) {
     this.window = options.window ?? 256;
