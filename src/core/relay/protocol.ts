@@ -67,6 +67,8 @@ export interface RelayStatus {
   port: number;
   channels: ChannelStatus[];
   lastSeq: number;
+  /** Damage the journal found at start-up (records skipped as corrupt, torn-tail bytes cut). */
+  journal?: { corruptRecords: number; corruptBytes: number; truncatedBytes: number };
 }
 
 /** GET /api/deliveries?channel=&status=&since=&limit= (newest first; `since` keeps seq > since). */
@@ -91,6 +93,21 @@ export interface ReplayRequest {
 }
 export interface ReplayResponse {
   attempts: ForwardAttempt[];
+}
+
+/**
+ * POST /api/forward/retry: "retry pending now". Pending forwards waiting for their next scheduled
+ * attempt are queued at once, in seq order; both filters absent: every channel and target.
+ */
+export interface RetryPendingRequest {
+  /** Only deliveries of this channel. */
+  channel?: string;
+  /** Only forwards to this target URL (as configured). */
+  target?: string;
+}
+export interface RetryPendingResponse {
+  /** Pending forwards queued now (those already queued or in flight are not counted). */
+  queued: number;
 }
 
 /** POST /api/prune */
