@@ -178,6 +178,7 @@ function relayOptions(values: Values, io: CliIO): RelayOptions {
       maxAgeMs: values['max-age'] === undefined ? 30 * DAY_MS : parseDuration(values['max-age'], '--max-age'),
     },
     ...natsChoice(values.store, values['nats-creds'], values['nats-replicas'], io.cwd),
+    signal: io.stopSignal,
     onTokenCreated: (token, path) => io.stdout.write(`relay token (shown once; stored in ${path}): ${token}\n`),
     log: (line) => io.stderr.write(`relay: ${line}\n`),
   };
@@ -191,6 +192,10 @@ const command: Command = {
     try {
       relay = await startRelay(relayOptions(values, io));
     } catch (err) {
+      if (io.stopSignal.aborted) {
+        io.stderr.write('relay: stopped before it started\n');
+        return EXIT.ok;
+      }
       if (err instanceof RelayConfigError) throw new UsageError(err.message);
       if (err instanceof DataDirLockedError) {
         io.stderr.write(`service-hooks relay: ${err.message}\n`);
