@@ -22,10 +22,11 @@ const command: Command = {
     const { values, positionals } = parse(argv, { ...RELAY_TARGET_OPTIONS, to: { type: 'string' }, 'resign-secret': { type: 'string' } });
     if (positionals.length !== 1 || !/^\d+$/.test(positionals[0]!)) throw new UsageError('give exactly one delivery sequence number, e.g. `service-hooks replay 42`');
     if (values.to !== undefined && !/^https?:\/\/\S+$/.test(values.to)) throw new UsageError(`--to must be an http(s) URL, got '${values.to}'`);
+    if (values['resign-secret'] === '') throw new UsageError('--resign-secret must not be empty: a signature keyed with the empty key proves nothing');
     const api = relayApi(values, io);
     const { attempts } = await callRelay(values.relay, () => api.replay(Number(positionals[0]), {
       ...(values.to ? { to: values.to } : {}),
-      ...(values['resign-secret'] ? { resignSecret: values['resign-secret'] } : {}),
+      ...(values['resign-secret'] !== undefined ? { resignSecret: values['resign-secret'] } : {}),
     }));
     if (attempts.length === 0) io.stderr.write('replay: the delivery has no target; pass --to URL\n');
     for (const a of attempts) {
