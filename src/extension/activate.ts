@@ -14,6 +14,7 @@ import { RelayTree } from './relayTree';
 import { Services } from './services';
 import { TokenStore } from './tokenStore';
 import { WebhooksTree } from './webhooksTree';
+import { registerWebhooksView } from './webhooksView';
 
 /** Returned from activate(): used by the integration suite; not a stable public API. */
 export interface ServiceHooksApi {
@@ -38,24 +39,17 @@ export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
   void vscode.commands.executeCommand('setContext', CONTEXT.relayRunning, false);
   context.subscriptions.push(
     relay,
+    tokens,
     webhooks,
     relayTree,
-    vscode.window.createTreeView(VIEWS.webhooks, { treeDataProvider: webhooks, showCollapseAll: true }),
     vscode.window.createTreeView(VIEWS.relay, { treeDataProvider: relayTree }),
     vscode.workspace.registerTextDocumentContentProvider(DELIVERY_SCHEME, documents),
-    tokens.onDidChange(() => {
-      services.invalidate();
-      webhooks.refresh();
-    }),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(SETTINGS.baseUrl) || e.affectsConfiguration(SETTINGS.repositories)) {
-        services.invalidate();
-        webhooks.refresh();
-      }
       if (e.affectsConfiguration(SETTINGS.relayPort)) void relay.probe(true);
     }),
     { dispose: disposeLog },
   );
+  ctx.webhooksView = registerWebhooksView(context, webhooks, services);
   registerCommands(context, () => ctx);
   const diagnostics = registerDiagnostics(context);
   relay.showStatusBar();

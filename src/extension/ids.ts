@@ -73,5 +73,8 @@ export const VIEW_ITEMS = ['repository', 'webhook', 'deliveries', 'delivery.ok',
   'relayDelivery.verified', 'relayDelivery.unverified', 'relayDelivery.rejected', 'relayChannel'] as const;
 
 export const DELIVERY_SCHEME = 'service-hooks-delivery';
+/** SecretStorage: the token for a base URL is under `${SECRET_KEY}@<base URL>` (tokenStore.ts). */
 export const SECRET_KEY = 'serviceHooks.token';
+/** Where versions before 0.2 kept one token for every address. */
+export const LEGACY_SECRET_KEY = 'serviceHooks.token';
 export const EXTENSION_ID = 'service-hooks.service-hooks';

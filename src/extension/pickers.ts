@@ -5,6 +5,7 @@ import {
   eventsDescription,
   parseRepoRef,
   repoKey,
+  toSecond,
   webhookLabel,
   type RelayDeliveryView,
   type RelayTreeNode,
@@ -123,7 +124,7 @@ export async function pickRelayDelivery(ctx: CommandContext, arg: unknown, title
   }
   if (deliveries.length === 0) throw new UserError('The relay journal is empty.');
   const pick = await vscode.window.showQuickPick(
-    deliveries.sort((a, b) => b.seq - a.seq).map((d) => ({ label: `#${d.seq} ${d.event ?? 'unknown'}`, description: `${d.channel} · ${d.verification}`, detail: d.receivedAt, d })),
+    deliveries.sort((a, b) => b.seq - a.seq).map((d) => ({ label: `#${d.seq} ${d.event ?? 'unknown'}`, description: `${d.channel} · ${d.verification}`, detail: toSecond(d.receivedAt), d })),
     { title },
   );
   if (!pick) throw new Cancelled();
