@@ -1,9 +1,11 @@
 // `service-hooks relay`: the local dev relay (relay/server). Runs until SIGINT/SIGTERM.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parse, port, size } from '../cli/args';
-import { EXIT, UsageError, type Command } from '../cli/io';
-import { DEFAULT_DATA_DIR, DEFAULT_MAX_BODY, RelayConfigError, startRelay, type ChannelConfig, type RelayOptions } from '../server';
+import { parse, parseDuration, port, positiveDuration, size } from '../cli/args';
+
+export { parseDuration } from '../cli/args';
+import { EXIT, UsageError, type CliIO, type Command } from '../cli/io';
+import { DataDirLockedError, DEFAULT_DATA_DIR, DEFAULT_MAX_BODY, RelayConfigError, startRelay, type ChannelConfig, type RelayOptions } from '../server';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 
 const help = `Usage: service-hooks relay [options]
@@ -16,7 +18,8 @@ Options:
   --port N              port to listen on (default ${DEFAULT_RELAY_PORT}; 0 picks a free port)
   --host H              address to bind (default 127.0.0.1)
   --forward URL         forward every delivery to URL (repeatable)
-  --secret S            accepted signing secret (repeatable, for rotation); none: accept unverified
+  --secret S            accepted signing secret (repeatable, for rotation); none: accept unverified.
+                        An empty secret is refused; one shorter than 16 bytes gets a warning
   --config FILE         JSON: { "secrets": [...], "forward": [...], "channels": { "<name>":
                         { "secrets": [...], "forward": [...] } }, "allowCidr": [...] }
   --data DIR            journal and token directory (default ${DEFAULT_DATA_DIR.replace(/^.*\.service-hooks/, '~/.service-hooks')})
@@ -34,6 +37,11 @@ Options:
   --allow-origin O      also accept this browser Origin on /ws (repeatable)
   --keep N              retention: keep at most N deliveries (default 100000)
   --max-age D           retention: drop deliveries older than D, e.g. 7d, 12h (default 30d)
+
+One relay per --data folder: a second one on the same folder exits 3 (the first holds
+<data>/relay.lock with its pid; a lock left by a relay that is gone is taken over).
+Exit codes: 0 stopped cleanly, 1 failure (e.g. the port is taken), 2 usage or config error,
+3 the data folder is in use by another relay.
 
 The API and WebSocket (/ws) need the relay token, generated into <data>/token (mode 0600)
 and printed once when created. The address is printed as: relay listening on http://HOST:PORT
@@ -54,20 +62,6 @@ const DAY_MS = 24 * 3_600_000;
 function positiveInt(value: string, flag: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`${flag} must be a whole number of at least 1, got '${value}'`);
   return Number(value);
-}
-
-/** 30d / 12h / 45m / 10s / 500ms → milliseconds. */
-export function parseDuration(value: string, flag: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$/.exec(value);
-  if (!m) throw new UsageError(`${flag} must be a duration such as 30d, 12h or 45m, got '${value}'`);
-  const mult = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: DAY_MS }[m[2] as 'ms'];
-  return Math.round(Number(m[1]) * mult);
-}
-
-function positiveDuration(value: string, flag: string): number {
-  const ms = parseDuration(value, flag);
-  if (ms < 1) throw new UsageError(`${flag} must be at least 1ms, got '${value}'`);
-  return ms;
 }
 
 interface ConfigFile {
@@ -94,76 +88,93 @@ function readConfig(file: string): ConfigFile {
       throw new UsageError(`--config ${file}: channel '${name}' must be { secrets?: string[], forward?: string[] }`);
     }
   }
+  const lists = [['secrets', c.secrets], ...Object.entries(c.channels ?? {}).map(([n, ch]) => [`channels.${n}.secrets`, ch.secrets] as const)] as const;
+  for (const [where, list] of lists) {
+    if (list?.includes('')) throw new UsageError(`--config ${file}: ${where} holds an empty secret; a delivery signed with the empty key would be accepted as verified`);
+  }
   return c;
+}
+
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  forward: { type: 'string', multiple: true },
+  secret: { type: 'string', multiple: true },
+  config: { type: 'string' },
+  data: { type: 'string' },
+  'allow-cidr': { type: 'string', multiple: true },
+  'trust-proxy': { type: 'boolean' },
+  'max-body': { type: 'string' },
+  'retry-schedule': { type: 'string' },
+  'time-scale': { type: 'string' },
+  'forward-timeout': { type: 'string' },
+  'allow-host': { type: 'string', multiple: true },
+  'allow-origin': { type: 'string', multiple: true },
+  keep: { type: 'string' },
+  'max-age': { type: 'string' },
+} as const;
+
+type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
+
+function timeScaleOf(value: string | undefined): number {
+  const timeScale = value === undefined ? 1 : Number(value);
+  if (!Number.isFinite(timeScale) || timeScale <= 0) throw new UsageError(`--time-scale must be a positive number, got '${value}'`);
+  return timeScale;
+}
+
+function secretsOf(values: string[] | undefined): string[] {
+  if (values?.some((s) => s === '')) throw new UsageError(`--secret must not be empty: a delivery signed with the empty key would be accepted as verified`);
+  return values ?? [];
+}
+
+/** The relay's options from the flags and the config file (flags add to the file's lists). */
+function relayOptions(values: Values, io: CliIO): RelayOptions {
+  const cfg = values.config ? readConfig(resolve(io.cwd, values.config)) : {};
+  for (const u of values.forward ?? []) {
+    if (!/^https?:\/\/[^\s]+$/.test(u)) throw new UsageError(`--forward must be an http(s) URL, got '${u}'`);
+  }
+  return {
+    port: port(values.port, DEFAULT_RELAY_PORT),
+    host: values.host ?? '127.0.0.1',
+    dataDir: values.data ? resolve(io.cwd, values.data) : undefined,
+    secrets: [...(cfg.secrets ?? []), ...secretsOf(values.secret)],
+    forward: [...(cfg.forward ?? []), ...(values.forward ?? [])],
+    channels: cfg.channels,
+    allowCidr: [...(cfg.allowCidr ?? []), ...(values['allow-cidr'] ?? [])],
+    trustProxy: values['trust-proxy'] ?? false,
+    maxBody: size(values['max-body'], DEFAULT_MAX_BODY, '--max-body'),
+    retrySchedule: values['retry-schedule'] ? parseSchedule(values['retry-schedule']) : undefined,
+    timeScale: timeScaleOf(values['time-scale']),
+    forwardTimeoutMs: values['forward-timeout'] === undefined ? undefined : positiveDuration(values['forward-timeout'], '--forward-timeout'),
+    allowedHosts: values['allow-host'],
+    allowedOrigins: values['allow-origin'],
+    retention: {
+      maxCount: values.keep === undefined ? 100_000 : positiveInt(values.keep, '--keep'),
+      maxAgeMs: values['max-age'] === undefined ? 30 * DAY_MS : parseDuration(values['max-age'], '--max-age'),
+    },
+    onTokenCreated: (token, path) => io.stdout.write(`relay token (shown once; stored in ${path}): ${token}\n`),
+    log: (line) => io.stderr.write(`relay: ${line}\n`),
+  };
 }
 
 const command: Command = {
   help,
   async run(argv, io) {
-    const { values } = parse(
-      argv,
-      {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        forward: { type: 'string', multiple: true },
-        secret: { type: 'string', multiple: true },
-        config: { type: 'string' },
-        data: { type: 'string' },
-        'allow-cidr': { type: 'string', multiple: true },
-        'trust-proxy': { type: 'boolean' },
-        'max-body': { type: 'string' },
-        'retry-schedule': { type: 'string' },
-        'time-scale': { type: 'string' },
-        'forward-timeout': { type: 'string' },
-        'allow-host': { type: 'string', multiple: true },
-        'allow-origin': { type: 'string', multiple: true },
-        keep: { type: 'string' },
-        'max-age': { type: 'string' },
-      },
-      false,
-    );
-    const cfg = values.config ? readConfig(resolve(io.cwd, values.config)) : {};
-    const timeScale = values['time-scale'] === undefined ? 1 : Number(values['time-scale']);
-    if (!Number.isFinite(timeScale) || timeScale <= 0) throw new UsageError(`--time-scale must be a positive number, got '${values['time-scale']}'`);
-    for (const u of values.forward ?? []) {
-      if (!/^https?:\/\/[^\s]+$/.test(u)) throw new UsageError(`--forward must be an http(s) URL, got '${u}'`);
-    }
-    const options: RelayOptions = {
-      port: port(values.port, DEFAULT_RELAY_PORT),
-      host: values.host ?? '127.0.0.1',
-      dataDir: values.data ? resolve(io.cwd, values.data) : undefined,
-      secrets: [...(cfg.secrets ?? []), ...(values.secret ?? [])],
-      forward: [...(cfg.forward ?? []), ...(values.forward ?? [])],
-      channels: cfg.channels,
-      allowCidr: [...(cfg.allowCidr ?? []), ...(values['allow-cidr'] ?? [])],
-      trustProxy: values['trust-proxy'] ?? false,
-      maxBody: size(values['max-body'], DEFAULT_MAX_BODY, '--max-body'),
-      retrySchedule: values['retry-schedule'] ? parseSchedule(values['retry-schedule']) : undefined,
-      timeScale,
-      forwardTimeoutMs: values['forward-timeout'] === undefined ? undefined : positiveDuration(values['forward-timeout'], '--forward-timeout'),
-      allowedHosts: values['allow-host'],
-      allowedOrigins: values['allow-origin'],
-      retention: {
-        maxCount: values.keep === undefined ? 100_000 : positiveInt(values.keep, '--keep'),
-        maxAgeMs: values['max-age'] === undefined ? 30 * DAY_MS : parseDuration(values['max-age'], '--max-age'),
-      },
-      onTokenCreated: (token, path) => io.stdout.write(`relay token (shown once; stored in ${path}): ${token}\n`),
-      log: (line) => io.stderr.write(`relay: ${line}\n`),
-    };
+    const { values } = parse(argv, OPTIONS, false);
     let relay;
     try {
-      relay = await startRelay(options);
+      relay = await startRelay(relayOptions(values, io));
     } catch (err) {
       if (err instanceof RelayConfigError) throw new UsageError(err.message);
+      if (err instanceof DataDirLockedError) {
+        io.stderr.write(`service-hooks relay: ${err.message}\n`);
+        return EXIT.dataDirLocked;
+      }
       throw err;
     }
     io.stdout.write(`relay listening on ${relay.url}\n`);
     io.stdout.write(`relay data in ${relay.dataDir}; ingress ${relay.url}/hooks/<channel>\n`);
-    if (io.stopSignal.aborted) {
-      await relay.close();
-      return EXIT.ok;
-    }
-    await new Promise<void>((r) => io.stopSignal.addEventListener('abort', () => r(), { once: true }));
+    if (!io.stopSignal.aborted) await new Promise<void>((r) => io.stopSignal.addEventListener('abort', () => r(), { once: true }));
     io.stderr.write('relay: stopping (pending forwards stay in the journal)\n');
     await relay.close();
     io.stderr.write('relay: stopped\n');

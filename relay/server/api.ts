@@ -7,12 +7,14 @@
 //   GET  /api/deliveries?channel=&status=&since=&limit=  → 200 DeliveryList (newest first)
 //   GET  /api/deliveries/<seq>            → 200 RelayDelivery
 //   POST /api/deliveries/<seq>/replay     → 200 ReplayResponse ({ to?, resignSecret? })
+//   POST /api/forward/retry               → 200 RetryPendingResponse ({ channel?, target? }): retry pending now
 //   POST /api/prune                       → 200 PruneResponse ({ keep?, olderThanMs? })
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { DeliveryListQuery, ForwardStatus, RelayStatus, Verification } from '../../src/core/relay/protocol';
+import type { DeliveryListQuery, ForwardStatus, RelayStatus, RetryPendingResponse, Verification } from '../../src/core/relay/protocol';
 import { bearer, isJsonObject, readJson, sendError, sendJson, sendTooLarge, tokenMatches } from '../shared/http';
 import { hostAllowed } from './access';
 import type { Forwarder } from './forwarder';
+import { parseRetryRequest } from './retryRequest';
 import type { DeliveryStore } from './store';
 
 export interface ApiContext {
@@ -65,7 +67,7 @@ function apiRoutes(ctx: ApiContext): Route[] {
   return [
     {
       pattern: /^\/api\/status$/,
-      methods: { GET: (_req, res) => sendJson(res, 200, { port: ctx.port(), channels: store.channels(), lastSeq: store.lastSeq } satisfies RelayStatus) },
+      methods: { GET: (_req, res) => sendJson(res, 200, { port: ctx.port(), channels: store.channels(), lastSeq: store.lastSeq, journal: store.integrity() } satisfies RelayStatus) },
     },
     {
       pattern: /^\/api\/deliveries$/,
@@ -96,6 +98,18 @@ function apiRoutes(ctx: ApiContext): Route[] {
           if ('error' in r) return sendError(res, 400, r.error);
           const attempts = await forwarder.replay(Number(p[0]), r);
           return attempts ? sendJson(res, 200, { attempts }) : sendError(res, 404, `no delivery ${p[0]}`);
+        },
+      },
+    },
+    {
+      pattern: /^\/api\/forward\/retry$/,
+      methods: {
+        POST: async (req, res) => {
+          const body = await objectBody(req, res);
+          if (!body) return;
+          const filter = parseRetryRequest(body);
+          if ('error' in filter) return sendError(res, 400, filter.error);
+          sendJson(res, 200, { queued: forwarder.retryNow(filter) } satisfies RetryPendingResponse);
         },
       },
     },

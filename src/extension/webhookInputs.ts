@@ -74,14 +74,50 @@ export function pickStep<T extends vscode.QuickPickItem>(step: PickStep<T>): Pro
 
 export const ADD_WEBHOOK_STEPS = 3;
 
-/** Step 1: the payload URL, the local relay's URL filled in. */
-export function askUrl(relayUrl: string, current?: string): Promise<string | Back> {
-  return inputStep({
-    title: `Add Webhook (1/${ADD_WEBHOOK_STEPS}): Payload URL`,
-    value: current ?? relayUrl,
-    prompt: `Press Enter for the local relay (${relayUrl}), or type the URL the service should deliver to`,
-    validate: validateWebhookUrl,
+export interface UrlChoice {
+  url: string;
+  description: string;
+}
+
+/**
+ * Step 1: the payload URL. The relays' URLs are offered; typing a URL offers it too, and "Another
+ * URL…" (or a typed URL that is not valid) opens an input box that shows what is wrong as you type.
+ */
+export async function askUrl(choices: readonly UrlChoice[], current?: string): Promise<string | Back> {
+  const title = `Add Webhook (1/${ADD_WEBHOOK_STEPS}): Payload URL`;
+  for (;;) {
+    const typed = await pickUrl(title, choices);
+    if (typed.url !== undefined && !validateWebhookUrl(typed.url)) return typed.url;
+    const r = await inputStep({
+      title,
+      value: typed.url ?? current ?? '',
+      prompt: 'The URL the service delivers to, for example https://example.com/webhook',
+      back: true,
+      validate: validateWebhookUrl,
+    });
+    if (r !== BACK) return r;
+  }
+}
+
+/** The pick of step 1: a choice or a typed URL (`url`), or "Another URL…" (`url` undefined). */
+function pickUrl(title: string, choices: readonly UrlChoice[]): Promise<{ url?: string }> {
+  const qp = vscode.window.createQuickPick<vscode.QuickPickItem & { url?: string }>();
+  qp.title = title;
+  qp.placeholder = 'Pick a relay, or type the URL the service should deliver to';
+  qp.ignoreFocusOut = true;
+  const fixed = [...choices.map((c) => ({ label: c.url, description: c.description, url: c.url })), { label: 'Another URL…', url: undefined }];
+  qp.items = fixed;
+  qp.onDidChangeValue((v) => {
+    const t = v.trim();
+    if (!t) return void (qp.items = fixed);
+    const problem = validateWebhookUrl(t);
+    qp.items = [{ label: t, description: problem ? `$(warning) ${problem}` : 'this URL', url: t, alwaysShow: true }, ...fixed];
   });
+  return new Promise<{ url?: string }>((resolve, reject) => {
+    qp.onDidAccept(() => resolve({ url: qp.selectedItems[0]?.url ?? (qp.value.trim() || undefined) }));
+    qp.onDidHide(() => reject(new Cancelled()));
+    qp.show();
+  }).finally(() => qp.dispose());
 }
 
 /** The events a webhook delivers: pick many of the seven (current ones checked). */

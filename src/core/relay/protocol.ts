@@ -67,6 +67,8 @@ export interface RelayStatus {
   port: number;
   channels: ChannelStatus[];
   lastSeq: number;
+  /** Damage the journal found at start-up (records skipped as corrupt, torn-tail bytes cut). */
+  journal?: { corruptRecords: number; corruptBytes: number; truncatedBytes: number };
 }
 
 /** GET /api/deliveries?channel=&status=&since=&limit= (newest first; `since` keeps seq > since). */
@@ -91,6 +93,21 @@ export interface ReplayRequest {
 }
 export interface ReplayResponse {
   attempts: ForwardAttempt[];
+}
+
+/**
+ * POST /api/forward/retry: "retry pending now". Pending forwards waiting for their next scheduled
+ * attempt are queued at once, in seq order; both filters absent: every channel and target.
+ */
+export interface RetryPendingRequest {
+  /** Only deliveries of this channel. */
+  channel?: string;
+  /** Only forwards to this target URL (as configured). */
+  target?: string;
+}
+export interface RetryPendingResponse {
+  /** Pending forwards queued now (those already queued or in flight are not counted). */
+  queued: number;
 }
 
 /** POST /api/prune */
@@ -120,6 +137,15 @@ export interface ErrorBody {
 
 export const WS_PATH = '/ws';
 export const TOKEN_SUBPROTOCOL_PREFIX = 'service-hooks.token.';
+
+/**
+ * Close code for a subscriber that fell too far behind: more unsent bytes queued for it than the
+ * relay allows while its connection was not draining. Nothing is lost: reconnect with
+ * `since=<last acknowledged seq>` (the client in relay/client does so by itself).
+ */
+export const WS_CLOSE_SLOW_SUBSCRIBER = 4008;
+/** HTTP status refusing a WebSocket upgrade when the token already has its maximum of subscribers. */
+export const WS_TOO_MANY_SUBSCRIBERS_STATUS = 429;
 
 /** Server → client, first message. */
 export interface HelloMessage {

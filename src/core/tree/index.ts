@@ -5,3 +5,4 @@ export * from './paging';
 export * from './nodes';
 export * from './relayModel';
 export * from './refreshLoop';
+export * from './relayAddress';

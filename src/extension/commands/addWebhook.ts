@@ -1,4 +1,4 @@
-// Add Webhook: URL (relay URL filled in) → events (pick many of the seven) → secret
+// Add Webhook: URL (relay URLs offered) → events (pick many of the seven) → secret
 // (generate/enter/none) → json, with Back between the steps and URL problems shown as you type.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
@@ -8,7 +8,7 @@ import { COMMANDS } from '../ids';
 import { UserError } from '../errors';
 import { asArgs, pickRepo } from '../pickers';
 import { withProgress } from '../progress';
-import { BACK, askEvents, askSecret, askUrl } from '../webhookInputs';
+import { BACK, askEvents, askSecret, askUrl, type UrlChoice } from '../webhookInputs';
 import type { CommandModule } from './context';
 
 export interface AddWebhookArgs {
@@ -24,18 +24,22 @@ const command: CommandModule = {
   async run(ctx, arg) {
     const args = asArgs<AddWebhookArgs>(arg);
     const repo = await pickRepo(ctx, arg);
-    const { url, events, secretChoice } = await askAll(args, ctx.services.relay.ingressUrl());
+    const { url, events, secretChoice } = await askAll(args, ctx.services.relay.webhookUrlChoices());
     const urlProblem = validateWebhookUrl(url);
     if (urlProblem) throw new UserError(urlProblem);
     if (events.length === 0) throw new UserError('Pick at least one event.');
     const unknown = events.filter((e) => !(SUBSCRIBABLE_EVENTS as readonly string[]).includes(e));
     if (unknown.length) throw new UserError(`Unknown event type(s): ${unknown.join(', ')}`);
-    const secret = secretChoice === 'generate' ? randomBytes(32).toString('hex') : secretChoice === 'none' ? undefined : secretChoice;
+    // A webhook to the local relay gets the relay's own secret (SecretStorage, shared with Start Relay), so its deliveries verify.
+    const shared = secretChoice === 'generate' ? await ctx.services.relay.sharedSecretFor(url.trim()) : undefined;
+    const secret = secretChoice === 'generate' ? shared ?? randomBytes(32).toString('hex') : secretChoice === 'none' ? undefined : secretChoice;
     const client = await ctx.services.client();
     const body = { url: url.trim(), content_type: 'json' as const, events, ...(secret ? { secret } : {}) };
     const created = await withProgress('Creating the webhook…', () => client.createWebhook(repo, body));
     ctx.webhooks.refresh();
-    if (secret && secretChoice === 'generate') {
+    if (shared) {
+      void vscode.window.showInformationMessage("Webhook created with the local relay's secret (kept in the editor's secret storage): its deliveries arrive verified.");
+    } else if (secret && secretChoice === 'generate') {
       // Not awaited: the command completes; the secret stays in this closure only until the toast goes.
       void vscode.window
         .showInformationMessage('Webhook created with a generated secret. Copy it now: the service will not show it again.', 'Copy Secret')
@@ -43,16 +47,16 @@ const command: CommandModule = {
     } else {
       void vscode.window.showInformationMessage('Webhook created.');
     }
-    return { webhook: created, secretGenerated: secretChoice === 'generate', secretLength: secret?.length ?? 0 };
+    return { webhook: created, secretGenerated: secretChoice === 'generate', secretShared: shared !== undefined, secretLength: secret?.length ?? 0 };
   },
 };
 export default command;
 
 /** The steps the arguments do not answer, in order; Back returns to the step asked before. */
-async function askAll(args: AddWebhookArgs, relayUrl: string): Promise<{ url: string; events: string[]; secretChoice: string }> {
+async function askAll(args: AddWebhookArgs, choices: readonly UrlChoice[]): Promise<{ url: string; events: string[]; secretChoice: string }> {
   const answers = { url: args.url, events: args.events, secretChoice: args.secret };
   const steps: (() => Promise<boolean>)[] = [];
-  if (args.url === undefined) steps.push(async () => ((answers.url = (await askUrl(relayUrl, answers.url)) as string), true));
+  if (args.url === undefined) steps.push(async () => ((answers.url = (await askUrl(choices, answers.url)) as string), true));
   if (args.events === undefined) {
     const back = steps.length > 0;
     steps.push(async () => {
@@ -61,8 +65,9 @@ async function askAll(args: AddWebhookArgs, relayUrl: string): Promise<{ url: st
     });
   }
   if (args.secret === undefined) {
+    const back = steps.length > 0;
     steps.push(async () => {
-      const r = await askSecret(steps.length > 1);
+      const r = await askSecret(back);
       return r === BACK ? false : ((answers.secretChoice = r), true);
     });
   }
