@@ -15,6 +15,7 @@ import { Services } from './services';
 import { TokenStore } from './tokenStore';
 import { WebhooksTree } from './webhooksTree';
 import { registerWebhooksView } from './webhooksView';
+import { registerWorkflowContext } from './workflowFiles';
 
 /** Returned from activate(): used by the integration suite; not a stable public API. */
 export interface ServiceHooksApi {
@@ -53,6 +54,7 @@ export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
   ctx.webhooksView = registerWebhooksView(context, webhooks, services);
   registerCommands(context, () => ctx);
   const diagnostics = registerDiagnostics(context);
+  registerWorkflowContext(context);
   relay.showStatusBar();
   // A remote relay connected in an earlier session resumes forwarding from its stored seq (after activation: no network during it).
   setTimeout(() => void relay.restoreRemote(), 0);

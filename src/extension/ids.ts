@@ -34,7 +34,7 @@ export const COMMANDS = {
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
 
 /** Commands that only make sense with an argument (tree rows, code actions): hidden from the palette. */
-export const HIDDEN_COMMANDS: readonly CommandId[] = [COMMANDS.loadMore, COMMANDS.fixAllInFile];
+export const HIDDEN_COMMANDS: readonly CommandId[] = [COMMANDS.loadMore];
 
 export const VIEW_CONTAINER = 'service';
 export const VIEWS = {
@@ -68,12 +68,15 @@ export const CONTEXT = {
   hasRepository: 'serviceHooks.hasRepository',
   hasWebhooks: 'serviceHooks.hasWebhooks',
   relayRunning: 'serviceHooks.relayRunning',
+  /** the active editor shows a workflow file (serviceHooks.lint.workflowGlobs) */
+  workflowFileActive: 'serviceHooks.workflowFileActive',
   /** Connected (or trying to connect) to a remote relay through "Connect to Relay…". */
   relayRemote: 'serviceHooks.relayRemote',
 } as const;
 
 /** contextValue of tree rows (see src/core/tree/nodes.ts). */
 export const VIEW_ITEMS = ['repository', 'webhook', 'deliveries', 'delivery.ok', 'delivery.failed', 'loadMore', 'message',
+  'message.auth', 'message.signedOut', 'message.network', 'message.config', 'message.service',
   'relayDelivery.verified', 'relayDelivery.unverified', 'relayDelivery.rejected', 'relayChannel'] as const;
 
 export const DELIVERY_SCHEME = 'service-hooks-delivery';

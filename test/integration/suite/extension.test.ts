@@ -228,6 +228,7 @@ describe('Service Webhooks extension', function () {
     };
     try {
       await config().update(SETTINGS.baseUrl, documented.url, target);
+      await api.commandContext.services.tokens.set(documented.url, TOKEN); // the token is kept per address
       const hook = await call<Hook>('POST', `/api/v1/repos/${REPO}/webhooks`, {
         url: `http://127.0.0.1:${relay.port}/hooks/default`,
         content_type: 'json',
@@ -538,13 +539,16 @@ describe('Service Webhooks extension', function () {
 
   it('a network failure goes through the one error path as "network"', async function () {
     await config().update(SETTINGS.baseUrl, 'http://127.0.0.1:9', target);
+    await api.commandContext.services.tokens.set('http://127.0.0.1:9', TOKEN); // the token is kept per address
     try {
       assert.equal(await run(COMMANDS.pingWebhook, { webhookId: relayHook.id }), undefined);
       const err = lastError();
       assert.ok(err && (err.kind === 'network' || err.kind === 'user'), JSON.stringify(err));
+      if (err.kind === 'network') assert.match(err.message, /^Cannot reach the service at http:\/\/127\.0\.0\.1:9 /, 'names the address, and only the service');
       assert.equal(await run(COMMANDS.createSecret, { repo: REPO, name: 'X_Y', value: 'v', protected: false }), undefined);
       assert.equal(lastError()?.kind, 'network');
     } finally {
+      await api.commandContext.services.tokens.clear('http://127.0.0.1:9');
       await config().update(SETTINGS.baseUrl, emulator.url, target);
     }
   });

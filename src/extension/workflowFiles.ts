@@ -1,0 +1,22 @@
+// Which documents are workflow files (serviceHooks.lint.workflowGlobs), and the context key that
+// shows "Fix All Workflow Names in This File" in the palette while one is the active editor.
+import * as vscode from 'vscode';
+import { settings } from './config';
+import { CONTEXT, SETTINGS } from './ids';
+
+export function isWorkflowDocument(doc: vscode.TextDocument): boolean {
+  if (doc.uri.scheme !== 'file' && doc.uri.scheme !== 'untitled' && doc.uri.scheme !== 'vscode-remote') return false;
+  return settings().workflowGlobs.some((pattern) => vscode.languages.match({ pattern }, doc) > 0);
+}
+
+export function registerWorkflowContext(context: vscode.ExtensionContext): void {
+  const update = () => {
+    const doc = vscode.window.activeTextEditor?.document;
+    void vscode.commands.executeCommand('setContext', CONTEXT.workflowFileActive, doc !== undefined && isWorkflowDocument(doc));
+  };
+  context.subscriptions.push(
+    vscode.window.onDidChangeActiveTextEditor(update),
+    vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration(SETTINGS.workflowGlobs) && update()),
+  );
+  update();
+}
