@@ -24,8 +24,20 @@ export function validateSecretName(name: string): string | undefined {
   return undefined;
 }
 
+/** The service's rule for an owner or repository name (the emulator's router applies the same). */
+export const REPO_NAME_RE = /^[A-Za-z0-9._-]{1,100}$/;
+
+export function validRepoName(name: string): boolean {
+  return REPO_NAME_RE.test(name) && name !== '.' && name !== '..';
+}
+
+/** owner/repo as the service names them: letters, digits, `.`, `_`, `-`, at most 100 each, not `.` or `..`. */
 export function validateRepoText(text: string): string | undefined {
-  return /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(text.trim()) ? undefined : 'Use owner/repo';
+  const parts = text.trim().split('/');
+  if (parts.length !== 2) return 'Use owner/repo';
+  const bad = parts.find((p) => !validRepoName(p));
+  if (bad === undefined) return undefined;
+  return bad === '.' || bad === '..' ? `"${bad}" is not a name` : 'Use owner/repo: letters, digits, ".", "_" and "-" (at most 100 each)';
 }
 
 /**

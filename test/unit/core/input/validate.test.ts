@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { baseUrlProblem, validateSecretName, validateWebhookUrl } from '../../../../src/core/input';
+import { baseUrlProblem, validateRepoText, validateSecretName, validateWebhookUrl } from '../../../../src/core/input';
 
 describe('input validation', () => {
   it('webhook URLs', () => {
@@ -30,5 +30,16 @@ describe('service base URL', () => {
   it('refuses control characters (a Ctrl-U would erase a terminal line)', () => {
     assert.match(baseUrlProblem('http://127.0.0.1:8787/\u0015rm -rf x\n')!, /control character/);
     assert.match(baseUrlProblem('http://127.0.0.1:8787\u007f')!, /control character/);
+  });
+});
+
+describe('owner/repo input', () => {
+  it("follows the service's name rules: ../x and ./x are refused before any path is built", () => {
+    assert.equal(validateRepoText('acme/widgets'), undefined);
+    assert.match(validateRepoText('../x')!, /"\.\." is not a name/);
+    assert.match(validateRepoText('acme/.')!, /"\." is not a name/);
+    assert.ok(validateRepoText('a/b/c'));
+    assert.ok(validateRepoText('acme/wid gets'));
+    assert.ok(validateRepoText(`acme/${'x'.repeat(101)}`));
   });
 });
