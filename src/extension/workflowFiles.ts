@@ -1,8 +1,17 @@
-// Which documents are workflow files (serviceHooks.lint.workflowGlobs), and the context key that
+// The workflow files the linter covers (serviceHooks.lint.workflowGlobs), and the context key that
 // shows "Fix All Workflow Names in This File" in the palette while one is the active editor.
 import * as vscode from 'vscode';
 import { settings } from './config';
 import { CONTEXT, SETTINGS } from './ids';
+
+/** Every file matched by serviceHooks.lint.workflowGlobs, outside node_modules (findFiles skips .git through files.exclude). */
+export async function workflowUris(): Promise<vscode.Uri[]> {
+  const files = new Map<string, vscode.Uri>();
+  for (const glob of settings().workflowGlobs) {
+    for (const uri of await vscode.workspace.findFiles(glob, '**/node_modules/**')) files.set(uri.toString(), uri);
+  }
+  return [...files.values()].sort((a, b) => a.fsPath.localeCompare(b.fsPath));
+}
 
 export function isWorkflowDocument(doc: vscode.TextDocument): boolean {
   if (doc.uri.scheme !== 'file' && doc.uri.scheme !== 'untitled' && doc.uri.scheme !== 'vscode-remote') return false;

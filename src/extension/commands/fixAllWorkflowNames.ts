@@ -2,13 +2,13 @@
 // after a confirmation that counts names and files (`{ confirm: true }` skips it); the changed
 // files are saved, and the message says so.
 import * as vscode from 'vscode';
-import { settings } from '../config';
 import { loadLinter } from '../deps';
 import { Cancelled } from '../errors';
 import { COMMANDS } from '../ids';
 import { lintRulesFor } from '../lintRules';
 import { asArgs } from '../pickers';
 import { withProgress } from '../progress';
+import { workflowUris } from '../workflowFiles';
 import type { CommandModule } from './context';
 
 const command: CommandModule = {
@@ -35,14 +35,11 @@ export default command;
 
 async function planFixes(): Promise<{ files: number; edit: vscode.WorkspaceEdit; changed: string[]; fixes: number }> {
   const { lintText, applyFixes } = await loadLinter();
-  const files = new Map<string, vscode.Uri>();
-  for (const glob of settings().workflowGlobs) {
-    for (const uri of await vscode.workspace.findFiles(glob, '**/node_modules/**')) files.set(uri.toString(), uri);
-  }
+  const uris = await workflowUris();
   const edit = new vscode.WorkspaceEdit();
   const changed: string[] = [];
   let fixes = 0;
-  for (const uri of files.values()) {
+  for (const uri of uris) {
     const doc = await vscode.workspace.openTextDocument(uri);
     const text = doc.getText();
     const findings = lintText(text, { rules: await lintRulesFor(uri) }).filter((f) => f.replacement !== undefined);
@@ -53,5 +50,5 @@ async function planFixes(): Promise<{ files: number; edit: vscode.WorkspaceEdit;
     changed.push(vscode.workspace.asRelativePath(uri));
     fixes += findings.length;
   }
-  return { files: files.size, edit, changed, fixes };
+  return { files: uris.length, edit, changed, fixes };
 }

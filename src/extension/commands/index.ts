@@ -21,6 +21,7 @@
 //   loadMore          a "Load more…" row | { webhookId }
 //   fixAllInFile      a file Uri (none: the active editor), then { confirm: true } skips the count's modal
 //   fixAllWorkflowNames { confirm: true }                    (skips the count's modal; the files are saved)
+//   portWorkflows     nothing; returns { report, markdown, files, renames, decisions, portable, … }
 import * as vscode from 'vscode';
 import { wrapCommand } from '../errors';
 import addWebhook from './addWebhook';
@@ -36,6 +37,7 @@ import importIssues from './importIssues';
 import loadMore from './loadMore';
 import openDelivery from './openDelivery';
 import pingWebhook from './pingWebhook';
+import portWorkflows from './portWorkflows';
 import refresh from './refresh';
 import replayDelivery from './replayDelivery';
 import retryAllFailed from './retryAllFailed';
@@ -54,6 +56,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   signIn, signOut, addWebhook, editEvents, deleteWebhook, pingWebhook, retryDelivery, retryAllFailed,
   replayDelivery, openDelivery, explainSignature, copyAsCurl, startRelay, stopRelay, connectRelay, disconnectRelay, importIssues,
   createSecret, setUpRunner, fixAllWorkflowNames, fixAllInFile, refresh, showLogs, showActivationTime, loadMore,
+  portWorkflows,
 ];
 
 export function registerCommands(context: vscode.ExtensionContext, ctx: () => CommandContext): void {
