@@ -103,6 +103,37 @@ export interface PruneResponse {
   remaining: number;
 }
 
+// ---- Channels (admin token only, except GET /api/channels/<own name> with a channel token) ----
+
+/** POST /api/channels */
+export interface CreateChannelRequest {
+  /** CHANNEL_RE: letters, digits, '.', '_', '-'; at most 64; not 'default' nor a --config channel. */
+  name: string;
+  /** Signing secrets (non-empty strings; rotation: several). A `--public` relay requires at least one. */
+  secrets: string[];
+}
+/** 201 from POST /api/channels. The token is shown only in this answer (the relay keeps its hash). */
+export interface CreatedChannel {
+  name: string;
+  /** `<public-url>/hooks/<name>`: the URL to give the service. */
+  ingressUrl: string;
+  /** Scoped to this channel: its deliveries, its stream, nothing else. */
+  token: string;
+}
+/** Where a channel is defined: the channels API, --config, or the relay-wide `default`. */
+export type ChannelSource = 'api' | 'config' | 'default';
+/** GET /api/channels → { channels: ChannelInfo[] } (never a token or a secret). */
+export interface ChannelInfo extends ChannelStatus {
+  source: ChannelSource;
+  ingressUrl: string;
+  /** How many signing secrets it has (0: deliveries are accepted unverified). */
+  secrets: number;
+  createdAt?: string;
+}
+export interface ChannelList {
+  channels: ChannelInfo[];
+}
+
 /** POST /hooks/<channel> answers 200 with this after the journal write. */
 export interface IngressAccepted {
   seq: number;

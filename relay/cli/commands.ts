@@ -9,5 +9,6 @@ export const COMMANDS: Record<string, () => Promise<Command>> = {
   forward: async () => (await import('../commands/forward')).default,
   deliveries: async () => (await import('../commands/deliveries')).default,
   replay: async () => (await import('../commands/replay')).default,
+  channels: async () => (await import('../commands/channels')).default,
   lint: async () => (await import('../commands/lint')).default,
 };
