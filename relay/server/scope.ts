@@ -1,7 +1,7 @@
 // What a bearer token may do. The admin token (the relay token) may do everything; a channel
-// token (relay/server/channels.ts) sees only its own channel's deliveries and stream.
+// token (relay/server/channelRegistry.ts) sees only its own channel's deliveries and stream.
 import { tokenMatches } from './access';
-import type { ChannelRegistry } from './channels';
+import type { ChannelRegistry } from './channelRegistry';
 
 export type Scope = { kind: 'admin' } | { kind: 'channel'; channel: string };
 

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ChannelError, ChannelRegistry, CHANNELS_FILE, hashToken } from '../../../relay/server/channels';
+import { ChannelError, ChannelRegistry, CHANNELS_FILE, hashToken } from '../../../relay/server/channelRegistry';
 import { authenticate, sees } from '../../../relay/server/scope';
 import { tempDir } from './helpers';
 
