@@ -1,10 +1,12 @@
-// One build script, two entries: the extension (vscode external) and the CLI.
+// One build script: the extension (vscode external) and the CLI (scripts/cliBuild.mjs: a small
+// dispatcher dist/cli.js plus one bundle per command in dist/commands/).
 import * as esbuild from 'esbuild';
+import { buildCli, cliBuildOptions } from './scripts/cliBuild.mjs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
 
-const common = {
+const extension = {
   bundle: true,
   platform: 'node',
   target: 'node20',
@@ -12,20 +14,17 @@ const common = {
   sourcemap: !production,
   minify: production,
   logLevel: 'warning',
+  entryPoints: ['src/extension.ts'],
+  outfile: 'dist/extension.js',
+  external: ['vscode'],
 };
 
-const builds = [
-  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
-  {
-    ...common,
-    entryPoints: ['relay/cli.ts'],
-    outfile: 'dist/cli.js',
-    banner: { js: '#!/usr/bin/env node' },
-  },
-];
-
 if (watch) {
-  for (const b of builds) await (await esbuild.context(b)).watch();
+  const { dispatcher, commandBundles } = cliBuildOptions('dist', { production });
+  await (await esbuild.context(extension)).watch();
+  await esbuild.build(dispatcher); // names the command bundles
+  await (await esbuild.context(dispatcher)).watch();
+  await (await esbuild.context(commandBundles())).watch();
 } else {
-  await Promise.all(builds.map((b) => esbuild.build(b)));
+  await Promise.all([esbuild.build(extension), buildCli('dist', { production })]);
 }

@@ -1,14 +1,12 @@
 // `service-hooks`: the CLI entry. Dispatches to relay/commands/<name>.ts.
-import { COMMANDS } from './cli/commands';
-import { EXIT, UsageError, type CliIO } from './cli/io';
+import { COMMANDS, findCommand } from './cli/commands';
+import { EXIT, isUsageError, type CliIO } from './cli/io';
 
 const VERSION = '0.1.0';
 
-async function topHelp(): Promise<string> {
+function topHelp(): string {
   const lines = ['Usage: service-hooks <command> [options]', '', 'Commands:'];
-  for (const [name, load] of Object.entries(COMMANDS)) {
-    lines.push(`  ${name.padEnd(11)} ${(await load()).summary}`);
-  }
+  for (const { name, summary } of COMMANDS) lines.push(`  ${name.padEnd(11)} ${summary}`);
   lines.push('', 'Run `service-hooks <command> --help` for a command\'s options.');
   lines.push('Exit codes: 0 ok, 1 failure or finding, 2 usage error.');
   return lines.join('\n') + '\n';
@@ -17,19 +15,19 @@ async function topHelp(): Promise<string> {
 export async function main(argv: string[], io: CliIO): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    io.stdout.write(await topHelp());
+    io.stdout.write(topHelp());
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
   if (name === '--version' || name === '-v') {
     io.stdout.write(VERSION + '\n');
     return EXIT.ok;
   }
-  const load = COMMANDS[name];
-  if (!load) {
-    io.stderr.write(`service-hooks: unknown command '${name}'\n\n` + (await topHelp()));
+  const entry = findCommand(name);
+  if (!entry) {
+    io.stderr.write(`service-hooks: unknown command '${name}'\n\n` + (topHelp()));
     return EXIT.usage;
   }
-  const command = await load();
+  const command = (await entry.load()).default;
   if (rest.includes('--help') || rest.includes('-h')) {
     io.stdout.write(command.help.endsWith('\n') ? command.help : command.help + '\n');
     return EXIT.ok;
@@ -37,7 +35,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   try {
     return await command.run(rest, io);
   } catch (err) {
-    if (err instanceof UsageError) {
+    if (isUsageError(err)) {
       io.stderr.write(`service-hooks ${name}: ${err.message}\nRun 'service-hooks ${name} --help' for usage.\n`);
       return EXIT.usage;
     }

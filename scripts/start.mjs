@@ -17,7 +17,8 @@ import { fileURLToPath } from 'node:url';
 import { ROOT, ensureCodeServer, ensureSystemPackages, freePort, installVsix, log, startCodeServer, stopChild } from './lib/code-server.mjs';
 
 export const DEMO_DIR = join(ROOT, '.cache', 'demo');
-export const DEMO_SECRET = 'demo-secret';
+const DEFAULTS = JSON.parse(readFileSync(join(ROOT, 'src', 'core', 'defaults.json'), 'utf8')); // src/core/defaults.ts reads the same file
+export const DEMO_SECRET = DEFAULTS.demoSecret;
 export const CLI = join(ROOT, 'dist', 'cli.js');
 const PKG = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 export const EXTENSION_ID = `${PKG.publisher}.${PKG.name}`.toLowerCase();
@@ -193,8 +194,8 @@ export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerP
     stops.push(stop);
   };
   try {
-    const emulatorPort = fixedPorts ? 8787 : await freePort();
-    const relayPort = fixedPorts ? 8788 : await freePort();
+    const emulatorPort = fixedPorts ? DEFAULTS.servicePort : await freePort();
+    const relayPort = fixedPorts ? DEFAULTS.relayPort : await freePort();
     if (fixedPorts) {
       for (const [port, what] of [[emulatorPort, 'emulator'], [relayPort, 'relay']]) {
         if (!(await portIsFree(port))) {

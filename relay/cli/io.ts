@@ -17,9 +17,13 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+/** True for a UsageError from any bundle (each command is its own bundle in dist/, so not instanceof). */
+export function isUsageError(err: unknown): err is UsageError {
+  return err instanceof Error && err.name === 'UsageError';
+}
+
+/** A subcommand module's default export; its one-line summary lives in the table (cli/commands.ts). */
 export interface Command {
-  /** One line for the top-level help. */
-  summary: string;
   /** Full help text printed by `service-hooks <cmd> --help`. */
   help: string;
   run(argv: string[], io: CliIO): Promise<number>;

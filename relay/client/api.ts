@@ -13,7 +13,7 @@ import type {
   RelayStatus,
   ReplayRequest,
   ReplayResponse,
-} from '../protocol';
+} from '../../src/core/relay/protocol';
 
 export class RelayApiError extends Error {
   override name = 'RelayApiError';

@@ -1,7 +1,7 @@
 // Byte-exact local forwarding of a delivery received over the WebSocket (the `forward` command
 // and the editor): original body bytes and headers minus hop-by-hop ones.
 import { request, type Dispatcher } from 'undici';
-import { connectionListed, isHopByHop, type DeliveryMessage } from '../protocol';
+import { connectionListed, isHopByHop, type DeliveryMessage } from '../../src/core/relay/protocol';
 
 export interface ForwardResult {
   ok: boolean;

@@ -3,4 +3,4 @@
 export { RelayApi, RelayApiError, type RelayApiOptions } from './api';
 export { subscribe, type SubscribeOptions, type Subscription, type SubscriptionState } from './subscribe';
 export { forwardDelivery, type ForwardResult } from './forward';
-export type * from '../protocol';
+export type * from '../../src/core/relay/protocol';

@@ -4,10 +4,11 @@
 import WebSocket from 'ws';
 import {
   TOKEN_SUBPROTOCOL_PREFIX,
+  WS_PATH,
   type DeliveryMessage,
   type ForwardMessage,
   type ServerMessage,
-} from '../protocol';
+} from '../../src/core/relay/protocol';
 
 export type SubscriptionState =
   | { state: 'connecting'; attempt: number }
@@ -61,7 +62,7 @@ export function subscribe(options: SubscribeOptions): Subscription {
 
   const endpoint = (): string => {
     const u = new URL(options.url);
-    if (u.pathname === '/' || u.pathname === '') u.pathname = '/ws';
+    if (u.pathname === '/' || u.pathname === '') u.pathname = WS_PATH;
     if (lastSeq >= 0) u.searchParams.set('since', String(lastSeq));
     if (options.channel) u.searchParams.set('channel', options.channel);
     if (options.bodies === false) u.searchParams.set('bodies', '0');

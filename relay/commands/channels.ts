@@ -4,7 +4,7 @@ import { parse } from '../cli/args';
 import { RELAY_TARGET_HELP, RELAY_TARGET_OPTIONS, callRelay, relayApi } from '../cli/relayTarget';
 import { EXIT, UsageError, type CliIO, type Command } from '../cli/io';
 import type { RelayApi } from '../client/api';
-import type { ChannelInfo } from '../protocol';
+import type { ChannelInfo } from '../../src/core/relay/protocol';
 
 const help = `Usage: service-hooks channels create NAME (--secret S... | --generate-secret) [--json]
        service-hooks channels list [--json]
@@ -54,7 +54,6 @@ async function create(api: RelayApi, name: string, values: { secret?: string[]; 
 }
 
 const command: Command = {
-  summary: "Create, list and delete a relay's channels (each with its own secret and token)",
   help,
   async run(argv, io) {
     const { values, positionals } = parse(argv, {

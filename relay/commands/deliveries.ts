@@ -2,7 +2,7 @@
 import { parse } from '../cli/args';
 import { RELAY_TARGET_HELP, RELAY_TARGET_OPTIONS, callRelay, relayApi } from '../cli/relayTarget';
 import { EXIT, UsageError, type Command } from '../cli/io';
-import type { RelayDeliverySummary } from '../protocol';
+import type { RelayDeliverySummary } from '../../src/core/relay/protocol';
 
 const help = `Usage: service-hooks deliveries [--channel C] [--status S] [--since SEQ] [--limit N] [--json]
 
@@ -25,7 +25,6 @@ function line(d: RelayDeliverySummary): string {
 }
 
 const command: Command = {
-  summary: 'List the deliveries a running relay has journaled',
   help,
   async run(argv, io) {
     const { values } = parse(

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { parse, port, size } from '../cli/args';
 import { EXIT, UsageError, type Command } from '../cli/io';
 import { DEFAULT_DEMO_RELAY_URL, DEFAULT_MAX_BODY, startEmulator, type EmulatorOptions } from '../emulator';
+import { DEFAULT_SERVICE_PORT } from '../../src/core/defaults';
 
 const TOKEN_ENV = 'SERVICE_HOOKS_EMULATOR_TOKEN';
 
@@ -15,7 +16,7 @@ webhooks and retries failures after 1, 5 and 30 minutes (4 attempts), and, as an
 extension, GET /api/v1/webhooks/<id>/deliveries[/<delivery_id>].
 
 Options:
-  --port N              port to listen on (default 8787; 0 picks a free port)
+  --port N              port to listen on (default ${DEFAULT_SERVICE_PORT}; 0 picks a free port)
   --host H              address to bind (default 127.0.0.1)
   --token T             API token (Authorization: Bearer T); else $${TOKEN_ENV};
                         else one is generated and printed once
@@ -48,7 +49,6 @@ function parseTimeout(value: string | undefined): number | undefined {
 }
 
 const command: Command = {
-  summary: 'Run the service emulator: the webhook API, deliveries with retries, demo data',
   help,
   async run(argv, io) {
     const { values } = parse(
@@ -81,7 +81,7 @@ const command: Command = {
     const maxBody = size(values['max-body'], DEFAULT_MAX_BODY, '--max-body');
     if (maxBody < 1) throw new UsageError('--max-body must be at least 1 byte');
     const options: EmulatorOptions = {
-      port: port(values.port, 8787),
+      port: port(values.port, DEFAULT_SERVICE_PORT),
       host: values.host ?? '127.0.0.1',
       token,
       state: values.state ? resolve(io.cwd, values.state) : undefined,

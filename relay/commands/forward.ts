@@ -21,7 +21,6 @@ Options:
 `;
 
 const command: Command = {
-  summary: 'Forward deliveries from a relay to a local URL (byte-exact, acked, resumable)',
   help,
   async run(argv, io) {
     const { values } = parse(

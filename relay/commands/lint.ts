@@ -43,7 +43,6 @@ Exit codes: 0 no errors remain (warnings allowed), 1 errors remain,
 `;
 
 const command: Command = {
-  summary: 'Lint workflow files for external names and fix them (--fix)',
   help,
   async run(argv, io) {
     const { values, positionals } = parse(argv, {

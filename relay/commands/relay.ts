@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { parse, port, size } from '../cli/args';
 import { EXIT, UsageError, type Command } from '../cli/io';
 import { DEFAULT_DATA_DIR, DEFAULT_MAX_BODY, startRelay, type ChannelConfig, type RelayOptions } from '../server';
+import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 
 const help = `Usage: service-hooks relay [options]
 
@@ -12,7 +13,7 @@ X-Service-Signature on the raw bytes, journals them durably, answers 200 { seq }
 forwards the original bytes to each target, retrying on the service's schedule.
 
 Options:
-  --port N              port to listen on (default 8788; 0 picks a free port)
+  --port N              port to listen on (default ${DEFAULT_RELAY_PORT}; 0 picks a free port)
   --host H              address to bind (default 127.0.0.1)
   --forward URL         forward every delivery to URL (repeatable)
   --secret S            accepted signing secret (repeatable, for rotation); none: accept unverified
@@ -87,7 +88,6 @@ function readConfig(file: string): ConfigFile {
 }
 
 const command: Command = {
-  summary: 'Run the local relay: verify, journal and forward deliveries byte-exact',
   help,
   async run(argv, io) {
     const { values } = parse(
@@ -118,7 +118,7 @@ const command: Command = {
       if (!/^https?:\/\/[^\s]+$/.test(u)) throw new UsageError(`--forward must be an http(s) URL, got '${u}'`);
     }
     const options: RelayOptions = {
-      port: port(values.port, 8788),
+      port: port(values.port, DEFAULT_RELAY_PORT),
       host: values.host ?? '127.0.0.1',
       dataDir: values.data ? resolve(io.cwd, values.data) : undefined,
       secrets: [...(cfg.secrets ?? []), ...(values.secret ?? [])],

@@ -17,7 +17,6 @@ ${RELAY_TARGET_HELP}
 `;
 
 const command: Command = {
-  summary: 'Replay a journaled delivery through a running relay (as-is or re-signed)',
   help,
   async run(argv, io) {
     const { values, positionals } = parse(argv, { ...RELAY_TARGET_OPTIONS, to: { type: 'string' }, 'resign-secret': { type: 'string' } });

@@ -6,7 +6,7 @@ import { STATUS_CODES } from 'node:http';
 import { resolve } from 'node:path';
 import { request } from 'undici';
 import { EVENT_TYPES, isEventType, samplePayload } from '../../src/core/events';
-import { SIGNATURE_HEADER, sign } from '../../src/core/signing';
+import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, sign } from '../../src/core/signing';
 import { parse } from '../cli/args';
 import { EXIT, UsageError, type CliIO, type Command } from '../cli/io';
 
@@ -186,7 +186,6 @@ function excerpt(text: string, max = 200): string {
 }
 
 const command: Command = {
-  summary: 'Send a signed sample delivery to any receiver (like `stripe trigger`)',
   help,
   async run(argv, io) {
     const { values, positionals } = parse(argv, {
@@ -218,8 +217,8 @@ const command: Command = {
     const deliveryId = randomUUID();
     const headers: Record<string, string> = {
       'Content-Type': 'application/json',
-      'X-Service-Event': event,
-      'X-Service-Delivery': deliveryId,
+      [EVENT_HEADER]: event,
+      [DELIVERY_HEADER]: deliveryId,
       'User-Agent': 'service-hooks-cli',
     };
     if (values.secret !== undefined) headers[SIGNATURE_HEADER] = sign(values.secret, body);

@@ -42,7 +42,6 @@ async function readBody(file: string | undefined, io: CliIO): Promise<Buffer> {
 }
 
 const command: Command = {
-  summary: 'Check a delivery signature against the raw body (exit 0 valid, 1 not)',
   help,
   async run(argv, io) {
     const { values, positionals } = parse(argv, {

@@ -5,16 +5,15 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
-import { sign, SIGNATURE_HEADER } from '../../src/core/signing';
+import { sign, DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER } from '../../src/core/signing';
 import { isoSecond, toDeliveryRecord, type EmulatorStore } from './store';
 import type { DeliveryAttempt, DeliveryRecord, StoredDelivery, StoredWebhook } from './types';
+import { RETRY_SCHEDULE_MS } from '../../src/core/defaults';
 
 /** Delay before each automatic attempt (spec §8). */
-export const RETRY_SCHEDULE_MS = [0, 60_000, 300_000, 1_800_000] as const;
+export { RETRY_SCHEDULE_MS } from '../../src/core/defaults';
 
-/** Header names of a delivery. X-Service-Event and X-Service-Delivery are the emulator's choice. */
-export const EVENT_HEADER = 'X-Service-Event';
-export const DELIVERY_HEADER = 'X-Service-Delivery';
+export { EVENT_HEADER, DELIVERY_HEADER } from '../../src/core/signing';
 export const USER_AGENT = 'service-hooks-emulator';
 
 export interface RetryScheduled {

@@ -8,6 +8,7 @@ import { createRouter } from './router';
 import { EmulatorStore, MAX_DELIVERIES_PER_WEBHOOK } from './store';
 import type { DeliveryAttempt, DeliveryRecord } from './types';
 import { EVENT_TYPES, samplePayload } from '../../src/core/events';
+import { DEFAULT_SERVICE_PORT, DEMO_SECRET } from '../../src/core/defaults';
 
 export { RETRY_SCHEDULE_MS, EVENT_HEADER, DELIVERY_HEADER, USER_AGENT, type RetryScheduled } from './engine';
 export type { DeliveryAttempt, DeliveryDetail, DeliveryRecord, IssueRecord, WebhookRecord } from './types';
@@ -17,7 +18,7 @@ export const DEFAULT_MAX_BODY = 1024 * 1024;
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
 export const DEFAULT_CONCURRENCY = 8;
 export const DEFAULT_DEMO_RELAY_URL = 'http://127.0.0.1:8788/hooks/default';
-export const DEMO_SECRET = 'demo-secret';
+export { DEMO_SECRET } from '../../src/core/defaults';
 
 export interface EmulatorOptions {
   port?: number;
@@ -112,14 +113,14 @@ export async function startEmulator(opts: EmulatorOptions): Promise<EmulatorServ
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(opts.port ?? 8787, host, () => {
+      server.listen(opts.port ?? DEFAULT_SERVICE_PORT, host, () => {
         server.off('error', reject);
         resolve();
       });
     });
   } catch (err) {
     await engine.close();
-    throw new Error(`cannot listen on ${host}:${opts.port ?? 8787}: ${(err as Error).message}`);
+    throw new Error(`cannot listen on ${host}:${opts.port ?? DEFAULT_SERVICE_PORT}: ${(err as Error).message}`);
   }
   const port = (server.address() as AddressInfo).port;
   const urlHost = host.includes(':') ? `[${host}]` : host;

@@ -1,5 +1,6 @@
 // The emulator's in-memory state: repositories (issues, CI secret names), webhooks and their
 // deliveries, with projections to the API records. Persistence lives in persist.ts.
+import { isoSecond } from '../../src/core/time';
 import type { EventType } from '../../src/core/events';
 import type {
   DeliveryDetail,
@@ -18,10 +19,7 @@ export function emptyState(): StateFile {
   return { version: 1, next_webhook_id: 1, repos: {}, webhooks: [], deliveries: {} };
 }
 
-/** ISO 8601 to the second: `2026-11-22T20:58:10Z`. */
-export function isoSecond(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+export { isoSecond };
 
 export function toWebhookRecord(w: StoredWebhook): WebhookRecord {
   return {

@@ -1,6 +1,6 @@
 // The emulator's records: what the API returns (docs/architecture.md "Service API as the emulator
 // serves it") and what it keeps in memory and in the state file.
-import type { DeliveryRecord } from '../../src/core/client/types';
+import type { DeliveryDetail, DeliveryRecord, IssueRecord } from '../../src/core/client/types';
 import type { EventType } from '../../src/core/events';
 
 /** Webhook record as returned by the API. The secret is never returned. */
@@ -16,12 +16,9 @@ export interface WebhookRecord {
 // The delivery records on the wire are the ones the service client reads: one definition for both sides.
 export type { DeliveryAttempt, DeliveryRecord } from '../../src/core/client/types';
 
-export interface DeliveryRequest {
-  headers: Record<string, string>;
-  body: string;
-}
-
-export type DeliveryDetail = DeliveryRecord & { request: DeliveryRequest };
+export type { DeliveryDetail } from '../../src/core/client/types';
+/** The exact request a delivery sent: headers and body. */
+export type DeliveryRequest = DeliveryDetail['request'];
 
 /** A webhook as stored: the record plus its repository and secret. */
 export interface StoredWebhook extends Omit<WebhookRecord, 'secret_set'> {
@@ -35,15 +32,8 @@ export interface StoredDelivery extends DeliveryRecord {
   auto_attempts: number;
 }
 
-/** Issue import record (spec §2.4). */
-export interface IssueRecord {
-  number: number;
-  title: string;
-  body: string;
-  labels: unknown[];
-  assignees: unknown[];
-  state: 'open' | 'closed';
-}
+/** Issue import record (spec §2.4): the service client's type. */
+export type { IssueRecord };
 
 /** A CI secret as stored: never its value. */
 export interface StoredSecret {

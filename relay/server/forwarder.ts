@@ -3,14 +3,16 @@
 // journaled, and retries on the service's schedule (time-scalable for tests).
 import { Agent, type Dispatcher } from 'undici';
 import { sign, SIGNATURE_HEADER } from '../../src/core/signing';
-import { connectionListed, isHopByHop, type ForwardAttempt, type ForwardState } from '../protocol';
+import { connectionListed, isHopByHop, type ForwardAttempt, type ForwardState } from '../../src/core/relay/protocol';
 import type { DeliveryStore } from './store';
+import { RETRY_SCHEDULE_MS } from '../../src/core/defaults';
 
 /** Delays before attempts 1..4 (spec §8): immediate, 1 min, 5 min, 30 min. */
-export const DEFAULT_RETRY_SCHEDULE_MS = [0, 60_000, 300_000, 1_800_000];
+/** The service's own schedule (spec §8), unless --retry-schedule says otherwise. */
+export const DEFAULT_RETRY_SCHEDULE_MS = RETRY_SCHEDULE_MS;
 
 export interface ForwarderOptions {
-  schedule?: number[];
+  schedule?: readonly number[];
   /** Multiplies every delay of the schedule (0.001 turns minutes into tens of ms). */
   timeScale?: number;
   concurrency?: number;
@@ -131,7 +133,7 @@ function round(ms: number): number {
 export class Forwarder {
   readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
-  private readonly schedule: number[];
+  private readonly schedule: readonly number[];
   private readonly timeScale: number;
   private readonly concurrency: number;
   private readonly timeoutMs: number;

@@ -6,11 +6,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { verify, describeVerifyFailure, SIGNATURE_HEADER } from '../../src/core/signing';
-import type { DeliveryListQuery, ErrorBody, ForwardStatus, RelayStatus, Verification } from '../protocol';
+import { WS_PATH, type DeliveryListQuery, type ErrorBody, type ForwardStatus, type RelayStatus, type Verification } from '../../src/core/relay/protocol';
 import { bearer, clientAddress, hostAllowed, SourceAllowList, tokenMatches } from './access';
 import { Forwarder, DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
 import { DeliveryStore } from './store';
 import { SubscriberHub } from './subscribers';
+import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 
 export { CIDR_PRESETS } from './access';
 export { DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
@@ -37,7 +38,7 @@ export interface RelayOptions {
   allowCidr?: string[];
   trustProxy?: boolean;
   maxBody?: number;
-  retrySchedule?: number[];
+  retrySchedule?: readonly number[];
   timeScale?: number;
   concurrency?: number;
   forwardTimeoutMs?: number;
@@ -177,7 +178,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
     concurrency: options.concurrency,
     timeoutMs: options.forwardTimeoutMs,
   });
-  let port = options.port ?? 8788;
+  let port = options.port ?? DEFAULT_RELAY_PORT;
   const hub = new SubscriberHub(store, {
     token,
     boundHost: host,
@@ -357,7 +358,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
       socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n', () => socket.destroy());
       return;
     }
-    if (url.pathname !== '/ws' || !accepting) {
+    if (url.pathname !== WS_PATH || !accepting) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n', () => socket.destroy());
       return;
     }

@@ -2,6 +2,10 @@
 // attempts) while headers and bodies stay on disk. Recovers its index from the journal at open.
 import { EventEmitter } from 'node:events';
 import { Journal, type RecordLocation } from './journal';
+import { DELIVERY_HEADER, EVENT_HEADER } from '../../src/core/signing';
+
+const EVENT_NAME = EVENT_HEADER.toLowerCase();
+const DELIVERY_NAME = DELIVERY_HEADER.toLowerCase();
 import type {
   ChannelStatus,
   DeliveryListQuery,
@@ -11,7 +15,7 @@ import type {
   RelayDelivery,
   RelayDeliverySummary,
   Verification,
-} from '../protocol';
+} from '../../src/core/relay/protocol';
 
 const T_DELIVERY = 1;
 const T_ATTEMPT = 2;
@@ -123,8 +127,8 @@ export class DeliveryStore extends EventEmitter<StoreEvents> {
     let deliveryId: string | undefined;
     for (const [k, v] of meta.headers) {
       // One pass, lower-casing only names of the right length (the first of each wins).
-      if (k.length === 15 && event === undefined && k.toLowerCase() === 'x-service-event') event = v;
-      else if (k.length === 18 && deliveryId === undefined && k.toLowerCase() === 'x-service-delivery') deliveryId = v;
+      if (k.length === EVENT_NAME.length && event === undefined && k.toLowerCase() === EVENT_NAME) event = v;
+      else if (k.length === DELIVERY_NAME.length && deliveryId === undefined && k.toLowerCase() === DELIVERY_NAME) deliveryId = v;
     }
     const summary: RelayDeliverySummary = {
       seq: meta.seq,

@@ -10,7 +10,7 @@ import {
   type ForwardAttempt,
   type ForwardState,
   type ServerMessage,
-} from '../protocol';
+} from '../../src/core/relay/protocol';
 import { bearer, hostAllowed, originAllowed, tokenMatches } from './access';
 import { headerRecord, type DeliveryStore } from './store';
 

@@ -3,6 +3,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export const SIGNATURE_HEADER = 'X-Service-Signature';
+/** The event type of a delivery (the name is the emulator's choice: the spec does not show it). */
+export const EVENT_HEADER = 'X-Service-Event';
+/** The delivery's unique id (the name is the emulator's choice: the spec does not show it). */
+export const DELIVERY_HEADER = 'X-Service-Delivery';
 const PREFIX = 'sha256=';
 const HEX_DIGEST = /^[0-9a-f]{64}$/;
 

@@ -1,6 +1,9 @@
 // Every id the extension shares with package.json. test/unit/extension-model/manifest.test.ts
 // checks these against `contributes` in both directions.
 
+import { DEFAULT_BASE_URL, DEFAULT_RELAY_PORT } from '../core/defaults';
+import { DELIVERY_HEADER, EVENT_HEADER } from '../core/signing';
+
 export const COMMANDS = {
   signIn: 'serviceHooks.signIn',
   signOut: 'serviceHooks.signOut',
@@ -48,11 +51,11 @@ export const SETTINGS = {
 } as const;
 
 export const DEFAULTS = {
-  baseUrl: 'http://127.0.0.1:8787',
-  relayPort: 8788,
+  baseUrl: DEFAULT_BASE_URL,
+  relayPort: DEFAULT_RELAY_PORT,
   workflowGlobs: ['**/.github/workflows/*.{yml,yaml}'],
-  eventHeader: 'X-Service-Event',
-  deliveryHeader: 'X-Service-Delivery',
+  eventHeader: EVENT_HEADER,
+  deliveryHeader: DELIVERY_HEADER,
 } as const;
 
 /** Context keys used in `when` clauses. */

@@ -54,14 +54,16 @@ export type DeliveryListing =
   | { offered: true; total: number; successful: number; failed: number; deliveries: DeliveryRecord[] }
   | { offered: false; reason: string };
 
-/** One issue of the bulk import (spec §2.4): exported from an external code host. */
+/** One issue of the bulk import (spec §2.4): exported from an external code host, as the service takes it. */
 export interface IssueRecord {
   number: number;
   title: string;
-  body: string | null;
+  /** An export's `null` body is sent as "". */
+  body: string;
+  /** The shapes of labels and assignees are "not shown" (spec §2.4): collections passed through as they are. */
   labels: unknown[];
   assignees: unknown[];
-  state: string;
+  state: 'open' | 'closed';
 }
 
 export interface CreateSecretBody {

@@ -2,6 +2,7 @@
 // owner and repo, so tests and `service-hooks send` produce stable bytes.
 import { createHash } from 'node:crypto';
 import type { EventType, PullRequestPayload, PushPayload, RepositoryRef, Sender } from './types';
+import { isoSecond } from '../time';
 
 export interface SampleOptions {
   owner?: string;
@@ -22,16 +23,13 @@ function hash(seed: string): string {
   return createHash('sha1').update(seed).digest('hex');
 }
 
-function iso(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 export function samplePayload(event: EventType | 'ping', opts: SampleOptions = {}): Record<string, unknown> {
   const owner = opts.owner ?? 'acme';
   const name = opts.repo ?? 'widgets';
   const base = (opts.baseUrl ?? 'http://127.0.0.1:8787').replace(/\/+$/, '');
   const now = opts.now ?? new Date();
-  const at = iso(now);
+  const at = isoSecond(now);
   const repository: RepositoryRef = { name, full_name: `${owner}/${name}`, url: `${base}/${owner}/${name}` };
   const sender: Sender = { login: 'octo-dev', type: 'User' };
   const seed = `${owner}/${name}@${now.getTime()}`;
@@ -126,7 +124,7 @@ export function samplePayload(event: EventType | 'ping', opts: SampleOptions = {
           ref: 'refs/heads/main',
           sha: after,
           url: `${repository.url}/pipelines/5150`,
-          started_at: iso(new Date(now.getTime() - 95_000)),
+          started_at: isoSecond(new Date(now.getTime() - 95_000)),
           completed_at: at,
         },
         repository,

@@ -1,13 +1,8 @@
 // Issue import (spec §2.4): validate every record first, then send in chunks.
 
-export interface IssueRecord {
-  number: number;
-  title: string;
-  body: string;
-  labels: unknown[];
-  assignees: unknown[];
-  state: string;
-}
+import type { IssueRecord } from '../client/types';
+
+export type { IssueRecord };
 
 export interface RecordProblem {
   index: number;
@@ -51,7 +46,7 @@ export function validateIssueFile(text: string): ImportParse {
     body: typeof r.body === 'string' ? r.body : '',
     labels: Array.isArray(r.labels) ? r.labels : [],
     assignees: Array.isArray(r.assignees) ? r.assignees : [],
-    state: r.state as string,
+    state: r.state as IssueRecord['state'],
   }));
   return { ok: true, records };
 }

@@ -1,20 +1,11 @@
-// Structural shapes the view models read. They match the contracts in docs/architecture.md
-// (ServiceClient's Webhook/DeliveryRecord, relay/protocol's RelayDeliverySummary) but are
-// declared here so the view models stay independent of the transport modules.
+// Shapes the view models read: the service client's wire types (src/core/client/types.ts) and the
+// relay's (src/core/relay/protocol.ts), imported as types only so the view models load neither.
+import type { RepoRef, Webhook } from '../client/types';
+import type { ChannelStatus, ForwardState, RelayDeliverySummary, RelayStatus } from '../relay/protocol';
 
-export interface RepoRef {
-  owner: string;
-  repo: string;
-}
-
-export interface WebhookView {
-  id: string;
-  url: string;
-  content_type: string;
-  events: readonly string[];
-  secret_set: boolean;
-  created_at?: string;
-}
+export type { RepoRef };
+/** A webhook as the service client returns it. */
+export type WebhookView = Webhook;
 
 export interface DeliveryView {
   id: string;
@@ -39,40 +30,11 @@ export interface DeliveryCounts {
   failed: number;
 }
 
-export interface RelayForwardView {
-  target: string;
-  status: 'pending' | 'ok' | 'failed';
-  lastStatus?: number;
-  attempts: number;
-}
-
-export interface RelayDeliveryView {
-  seq: number;
-  channel: string;
-  receivedAt: string;
-  verification: 'verified' | 'unverified' | 'rejected';
-  reason?: string;
-  event?: string;
-  deliveryId?: string;
-  size: number;
-  forward: readonly RelayForwardView[];
-}
-
-export interface RelayChannelView {
-  name: string;
-  received: number;
-  verified: number;
-  unverified: number;
-  rejected: number;
-  forwarded: number;
-  failed: number;
-}
-
-export interface RelayStatusView {
-  port: number;
-  channels: readonly RelayChannelView[];
-  lastSeq: number;
-}
+// The Relay view shows the relay's wire types as they are (src/core/relay/protocol.ts).
+export type RelayForwardView = ForwardState;
+export type RelayDeliveryView = RelayDeliverySummary;
+export type RelayChannelView = ChannelStatus;
+export type RelayStatusView = RelayStatus;
 
 export function repoKey(r: RepoRef): string {
   return `${r.owner}/${r.repo}`;
@@ -87,4 +49,4 @@ export function parseRepoRef(text: string): RepoRef | undefined {
 }
 
 /** The seven event types a webhook can subscribe to (spec §6). */
-export const SUBSCRIBABLE_EVENTS = ['push', 'pull_request', 'issue', 'comment', 'release', 'pipeline', 'agent'] as const;
+export { EVENT_TYPES as SUBSCRIBABLE_EVENTS } from '../events/types';

@@ -1,7 +1,7 @@
 // ServiceClient against the real emulator (relay/emulator): every endpoint, and the error
 // paths it produces (401 wrong token, 404 unknown id, 400 invalid field, 409 retry of a success).
 import { strict as assert } from 'node:assert';
-import { ServiceClient, ServiceError } from '../../../src/core/client';
+import { ServiceClient, ServiceError, type IssueRecord } from '../../../src/core/client';
 import { verify } from '../../../src/core/signing';
 import { startEmulator, type EmulatorServer } from '../../../relay/emulator';
 import { startTarget, type TargetApp } from '../relay/helpers';
@@ -161,7 +161,7 @@ describe('service client against the emulator', function () {
   });
 
   it('imports issues and creates a CI secret (the value never comes back)', async () => {
-    const issues = [
+    const issues: IssueRecord[] = [
       { number: 1, title: 'First', body: 'text', labels: ['bug'], assignees: ['octo'], state: 'open' },
       { number: 2, title: 'Second', body: '', labels: [], assignees: [], state: 'closed' },
     ];

@@ -3,7 +3,7 @@ import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROW_COMMANDS } from '../../../src/core/tree';
-import { COMMANDS, CONTEXT, DEFAULTS, HIDDEN_COMMANDS, SETTINGS, VIEW_CONTAINER, VIEW_ITEMS, VIEWS } from '../../../src/extension/ids';
+import { COMMANDS, CONTEXT, DEFAULTS, EXTENSION_ID, HIDDEN_COMMANDS, SETTINGS, VIEW_CONTAINER, VIEW_ITEMS, VIEWS } from '../../../src/extension/ids';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
@@ -11,6 +11,10 @@ const c = pkg.contributes;
 const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort();
 
 describe('package.json contributes ↔ src/extension/ids.ts', () => {
+  it('EXTENSION_ID is the manifest\'s publisher.name', () => {
+    assert.equal(EXTENSION_ID, `${pkg.publisher}.${pkg.name}`.toLowerCase());
+  });
+
   it('commands match exactly, all in category "Service Webhooks"', () => {
     const declared: { command: string; category: string; title: string }[] = c.commands;
     assert.deepEqual(sorted(declared.map((x) => x.command)), sorted(Object.values(COMMANDS)));

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import WebSocket from 'ws';
 import { startRelay, type RelayServer } from '../../../relay/server';
 import { subscribe, type SubscriptionState } from '../../../relay/client';
-import type { DeliveryMessage } from '../../../relay/protocol';
+import type { DeliveryMessage } from '../../../src/core/relay/protocol';
 import { cli, post, startTarget, tempDir } from './helpers';
 
 type Delivery = DeliveryMessage['delivery'];
