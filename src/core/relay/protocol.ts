@@ -120,9 +120,12 @@ export interface CreatedChannel {
   /** Scoped to this channel: its deliveries, its stream, nothing else. */
   token: string;
 }
-/** Where a channel is defined: the channels API, --config, or the relay-wide `default`. */
-export type ChannelSource = 'api' | 'config' | 'default';
-/** GET /api/channels → { channels: ChannelInfo[] } (never a token or a secret). */
+/**
+ * Where a channel is defined: the channels API, --config, the relay-wide `default`, or an
+ * `implicit` channel (any other name a local relay accepted, with the relay-wide settings).
+ */
+export type ChannelSource = 'api' | 'config' | 'default' | 'implicit';
+/** GET /api/channels → { channels: ChannelInfo[] } (never a token or a secret); implicit ones once they have deliveries. */
 export interface ChannelInfo extends ChannelStatus {
   source: ChannelSource;
   ingressUrl: string;
