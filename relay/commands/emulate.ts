@@ -1,10 +1,10 @@
 // `service-hooks emulate`: the service emulator (relay/emulator). Runs until SIGINT/SIGTERM.
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { parse, port, size } from '../cli/args';
-import { EXIT, UsageError, type Command } from '../cli/io';
-import { DEFAULT_DEMO_RELAY_URL, DEFAULT_MAX_BODY, startEmulator, type EmulatorOptions } from '../emulator';
 import { DEFAULT_SERVICE_PORT } from '../../src/core/defaults';
+import { parse, port, size } from '../cli/args';
+import { EXIT, UsageError, type CliIO, type Command } from '../cli/io';
+import { DEFAULT_DEMO_RELAY_URL, DEFAULT_MAX_BODY, startEmulator, type EmulatorOptions } from '../emulator';
 
 const TOKEN_ENV = 'SERVICE_HOOKS_EMULATOR_TOKEN';
 
@@ -21,7 +21,8 @@ Options:
   --token T             API token (Authorization: Bearer T); else $${TOKEN_ENV};
                         else one is generated and printed once
   --state FILE          keep state in FILE (atomic writes, mode 0600); default: memory only
-  --time-scale F        divide retry delays by F (60000: one minute becomes 1 ms)
+  --time-scale F        speed the retry schedule up by F: delays are divided by F
+                        (1000: one minute becomes 60 ms; 60000: it becomes 1 ms), as in \`relay\`
   --demo                when the state is empty: org acme, repo widgets, a webhook to the relay
                         (secret demo-secret, all events) and one to an endpoint that always
                         fails (push), then fire one push
@@ -48,51 +49,57 @@ function parseTimeout(value: string | undefined): number | undefined {
   return Math.round(Number(m[1]) * { ms: 1, s: 1000, m: 60_000 }[(m[2] ?? 'ms') as 'ms']);
 }
 
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  token: { type: 'string' },
+  state: { type: 'string' },
+  'time-scale': { type: 'string' },
+  demo: { type: 'boolean' },
+  'demo-relay-url': { type: 'string' },
+  'max-body': { type: 'string' },
+  'delivery-timeout': { type: 'string' },
+  'documented-only': { type: 'boolean' },
+} as const;
+
+type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
+
+/** The emulator's options from the command line; usage errors throw UsageError (exit 2). */
+function emulatorOptions(values: Values, io: Pick<CliIO, 'env' | 'cwd' | 'stderr'>): { options: EmulatorOptions; token: string; generated: boolean } {
+  const timeScale = values['time-scale'] === undefined ? 1 : Number(values['time-scale']);
+  if (!Number.isFinite(timeScale) || timeScale <= 0) throw new UsageError(`--time-scale must be a positive number, got '${values['time-scale']}'`);
+  const demoRelayUrl = values['demo-relay-url'];
+  if (demoRelayUrl !== undefined && !/^https?:\/\/\S+$/.test(demoRelayUrl)) {
+    throw new UsageError(`--demo-relay-url must be an http(s) URL, got '${demoRelayUrl}'`);
+  }
+  if (values.token === '') throw new UsageError('--token must not be empty');
+  const envToken = io.env[TOKEN_ENV];
+  const token = values.token ?? (envToken ? envToken : undefined) ?? randomBytes(24).toString('base64url');
+  const generated = values.token === undefined && !envToken;
+
+  const maxBody = size(values['max-body'], DEFAULT_MAX_BODY, '--max-body');
+  if (maxBody < 1) throw new UsageError('--max-body must be at least 1 byte');
+  const options: EmulatorOptions = {
+    port: port(values.port, DEFAULT_SERVICE_PORT),
+    host: values.host ?? '127.0.0.1',
+    token,
+    state: values.state ? resolve(io.cwd, values.state) : undefined,
+    timeScale,
+    demo: values.demo ?? false,
+    demoRelayUrl,
+    maxBody,
+    deliveriesEndpoint: !values['documented-only'],
+    deliveryTimeoutMs: parseTimeout(values['delivery-timeout']),
+    log: (line) => io.stderr.write(`emulator: ${line}\n`),
+  };
+  return { options, token, generated };
+}
+
 const command: Command = {
   help,
   async run(argv, io) {
-    const { values } = parse(
-      argv,
-      {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        token: { type: 'string' },
-        state: { type: 'string' },
-        'time-scale': { type: 'string' },
-        demo: { type: 'boolean' },
-        'demo-relay-url': { type: 'string' },
-        'max-body': { type: 'string' },
-        'delivery-timeout': { type: 'string' },
-        'documented-only': { type: 'boolean' },
-      },
-      false,
-    );
-    const timeScale = values['time-scale'] === undefined ? 1 : Number(values['time-scale']);
-    if (!Number.isFinite(timeScale) || timeScale <= 0) throw new UsageError(`--time-scale must be a positive number, got '${values['time-scale']}'`);
-    const demoRelayUrl = values['demo-relay-url'];
-    if (demoRelayUrl !== undefined && !/^https?:\/\/\S+$/.test(demoRelayUrl)) {
-      throw new UsageError(`--demo-relay-url must be an http(s) URL, got '${demoRelayUrl}'`);
-    }
-    if (values.token === '') throw new UsageError('--token must not be empty');
-    const envToken = io.env[TOKEN_ENV];
-    const token = values.token ?? (envToken ? envToken : undefined) ?? randomBytes(24).toString('base64url');
-    const generated = values.token === undefined && !envToken;
-
-    const maxBody = size(values['max-body'], DEFAULT_MAX_BODY, '--max-body');
-    if (maxBody < 1) throw new UsageError('--max-body must be at least 1 byte');
-    const options: EmulatorOptions = {
-      port: port(values.port, DEFAULT_SERVICE_PORT),
-      host: values.host ?? '127.0.0.1',
-      token,
-      state: values.state ? resolve(io.cwd, values.state) : undefined,
-      timeScale,
-      demo: values.demo ?? false,
-      demoRelayUrl,
-      maxBody,
-      deliveriesEndpoint: !values['documented-only'],
-      deliveryTimeoutMs: parseTimeout(values['delivery-timeout']),
-      log: (line) => io.stderr.write(`emulator: ${line}\n`),
-    };
+    const { values } = parse(argv, OPTIONS, false);
+    const { options, token, generated } = emulatorOptions(values, io);
     let emulator;
     try {
       emulator = await startEmulator(options);

@@ -2,10 +2,11 @@
 // to a local URL; acknowledges by seq only after the local app answered 2xx, so nothing is lost.
 import { parse } from '../cli/args';
 import { EXIT, UsageError, type Command } from '../cli/io';
-import { forwardDelivery } from '../client/forward';
+import { DEFAULT_FORWARD_TIMEOUT_MS, forwardDelivery } from '../client/forward';
+import { parseDuration } from './relay';
 import { subscribe } from '../client/subscribe';
 
-const help = `Usage: service-hooks forward --relay ws(s)://HOST:PORT --token T --to URL [--channel C] [--since SEQ]
+const help = `Usage: service-hooks forward --relay ws(s)://HOST:PORT --token T --to URL [--channel C] [--since SEQ] [--timeout D]
 
 Subscribes to a relay's WebSocket and forwards every verified or unverified delivery, byte-exact
 (original body and headers minus hop-by-hop), to URL. A delivery is acknowledged only once URL
@@ -18,6 +19,11 @@ Options:
   --to URL        local target, e.g. http://127.0.0.1:3000/webhook
   --channel C     only this channel
   --since SEQ     start after SEQ (default: only new deliveries)
+  --timeout D     total deadline of one forward to URL, from sending to the answer's last byte,
+                  e.g. 10s, 500ms (default 10s); a slower answer counts as a failure and is retried
+
+SIGINT or SIGTERM stops at once: a forward in flight is cut off and stays unacknowledged, so
+the relay sends it again at the next start.
 `;
 
 const command: Command = {
@@ -31,6 +37,7 @@ const command: Command = {
         to: { type: 'string' },
         channel: { type: 'string' },
         since: { type: 'string' },
+        timeout: { type: 'string' },
       },
       false,
     );
@@ -40,6 +47,8 @@ const command: Command = {
     if (!values.to || !/^https?:\/\//.test(values.to)) throw new UsageError('--to http(s)://… is required');
     const since = values.since === undefined ? undefined : Number(values.since);
     if (since !== undefined && (!Number.isInteger(since) || since < 0)) throw new UsageError('--since must be a non-negative integer');
+    const timeoutMs = values.timeout === undefined ? DEFAULT_FORWARD_TIMEOUT_MS : parseDuration(values.timeout, '--timeout');
+    if (timeoutMs < 1) throw new UsageError(`--timeout must be at least 1ms, got '${values.timeout}'`);
     const to = values.to;
     let retryWake: (() => void) | undefined;
     const sub = subscribe({
@@ -57,7 +66,8 @@ const command: Command = {
           return;
         }
         for (let attempt = 1; ; attempt++) {
-          const r = await forwardDelivery(d, to);
+          const r = await forwardDelivery(d, to, { timeoutMs, signal: io.stopSignal });
+          if (io.stopSignal.aborted) throw new Error('stopping');
           io.stdout.write(`#${d.seq} ${d.channel} ${d.event ?? '-'} → ${r.ok ? r.status : `failed (${r.error})`} ${r.durationMs.toFixed(1)} ms\n`);
           if (r.ok) return;
           if (io.stopSignal.aborted) throw new Error('stopping');

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse, port, size } from '../cli/args';
 import { EXIT, UsageError, type Command } from '../cli/io';
-import { DEFAULT_DATA_DIR, DEFAULT_MAX_BODY, startRelay, type ChannelConfig, type RelayOptions } from '../server';
+import { DEFAULT_DATA_DIR, DEFAULT_MAX_BODY, RelayConfigError, startRelay, type ChannelConfig, type RelayOptions } from '../server';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 
 const help = `Usage: service-hooks relay [options]
@@ -25,7 +25,11 @@ Options:
   --trust-proxy         take the client address from X-Forwarded-For (behind a proxy only)
   --max-body SIZE       body cap (default 25mb); larger bodies get 413
   --retry-schedule L    delays before attempts, e.g. 0,1m,5m,30m (default: the service's)
-  --time-scale F        multiply retry delays by F (tests)
+  --time-scale F        speed the retry schedule up by F: 1000 turns one minute into 60 ms
+                        (default 1; the same meaning as in \`emulate\`)
+  --forward-timeout D   total deadline of one forward attempt, from sending to the answer's
+                        last byte, e.g. 10s, 500ms (default 10s, like the service's); a target
+                        that trickles its answer gets a failed attempt and a retry
   --allow-host H        also accept this Host on /api and /ws (repeatable; for a public relay)
   --allow-origin O      also accept this browser Origin on /ws (repeatable)
   --keep N              retention: keep at most N deliveries (default 100000)
@@ -58,6 +62,12 @@ export function parseDuration(value: string, flag: string): number {
   if (!m) throw new UsageError(`${flag} must be a duration such as 30d, 12h or 45m, got '${value}'`);
   const mult = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: DAY_MS }[m[2] as 'ms'];
   return Math.round(Number(m[1]) * mult);
+}
+
+function positiveDuration(value: string, flag: string): number {
+  const ms = parseDuration(value, flag);
+  if (ms < 1) throw new UsageError(`${flag} must be at least 1ms, got '${value}'`);
+  return ms;
 }
 
 interface ConfigFile {
@@ -104,6 +114,7 @@ const command: Command = {
         'max-body': { type: 'string' },
         'retry-schedule': { type: 'string' },
         'time-scale': { type: 'string' },
+        'forward-timeout': { type: 'string' },
         'allow-host': { type: 'string', multiple: true },
         'allow-origin': { type: 'string', multiple: true },
         keep: { type: 'string' },
@@ -113,7 +124,7 @@ const command: Command = {
     );
     const cfg = values.config ? readConfig(resolve(io.cwd, values.config)) : {};
     const timeScale = values['time-scale'] === undefined ? 1 : Number(values['time-scale']);
-    if (!(timeScale >= 0) || !Number.isFinite(timeScale)) throw new UsageError(`--time-scale must be a non-negative number`);
+    if (!Number.isFinite(timeScale) || timeScale <= 0) throw new UsageError(`--time-scale must be a positive number, got '${values['time-scale']}'`);
     for (const u of values.forward ?? []) {
       if (!/^https?:\/\/[^\s]+$/.test(u)) throw new UsageError(`--forward must be an http(s) URL, got '${u}'`);
     }
@@ -129,6 +140,7 @@ const command: Command = {
       maxBody: size(values['max-body'], DEFAULT_MAX_BODY, '--max-body'),
       retrySchedule: values['retry-schedule'] ? parseSchedule(values['retry-schedule']) : undefined,
       timeScale,
+      forwardTimeoutMs: values['forward-timeout'] === undefined ? undefined : positiveDuration(values['forward-timeout'], '--forward-timeout'),
       allowedHosts: values['allow-host'],
       allowedOrigins: values['allow-origin'],
       retention: {
@@ -142,7 +154,7 @@ const command: Command = {
     try {
       relay = await startRelay(options);
     } catch (err) {
-      if (/^(not a CIDR|invalid channel|forward target)/.test((err as Error).message)) throw new UsageError((err as Error).message);
+      if (err instanceof RelayConfigError) throw new UsageError(err.message);
       throw err;
     }
     io.stdout.write(`relay listening on ${relay.url}\n`);

@@ -1,17 +1,17 @@
 // The delivery engine: POSTs a payload to a webhook, records every attempt on the delivery, and
 // retries failures on the service's schedule (spec §8: immediate, then 1, 5 and 30 minutes; four
-// attempts in all), delays divided by the time scale. Attempts run through a bounded queue with a
+// attempts in all), delays divided by the time scale (1000: one minute becomes 60 ms). Attempts run through a bounded queue with a
 // per-attempt time-out, so a hanging receiver holds at most one slot for at most the time-out.
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
+import { RETRY_SCHEDULE_MS } from '../../src/core/defaults';
 import { sign, DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER } from '../../src/core/signing';
 import { isoSecond, toDeliveryRecord, type EmulatorStore } from './store';
 import type { DeliveryAttempt, DeliveryRecord, StoredDelivery, StoredWebhook } from './types';
-import { RETRY_SCHEDULE_MS } from '../../src/core/defaults';
 
-/** Delay before each automatic attempt (spec §8). */
-export { RETRY_SCHEDULE_MS } from '../../src/core/defaults';
+/** Delay before each automatic attempt (spec §8): the relay forwards on the same schedule. */
+export { RETRY_SCHEDULE_MS };
 
 export { EVENT_HEADER, DELIVERY_HEADER } from '../../src/core/signing';
 export const USER_AGENT = 'service-hooks-emulator';
@@ -33,8 +33,6 @@ export interface EngineOptions {
   timeScale: number;
   timeoutMs: number;
   concurrency: number;
-  /** Called after every change to a delivery (persistence). */
-  changed: () => void;
   log: (line: string) => void;
   onAttempt?: (record: DeliveryRecord, attempt: DeliveryAttempt) => void;
   onRetryScheduled?: (info: RetryScheduled) => void;
@@ -88,14 +86,13 @@ export class DeliveryEngine {
       auto_attempts: 0,
     };
     this.o.store.addDelivery(d);
-    this.o.changed();
     return { delivery: d, done: this.enqueue(d, 'auto') };
   }
 
   /** A manual retry: one more attempt on the same record, outside the automatic schedule. */
   retry(d: StoredDelivery): Promise<void> {
     d.redelivery = true;
-    this.o.changed();
+    this.o.store.deliveryChanged();
     return this.enqueue(d, 'manual');
   }
 
@@ -174,7 +171,7 @@ export class DeliveryEngine {
         // Already delivered (e.g. a manual retry succeeded first): nothing more is due.
         if (d.next_attempt_at !== null) {
           d.next_attempt_at = null;
-          this.o.changed();
+          this.o.store.deliveryChanged();
         }
         return;
       }
@@ -189,41 +186,51 @@ export class DeliveryEngine {
         ...(result.error ? { error: result.error } : {}),
         duration_ms: Math.round(performance.now() - t0),
       };
-      d.attempts.push(attempt);
-      d.delivered_at = attempt.at;
-      d.success = attempt.success;
-      d.status = attempt.status;
-      if (attempt.error) d.error = attempt.error;
-      else delete d.error;
-      if (kind === 'auto') d.auto_attempts++;
-      if (attempt.success) {
-        this.cancel(d.id);
-        d.next_attempt_at = null;
-      } else if (kind === 'auto') {
-        if (d.auto_attempts < RETRY_SCHEDULE_MS.length) {
-          const delay = RETRY_SCHEDULE_MS[d.auto_attempts]!;
-          const scaled = delay / this.o.timeScale;
-          d.next_attempt_at = new Date(this.o.now().getTime() + scaled).toISOString();
-          this.schedule(d, scaled);
-          this.o.onRetryScheduled?.({
-            delivery_id: d.id,
-            attempt: d.auto_attempts + 1,
-            delay_ms: delay,
-            scaled_delay_ms: scaled,
-            next_attempt_at: d.next_attempt_at,
-          });
-        } else {
-          d.next_attempt_at = null;
-        }
-      }
-      // A failed manual attempt leaves the automatic schedule as it was.
-      this.o.changed();
-      const outcome = attempt.success ? `${attempt.status}` : `failed (${attempt.status ?? attempt.error})`;
-      this.o.log(`delivery ${d.id} (${d.event}) to webhook ${d.webhook_id}: attempt ${d.attempts.length} ${outcome}`);
-      this.o.onAttempt?.(toDeliveryRecord(d), { ...attempt });
+      this.record(d, attempt, kind);
     } finally {
       this.release();
     }
+  }
+
+  /** Puts an attempt on the delivery and decides what comes next (nothing, or the next automatic attempt). */
+  private record(d: StoredDelivery, attempt: DeliveryAttempt, kind: 'auto' | 'manual'): void {
+    d.attempts.push(attempt);
+    d.delivered_at = attempt.at;
+    d.success = attempt.success;
+    d.status = attempt.status;
+    if (attempt.error) d.error = attempt.error;
+    else delete d.error;
+    if (kind === 'auto') d.auto_attempts++;
+    if (attempt.success) {
+      this.cancel(d.id);
+      d.next_attempt_at = null;
+    } else if (kind === 'auto') {
+      this.scheduleNextAuto(d);
+    }
+    // A failed manual attempt leaves the automatic schedule as it was.
+    this.o.store.deliveryChanged();
+    const outcome = attempt.success ? `${attempt.status}` : `failed (${attempt.status ?? attempt.error})`;
+    this.o.log(`delivery ${d.id} (${d.event}) to webhook ${d.webhook_id}: attempt ${d.attempts.length} ${outcome}`);
+    this.o.onAttempt?.(toDeliveryRecord(d), { ...attempt });
+  }
+
+  /** After a failed automatic attempt: the next one after the schedule's delay / time scale, or none after the last. */
+  private scheduleNextAuto(d: StoredDelivery): void {
+    if (d.auto_attempts >= RETRY_SCHEDULE_MS.length) {
+      d.next_attempt_at = null;
+      return;
+    }
+    const delay = RETRY_SCHEDULE_MS[d.auto_attempts]!;
+    const scaled = delay / this.o.timeScale;
+    d.next_attempt_at = new Date(this.o.now().getTime() + scaled).toISOString();
+    this.schedule(d, scaled);
+    this.o.onRetryScheduled?.({
+      delivery_id: d.id,
+      attempt: d.auto_attempts + 1,
+      delay_ms: delay,
+      scaled_delay_ms: scaled,
+      next_attempt_at: d.next_attempt_at,
+    });
   }
 
   private async post(url: string, d: StoredDelivery): Promise<PostResult> {

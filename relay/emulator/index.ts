@@ -1,24 +1,25 @@
 // The service emulator: a stand-in for the documented service (spec §4) on 127.0.0.1, with the
-// delivery engine (engine.ts), the routes (router.ts) and an optional state file (persist.ts).
-import { createServer } from 'node:http';
+// delivery engine (engine.ts), the store that owns the data (store.ts), the route table (routes.ts)
+// with its handlers (handlers/*) behind the dispatch (router.ts), the demo data (demo.ts) and an
+// optional state file (persist.ts).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DeliveryEngine, type RetryScheduled } from './engine';
 import { loadState, StateWriter } from './persist';
 import { createRouter } from './router';
 import { EmulatorStore, MAX_DELIVERIES_PER_WEBHOOK } from './store';
 import type { DeliveryAttempt, DeliveryRecord } from './types';
-import { EVENT_TYPES, samplePayload } from '../../src/core/events';
-import { DEFAULT_SERVICE_PORT, DEMO_SECRET } from '../../src/core/defaults';
+import { DEFAULT_DEMO_RELAY_URL, seedDemo } from './demo';
+import { DEFAULT_SERVICE_PORT } from '../../src/core/defaults';
 
 export { RETRY_SCHEDULE_MS, EVENT_HEADER, DELIVERY_HEADER, USER_AGENT, type RetryScheduled } from './engine';
+export { DEFAULT_DEMO_RELAY_URL, DEMO_SECRET } from './demo';
 export type { DeliveryAttempt, DeliveryDetail, DeliveryRecord, IssueRecord, WebhookRecord } from './types';
 
 /** Request bodies above this many bytes get 413 (the spec states no limit; this is the emulator's). */
 export const DEFAULT_MAX_BODY = 1024 * 1024;
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
 export const DEFAULT_CONCURRENCY = 8;
-export const DEFAULT_DEMO_RELAY_URL = 'http://127.0.0.1:8788/hooks/default';
-export { DEMO_SECRET } from '../../src/core/defaults';
 
 export interface EmulatorOptions {
   port?: number;
@@ -28,7 +29,7 @@ export interface EmulatorOptions {
   token: string;
   /** State file: loaded at start, rewritten atomically (mode 0600) after changes. */
   state?: string;
-  /** Divides the retry delays (60000: one minute becomes one millisecond). Default 1. */
+  /** Speeds the retry schedule up by this factor: delays are divided by it (1000: one minute becomes 60 ms). Default 1. */
   timeScale?: number;
   /** Seed org acme, repo widgets and two webhooks when the state is empty, and fire one push. */
   demo?: boolean;
@@ -70,36 +71,61 @@ export async function startEmulator(opts: EmulatorOptions): Promise<EmulatorServ
   const log = opts.log ?? (() => {});
   const now = opts.now ?? (() => new Date());
   const loaded = opts.state ? loadState(opts.state) : undefined;
-  const store = new EmulatorStore(loaded, Math.max(1, opts.maxDeliveriesPerWebhook ?? MAX_DELIVERIES_PER_WEBHOOK));
-  const writer = opts.state ? new StateWriter(opts.state, () => JSON.stringify(store.data), log) : undefined;
-  const changed = () => writer?.changed();
-
+  let writer: StateWriter | undefined;
+  const store = new EmulatorStore(loaded, {
+    maxDeliveries: opts.maxDeliveriesPerWebhook ?? MAX_DELIVERIES_PER_WEBHOOK,
+    persist: () => writer?.changed(),
+  });
+  if (opts.state) writer = new StateWriter(opts.state, () => store.snapshot(), log);
   const engine = new DeliveryEngine({
     store,
     now,
     timeScale,
     timeoutMs: opts.deliveryTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
     concurrency: Math.max(1, opts.concurrency ?? DEFAULT_CONCURRENCY),
-    changed,
     log,
     onAttempt: opts.onDeliveryAttempt,
     onRetryScheduled: opts.onRetryScheduled,
   });
-
   let selfUrl = '';
-  const route = createRouter({
-    store,
-    engine,
-    token: opts.token,
-    maxBody: opts.maxBody ?? DEFAULT_MAX_BODY,
-    replyWaitMs: opts.replyWaitMs ?? 5_000,
-    deliveriesEndpoint: opts.deliveriesEndpoint ?? true,
-    now,
-    selfUrl: () => selfUrl,
-    changed,
+  const server = httpServer(
+    createRouter({
+      store,
+      engine,
+      token: opts.token,
+      maxBody: opts.maxBody ?? DEFAULT_MAX_BODY,
+      replyWaitMs: opts.replyWaitMs ?? 5_000,
+      deliveriesEndpoint: opts.deliveriesEndpoint ?? true,
+      now,
+      selfUrl: () => selfUrl,
+      log,
+    }),
     log,
+  );
+  const port = await listen(server, opts.port ?? DEFAULT_SERVICE_PORT, host).catch(async (err: Error) => {
+    await engine.close();
+    throw err;
   });
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  selfUrl = `http://${urlHost === '0.0.0.0' ? '127.0.0.1' : urlHost}:${port}`;
 
+  engine.resume(); // before seeding: the demo's first attempts are queued by create()
+  if (opts.demo) seedDemo(store, engine, { selfUrl, relayUrl: opts.demoRelayUrl ?? DEFAULT_DEMO_RELAY_URL, now: now(), log });
+
+  let closing: Promise<void> | undefined;
+  const close = async () => {
+    const closed = new Promise<void>((r) => server.close(() => r()));
+    server.closeIdleConnections();
+    await engine.close();
+    server.closeAllConnections();
+    await closed;
+    await writer?.close();
+  };
+  return { url: selfUrl, port, host, close: () => (closing ??= close()) };
+}
+
+/** The HTTP server over the router: an unexpected error answers 500 (or drops a reply already started). */
+function httpServer(route: (req: IncomingMessage, res: ServerResponse) => Promise<void>, log: (line: string) => void): Server {
   const server = createServer((req, res) => {
     route(req, res).catch((err: Error) => {
       log(`internal error on ${req.method} ${req.url}: ${err.message}`);
@@ -110,49 +136,21 @@ export async function startEmulator(opts: EmulatorOptions): Promise<EmulatorServ
   });
   server.headersTimeout = 15_000;
   server.requestTimeout = 60_000;
+  return server;
+}
+
+/** Listens; resolves with the port (the one picked for port 0). */
+async function listen(server: Server, port: number, host: string): Promise<number> {
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(opts.port ?? DEFAULT_SERVICE_PORT, host, () => {
+      server.listen(port, host, () => {
         server.off('error', reject);
         resolve();
       });
     });
   } catch (err) {
-    await engine.close();
-    throw new Error(`cannot listen on ${host}:${opts.port ?? DEFAULT_SERVICE_PORT}: ${(err as Error).message}`);
+    throw new Error(`cannot listen on ${host}:${port}: ${(err as Error).message}`);
   }
-  const port = (server.address() as AddressInfo).port;
-  const urlHost = host.includes(':') ? `[${host}]` : host;
-  selfUrl = `http://${urlHost === '0.0.0.0' ? '127.0.0.1' : urlHost}:${port}`;
-
-  engine.resume(); // before seeding: the demo's first attempts are queued by create()
-  if (opts.demo && store.isEmpty()) {
-    const repo = 'acme/widgets';
-    const now0 = now();
-    store.addWebhook(repo, { url: opts.demoRelayUrl ?? DEFAULT_DEMO_RELAY_URL, events: [...EVENT_TYPES], secret: DEMO_SECRET }, now0);
-    store.addWebhook(repo, { url: `${selfUrl}/_emulator/fail/500`, events: ['push'] }, now0);
-    changed();
-    log(`demo: seeded ${repo} with a webhook to the relay and one to an endpoint that always fails`);
-    const payload = samplePayload('push', { owner: 'acme', repo: 'widgets', baseUrl: selfUrl, now: now0 });
-    for (const w of store.webhooksOf(repo)) engine.create(w, 'push', payload);
-  }
-
-  let closing: Promise<void> | undefined;
-  return {
-    url: selfUrl,
-    port,
-    host,
-    close() {
-      closing ??= (async () => {
-        const closed = new Promise<void>((r) => server.close(() => r()));
-        server.closeIdleConnections();
-        await engine.close();
-        server.closeAllConnections();
-        await closed;
-        await writer?.close();
-      })();
-      return closing;
-    },
-  };
+  return (server.address() as AddressInfo).port;
 }

@@ -1,14 +1,18 @@
 // The emulator's in-memory state: repositories (issues, CI secret names), webhooks and their
-// deliveries, with projections to the API records. Persistence lives in persist.ts.
+// deliveries, with projections to the API records. The store owns every mutation and reports each
+// one to `persist` (the state file writer, persist.ts); route handlers never edit the data.
 import { isoSecond } from '../../src/core/time';
-import type { EventType } from '../../src/core/events';
 import type {
   DeliveryDetail,
   DeliveryRecord,
+  IssueRecord,
   RepoData,
   StateFile,
   StoredDelivery,
+  StoredSecret,
   StoredWebhook,
+  WebhookFields,
+  WebhookPatch,
   WebhookRecord,
 } from './types';
 
@@ -52,23 +56,52 @@ export function toDeliveryDetail(d: StoredDelivery): DeliveryDetail {
   return { ...toDeliveryRecord(d), request: { headers: { ...d.request.headers }, body: d.request.body } };
 }
 
+export interface StoreOptions {
+  maxDeliveries?: number;
+  /** Told after every mutation (the state file writer coalesces these). */
+  persist?: () => void;
+}
+
 export class EmulatorStore {
+  private readonly maxDeliveries: number;
+  private readonly persist: () => void;
+
   constructor(
-    readonly data: StateFile = emptyState(),
-    private readonly maxDeliveries = MAX_DELIVERIES_PER_WEBHOOK,
-  ) {}
+    private readonly data: StateFile = emptyState(),
+    options: StoreOptions = {},
+  ) {
+    this.maxDeliveries = Math.max(1, options.maxDeliveries ?? MAX_DELIVERIES_PER_WEBHOOK);
+    this.persist = options.persist ?? (() => {});
+  }
+
+  /** The whole state as the state file holds it. */
+  snapshot(): string {
+    return JSON.stringify(this.data);
+  }
 
   isEmpty(): boolean {
     return this.data.webhooks.length === 0 && Object.keys(this.data.repos).length === 0;
   }
 
-  repo(key: string): RepoData {
+  /** Makes the repository exist (any <org>/<repo> exists on first use). */
+  ensureRepo(key: string): RepoData {
     let r = this.data.repos[key];
     if (!r) {
       r = { issues: [], secrets: [] };
       this.data.repos[key] = r;
+      this.persist();
     }
     return r;
+  }
+
+  /** Imported issues, by number. */
+  issuesOf(repo: string): readonly IssueRecord[] {
+    return this.data.repos[repo]?.issues ?? [];
+  }
+
+  /** CI secrets (names and flags; values are never kept). */
+  secretsOf(repo: string): readonly StoredSecret[] {
+    return this.data.repos[repo]?.secrets ?? [];
   }
 
   webhooksOf(repo: string): StoredWebhook[] {
@@ -79,8 +112,8 @@ export class EmulatorStore {
     return this.data.webhooks.find((w) => w.id === id);
   }
 
-  addWebhook(repo: string, fields: { url: string; events: EventType[]; secret?: string }, now: Date): StoredWebhook {
-    this.repo(repo);
+  addWebhook(repo: string, fields: WebhookFields, now: Date): StoredWebhook {
+    this.ensureRepo(repo);
     const w: StoredWebhook = {
       id: String(this.data.next_webhook_id++),
       repo,
@@ -92,6 +125,19 @@ export class EmulatorStore {
     };
     this.data.webhooks.push(w);
     this.data.deliveries[w.id] = [];
+    this.persist();
+    return w;
+  }
+
+  /** Applies a PATCH; undefined when the webhook does not exist (any more). */
+  updateWebhook(id: string, patch: WebhookPatch): StoredWebhook | undefined {
+    const w = this.webhook(id);
+    if (!w) return undefined;
+    if (patch.url !== undefined) w.url = patch.url;
+    if (patch.events !== undefined) w.events = [...patch.events];
+    if (patch.secret !== undefined) w.secret = patch.secret;
+    if (patch.clearSecret) delete w.secret;
+    this.persist();
     return w;
   }
 
@@ -100,7 +146,33 @@ export class EmulatorStore {
     this.data.webhooks = this.data.webhooks.filter((w) => w.id !== id);
     const gone = this.data.deliveries[id] ?? [];
     delete this.data.deliveries[id];
+    this.persist();
     return gone;
+  }
+
+  /** Imports issues; a number imported before is replaced. The list stays sorted by number. */
+  importIssues(repoKey: string, issues: readonly IssueRecord[]): void {
+    const repo = this.ensureRepo(repoKey);
+    for (const issue of issues) {
+      const i = repo.issues.findIndex((x) => x.number === issue.number);
+      if (i >= 0) repo.issues[i] = issue;
+      else repo.issues.push(issue);
+    }
+    repo.issues.sort((a, b) => a.number - b.number);
+    this.persist();
+  }
+
+  /** Creates or replaces a CI secret's record (never its value); 'updated' when the name existed. */
+  upsertSecret(repoKey: string, secret: { name: string; protected: boolean }, now: Date): 'created' | 'updated' {
+    const repo = this.ensureRepo(repoKey);
+    const at = isoSecond(now);
+    const existing = repo.secrets.find((x) => x.name === secret.name);
+    if (existing) {
+      existing.protected = secret.protected;
+      existing.updated_at = at;
+    } else repo.secrets.push({ name: secret.name, protected: secret.protected, created_at: at, updated_at: at });
+    this.persist();
+    return existing ? 'updated' : 'created';
   }
 
   /** Oldest first. */
@@ -121,7 +193,13 @@ export class EmulatorStore {
       if (list[i]!.next_attempt_at === null) dropped.push(...list.splice(i, 1));
       else i++;
     }
+    this.persist();
     return dropped;
+  }
+
+  /** The delivery engine changed a delivery it holds (an attempt, its schedule, redelivery). */
+  deliveryChanged(): void {
+    this.persist();
   }
 
   /** Every delivery with an automatic attempt due. */

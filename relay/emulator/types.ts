@@ -20,6 +20,16 @@ export type { DeliveryDetail } from '../../src/core/client/types';
 /** The exact request a delivery sent: headers and body. */
 export type DeliveryRequest = DeliveryDetail['request'];
 
+/** The fields a webhook is created with (validated). */
+export interface WebhookFields {
+  url: string;
+  events: EventType[];
+  secret?: string;
+}
+
+/** A PATCH: the fields to change; `clearSecret` removes the secret. */
+export type WebhookPatch = Partial<WebhookFields> & { clearSecret?: boolean };
+
 /** A webhook as stored: the record plus its repository and secret. */
 export interface StoredWebhook extends Omit<WebhookRecord, 'secret_set'> {
   repo: string;

@@ -1,7 +1,7 @@
 // Validation of the API's request bodies. Each check answers either the clean value or the first
 // problem as { error, field } (field: the JSON path of the bad value, as in `[3].title`).
 import { EVENT_TYPES, errorPath, isEventType, validatePayload, type EventType } from '../../src/core/events';
-import type { IssueRecord } from './types';
+import type { IssueRecord, WebhookFields, WebhookPatch } from './types';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; error: string; field?: string };
 
@@ -57,12 +57,6 @@ function checkSecret(v: unknown): Checked<string | undefined> {
   return { ok: true, value: v };
 }
 
-export interface WebhookFields {
-  url: string;
-  events: EventType[];
-  secret?: string;
-}
-
 /** POST …/webhooks: url, content_type 'json', events; secret optional. Unknown fields are ignored. */
 export function checkCreateWebhook(body: unknown): Checked<WebhookFields> {
   if (!isObj(body)) return bad(undefined, 'the body must be a JSON object with url, content_type, events and optionally secret');
@@ -81,9 +75,9 @@ export function checkCreateWebhook(body: unknown): Checked<WebhookFields> {
 }
 
 /** PATCH …/webhooks/<id>: any of events (replaces the subscription), url, content_type, secret. */
-export function checkPatchWebhook(body: unknown): Checked<Partial<WebhookFields> & { clearSecret?: boolean }> {
+export function checkPatchWebhook(body: unknown): Checked<WebhookPatch> {
   if (!isObj(body)) return bad(undefined, 'the body must be a JSON object with the fields to change (events, url, content_type, secret)');
-  const out: Partial<WebhookFields> & { clearSecret?: boolean } = {};
+  const out: WebhookPatch = {};
   if (body.url !== undefined) {
     const e = checkUrl(body.url);
     if (e) return bad('url', e);

@@ -1,8 +1,8 @@
 // Who may talk to the relay: the source allow-list for ingress (opt-in; presets), the Host and
 // Origin checks that stop DNS rebinding on the API and WebSocket, and the bearer token.
-import { timingSafeEqual, createHash } from 'node:crypto';
 import { BlockList, isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
+import { RelayConfigError } from './errors';
 
 /** Named allow-list entries. `service`: the networks deliveries come from (spec §5). */
 export const CIDR_PRESETS: Record<string, string[]> = {
@@ -22,7 +22,7 @@ export class SourceAllowList {
         const family = isIP(addr ?? '');
         const prefix = bits === undefined ? (family === 6 ? 128 : 32) : Number(bits);
         if (!family || !Number.isInteger(prefix) || prefix < 0 || prefix > (family === 6 ? 128 : 32)) {
-          throw new Error(`not a CIDR or preset (${Object.keys(CIDR_PRESETS).join(', ')}): '${spec}'`);
+          throw new RelayConfigError(`not a CIDR or preset (${Object.keys(CIDR_PRESETS).join(', ')}): '${spec}'`);
         }
         this.list.addSubnet(addr!, prefix, family === 6 ? 'ipv6' : 'ipv4');
         this.entries.push(cidr);
@@ -76,16 +76,5 @@ export function originAllowed(origin: string | undefined, extra: readonly string
   return extra.includes(origin);
 }
 
-/** Constant-time token comparison (hashes first so lengths do not leak). */
-export function tokenMatches(given: string | undefined, token: string): boolean {
-  if (!given) return false;
-  const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(token).digest();
-  return timingSafeEqual(a, b);
-}
-
-export function bearer(req: IncomingMessage): string | undefined {
-  const h = req.headers.authorization;
-  const m = h ? /^Bearer\s+(\S+)\s*$/i.exec(h) : null;
-  return m ? m[1] : undefined;
-}
+// The bearer check is the one the emulator uses too.
+export { bearer, tokenMatches } from '../shared/http';

@@ -1,35 +1,61 @@
 // Forwards journaled deliveries to their targets with the original bytes and headers (minus
-// hop-by-hop), with bounded concurrency, keep-alive connections (undici Agent), every attempt
-// journaled, and retries on the service's schedule (time-scalable for tests).
+// hop-by-hop), keep-alive connections (undici Agent), every attempt journaled, and retries on the
+// service's schedule (time-scalable for tests). Concurrency is bounded overall and per target
+// (lanes.ts), and every attempt has a total deadline (post.ts), so a slow target cannot starve
+// the others. A target that answers 2xx again gets its parked backlog at once, in seq order;
+// so does each target at start-up once its oldest pending forward went through.
 import { Agent, type Dispatcher } from 'undici';
 import { sign, SIGNATURE_HEADER } from '../../src/core/signing';
 import { connectionListed, isHopByHop, type ForwardAttempt, type ForwardState } from '../../src/core/relay/protocol';
-import type { DeliveryStore } from './store';
+import { Lane } from './lanes';
+import { DEFAULT_FORWARD_TIMEOUT_MS, postOnce } from './post';
+import { JournalClosedError } from './journalErrors';
+import type { RelayStore } from './storeTypes';
 import { RETRY_SCHEDULE_MS } from '../../src/core/defaults';
 
-/** Delays before attempts 1..4 (spec §8): immediate, 1 min, 5 min, 30 min. */
+export { DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, postOnce } from './post';
+
 /** The service's own schedule (spec §8), unless --retry-schedule says otherwise. */
 export const DEFAULT_RETRY_SCHEDULE_MS = RETRY_SCHEDULE_MS;
+/** Attempts in flight at once over every target. */
+export const DEFAULT_FORWARD_CONCURRENCY = 64;
+/** Attempts in flight at once to one target. */
+export const DEFAULT_PER_TARGET_CONCURRENCY = 16;
 
 export interface ForwarderOptions {
   schedule?: readonly number[];
   /** Multiplies every delay of the schedule (0.001 turns minutes into tens of ms). */
   timeScale?: number;
+  /** Attempts in flight at once over every target (default 64). */
   concurrency?: number;
+  /** Attempts in flight at once to one target (default 16, at most `concurrency`). */
+  perTarget?: number;
+  /** Total deadline of one attempt (default 10 s). */
   timeoutMs?: number;
+  /** Answer bytes read at most per attempt (default 64 KiB). */
+  maxResponseBytes?: number;
   dispatcher?: Dispatcher;
   now?: () => number;
+  /** Operational log lines (a failed journal write of an attempt). */
+  log?: (line: string) => void;
 }
 
-interface Job {
-  seq: number;
-  target: string;
-  /** Present only while the job starts at once; queued jobs re-read the body from the journal. */
-  body?: Buffer;
-  headers?: string[];
-  /** First attempt of a fresh delivery, sent while its journal write is still in flight. */
-  durable?: Promise<unknown>;
+/** Which pending forwards "retry now" takes off their schedule (all when both are absent). */
+export interface RetryFilter {
+  channel?: string;
+  target?: string;
 }
+
+/** What a finished attempt asks for: a retry after a delay, or the target's backlog released. */
+type Outcome = { retryInMs?: number; drain?: boolean } | undefined;
+
+interface Fresh {
+  body: Buffer;
+  headers: string[];
+  /** The delivery's journal write, still in flight while the first attempt runs. */
+  durable: Promise<unknown>;
+}
+
 
 /** The headers to send: the received ones minus hop-by-hop (content-length is recomputed). */
 export function forwardHeaders(pairs: [string, string][], resignSecret?: string, body?: Uint8Array): string[] {
@@ -44,91 +70,6 @@ export function forwardHeaders(pairs: [string, string][], resignSecret?: string,
   return out;
 }
 
-const targets = new Map<string, { origin: string; path: string }>();
-
-/** A target URL split once into the origin and path a dispatcher wants (cached per target). */
-function splitTarget(target: string): { origin: string; path: string } {
-  let t = targets.get(target);
-  if (!t) {
-    const u = new URL(target);
-    t = { origin: u.origin, path: u.pathname + u.search };
-    if (targets.size > 1000) targets.clear();
-    targets.set(target, t);
-  }
-  return t;
-}
-
-/**
- * One POST; never throws: failures are values. Dispatches with a minimal handler (status code
- * kept, response bytes discarded as they arrive) rather than request(), which builds a response
- * stream per call only for it to be dumped.
- */
-export function postOnce(
-  dispatcher: Dispatcher,
-  target: string,
-  headers: string[],
-  body: Uint8Array,
-  timeoutMs: number,
-  signal?: AbortSignal,
-  now: () => number = Date.now,
-): Promise<ForwardAttempt> {
-  const started = now();
-  const t0 = performance.now();
-  const at = new Date(started).toISOString();
-  const failed = (err: Error): ForwardAttempt => {
-    const e = err as Error & { code?: string; cause?: { code?: string } };
-    const code = e.code ?? e.cause?.code;
-    return { target, at, ok: false, durationMs: round(performance.now() - t0), error: code ? `${code}: ${e.message}` : e.message };
-  };
-  let where: { origin: string; path: string };
-  try {
-    where = splitTarget(target);
-  } catch (err) {
-    return Promise.resolve(failed(err as Error));
-  }
-  return new Promise<ForwardAttempt>((resolve) => {
-    let status = 0;
-    let settled = false;
-    let abort: ((err: Error) => void) | undefined;
-    const onAbort = () => abort?.(signal!.reason instanceof Error ? signal!.reason : new Error('This operation was aborted'));
-    const settle = (a: ForwardAttempt) => {
-      if (settled) return;
-      settled = true;
-      signal?.removeEventListener('abort', onAbort);
-      resolve(a);
-    };
-    if (signal?.aborted) return settle(failed(new Error('This operation was aborted')));
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const handler: Dispatcher.DispatchHandler = {
-      onConnect(a) {
-        abort = a;
-        if (signal?.aborted) onAbort();
-      },
-      onHeaders(statusCode) {
-        status = statusCode;
-        return true;
-      },
-      onData() {
-        return true;
-      },
-      onComplete() {
-        const ok = status >= 200 && status < 300;
-        settle({ target, at, status, ok, durationMs: round(performance.now() - t0), ...(ok ? {} : { error: `HTTP ${status}` }) });
-      },
-      onError(err) {
-        settle(failed(err));
-      },
-    };
-    dispatcher.dispatch(
-      { origin: where.origin, path: where.path, method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
-      handler,
-    );
-  });
-}
-
-function round(ms: number): number {
-  return Math.round(ms * 1000) / 1000;
-}
 
 export class Forwarder {
   readonly dispatcher: Dispatcher;
@@ -136,119 +77,233 @@ export class Forwarder {
   private readonly schedule: readonly number[];
   private readonly timeScale: number;
   private readonly concurrency: number;
+  private readonly perTarget: number;
   private readonly timeoutMs: number;
+  private readonly maxResponseBytes: number | undefined;
   private readonly now: () => number;
+  private readonly log: (line: string) => void;
   private running = 0;
-  private readonly waiting: Job[] = [];
-  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private readonly lanes = new Map<string, Lane>();
+  /** Round-robin position over the lanes when a slot frees. */
+  private turn = 0;
   private readonly inflight = new Set<Promise<void>>();
   private stopped = false;
 
   constructor(
-    private readonly store: DeliveryStore,
+    private readonly store: RelayStore,
     options: ForwarderOptions = {},
   ) {
     this.schedule = options.schedule?.length ? options.schedule : DEFAULT_RETRY_SCHEDULE_MS;
     this.timeScale = options.timeScale ?? 1;
-    this.concurrency = Math.max(1, options.concurrency ?? 64);
-    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.concurrency = Math.max(1, options.concurrency ?? DEFAULT_FORWARD_CONCURRENCY);
+    this.perTarget = Math.max(1, Math.min(this.concurrency, options.perTarget ?? DEFAULT_PER_TARGET_CONCURRENCY));
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS;
+    this.maxResponseBytes = options.maxResponseBytes;
     this.now = options.now ?? Date.now;
+    this.log = options.log ?? (() => undefined);
     this.ownsDispatcher = !options.dispatcher;
-    this.dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connections: this.concurrency });
+    this.dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connections: this.perTarget });
   }
 
   /**
-   * Starts the first attempt of a fresh delivery to each target at once, in parallel with its
-   * journal write; the attempt is recorded only after the delivery record is durable. (If the
-   * write fails, the sender gets no 200 and sends again: at least once, never lost.)
+   * Starts the first attempt of a fresh delivery to each target at once (when its lane has a free
+   * slot), in parallel with its journal write; the attempt is recorded only after the delivery
+   * record is durable. (If the write fails, the sender gets no 200 and sends again: at least once,
+   * never lost.) A lane without a free slot queues the forward once the record is durable.
    */
   deliver(seq: number, targets: readonly string[], body: Buffer, pairs: [string, string][], durable: Promise<unknown>): void {
-    if (targets.length === 0) return;
+    if (targets.length === 0 || this.stopped) return;
     const headers = forwardHeaders(pairs);
-    for (const target of targets) this.submit({ seq, target, body, headers, durable });
+    for (const target of targets) {
+      const lane = this.lane(target);
+      if (lane.ready.length === 0 && this.hasSlot(lane)) this.start(lane, seq, { body, headers, durable });
+      else void durable.then(() => this.enqueue(lane, [seq]), () => undefined);
+    }
   }
 
-  /** After a restart: schedules every pending forward where its schedule left off. */
+  /**
+   * After a restart: each target's oldest pending forward is attempted at once; the others wait
+   * where their schedule left off, unless that first attempt goes through, which releases the
+   * target's whole backlog in seq order (see run()). Returns the number of pending forwards.
+   */
   resume(): number {
     let n = 0;
-    for (const e of this.store.pending()) {
+    const probed = new Set<string>();
+    const entries = this.store.pending().sort((a, b) => a.summary.seq - b.summary.seq);
+    for (const e of entries) {
       for (const f of e.summary.forward) {
         if (f.status !== 'pending') continue;
+        n++;
+        const lane = this.lane(f.target);
+        if (!probed.has(f.target)) {
+          probed.add(f.target);
+          this.enqueue(lane, [e.summary.seq]);
+          continue;
+        }
         const last = [...e.attempts].reverse().find((a) => a.target === f.target && !a.replay);
         const due = last ? Date.parse(last.at) + this.delay(f.attempts) : this.now();
-        this.later({ seq: e.summary.seq, target: f.target }, Math.max(0, due - this.now()));
-        n++;
+        this.park(lane, e.summary.seq, due - this.now());
       }
     }
     return n;
+  }
+
+  /**
+   * "Retry pending now": takes the pending forwards waiting for their next scheduled attempt off
+   * their timers and queues them in seq order (bounded concurrency). Returns how many were queued;
+   * forwards already queued or in flight are not counted twice.
+   */
+  retryNow(filter: RetryFilter = {}): number {
+    let n = 0;
+    for (const lane of this.lanes.values()) {
+      if (filter.target !== undefined && lane.target !== filter.target) continue;
+      const seqs = lane.unparkAll((seq) => filter.channel === undefined || this.store.get(seq)?.summary.channel === filter.channel);
+      n += this.enqueue(lane, seqs);
+    }
+    return n;
+  }
+
+  /** Forwards waiting for a slot or a scheduled attempt, and attempts in flight (for status and tests). */
+  get stats(): { running: number; ready: number; parked: number } {
+    let ready = 0;
+    let parked = 0;
+    for (const l of this.lanes.values()) {
+      ready += l.ready.length;
+      parked += l.parked.size;
+    }
+    return { running: this.running, ready, parked };
+  }
+
+  private lane(target: string): Lane {
+    let lane = this.lanes.get(target);
+    if (!lane) this.lanes.set(target, (lane = new Lane(target)));
+    return lane;
   }
 
   private delay(attemptsDone: number): number {
     return (this.schedule[attemptsDone] ?? 0) * this.timeScale;
   }
 
-  private later(job: Job, ms: number): void {
-    if (this.stopped) return;
-    if (ms <= 0) return this.submit(job);
-    const t = setTimeout(() => {
-      this.timers.delete(t);
-      this.submit(job);
-    }, ms);
-    this.timers.add(t);
+  private hasSlot(lane: Lane): boolean {
+    return this.running < this.concurrency && lane.running < this.perTarget;
   }
 
-  private submit(job: Job): void {
-    if (this.stopped) return;
-    if (this.running >= this.concurrency) {
-      // The backlog stays on disk: a queued job keeps only (seq, target) once the record is durable.
-      if (job.durable) void job.durable.then(() => this.submit({ seq: job.seq, target: job.target }), () => undefined);
-      else this.waiting.push({ seq: job.seq, target: job.target });
+  /** Queues forwards to a lane (skipping those already queued or running); returns how many. */
+  private enqueue(lane: Lane, seqs: number[]): number {
+    if (this.stopped) return 0;
+    const fresh = seqs.filter((s) => !lane.busy.has(s));
+    for (const s of fresh) lane.busy.add(s);
+    if (fresh.length === 1) lane.ready.add(fresh[0]!);
+    else lane.ready.addMany(fresh);
+    this.pump();
+    return fresh.length;
+  }
+
+  private park(lane: Lane, seq: number, ms: number): void {
+    if (this.stopped || lane.busy.has(seq)) return;
+    if (ms <= 0) {
+      this.enqueue(lane, [seq]);
       return;
     }
+    clearTimeout(lane.parked.get(seq));
+    const t = setTimeout(() => {
+      lane.parked.delete(seq);
+      this.enqueue(lane, [seq]);
+    }, ms);
+    lane.parked.set(seq, t);
+  }
+
+  /** Fills free slots from the lanes, round-robin, each lane in seq order. */
+  private pump(): void {
+    while (this.running < this.concurrency && !this.stopped) {
+      const lanes = [...this.lanes.values()];
+      let picked: Lane | undefined;
+      for (let i = 0; i < lanes.length && !picked; i++) {
+        const lane = lanes[(this.turn + i) % lanes.length]!;
+        if (lane.ready.length > 0 && lane.running < this.perTarget) {
+          picked = lane;
+          this.turn = (this.turn + i + 1) % lanes.length;
+        }
+      }
+      if (!picked) return;
+      this.start(picked, picked.ready.shift()!);
+    }
+  }
+
+  private start(lane: Lane, seq: number, fresh?: Fresh): void {
     this.running++;
-    const p = this.run(job).finally(() => {
-      this.inflight.delete(p);
-      this.running--;
-      const next = this.waiting.shift();
-      if (next) this.submit(next);
-    });
+    lane.running++;
+    lane.busy.add(seq);
+    const p = this.run(lane, seq, fresh)
+      .catch((err: Error): Outcome => {
+        this.log(`forward: delivery ${seq} to ${lane.target}: ${err.message}`);
+        return undefined;
+      })
+      .then((outcome) => {
+        this.inflight.delete(p);
+        this.running--;
+        lane.running--;
+        lane.busy.delete(seq);
+        if (outcome?.retryInMs !== undefined) this.park(lane, seq, outcome.retryInMs);
+        else if (outcome?.drain && lane.parked.size > 0) this.enqueue(lane, lane.unparkAll());
+        this.pump();
+      });
     this.inflight.add(p);
   }
 
-  private async run(job: Job): Promise<void> {
-    let body = job.body;
-    let headers = job.headers;
-    if (!job.durable) {
-      const e = this.store.get(job.seq);
-      const state = e?.summary.forward.find((f) => f.target === job.target);
-      if (!e || !state || state.status !== 'pending') return;
-      if (!body || !headers) {
-        const r = await this.store.read(job.seq).catch(() => undefined);
-        if (!r) return;
-        body = r.body;
-        headers = forwardHeaders(r.meta.headers);
+  private pendingState(seq: number, target: string): ForwardState | undefined {
+    const state = this.store.get(seq)?.summary.forward.find((f) => f.target === target);
+    return state?.status === 'pending' ? state : undefined;
+  }
+
+  /** One attempt, journaled; says what to do next (the slot is freed first). */
+  private async run(lane: Lane, seq: number, fresh?: Fresh): Promise<Outcome> {
+    const target = lane.target;
+    let body = fresh?.body;
+    let headers = fresh?.headers;
+    if (!fresh) {
+      const state = this.pendingState(seq, target);
+      if (!state) return;
+      let r;
+      try {
+        r = await this.store.read(seq);
+      } catch (err) {
+        this.log(`forward: cannot read delivery ${seq} from the journal (${(err as Error).message}); next try on the schedule`);
+        return { retryInMs: this.retryDelay(state.attempts + 1) };
       }
+      if (!r) return;
+      body = r.body;
+      headers = forwardHeaders(r.meta.headers);
     }
-    const attempt = await postOnce(this.dispatcher, job.target, headers!, body!, this.timeoutMs, undefined, this.now);
+    const attempt = await postOnce(this.dispatcher, target, headers!, body!, { timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes, now: this.now });
     if (this.stopped && !attempt.ok) return; // interrupted by stop: stays pending for the next start
-    if (job.durable && !(await job.durable.then(() => true, () => false))) return;
-    const state = this.store.get(job.seq)?.summary.forward.find((f) => f.target === job.target);
-    if (!state || state.status !== 'pending') return;
+    if (fresh && !(await fresh.durable.then(() => true, () => false))) return;
+    const state = this.pendingState(seq, target);
+    if (!state) return;
     const attempts = state.attempts + 1;
     const exhausted = attempts >= this.schedule.length;
     const next: ForwardState = {
-      target: job.target,
+      target,
       status: attempt.ok ? 'ok' : exhausted ? 'failed' : 'pending',
       attempts,
       ...(attempt.status !== undefined ? { lastStatus: attempt.status } : {}),
     };
     if (next.status === 'pending') next.nextAttemptAt = new Date(this.now() + this.delay(attempts)).toISOString();
     try {
-      await this.store.recordAttempt(job.seq, attempt, next, { lazy: true });
-    } catch {
-      return; // journal closed during stop: the forward stays pending
+      await this.store.recordAttempt(seq, attempt, next, { lazy: true });
+    } catch (err) {
+      if (this.stopped || err instanceof JournalClosedError) return; // stopping: the forward stays pending in the journal
+      // Not journaled: the forward stays pending with its old count; it is tried again on the schedule.
+      this.log(`forward: could not journal attempt ${attempts} of delivery ${seq} to ${target} (${(err as Error).message}); next try on the schedule`);
+      return { retryInMs: this.retryDelay(attempts) };
     }
-    if (next.status === 'pending') this.later({ seq: job.seq, target: job.target }, this.delay(attempts));
+    if (next.status === 'pending') return { retryInMs: this.delay(attempts) };
+    return attempt.ok ? { drain: true } : undefined; // back up: its parked backlog now, in seq order
+  }
+
+  /** The delay before retrying after a fault of ours: the schedule's, never 0 past its end. */
+  private retryDelay(attemptsDone: number): number {
+    return this.delay(attemptsDone) || this.delay(this.schedule.length - 1) || this.timeScale * 60_000;
   }
 
   /** Replays a delivery now to its targets (or `to`), as-is or re-signed; records the attempts. */
@@ -260,7 +315,8 @@ export class Forwarder {
     const targets = opts.to ? [opts.to] : e.summary.forward.map((f) => f.target);
     const out: ForwardAttempt[] = [];
     for (const target of targets) {
-      const attempt = { ...(await postOnce(this.dispatcher, target, headers, r.body, this.timeoutMs, undefined, this.now)), replay: true };
+      const posted = await postOnce(this.dispatcher, target, headers, r.body, { timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes, now: this.now });
+      const attempt = { ...posted, replay: true };
       const state = e.summary.forward.find((f) => f.target === target);
       const next: ForwardState | undefined =
         state && attempt.ok ? { target, status: 'ok', attempts: state.attempts + 1, lastStatus: attempt.status } : undefined;
@@ -273,9 +329,7 @@ export class Forwarder {
   /** Stops scheduling, aborts in-flight attempts (they stay pending in the journal). */
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const t of this.timers) clearTimeout(t);
-    this.timers.clear();
-    this.waiting.length = 0;
+    for (const lane of this.lanes.values()) lane.clear();
     // Cut in-flight attempts: they stay pending in the journal.
     if (this.ownsDispatcher) await this.dispatcher.destroy().catch(() => undefined);
     await Promise.allSettled([...this.inflight]);

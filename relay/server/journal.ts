@@ -6,9 +6,13 @@
 //
 // Record: u32 LE payload length | u32 LE crc32(type byte + payload) | u8 type | payload.
 import { mkdirSync, chmodSync } from 'node:fs';
-import { open, readdir, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from './crc32';
+import { JournalClosedError, JournalCorruptError, JournalFailedError } from './journalErrors';
+import { nodeFs, type JournalFile, type JournalFs } from './journalFs';
+
+export { JournalClosedError, JournalCorruptError, JournalFailedError } from './journalErrors';
+export type { JournalFile, JournalFs } from './journalFs';
 
 export const HEADER_BYTES = 9;
 const SEGMENT_RE = /^journal-(\d{10})\.log$/;
@@ -31,6 +35,8 @@ export interface JournalOptions {
   onTruncate?: (info: { segment: number; offset: number; dropped: number }) => void;
   /** Longest a lazy append waits for another append's sync before it gets one of its own (default 10 ms). */
   lazyMs?: number;
+  /** The file operations (tests inject failures here); default node:fs. */
+  fs?: JournalFs;
 }
 
 export interface AppendOptions {
@@ -51,7 +57,7 @@ function segmentName(n: number): string {
 }
 
 export class Journal {
-  private fh: FileHandle | undefined;
+  private fh: JournalFile | undefined;
   private segment = 0;
   private size = 0;
   private queue: Pending[] = [];
@@ -60,7 +66,9 @@ export class Journal {
   private eager = 0;
   private lazyTimer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
-  private readonly readers = new Map<number, Promise<FileHandle>>();
+  /** Set when a failed write could be neither cut off nor left behind: appends are refused. */
+  private failure: JournalFailedError | undefined;
+  private readonly readers = new Map<number, Promise<JournalFile>>();
   readonly segments: number[] = [];
   /** Number of fdatasync calls so far (group-commit evidence for tests and the benchmark). */
   syncs = 0;
@@ -69,19 +77,20 @@ export class Journal {
     readonly dir: string,
     private readonly segmentBytes: number,
     private readonly lazyMs: number,
+    private readonly fs: JournalFs,
   ) {}
 
   static async open(dir: string, options: JournalOptions = {}): Promise<Journal> {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     chmodSync(dir, 0o700);
-    const j = new Journal(dir, options.segmentBytes ?? 64 * 1024 * 1024, options.lazyMs ?? 10);
-    const names = (await readdir(dir)).filter((n) => SEGMENT_RE.test(n)).sort();
+    const j = new Journal(dir, options.segmentBytes ?? 64 * 1024 * 1024, options.lazyMs ?? 10, options.fs ?? nodeFs);
+    const names = (await j.fs.readdir(dir)).filter((n) => SEGMENT_RE.test(n)).sort();
     for (const name of names) j.segments.push(Number(SEGMENT_RE.exec(name)![1]));
     for (const seg of j.segments) await j.scan(seg, options);
     const last = j.segments.at(-1);
     if (last === undefined) await j.openSegment(1);
     else {
-      j.fh = await open(join(dir, segmentName(last)), 'a', 0o600);
+      j.fh = await j.fs.open(join(dir, segmentName(last)), 'append');
       j.segment = last;
       j.size = (await j.fh.stat()).size;
     }
@@ -91,7 +100,7 @@ export class Journal {
   /** Reads every record of a segment; truncates the file at the first torn or corrupt record. */
   private async scan(seg: number, options: JournalOptions): Promise<void> {
     const path = join(this.dir, segmentName(seg));
-    const fh = await open(path, 'r+');
+    const fh = await this.fs.open(path, 'update');
     try {
       await fh.chmod(0o600);
       const total = (await fh.stat()).size;
@@ -121,21 +130,40 @@ export class Journal {
   }
 
   private async openSegment(n: number): Promise<void> {
-    await this.fh?.close();
-    this.fh = await open(join(this.dir, segmentName(n)), 'a', 0o600);
-    await this.fh.chmod(0o600);
+    const fh = await this.fs.open(join(this.dir, segmentName(n)), 'append');
+    await fh.chmod(0o600);
+    // The new file's name must survive a power cut before any record in it is acknowledged.
+    await this.fs.syncDir(this.dir);
+    await this.fh?.close().catch(() => undefined);
+    this.fh = fh;
     this.segment = n;
     this.size = 0;
     if (!this.segments.includes(n)) this.segments.push(n);
   }
 
-  /** Drops whatever a failed write left past `this.size` (rotates when the file cannot be cut). */
-  private async discardTail(): Promise<void> {
+  /**
+   * Drops whatever a failed write left past `this.size`: cuts the file, or, when that fails,
+   * goes on in a fresh segment. When both fail, the journal refuses every later append (its
+   * locations would no longer match the file).
+   */
+  private async discardTail(cause: unknown): Promise<void> {
     try {
       await this.fh!.truncate(this.size);
+      return;
     } catch {
-      await this.openSegment(this.segment + 1).catch(() => {});
+      // fall through: rotate
     }
+    try {
+      await this.openSegment(this.segment + 1);
+    } catch {
+      this.failure = new JournalFailedError(cause);
+      for (const p of this.queue.splice(0)) p.reject(this.failure);
+    }
+  }
+
+  /** The error every append gets once a failed write could not be undone (else undefined). */
+  get failed(): JournalFailedError | undefined {
+    return this.failure;
   }
 
   get currentSegment(): number {
@@ -144,7 +172,8 @@ export class Journal {
 
   /** Appends one record; resolves once it is on disk (after the batch's fdatasync). */
   append(type: number, parts: Uint8Array[], options?: AppendOptions): Promise<RecordLocation> {
-    if (this.closed) return Promise.reject(new Error('journal is closed'));
+    if (this.closed) return Promise.reject(new JournalClosedError());
+    if (this.failure) return Promise.reject(this.failure);
     if (type < 1 || type > 255) throw new RangeError('record type must be 1..255');
     let length = 0;
     const typeByte = Buffer.of(type);
@@ -160,36 +189,47 @@ export class Journal {
     return new Promise((resolve, reject) => {
       this.queue.push({ header, parts, length, resolve, reject });
       if (options?.lazy) {
-        if (!this.flushing) this.lazyTimer ??= setTimeout(() => this.startFlush(true), this.lazyMs);
+        if (!this.flushing) this.lazyTimer ??= setTimeout(() => this.flushAll(), this.lazyMs);
         return;
       }
       this.eager++;
-      if (!this.flushing) this.startFlush(false);
+      if (!this.flushing) this.flushEager();
     });
   }
 
   /** Resolves when everything appended so far (lazy records too) is on disk. */
   async drain(): Promise<void> {
     while (this.flushing || this.queue.length > 0) {
-      if (!this.flushing) this.startFlush(true);
+      if (!this.flushing) this.flushAll();
       await this.flushing;
     }
   }
 
-  private startFlush(all: boolean): void {
-    if (this.lazyTimer) clearTimeout(this.lazyTimer);
-    this.lazyTimer = undefined;
-    if (!this.flushing && this.queue.length > 0) this.flushing = this.flush(all);
+  /** Starts writing every queued record, lazy ones included. */
+  private flushAll(): void {
+    this.startFlush({ includeLazy: true });
   }
 
-  /** Writes and syncs batches while an eager record waits (or, with `all`, any record). */
-  private async flush(all: boolean): Promise<void> {
+  /** Starts writing queued records if an eager one waits. */
+  private flushEager(): void {
+    this.startFlush({ includeLazy: false });
+  }
+
+  private startFlush(options: { includeLazy: boolean }): void {
+    if (this.lazyTimer) clearTimeout(this.lazyTimer);
+    this.lazyTimer = undefined;
+    if (!this.flushing && this.queue.length > 0) this.flushing = this.flush(options.includeLazy);
+  }
+
+  /** Writes and syncs batches while an eager record waits (or, the first time with `includeLazy`, any record). */
+  private async flush(includeLazy: boolean): Promise<void> {
     // Let every append issued in the same tick join the first batch.
     await new Promise<void>((r) => setImmediate(r));
     try {
-      while (this.queue.length > 0 && (all || this.eager > 0)) {
-        all = false;
-        if (this.size >= this.segmentBytes) await this.openSegment(this.segment + 1);
+      while (this.queue.length > 0 && (includeLazy || this.eager > 0) && !this.failure) {
+        includeLazy = false;
+        // A segment that cannot be rotated just grows: the records are as safe in it.
+        if (this.size >= this.segmentBytes) await this.openSegment(this.segment + 1).catch(() => undefined);
         this.eager = 0;
         const batch = this.queue.splice(0);
         const locs: RecordLocation[] = [];
@@ -209,7 +249,7 @@ export class Journal {
           // Part of the batch may be in the file. Segments are opened O_APPEND, so the next batch
           // would land after those bytes while its locations say `this.size`: cut them off first,
           // or, if that fails too, go on in a fresh segment.
-          await this.discardTail();
+          await this.discardTail(err);
           continue;
         }
         this.size = pos;
@@ -218,20 +258,43 @@ export class Journal {
     } finally {
       this.flushing = undefined;
       // Only lazy records left: they wait for the next eager append, or the timer.
-      if (this.queue.length > 0 && !this.closed) this.lazyTimer ??= setTimeout(() => this.startFlush(true), this.lazyMs);
+      if (this.queue.length > 0 && !this.closed && !this.failure) this.lazyTimer ??= setTimeout(() => this.flushAll(), this.lazyMs);
     }
   }
 
-  /** Reads one record's payload back (or `length` bytes of it from `start`). */
-  async read(loc: RecordLocation, start = 0, length = loc.length - start): Promise<Buffer> {
-    let reader = this.readers.get(loc.segment);
-    if (!reader) {
-      reader = open(join(this.dir, segmentName(loc.segment)), 'r');
-      this.readers.set(loc.segment, reader);
-    }
-    const buf = Buffer.allocUnsafe(length);
-    await readFully(await reader, buf, loc.offset + HEADER_BYTES + start);
+  /**
+   * Reads one record's payload back, checking its frame (length and checksum): a mismatch throws
+   * JournalCorruptError.
+   */
+  async read(loc: RecordLocation): Promise<Buffer> {
+    const buf = Buffer.allocUnsafe(HEADER_BYTES + loc.length);
+    await readFully(await this.reader(loc.segment), buf, loc.offset).catch((err: unknown) => {
+      throw err instanceof JournalCorruptError ? err : new JournalCorruptError(loc.segment, loc.offset, (err as Error).message);
+    });
+    const payload = buf.subarray(HEADER_BYTES);
+    if (buf.readUInt32LE(0) !== loc.length) throw new JournalCorruptError(loc.segment, loc.offset, 'record length does not match the index');
+    if (crc32(payload, crc32(buf.subarray(8, 9))) !== buf.readUInt32LE(4)) throw new JournalCorruptError(loc.segment, loc.offset, 'checksum mismatch');
+    return payload;
+  }
+
+  /** Reads `length` bytes of a record's payload from `start`, unchecked (for parts of large records). */
+  async readPart(loc: RecordLocation, part: { start: number; length: number }): Promise<Buffer> {
+    const buf = Buffer.allocUnsafe(part.length);
+    await readFully(await this.reader(loc.segment), buf, loc.offset + HEADER_BYTES + part.start);
     return buf;
+  }
+
+  /** The cached read handle of a segment; a failed open is not kept (the next read tries again). */
+  private reader(seg: number): Promise<JournalFile> {
+    let reader = this.readers.get(seg);
+    if (!reader) {
+      reader = this.fs.open(join(this.dir, segmentName(seg)), 'read');
+      this.readers.set(seg, reader);
+      reader.catch(() => {
+        if (this.readers.get(seg) === reader) this.readers.delete(seg);
+      });
+    }
+    return reader;
   }
 
   private async closeReader(seg: number): Promise<void> {
@@ -246,10 +309,11 @@ export class Journal {
     for (const seg of [...this.segments]) {
       if (seg === this.segment || !drop(seg)) continue;
       await this.closeReader(seg);
-      await unlink(join(this.dir, segmentName(seg))).catch(() => undefined);
+      await this.fs.unlink(join(this.dir, segmentName(seg))).catch(() => undefined);
       this.segments.splice(this.segments.indexOf(seg), 1);
       removed.push(seg);
     }
+    if (removed.length > 0) await this.fs.syncDir(this.dir).catch(() => undefined);
     return removed;
   }
 
@@ -264,16 +328,16 @@ export class Journal {
   }
 }
 
-async function readFully(fh: FileHandle, buf: Buffer, position: number): Promise<void> {
+async function readFully(fh: JournalFile, buf: Buffer, position: number): Promise<void> {
   let done = 0;
   while (done < buf.length) {
     const { bytesRead } = await fh.read(buf, done, buf.length - done, position + done);
-    if (bytesRead === 0) throw new Error('journal: unexpected end of file');
+    if (bytesRead === 0) throw new Error('unexpected end of file');
     done += bytesRead;
   }
 }
 
-async function writeAll(fh: FileHandle, iov: Uint8Array[], position: number): Promise<void> {
+async function writeAll(fh: JournalFile, iov: Uint8Array[], position: number): Promise<void> {
   for (let i = 0; i < iov.length; i += MAX_IOV) {
     const chunk = iov.slice(i, i + MAX_IOV);
     const want = chunk.reduce((n, b) => n + b.byteLength, 0);

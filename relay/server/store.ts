@@ -1,43 +1,32 @@
 // The delivery store over the journal: a small in-memory index (summaries, record locations,
 // attempts) while headers and bodies stay on disk. Recovers its index from the journal at open.
 import { EventEmitter } from 'node:events';
-import { Journal, type RecordLocation } from './journal';
+import { Journal, type JournalFs, type RecordLocation } from './journal';
 import { DELIVERY_HEADER, EVENT_HEADER } from '../../src/core/signing';
+import type { ChannelStatus, ForwardAttempt, ForwardState, ForwardStatus, RelayDelivery, RelayDeliverySummary } from '../../src/core/relay/protocol';
+import type {
+  DeliveryMeta,
+  NewDelivery,
+  PruneOptions,
+  RecordAttemptOptions,
+  RelayStore,
+  StoreEvents,
+  StoredDelivery,
+  StoreListQuery,
+} from './storeTypes';
+
+export type { DeliveryMeta, RelayStore, StoreEvents, StoredDelivery } from './storeTypes';
 
 const EVENT_NAME = EVENT_HEADER.toLowerCase();
 const DELIVERY_NAME = DELIVERY_HEADER.toLowerCase();
-import type {
-  ChannelStatus,
-  DeliveryListQuery,
-  ForwardAttempt,
-  ForwardState,
-  ForwardStatus,
-  RelayDelivery,
-  RelayDeliverySummary,
-  Verification,
-} from '../../src/core/relay/protocol';
 
 const T_DELIVERY = 1;
 const T_ATTEMPT = 2;
 const T_PRUNE = 3;
 
-export interface DeliveryMeta {
-  seq: number;
-  channel: string;
-  receivedAt: string;
-  verification: Verification;
-  reason?: string;
-  /** Raw header pairs in arrival order, names as sent. */
-  headers: [string, string][];
-  targets: string[];
-}
-
-export interface Entry {
-  summary: RelayDeliverySummary;
+export interface Entry extends StoredDelivery {
   loc: RecordLocation;
   metaLength: number;
-  receivedMs: number;
-  attempts: ForwardAttempt[];
 }
 
 interface AttemptRecord {
@@ -52,11 +41,8 @@ export interface StoreOptions {
   retention?: { maxCount?: number; maxAgeMs?: number };
   now?: () => number;
   onTruncate?: (info: { segment: number; offset: number; dropped: number }) => void;
-}
-
-export interface StoreEvents {
-  delivery: [Entry];
-  forward: [number, ForwardAttempt, ForwardState | undefined];
+  /** The journal's file operations (tests inject failures); default node:fs. */
+  fs?: JournalFs;
 }
 
 export function headerRecord(pairs: [string, string][]): Record<string, string> {
@@ -68,7 +54,7 @@ export function headerRecord(pairs: [string, string][]): Record<string, string> 
   return out;
 }
 
-export class DeliveryStore extends EventEmitter<StoreEvents> {
+export class DeliveryStore extends EventEmitter<StoreEvents> implements RelayStore {
   private readonly index = new Map<number, Entry>();
   /** Seqs in ascending order (parallel to index insertion). */
   private seqs: number[] = [];
@@ -89,6 +75,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> {
     const pending: { type: number; payload: Buffer; loc: RecordLocation }[] = [];
     const journal = await Journal.open(dir, {
       segmentBytes: options.segmentBytes,
+      fs: options.fs,
       onTruncate: options.onTruncate,
       onRecord: (type, payload, loc) => {
         // Keep only what the index needs: for deliveries, the metadata, not the body.
@@ -174,12 +161,12 @@ export class DeliveryStore extends EventEmitter<StoreEvents> {
   }
 
   /** Journals a received delivery; resolves once it is durable. Seqs are assigned in call order. */
-  add(meta: Omit<DeliveryMeta, 'seq' | 'receivedAt'>, body: Buffer): Promise<Entry> {
+  add(meta: NewDelivery, body: Buffer): Promise<Entry> {
     return this.begin(meta, body).durable;
   }
 
   /** Like add(), but returns the seq at once, with the promise of durability. */
-  begin(meta: Omit<DeliveryMeta, 'seq' | 'receivedAt'>, body: Buffer): { seq: number; durable: Promise<Entry> } {
+  begin(meta: NewDelivery, body: Buffer): { seq: number; durable: Promise<Entry> } {
     const full: DeliveryMeta = { seq: ++this.lastSeq, receivedAt: new Date(this.now()).toISOString(), ...meta };
     const metaBuf = Buffer.from(JSON.stringify(full), 'utf8');
     const len = Buffer.allocUnsafe(4);
@@ -197,7 +184,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> {
    * record starts no fdatasync of its own but rides on the next delivery's (within the journal's
    * lazyMs), so a forward costs no sync beyond its delivery's.
    */
-  async recordAttempt(seq: number, attempt: ForwardAttempt, state?: ForwardState, options?: { lazy?: boolean }): Promise<void> {
+  async recordAttempt(seq: number, attempt: ForwardAttempt, state?: ForwardState, options?: RecordAttemptOptions): Promise<void> {
     const rec: AttemptRecord = { seq, attempt, ...(state ? { state } : {}) };
     const loc = await this.journal.append(T_ATTEMPT, [Buffer.from(JSON.stringify(rec), 'utf8')], options);
     this.touchSegment(loc.segment, seq);
@@ -235,13 +222,14 @@ export class DeliveryStore extends EventEmitter<StoreEvents> {
     return out;
   }
 
-  list(q: DeliveryListQuery): RelayDeliverySummary[] {
+  list(q: StoreListQuery): RelayDeliverySummary[] {
     const limit = Math.max(1, Math.min(q.limit ?? 100, 10_000));
     const out: RelayDeliverySummary[] = [];
     for (let i = this.seqs.length - 1; i >= 0 && out.length < limit; i--) {
       const e = this.index.get(this.seqs[i]!)!;
       const s = e.summary;
       if (q.since !== undefined && s.seq <= q.since) break;
+      if (q.before !== undefined && s.seq >= q.before) continue;
       if (q.channel && s.channel !== q.channel) continue;
       if (q.status && !matchesStatus(s, q.status)) continue;
       out.push(s);
@@ -280,7 +268,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> {
   }
 
   /** Drops the oldest deliveries beyond `keep` or older than `olderThanMs`; deletes whole segments no longer needed. */
-  async prune(opts: { keep?: number; olderThanMs?: number }): Promise<{ removed: number; remaining: number }> {
+  async prune(opts: PruneOptions): Promise<{ removed: number; remaining: number }> {
     let minSeq = this.minSeq;
     if (opts.keep !== undefined && this.seqs.length > opts.keep) minSeq = Math.max(minSeq, this.seqs[this.seqs.length - opts.keep]!);
     if (opts.keep === 0) minSeq = this.lastSeq + 1;

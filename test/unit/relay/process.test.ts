@@ -114,8 +114,8 @@ describe('relay process (dist-style CLI bundle, real signals)', function () {
     assert.equal(await first.stop('SIGTERM'), 0);
     assert.match(first.stderr(), /pending forwards stay in the journal/);
     target.status = 200;
-    // --time-scale 0: the next scheduled attempt (1 h after the first) is due at once.
-    const second = await spawnRelay(['--data', data, '--forward', target.url, '--retry-schedule', '0,1h', '--time-scale', '0']);
+    // --time-scale 1e9: the next scheduled attempt (1 h after the first) is due within a millisecond.
+    const second = await spawnRelay(['--data', data, '--forward', target.url, '--retry-schedule', '0,1h', '--time-scale', '1e9']);
     procs.push(second);
     await target.waitUntil((rs) => rs.some((x) => x.status === 200 && x.body.toString() === '{"pending":true}'));
     assert.match(second.stderr(), /resuming 1 pending forward/);

@@ -1,0 +1,53 @@
+// Channel settings: each channel's secrets and forward targets, from its own entry in the config or
+// the relay-wide defaults. Checked once at start-up (RelayConfigError), then resolved per delivery.
+import { RelayConfigError } from './errors';
+
+export const CHANNEL_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export interface ChannelConfig {
+  secrets?: string[];
+  forward?: string[];
+}
+
+export interface ChannelDefaults {
+  /** Secrets and targets of every channel not configured in `channels`. */
+  secrets?: string[];
+  forward?: string[];
+  channels?: Record<string, ChannelConfig>;
+}
+
+/** At most this many resolved channels are cached (names come from request paths). */
+const CACHE_LIMIT = 10_000;
+
+export class ChannelConfigs {
+  private readonly cache = new Map<string, Required<ChannelConfig>>();
+
+  constructor(private readonly options: ChannelDefaults) {
+    const channels = options.channels ?? {};
+    for (const name of Object.keys(channels)) {
+      if (!CHANNEL_RE.test(name)) throw new RelayConfigError(`invalid channel name in config: '${name}'`);
+    }
+    for (const u of [...(options.forward ?? []), ...Object.values(channels).flatMap((c) => c.forward ?? [])]) checkTarget(u);
+  }
+
+  /** The secrets and targets of `name` (a valid channel name). */
+  get(name: string): Required<ChannelConfig> {
+    let cfg = this.cache.get(name);
+    if (!cfg) {
+      const own = Object.hasOwn(this.options.channels ?? {}, name) ? this.options.channels![name] : undefined;
+      cfg = { secrets: own?.secrets ?? this.options.secrets ?? [], forward: own?.forward ?? this.options.forward ?? [] };
+      if (this.cache.size < CACHE_LIMIT) this.cache.set(name, cfg);
+    }
+    return cfg;
+  }
+}
+
+function checkTarget(u: string): void {
+  let protocol: string;
+  try {
+    protocol = new URL(u).protocol;
+  } catch {
+    throw new RelayConfigError(`forward target is not a URL: '${u}'`);
+  }
+  if (protocol !== 'http:' && protocol !== 'https:') throw new RelayConfigError(`forward target must be http(s): '${u}'`);
+}

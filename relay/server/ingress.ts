@@ -1,0 +1,90 @@
+// Ingress: POST /hooks/<channel>. Allow-list, body cap, signature check on the raw bytes, the
+// durable journal write, and only then the answer (200 { seq, verification } or 401 { error }).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { describeVerifyFailure, SIGNATURE_HEADER, verify } from '../../src/core/signing';
+import type { Verification } from '../../src/core/relay/protocol';
+import { readRaw, sendError, sendTooLarge } from '../shared/http';
+import { clientAddress, type SourceAllowList } from './access';
+import { CHANNEL_RE, type ChannelConfigs } from './channels';
+import type { Forwarder } from './forwarder';
+import type { DeliveryStore } from './store';
+
+export interface IngressContext {
+  store: DeliveryStore;
+  forwarder: Forwarder;
+  channels: ChannelConfigs;
+  allow: SourceAllowList;
+  trustProxy: boolean;
+  maxBody: number;
+}
+
+export type IngressHandler = (req: IncomingMessage, res: ServerResponse, channel: string) => Promise<void>;
+
+/** POST /hooks/<name> with a name needing no decoding (no '%', '.', query): routed without a URL object. */
+export const PLAIN_HOOK_RE = /^\/hooks\/([A-Za-z0-9][A-Za-z0-9_-]{0,63})$/;
+
+/** The channel a /hooks path names ('default' for /hooks and /hooks/), or undefined for bad percent-encoding. */
+export function hookChannel(path: string): string | undefined {
+  if (path === '/hooks' || path === '/hooks/') return 'default';
+  try {
+    return decodeURIComponent(path.slice('/hooks/'.length));
+  } catch {
+    return undefined;
+  }
+}
+
+export function createIngress(ctx: IngressContext): IngressHandler {
+  const tooLarge = `body exceeds the ${ctx.maxBody}-byte limit`;
+  return async function ingress(req, res, channel) {
+    if (!CHANNEL_RE.test(channel)) return sendError(res, 400, `invalid channel name (letters, digits, '.', '_', '-'; at most 64)`);
+    if (!ctx.allow.allows(clientAddress(req, ctx.trustProxy))) {
+      req.resume();
+      return sendError(res, 403, 'source address not in the allow-list', undefined, { connection: 'close' });
+    }
+    const declared = req.headers['content-length'];
+    if (declared !== undefined && Number(declared) > ctx.maxBody) return sendError(res, 413, tooLarge, undefined, { connection: 'close' });
+    const body = await readRaw(req, ctx.maxBody);
+    if (body === 'aborted') return; // the client went away
+    if (body === 'too-large') return sendTooLarge(req, res, tooLarge);
+    const { headers, signature } = pairs(req.rawHeaders);
+    const { verification, reason } = check(body, signature, ctx.channels.get(channel).secrets);
+    const targets = verification === 'rejected' ? [] : ctx.channels.get(channel).forward;
+    const { seq, durable } = ctx.store.begin({ channel, verification, ...(reason ? { reason } : {}), headers, targets }, body);
+    // The first forward attempt runs in parallel with the journal write; the answer waits for the write.
+    ctx.forwarder.deliver(seq, targets, body, headers, durable);
+    await durable;
+    if (verification === 'rejected') return sendError(res, 401, reason!);
+    accepted(res, seq, verification);
+  };
+}
+
+function check(body: Buffer, signature: string | undefined, secrets: string[]): { verification: Verification; reason?: string } {
+  if (secrets.length === 0) return { verification: 'unverified' };
+  const v = verify(body, signature, secrets);
+  return v.ok ? { verification: 'verified' } : { verification: 'rejected', reason: describeVerifyFailure(v.reason) };
+}
+
+/** The same bytes as sendJson(res, 200, { seq, verification }), without building an object and a header record. */
+function accepted(res: ServerResponse, seq: number, verification: Verification): void {
+  const text = `{"seq":${seq},"verification":"${verification}"}`;
+  res.writeHead(200, ['content-type', 'application/json', 'content-length', String(text.length)]);
+  res.end(text);
+}
+
+const SIGNATURE_NAME = SIGNATURE_HEADER.toLowerCase();
+
+/**
+ * The raw header pairs in arrival order, and in the same pass the signature header (duplicates
+ * joined with ', ' as node does for req.headers, so a repeated header stays malformed).
+ */
+function pairs(raw: string[]): { headers: [string, string][]; signature: string | undefined } {
+  const headers: [string, string][] = [];
+  let signature: string | undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const k = raw[i]!;
+    const v = raw[i + 1]!;
+    headers.push([k, v]);
+    if (k.length === SIGNATURE_NAME.length && k.toLowerCase() === SIGNATURE_NAME) signature = signature === undefined ? v : `${signature}, ${v}`;
+  }
+  return { headers, signature };
+}

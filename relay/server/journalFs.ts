@@ -1,0 +1,48 @@
+// The journal's only way to the file system: a narrow seam (open, read, writev, datasync,
+// truncate, rename, unlink, directory fsync) so tests can fail a write for real — ENOSPC in the
+// middle of a batch, a truncate that fails too — without mocking node:fs. Production uses nodeFs.
+import { open, readdir, rename, unlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+
+/** The part of a FileHandle the journal uses. node:fs/promises' FileHandle satisfies it. */
+export interface JournalFile {
+  read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+  write(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesWritten: number }>;
+  writev(buffers: NodeJS.ArrayBufferView[], position: number): Promise<{ bytesWritten: number }>;
+  datasync(): Promise<void>;
+  truncate(length: number): Promise<void>;
+  stat(): Promise<{ size: number }>;
+  chmod(mode: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type OpenMode = 'read' | 'append' | 'update' | 'create';
+
+export interface JournalFs {
+  open(path: string, mode: OpenMode): Promise<JournalFile>;
+  readdir(dir: string): Promise<string[]>;
+  rename(from: string, to: string): Promise<void>;
+  unlink(path: string): Promise<void>;
+  /** Makes a directory's entries (new, renamed, removed files) durable. */
+  syncDir(dir: string): Promise<void>;
+}
+
+const FLAGS: Record<OpenMode, string> = { read: 'r', append: 'a', update: 'r+', create: 'w' };
+
+export const nodeFs: JournalFs = {
+  open: (path, mode) => open(path, FLAGS[mode], 0o600),
+  readdir: (dir) => readdir(dir),
+  rename: (from, to) => rename(from, to),
+  unlink: (path) => unlink(path),
+  async syncDir(dir) {
+    const fh = await open(dir, constants.O_RDONLY | (constants.O_DIRECTORY ?? 0));
+    try {
+      await fh.sync();
+    } catch (err) {
+      // Some file systems do not support fsync on a directory; that is not a failure of ours.
+      if ((err as NodeJS.ErrnoException).code !== 'EINVAL' && (err as NodeJS.ErrnoException).code !== 'EISDIR') throw err;
+    } finally {
+      await fh.close();
+    }
+  },
+};

@@ -1,0 +1,48 @@
+// Starting to listen and stopping in order: stop accepting, close subscribers, let in-flight
+// requests finish (cut after a grace period), stop forwarding, then flush and close the journal.
+import type { Server } from 'node:http';
+import type { Forwarder } from './forwarder';
+import type { DeliveryStore } from './store';
+import type { SubscriberHub } from './subscribers';
+
+/** Listens on host:port and resolves with the bound port (a listen error such as EADDRINUSE rejects, with its `code`). */
+export async function listen(server: Server, port: number, host: string): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return (server.address() as { port: number }).port;
+}
+
+export interface Stoppable {
+  server: Server;
+  hub: SubscriberHub;
+  forwarder: Forwarder;
+  store: DeliveryStore;
+  /** Runs first: stop accepting deliveries, clear timers. */
+  beforeStop: () => void;
+}
+
+/** Slow or stuck clients get this long after close() begins, then their connections are cut. */
+const GRACE_MS = 5_000;
+
+/** close(): idempotent; every call returns the same promise. */
+export function stopper(p: Stoppable): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  return () =>
+    (closing ??= (async () => {
+      p.beforeStop();
+      p.hub.close();
+      const closed = new Promise<void>((r) => p.server.close(() => r()));
+      p.server.closeIdleConnections();
+      const cut = setTimeout(() => p.server.closeAllConnections(), GRACE_MS);
+      cut.unref();
+      await p.forwarder.stop();
+      await closed;
+      clearTimeout(cut);
+      await p.store.close();
+    })());
+}

@@ -1,0 +1,77 @@
+// What the relay's ingress, REST API, subscriber hub and forwarder need from delivery storage.
+// DeliveryStore (the file journal) implements it; another backend (e.g. NATS JetStream, issue 15)
+// can slot in behind the same interface.
+import type { EventEmitter } from 'node:events';
+import type {
+  ChannelStatus,
+  DeliveryListQuery,
+  ForwardAttempt,
+  ForwardState,
+  RelayDelivery,
+  RelayDeliverySummary,
+  Verification,
+} from '../../src/core/relay/protocol';
+
+/** What ingress records about a received request (the body is stored beside it). */
+export interface DeliveryMeta {
+  seq: number;
+  channel: string;
+  receivedAt: string;
+  verification: Verification;
+  reason?: string;
+  /** Raw header pairs in arrival order, names as sent. */
+  headers: [string, string][];
+  targets: string[];
+}
+
+export type NewDelivery = Omit<DeliveryMeta, 'seq' | 'receivedAt'>;
+
+/** A stored delivery as the index knows it (no headers or body: read() fetches those). */
+export interface StoredDelivery {
+  summary: RelayDeliverySummary;
+  attempts: ForwardAttempt[];
+  receivedMs: number;
+}
+
+export interface StoreEvents {
+  delivery: [StoredDelivery];
+  forward: [number, ForwardAttempt, ForwardState | undefined];
+}
+
+/** List query: newest first; `before` pages back (seq < before), `since` keeps seq > since. */
+export interface StoreListQuery extends DeliveryListQuery {
+  before?: number;
+}
+
+export interface PruneOptions {
+  keep?: number;
+  olderThanMs?: number;
+}
+
+export interface RecordAttemptOptions {
+  /** Start no sync of its own: the record rides on the next durable write. */
+  lazy?: boolean;
+}
+
+export interface RelayStore extends Pick<EventEmitter<StoreEvents>, 'on' | 'off' | 'once'> {
+  /** The highest seq ever given out (never reused, even after its delivery is gone). */
+  readonly lastSeq: number;
+  /** Deliveries held. */
+  readonly size: number;
+  /** Stores a delivery; the seq is assigned at once, `durable` resolves once it is safe. */
+  begin(meta: NewDelivery, body: Buffer): { seq: number; durable: Promise<StoredDelivery> };
+  add(meta: NewDelivery, body: Buffer): Promise<StoredDelivery>;
+  recordAttempt(seq: number, attempt: ForwardAttempt, state?: ForwardState, options?: RecordAttemptOptions): Promise<void>;
+  get(seq: number): StoredDelivery | undefined;
+  /** Deliveries with seq > since, ascending (one channel if given). */
+  after(since: number, channel?: string): Iterable<StoredDelivery>;
+  /** Deliveries still pending a forward to at least one target, ascending. */
+  pending(): StoredDelivery[];
+  list(query: StoreListQuery): RelayDeliverySummary[];
+  read(seq: number): Promise<{ meta: DeliveryMeta; body: Buffer } | undefined>;
+  detail(seq: number): Promise<RelayDelivery | undefined>;
+  channels(): ChannelStatus[];
+  prune(options: PruneOptions): Promise<{ removed: number; remaining: number }>;
+  applyRetention(): Promise<void>;
+  close(): Promise<void>;
+}
