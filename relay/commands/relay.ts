@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse, port, size } from '../cli/args';
 import { EXIT, UsageError, type Command } from '../cli/io';
+import { PUBLIC_HELP, PUBLIC_OPTIONS, publicRelayOptions } from '../cli/publicOptions';
 import { DEFAULT_DATA_DIR, DEFAULT_MAX_BODY, RelayConfigError, startRelay, type ChannelConfig, type RelayOptions } from '../server';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 
@@ -14,7 +15,7 @@ forwards the original bytes to each target, retrying on the service's schedule.
 
 Options:
   --port N              port to listen on (default ${DEFAULT_RELAY_PORT}; 0 picks a free port)
-  --host H              address to bind (default 127.0.0.1)
+  --host H              address to bind (default 127.0.0.1; 0.0.0.0 with --public)
   --forward URL         forward every delivery to URL (repeatable)
   --secret S            accepted signing secret (repeatable, for rotation); none: accept unverified
   --config FILE         JSON: { "secrets": [...], "forward": [...], "channels": { "<name>":
@@ -35,8 +36,10 @@ Options:
   --keep N              retention: keep at most N deliveries (default 100000)
   --max-age D           retention: drop deliveries older than D, e.g. 7d, 12h (default 30d)
 
+${PUBLIC_HELP}
+
 The API and WebSocket (/ws) need the relay token, generated into <data>/token (mode 0600)
-and printed once when created. The address is printed as: relay listening on http://HOST:PORT
+and printed once when created. The address is printed as: relay listening on http(s)://HOST:PORT
 `;
 
 /** Parses 0,1m,5m,30m / 500ms / 2s / 1h into milliseconds. */
@@ -119,6 +122,7 @@ const command: Command = {
         'allow-origin': { type: 'string', multiple: true },
         keep: { type: 'string' },
         'max-age': { type: 'string' },
+        ...PUBLIC_OPTIONS,
       },
       false,
     );
@@ -128,20 +132,21 @@ const command: Command = {
     for (const u of values.forward ?? []) {
       if (!/^https?:\/\/[^\s]+$/.test(u)) throw new UsageError(`--forward must be an http(s) URL, got '${u}'`);
     }
+    const secrets = [...(cfg.secrets ?? []), ...(values.secret ?? [])];
+    const allowCidr = [...(cfg.allowCidr ?? []), ...(values['allow-cidr'] ?? [])];
+    const trustProxy = values['trust-proxy'] ?? false;
+    const open = publicRelayOptions(values, { host: values.host, allowCidr, trustProxy, secrets, channels: cfg.channels ?? {}, allowedHosts: values['allow-host'] ?? [] }, io);
     const options: RelayOptions = {
       port: port(values.port, DEFAULT_RELAY_PORT),
-      host: values.host ?? '127.0.0.1',
       dataDir: values.data ? resolve(io.cwd, values.data) : undefined,
-      secrets: [...(cfg.secrets ?? []), ...(values.secret ?? [])],
+      secrets,
       forward: [...(cfg.forward ?? []), ...(values.forward ?? [])],
       channels: cfg.channels,
-      allowCidr: [...(cfg.allowCidr ?? []), ...(values['allow-cidr'] ?? [])],
-      trustProxy: values['trust-proxy'] ?? false,
+      trustProxy,
       maxBody: size(values['max-body'], DEFAULT_MAX_BODY, '--max-body'),
       retrySchedule: values['retry-schedule'] ? parseSchedule(values['retry-schedule']) : undefined,
       timeScale,
       forwardTimeoutMs: values['forward-timeout'] === undefined ? undefined : positiveDuration(values['forward-timeout'], '--forward-timeout'),
-      allowedHosts: values['allow-host'],
       allowedOrigins: values['allow-origin'],
       retention: {
         maxCount: values.keep === undefined ? 100_000 : positiveInt(values.keep, '--keep'),
@@ -149,6 +154,7 @@ const command: Command = {
       },
       onTokenCreated: (token, path) => io.stdout.write(`relay token (shown once; stored in ${path}): ${token}\n`),
       log: (line) => io.stderr.write(`relay: ${line}\n`),
+      ...open,
     };
     let relay;
     try {

@@ -7,7 +7,8 @@
 // A deleted API channel answers 404 until created again, whatever the mode. A strict relay
 // (--public) serves no implicit channel and no channel without a secret.
 import type { ChannelInfo, ChannelSource, ChannelStatus, CreatedChannel } from '../../src/core/relay/protocol';
-import type { ChannelRegistry } from './channelRegistry';
+import { ChannelRegistry } from './channelRegistry';
+import { RelayConfigError } from './errors';
 
 export interface ChannelSettings {
   secrets: string[];
@@ -106,4 +107,16 @@ export class ChannelDirectory {
     }
     return out;
   }
+}
+
+/** Opens `<dataDir>/channels.json` into a directory; a malformed file stops the start (RelayConfigError). */
+export function openChannelDirectory(dataDir: string, options: DirectoryOptions): ChannelDirectory {
+  let registry: ChannelRegistry;
+  try {
+    registry = ChannelRegistry.open(dataDir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== undefined) throw err;
+    throw new RelayConfigError((err as Error).message);
+  }
+  return new ChannelDirectory(registry, options);
 }

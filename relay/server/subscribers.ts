@@ -1,4 +1,5 @@
-// WebSocket subscribers at /ws: token auth (header or subprotocol), Host/Origin checks, replay
+// WebSocket subscribers at /ws: token auth (header or subprotocol; a channel token streams only its
+// channel, and its streams close when the channel is deleted), Host/Origin checks, replay
 // from `since` in seq order then live, a window of unacknowledged deliveries, ping liveness.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -11,11 +12,13 @@ import {
   type ForwardState,
   type ServerMessage,
 } from '../../src/core/relay/protocol';
-import { bearer, hostAllowed, originAllowed, tokenMatches } from './access';
+import { bearer, hostAllowed, originAllowed } from './access';
+import type { Scope } from './scope';
 import { headerRecord, type DeliveryStore } from './store';
 
 export interface SubscriberOptions {
-  token: string;
+  /** The scope of a presented token; undefined: 401. */
+  authenticate: (given: string | undefined) => Scope | undefined;
   boundHost: string;
   allowedHosts: readonly string[];
   allowedOrigins: readonly string[];
@@ -31,6 +34,8 @@ class Subscriber {
   caughtUp = false;
   pumping = false;
   alive = true;
+  /** The channel a channel token limits this subscriber to (undefined: the admin token). */
+  scopedTo: string | undefined;
 
   constructor(
     readonly ws: WebSocket,
@@ -99,14 +104,18 @@ export class SubscriberHub {
       .find((p) => p.startsWith(TOKEN_SUBPROTOCOL_PREFIX))
       ?.slice(TOKEN_SUBPROTOCOL_PREFIX.length);
     const given = bearer(req) ?? fromProto;
-    if (!tokenMatches(given, this.options.token)) return refuse(401, 'Unauthorized');
+    const scope = this.options.authenticate(given);
+    if (!scope) return refuse(401, 'Unauthorized');
     const sinceRaw = url.searchParams.get('since');
     const since = sinceRaw === null ? this.store.lastSeq : Number(sinceRaw);
     if (!Number.isInteger(since) || since < 0) return refuse(400, 'Bad since');
-    const channel = url.searchParams.get('channel') ?? undefined;
+    const asked = url.searchParams.get('channel') ?? undefined;
+    if (scope.kind === 'channel' && asked !== undefined && asked !== scope.channel) return refuse(403, 'Forbidden Channel');
+    const channel = scope.kind === 'channel' ? scope.channel : asked;
     const bodies = url.searchParams.get('bodies') !== '0';
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       const sub = new Subscriber(ws, channel, bodies, since);
+      sub.scopedTo = scope.kind === 'channel' ? scope.channel : undefined;
       this.subs.add(sub);
       ws.on('pong', () => (sub.alive = true));
       ws.on('close', () => this.subs.delete(sub));
@@ -180,6 +189,11 @@ export class SubscriberHub {
       if (s.channel && s.channel !== e.summary.channel) continue;
       s.ws.send(msg);
     }
+  }
+
+  /** Closes the streams opened with the token of channel `name` (it was deleted); they get 401 on reconnect. */
+  revoke(name: string): void {
+    for (const s of this.subs) if (s.scopedTo === name) s.ws.close(1008, 'channel deleted');
   }
 
   close(): void {

@@ -2,6 +2,8 @@
 // belong to the certificate is refused then (not at the first handshake). The same port serves
 // the REST API, the ingress and the WebSocket (wss); plain HTTP to it fails the TLS handshake.
 import { readFileSync } from 'node:fs';
+import { createServer, type RequestListener, type Server, type ServerOptions as HttpServerOptions } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { createSecureContext } from 'node:tls';
 
 export interface TlsFiles {
@@ -38,4 +40,9 @@ export function loadTls(files: TlsFiles): TlsMaterial {
     throw new TlsConfigError(`--tls-cert ${files.cert} / --tls-key ${files.key}: ${hint}`);
   }
   return { cert, key };
+}
+
+/** An HTTP server, or with `tls` an HTTPS one (the same API: upgrade, closeAllConnections, …). */
+export function createHttpServer(options: HttpServerOptions, tls: TlsMaterial | undefined, handler: RequestListener): Server {
+  return tls ? createHttpsServer({ ...options, cert: tls.cert, key: tls.key }, handler) : createServer(options, handler);
 }
