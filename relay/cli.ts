@@ -6,7 +6,7 @@ const VERSION = '0.1.0';
 
 function topHelp(): string {
   const lines = ['Usage: service-hooks <command> [options]', '', 'Commands:'];
-  for (const { name, summary } of COMMANDS) lines.push(`  ${name.padEnd(11)} ${summary}`);
+  for (const { name, summary } of COMMANDS) lines.push(`  ${name.padEnd(14)} ${summary}`);
   lines.push('', 'Run `service-hooks <command> --help` for a command\'s options.');
   lines.push('Exit codes: 0 ok, 1 failure or finding, 2 usage error.');
   return lines.join('\n') + '\n';

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 // `npm run package`: dist/service-hooks.vsix with @vscode/vsce, offline (--no-dependencies: the
 // extension is bundled), README links resolved against the repository field. Same step as npm start.
 import { packageVsix } from './start.mjs';

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 // `npm run test:e2e`: the UI end-to-end flows (test/e2e/flows.mjs) in headless Debian Chromium
 // (playwright-core) against the `npm start` set-up — the packaged VSIX installed in code-server, the
 // emulator with demo data, the relay, the receiver app and the sample workspace — on free ports, in

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
+// @ts-check
 // `npm run test:integration`: the extension's mocha suite (test/integration/suite/index.ts) inside a
 // real VS Code extension host: code-server 4.100.3 (installed on demand into .cache/) driven by
 // headless Debian Chromium, with extensionDevelopmentPath = this repo and extensionTestsPath = the
-// compiled suite, passed through the workbench URL's `payload` (../shared/e2e/RECIPE.md).
+// compiled suite, passed through the workbench URL's `payload` (see workbenchUrl in lib/code-server.mjs).
 //
 // The suite writes its results to $SERVICE_HOOKS_TEST_REPORT (JSON) and a .txt beside it; this
 // runner prints the .txt and exits with mocha's code (window.codeAutomationExit). Never skips: if

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 // `npm start`: the whole loop on one machine, from a fresh clone.
 //   npm ci (when node_modules is missing) → build → package the VSIX → code-server (fetched on demand
 //   into .cache/) with the VSIX installed → a sample receiver app that verifies signatures → the relay
@@ -118,6 +119,9 @@ export function prepareWorkspace(dir, { emulatorUrl, relayPort, forwardUrl }) {
 /**
  * A long-running child (own process group) whose output lines are prefixed and sent to `sink`,
  * with every string in `redact` (strings, or functions read at each chunk) replaced by ***. Resolves once `ready()` resolves true.
+ * @param {string} name
+ * @param {string[]} args
+ * @param {{ sink: (line: string) => void, redact?: (string | (() => string))[], ready: (output: string) => Promise<boolean>, timeoutMs?: number, cwd?: string, env?: Record<string, string> }} options
  */
 export async function startChild(name, args, { sink, redact = [], ready, timeoutMs = 30_000, cwd = ROOT, env = {} }) {
   const child = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -170,8 +174,9 @@ function demoToken(dir, fresh) {
  * 8787/8788 (npm start); otherwise free ports from the OS (tests). Emulator state is fresh every run.
  * Returns the URLs, the token, and stop() (stops everything in reverse order; idempotent).
  * `signal` (AbortSignal): aborted during start-up, it stops what already runs and throws.
+ * @param {{ dir?: string, fixedPorts?: boolean, codeServerPort?: number, sink?: (line: string) => void, vsix?: string, freshToken?: boolean, signal?: AbortSignal }} [options]
  */
-export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerPort = 0, sink = (l) => process.stdout.write(l + '\n'), vsix, freshToken = !fixedPorts, signal } = {}) {
+export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerPort = 0, sink = (l) => void process.stdout.write(l + '\n'), vsix, freshToken = !fixedPorts, signal } = {}) {
   ensureSystemPackages();
   ensureCodeServer();
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first`);
@@ -218,7 +223,7 @@ export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerP
       ready: async (output) => /receiver listening on \S+/.test(output),
     });
     await started(receiver.stop);
-    const appUrl = /receiver listening on (\S+)/.exec(receiver.output())[1];
+    const appUrl = /receiver listening on (\S+)/.exec(receiver.output())?.[1] ?? '';
 
     // The relay before the emulator: the emulator's demo push goes to it at start-up.
     const relay = await startChild(

@@ -29,3 +29,19 @@ export function size(value: string | undefined, fallback: number, flag: string):
   const mult = unit === 'k' ? 1024 : unit === 'm' ? 1024 ** 2 : unit === 'g' ? 1024 ** 3 : 1;
   return Math.floor(Number(m[1]) * mult);
 }
+
+const DURATION_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 24 * 3_600_000 } as const;
+
+/** 30d / 12h / 45m / 10s / 500ms → milliseconds. */
+export function parseDuration(value: string, flag: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$/.exec(value);
+  if (!m) throw new UsageError(`${flag} must be a duration such as 30d, 12h or 45m, got '${value}'`);
+  return Math.round(Number(m[1]) * DURATION_MS[m[2] as keyof typeof DURATION_MS]);
+}
+
+/** A duration of at least 1 ms (a deadline). */
+export function positiveDuration(value: string, flag: string): number {
+  const ms = parseDuration(value, flag);
+  if (ms < 1) throw new UsageError(`${flag} must be at least 1ms, got '${value}'`);
+  return ms;
+}

@@ -13,6 +13,8 @@ import type {
   RelayStatus,
   ReplayRequest,
   ReplayResponse,
+  RetryPendingRequest,
+  RetryPendingResponse,
 } from '../../src/core/relay/protocol';
 
 export class RelayApiError extends Error {
@@ -86,6 +88,15 @@ export class RelayApi {
 
   replay(seq: number, options: ReplayRequest = {}): Promise<ReplayResponse> {
     return this.call('POST', `/api/deliveries/${seq}/replay`, options);
+  }
+
+  /**
+   * "Retry pending now": the relay queues at once, in seq order, every pending forward waiting for
+   * its next scheduled attempt (of one channel and/or to one target when given). Resolves to how
+   * many were queued; the attempts then run in the background (watch them on the WebSocket).
+   */
+  retryPending(filter: RetryPendingRequest = {}): Promise<RetryPendingResponse> {
+    return this.call('POST', '/api/forward/retry', filter);
   }
 
   prune(options: PruneRequest): Promise<PruneResponse> {

@@ -1,9 +1,8 @@
 // `service-hooks forward`: subscribes to a (remote) relay and forwards each delivery byte-exact
 // to a local URL; acknowledges by seq only after the local app answered 2xx, so nothing is lost.
-import { parse } from '../cli/args';
+import { parse, positiveDuration } from '../cli/args';
 import { EXIT, UsageError, type Command } from '../cli/io';
 import { DEFAULT_FORWARD_TIMEOUT_MS, forwardDelivery } from '../client/forward';
-import { parseDuration } from './relay';
 import { subscribe } from '../client/subscribe';
 
 const help = `Usage: service-hooks forward --relay ws(s)://HOST:PORT --token T --to URL [--channel C] [--since SEQ] [--timeout D]
@@ -47,8 +46,7 @@ const command: Command = {
     if (!values.to || !/^https?:\/\//.test(values.to)) throw new UsageError('--to http(s)://… is required');
     const since = values.since === undefined ? undefined : Number(values.since);
     if (since !== undefined && (!Number.isInteger(since) || since < 0)) throw new UsageError('--since must be a non-negative integer');
-    const timeoutMs = values.timeout === undefined ? DEFAULT_FORWARD_TIMEOUT_MS : parseDuration(values.timeout, '--timeout');
-    if (timeoutMs < 1) throw new UsageError(`--timeout must be at least 1ms, got '${values.timeout}'`);
+    const timeoutMs = values.timeout === undefined ? DEFAULT_FORWARD_TIMEOUT_MS : positiveDuration(values.timeout, '--timeout');
     const to = values.to;
     let retryWake: (() => void) | undefined;
     const sub = subscribe({

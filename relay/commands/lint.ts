@@ -100,7 +100,7 @@ const command: Command = {
     }
 
     if (format === 'json') io.stdout.write(formatJson(all));
-    else if (format === 'sarif') io.stdout.write(formatSarif(all, ruleTable(config.rules).slice(ruleTable().length), VERSION));
+    else if (format === 'sarif') io.stdout.write(formatSarif(all, ruleTable(config.rules).slice(ruleTable().length), VERSION, io.cwd));
     else io.stdout.write(formatText(all, Boolean(io.stdout.isTTY) && !io.env.NO_COLOR));
 
     const errors = all.filter((f) => f.severity === 'error').length;

@@ -1,7 +1,9 @@
 // `service-hooks relay`: the local dev relay (relay/server). Runs until SIGINT/SIGTERM.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parse, port, size } from '../cli/args';
+import { parse, parseDuration, port, positiveDuration, size } from '../cli/args';
+
+export { parseDuration } from '../cli/args';
 import { EXIT, UsageError, type Command } from '../cli/io';
 import { PUBLIC_HELP, PUBLIC_OPTIONS, publicRelayOptions } from '../cli/publicOptions';
 import { DEFAULT_DATA_DIR, DEFAULT_MAX_BODY, RelayConfigError, startRelay, type ChannelConfig, type RelayOptions } from '../server';
@@ -57,20 +59,6 @@ const DAY_MS = 24 * 3_600_000;
 function positiveInt(value: string, flag: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`${flag} must be a whole number of at least 1, got '${value}'`);
   return Number(value);
-}
-
-/** 30d / 12h / 45m / 10s / 500ms → milliseconds. */
-export function parseDuration(value: string, flag: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)\s*$/.exec(value);
-  if (!m) throw new UsageError(`${flag} must be a duration such as 30d, 12h or 45m, got '${value}'`);
-  const mult = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: DAY_MS }[m[2] as 'ms'];
-  return Math.round(Number(m[1]) * mult);
-}
-
-function positiveDuration(value: string, flag: string): number {
-  const ms = parseDuration(value, flag);
-  if (ms < 1) throw new UsageError(`${flag} must be at least 1ms, got '${value}'`);
-  return ms;
 }
 
 interface ConfigFile {

@@ -8,16 +8,18 @@
 //   GET  /api/deliveries?channel=&status=&since=&limit=  → 200 DeliveryList (newest first)
 //   GET  /api/deliveries/<seq>            → 200 RelayDelivery
 //   POST /api/deliveries/<seq>/replay     → 200 ReplayResponse ({ to?, resignSecret? })
+//   POST /api/forward/retry               → 200 RetryPendingResponse ({ channel?, target? }): retry pending now
 //   POST /api/prune                       → 200 PruneResponse ({ keep?, olderThanMs? })  (admin)
 //   /api/channels, /api/channels/<name>   → relay/server/channelApi.ts
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { DeliveryListQuery, ForwardStatus, RelayStatus, Verification } from '../../src/core/relay/protocol';
+import type { DeliveryListQuery, ForwardStatus, RelayStatus, RetryPendingResponse, Verification } from '../../src/core/relay/protocol';
 import { bearer, isJsonObject, readJson, sendError, sendJson, sendTooLarge } from '../shared/http';
 import { hostAllowed } from './access';
 import { adminOnly, createChannel, deleteChannel, getChannel, listChannels, type ChannelApiContext } from './channelApi';
 import type { ChannelDirectory } from './channelDirectory';
 import { sees, type Scope } from './scope';
 import type { Forwarder } from './forwarder';
+import { parseRetryRequest } from './retryRequest';
 import type { DeliveryStore } from './store';
 
 export interface ApiContext {
@@ -131,6 +133,22 @@ function apiRoutes(ctx: ApiContext): Route[] {
           if (r.to !== undefined && scope.kind !== 'admin') return adminOnly(res);
           const attempts = await forwarder.replay(Number(p[0]), r);
           return attempts ? sendJson(res, 200, { attempts }) : sendError(res, 404, `no delivery ${p[0]}`);
+        },
+      },
+    },
+    {
+      pattern: /^\/api\/forward\/retry$/,
+      methods: {
+        POST: async (req, res, _p, _u, scope) => {
+          const body = await objectBody(req, res);
+          if (!body) return;
+          const filter = parseRetryRequest(body);
+          if ('error' in filter) return sendError(res, 400, filter.error);
+          if (scope.kind === 'channel') {
+            if (filter.channel !== undefined && filter.channel !== scope.channel) return sendError(res, 403, `this token is limited to channel '${scope.channel}'`);
+            filter.channel = scope.channel;
+          }
+          sendJson(res, 200, { queued: forwarder.retryNow(filter) } satisfies RetryPendingResponse);
         },
       },
     },

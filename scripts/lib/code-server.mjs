@@ -1,6 +1,8 @@
+// @ts-check
 // The real-editor harness: Debian packages, code-server installed on demand into an ignored cache
 // folder (like @vscode/test-electron's .vscode-test/), starting it, installing a VSIX, and opening
-// Chromium on it with playwright-core. Facts behind every step: ../shared/e2e/RECIPE.md.
+// Chromium on it with playwright-core. Each step says here why it is done the way it is (the
+// ripgrep pre-seed, npm's flags for root, the workbench URL's `payload`).
 //
 // Nothing here skips silently: a step that cannot be done throws an Error that says why.
 import { spawn, spawnSync } from 'node:child_process';
@@ -96,14 +98,15 @@ export function ensureCodeServer() {
   return CODE_SERVER_BIN;
 }
 
-/** A free TCP port on 127.0.0.1 (asks the OS). */
+/** A free TCP port on 127.0.0.1 (asks the OS).
+ * @returns {Promise<number>} */
 export function freePort() {
   return new Promise((resolvePort, reject) => {
     const s = createServer();
     s.unref();
     s.on('error', reject);
     s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
+      const { port } = /** @type {import('node:net').AddressInfo} */ (s.address());
       s.close(() => resolvePort(port));
     });
   });
@@ -160,6 +163,7 @@ export function installVsix(vsixPath, dataDir) {
 /**
  * Starts code-server on 127.0.0.1 and waits for GET /healthz. `port: 0` (default) asks the OS for
  * a free one. Returns { url, port, process, stop() }; stop() kills it and its children.
+ * @param {{ workspace?: string, dataDir?: string, port?: number, logFile?: string, timeoutMs?: number }} [options]
  */
 export async function startCodeServer({ workspace, dataDir, port = 0, logFile, timeoutMs = 60_000 } = {}) {
   const bin = ensureCodeServer();
@@ -180,11 +184,13 @@ export async function startCodeServer({ workspace, dataDir, port = 0, logFile, t
   const out = logFile ? openSync(logFile, 'a') : 'ignore';
   // detached: its own process group, so stop() ends its extension host and helpers too.
   const child = spawn(process.execPath, args, { env: codeServerEnv(d), stdio: ['ignore', out, out], detached: true });
-  let exited = null;
-  child.on('exit', (code, signal) => (exited = { code, signal }));
+  /** @type {{ exited?: { code: number | null, signal: string | null } }} */
+  const state = {};
+  child.on('exit', (code, signal) => (state.exited = { code, signal }));
   const url = `http://127.0.0.1:${chosen}`;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    const { exited } = state;
     if (exited) throw new Error(`code-server exited during start (${exited.code ?? exited.signal})${logFile ? `; see ${logFile}` : ''}`);
     try {
       const res = await fetch(`${url}/healthz`);
@@ -225,7 +231,7 @@ export function stopChild(child, graceMs = 5000) {
     killGroup(child, 'SIGKILL'); // its helpers may linger in the group
     return Promise.resolve();
   }
-  return new Promise((done) => {
+  return new Promise((/** @type {(v?: void) => void} */ done) => {
     const t = setTimeout(() => killGroup(child, 'SIGKILL'), graceMs);
     child.once('exit', () => {
       clearTimeout(t);
@@ -271,13 +277,19 @@ export async function openBrowser({ viewport = { width: 1400, height: 900 } } = 
   };
 }
 
-/** The workbench URL for a folder, with optional extension development/test paths (RECIPE.md's payload). */
+/**
+ * The workbench URL for a folder, with optional extension development/test paths: code-server reads
+ * them from the `payload` query parameter (what `code --extensionDevelopmentPath` passes to a desktop
+ * window), as `vscode-remote://<host><path>` URIs; a tests path is given without its `.js`.
+ * @param {{ port: number, url: string }} server
+ * @param {{ folder?: string, extensionDevelopmentPath?: string, extensionTestsPath?: string }} [paths]
+ */
 export function workbenchUrl(server, { folder, extensionDevelopmentPath, extensionTestsPath } = {}) {
   const host = `127.0.0.1:${server.port}`;
   const payload = [];
   if (extensionDevelopmentPath) payload.push(['extensionDevelopmentPath', `vscode-remote://${host}${extensionDevelopmentPath}`]);
   if (extensionTestsPath) payload.push(['extensionTestsPath', `vscode-remote://${host}${extensionTestsPath.replace(/\.js$/, '')}`]);
-  let url = `${server.url}/?folder=${encodeURIComponent(folder)}`;
+  let url = `${server.url}/?folder=${encodeURIComponent(folder ?? '')}`;
   if (payload.length) url += `&payload=${encodeURIComponent(JSON.stringify(payload))}`;
   return url;
 }

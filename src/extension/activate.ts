@@ -1,23 +1,19 @@
 // Activation: registers everything synchronously, touches no network, loads heavy modules lazily.
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { recordActivationTime } from './activationTime';
 import { registerCommands } from './commands';
 import type { CommandContext } from './commands/context';
 import { DeliveryDocuments } from './deliveryDocument';
 import { registerDiagnostics, type WorkflowDiagnostics } from './diagnostics';
 import { takeLastError, type ErrorRecord } from './errors';
-import { CONTEXT, DELIVERY_SCHEME, VIEWS } from './ids';
+import { CONTEXT, DELIVERY_SCHEME, SETTINGS, VIEWS } from './ids';
 import { disposeLog, log } from './log';
 import { RelayManager } from './relayManager';
 import { RelayTree } from './relayTree';
 import { Services } from './services';
 import { TokenStore } from './tokenStore';
 import { WebhooksTree } from './webhooksTree';
-
-let activationTime = 0;
-export function activationMs(): number {
-  return activationTime;
-}
 
 /** Returned from activate(): used by the integration suite; not a stable public API. */
 export interface ServiceHooksApi {
@@ -52,11 +48,11 @@ export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
       webhooks.refresh();
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('serviceHooks.baseUrl') || e.affectsConfiguration('serviceHooks.repositories')) {
+      if (e.affectsConfiguration(SETTINGS.baseUrl) || e.affectsConfiguration(SETTINGS.repositories)) {
         services.invalidate();
         webhooks.refresh();
       }
-      if (e.affectsConfiguration('serviceHooks.relay.port')) void relay.probe(true);
+      if (e.affectsConfiguration(SETTINGS.relayPort)) void relay.probe(true);
     }),
     { dispose: disposeLog },
   );
@@ -64,7 +60,8 @@ export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
   const diagnostics = registerDiagnostics(context);
   relay.showStatusBar();
 
-  activationTime = performance.now() - t0;
+  const activationTime = performance.now() - t0;
+  recordActivationTime(activationTime);
   log().info(`activated in ${activationTime.toFixed(1)} ms`);
   return { activationMs: activationTime, relayDataDir, commandContext: ctx, diagnostics, takeLastError };
 }

@@ -1,6 +1,6 @@
 // Open Delivery: headers and body as a read-only JSON document (a TextDocumentContentProvider).
 import * as vscode from 'vscode';
-import { utf8OrUndefined } from '../core/tree';
+import { utf8OrUndefined } from '../core/curl';
 import { settings } from './config';
 import { DELIVERY_SCHEME } from './ids';
 import type { RelayManager } from './relayManager';

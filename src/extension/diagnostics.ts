@@ -5,7 +5,7 @@ import { settings } from './config';
 import type { LintFinding } from './contracts';
 import { loadLinter } from './deps';
 import { wrapCommand } from './errors';
-import { COMMANDS } from './ids';
+import { COMMANDS, SETTINGS } from './ids';
 import { lintRulesFor, watchLintRules } from './lintRules';
 
 export const DEBOUNCE_MS = 300;
@@ -123,7 +123,7 @@ export function registerDiagnostics(context: vscode.ExtensionContext): WorkflowD
     vscode.workspace.onDidChangeTextDocument((e) => diags.schedule(e.document)),
     vscode.workspace.onDidCloseTextDocument((d) => diags.forget(d.uri)),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (!e.affectsConfiguration('serviceHooks.lint.workflowGlobs')) return;
+      if (!e.affectsConfiguration(SETTINGS.workflowGlobs)) return;
       diags.collection.clear();
       for (const d of vscode.workspace.textDocuments) diags.schedule(d, 0);
     }),

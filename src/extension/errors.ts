@@ -1,5 +1,6 @@
 // One error path for every command handler: details to the log, a short message with actions.
 import * as vscode from 'vscode';
+import { networkErrorCode } from '../core/client/errors';
 import { isServiceError } from './contracts';
 import { COMMANDS } from './ids';
 import { log } from './log';
@@ -34,9 +35,7 @@ export function classify(err: unknown): ErrorRecord['kind'] {
     if (err.kind === 'network' || err.kind === 'timeout') return 'network';
     return 'service';
   }
-  if (err instanceof Error && /ECONNREFUSED|ENOTFOUND|ECONNRESET|fetch failed|socket hang up/i.test(`${err.message} ${String((err as { cause?: unknown }).cause ?? '')}`)) {
-    return 'network';
-  }
+  if (networkErrorCode(err)) return 'network';
   return 'internal';
 }
 

@@ -48,6 +48,7 @@ export const SETTINGS = {
   workflowGlobs: 'serviceHooks.lint.workflowGlobs',
   eventHeader: 'serviceHooks.eventHeader',
   deliveryHeader: 'serviceHooks.deliveryHeader',
+  refreshInterval: 'serviceHooks.refreshInterval',
 } as const;
 
 export const DEFAULTS = {
@@ -56,6 +57,7 @@ export const DEFAULTS = {
   workflowGlobs: ['**/.github/workflows/*.{yml,yaml}'],
   eventHeader: EVENT_HEADER,
   deliveryHeader: DELIVERY_HEADER,
+  refreshInterval: 10,
 } as const;
 
 /** Context keys used in `when` clauses. */

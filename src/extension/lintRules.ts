@@ -3,9 +3,10 @@
 // folder, re-read when the file changes. A broken file is reported and ignored, never fatal.
 import * as vscode from 'vscode';
 import type { ExtraRule } from '../core/lint';
+import { CONFIG_FILE } from '../core/lint/config';
 import { log } from './log';
 
-export const LINT_CONFIG_FILE = '.service-hooks.json';
+export const LINT_CONFIG_FILE = CONFIG_FILE;
 const cache = new Map<string, Promise<ExtraRule[]>>();
 
 /** The extra rules that apply to the document at `uri` (none outside a workspace folder). */
@@ -30,14 +31,8 @@ async function readRules(file: vscode.Uri): Promise<ExtraRule[]> {
   }
   const name = vscode.workspace.asRelativePath(file);
   try {
-    const { parseConfig } = await import('../../relay/lint/config');
-    let json: unknown;
-    try {
-      json = JSON.parse(new TextDecoder().decode(bytes));
-    } catch (err) {
-      throw new Error(`${name} is not valid JSON: ${(err as Error).message}`);
-    }
-    return parseConfig(json, name).rules;
+    const { parseConfigText } = await import('../core/lint/config');
+    return parseConfigText(new TextDecoder().decode(bytes), name).rules;
   } catch (err) {
     const message = `${(err as Error).message}. Its extra lint rules are ignored until it is fixed.`;
     log().warn(message);

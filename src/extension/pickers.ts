@@ -5,7 +5,6 @@ import {
   eventsDescription,
   parseRepoRef,
   repoKey,
-  validateRepoText,
   webhookLabel,
   type RelayDeliveryView,
   type RelayTreeNode,
@@ -13,6 +12,7 @@ import {
   type WebhookTreeNode,
   type WebhookView,
 } from '../core/tree';
+import { validateRepoText } from '../core/input';
 import type { DeliveryRecordLike } from './contracts';
 import { Cancelled, UserError } from './errors';
 import type { CommandContext } from './commands/context';

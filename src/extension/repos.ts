@@ -1,6 +1,7 @@
 // Which repositories the Webhooks view shows: the setting, else the git remotes on the base URL's host.
 import * as vscode from 'vscode';
-import { detectReposFromGitConfig, parseRepoRef, reposFromRemoteUrls, repoKey, type GitRemote, type RepoRef } from '../core/tree';
+import { detectReposFromGitConfig, reposFromRemoteUrls, type GitRemote } from '../core/git';
+import { parseRepoRef, repoKey, type RepoRef } from '../core/tree';
 import { settings } from './config';
 import { log } from './log';
 

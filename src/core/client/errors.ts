@@ -56,3 +56,21 @@ export function excerpt(text: string, sensitive: readonly (string | undefined)[]
   const clean = redact(text, sensitive).replace(/\s+/g, ' ').trim();
   return clean.length > EXCERPT_MAX ? clean.slice(0, EXCERPT_MAX - 1) + '…' : clean;
 }
+
+/** Error codes of a connection that could not be made or was lost (Node's net/dns, undici). */
+export const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN',
+  'ETIMEDOUT', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CLOSED',
+]);
+
+/**
+ * The network error code of `err` or of its causes (fetch wraps the socket error in `cause`),
+ * undefined when the error is not a network failure. Decided by `code`, never by message text.
+ */
+export function networkErrorCode(err: unknown): string | undefined {
+  for (let e: unknown = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return code;
+  }
+  return undefined;
+}

@@ -1,5 +1,7 @@
 // Tokenizer for the workflow expression language (the inside of `${{ … }}` and implicit `if:` values).
 // Strings ('it''s'), numbers, identifiers (letters, digits, `_`, `-`), operators, `.`, `[`, `]`, `*`.
+// A double-quoted string ("push") is not valid there, but is read as a string marked `double`, so the
+// names around it are still found and the checks can report it.
 
 export type TokenKind = 'ident' | 'string' | 'number' | 'op';
 
@@ -10,6 +12,8 @@ export interface Token {
   end: number;
   /** Identifier or operator text; for strings the unescaped value. */
   text: string;
+  /** A string written in double quotes, which the expression language does not have. */
+  double?: true;
 }
 
 export interface TokenRun {
@@ -64,6 +68,13 @@ export function tokenize(src: string, from: number, template: boolean, to = src.
       }
       tokens.push({ kind: 'string', start: i, end: j + 1, text: value });
       i = j + 1;
+      continue;
+    }
+    if (c === 34 /* " */) {
+      const close = src.indexOf('"', i + 1);
+      if (close < 0 || close >= to) return { tokens, end: -1 };
+      tokens.push({ kind: 'string', start: i, end: close + 1, text: src.slice(i + 1, close), double: true });
+      i = close + 1;
       continue;
     }
     if (isDigit(c) || (c === 45 /* - */ && isDigit(src.charCodeAt(i + 1)))) {

@@ -17,6 +17,7 @@ export const BUILTIN_RULES: readonly RenameRule[] = [
  */
 export const NOTE_RULES: readonly { id: string; severity: Severity; description: string }[] = [
   { id: 'yaml-syntax', severity: 'error', description: 'the file is not valid YAML, so it was not checked' },
+  { id: 'expression-double-quote', severity: 'error', description: 'a double-quoted string in an expression (e.g. an `if:`) is invalid; strings take single quotes' },
   { id: 'context-whole', severity: 'warning', description: 'a whole context is used (e.g. toJSON(github)); names inside it differ on the service' },
   { id: 'context-dynamic', severity: 'warning', description: 'a context is indexed dynamically (e.g. github[\'event\']); it may reach a renamed name' },
   { id: 'action-pinned-sha', severity: 'warning', description: 'a renamed action is pinned to a commit of the external repository; pin the service action by hand' },

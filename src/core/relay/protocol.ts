@@ -93,6 +93,21 @@ export interface ReplayResponse {
   attempts: ForwardAttempt[];
 }
 
+/**
+ * POST /api/forward/retry: "retry pending now". Pending forwards waiting for their next scheduled
+ * attempt are queued at once, in seq order; both filters absent: every channel and target.
+ */
+export interface RetryPendingRequest {
+  /** Only deliveries of this channel. */
+  channel?: string;
+  /** Only forwards to this target URL (as configured). */
+  target?: string;
+}
+export interface RetryPendingResponse {
+  /** Pending forwards queued now (those already queued or in flight are not counted). */
+  queued: number;
+}
+
 /** POST /api/prune */
 export interface PruneRequest {
   keep?: number;

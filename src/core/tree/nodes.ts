@@ -41,7 +41,7 @@ export interface TreeRow {
   command?: { command: string; title: string; arguments?: unknown[] };
 }
 
-/** Command ids the rows reference (kept equal to src/extension/commandIds.ts by a unit test). */
+/** Command ids the rows reference (kept equal to src/extension/ids.ts by test/unit/extension/manifest.test.ts). */
 export const ROW_COMMANDS = {
   openDelivery: 'serviceHooks.openDelivery',
   loadMore: 'serviceHooks.loadMore',
@@ -128,10 +128,6 @@ export function deliveryChildren(
   const nodes: WebhookTreeNode[] = loaded.map((delivery) => ({ kind: 'delivery', repo, webhook, delivery, source }));
   if (hasMore) nodes.push({ kind: 'loadMore', repo, webhook, shown: loaded.length, total });
   return nodes;
-}
-
-export function webhookChildren(repo: RepoRef, webhook: WebhookView, counts: DeliveryCounts, source: DeliverySource): WebhookTreeNode[] {
-  return [{ kind: 'deliveries', repo, webhook, counts, source }];
 }
 
 export function countDeliveries(list: readonly Pick<DeliveryView, 'success'>[]): DeliveryCounts {

@@ -1,7 +1,8 @@
 // Add Webhook: URL (relay URL offered) → events (pick many of the seven) → secret (generate/enter/none) → json.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { SUBSCRIBABLE_EVENTS, validateWebhookUrl } from '../../core/tree';
+import { SUBSCRIBABLE_EVENTS } from '../../core/tree';
+import { validateWebhookUrl } from '../../core/input';
 import { COMMANDS } from '../ids';
 import { Cancelled, UserError } from '../errors';
 import { asArgs, pickRepo } from '../pickers';

@@ -1,6 +1,6 @@
 // Copy as cURL: re-send command for a delivery; signature, tokens and secrets redacted.
 import * as vscode from 'vscode';
-import { buildCurl, utf8OrUndefined } from '../../core/tree';
+import { buildCurl, utf8OrUndefined } from '../../core/curl';
 import { COMMANDS } from '../ids';
 import type { CommandModule } from './context';
 import { rawDelivery } from './rawDelivery';

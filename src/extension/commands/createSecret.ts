@@ -1,6 +1,6 @@
 // Create CI Secret: validated name, password input for the value, pick for `protected`.
 import * as vscode from 'vscode';
-import { validateSecretName } from '../../core/tree';
+import { validateSecretName } from '../../core/input';
 import { COMMANDS } from '../ids';
 import { Cancelled, UserError } from '../errors';
 import { asArgs, pickRepo } from '../pickers';

@@ -1,6 +1,12 @@
 // Import Issues from File…: validate all records, then chunked POSTs under a cancellable progress.
 import * as vscode from 'vscode';
-import { chunk, formatImportReport, formatProblems, validateIssueFile, type ImportReport } from '../../core/tree';
+import {
+  chunk,
+  formatImportReport,
+  formatProblems,
+  validateIssueFile,
+  type ImportReport,
+} from '../../core/issues';
 import { COMMANDS } from '../ids';
 import { Cancelled, UserError } from '../errors';
 import { log } from '../log';

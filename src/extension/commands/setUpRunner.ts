@@ -2,7 +2,7 @@
 // The runner token is asked with a password input and passed through the terminal's environment,
 // so it is never written to settings nor echoed on the command line.
 import * as vscode from 'vscode';
-import { runnerCommands } from '../../core/tree';
+import { runnerCommands } from '../../core/runner';
 import { settings } from '../config';
 import { COMMANDS } from '../ids';
 import { Cancelled } from '../errors';

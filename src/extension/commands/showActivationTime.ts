@@ -1,6 +1,6 @@
 // Show Activation Time: how long activate() took (measured with performance.now()).
 import * as vscode from 'vscode';
-import { activationMs } from '../activate';
+import { activationMs } from '../activationTime';
 import { COMMANDS } from '../ids';
 import type { CommandModule } from './context';
 

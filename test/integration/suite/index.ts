@@ -1,6 +1,6 @@
 // Entry of the integration suite, run inside a VS Code extension host: by @vscode/test-electron
 // (test/integration/runTest.ts) where VS Code can be downloaded, and by scripts/run-integration.mjs
-// inside code-server (RECIPE.md's payload mechanism). Built by test/integration/build.mjs to
+// inside code-server (the workbench URL's `payload`, scripts/lib/code-server.mjs). Built by test/integration/build.mjs to
 // dist/test/integration/suite/index.js.
 //
 // The console of the extension host is not visible to the code-server runner, so results also go to

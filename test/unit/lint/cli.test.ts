@@ -2,8 +2,9 @@
 // through the in-process entry with a fake TTY.
 import { strict as assert } from 'node:assert';
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import lintCommand from '../../../relay/commands/lint';
@@ -118,7 +119,8 @@ describe('service-hooks lint (CLI)', function () {
     assert.equal(ids[first.ruleIndex], 'action-script');
     assert.deepEqual(first.locations[0].physicalLocation.region, { startLine: 7, startColumn: 15, endLine: 7, endColumn: 36, charOffset: WORKFLOW.indexOf('actions/'), charLength: 21 });
     assert.equal(first.fixes[0].artifactChanges[0].replacements[0].insertedContent.text, 'service/script');
-    assert.equal(first.locations[0].physicalLocation.artifactLocation.uri, 'a.yml');
+    assert.deepEqual(first.locations[0].physicalLocation.artifactLocation, { uri: 'a.yml', uriBaseId: '%SRCROOT%' });
+    assert.equal(runObj.originalUriBaseIds['%SRCROOT%'].uri, pathToFileURL(realpathSync(dir) + '/').href);
     assert.equal(warn.level, 'warning');
     assert.equal(warn.fixes, undefined);
   });

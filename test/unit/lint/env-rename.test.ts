@@ -35,6 +35,19 @@ describe('lint: env rename blocking', () => {
     assertBlocked(text, /anchored node `&k`/);
   });
 
+  it('a job env whose run script calls gh and also names the variable (gh still reads it by name)', () => {
+    const text = `${head}    env:\n      GITHUB_TOKEN: t\n    steps:\n      - run: echo "$GITHUB_TOKEN" | gh auth login --with-token\n`;
+    assertBlocked(text, /passed to `gh`, called by the run script on line 8/);
+  });
+
+  it('a step env whose script names ${GITHUB_TOKEN} for git push and then runs gh', () => {
+    const text = `${head}    steps:\n      - env:\n          GITHUB_TOKEN: \${{ secrets.GITHUB_TOKEN }}\n        run: |\n          git push "https://x-access-token:\${GITHUB_TOKEN}@example.invalid/o/r.git" HEAD\n          gh pr create --fill\n`;
+    assertBlocked(text, /passed to `gh`, called by the run script/);
+    const secret = lintText(text).filter((f) => f.rule === 'token-secret');
+    assert.equal(secret.length, 1);
+    assert.equal(secret[0]!.replacement, 'SERVICE_TOKEN');
+  });
+
   it('an alias env map without the name blocks nothing', () => {
     const text = `on: push\nx-env: &e\n  OTHER: t\njobs:\n  a:\n    runs-on: x\n    env: *e\n    steps:\n      - run: echo $GITHUB_TOKEN\n        env:\n          GITHUB_TOKEN: t\n`;
     for (const f of tokenEnv(text)) assert.equal(f.replacement, 'SERVICE_TOKEN');
@@ -47,10 +60,5 @@ describe('lint: env rename still fixes where nothing outside the file reads the 
     const found = lintText(text, { rules: [{ kind: 'env', from: 'NPM_TOKEN', to: 'REGISTRY_TOKEN' }] }).filter((f) => f.rule === 'extra-env-1');
     assert.equal(found.length, 2);
     for (const f of found) assert.equal(f.replacement, 'REGISTRY_TOKEN');
-  });
-
-  it('a job env whose run scripts call gh but name the variable themselves', () => {
-    const text = `${head}    env:\n      GITHUB_TOKEN: t\n    steps:\n      - run: echo "$GITHUB_TOKEN" | gh auth login --with-token\n`;
-    for (const f of tokenEnv(text)) assert.equal(f.replacement, 'SERVICE_TOKEN');
   });
 });

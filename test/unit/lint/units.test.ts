@@ -3,7 +3,7 @@
 import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseConfig } from '../../../relay/lint/config';
+import { parseConfig } from '../../../src/core/lint/config';
 import { globToRegExp } from '../../../relay/lint/files';
 import { templateSpans, tokenize } from '../../../src/core/lint/expression';
 import { applyFixes, lintText, type Finding } from '../../../src/core/lint';
@@ -17,7 +17,10 @@ describe('lint parts', () => {
     ]);
     assert.deepEqual(texts('a ${{ x }} b ${{y}}'), ['ident:x', 'ident:y']);
     assert.deepEqual(texts("${{ 'unterminated }}"), [], 'an unterminated string swallows the rest');
-    assert.deepEqual(texts('${{ a == "double" }} ${{ b }}'), [], 'invalid input stops the scan');
+    assert.deepEqual(texts('${{ a == "double" }} ${{ b }}'), ['ident:a op:== string:double', 'ident:b'], 'a double-quoted string is read (and reported by the checks)');
+    assert.deepEqual(templateSpans('${{ "x" }}')[0]!.tokens.map((t) => t.double), [true]);
+    assert.deepEqual(texts('${{ a == "open }} ${{ b }}'), [], 'an unterminated double-quoted string stops the scan');
+    assert.deepEqual(texts('${{ a ~ b }} ${{ b }}'), [], 'invalid input stops the scan');
     assert.equal(tokenize('github.event', 0, false).end, 'github.event'.length);
   });
 
@@ -52,6 +55,16 @@ describe('lint parts', () => {
       }
     }
     assert.ok(seen.has('yaml') && seen.has('./types'), 'the import scan sees the imports');
+  });
+
+  it("the editor's lint modules import no CLI code from relay/", () => {
+    const ext = resolve(__dirname, '../../../src/extension');
+    for (const file of ['diagnostics.ts', 'lintRules.ts', 'commands/fixAllWorkflowNames.ts']) {
+      const text = readFileSync(join(ext, file), 'utf8');
+      const specs = [...text.matchAll(/\bfrom '([^']+)'|\bimport\('([^']+)'\)/g)].map((m) => m[1] ?? m[2]!);
+      assert.ok(specs.length > 0, `${file} has imports`);
+      assert.deepEqual(specs.filter((s) => /(^|\/)relay\//.test(s)), [], file);
+    }
   });
 
   it('matches globs: *, **, ?, [..], {a,b}', () => {

@@ -1,13 +1,13 @@
 // Who reads an env map's variable by name, outside the file's own references (so the name must stay):
 // - a step's env: its action (`uses:`), or a tool of the rule's `readBy` (e.g. `gh`) that its run
-//   script calls without naming the variable;
+//   script calls: the tool reads the variable by name whatever else the script does with it (a
+//   script that also passes `${GITHUB_TOKEN}` to `git push` still leaves `gh` reading GITHUB_TOKEN);
 // - a container's or service's env: the image;
 // - a job's env: its container or services, or any of its steps as above (steps inherit the job env);
 // - the workflow's env: any job as above.
 import { isAlias, isMap, isScalar, isSeq, type Document, type YAMLMap } from 'yaml';
 import type { LineIndex } from '../positions';
 import type { RenameRule } from '../types';
-import { referencesVariable } from './shell';
 
 type Path = readonly (string | number | null)[];
 
@@ -39,7 +39,7 @@ function stepConsumer(doc: Document, step: unknown, rule: RenameRule, where: (of
   const uses = str(m, 'uses');
   if (uses) return `the action \`${uses.value}\`${where(uses.offset)}`;
   const run = str(m, 'run');
-  if (!run || referencesVariable(run.value, rule.from)) return undefined;
+  if (!run) return undefined;
   const tool = (rule.readBy ?? []).find((t) => callsTool(run.value, t));
   return tool === undefined ? undefined : `\`${tool}\`, called by the run script${where(run.offset)}`;
 }

@@ -43,6 +43,7 @@ const isOp = (t: Token | undefined, op: string) => t !== undefined && t.kind ===
 export function checkExpression(rep: Reporter, s: StringScalar, tokens: Token[], rules: ExprRules): void {
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
+    if (t.double) doubleQuoted(rep, s, t);
     if (t.kind !== 'ident' || isOp(tokens[i - 1], '.') || isOp(tokens[i + 1], '(')) continue;
     const root = t.text.toLowerCase();
     const cands = rules.byRoot.get(root);
@@ -85,6 +86,13 @@ export function checkExpression(rep: Reporter, s: StringScalar, tokens: Token[],
       rep.note('context-whole', `the whole \`${t.text}\` context is used; on the service ${list}; check what reads it`, s, t.start, t.end);
     }
   }
+}
+
+/** `"push"` in an expression: invalid on both hosts (only single-quoted strings); fixed to `'push'`. */
+function doubleQuoted(rep: Reporter, s: StringScalar, t: Token): void {
+  const single = `'${t.text.replace(/'/g, "''")}'`;
+  const message = `the double-quoted string \`"${t.text}"\` is not valid in an expression (strings take single quotes: \`${single}\`)`;
+  rep.rename('expression-double-quote', message, s, t.start, t.end, single);
 }
 
 function adjacent(tokens: Token[], from: Token, to: Token): boolean {

@@ -23,14 +23,6 @@ function pattern(name: string): RegExp {
   return re;
 }
 
-/** Whether `script` names the variable as `$NAME`, `${NAME…}` or `$env:NAME`. */
-export function referencesVariable(script: string, name: string): boolean {
-  if (!script.includes(name)) return false;
-  const re = pattern(name);
-  re.lastIndex = 0;
-  return re.test(script);
-}
-
 export function checkShell(rep: Reporter, s: StringScalar, spans: readonly { start: number; end: number }[], rules: readonly RenameRule[]): void {
   for (const rule of rules) {
     if (rule.kind !== 'env' || !s.value.includes(rule.from)) continue;

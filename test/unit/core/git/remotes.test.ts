@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { detectReposFromGitConfig, parseGitConfigRemotes, repoFromRemoteUrl, splitRemoteUrl } from '../../../src/core/tree';
+import { detectReposFromGitConfig, parseGitConfigRemotes, repoFromRemoteUrl, splitRemoteUrl } from '../../../../src/core/git';
 
 const CONFIG = `[core]
 \trepositoryformatversion = 0

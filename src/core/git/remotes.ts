@@ -1,5 +1,5 @@
 // Repository detection from `.git/config` text: the remote whose host matches the service's host.
-import type { RepoRef } from './types';
+import type { RepoRef } from '../tree/types';
 
 export interface GitRemote {
   name: string;

@@ -4,12 +4,11 @@ import {
   PagedList,
   countDeliveries,
   deliveryChildren,
-  webhookChildren,
   webhookRow,
   type DeliveryView,
   type RepoRef,
   type WebhookView,
-} from '../../../src/core/tree';
+} from '../../../../src/core/tree';
 
 const repo: RepoRef = { owner: 'acme', repo: 'widgets' };
 const hook: WebhookView = { id: 'wh_1', url: 'http://127.0.0.1:8788/hooks/default', content_type: 'json', events: ['push'], secret_set: true };
@@ -35,9 +34,7 @@ describe('webhooks tree model', () => {
     assert.equal(hookRow.contextValue, 'webhook');
     assert.equal(hookRow.collapsible, 'collapsed');
     const list = deliveries(8);
-    const [child] = webhookChildren(repo, hook, countDeliveries(list), 'service');
-    assert.ok(child && child.kind === 'deliveries');
-    const row = webhookRow(child);
+    const row = webhookRow({ kind: 'deliveries', repo, webhook: hook, counts: countDeliveries(list), source: 'service' });
     assert.equal(row.label, 'Deliveries 8 · ✓ 6 · ✗ 2');
     assert.match(row.tooltip!, /deliveries endpoint/);
   });

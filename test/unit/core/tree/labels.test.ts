@@ -9,7 +9,7 @@ import {
   webhookLabel,
   webhookTooltip,
   type WebhookView,
-} from '../../../src/core/tree';
+} from '../../../../src/core/tree';
 
 const hook: WebhookView = {
   id: 'wh_1',

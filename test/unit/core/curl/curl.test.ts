@@ -1,7 +1,7 @@
 // Copy as cURL keeps a body's exact bytes, also when they are not valid UTF-8.
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
-import { buildCurl, printfBytes, utf8OrUndefined } from '../../../src/core/tree';
+import { REDACTED, buildCurl, printfBytes, utf8OrUndefined } from '../../../../src/core/curl';
 
 describe('Copy as cURL body bytes', () => {
   const latin1 = Buffer.from('{"name":"caf\xe9","pct":"100%","bs":"a\\\\b","q":"it\'s"}', 'latin1');
@@ -27,5 +27,20 @@ describe('Copy as cURL body bytes', () => {
     const text = buildCurl('http://127.0.0.1:1/', {}, Buffer.from('{"a":"é"}'));
     assert.ok(text.startsWith('curl -X POST'));
     assert.ok(text.endsWith(`--data-binary '{"a":"é"}'`));
+  });
+});
+
+describe('copy as cURL', () => {
+  it('redacts signature, authorization and secret-like headers, and URL credentials', () => {
+    const curl = buildCurl(
+      'https://u:p@example.com/hook?token=abc&x=1',
+      { 'Content-Type': 'application/json', 'X-Service-Signature': 'sha256=deadbeef', Authorization: 'Bearer t0k', 'X-Service-Event': 'push', 'Content-Length': '2' },
+      `{"a":"it's"}`,
+    );
+    assert.doesNotMatch(curl, /deadbeef|t0k|abc|:p@/);
+    assert.match(curl, new RegExp(`X-Service-Signature: ${REDACTED}`));
+    assert.match(curl, /X-Service-Event: push/);
+    assert.doesNotMatch(curl, /Content-Length/);
+    assert.match(curl, /--data-binary '\{"a":"it'\\''s"\}'/);
   });
 });

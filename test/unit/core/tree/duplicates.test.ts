@@ -1,6 +1,13 @@
 // Tree row ids must be unique within a list (VS Code rejects "Element with id … is already registered").
 import { strict as assert } from 'node:assert';
-import { PagedList, deliveryChildren, relayToDelivery, webhookRow, type RelayDeliveryView, type WebhookView } from '../../../src/core/tree';
+import {
+  PagedList,
+  deliveryChildren,
+  relayToDelivery,
+  webhookRow,
+  type RelayDeliveryView,
+  type WebhookView,
+} from '../../../../src/core/tree';
 
 const repo = { owner: 'acme', repo: 'widgets' };
 const hook: WebhookView = { id: 'h1', url: 'http://127.0.0.1:8788/hooks/default', content_type: 'json', events: ['push'], secret_set: true };

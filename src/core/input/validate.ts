@@ -27,17 +27,3 @@ export function validateSecretName(name: string): string | undefined {
 export function validateRepoText(text: string): string | undefined {
   return /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(text.trim()) ? undefined : 'Use owner/repo';
 }
-
-/** Self-hosted runner commands (spec §5). The token is read from the environment, never echoed. */
-export function runnerCommands(baseUrl: string, tokenEnvVar = 'SERVICE_RUNNER_TOKEN'): string[] {
-  const base = baseUrl.replace(/\/+$/, '');
-  return [
-    `curl -fsSL ${shq(`${base}/runner/install.sh`)} | sh`,
-    `runner configure --url ${shq(base)} --token "$${tokenEnvVar}"`,
-    `runner run`,
-  ];
-}
-
-function shq(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}

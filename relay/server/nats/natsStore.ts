@@ -1,0 +1,287 @@
+// The relay's store on NATS JetStream (issue 15): deliveries in one stream (subject
+// sh.delivery.<channel>), forward attempts in another (sh.attempt.<channel>). The stream sequence
+// is the delivery's seq, the same on every relay instance; ingress's 200 waits for JetStream's
+// publish acknowledgement (a quorum write on a replicated stream). Every instance builds the same
+// index by consuming both streams, so subscribers and the API see deliveries ingested anywhere.
+import { EventEmitter } from 'node:events';
+import { headers as natsHeaders, StorageType, type ConsumerMessages, type JetStreamClient, type JsMsg, type JetStreamManager, type NatsConnection } from 'nats';
+import type { ChannelStatus, ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../../src/core/relay/protocol';
+import { headerRecord } from '../store';
+import type { DeliveryMeta, NewDelivery, PruneOptions, RelayStore, StoreEvents, StoredDelivery, StoreListQuery } from '../storeTypes';
+import { DeliveryIndex } from './index';
+
+const META_HEADER = 'Sh-Meta';
+
+/** Ingress could not make a delivery durable (no JetStream quorum, no connection): answer 503. */
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
+}
+
+export interface NatsStoreOptions {
+  /** Stream names are <prefix>_DELIVERIES and <prefix>_ATTEMPTS (default SH). */
+  prefix?: string;
+  /** Stream replicas (default: 3 with three or more servers, else 1). */
+  replicas?: number;
+  retention?: { maxCount?: number; maxAgeMs?: number };
+  /** How long a publish waits for JetStream's acknowledgement (default 5 s). */
+  ackTimeoutMs?: number;
+  /** How often the index forgets what the streams' limits removed (default 5 s). */
+  syncIntervalMs?: number;
+  log?: (line: string) => void;
+}
+
+interface AttemptMessage {
+  seq: number;
+  attempt: ForwardAttempt;
+  state?: ForwardState;
+}
+
+export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
+  private readonly index = new DeliveryIndex();
+  private readonly js: JetStreamClient;
+  private readonly deliveries: string;
+  private readonly attemptsStream: string;
+  private readonly indexedWaiters = new Map<number, (() => void)[]>();
+  private readonly orphanAttempts = new Map<number, AttemptMessage[]>();
+  private readonly ownAttempts = new Set<number>();
+  private readonly consumers: ConsumerMessages[] = [];
+  private syncTimer: NodeJS.Timeout | undefined;
+  private highestSeq = 0;
+  private closed = false;
+
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly jsm: JetStreamManager,
+    private readonly options: NatsStoreOptions,
+  ) {
+    super();
+    this.js = nc.jetstream();
+    const prefix = options.prefix ?? 'SH';
+    this.deliveries = `${prefix}_DELIVERIES`;
+    this.attemptsStream = `${prefix}_ATTEMPTS`;
+  }
+
+  /** Creates (or updates) the streams and loads the index from them. */
+  static async open(nc: NatsConnection, options: NatsStoreOptions = {}): Promise<NatsStore> {
+    const jsm = await nc.jetstreamManager();
+    const store = new NatsStore(nc, jsm, options);
+    await store.ensureStreams();
+    await store.startConsumers();
+    store.syncTimer = setInterval(() => void store.syncFirstSeq().catch(() => undefined), options.syncIntervalMs ?? 5000);
+    store.syncTimer.unref();
+    return store;
+  }
+
+  private async ensureStreams(): Promise<void> {
+    const servers = (this.nc.info?.connect_urls?.length ?? 0) || 1;
+    const replicas = this.options.replicas ?? (servers >= 3 ? 3 : 1);
+    const r = this.options.retention ?? {};
+    const maxAge = r.maxAgeMs ? r.maxAgeMs * 1e6 : 0;
+    const streams = [
+      { name: this.deliveries, subjects: [`${subjectRoot(this.deliveries)}.>`], max_msgs: r.maxCount ?? -1 },
+      { name: this.attemptsStream, subjects: [`${subjectRoot(this.attemptsStream)}.>`], max_msgs: r.maxCount ? r.maxCount * 10 : -1 },
+    ];
+    for (const s of streams) {
+      const config = { ...s, storage: StorageType.File, num_replicas: replicas, max_age: maxAge };
+      try {
+        await this.jsm.streams.info(s.name);
+        await this.jsm.streams.update(s.name, config);
+      } catch (err) {
+        if (!/stream not found/i.test((err as Error).message)) throw err;
+        await this.jsm.streams.add(config);
+        this.options.log?.(`store: created JetStream stream ${s.name} (replicas ${replicas})`);
+      }
+    }
+  }
+
+  private async startConsumers(): Promise<void> {
+    // Deliveries first (up to the last seq at open), then attempts, so no attempt precedes its delivery.
+    await this.consumeFromStart(this.deliveries, true, (m) => {
+      this.onDelivery(m.seq, m.headers?.get(META_HEADER) ?? '', Number(m.headers?.get('Nats-Msg-Size') ?? 0));
+    });
+    await this.consumeFromStart(this.attemptsStream, false, (m) => {
+      if (this.ownAttempts.delete(m.seq)) return;
+      this.onAttempt(m.json<AttemptMessage>());
+    });
+  }
+
+  /** An ordered consumer over the whole stream; resolves once it has handed over what the stream held at the start. */
+  private async consumeFromStart(stream: string, headersOnly: boolean, onMessage: (m: JsMsg) => void): Promise<void> {
+    const info = await this.jsm.streams.info(stream);
+    if (stream === this.deliveries) this.highestSeq = Math.max(this.highestSeq, info.state.last_seq);
+    const consumer = await this.js.consumers.get(stream, headersOnly ? { headers_only: true } : {});
+    const messages = await consumer.consume();
+    this.consumers.push(messages);
+    const loaded = info.state.messages === 0 ? 0 : info.state.last_seq;
+    await new Promise<void>((resolve) => {
+      if (loaded === 0) resolve();
+      void (async () => {
+        for await (const m of messages) {
+          onMessage(m);
+          if (m.seq >= loaded) resolve();
+        }
+      })();
+    });
+  }
+
+  private onDelivery(seq: number, metaText: string, size: number): void {
+    this.highestSeq = Math.max(this.highestSeq, seq);
+    let meta: Omit<DeliveryMeta, 'seq'>;
+    try {
+      meta = JSON.parse(metaText) as Omit<DeliveryMeta, 'seq'>;
+    } catch {
+      this.options.log?.(`store: message ${seq} of ${this.deliveries} has no readable ${META_HEADER}; skipped`);
+      return;
+    }
+    const d = this.index.insert({ ...meta, seq }, size);
+    if (!d) return;
+    for (const a of this.orphanAttempts.get(seq) ?? []) this.index.applyAttempt(a.seq, a.attempt, a.state);
+    this.orphanAttempts.delete(seq);
+    this.emit('delivery', d);
+    for (const [s, waiters] of this.indexedWaiters) {
+      if (s > seq) continue;
+      this.indexedWaiters.delete(s);
+      for (const w of waiters) w();
+    }
+  }
+
+  private onAttempt(a: AttemptMessage): void {
+    if (!this.index.get(a.seq)) {
+      const list = this.orphanAttempts.get(a.seq) ?? [];
+      list.push(a);
+      this.orphanAttempts.set(a.seq, list);
+      return;
+    }
+    this.index.applyAttempt(a.seq, a.attempt, a.state);
+    this.emit('forward', a.seq, a.attempt, a.state);
+  }
+
+  get lastSeq(): number {
+    return this.highestSeq;
+  }
+
+  get size(): number {
+    return this.index.size;
+  }
+
+  add(meta: NewDelivery, body: Buffer): Promise<StoredDelivery> {
+    return this.begin(meta, body).durable;
+  }
+
+  /** JetStream assigns the seq on acknowledgement, so `seq` is known only once `durable` resolves. */
+  begin(meta: NewDelivery, body: Buffer): { seq: number; durable: Promise<StoredDelivery> } {
+    return { seq: 0, durable: this.publishDelivery(meta, body) };
+  }
+
+  private async publishDelivery(meta: NewDelivery, body: Buffer): Promise<StoredDelivery> {
+    if (this.closed) throw new StoreUnavailableError('the store is closed');
+    const full = { ...meta, receivedAt: new Date().toISOString() };
+    const h = natsHeaders();
+    h.set(META_HEADER, JSON.stringify(full));
+    let seq: number;
+    try {
+      const ack = await this.js.publish(`${subjectRoot(this.deliveries)}.${meta.channel}`, body, { headers: h, timeout: this.options.ackTimeoutMs ?? 5000 });
+      seq = ack.seq;
+    } catch (err) {
+      throw new StoreUnavailableError(`JetStream did not acknowledge the delivery: ${(err as Error).message}`);
+    }
+    await this.indexed(seq);
+    return this.index.get(seq) ?? { summary: provisional(seq, full, body.length), attempts: [], receivedMs: Date.parse(full.receivedAt) };
+  }
+
+  /** Resolves once the index holds `seq` (or after 5 s: the delivery is durable either way). */
+  private indexed(seq: number): Promise<void> {
+    if (this.index.get(seq) || this.index.firstSeq > seq) return Promise.resolve();
+    return new Promise((resolve) => {
+      const t = setTimeout(resolve, 5000);
+      const list = this.indexedWaiters.get(seq) ?? [];
+      list.push(() => (clearTimeout(t), resolve()));
+      this.indexedWaiters.set(seq, list);
+    });
+  }
+
+  async recordAttempt(seq: number, attempt: ForwardAttempt, state?: ForwardState): Promise<void> {
+    const channel = this.index.get(seq)?.summary.channel ?? '_';
+    const msg: AttemptMessage = { seq, attempt, ...(state ? { state } : {}) };
+    const ack = await this.js.publish(`${subjectRoot(this.attemptsStream)}.${channel}`, Buffer.from(JSON.stringify(msg)), { timeout: this.options.ackTimeoutMs ?? 5000 });
+    this.ownAttempts.add(ack.seq);
+    this.onAttempt(msg);
+  }
+
+  get(seq: number): StoredDelivery | undefined {
+    return this.index.get(seq);
+  }
+
+  after(since: number, channel?: string): Iterable<StoredDelivery> {
+    return this.index.after(since, channel);
+  }
+
+  pending(): StoredDelivery[] {
+    return this.index.pending();
+  }
+
+  list(query: StoreListQuery): RelayDeliverySummary[] {
+    return this.index.list(query);
+  }
+
+  channels(): ChannelStatus[] {
+    return this.index.channels();
+  }
+
+  async read(seq: number): Promise<{ meta: DeliveryMeta; body: Buffer } | undefined> {
+    try {
+      const m = await this.jsm.streams.getMessage(this.deliveries, { seq });
+      const meta = JSON.parse(m.header.get(META_HEADER)) as Omit<DeliveryMeta, 'seq'>;
+      return { meta: { ...meta, seq }, body: Buffer.from(m.data) };
+    } catch (err) {
+      if (/no message found|not found/i.test((err as Error).message)) return undefined;
+      throw err;
+    }
+  }
+
+  async detail(seq: number): Promise<RelayDelivery | undefined> {
+    const d = this.index.get(seq);
+    const r = d && (await this.read(seq));
+    if (!d || !r) return undefined;
+    return { ...d.summary, headers: headerRecord(r.meta.headers), bodyBase64: r.body.toString('base64'), attempts: [...d.attempts] };
+  }
+
+  async prune(options: PruneOptions): Promise<{ removed: number; remaining: number }> {
+    let minSeq = this.index.firstSeq;
+    const all = [...this.index.after(0)];
+    if (options.keep !== undefined) minSeq = options.keep === 0 ? this.highestSeq + 1 : Math.max(minSeq, all[all.length - options.keep]?.summary.seq ?? 0);
+    if (options.olderThanMs !== undefined) {
+      const cutoff = Date.now() - options.olderThanMs;
+      for (const d of all) if (d.receivedMs < cutoff) minSeq = Math.max(minSeq, d.summary.seq + 1);
+    }
+    if (minSeq > this.index.firstSeq) await this.jsm.streams.purge(this.deliveries, { seq: minSeq });
+    const removed = this.index.dropBelow(minSeq);
+    return { removed, remaining: this.index.size };
+  }
+
+  /** JetStream applies --keep and --max-age itself (the stream's limits); the index follows. */
+  async applyRetention(): Promise<void> {
+    await this.syncFirstSeq();
+  }
+
+  private async syncFirstSeq(): Promise<void> {
+    const info = await this.jsm.streams.info(this.deliveries);
+    if (info.state.first_seq > this.index.firstSeq) this.index.dropBelow(info.state.first_seq);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.syncTimer);
+    for (const c of this.consumers) c.stop();
+    await this.nc.drain().catch(() => undefined);
+  }
+}
+
+function subjectRoot(stream: string): string {
+  return stream.toLowerCase().replace(/_/g, '.');
+}
+
+function provisional(seq: number, meta: Omit<DeliveryMeta, 'seq'>, size: number): RelayDeliverySummary {
+  return { seq, channel: meta.channel, receivedAt: meta.receivedAt, verification: meta.verification, size, forward: [] };
+}

@@ -1,0 +1,2 @@
+// "Copy as cURL": a shell command that re-sends a delivery, secrets redacted, bytes kept exact.
+export * from './curl';

@@ -1,0 +1,2 @@
+// Self-hosted runner set-up (spec §5).
+export * from './commands';

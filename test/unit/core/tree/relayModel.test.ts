@@ -1,0 +1,56 @@
+import { strict as assert } from 'node:assert';
+import {
+  RelayLiveList,
+  channelDescription,
+  relayChannelOfUrl,
+  relayRow,
+  relayToDelivery,
+  type RelayDeliveryView,
+} from '../../../../src/core/tree';
+
+const rd = (seq: number, over: Partial<RelayDeliveryView> = {}): RelayDeliveryView => ({
+  seq,
+  channel: 'default',
+  receivedAt: '2026-11-22T20:58:10Z',
+  verification: 'verified',
+  event: 'push',
+  deliveryId: `d${seq}`,
+  size: 120,
+  forward: [{ target: 'http://127.0.0.1:3000/', status: 'ok', lastStatus: 200, attempts: 1 }],
+  ...over,
+});
+
+describe('relay view model', () => {
+  it('live list: newest first, updates replace, resume point is the highest seq', () => {
+    const live = new RelayLiveList(3);
+    for (const s of [1, 2, 3]) live.upsert(rd(s));
+    live.upsert(rd(2, { forward: [{ target: 't', status: 'failed', lastStatus: 502, attempts: 3 }] }));
+    assert.deepEqual(live.newestFirst().map((d) => d.seq), [3, 2, 1]);
+    assert.equal(live.get(2)!.forward[0]!.status, 'failed');
+    live.upsert(rd(4));
+    assert.deepEqual(live.newestFirst().map((d) => d.seq), [4, 3, 2]);
+    assert.equal(live.lastSeq, 4);
+  });
+  it('rows show verification and forward status', () => {
+    const row = relayRow({ kind: 'relayDelivery', delivery: rd(7) });
+    assert.equal(row.label, '#7 push');
+    assert.match(row.description!, /✓ verified → 200/);
+    assert.equal(row.contextValue, 'relayDelivery.verified');
+    const rej = relayRow({ kind: 'relayDelivery', delivery: rd(8, { verification: 'rejected', reason: 'mismatch', forward: [] }) });
+    assert.match(rej.description!, /✗ rejected not forwarded/);
+    assert.equal(relayRow({ kind: 'relayState', state: 'running', port: 8788 }).label, 'Running on port 8788');
+    assert.match(channelDescription({ name: 'default', received: 3, verified: 2, unverified: 0, rejected: 1, forwarded: 2, failed: 0 }), /received 3 · verified 2/);
+  });
+  it('relay journal entries as webhook deliveries', () => {
+    assert.deepEqual(relayToDelivery(rd(5)), { id: 'd5', seq: 5, event: 'push', delivered_at: '2026-11-22T20:58:10Z', success: true, status: 200 });
+    const rej = relayToDelivery(rd(6, { verification: 'rejected', forward: [] }));
+    assert.equal(rej.success, false);
+  });
+  it('maps a webhook URL to the relay channel it targets', () => {
+    assert.equal(relayChannelOfUrl('http://127.0.0.1:8788/hooks/default', 8788), 'default');
+    assert.equal(relayChannelOfUrl('http://localhost:8788/hooks', 8788), 'default');
+    assert.equal(relayChannelOfUrl('http://127.0.0.1:8788/hooks/ci', 8788), 'ci');
+    assert.equal(relayChannelOfUrl('http://127.0.0.1:9999/hooks/ci', 8788), undefined);
+    assert.equal(relayChannelOfUrl('https://example.com/hooks/ci', 443), undefined);
+  });
+});

@@ -1,0 +1,155 @@
+// Real nats-server processes for the JetStream store's tests: one server, or a three-node
+// JetStream cluster on loopback ports, each in its own temporary store folder. Installs Debian's
+// nats-server with apt when it is missing (as the code-server harness does for its packages).
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from 'nats';
+
+export const NATS_SERVER = '/usr/sbin/nats-server';
+
+/** Makes sure nats-server is installed (apt-get as root); throws with the reason otherwise. */
+export function ensureNatsServer(): void {
+  if (existsSync(NATS_SERVER)) return;
+  const run = (args: string[]) => spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  run(['update', '-qq']);
+  const r = run(['install', '-y', '-qq', 'nats-server']);
+  if (!existsSync(NATS_SERVER)) throw new Error(`nats-server is not installed and apt-get could not install it: ${r.stderr?.toString().trim() || r.error?.message}`);
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface NatsNode {
+  name: string;
+  port: number;
+  url: string;
+  process: ChildProcess | undefined;
+  /** Starts (or restarts) this node with its own store folder. Resolves once it accepts clients. */
+  start(): Promise<void>;
+  /** kill -9. */
+  kill(): Promise<void>;
+}
+
+export interface NatsCluster {
+  nodes: NatsNode[];
+  /** Comma-separated client URLs, as `relay --store` takes them. */
+  urls: string;
+  stop(): Promise<void>;
+}
+
+/** Starts `size` nats-server processes with JetStream; with size > 1 they form one cluster. */
+export async function startNats(size = 1): Promise<NatsCluster> {
+  ensureNatsServer();
+  const root = mkdtempSync(join(tmpdir(), 'sh-nats-'));
+  const ports = await Promise.all(Array.from({ length: size }, () => freePort()));
+  const clusterPorts = size > 1 ? await Promise.all(Array.from({ length: size }, () => freePort())) : [];
+  const nodes: NatsNode[] = ports.map((port, i) => {
+    const name = `n${i + 1}`;
+    const args = ['-a', '127.0.0.1', '-p', String(port), '-n', name, '-js', '-sd', join(root, name)];
+    if (size > 1) {
+      args.push('--cluster_name', 'sh', '--cluster', `nats://127.0.0.1:${clusterPorts[i]}`);
+      args.push('--routes', clusterPorts.filter((_, j) => j !== i).map((p) => `nats://127.0.0.1:${p}`).join(','));
+    }
+    const node: NatsNode = {
+      name,
+      port,
+      url: `nats://127.0.0.1:${port}`,
+      process: undefined,
+      start: () => startNode(node, args),
+      kill: () => killNode(node),
+    };
+    return node;
+  });
+  await Promise.all(nodes.map((n) => n.start()));
+  await waitForJetStream(nodes.map((n) => n.url));
+  return {
+    nodes,
+    urls: nodes.map((n) => n.url).join(','),
+    async stop() {
+      await Promise.all(nodes.map((n) => n.kill()));
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+function startNode(node: NatsNode, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(NATS_SERVER, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    node.process = child;
+    let log = '';
+    const onData = (b: Buffer) => {
+      log += b.toString();
+      if (/Server is ready/.test(log)) {
+        child.stderr.off('data', onData);
+        child.stderr.resume();
+        resolve();
+      }
+    };
+    child.stderr.on('data', onData);
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`nats-server ${node.name} exited (${code}) before it was ready:\n${log.slice(-2000)}`)));
+  });
+}
+
+function killNode(node: NatsNode): Promise<void> {
+  const child = node.process;
+  node.process = undefined;
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  });
+}
+
+/** Resolves once the JetStream API answers (a cluster first elects its metadata leader). */
+export async function waitForJetStream(servers: string[]): Promise<void> {
+  const nc = await connect({ servers, maxReconnectAttempts: -1 });
+  try {
+    const jsm = await nc.jetstreamManager({ timeout: 1000 }).catch(() => undefined);
+    for (let tries = 0; ; tries++) {
+      try {
+        await (jsm ?? (await nc.jetstreamManager({ timeout: 1000 }))).getAccountInfo();
+        return;
+      } catch (err) {
+        if (tries > 60) throw new Error(`JetStream did not become available: ${(err as Error).message}`);
+      }
+    }
+  } finally {
+    await nc.close();
+  }
+}
+
+/**
+ * Resolves once `stream` has a leader and `replicas - 1` current peers, as after restarted nodes
+ * rejoin. nats-server announces this on no subject a client can await, so this asks the stream
+ * info API every 250 ms (bounded: 30 s).
+ */
+export async function waitForStreamQuorum(servers: string[], stream: string, replicas: number): Promise<void> {
+  const nc = await connect({ servers, maxReconnectAttempts: -1 });
+  try {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const info = await nc
+        .jetstreamManager({ timeout: 1000 })
+        .then((jsm) => jsm.streams.info(stream))
+        .catch(() => undefined);
+      const current = info?.cluster?.replicas?.filter((r) => r.current && !r.offline).length ?? 0;
+      if (info?.cluster?.leader && current >= replicas - 1) return;
+      if (Date.now() > deadline) throw new Error(`stream ${stream} has no quorum after 30 s`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  } finally {
+    await nc.close();
+  }
+}
