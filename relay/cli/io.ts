@@ -9,8 +9,11 @@ export interface CliIO {
   stopSignal: AbortSignal;
 }
 
-/** Exit codes of every subcommand: 0 ok, 1 failure or finding, 2 usage error. */
-export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+/**
+ * Exit codes of every subcommand: 0 ok, 1 failure or finding, 2 usage error; `relay` also exits 3
+ * when another relay holds its data folder (so the editor can say so instead of "failed").
+ */
+export const EXIT = { ok: 0, failure: 1, usage: 2, dataDirLocked: 3 } as const;
 
 /** Thrown by argument parsing; the dispatcher prints it with the command's help and exits 2. */
 export class UsageError extends Error {

@@ -4,9 +4,9 @@ import { resolve } from 'node:path';
 import { parse, parseDuration, port, positiveDuration, size } from '../cli/args';
 
 export { parseDuration } from '../cli/args';
-import { EXIT, UsageError, type Command } from '../cli/io';
+import { EXIT, UsageError, type CliIO, type Command } from '../cli/io';
 import { PUBLIC_HELP, PUBLIC_OPTIONS, publicRelayOptions } from '../cli/publicOptions';
-import { DEFAULT_DATA_DIR, DEFAULT_MAX_BODY, RelayConfigError, startRelay, type ChannelConfig, type RelayOptions } from '../server';
+import { DataDirLockedError, DEFAULT_DATA_DIR, DEFAULT_MAX_BODY, RelayConfigError, startRelay, type ChannelConfig, type RelayOptions } from '../server';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 
 const help = `Usage: service-hooks relay [options]
@@ -19,7 +19,8 @@ Options:
   --port N              port to listen on (default ${DEFAULT_RELAY_PORT}; 0 picks a free port)
   --host H              address to bind (default 127.0.0.1; 0.0.0.0 with --public)
   --forward URL         forward every delivery to URL (repeatable)
-  --secret S            accepted signing secret (repeatable, for rotation); none: accept unverified
+  --secret S            accepted signing secret (repeatable, for rotation); none: accept unverified.
+                        An empty secret is refused; one shorter than 16 bytes gets a warning
   --config FILE         JSON: { "secrets": [...], "forward": [...], "channels": { "<name>":
                         { "secrets": [...], "forward": [...] } }, "allowCidr": [...] }
   --data DIR            journal and token directory (default ${DEFAULT_DATA_DIR.replace(/^.*\.service-hooks/, '~/.service-hooks')})
@@ -39,6 +40,11 @@ Options:
   --max-age D           retention: drop deliveries older than D, e.g. 7d, 12h (default 30d)
 
 ${PUBLIC_HELP}
+
+One relay per --data folder: a second one on the same folder exits 3 (the first holds
+<data>/relay.lock with its pid; a lock left by a relay that is gone is taken over).
+Exit codes: 0 stopped cleanly, 1 failure (e.g. the port is taken), 2 usage or config error,
+3 the data folder is in use by another relay.
 
 The API and WebSocket (/ws) need the relay token, generated into <data>/token (mode 0600)
 and printed once when created. The address is printed as: relay listening on http(s)://HOST:PORT
@@ -85,79 +91,97 @@ function readConfig(file: string): ConfigFile {
       throw new UsageError(`--config ${file}: channel '${name}' must be { secrets?: string[], forward?: string[] }`);
     }
   }
+  const lists = [['secrets', c.secrets], ...Object.entries(c.channels ?? {}).map(([n, ch]) => [`channels.${n}.secrets`, ch.secrets] as const)] as const;
+  for (const [where, list] of lists) {
+    if (list?.includes('')) throw new UsageError(`--config ${file}: ${where} holds an empty secret; a delivery signed with the empty key would be accepted as verified`);
+  }
   return c;
+}
+
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  forward: { type: 'string', multiple: true },
+  secret: { type: 'string', multiple: true },
+  config: { type: 'string' },
+  data: { type: 'string' },
+  'allow-cidr': { type: 'string', multiple: true },
+  'trust-proxy': { type: 'boolean' },
+  'max-body': { type: 'string' },
+  'retry-schedule': { type: 'string' },
+  'time-scale': { type: 'string' },
+  'forward-timeout': { type: 'string' },
+  'allow-host': { type: 'string', multiple: true },
+  'allow-origin': { type: 'string', multiple: true },
+  keep: { type: 'string' },
+  'max-age': { type: 'string' },
+  ...PUBLIC_OPTIONS,
+} as const;
+
+type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
+
+function timeScaleOf(value: string | undefined): number {
+  const timeScale = value === undefined ? 1 : Number(value);
+  if (!Number.isFinite(timeScale) || timeScale <= 0) throw new UsageError(`--time-scale must be a positive number, got '${value}'`);
+  return timeScale;
+}
+
+function secretsOf(values: string[] | undefined): string[] {
+  if (values?.some((s) => s === '')) throw new UsageError(`--secret must not be empty: a delivery signed with the empty key would be accepted as verified`);
+  return values ?? [];
+}
+
+/** The relay's options from the flags and the config file (flags add to the file's lists). */
+function relayOptions(values: Values, io: CliIO): RelayOptions {
+  const cfg = values.config ? readConfig(resolve(io.cwd, values.config)) : {};
+  for (const u of values.forward ?? []) {
+    if (!/^https?:\/\/[^\s]+$/.test(u)) throw new UsageError(`--forward must be an http(s) URL, got '${u}'`);
+  }
+  const secrets = [...(cfg.secrets ?? []), ...secretsOf(values.secret)];
+  const allowCidr = [...(cfg.allowCidr ?? []), ...(values['allow-cidr'] ?? [])];
+  const trustProxy = values['trust-proxy'] ?? false;
+  // host, allowCidr, allowedHosts, TLS, --public and the admin token from the environment:
+  const open = publicRelayOptions(values, { host: values.host, allowCidr, trustProxy, secrets, channels: cfg.channels ?? {}, allowedHosts: values['allow-host'] ?? [] }, io);
+  return {
+    port: port(values.port, DEFAULT_RELAY_PORT),
+    dataDir: values.data ? resolve(io.cwd, values.data) : undefined,
+    secrets,
+    forward: [...(cfg.forward ?? []), ...(values.forward ?? [])],
+    channels: cfg.channels,
+    trustProxy,
+    maxBody: size(values['max-body'], DEFAULT_MAX_BODY, '--max-body'),
+    retrySchedule: values['retry-schedule'] ? parseSchedule(values['retry-schedule']) : undefined,
+    timeScale: timeScaleOf(values['time-scale']),
+    forwardTimeoutMs: values['forward-timeout'] === undefined ? undefined : positiveDuration(values['forward-timeout'], '--forward-timeout'),
+    allowedOrigins: values['allow-origin'],
+    retention: {
+      maxCount: values.keep === undefined ? 100_000 : positiveInt(values.keep, '--keep'),
+      maxAgeMs: values['max-age'] === undefined ? 30 * DAY_MS : parseDuration(values['max-age'], '--max-age'),
+    },
+    onTokenCreated: (token, path) => io.stdout.write(`relay token (shown once; stored in ${path}): ${token}\n`),
+    log: (line) => io.stderr.write(`relay: ${line}\n`),
+    ...open,
+  };
 }
 
 const command: Command = {
   help,
   async run(argv, io) {
-    const { values } = parse(
-      argv,
-      {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        forward: { type: 'string', multiple: true },
-        secret: { type: 'string', multiple: true },
-        config: { type: 'string' },
-        data: { type: 'string' },
-        'allow-cidr': { type: 'string', multiple: true },
-        'trust-proxy': { type: 'boolean' },
-        'max-body': { type: 'string' },
-        'retry-schedule': { type: 'string' },
-        'time-scale': { type: 'string' },
-        'forward-timeout': { type: 'string' },
-        'allow-host': { type: 'string', multiple: true },
-        'allow-origin': { type: 'string', multiple: true },
-        keep: { type: 'string' },
-        'max-age': { type: 'string' },
-        ...PUBLIC_OPTIONS,
-      },
-      false,
-    );
-    const cfg = values.config ? readConfig(resolve(io.cwd, values.config)) : {};
-    const timeScale = values['time-scale'] === undefined ? 1 : Number(values['time-scale']);
-    if (!Number.isFinite(timeScale) || timeScale <= 0) throw new UsageError(`--time-scale must be a positive number, got '${values['time-scale']}'`);
-    for (const u of values.forward ?? []) {
-      if (!/^https?:\/\/[^\s]+$/.test(u)) throw new UsageError(`--forward must be an http(s) URL, got '${u}'`);
-    }
-    const secrets = [...(cfg.secrets ?? []), ...(values.secret ?? [])];
-    const allowCidr = [...(cfg.allowCidr ?? []), ...(values['allow-cidr'] ?? [])];
-    const trustProxy = values['trust-proxy'] ?? false;
-    const open = publicRelayOptions(values, { host: values.host, allowCidr, trustProxy, secrets, channels: cfg.channels ?? {}, allowedHosts: values['allow-host'] ?? [] }, io);
-    const options: RelayOptions = {
-      port: port(values.port, DEFAULT_RELAY_PORT),
-      dataDir: values.data ? resolve(io.cwd, values.data) : undefined,
-      secrets,
-      forward: [...(cfg.forward ?? []), ...(values.forward ?? [])],
-      channels: cfg.channels,
-      trustProxy,
-      maxBody: size(values['max-body'], DEFAULT_MAX_BODY, '--max-body'),
-      retrySchedule: values['retry-schedule'] ? parseSchedule(values['retry-schedule']) : undefined,
-      timeScale,
-      forwardTimeoutMs: values['forward-timeout'] === undefined ? undefined : positiveDuration(values['forward-timeout'], '--forward-timeout'),
-      allowedOrigins: values['allow-origin'],
-      retention: {
-        maxCount: values.keep === undefined ? 100_000 : positiveInt(values.keep, '--keep'),
-        maxAgeMs: values['max-age'] === undefined ? 30 * DAY_MS : parseDuration(values['max-age'], '--max-age'),
-      },
-      onTokenCreated: (token, path) => io.stdout.write(`relay token (shown once; stored in ${path}): ${token}\n`),
-      log: (line) => io.stderr.write(`relay: ${line}\n`),
-      ...open,
-    };
+    const { values } = parse(argv, OPTIONS, false);
     let relay;
     try {
-      relay = await startRelay(options);
+      relay = await startRelay(relayOptions(values, io));
     } catch (err) {
       if (err instanceof RelayConfigError) throw new UsageError(err.message);
+      if (err instanceof DataDirLockedError) {
+        io.stderr.write(`service-hooks relay: ${err.message}\n`);
+        return EXIT.dataDirLocked;
+      }
       throw err;
     }
     io.stdout.write(`relay listening on ${relay.url}\n`);
     io.stdout.write(`relay data in ${relay.dataDir}; ingress ${relay.url}/hooks/<channel>\n`);
-    if (io.stopSignal.aborted) {
-      await relay.close();
-      return EXIT.ok;
-    }
-    await new Promise<void>((r) => io.stopSignal.addEventListener('abort', () => r(), { once: true }));
+    if (!io.stopSignal.aborted) await new Promise<void>((r) => io.stopSignal.addEventListener('abort', () => r(), { once: true }));
     io.stderr.write('relay: stopping (pending forwards stay in the journal)\n');
     await relay.close();
     io.stderr.write('relay: stopped\n');

@@ -94,7 +94,7 @@ function apiRoutes(ctx: ApiContext): Route[] {
       methods: {
         GET: (_req, res, _p, _u, scope) => {
           const channels = store.channels().filter((c) => sees(scope, c.name));
-          sendJson(res, 200, { port: ctx.port(), channels, lastSeq: store.lastSeq } satisfies RelayStatus);
+          sendJson(res, 200, { port: ctx.port(), channels, lastSeq: store.lastSeq, journal: store.integrity() } satisfies RelayStatus);
         },
       },
     },

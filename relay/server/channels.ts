@@ -16,6 +16,9 @@ export interface ChannelDefaults {
   channels?: Record<string, ChannelConfig>;
 }
 
+/** Secrets shorter than this are accepted with a warning at start-up. */
+export const MIN_SECRET_BYTES = 16;
+
 /** At most this many resolved channels are cached (names come from request paths). */
 const CACHE_LIMIT = 10_000;
 
@@ -28,6 +31,27 @@ export class ChannelConfigs {
       if (!CHANNEL_RE.test(name)) throw new RelayConfigError(`invalid channel name in config: '${name}'`);
     }
     for (const u of [...(options.forward ?? []), ...Object.values(channels).flatMap((c) => c.forward ?? [])]) checkTarget(u);
+    for (const [where, list] of this.secretLists()) {
+      if (list.some((s) => s === '')) throw new RelayConfigError(`empty secret in ${where}: a delivery signed with the empty key would be accepted as verified`);
+    }
+  }
+
+  /** Warnings (never the secrets themselves) for secrets shorter than MIN_SECRET_BYTES. */
+  weakSecrets(): string[] {
+    const out: string[] = [];
+    for (const [where, list] of this.secretLists()) {
+      list.forEach((s, i) => {
+        const n = Buffer.byteLength(s, 'utf8');
+        if (n < MIN_SECRET_BYTES) out.push(`secret #${i + 1} of ${where} has ${n} bytes; use at least ${MIN_SECRET_BYTES} (e.g. openssl rand -hex 32)`);
+      });
+    }
+    return out;
+  }
+
+  private secretLists(): [string, readonly string[]][] {
+    const lists: [string, readonly string[]][] = [['the relay-wide secrets', this.options.secrets ?? []]];
+    for (const [name, c] of Object.entries(this.options.channels ?? {})) lists.push([`channel '${name}'`, c.secrets ?? []]);
+    return lists;
   }
 
   /** The secrets and targets of `name` (a valid channel name). */

@@ -11,7 +11,8 @@ import { openChannelDirectory } from './channelDirectory';
 import { ChannelConfigs, type ChannelDefaults } from './channels';
 import { Forwarder, DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
 import { createIngress, hookChannel, PLAIN_HOOK_RE, type IngressHandler } from './ingress';
-import { listen, stopper, type Stoppable } from './lifecycle';
+import { lockDataDir, type DataLock } from './dataLock';
+import { listen, stopper } from './lifecycle';
 import { DeliveryStore } from './store';
 import { authenticate } from './scope';
 import { SubscriberHub } from './subscribers';
@@ -22,6 +23,7 @@ import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 
 export { CIDR_PRESETS } from './access';
 export { CHANNEL_RE, type ChannelConfig } from './channels';
+export { DataDirLockedError, LOCK_FILE } from './dataLock';
 export { RelayConfigError } from './errors';
 export { DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
 export { ensureToken } from './token';
@@ -75,17 +77,31 @@ export interface RelayServer {
   close(): Promise<void>;
 }
 
+/**
+ * Starts a relay. Throws RelayConfigError for bad options, DataDirLockedError when another relay
+ * holds the data folder, and a listen error (with its `code`, e.g. EADDRINUSE) when the port is taken.
+ */
 export async function startRelay(options: RelayOptions = {}): Promise<RelayServer> {
-  const host = options.host ?? '127.0.0.1';
   const dataDir = options.dataDir ?? DEFAULT_DATA_DIR;
-  const log = options.log ?? (() => undefined);
-  const allow = new SourceAllowList(options.allowCidr ?? []);
   const channels = new ChannelConfigs(options);
-  const speed = options.timeScale ?? 1;
-  if (!(speed > 0)) throw new RangeError('startRelay: timeScale must be a positive number (Infinity: no delays)');
+  for (const w of channels.weakSecrets()) options.log?.(`warning: ${w}`);
+  if (!((options.timeScale ?? 1) > 0)) throw new RangeError('startRelay: timeScale must be a positive number (Infinity: no delays)');
 
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   chmodSync(dataDir, 0o700);
+  const lock = lockDataDir(dataDir);
+  try {
+    return await serve(dataDir, lock, channels, options);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+/** Everything after the data folder is locked: the store, the parts, listening. */
+async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, options: RelayOptions): Promise<RelayServer> {
+  const host = options.host ?? '127.0.0.1';
+  const log = options.log ?? (() => undefined);
   const token = options.token ?? ensureToken(dataDir, options.onTokenCreated);
   const urlHost = host.includes(':') ? `[${host}]` : host;
   const baseUrl = () => `${options.tls ? 'https' : 'http'}://${urlHost}:${state.port}`;
@@ -98,9 +114,10 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
   });
   const scopeOf = (given: string | undefined) => authenticate(given, token, directory.registry);
   const store = await openStore(dataDir, options, log);
+  const allow = new SourceAllowList(options.allowCidr ?? []);
   const forwarder = new Forwarder(store, {
     schedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS,
-    timeScale: 1 / speed,
+    timeScale: 1 / (options.timeScale ?? 1),
     concurrency: options.concurrency,
     timeoutMs: options.forwardTimeoutMs,
     log,
@@ -121,13 +138,19 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
   });
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => refuseRaw(socket, clientErrorStatus(err.code)));
 
-  state.port = await listen(server, state.port, host);
+  let retention: NodeJS.Timeout | undefined;
+  const close = stopper({ server, hub, forwarder, store, lock, beforeStop: () => ((state.accepting = false), clearInterval(retention)) });
+  try {
+    state.port = await listen(server, state.port, host);
+  } catch (err) {
+    await close(); // the journal closed and the lock given back before the caller hears of it
+    throw err;
+  }
   const resumed = forwarder.resume();
   if (resumed > 0) log(`resuming ${resumed} pending forward(s) from the journal`);
-  const retention = setInterval(() => void store.applyRetention().catch(() => undefined), 60_000);
+  retention = setInterval(() => void store.applyRetention().catch(() => undefined), 60_000);
   retention.unref();
-  const parts: Stoppable = { server, hub, forwarder, store, beforeStop: () => ((state.accepting = false), clearInterval(retention)) };
-  return { port: state.port, host, url: baseUrl(), token, dataDir, store, close: stopper(parts) };
+  return { port: state.port, host, url: baseUrl(), token, dataDir, store, close };
 }
 
 async function openStore(dataDir: string, options: RelayOptions, log: (line: string) => void): Promise<DeliveryStore> {
@@ -135,6 +158,7 @@ async function openStore(dataDir: string, options: RelayOptions, log: (line: str
     segmentBytes: options.segmentBytes,
     retention: options.retention ?? { maxCount: 100_000, maxAgeMs: 30 * 24 * 3600 * 1000 },
     onTruncate: (t) => log(`journal: truncated a torn tail of ${t.dropped} bytes in segment ${t.segment} at offset ${t.offset}`),
+    onCorrupt: (c) => log(`journal: skipped ${c.bytes} damaged bytes in segment ${c.segment} at offset ${c.offset}; the records after them are kept`),
   });
   await store.applyRetention();
   return store;

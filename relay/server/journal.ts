@@ -10,11 +10,12 @@ import { join } from 'node:path';
 import { crc32 } from './crc32';
 import { JournalClosedError, JournalCorruptError, JournalFailedError } from './journalErrors';
 import { nodeFs, type JournalFile, type JournalFs } from './journalFs';
+import { HEADER_BYTES, scanFrames } from './journalScan';
 
 export { JournalClosedError, JournalCorruptError, JournalFailedError } from './journalErrors';
 export type { JournalFile, JournalFs } from './journalFs';
 
-export const HEADER_BYTES = 9;
+export { HEADER_BYTES } from './journalScan';
 const SEGMENT_RE = /^journal-(\d{10})\.log$/;
 const MAX_IOV = 512;
 
@@ -33,10 +34,18 @@ export interface JournalOptions {
   onRecord?: (type: number, payload: Buffer, loc: RecordLocation) => void;
   /** Told about truncated torn tails (segment, offset, bytes dropped). */
   onTruncate?: (info: { segment: number; offset: number; dropped: number }) => void;
+  /** Told about damaged regions in the middle of a segment (skipped; later records are kept). */
+  onCorrupt?: (info: CorruptRegion) => void;
   /** Longest a lazy append waits for another append's sync before it gets one of its own (default 10 ms). */
   lazyMs?: number;
   /** The file operations (tests inject failures here); default node:fs. */
   fs?: JournalFs;
+}
+
+export interface CorruptRegion {
+  segment: number;
+  offset: number;
+  bytes: number;
 }
 
 export interface AppendOptions {
@@ -72,6 +81,8 @@ export class Journal {
   readonly segments: number[] = [];
   /** Number of fdatasync calls so far (group-commit evidence for tests and the benchmark). */
   syncs = 0;
+  /** Damaged regions skipped while reading segments (each held at least one record). */
+  readonly corruption = { regions: 0, bytes: 0 };
 
   private constructor(
     readonly dir: string,
@@ -97,32 +108,28 @@ export class Journal {
     return j;
   }
 
-  /** Reads every record of a segment; truncates the file at the first torn or corrupt record. */
+  /**
+   * Reads every record of a segment. Corruption in the middle is skipped (the scan resynchronises
+   * on the next valid frame) and reported; a torn tail (no valid frame after it) is cut off.
+   */
   private async scan(seg: number, options: JournalOptions): Promise<void> {
     const path = join(this.dir, segmentName(seg));
     const fh = await this.fs.open(path, 'update');
     try {
       await fh.chmod(0o600);
-      const total = (await fh.stat()).size;
-      let offset = 0;
-      const header = Buffer.alloc(HEADER_BYTES);
-      while (offset < total) {
-        if (total - offset < HEADER_BYTES) break;
-        await readFully(fh, header, offset);
-        const length = header.readUInt32LE(0);
-        const sum = header.readUInt32LE(4);
-        const type = header[8]!;
-        if (type === 0 || offset + HEADER_BYTES + length > total) break;
-        const payload = Buffer.allocUnsafe(length);
-        await readFully(fh, payload, offset + HEADER_BYTES);
-        if (crc32(payload, crc32(header.subarray(8, 9))) !== sum) break;
-        options.onRecord?.(type, payload, { segment: seg, offset, length });
-        offset += HEADER_BYTES + length;
+      const buf = Buffer.allocUnsafe((await fh.stat()).size);
+      await readFully(fh, buf, 0);
+      const { frames, corrupt, end } = scanFrames(buf);
+      for (const region of corrupt) {
+        this.corruption.regions++;
+        this.corruption.bytes += region.bytes;
+        options.onCorrupt?.({ segment: seg, ...region });
       }
-      if (offset < total) {
-        await fh.truncate(offset);
+      for (const f of frames) options.onRecord?.(f.type, buf.subarray(f.offset + HEADER_BYTES, f.offset + HEADER_BYTES + f.length), { segment: seg, offset: f.offset, length: f.length });
+      if (end < buf.length) {
+        await fh.truncate(end);
         await fh.datasync();
-        options.onTruncate?.({ segment: seg, offset, dropped: total - offset });
+        options.onTruncate?.({ segment: seg, offset: end, dropped: buf.length - end });
       }
     } finally {
       await fh.close();
@@ -168,6 +175,29 @@ export class Journal {
 
   get currentSegment(): number {
     return this.segment;
+  }
+
+  /** Bytes written to the current segment. */
+  get currentSize(): number {
+    return this.size;
+  }
+
+  /** Seals the current segment and goes on in a new one (after writing out what is queued). */
+  async rotate(): Promise<void> {
+    await this.drain();
+    while (this.flushing) await this.flushing;
+    const rotating = this.openSegment(this.segment + 1);
+    this.flushing = rotating.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      await rotating;
+    } finally {
+      this.flushing = undefined;
+      if (this.eager > 0) this.flushEager();
+      else if (this.queue.length > 0 && !this.closed) this.lazyTimer ??= setTimeout(() => this.flushAll(), this.lazyMs);
+    }
   }
 
   /** Appends one record; resolves once it is on disk (after the batch's fdatasync). */

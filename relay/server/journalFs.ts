@@ -27,7 +27,7 @@ export interface JournalFs {
   syncDir(dir: string): Promise<void>;
 }
 
-const FLAGS: Record<OpenMode, string> = { read: 'r', append: 'a', update: 'r+', create: 'w' };
+const FLAGS: Record<OpenMode, string> = { read: 'r', append: 'a', update: 'r+', create: 'w+' };
 
 export const nodeFs: JournalFs = {
   open: (path, mode) => open(path, FLAGS[mode], 0o600),

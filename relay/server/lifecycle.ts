@@ -1,6 +1,8 @@
 // Starting to listen and stopping in order: stop accepting, close subscribers, let in-flight
-// requests finish (cut after a grace period), stop forwarding, then flush and close the journal.
+// requests finish (cut after a grace period), stop forwarding, flush and close the journal, and
+// only then give the data folder's lock back.
 import type { Server } from 'node:http';
+import type { DataLock } from './dataLock';
 import type { Forwarder } from './forwarder';
 import type { DeliveryStore } from './store';
 import type { SubscriberHub } from './subscribers';
@@ -22,6 +24,7 @@ export interface Stoppable {
   hub: SubscriberHub;
   forwarder: Forwarder;
   store: DeliveryStore;
+  lock: DataLock;
   /** Runs first: stop accepting deliveries, clear timers. */
   beforeStop: () => void;
 }
@@ -44,5 +47,6 @@ export function stopper(p: Stoppable): () => Promise<void> {
       await closed;
       clearTimeout(cut);
       await p.store.close();
+      p.lock.release();
     })());
 }

@@ -1,7 +1,9 @@
 // The delivery store over the journal: a small in-memory index (summaries, record locations,
 // attempts) while headers and bodies stay on disk. Recovers its index from the journal at open.
 import { EventEmitter } from 'node:events';
-import { Journal, type JournalFs, type RecordLocation } from './journal';
+import { Journal, type CorruptRegion, type JournalFs, type RecordLocation } from './journal';
+import { nodeFs } from './journalFs';
+import { SeqMark } from './seqMark';
 import { DELIVERY_HEADER, EVENT_HEADER } from '../../src/core/signing';
 import type { ChannelStatus, ForwardAttempt, ForwardState, ForwardStatus, RelayDelivery, RelayDeliverySummary } from '../../src/core/relay/protocol';
 import type {
@@ -11,6 +13,7 @@ import type {
   RecordAttemptOptions,
   RelayStore,
   StoreEvents,
+  StoreIntegrity,
   StoredDelivery,
   StoreListQuery,
 } from './storeTypes';
@@ -41,6 +44,8 @@ export interface StoreOptions {
   retention?: { maxCount?: number; maxAgeMs?: number };
   now?: () => number;
   onTruncate?: (info: { segment: number; offset: number; dropped: number }) => void;
+  /** Told about damaged records skipped at open (later records are kept). */
+  onCorrupt?: (info: CorruptRegion) => void;
   /** The journal's file operations (tests inject failures); default node:fs. */
   fs?: JournalFs;
 }
@@ -62,9 +67,11 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
   lastSeq = 0;
   private minSeq = 0;
   private readonly now: () => number;
+  private truncatedBytes = 0;
 
   private constructor(
     readonly journal: Journal,
+    private readonly mark: SeqMark,
     private readonly options: StoreOptions,
   ) {
     super();
@@ -73,10 +80,15 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
 
   static async open(dir: string, options: StoreOptions = {}): Promise<DeliveryStore> {
     const pending: { type: number; payload: Buffer; loc: RecordLocation }[] = [];
+    let truncated = 0;
     const journal = await Journal.open(dir, {
       segmentBytes: options.segmentBytes,
       fs: options.fs,
-      onTruncate: options.onTruncate,
+      onTruncate: (info) => {
+        truncated += info.dropped;
+        options.onTruncate?.(info);
+      },
+      onCorrupt: options.onCorrupt,
       onRecord: (type, payload, loc) => {
         // Keep only what the index needs: for deliveries, the metadata, not the body.
         if (type === T_DELIVERY) {
@@ -85,8 +97,13 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
         } else pending.push({ type, payload, loc });
       },
     });
-    const store = new DeliveryStore(journal, options);
+    const mark = await SeqMark.open(dir, options.fs ?? nodeFs);
+    const store = new DeliveryStore(journal, mark, options);
+    store.truncatedBytes = truncated;
     for (const r of pending) store.apply(r.type, r.payload, r.loc);
+    // Seqs above the last record may have been given out (its record damaged, or a crash inside
+    // a reserved block): the durable mark says how far.
+    store.lastSeq = Math.max(store.lastSeq, mark.found);
     return store;
   }
 
@@ -99,6 +116,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
       this.insert(meta, loc, metaLength);
     } else if (type === T_ATTEMPT) {
       const rec = JSON.parse(payload.toString('utf8')) as AttemptRecord;
+      this.lastSeq = Math.max(this.lastSeq, rec.seq);
       this.touchSegment(loc.segment, rec.seq);
       this.applyAttempt(rec);
     } else if (type === T_PRUNE) {
@@ -171,7 +189,8 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     const metaBuf = Buffer.from(JSON.stringify(full), 'utf8');
     const len = Buffer.allocUnsafe(4);
     len.writeUInt32LE(metaBuf.length, 0);
-    const durable = this.journal.append(T_DELIVERY, [len, metaBuf, body]).then((loc) => {
+    const written = Promise.all([this.journal.append(T_DELIVERY, [len, metaBuf, body]), this.mark.cover(full.seq)]);
+    const durable = written.then(([loc]) => {
       const entry = this.insert(full, loc, metaBuf.length);
       this.emit('delivery', entry);
       return entry;
@@ -280,6 +299,9 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
       }
     }
     if (minSeq <= this.minSeq) return { removed: 0, remaining: this.index.size };
+    // When nothing in the active segment is kept, seal it so it can be deleted too (the prune
+    // record goes to the new one, which stays).
+    if ((this.segmentMaxSeq.get(this.journal.currentSegment) ?? 0) < minSeq && this.journal.currentSize > 0) await this.journal.rotate();
     await this.journal.append(T_PRUNE, [Buffer.from(JSON.stringify({ minSeq }), 'utf8')]);
     const removed = this.dropBelow(minSeq);
     await this.journal.removeSegments((seg) => (this.segmentMaxSeq.get(seg) ?? 0) < minSeq);
@@ -293,8 +315,18 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     if (r.maxCount !== undefined || r.maxAgeMs !== undefined) await this.prune({ keep: r.maxCount, olderThanMs: r.maxAgeMs });
   }
 
-  close(): Promise<void> {
-    return this.journal.close();
+  /** What the journal found damaged at open: records skipped in the middle, bytes cut as torn tails. */
+  integrity(): StoreIntegrity {
+    const c = this.journal.corruption;
+    return { corruptRecords: c.regions, corruptBytes: c.bytes, truncatedBytes: this.truncatedBytes };
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.journal.close();
+    } finally {
+      await this.mark.close(this.lastSeq);
+    }
   }
 }
 

@@ -43,6 +43,14 @@ export interface StoreListQuery extends DeliveryListQuery {
   before?: number;
 }
 
+export interface StoreIntegrity {
+  /** Damaged records (regions) skipped; the records after them were kept. */
+  corruptRecords: number;
+  corruptBytes: number;
+  /** Bytes of incomplete last records (torn writes, never acknowledged) cut off at open. */
+  truncatedBytes: number;
+}
+
 export interface PruneOptions {
   keep?: number;
   olderThanMs?: number;
@@ -73,5 +81,7 @@ export interface RelayStore extends Pick<EventEmitter<StoreEvents>, 'on' | 'off'
   channels(): ChannelStatus[];
   prune(options: PruneOptions): Promise<{ removed: number; remaining: number }>;
   applyRetention(): Promise<void>;
+  /** Damage found in storage: records skipped as corrupt, bytes cut as torn tails. */
+  integrity(): StoreIntegrity;
   close(): Promise<void>;
 }

@@ -24,9 +24,13 @@ export function digest(secret: Bytes, body: Bytes): Buffer {
   return createHmac('sha256', toBuffer(secret)).update(toBuffer(body)).digest();
 }
 
+function isEmpty(secret: Bytes): boolean {
+  return typeof secret === 'string' ? secret.length === 0 : secret.byteLength === 0;
+}
+
 /** The header value for `body`: `sha256=` followed by 64 lowercase hex digits. */
 export function sign(secret: Bytes, body: Bytes): string {
-  if (typeof secret === 'string' ? secret.length === 0 : secret.byteLength === 0) {
+  if (isEmpty(secret)) {
     throw new TypeError('sign: secret must not be empty');
   }
   return PREFIX + digest(secret, body).toString('hex');
@@ -35,7 +39,8 @@ export function sign(secret: Bytes, body: Bytes): string {
 /**
  * Checks `header` against every secret in constant time (per secret) on the raw bytes.
  * Returns the index of the matching secret, or why none matched. Expected failures are
- * values; a call without any secret is a programmer error and throws.
+ * values; a call without any secret is a programmer error and throws. An empty secret never
+ * matches: HMAC with an empty key is a signature anyone can make.
  */
 export function verify(body: Bytes, header: string | undefined | null, secrets: readonly Bytes[]): VerifyResult {
   if (secrets.length === 0) throw new TypeError('verify: at least one secret is required');
@@ -48,7 +53,7 @@ export function verify(body: Bytes, header: string | undefined | null, secrets: 
   let match = -1;
   // Check every secret, without stopping early, so timing does not reveal which one matched.
   secrets.forEach((secret, i) => {
-    if (timingSafeEqual(digest(secret, body), given) && match < 0) match = i;
+    if (timingSafeEqual(digest(secret, body), given) && match < 0 && !isEmpty(secret)) match = i;
   });
   return match >= 0 ? { ok: true, index: match } : { ok: false, reason: 'mismatch' };
 }

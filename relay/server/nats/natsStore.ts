@@ -7,7 +7,7 @@ import { EventEmitter } from 'node:events';
 import { headers as natsHeaders, StorageType, type ConsumerMessages, type JetStreamClient, type JsMsg, type JetStreamManager, type NatsConnection } from 'nats';
 import type { ChannelStatus, ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../../src/core/relay/protocol';
 import { headerRecord } from '../store';
-import type { DeliveryMeta, NewDelivery, PruneOptions, RelayStore, StoreEvents, StoredDelivery, StoreListQuery } from '../storeTypes';
+import type { DeliveryMeta, NewDelivery, PruneOptions, RelayStore, StoreEvents, StoredDelivery, StoreIntegrity, StoreListQuery } from '../storeTypes';
 import { DeliveryIndex } from './index';
 
 const META_HEADER = 'Sh-Meta';
@@ -262,6 +262,11 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
   /** JetStream applies --keep and --max-age itself (the stream's limits); the index follows. */
   async applyRetention(): Promise<void> {
     await this.syncFirstSeq();
+  }
+
+  /** JetStream checks its own storage: nothing for the relay to report. */
+  integrity(): StoreIntegrity {
+    return { corruptRecords: 0, corruptBytes: 0, truncatedBytes: 0 };
   }
 
   private async syncFirstSeq(): Promise<void> {

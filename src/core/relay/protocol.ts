@@ -67,6 +67,8 @@ export interface RelayStatus {
   port: number;
   channels: ChannelStatus[];
   lastSeq: number;
+  /** Damage the journal found at start-up (records skipped as corrupt, torn-tail bytes cut). */
+  journal?: { corruptRecords: number; corruptBytes: number; truncatedBytes: number };
 }
 
 /** GET /api/deliveries?channel=&status=&since=&limit= (newest first; `since` keeps seq > since). */

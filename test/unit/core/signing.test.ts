@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { createHmac } from 'node:crypto';
 import { sign, verify } from '../../../src/core/signing';
 
 describe('signing', () => {
@@ -53,5 +54,16 @@ describe('signing', () => {
   it('throws on programmer errors: no secrets, empty secret', () => {
     assert.throws(() => verify('b', 'sha256=00', []), TypeError);
     assert.throws(() => sign('', 'b'), TypeError);
+  });
+});
+
+describe('signing: the empty key', () => {
+  it('never verifies a signature made with an empty secret (anyone can make one)', () => {
+    const body = '{"a":1}';
+    const forged = 'sha256=' + createHmac('sha256', '').update(body).digest('hex');
+    assert.deepEqual(verify(body, forged, ['']), { ok: false, reason: 'mismatch' });
+    assert.deepEqual(verify(body, forged, [Buffer.alloc(0)]), { ok: false, reason: 'mismatch' });
+    assert.deepEqual(verify(body, forged, ['', 'real-secret-0123456789']), { ok: false, reason: 'mismatch' });
+    assert.deepEqual(verify(body, sign('real-secret-0123456789', body), ['', 'real-secret-0123456789']), { ok: true, index: 1 });
   });
 });

@@ -102,8 +102,16 @@ describe('relay journal: failure paths', () => {
     const store = await DeliveryStore.open(tempDir(), { fs, segmentBytes: 1 });
     await store.add(meta, Buffer.from('one'));
     await store.add(meta, Buffer.from('two'));
-    const ops = fs.calls.map((c) => c.op);
-    assert.equal(ops.filter((op) => op === 'syncDir').length, 2, ops.join(' '));
+    // Every segment created is followed by a directory sync before a record is written to it.
+    const ops = fs.calls.map((c) => `${c.op}:${c.path.split('/').at(-1)}`);
+    const created = ops.flatMap((op, i) => (/^open:journal-/.test(op) ? [i] : []));
+    assert.equal(created.length, 2, ops.join(' '));
+    for (const i of created) {
+      const rest = ops.slice(i + 1);
+      const sync = rest.findIndex((op) => op.startsWith('syncDir'));
+      const write = rest.findIndex((op) => op.startsWith('writev'));
+      assert.ok(sync >= 0 && (write < 0 || sync < write), ops.join(' '));
+    }
     await store.close();
   });
 });
