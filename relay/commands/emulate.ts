@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { DEFAULT_SERVICE_PORT } from '../../src/core/defaults';
+import { forbiddenTarget } from '../../src/core/net/address';
 import { parse, port, size } from '../cli/args';
 import { EXIT, UsageError, type CliIO, type Command } from '../cli/io';
 import { DEFAULT_DEMO_RELAY_URL, DEFAULT_MAX_BODY, startEmulator, type EmulatorOptions } from '../emulator';
@@ -69,9 +70,11 @@ function emulatorOptions(values: Values, io: Pick<CliIO, 'env' | 'cwd' | 'stderr
   const timeScale = values['time-scale'] === undefined ? 1 : Number(values['time-scale']);
   if (!Number.isFinite(timeScale) || timeScale <= 0) throw new UsageError(`--time-scale must be a positive number, got '${values['time-scale']}'`);
   const demoRelayUrl = values['demo-relay-url'];
-  if (demoRelayUrl !== undefined && !/^https?:\/\/\S+$/.test(demoRelayUrl)) {
+  if (demoRelayUrl !== undefined && (!/^https?:\/\/\S+$/.test(demoRelayUrl) || !URL.canParse(demoRelayUrl))) {
     throw new UsageError(`--demo-relay-url must be an http(s) URL, got '${demoRelayUrl}'`);
   }
+  const refused = demoRelayUrl === undefined ? undefined : forbiddenTarget(new URL(demoRelayUrl));
+  if (refused) throw new UsageError(`--demo-relay-url must not point there: ${refused}`);
   if (values.token === '') throw new UsageError('--token must not be empty');
   const envToken = io.env[TOKEN_ENV];
   const token = values.token ?? (envToken ? envToken : undefined) ?? randomBytes(24).toString('base64url');

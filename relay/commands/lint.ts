@@ -1,34 +1,47 @@
-// `service-hooks lint [PATHS|GLOBS…]`: the workflow port linter over files, with --fix and text/json/sarif output.
+// `service-hooks lint [PATHS|GLOBS…]`: the workflow port linter over files (workflows and composite
+// actions), with --fix / --fix-pinned, text/json/sarif output and the Markdown port report (--report).
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parse } from '../cli/args';
-import { EXIT, UsageError, type Command } from '../cli/io';
+import { EXIT, UsageError, type CliIO, type Command } from '../cli/io';
 import { CONFIG_FILE, loadConfig } from '../lint/config';
 import { expandPaths } from '../lint/files';
 import { formatJson, formatText, type FileFinding } from '../lint/format';
+import { formatReport } from '../lint/report';
 import { formatSarif } from '../lint/sarif';
 import { writeAtomic } from '../lint/write';
-import { applyFixes, lintText, ruleTable, type Finding } from '../../src/core/lint';
+import { applyFixes, lintText, ruleTable, type Finding, type LintOptions, type ReportFile } from '../../src/core/lint';
 
 const VERSION = '0.1.0';
 const DEFAULT_DIR = '.github/workflows';
 
-const help = `Usage: service-hooks lint [PATHS|GLOBS…] [--fix] [--format text|json|sarif] [--config FILE]
+const ACTION_GLOB = '**/action.{yml,yaml}';
 
-Finds the external host's names in workflow files and rewrites them to the service's names
-(spec §2.6): GITHUB_TOKEN → SERVICE_TOKEN, github.event → service.event,
+const help = `Usage: service-hooks lint [PATHS|GLOBS…] [--fix] [--fix-pinned] [--report] [--format text|json|sarif] [--config FILE]
+
+Finds the external host's names in workflow files and composite actions and rewrites them to the
+service's names (spec §2.6): GITHUB_TOKEN → SERVICE_TOKEN, github.event → service.event,
 github.repository → service.repository, actions/github-script → service/script,
-github/codeql-action/* → service/codeql-action/*, plus the mappings in ${CONFIG_FILE} (lint.rules).
+github/codeql-action/* → service/codeql-action/* (actions and reusable workflows), plus the
+mappings in ${CONFIG_FILE} (lint.rules).
 
 Paths may be files, folders (searched for *.yml and *.yaml) or globs (*, **, ?, [..], {a,b}).
-Default: ${DEFAULT_DIR} and the folders in ${CONFIG_FILE} lint.workflowDirs.
+Default: ${DEFAULT_DIR}, the folders in ${CONFIG_FILE} lint.workflowDirs, and every action.yml /
+action.yaml (${ACTION_GLOB}, outside node_modules and .git). A file whose runs.using is
+composite is linted as an action: its runs.steps like a workflow's steps.
 
 A rename that can be applied exactly is an error with a fix; a caution without a fix (an action
 pinned to a commit of the external repository, dynamic or whole-context access, a name an action
-may read) is a warning.
+or a tool such as gh may read) is a warning.
 
 Options:
   --fix                 apply the fixes in place (atomic write, file mode kept); report what remains
+  --fix-pinned          also (implies --fix) replace a renamed action pinned to a commit by the
+                        version its comment names: uses: actions/github-script@<sha> # v8.0.0
+                        becomes service/script@v8.0.0
+  --report              print a Markdown port report instead of the findings: what a fix renames
+                        (per rule and file), what needs a decision (each warning, grouped by kind,
+                        with its reason and line) and which files are already portable
   --format FORMAT       text (default; file:line:col: severity message [rule]), json or sarif
   --config FILE         read lint.rules and lint.workflowDirs from FILE instead of ./${CONFIG_FILE}
 
@@ -38,76 +51,107 @@ ${CONFIG_FILE}:
   action: owner/repo[/path] in uses:   context: a property path such as github.sha
   secret: secrets.NAME in expressions  env: env keys, $NAME in run scripts and env.NAME, renamed together
 
-Exit codes: 0 no errors remain (warnings allowed), 1 errors remain,
+Exit codes: 0 no errors remain (warnings allowed), 1 errors remain (also with --report),
 2 usage error or a file that cannot be read or parsed (the other files are still linted).
 `;
+
+interface Flags {
+  fix: boolean;
+  fixPinned: boolean;
+  report: boolean;
+  format: string;
+  config: string | undefined;
+}
+
+function flags(argv: string[]): { flags: Flags; positionals: string[] } {
+  const { values, positionals } = parse(argv, {
+    fix: { type: 'boolean', default: false },
+    'fix-pinned': { type: 'boolean', default: false },
+    report: { type: 'boolean', default: false },
+    format: { type: 'string' },
+    config: { type: 'string' },
+  });
+  const format = values.format ?? 'text';
+  if (!['text', 'json', 'sarif'].includes(format)) throw new UsageError(`--format must be text, json or sarif, got '${format}'`);
+  if (values.report && values.format !== undefined) throw new UsageError('--report prints Markdown; leave out --format');
+  const fixPinned = values['fix-pinned']!;
+  return { flags: { fix: values.fix! || fixPinned, fixPinned, report: values.report!, format, config: values.config }, positionals };
+}
+
+interface FileResult {
+  findings: Finding[];
+  fixed: number;
+  status: number;
+}
+
+/** Lints (and with --fix rewrites) one file; `status` is EXIT.usage when it cannot be read or parsed. */
+async function lintFile(file: string, f: Flags, options: LintOptions, io: CliIO): Promise<FileResult> {
+  const path = resolve(io.cwd, file);
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (err) {
+    io.stderr.write(`service-hooks lint: ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
+    return { findings: [], fixed: 0, status: EXIT.usage };
+  }
+  const text = bytes.toString('utf8');
+  const findings = lintText(text, options);
+  const status = findings.some((x) => x.rule === 'yaml-syntax') ? EXIT.usage : EXIT.ok;
+  const edits = findings.filter((x) => x.replacement !== undefined || (f.fixPinned && x.suggestion)).length;
+  if (!f.fix || edits === 0) return { findings, fixed: 0, status };
+  if (!Buffer.from(text, 'utf8').equals(bytes)) {
+    io.stderr.write(`service-hooks lint: ${file}: not valid UTF-8, not fixed\n`);
+    return { findings, fixed: 0, status };
+  }
+  const fixed = applyFixes(text, findings, { suggestions: f.fixPinned });
+  if (fixed === text) return { findings, fixed: 0, status };
+  await writeAtomic(path, fixed);
+  return { findings: lintText(fixed, options), fixed: edits, status };
+}
+
+async function workflowFiles(positionals: string[], workflowDirs: string[], io: CliIO): Promise<{ files: string[]; status: number }> {
+  const defaults = positionals.length === 0;
+  const args = defaults ? [DEFAULT_DIR, ...workflowDirs, ACTION_GLOB] : positionals;
+  const { files, missing } = await expandPaths(args, io.cwd);
+  let status: number = EXIT.ok;
+  for (const m of missing) {
+    if (defaults) continue; // a default folder that does not exist is not an error
+    io.stderr.write(`service-hooks lint: ${m}: no such file, folder or matching workflow\n`);
+    status = EXIT.usage;
+  }
+  if (defaults && files.length === 0) io.stderr.write(`service-hooks lint: no workflow files in ${args.join(', ')}\n`);
+  return { files, status };
+}
 
 const command: Command = {
   help,
   async run(argv, io) {
-    const { values, positionals } = parse(argv, {
-      fix: { type: 'boolean', default: false },
-      format: { type: 'string', default: 'text' },
-      config: { type: 'string' },
-    });
-    const format = values.format!;
-    if (!['text', 'json', 'sarif'].includes(format)) throw new UsageError(`--format must be text, json or sarif, got '${format}'`);
-    const config = await loadConfig(io.cwd, values.config);
+    const { flags: f, positionals } = flags(argv);
+    const config = await loadConfig(io.cwd, f.config);
     const options = { rules: config.rules };
-    const defaults = positionals.length === 0;
-    const args = defaults ? [DEFAULT_DIR, ...config.workflowDirs] : positionals;
-    const { files, missing } = await expandPaths(args, io.cwd);
-    let status: number = EXIT.ok;
-    for (const m of missing) {
-      if (defaults) continue; // a default folder that does not exist is not an error
-      io.stderr.write(`service-hooks lint: ${m}: no such file, folder or matching workflow\n`);
-      status = EXIT.usage;
-    }
-    if (defaults && files.length === 0) io.stderr.write(`service-hooks lint: no workflow files in ${args.join(', ')}\n`);
-
-    const all: FileFinding[] = [];
+    const { files, status: found } = await workflowFiles(positionals, config.workflowDirs, io);
+    let status = found;
+    const results: ReportFile[] = [];
     let fixedCount = 0;
     let fixedFiles = 0;
     for (const file of files) {
       if (io.stopSignal.aborted) return EXIT.failure;
-      const path = resolve(io.cwd, file);
-      let bytes: Buffer;
-      try {
-        bytes = await readFile(path);
-      } catch (err) {
-        io.stderr.write(`service-hooks lint: ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
-        status = EXIT.usage;
-        continue;
-      }
-      const text = bytes.toString('utf8');
-      let findings: Finding[] = lintText(text, options);
-      if (findings.some((f) => f.rule === 'yaml-syntax')) status = EXIT.usage;
-      if (values.fix && findings.some((f) => f.replacement !== undefined)) {
-        if (!Buffer.from(text, 'utf8').equals(bytes)) {
-          io.stderr.write(`service-hooks lint: ${file}: not valid UTF-8, not fixed\n`);
-        } else {
-          const fixed = applyFixes(text, findings);
-          if (fixed !== text) {
-            await writeAtomic(path, fixed);
-            const remaining = lintText(fixed, options);
-            fixedCount += findings.filter((f) => f.replacement !== undefined).length;
-            fixedFiles++;
-            findings = remaining;
-          }
-        }
-      }
-      for (const f of findings) all.push({ ...f, file });
+      const r = await lintFile(file, f, options, io);
+      if (r.status === EXIT.usage) status = EXIT.usage;
+      if (r.fixed > 0) [fixedCount, fixedFiles] = [fixedCount + r.fixed, fixedFiles + 1];
+      results.push({ file, findings: r.findings });
     }
-
-    if (format === 'json') io.stdout.write(formatJson(all));
-    else if (format === 'sarif') io.stdout.write(formatSarif(all, ruleTable(config.rules).slice(ruleTable().length), VERSION, io.cwd));
+    const all: FileFinding[] = results.flatMap((r) => r.findings.map((x) => ({ ...x, file: r.file })));
+    const table = ruleTable(config.rules);
+    if (f.report) io.stdout.write(formatReport(results, table, io.cwd));
+    else if (f.format === 'json') io.stdout.write(formatJson(all));
+    else if (f.format === 'sarif') io.stdout.write(formatSarif(all, table.slice(ruleTable().length), VERSION, io.cwd));
     else io.stdout.write(formatText(all, Boolean(io.stdout.isTTY) && !io.env.NO_COLOR));
 
-    const errors = all.filter((f) => f.severity === 'error').length;
-    const warnings = all.length - errors;
-    if (format === 'text' && (all.length > 0 || values.fix)) {
-      const fixedNote = values.fix ? `; fixed ${fixedCount} in ${fixedFiles} file(s)` : '';
-      io.stderr.write(`${errors} error(s), ${warnings} warning(s) in ${files.length} file(s)${fixedNote}\n`);
+    const errors = all.filter((x) => x.severity === 'error').length;
+    if ((f.format === 'text' || f.report) && (all.length > 0 || f.fix)) {
+      const fixedNote = f.fix ? `; fixed ${fixedCount} in ${fixedFiles} file(s)` : '';
+      io.stderr.write(`${errors} error(s), ${all.length - errors} warning(s) in ${files.length} file(s)${fixedNote}\n`);
     }
     if (status === EXIT.usage) return EXIT.usage;
     return errors > 0 ? EXIT.failure : EXIT.ok;

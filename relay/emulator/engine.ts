@@ -7,6 +7,8 @@ import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { RETRY_SCHEDULE_MS } from '../../src/core/defaults';
 import { sign, DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER } from '../../src/core/signing';
+import { forbiddenAddress } from '../../src/core/net/address';
+import { guardedLookup, refusedTarget } from './guard';
 import { isoSecond, toDeliveryRecord, type EmulatorStore } from './store';
 import type { DeliveryAttempt, DeliveryRecord, StoredDelivery, StoredWebhook } from './types';
 
@@ -57,7 +59,7 @@ export class DeliveryEngine {
   private readonly agent: Agent;
 
   constructor(private readonly o: EngineOptions) {
-    this.agent = new Agent({ keepAliveTimeout: 4_000, connectTimeout: o.timeoutMs });
+    this.agent = new Agent({ keepAliveTimeout: 4_000, connectTimeout: o.timeoutMs, connect: { lookup: guardedLookup() } });
   }
 
   /** Records a new delivery of `payload` to `webhook` and queues its first attempt (`done`: recorded). */
@@ -234,6 +236,8 @@ export class DeliveryEngine {
   }
 
   private async post(url: string, d: StoredDelivery): Promise<PostResult> {
+    const why = forbiddenAddress(new URL(url).hostname);
+    if (why) return { status: null, error: describe(refusedTarget(why)) };
     const ac = new AbortController();
     this.controllers.add(ac);
     let timedOut = false;

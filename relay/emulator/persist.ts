@@ -3,9 +3,10 @@
 import { chmod, open, rename, unlink } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { checkState } from './stateShape';
 import type { StateFile } from './types';
 
-/** Reads the state file; undefined when it does not exist. Throws when it is not a valid state. */
+/** Reads the state file; undefined when it does not exist. Throws when it is not a valid state (stateShape.ts). */
 export function loadState(path: string): StateFile | undefined {
   let text: string;
   try {
@@ -20,20 +21,9 @@ export function loadState(path: string): StateFile | undefined {
   } catch (err) {
     throw new Error(`the state file ${path} is not valid JSON (${(err as Error).message}); move it away or fix it`);
   }
-  const s = data as StateFile;
-  const isObj = (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (
-    !isObj(data) ||
-    s.version !== 1 ||
-    !Number.isInteger(s.next_webhook_id) ||
-    !isObj(s.repos) ||
-    !Array.isArray(s.webhooks) ||
-    !isObj(s.deliveries) ||
-    !Object.values(s.deliveries).every(Array.isArray)
-  ) {
-    throw new Error(`the state file ${path} is not an emulator state (version 1); move it away or fix it`);
-  }
-  return s;
+  const checked = checkState(data);
+  if (!checked.ok) throw new Error(`the state file ${path} is not a valid emulator state: ${checked.error}; move it away or fix it`);
+  return checked.state;
 }
 
 export class StateWriter {

@@ -9,6 +9,8 @@
 //
 //   GET    /api/v1/repos/<org>/<repo>/webhooks                → 200 WebhookRecord[] (oldest first)
 //   POST   /api/v1/repos/<org>/<repo>/webhooks                → 201 WebhookRecord (secret_set, never the secret)
+//          url: absolute http(s) with a host; link-local (169.254.0.0/16, fe80::/10), unspecified
+//          (0.0.0.0/8, ::) and cloud metadata addresses are refused with 400 (src/core/net/address.ts)
 //   PATCH  /api/v1/repos/<org>/<repo>/webhooks/<id>           → 200 WebhookRecord; fields events (replaces
 //                                                               the subscription), url, content_type, secret ("" or null clears it)
 //   DELETE /api/v1/repos/<org>/<repo>/webhooks/<id>           → 204 (its deliveries and pending retries go too)

@@ -65,6 +65,8 @@ export interface StoreOptions {
 export class EmulatorStore {
   private readonly maxDeliveries: number;
   private readonly persist: () => void;
+  /** Serialised issues per repository, dropped when they change. */
+  private readonly issuesJson = new Map<string, string>();
 
   constructor(
     private readonly data: StateFile = emptyState(),
@@ -74,9 +76,18 @@ export class EmulatorStore {
     this.persist = options.persist ?? (() => {});
   }
 
-  /** The whole state as the state file holds it. */
+  /**
+   * The whole state as the state file holds it. Each repository's issues are serialised once per
+   * import and reused: a write after a delivery attempt does not re-serialise 300,000 issues.
+   */
   snapshot(): string {
-    return JSON.stringify(this.data);
+    const repos = Object.entries(this.data.repos).map(([key, r]) => {
+      let issues = this.issuesJson.get(key);
+      if (issues === undefined) this.issuesJson.set(key, (issues = JSON.stringify(r.issues)));
+      return `${JSON.stringify(key)}:{"issues":${issues},"secrets":${JSON.stringify(r.secrets)}}`;
+    });
+    const { repos: _repos, ...rest } = this.data;
+    return `${JSON.stringify(rest).slice(0, -1)},"repos":{${repos.join(',')}}}`;
   }
 
   isEmpty(): boolean {
@@ -150,15 +161,15 @@ export class EmulatorStore {
     return gone;
   }
 
-  /** Imports issues; a number imported before is replaced. The list stays sorted by number. */
+  /**
+   * Imports issues; a number imported before is replaced. The stored list is kept in number order,
+   * so an import is a merge of two sorted lists: linear in the stored issues (plus sorting the
+   * import), where a look-up per imported issue was quadratic (100,000 into 200,000 blocked 43 s).
+   */
   importIssues(repoKey: string, issues: readonly IssueRecord[]): void {
     const repo = this.ensureRepo(repoKey);
-    for (const issue of issues) {
-      const i = repo.issues.findIndex((x) => x.number === issue.number);
-      if (i >= 0) repo.issues[i] = issue;
-      else repo.issues.push(issue);
-    }
-    repo.issues.sort((a, b) => a.number - b.number);
+    repo.issues = mergeByNumber(repo.issues, [...issues].sort((a, b) => a.number - b.number));
+    this.issuesJson.delete(repoKey);
     this.persist();
   }
 
@@ -206,4 +217,24 @@ export class EmulatorStore {
   pending(): StoredDelivery[] {
     return Object.values(this.data.deliveries).flatMap((list) => list.filter((d) => d.next_attempt_at !== null));
   }
+}
+
+/** Merges two lists sorted by number (no number twice in either); on a tie the incoming record wins. */
+function mergeByNumber(stored: readonly IssueRecord[], incoming: readonly IssueRecord[]): IssueRecord[] {
+  const out: IssueRecord[] = [];
+  let i = 0;
+  let j = 0;
+  let a = stored[0]?.number ?? Infinity;
+  let b = incoming[0]?.number ?? Infinity;
+  while (i < stored.length || j < incoming.length) {
+    if (a < b) {
+      out.push(stored[i++]!);
+      a = stored[i]?.number ?? Infinity;
+    } else {
+      if (a === b) a = stored[++i]?.number ?? Infinity;
+      out.push(incoming[j++]!);
+      b = incoming[j]?.number ?? Infinity;
+    }
+  }
+  return out;
 }

@@ -1,6 +1,7 @@
 // Validation of the API's request bodies. Each check answers either the clean value or the first
 // problem as { error, field } (field: the JSON path of the bad value, as in `[3].title`).
 import { EVENT_TYPES, errorPath, isEventType, validatePayload, type EventType } from '../../src/core/events';
+import { forbiddenTarget } from '../../src/core/net/address';
 import type { IssueRecord, WebhookFields, WebhookPatch } from './types';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; error: string; field?: string };
@@ -16,6 +17,11 @@ function isObj(v: unknown): v is Obj {
 
 export const SECRET_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/**
+ * A webhook URL: absolute http(s) with a host, written out (`http:/x` is refused, though URL parsing
+ * would read a host into it), and not a link-local, unspecified or metadata address (a real service
+ * refuses them; the emulator must never post to a cloud metadata service).
+ */
 function checkUrl(v: unknown): string | undefined {
   if (typeof v !== 'string') return 'url must be a string';
   let u: URL;
@@ -25,8 +31,10 @@ function checkUrl(v: unknown): string | undefined {
     return `url must be an absolute http(s) URL, got '${v.slice(0, 200)}'`;
   }
   if (u.protocol !== 'http:' && u.protocol !== 'https:') return `url must use http or https, got '${u.protocol.slice(0, -1)}'`;
-  if (!u.hostname) return 'url must name a host';
+  if (!u.hostname || !/^https?:\/\/[^/?#\s]/i.test(v.trim())) return `url must name a host (http://host/...), got '${v.slice(0, 200)}'`;
   if (/\s/.test(v)) return 'url must not contain spaces';
+  const why = forbiddenTarget(u);
+  if (why) return `url must not point at ${u.hostname}: ${why}`;
   return undefined;
 }
 

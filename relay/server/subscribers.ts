@@ -1,20 +1,29 @@
 // WebSocket subscribers at /ws: token auth (header or subprotocol; a channel token streams only its
 // channel, and its streams close when the channel is deleted), Host/Origin checks, replay
-// from `since` in seq order then live, a window of unacknowledged deliveries, ping liveness.
+// from `since` in seq order then live, a window of unacknowledged deliveries, ping liveness, and
+// resource limits: subscribers are indexed by channel (a delivery wakes only its channel's
+// subscribers), capped per token, flow-controlled by what their connection drains, and dropped
+// with WS_CLOSE_SLOW_SUBSCRIBER when more than `maxUnsentBytes` wait for a connection that does
+// not drain. A dropped subscriber loses nothing: it reconnects with since=<last acked seq>.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import {
   TOKEN_SUBPROTOCOL_PREFIX,
+  WS_CLOSE_SLOW_SUBSCRIBER,
+  WS_TOO_MANY_SUBSCRIBERS_STATUS,
   type ClientMessage,
-  type DeliveryMessage,
   type ForwardAttempt,
   type ForwardState,
   type ServerMessage,
 } from '../../src/core/relay/protocol';
 import { bearer, hostAllowed, originAllowed } from './access';
+import { DeliveryMessages } from './deliveryMessages';
 import type { Scope } from './scope';
-import { headerRecord, type DeliveryStore } from './store';
+import type { RelayStore, StoredDelivery } from './storeTypes';
+
+export const DEFAULT_MAX_UNSENT_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_MAX_SUBSCRIBERS_PER_TOKEN = 64;
 
 export interface SubscriberOptions {
   /** The scope of a presented token; undefined: 401. */
@@ -25,6 +34,14 @@ export interface SubscriberOptions {
   /** Deliveries sent and not yet acknowledged, per subscriber (default 256). */
   window?: number;
   pingIntervalMs?: number;
+  /**
+   * Bytes that may wait for one subscriber (queued on its connection, plus live deliveries that
+   * arrived while it did not drain) before it is dropped (default 8 MiB). One delivery larger than
+   * this is still sent, alone, when the connection has drained.
+   */
+  maxUnsentBytes?: number;
+  /** Connected subscribers per token; more are refused with HTTP 429 (default 64). */
+  maxSubscribersPerToken?: number;
 }
 
 class Subscriber {
@@ -34,11 +51,23 @@ class Subscriber {
   caughtUp = false;
   pumping = false;
   alive = true;
+  dropped = false;
   /** The channel a channel token limits this subscriber to (undefined: the admin token). */
   scopedTo: string | undefined;
+  /** The pump waits for the connection to drain. */
+  stalled = false;
+  /** Live delivery bytes that arrived while stalled (not queued: read from the journal later). */
+  lagBytes = 0;
+  /** Bytes of our messages handed to the connection and not yet written to the kernel. */
+  queued = 0;
+  /** Size of a delivery allowed past the bound (larger than it on its own) until it is written out. */
+  oversize = 0;
+  /** Resolves when everything written so far has gone to the kernel. */
+  lastWrite: Promise<void> = Promise.resolve();
 
   constructor(
     readonly ws: WebSocket,
+    readonly token: string,
     readonly channel: string | undefined,
     readonly bodies: boolean,
     since: number,
@@ -46,6 +75,25 @@ class Subscriber {
     this.sent = since;
     this.acked = since;
   }
+
+  get open(): boolean {
+    return !this.dropped && this.ws.readyState === this.ws.OPEN;
+  }
+
+  /** Bytes queued on the connection, not counting one oversize delivery. */
+  get unsent(): number {
+    return Math.max(0, this.queued - this.oversize);
+  }
+}
+
+export interface SubscriberStats {
+  subscribers: number;
+  /** Subscribers dropped for being too slow, since start. */
+  dropped: number;
+  /** Times a new delivery woke a subscriber (only the subscribers of its channel are woken). */
+  wakeups: number;
+  /** The largest number of bytes queued on any subscriber's connection right now. */
+  maxQueuedBytes: number;
 }
 
 export class SubscriberHub {
@@ -58,18 +106,33 @@ export class SubscriberHub {
     },
   });
   private readonly subs = new Set<Subscriber>();
+  /** Subscribers of one channel, and (key '') of every channel. */
+  private readonly byChannel = new Map<string, Set<Subscriber>>();
+  private readonly perToken = new Map<string, number>();
   private readonly window: number;
+  private readonly maxUnsent: number;
+  /** The pump writes while less than this is queued (a delivery larger than it waits for an empty queue). */
+  private readonly lowWater: number;
+  private readonly maxPerToken: number;
+  private readonly messages: DeliveryMessages;
   private readonly pinger: ReturnType<typeof setInterval>;
+  private droppedCount = 0;
+  private wakeups = 0;
 
   constructor(
-    private readonly store: DeliveryStore,
+    private readonly store: RelayStore,
     private readonly options: SubscriberOptions,
   ) {
     this.window = options.window ?? 256;
-    store.on('delivery', () => {
-      for (const s of this.subs) void this.pump(s);
+    this.maxUnsent = Math.max(1, options.maxUnsentBytes ?? DEFAULT_MAX_UNSENT_BYTES);
+    this.lowWater = Math.min(1024 * 1024, Math.ceil(this.maxUnsent / 4));
+    this.maxPerToken = Math.max(1, options.maxSubscribersPerToken ?? DEFAULT_MAX_SUBSCRIBERS_PER_TOKEN);
+    this.messages = new DeliveryMessages(store);
+    store.on('delivery', (entry) => this.wake(entry));
+    store.on('forward', (seq, attempt, state) => {
+      this.messages.invalidate(seq);
+      this.broadcastForward(seq, attempt, state);
     });
-    store.on('forward', (seq, attempt, state) => this.broadcastForward(seq, attempt, state));
     this.pinger = setInterval(() => {
       for (const s of this.subs) {
         if (!s.alive) {
@@ -85,6 +148,12 @@ export class SubscriberHub {
 
   get count(): number {
     return this.subs.size;
+  }
+
+  get stats(): SubscriberStats {
+    let maxQueuedBytes = 0;
+    for (const s of this.subs) maxQueuedBytes = Math.max(maxQueuedBytes, s.queued);
+    return { subscribers: this.subs.size, dropped: this.droppedCount, wakeups: this.wakeups, maxQueuedBytes };
   }
 
   /** Handles an HTTP upgrade on /ws; refuses with a plain HTTP status on any failed check. */
@@ -106,76 +175,143 @@ export class SubscriberHub {
     const given = bearer(req) ?? fromProto;
     const scope = this.options.authenticate(given);
     if (!scope) return refuse(401, 'Unauthorized');
+    const token = given!;
+    if ((this.perToken.get(token) ?? 0) >= this.maxPerToken) return refuse(WS_TOO_MANY_SUBSCRIBERS_STATUS, 'Too Many Subscribers');
     const sinceRaw = url.searchParams.get('since');
     const since = sinceRaw === null ? this.store.lastSeq : Number(sinceRaw);
     if (!Number.isInteger(since) || since < 0) return refuse(400, 'Bad since');
-    const asked = url.searchParams.get('channel') ?? undefined;
+    const asked = url.searchParams.get('channel') || undefined;
     if (scope.kind === 'channel' && asked !== undefined && asked !== scope.channel) return refuse(403, 'Forbidden Channel');
     const channel = scope.kind === 'channel' ? scope.channel : asked;
     const bodies = url.searchParams.get('bodies') !== '0';
+    // Counted from now: concurrent upgrades cannot pass the cap together.
+    this.perToken.set(token, (this.perToken.get(token) ?? 0) + 1);
     this.wss.handleUpgrade(req, socket, head, (ws) => {
-      const sub = new Subscriber(ws, channel, bodies, since);
+      const sub = new Subscriber(ws, token, channel, bodies, since);
       sub.scopedTo = scope.kind === 'channel' ? scope.channel : undefined;
-      this.subs.add(sub);
-      ws.on('pong', () => (sub.alive = true));
-      ws.on('close', () => this.subs.delete(sub));
-      ws.on('error', () => ws.terminate());
-      ws.on('message', (data, isBinary) => {
-        if (isBinary) return;
-        let msg: ClientMessage;
-        try {
-          msg = JSON.parse(data.toString()) as ClientMessage;
-        } catch {
-          return;
-        }
-        if (typeof msg !== 'object' || msg === null) return; // `null`, numbers, strings: ignored
-        if (msg.type === 'ack' && Number.isInteger(msg.seq)) {
-          sub.acked = Math.max(sub.acked, msg.seq);
-          sub.unacked = sub.unacked.filter((s) => s > sub.acked);
-          void this.pump(sub);
-        }
-      });
-      this.send(sub, { type: 'hello', lastSeq: this.store.lastSeq, since });
-      void this.pump(sub);
+      this.accept(sub);
     });
   }
 
-  private send(sub: Subscriber, msg: ServerMessage): Promise<void> {
-    return new Promise((resolve) => {
-      if (sub.ws.readyState !== sub.ws.OPEN) return resolve();
-      sub.ws.send(JSON.stringify(msg), () => resolve());
+  private accept(sub: Subscriber): void {
+    const { ws } = sub;
+    this.subs.add(sub);
+    const key = sub.channel ?? '';
+    let set = this.byChannel.get(key);
+    if (!set) this.byChannel.set(key, (set = new Set()));
+    set.add(sub);
+    ws.on('pong', () => (sub.alive = true));
+    ws.on('close', () => this.remove(sub));
+    ws.on('error', () => ws.terminate());
+    ws.on('message', (data, isBinary) => {
+      if (isBinary) return;
+      let msg: ClientMessage;
+      try {
+        msg = JSON.parse(data.toString()) as ClientMessage;
+      } catch {
+        return;
+      }
+      if (typeof msg !== 'object' || msg === null) return; // `null`, numbers, strings: ignored
+      if (msg.type === 'ack' && Number.isInteger(msg.seq)) {
+        sub.acked = Math.max(sub.acked, msg.seq);
+        sub.unacked = sub.unacked.filter((s) => s > sub.acked);
+        void this.pump(sub);
+      }
     });
+    this.write(sub, Buffer.from(JSON.stringify({ type: 'hello', lastSeq: this.store.lastSeq, since: sub.sent } satisfies ServerMessage)));
+    void this.pump(sub);
   }
 
-  /** Sends every delivery after `sub.sent`, in seq order, within the ack window. */
+  /** Forgets a subscriber (once): indexes and the per-token count. */
+  private remove(sub: Subscriber): void {
+    if (!this.subs.delete(sub)) return;
+    const key = sub.channel ?? '';
+    const set = this.byChannel.get(key);
+    set?.delete(sub);
+    if (set?.size === 0) this.byChannel.delete(key);
+    const n = (this.perToken.get(sub.token) ?? 1) - 1;
+    if (n > 0) this.perToken.set(sub.token, n);
+    else this.perToken.delete(sub.token);
+  }
+
+  /** A new delivery: wakes only the subscribers of its channel (and those of every channel). */
+  private wake(entry: StoredDelivery): void {
+    for (const key of ['', entry.summary.channel]) {
+      const set = this.byChannel.get(key);
+      if (!set) continue;
+      for (const s of set) {
+        this.wakeups++;
+        if (s.stalled) {
+          // Not queued anywhere (the pump reads it from the journal later), but owed to a connection
+          // that does not drain: past the bound, the subscriber goes and resumes by seq.
+          s.lagBytes += entry.summary.size * (s.bodies ? 4 / 3 : 0) + 512;
+          if (s.unsent + s.lagBytes > this.maxUnsent) this.drop(s);
+          continue;
+        }
+        void this.pump(s);
+      }
+    }
+  }
+
+  /** Drops a subscriber that fell too far behind, with a close code that says to resume by seq. */
+  private drop(sub: Subscriber): void {
+    if (sub.dropped) return;
+    sub.dropped = true;
+    this.droppedCount++;
+    this.remove(sub);
+    sub.ws.close(WS_CLOSE_SLOW_SUBSCRIBER, `too slow: over ${this.maxUnsent} bytes waiting; resume with since=${sub.acked}`);
+    // The close frame waits behind what is queued; a client that never reads is cut after a grace.
+    setTimeout(() => sub.ws.terminate(), 5_000).unref();
+  }
+
+  /** Queues bytes on the connection; a message that would pass the bound drops the subscriber. */
+  private write(sub: Subscriber, msg: Buffer, options: { delivery?: boolean } = {}): void {
+    if (!sub.open) return;
+    if (!options.delivery && sub.unsent + msg.length > this.maxUnsent) return this.drop(sub);
+    const big = options.delivery && msg.length > this.lowWater ? msg.length : 0;
+    if (big) sub.oversize = big;
+    sub.queued += msg.length;
+    // Callbacks run in write order (also with an error when the connection closes), so once the
+    // last write's has run, `queued` is back to 0.
+    sub.lastWrite = new Promise<void>((resolve) =>
+      sub.ws.send(msg, () => {
+        sub.queued -= msg.length;
+        if (big && sub.oversize === big) sub.oversize = 0;
+        resolve();
+      }),
+    );
+  }
+
+  /** Sends every delivery after `sub.sent`, in seq order, within the ack window and the bound. */
   private async pump(sub: Subscriber): Promise<void> {
     if (sub.pumping) return;
     sub.pumping = true;
     try {
-      while (sub.ws.readyState === sub.ws.OPEN && sub.unacked.length < this.window) {
-        const next = this.store.after(sub.sent, sub.channel).next();
-        if (next.done) {
+      while (sub.open && sub.unacked.length < this.window) {
+        const next = first(this.store.after(sub.sent, sub.channel));
+        if (!next) {
           if (!sub.caughtUp) {
             sub.caughtUp = true;
-            await this.send(sub, { type: 'caught-up', lastSeq: this.store.lastSeq });
+            this.write(sub, Buffer.from(JSON.stringify({ type: 'caught-up', lastSeq: this.store.lastSeq } satisfies ServerMessage)));
           }
           break;
         }
-        const e = next.value;
-        const delivery: DeliveryMessage['delivery'] = { ...e.summary };
-        if (sub.bodies) {
-          const r = await this.store.read(e.summary.seq).catch(() => undefined);
-          if (r) {
-            delivery.headers = headerRecord(r.meta.headers);
-            delivery.bodyBase64 = r.body.toString('base64');
-          }
+        const msg = await this.messages.get(next, sub.bodies);
+        // Flow control: wait until the connection has drained enough for this message.
+        while (sub.open && sub.queued > 0 && sub.queued + msg.length > this.lowWater) {
+          sub.stalled = true;
+          await sub.lastWrite;
         }
-        sub.sent = e.summary.seq;
-        sub.unacked.push(e.summary.seq);
-        await this.send(sub, { type: 'delivery', delivery });
+        sub.stalled = false;
+        sub.lagBytes = 0;
+        if (!sub.open || next.summary.seq <= sub.sent) continue;
+        sub.sent = next.summary.seq;
+        sub.unacked.push(next.summary.seq);
+        this.write(sub, msg, { delivery: true });
       }
     } finally {
       sub.pumping = false;
+      sub.stalled = false;
     }
   }
 
@@ -183,12 +319,11 @@ export class SubscriberHub {
     if (this.subs.size === 0) return; // nobody to tell: no message to build
     const e = this.store.get(seq);
     if (!e) return;
-    const msg = JSON.stringify({ type: 'forward', seq, attempt, state: state ?? e.summary.forward.find((f) => f.target === attempt.target) ?? { target: attempt.target, status: attempt.ok ? 'ok' : 'failed', attempts: 1 } } satisfies ServerMessage);
-    for (const s of this.subs) {
-      if (s.ws.readyState !== s.ws.OPEN || seq > s.sent) continue;
-      if (s.channel && s.channel !== e.summary.channel) continue;
-      s.ws.send(msg);
-    }
+    const subs = [this.byChannel.get(''), this.byChannel.get(e.summary.channel)];
+    if (!subs[0] && !subs[1]) return;
+    const current = state ?? e.summary.forward.find((f) => f.target === attempt.target) ?? { target: attempt.target, status: attempt.ok ? 'ok' : 'failed', attempts: 1 };
+    const msg = Buffer.from(JSON.stringify({ type: 'forward', seq, attempt, state: current } satisfies ServerMessage));
+    for (const set of subs) for (const s of set ?? []) if (seq <= s.sent) this.write(s, msg);
   }
 
   /** Closes the streams opened with the token of channel `name` (it was deleted); they get 401 on reconnect. */
@@ -204,4 +339,9 @@ export class SubscriberHub {
     if (stragglers.length > 0) setTimeout(() => stragglers.forEach((ws) => ws.terminate()), 1000).unref();
     this.wss.close();
   }
+}
+
+function first<T>(items: Iterable<T>): T | undefined {
+  for (const x of items) return x;
+  return undefined;
 }

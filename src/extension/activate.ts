@@ -28,7 +28,7 @@ export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
   const t0 = performance.now();
   const relayDataDir = join(context.globalStorageUri.fsPath, 'relay');
   const tokens = new TokenStore(context.secrets);
-  const relay = new RelayManager(context.extensionPath, relayDataDir);
+  const relay = new RelayManager({ extensionPath: context.extensionPath, dataDir: relayDataDir, secrets: context.secrets, globalState: context.globalState });
   const services = new Services(context, tokens, relay);
   const webhooks = new WebhooksTree(services, context.extensionUri);
   const relayTree = new RelayTree(relay, context.extensionUri);
@@ -52,13 +52,16 @@ export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
         services.invalidate();
         webhooks.refresh();
       }
-      if (e.affectsConfiguration(SETTINGS.relayPort)) void relay.probe(true);
+      if (e.affectsConfiguration(SETTINGS.relayPort)) void relay.probe({ force: true });
+      if (e.affectsConfiguration(SETTINGS.relayForwardUrl)) void relay.restoreRemote();
     }),
     { dispose: disposeLog },
   );
   registerCommands(context, () => ctx);
   const diagnostics = registerDiagnostics(context);
   relay.showStatusBar();
+  // A remote relay connected in an earlier session resumes forwarding from its stored seq (after activation: no network during it).
+  setTimeout(() => void relay.restoreRemote(), 0);
 
   const activationTime = performance.now() - t0;
   recordActivationTime(activationTime);

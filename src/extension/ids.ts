@@ -19,6 +19,8 @@ export const COMMANDS = {
   copyAsCurl: 'serviceHooks.copyAsCurl',
   startRelay: 'serviceHooks.startRelay',
   stopRelay: 'serviceHooks.stopRelay',
+  connectRelay: 'serviceHooks.connectRelay',
+  disconnectRelay: 'serviceHooks.disconnectRelay',
   importIssues: 'serviceHooks.importIssues',
   createSecret: 'serviceHooks.createSecret',
   setUpRunner: 'serviceHooks.setUpRunner',
@@ -66,6 +68,8 @@ export const CONTEXT = {
   hasRepository: 'serviceHooks.hasRepository',
   hasWebhooks: 'serviceHooks.hasWebhooks',
   relayRunning: 'serviceHooks.relayRunning',
+  /** Connected (or trying to connect) to a remote relay through "Connect to Relay…". */
+  relayRemote: 'serviceHooks.relayRemote',
 } as const;
 
 /** contextValue of tree rows (see src/core/tree/nodes.ts). */
@@ -75,3 +79,13 @@ export const VIEW_ITEMS = ['repository', 'webhook', 'deliveries', 'delivery.ok',
 export const DELIVERY_SCHEME = 'service-hooks-delivery';
 export const SECRET_KEY = 'serviceHooks.token';
 export const EXTENSION_ID = 'service-hooks.service-hooks';
+
+/** Keys of the relay's state: SecretStorage (tokens, the local relay's secret) and globalState (the remote relay in use). */
+export const RELAY_STORAGE = {
+  /** globalState: `{ address }` of the remote relay connected through "Connect to Relay…". */
+  remote: 'serviceHooks.relay.remote',
+  /** SecretStorage: the secret the local relay verifies with, shared with Add Webhook. */
+  localSecret: 'serviceHooks.relay.localSecret',
+  /** SecretStorage: a remote relay's token, per address (`<prefix><https://host>`). */
+  remoteTokenPrefix: 'serviceHooks.relay.token:',
+} as const;

@@ -109,8 +109,8 @@ export async function pickDelivery(
 /** A relay journal entry: from a relay row, from {seq}, from a service delivery row (matched by delivery id), or picked. */
 export async function pickRelayDelivery(ctx: CommandContext, arg: unknown, title: string): Promise<RelayDeliveryView> {
   const relay = ctx.services.relay;
-  if (!relay.connected) await relay.probe(true);
-  if (!relay.connected) throw new UserError('The relay is not running. Start it with "Start Relay".');
+  if (!relay.connected) await relay.probe({ force: true });
+  if (!relay.connected) throw new UserError('No relay is connected. Run "Start Relay" or "Connect to Relay…".');
   if (isNode(arg) && arg.kind === 'relayDelivery') return arg.delivery;
   const args = asArgs(arg);
   if (typeof args.seq === 'number') return relay.getDelivery(args.seq);

@@ -1,346 +1,369 @@
-// The relay as the editor sees it: a child process it may own (Start/Stop Relay), the REST API,
-// the live WebSocket subscription (resumed by seq) and a status bar item.
-import { spawn, type ChildProcess } from 'node:child_process';
+// The relay as the editor sees it: at most one connection (a local relay on the configured port,
+// started here or found there, or a remote relay from "Connect to Relay…"), the process Start Relay
+// runs, and the status bar item. The parts live in ./relay/: process.ts (spawn/stop),
+// connection.ts (RelayApi, subscription, live list), forwarding.ts (remote → local app),
+// statusBar.ts. This class only decides which of them is in use.
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { RelayLiveList, type RelayDeliveryView, type RelayState, type RelayStatusView } from '../core/tree';
+import type { DeliveryList, DeliveryListQuery, RelayDelivery, RelayStatus, ReplayResponse } from '../../relay/client';
+import { parseRelayAddress, relayChannelOfUrl, RelayLiveList, seqKey, webhookUrlChoices, type RelayAddress, type RelayState, type WebhookUrlChoice } from '../core/tree';
 import { settings } from './config';
 import { loadRelayClient } from './deps';
-import { COMMANDS, CONTEXT } from './ids';
+import { UserError } from './errors';
+import { CONTEXT, RELAY_STORAGE } from './ids';
 import { log } from './log';
+import { RelayConnection, type RelayEndpoint } from './relay/connection';
+import { EditorForwarder } from './relay/forwarding';
+import { RelayProcess } from './relay/process';
+import { RelayStatusBar } from './relay/statusBar';
 
-export interface RelayDeliveryDetail extends RelayDeliveryView {
-  headers: Record<string, string>;
-  bodyBase64: string;
-}
+export type RelayDeliveryDetail = RelayDelivery;
 
-export class RelayHttpError extends Error {
-  override name = 'RelayHttpError';
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
+const REMOTE_KEY = RELAY_STORAGE.remote;
+const LOCAL_SECRET_KEY = RELAY_STORAGE.localSecret;
+const remoteTokenKey = (httpUrl: string) => RELAY_STORAGE.remoteTokenPrefix + httpUrl;
+const EMPTY = new RelayLiveList(0);
+
+export interface RelayManagerOptions {
+  extensionPath: string;
+  dataDir: string;
+  secrets: vscode.SecretStorage;
+  globalState: vscode.Memento;
 }
 
 export class RelayManager implements vscode.Disposable {
-  state: RelayState = 'stopped';
-  port: number | undefined;
-  status: RelayStatusView | undefined;
-  detail: string | undefined;
-  readonly live = new RelayLiveList();
-  private child: ChildProcess | undefined;
-  private token: string | undefined;
-  private subscription: { close(): void } | undefined;
-  private statusItem: vscode.StatusBarItem | undefined;
+  readonly dataDir: string;
+  private conn: RelayConnection | undefined;
+  private connSub: { dispose(): void } | undefined;
+  private forwarder: EditorForwarder | undefined;
+  private remote: RelayAddress | undefined;
+  private localPort: number | undefined;
+  private phase: RelayState = 'stopped';
+  private phaseDetail: string | undefined;
+  private forwardProblem: string | undefined;
+  private probed = false;
+  private busy = false;
+  private readonly process = new RelayProcess();
+  private readonly statusBar = new RelayStatusBar();
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
-  private refreshTimer: ReturnType<typeof setTimeout> | undefined;
-  private probed = false;
 
-  constructor(
-    private readonly extensionPath: string,
-    readonly dataDir: string,
-  ) {}
-
-  get baseUrl(): string | undefined {
-    return this.port === undefined ? undefined : `http://127.0.0.1:${this.port}`;
+  constructor(private readonly o: RelayManagerOptions) {
+    this.dataDir = o.dataDir;
+    this.process.onExit((code, output) => {
+      const last = output.trim().split(/\r?\n/).filter((l) => !/token/i.test(l)).slice(-2).join(' ');
+      void this.detach().then(() => this.setPhase(code === 0 || code === null ? 'stopped' : 'failed', `Relay exited with code ${code}. ${last}`));
+    });
   }
 
+  get state(): RelayState {
+    if (this.conn && this.conn.state !== 'closed') return this.conn.state === 'running' ? 'running' : 'connecting';
+    return this.phase;
+  }
+  get detail(): string | undefined {
+    return (this.conn?.state === 'connecting' ? this.conn.detail : undefined) ?? this.forwardProblem ?? this.phaseDetail;
+  }
+  /** Port of the local relay in use (undefined for a remote relay or none). */
+  get port(): number | undefined {
+    return this.remote ? undefined : this.localPort;
+  }
+  /** The remote relay's label (relay.example.com) when connected through "Connect to Relay…". */
+  get remoteLabel(): string | undefined {
+    return this.remote?.label;
+  }
+  get status(): RelayStatus | undefined {
+    return this.conn?.status;
+  }
+  get live(): RelayLiveList {
+    return this.conn?.live ?? EMPTY;
+  }
   get connected(): boolean {
-    return this.state === 'running' && this.token !== undefined;
+    return this.conn?.state === 'running';
   }
-
   get ownsProcess(): boolean {
-    return this.child !== undefined;
+    return this.process.running;
+  }
+  /** The connection in use (tests read its counters). */
+  get connection(): RelayConnection | undefined {
+    return this.conn;
+  }
+  /** Where deliveries of a remote relay are forwarded. */
+  get forwardTo(): string | undefined {
+    return this.remote ? settings().relayForwardUrl || undefined : undefined;
   }
 
-  /** Ingress URL of a channel, offered by Add Webhook. */
+  /** Ingress URL of a channel on the relay in use (or the local relay's, configured port). */
   ingressUrl(channel = 'default'): string {
-    return `http://127.0.0.1:${this.port ?? settings().relayPort}/hooks/${channel}`;
+    if (this.remote) return `${this.remote.httpUrl}/hooks/${encodeURIComponent(channel)}`;
+    return `http://127.0.0.1:${this.localPort ?? settings().relayPort}/hooks/${channel}`;
+  }
+
+  /** Payload URLs for Add Webhook: the connected relay's channels first, the local relay's when the service can reach it. */
+  webhookUrlChoices(): WebhookUrlChoice[] {
+    const remote = this.remote && {
+      label: this.remote.label,
+      channels: (this.status?.channels ?? []).map((c) => ({ name: c.name, ingressUrl: this.ingressUrl(c.name) })),
+    };
+    const localUrl = `http://127.0.0.1:${this.localPort ?? settings().relayPort}/hooks/default`;
+    return webhookUrlChoices({ remote, localUrl, serviceBaseUrl: settings().baseUrl });
+  }
+
+  /** The secret a generated-secret webhook to `url` gets: the local relay's shared one for its ingress, else none (generate). */
+  async sharedSecretFor(url: string): Promise<string | undefined> {
+    if (relayChannelOfUrl(url, this.localPort ?? settings().relayPort) === undefined) return undefined;
+    return this.localSecret();
   }
 
   showStatusBar(): void {
-    if (!this.statusItem) {
-      this.statusItem = vscode.window.createStatusBarItem('serviceHooks.relay', vscode.StatusBarAlignment.Left, 10);
-      this.statusItem.name = 'Service Relay';
-    }
-    const item = this.statusItem;
-    switch (this.state) {
-      case 'running':
-        item.text = `$(radio-tower) Relay :${this.port}`;
-        item.tooltip = `Relay running on port ${this.port}${this.child ? ' (started here)' : ''}. Click to stop.`;
-        item.command = COMMANDS.stopRelay;
-        break;
-      case 'starting':
-      case 'connecting':
-        item.text = '$(loading~spin) Relay';
-        item.tooltip = 'Relay starting…';
-        item.command = undefined;
-        break;
-      default:
-        item.text = this.state === 'failed' ? '$(error) Relay' : '$(debug-disconnect) Relay off';
-        item.tooltip = this.detail ?? 'Relay not running. Click to start.';
-        item.command = COMMANDS.startRelay;
-    }
-    item.show();
+    this.statusBar.show({
+      state: this.state,
+      port: this.port,
+      remote: this.remote?.label,
+      forwardTo: this.forwardTo,
+      detail: this.detail,
+      ownsProcess: this.ownsProcess,
+      forwardFailing: this.forwardProblem !== undefined,
+    });
   }
 
-  private setState(state: RelayState, detail?: string): void {
-    this.state = state;
-    this.detail = detail;
-    void vscode.commands.executeCommand('setContext', CONTEXT.relayRunning, state === 'running');
+  private fire(): void {
+    void vscode.commands.executeCommand('setContext', CONTEXT.relayRunning, this.state === 'running' || this.state === 'connecting');
+    void vscode.commands.executeCommand('setContext', CONTEXT.relayRemote, this.remote !== undefined);
     this.showStatusBar();
     this.changed.fire();
   }
 
-  /** Coalesces bursts of live messages into one tree refresh. */
-  private scheduleChange(): void {
-    if (this.refreshTimer) return;
-    this.refreshTimer = setTimeout(() => {
-      this.refreshTimer = undefined;
-      this.changed.fire();
-    }, 100);
+  private setPhase(phase: RelayState, detail?: string): void {
+    this.phase = phase;
+    this.phaseDetail = detail;
+    this.fire();
   }
 
-  /** Connects to a relay already listening on the configured port (no-op if none). Called lazily by the Relay view. */
-  async probe(force = false): Promise<void> {
-    if ((this.probed && !force) || this.state === 'starting' || this.state === 'connecting' || this.child) return;
+  /** Opens `conn`, then makes it the one connection: the previous one (and its rows) goes. A connection that fails to open changes nothing. */
+  private async use(conn: RelayConnection, where: { remote?: RelayAddress; port?: number }): Promise<void> {
+    try {
+      await conn.open();
+    } catch (err) {
+      await conn.close();
+      throw err;
+    }
+    await this.detach();
+    this.conn = conn;
+    this.remote = where.remote;
+    this.localPort = where.port;
+    this.connSub = conn.onDidChange(() => this.fire());
+    this.phaseDetail = undefined;
+    this.fire();
+  }
+
+  /** Closes the connection in use; its rows go with it. */
+  private async detach(): Promise<void> {
+    const conn = this.conn;
+    this.forwarder?.stop();
+    this.forwarder = undefined;
+    this.forwardProblem = undefined;
+    this.conn = undefined;
+    this.remote = undefined;
+    this.localPort = undefined;
+    this.connSub?.dispose();
+    this.connSub = undefined;
+    await conn?.close();
+    this.fire();
+  }
+
+  /** Uses the local relay listening on `port` with `token` (its admin token). */
+  async attach(port: number, token: string): Promise<void> {
+    const client = await loadRelayClient();
+    const endpoint: RelayEndpoint = { httpUrl: `http://127.0.0.1:${port}`, wsUrl: `ws://127.0.0.1:${port}/ws`, token, label: `port ${port}` };
+    await this.use(new RelayConnection({ endpoint, client, log: (level, line) => log()[level](line) }), { port });
+  }
+
+  /**
+   * Attaches to a relay already listening on the configured port, when its token is the one in this
+   * editor's data folder (a relay started by another window or session). `force`: probe again even
+   * if done; a changed port setting drops the rows of the relay on the old port first.
+   */
+  async probe(options: { force?: boolean } = {}): Promise<void> {
+    if ((this.probed && !options.force) || this.busy || this.process.running || this.remote) return;
     this.probed = true;
     const port = settings().relayPort;
-    if (!port || (this.connected && this.port === port)) return;
-    if (!(await healthy(port))) {
-      if (this.state !== 'stopped' && !this.connected) this.setState('offline', `No relay answers on port ${port}.`);
+    if (this.conn && this.localPort === port) return;
+    if (this.conn) {
+      await this.detach();
+      this.setPhase('stopped');
+    }
+    if (!port) return;
+    const client = await loadRelayClient();
+    try {
+      await new client.RelayApi({ baseUrl: `http://127.0.0.1:${port}`, token: '', timeoutMs: 1000 }).health();
+    } catch {
+      if (this.phase !== 'stopped' && !this.conn) this.setPhase('offline', `No relay answers on port ${port}.`);
       return;
     }
-    if (this.connected && this.port === port) return; // attached meanwhile
+    if (this.conn || this.process.running) return; // attached or started meanwhile
     try {
-      await this.attach(port, await this.readToken());
+      await this.attach(port, await this.readLocalToken());
     } catch (err) {
       log().warn(`relay on port ${port} answers but cannot be used: ${(err as Error).message}`);
-      if (!this.connected) this.setState('offline', `A relay answers on port ${port} but its token is not in ${this.dataDir}.`);
+      if (!this.conn) this.setPhase('offline', `A relay answers on port ${port}, but not with the token in ${this.dataDir}: it was not started by this editor. Use "Connect to Relay…" for it, or set serviceHooks.relay.port.`);
     }
   }
 
-  private async readToken(): Promise<string> {
+  private async readLocalToken(): Promise<string> {
     return (await readFile(join(this.dataDir, 'token'), 'utf8')).trim();
   }
 
-  /** Uses a relay listening on `port` with `token`: reads its status and subscribes to live deliveries. */
-  async attach(port: number, token: string): Promise<void> {
-    this.closeSubscription();
-    this.port = port;
-    this.token = token;
-    this.setState('connecting');
-    this.status = await this.rest<RelayStatusView>('GET', '/api/status');
-    const recent = await this.rest<{ deliveries: RelayDeliveryView[]; lastSeq: number }>('GET', '/api/deliveries?limit=200');
-    for (const d of recent.deliveries) this.live.upsert(d);
-    this.setState('running');
-    await this.subscribe();
+  /** The secret the local relay verifies with, shared with Add Webhook (SecretStorage; generated once). */
+  async localSecret(): Promise<string> {
+    const stored = await this.o.secrets.get(LOCAL_SECRET_KEY);
+    if (stored) return stored;
+    const secret = randomBytes(32).toString('hex');
+    await this.o.secrets.store(LOCAL_SECRET_KEY, secret);
+    return secret;
   }
 
-  private async subscribe(): Promise<void> {
-    const { subscribe } = await loadRelayClient();
-    const since = this.live.lastSeq;
-    const port = this.port!;
-    const sub = subscribe({
-      url: `ws://127.0.0.1:${port}/ws`,
-      token: this.token!,
-      since,
-      bodies: false,
-      onDelivery: (d: RelayDeliveryView & { headers?: unknown; bodyBase64?: unknown }) => {
-        this.live.upsert(stripDetail(d)); // the view keeps summaries only
-        void this.refreshStatus();
-        this.scheduleChange();
-      },
-      onForward: (f: unknown) => {
-        // relay/protocol ForwardMessage: { seq, attempt, state } — update the row in place.
-        const msg = f as { seq?: number; state?: RelayDeliveryView['forward'][number] };
-        if (typeof msg.seq !== 'number') return;
-        const known = this.live.get(msg.seq);
-        if (known && msg.state) {
-          const forward = known.forward.some((x) => x.target === msg.state!.target)
-            ? known.forward.map((x) => (x.target === msg.state!.target ? msg.state! : x))
-            : [...known.forward, msg.state];
-          this.live.upsert({ ...known, forward });
-          void this.refreshStatus();
-          this.scheduleChange();
-        } else {
-          void this.refreshOne(msg.seq);
-        }
-      },
-      onState: (s: unknown) => {
-        // The relay client reconnects by itself (resuming from the last acknowledged seq);
-        // mirror its connection state in the view and the status bar.
-        const name = typeof s === 'string' ? s : String((s as { state?: unknown })?.state ?? '');
-        log().debug(`relay subscription: ${JSON.stringify(s)}`);
-        if (/^(open|connected|live)$/i.test(name) && this.state === 'connecting') this.setState('running');
-        else if (/^(closed|reconnecting|disconnected|backoff)$/i.test(name) && this.state === 'running') this.setState('connecting', 'Reconnecting to the relay…');
-      },
-    } as Parameters<typeof subscribe>[0]);
-    this.subscription = sub as unknown as { close(): void };
-  }
-
-  private async refreshOne(seq: number): Promise<void> {
+  /** Start Relay: runs the bundled CLI; 'attached' when this editor's relay already runs on the port. */
+  async start(): Promise<'started' | 'attached'> {
+    if (this.remote) throw new UserError(`Connected to ${this.remote.label}. Run "Disconnect from Relay" before starting a local relay.`);
+    if (this.process.running) return 'attached';
+    const s = settings();
+    if (this.conn && this.localPort === s.relayPort && this.connected) return 'attached';
+    this.busy = true;
     try {
-      const d = await this.rest<RelayDeliveryView>('GET', `/api/deliveries/${seq}`);
-      this.live.upsert(stripDetail(d));
-      await this.refreshStatus();
-      this.scheduleChange();
+      await this.detach();
+      this.setPhase('starting');
+      const started = await this.process.start({
+        cliPath: join(this.o.extensionPath, 'dist', 'cli.js'),
+        port: s.relayPort,
+        dataDir: this.dataDir,
+        secrets: [await this.localSecret()],
+        forward: s.relayForwardUrl ? [s.relayForwardUrl] : [],
+        log: (line) => log().info(line),
+      });
+      await this.attach(started.port, started.token);
+      return 'started';
     } catch (err) {
-      log().warn(`relay delivery ${seq}: ${(err as Error).message}`);
+      await this.process.stop();
+      this.setPhase('failed', (err as Error).message);
+      throw err;
+    } finally {
+      this.busy = false;
     }
   }
 
-  async refreshStatus(): Promise<void> {
-    if (!this.connected) return;
+  /** Stop Relay: ends the relay started here; a relay started elsewhere is only disconnected. */
+  async stop(): Promise<'stopped' | 'disconnected' | 'not-running'> {
+    if (this.remote) return (await this.disconnectRemote()) ? 'disconnected' : 'not-running';
+    const was = this.conn !== undefined;
+    await this.detach();
+    const stopped = await this.process.stop();
+    this.setPhase('stopped');
+    return stopped ? 'stopped' : was ? 'disconnected' : 'not-running';
+  }
+
+  // ---- remote relays (Connect to Relay…) ----
+
+  /** Connects to a remote relay (address + token), keeps the token in SecretStorage, forwards to the forward URL. */
+  async connectRemote(input: string, token: string): Promise<void> {
+    const address = parseRelayAddress(input);
+    if ('problem' in address) throw new UserError(address.problem);
+    if (!token.trim()) throw new UserError('Enter the relay token.');
+    if (this.process.running) throw new UserError('The relay started here is running. Stop Relay before connecting to another relay.');
+    await this.openRemote(address, token.trim());
+    await this.o.secrets.store(remoteTokenKey(address.httpUrl), token.trim());
+    await this.o.globalState.update(REMOTE_KEY, { address: address.httpUrl });
+  }
+
+  private async openRemote(address: RelayAddress, token: string): Promise<void> {
+    const client = await loadRelayClient();
+    const forwardUrl = settings().relayForwardUrl || undefined;
+    const forwarder = forwardUrl
+      ? new EditorForwarder({
+          client,
+          targetFor: () => settings().relayForwardUrl || undefined,
+          store: { get: (k) => this.o.globalState.get<number>(k), set: (k, v) => this.o.globalState.update(k, v) },
+          key: seqKey(address.httpUrl),
+          onProblem: (p) => {
+            this.forwardProblem = p;
+            this.fire();
+          },
+          log: (line) => log().info(`forward: ${line}`),
+        })
+      : undefined;
+    const endpoint: RelayEndpoint = { httpUrl: address.httpUrl, wsUrl: address.wsUrl, token, label: address.label };
+    const conn = new RelayConnection({
+      endpoint,
+      client,
+      since: forwarder?.since,
+      handle: forwarder?.handle,
+      onOpen: (head) => forwarder?.remember(head),
+      log: (level, line) => log()[level](line),
+    });
+    await this.use(conn, { remote: address });
+    this.forwarder = forwarder;
+  }
+
+  /** Reconnects to the remote relay remembered from an earlier session (activation, forward URL change). */
+  async restoreRemote(): Promise<boolean> {
+    const remembered = this.o.globalState.get<{ address: string }>(REMOTE_KEY);
+    if (!remembered) return false;
+    const address = parseRelayAddress(remembered.address);
+    const token = await this.o.secrets.get(remoteTokenKey(remembered.address));
+    if ('problem' in address || !token) return false;
     try {
-      this.status = await this.rest<RelayStatusView>('GET', '/api/status');
+      await this.openRemote(address, token);
+      return true;
     } catch (err) {
-      log().warn(`relay status: ${(err as Error).message}`);
+      log().warn(`relay ${address.label}: ${(err as Error).message}`);
+      this.remote = address;
+      this.setPhase('offline', `Cannot connect to ${address.label}: ${(err as Error).message}`);
+      return false;
     }
+  }
+
+  /** Disconnect from Relay: closes the connection and forgets the token (the resume point stays). */
+  async disconnectRemote(): Promise<boolean> {
+    const remembered = this.o.globalState.get<{ address: string }>(REMOTE_KEY);
+    const address = this.remote?.httpUrl ?? remembered?.address;
+    await this.detach();
+    if (address) await this.o.secrets.delete(remoteTokenKey(address));
+    await this.o.globalState.update(REMOTE_KEY, undefined);
+    this.setPhase('stopped');
+    return address !== undefined;
+  }
+
+  // ---- the API of the relay in use ----
+
+  private api(): RelayConnection {
+    if (!this.conn) throw new UserError('No relay is connected. Run "Start Relay" or "Connect to Relay…".');
+    return this.conn;
   }
 
   /** Re-reads status and the journal head (Refresh). */
   async reload(): Promise<void> {
-    if (!this.connected) return this.probe(true);
-    await this.refreshStatus();
-    const recent = await this.rest<{ deliveries: RelayDeliveryView[] }>('GET', '/api/deliveries?limit=200');
-    for (const d of recent.deliveries) this.live.upsert(d);
-    this.changed.fire();
+    if (!this.conn) return this.probe({ force: true });
+    await this.conn.reload();
   }
 
-  async rest<T>(method: string, path: string, body?: unknown): Promise<T> {
-    if (!this.baseUrl || !this.token) throw new RelayHttpError(0, 'The relay is not running. Start it with "Start Relay".');
-    const res = await fetch(this.baseUrl + path, {
-      method,
-      headers: { authorization: `Bearer ${this.token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new RelayHttpError(res.status, `relay ${method} ${path.split('?')[0]} answered ${res.status}: ${text.slice(0, 200)}`);
-    return (text ? JSON.parse(text) : undefined) as T;
-  }
-
-  listDeliveries(query: { channel?: string; limit?: number } = {}): Promise<{ deliveries: RelayDeliveryView[]; lastSeq: number }> {
-    const q = new URLSearchParams();
-    if (query.channel) q.set('channel', query.channel);
-    q.set('limit', String(query.limit ?? 200));
-    return this.rest('GET', `/api/deliveries?${q}`);
+  listDeliveries(query: DeliveryListQuery = {}): Promise<DeliveryList> {
+    return this.api().listDeliveries(query);
   }
 
   getDelivery(seq: number): Promise<RelayDeliveryDetail> {
-    return this.rest('GET', `/api/deliveries/${seq}`);
+    return this.api().getDelivery(seq);
   }
 
-  replay(seq: number, to?: string): Promise<{ attempts: { status?: number; error?: string; ok?: boolean }[] }> {
-    return this.rest('POST', `/api/deliveries/${seq}/replay`, to ? { to } : {});
-  }
-
-  /** Start Relay: runs the bundled CLI (`dist/cli.js relay …`) with the editor's Node. */
-  async start(): Promise<void> {
-    if (this.child) return;
-    const s = settings();
-    const cli = join(this.extensionPath, 'dist', 'cli.js');
-    const args = [cli, 'relay', '--port', String(s.relayPort), '--data', this.dataDir];
-    if (s.relayForwardUrl) args.push('--forward', s.relayForwardUrl);
-    this.setState('starting');
-    log().info(`starting relay: ${process.execPath} ${args.map((a) => JSON.stringify(a)).join(' ')}`);
-    const child = spawn(process.execPath, args, {
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    this.child = child;
-    let output = '';
-    let announcedPort: number | undefined;
-    const onData = (chunk: Buffer) => {
-      const text = chunk.toString('utf8').split('\n').map(redactToken).join('\n');
-      output = (output + text).slice(-4000);
-      // The relay prints its token once when it creates it: never copy that into the log.
-      for (const line of text.split(/\r?\n/)) if (line.trim()) log().info(`[relay] ${line}`);
-      const m = /(?:127\.0\.0\.1|localhost|0\.0\.0\.0|\[::1?\]):(\d+)/.exec(output) ?? /\bport (\d+)/i.exec(output);
-      if (m && announcedPort === undefined) announcedPort = Number(m[1]);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    void exited.then((code) => {
-      if (this.child !== child) return;
-      this.child = undefined;
-      this.closeSubscription();
-      this.token = undefined;
-      this.setState(code === 0 || code === null ? 'stopped' : 'failed', `Relay exited with code ${code}. ${output.trim().split('\n').slice(-2).join(' ')}`);
-    });
-    // Wait until the relay answers /healthz (it writes its token before listening), or exits.
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      if (this.child !== child) throw new Error(`The relay exited during start-up: ${output.trim().slice(-300) || 'no output'}`);
-      const port = s.relayPort || announcedPort;
-      if (port && (await healthy(port))) {
-        await this.attach(port, await this.readToken());
-        return;
-      }
-      if (Date.now() > deadline) {
-        child.kill();
-        throw new Error(`The relay did not answer within 15 s: ${output.trim().slice(-300) || 'no output'}`);
-      }
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 100))]);
-    }
-  }
-
-  /** Stop Relay: ends the child process this window started; a relay started elsewhere is only disconnected. */
-  async stop(): Promise<'stopped' | 'disconnected' | 'not-running'> {
-    const child = this.child;
-    this.closeSubscription();
-    if (!child) {
-      const was = this.state;
-      this.token = undefined;
-      this.setState('stopped');
-      return was === 'running' ? 'disconnected' : 'not-running';
-    }
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(timer);
-    return 'stopped';
-  }
-
-  private closeSubscription(): void {
-    try {
-      this.subscription?.close();
-    } catch {
-      // already closed
-    }
-    this.subscription = undefined;
+  replay(seq: number, to?: string): Promise<ReplayResponse> {
+    return this.api().replay(seq, to ? { to } : {});
   }
 
   dispose(): void {
-    this.closeSubscription();
-    if (this.refreshTimer) clearTimeout(this.refreshTimer);
-    this.child?.kill('SIGTERM');
-    this.statusItem?.dispose();
+    this.forwarder?.stop();
+    void this.conn?.close();
+    this.process.dispose();
+    this.statusBar.dispose();
     this.changed.dispose();
-  }
-}
-
-function stripDetail(d: RelayDeliveryView & { headers?: unknown; bodyBase64?: unknown }): RelayDeliveryView {
-  const { headers: _h, bodyBase64: _b, ...rest } = d;
-  return rest;
-}
-
-export function redactToken(line: string): string {
-  return /token/i.test(line) ? line.replace(/(token\b[^:]*:\s*)\S+/gi, '$1<redacted>') : line;
-}
-
-async function healthy(port: number): Promise<boolean> {
-  try {
-    const res = await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(1000) });
-    await res.arrayBuffer();
-    return res.ok;
-  } catch {
-    return false;
   }
 }

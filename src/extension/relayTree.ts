@@ -34,8 +34,8 @@ export class RelayTree implements vscode.TreeDataProvider<RelayTreeNode>, vscode
     if (node) return [];
     void this.relay.probe(); // once per session; connects to a relay already running on the port
     const r = this.relay;
-    if (r.state === 'stopped') return []; // the welcome view offers "Start Relay"
-    const nodes: RelayTreeNode[] = [{ kind: 'relayState', state: r.state, port: r.port, detail: r.detail }];
+    if (r.state === 'stopped' && !r.remoteLabel) return []; // the welcome view offers "Start Relay" and "Connect to Relay…"
+    const nodes: RelayTreeNode[] = [{ kind: 'relayState', state: r.state, port: r.port, detail: r.detail, remote: r.remoteLabel, forwardTo: r.forwardTo }];
     if (r.state !== 'running') return nodes;
     for (const channel of r.status?.channels ?? []) nodes.push({ kind: 'relayChannel', channel });
     const live = r.live.newestFirst(this.shown);

@@ -1,11 +1,12 @@
-// applyFixes: only the findings that carry a replacement, as non-overlapping edits, joined from
-// slices of the text in one pass (linear in the text plus the edits).
-import type { Finding } from './types';
+// applyFixes: only the findings that carry a replacement (with `suggestions`, also those that carry a
+// suggestion), as non-overlapping edits, joined from slices of the text in one pass (linear in the
+// text plus the edits).
+import type { Finding, FixOptions } from './types';
 
-export function applyFixes(text: string, findings: readonly Finding[]): string {
+export function applyFixes(text: string, findings: readonly Finding[], options: FixOptions = {}): string {
   const edits = findings
+    .map((f) => (f.replacement === undefined && options.suggestions && f.suggestion ? { ...f, replacement: f.suggestion.replacement } : f))
     .filter((f) => f.replacement !== undefined && f.offset >= 0 && f.offset + f.length <= text.length)
-    .slice()
     .sort((a, b) => a.offset - b.offset || a.length - b.length);
   const parts: string[] = [];
   let prev: Finding | undefined;

@@ -1,4 +1,5 @@
-// lintText: parse once (yaml + node ranges), walk, settle the env renames, sort by position.
+// lintText: parse once (yaml + node ranges), walk (a workflow or a composite action), settle the env
+// renames, sort by position.
 import { parseDocument } from 'yaml';
 import { Reporter } from './checks/base';
 import { settleEnv } from './checks/envConsistency';
@@ -7,7 +8,7 @@ import { exprRules } from './checks/expressions';
 import { LineIndex } from './positions';
 import { ruleTable } from './rules';
 import type { Finding, LintOptions } from './types';
-import { walk } from './walk';
+import { isCompositeAction, walk } from './walk';
 
 export function lintText(text: string, options: LintOptions = {}): Finding[] {
   const rep = new Reporter(new LineIndex(text));
@@ -22,7 +23,7 @@ export function lintText(text: string, options: LintOptions = {}): Finding[] {
   }
   const rules = ruleTable(options.rules);
   const envNames = new Set(rules.filter((r) => r.kind === 'env').map((r) => r.from));
-  walk({ text, rep, rules, expr: exprRules(rules), envNames, doc, aliased: aliasedNodes(doc) }, doc.contents, []);
+  walk({ text, rep, rules, expr: exprRules(rules), envNames, doc, aliased: aliasedNodes(doc), composite: isCompositeAction(doc) }, doc.contents, []);
   settleEnv(rep);
   return rep.findings.sort((a, b) => a.offset - b.offset || a.length - b.length || a.rule.localeCompare(b.rule));
 }

@@ -16,6 +16,17 @@ export interface Finding {
   endColumn: number;
   /** Text that replaces [offset, offset + length). Absent: a warning without autofix. */
   replacement?: string;
+  /**
+   * An edit of the same range that is offered but never applied by a plain fix (applyFixes without
+   * `suggestions`): e.g. the version named in the comment after a SHA pin. The editor offers it as a
+   * quick fix titled `title`; the CLI applies it with --fix-pinned.
+   */
+  suggestion?: { title: string; replacement: string };
+}
+
+export interface FixOptions {
+  /** Also apply the findings' suggestions (where the finding has no replacement). */
+  suggestions?: boolean;
 }
 
 /** One rename, as data. `kind` says where `from` is looked for. */

@@ -1,6 +1,7 @@
-// Walks a parsed workflow and hands each string scalar to the checks that apply where it sits:
-// `${{ }}` spans anywhere, implicit `if:` (job and step), `uses:` (job and step), env keys (with who
-// reads them by name, checks/envConsumers.ts), `run:`.
+// Walks a parsed workflow or composite action and hands each string scalar to the checks that apply
+// where it sits: `${{ }}` spans anywhere, implicit `if:` (job and step), `uses:` (job: a reusable
+// workflow; step: an action), env keys (with who reads them by name, checks/envConsumers.ts), `run:`.
+// A composite action (`runs.using: composite`) has its steps at `runs.steps` and env maps only there.
 // Aliases are not followed: the anchored node is checked once, where its text is. Where aliases meet
 // env maps, the env rename is blocked (checks/envAliases.ts).
 import { isAlias, isMap, isScalar, isSeq, type Document, type Node, type Pair, type YAMLMap } from 'yaml';
@@ -25,29 +26,40 @@ export interface WalkContext {
   doc: Document;
   /** Anchored nodes that an alias refers to. */
   aliased: Set<Node>;
+  /** The file is a composite action (`runs.using: composite`), not a workflow. */
+  composite: boolean;
 }
 
 const isJob = (p: Path) => p.length === 2 && p[0] === 'jobs';
-const isStep = (p: Path) => p.length === 4 && p[0] === 'jobs' && p[2] === 'steps' && typeof p[3] === 'number';
+const isWorkflowStep = (p: Path) => p.length === 4 && p[0] === 'jobs' && p[2] === 'steps' && typeof p[3] === 'number';
+/** A step of a composite action: `runs.steps[n]`. */
+export const isActionStep = (p: Path) => p.length === 3 && p[0] === 'runs' && p[1] === 'steps' && typeof p[2] === 'number';
 
-function isEnvMap(p: Path): boolean {
+function isEnvMap(p: Path, composite: boolean): boolean {
   if (p[p.length - 1] !== 'env') return false;
+  const q = p.slice(0, -1);
+  if (composite) return isActionStep(q);
   if (p.length === 1) return true;
   if (p[0] !== 'jobs') return false;
-  const q = p.slice(0, -1);
-  return isJob(q) || isStep(q) || (q.length === 3 && q[2] === 'container') || (q.length === 4 && q[2] === 'services');
+  return isJob(q) || isWorkflowStep(q) || (q.length === 3 && q[2] === 'container') || (q.length === 4 && q[2] === 'services');
+}
+
+/** Whether a parsed document is a composite action: `runs.using: composite`. */
+export function isCompositeAction(doc: Document): boolean {
+  const using = doc.getIn(['runs', 'using']);
+  return typeof using === 'string' && using.toLowerCase() === 'composite';
 }
 
 /** `anchored`: the nearest node at or above `node` that an alias repeats elsewhere. */
 export function walk(ctx: WalkContext, node: Node | null | undefined, path: Path, parent?: YAMLMap, anchored?: Node): void {
   if (!node) return;
   if (isAlias(node)) {
-    if (isEnvMap(path)) envAlias(ctx.rep, ctx.text, ctx.doc, ctx.rules, node);
+    if (isEnvMap(path, ctx.composite)) envAlias(ctx.rep, ctx.text, ctx.doc, ctx.rules, node);
     return;
   }
   const here = ctx.aliased.has(node) ? node : anchored;
   if (isMap(node)) {
-    const envMap = isEnvMap(path);
+    const envMap = isEnvMap(path, ctx.composite);
     const consumer = envMap && parent ? (rule: RenameRule) => envConsumer(ctx.doc, ctx.rep.lines, path.slice(0, -1), parent, rule) : undefined;
     for (const pair of node.items as Pair<Node | null, Node | null>[]) {
       const key = pair.key;
@@ -91,13 +103,14 @@ function scalar(ctx: WalkContext, node: import('yaml').Scalar, path: Path, key?:
   }
   const last = path[path.length - 1];
   const owner = path.slice(0, -1);
-  const atJobOrStep = isJob(owner) || isStep(owner);
-  if (last === 'if' && atJobOrStep && !value.includes('${{')) {
+  const atStep = ctx.composite ? isActionStep(owner) : isWorkflowStep(owner);
+  const atJob = !ctx.composite && isJob(owner);
+  if (last === 'if' && (atJob || atStep) && !value.includes('${{')) {
     const run = tokenize(value, 0, false);
     if (run.end >= 0) checkExpression(ctx.rep, s, run.tokens, ctx.expr);
-  } else if (last === 'uses' && atJobOrStep) {
-    checkUses(ctx.rep, s, ctx.rules);
-  } else if (last === 'run' && isStep(owner)) {
+  } else if (last === 'uses' && (atJob || atStep)) {
+    checkUses(ctx.rep, s, ctx.rules, atJob ? 'reusable workflow' : 'action');
+  } else if (last === 'run' && atStep) {
     checkShell(ctx.rep, s, spans, ctx.rules);
   }
 }

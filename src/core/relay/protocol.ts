@@ -172,6 +172,15 @@ export interface ErrorBody {
 export const WS_PATH = '/ws';
 export const TOKEN_SUBPROTOCOL_PREFIX = 'service-hooks.token.';
 
+/**
+ * Close code for a subscriber that fell too far behind: more unsent bytes queued for it than the
+ * relay allows while its connection was not draining. Nothing is lost: reconnect with
+ * `since=<last acknowledged seq>` (the client in relay/client does so by itself).
+ */
+export const WS_CLOSE_SLOW_SUBSCRIBER = 4008;
+/** HTTP status refusing a WebSocket upgrade when the token already has its maximum of subscribers. */
+export const WS_TOO_MANY_SUBSCRIBERS_STATUS = 429;
+
 /** Server → client, first message. */
 export interface HelloMessage {
   type: 'hello';

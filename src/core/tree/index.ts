@@ -4,3 +4,4 @@ export * from './labels';
 export * from './paging';
 export * from './nodes';
 export * from './relayModel';
+export * from './relayAddress';

@@ -6,12 +6,13 @@ import type { TreeRow } from './nodes';
 export type RelayState = 'stopped' | 'starting' | 'running' | 'connecting' | 'offline' | 'failed';
 
 export type RelayTreeNode =
-  | { kind: 'relayState'; state: RelayState; port?: number; detail?: string }
+  | { kind: 'relayState'; state: RelayState; port?: number; detail?: string; remote?: string; forwardTo?: string }
   | { kind: 'relayChannel'; channel: RelayChannelView }
   | { kind: 'relayDelivery'; delivery: RelayDeliveryView }
   | { kind: 'relayMore'; shown: number; total: number };
 
-export function relayStateLabel(state: RelayState, port?: number): string {
+export function relayStateLabel(state: RelayState, port?: number, remote?: string): string {
+  if (remote) return remoteStateLabel(state, remote);
   switch (state) {
     case 'running':
       return `Running on port ${port ?? '?'}`;
@@ -25,6 +26,20 @@ export function relayStateLabel(state: RelayState, port?: number): string {
       return 'Relay failed';
     case 'stopped':
       return 'Stopped';
+  }
+}
+
+function remoteStateLabel(state: RelayState, remote: string): string {
+  switch (state) {
+    case 'running':
+      return `Connected to ${remote}`;
+    case 'starting':
+    case 'connecting':
+      return `Connecting to ${remote}…`;
+    case 'offline':
+    case 'failed':
+    case 'stopped':
+      return `Not connected to ${remote}`;
   }
 }
 
@@ -50,9 +65,10 @@ export function relayRow(node: RelayTreeNode): TreeRow {
     case 'relayState':
       return {
         id: 'relay:state',
-        label: relayStateLabel(node.state, node.port),
+        label: relayStateLabel(node.state, node.port, node.remote),
+        ...(node.forwardTo ? { description: `⇄ ${node.forwardTo}` } : {}),
         tooltip: node.detail,
-        contextValue: `relayState.${node.state}`,
+        contextValue: `relayState.${node.remote ? 'remote.' : ''}${node.state}`,
         collapsible: 'none',
         icon: { id: node.state === 'running' ? 'radio-tower' : node.state === 'failed' ? 'error' : 'debug-disconnect' },
       };

@@ -21,7 +21,7 @@ const command: CommandModule = {
   async run(ctx, arg) {
     const args = asArgs<AddWebhookArgs>(arg);
     const repo = await pickRepo(ctx, arg);
-    const url = args.url ?? (await askUrl(ctx.services.relay.ingressUrl()));
+    const url = args.url ?? (await askUrl(ctx.services.relay.webhookUrlChoices()));
     const urlProblem = validateWebhookUrl(url);
     if (urlProblem) throw new UserError(urlProblem);
     const events = args.events ?? (await askEvents());
@@ -29,11 +29,15 @@ const command: CommandModule = {
     const unknown = events.filter((e) => !(SUBSCRIBABLE_EVENTS as readonly string[]).includes(e));
     if (unknown.length) throw new UserError(`Unknown event type(s): ${unknown.join(', ')}`);
     const secretChoice = args.secret ?? (await askSecret());
-    const secret = secretChoice === 'generate' ? randomBytes(32).toString('hex') : secretChoice === 'none' ? undefined : secretChoice;
+    // A webhook to the local relay gets the relay's own secret (SecretStorage, shared with Start Relay), so its deliveries verify.
+    const shared = secretChoice === 'generate' ? await ctx.services.relay.sharedSecretFor(url.trim()) : undefined;
+    const secret = secretChoice === 'generate' ? shared ?? randomBytes(32).toString('hex') : secretChoice === 'none' ? undefined : secretChoice;
     const client = await ctx.services.client();
     const created = await client.createWebhook(repo, { url: url.trim(), content_type: 'json', events, ...(secret ? { secret } : {}) });
     ctx.webhooks.refresh();
-    if (secret && secretChoice === 'generate') {
+    if (shared) {
+      void vscode.window.showInformationMessage("Webhook created with the local relay's secret (kept in the editor's secret storage): its deliveries arrive verified.");
+    } else if (secret && secretChoice === 'generate') {
       // Not awaited: the command completes; the secret stays in this closure only until the toast goes.
       void vscode.window
         .showInformationMessage('Webhook created with a generated secret. Copy it now: the service will not show it again.', 'Copy Secret')
@@ -41,21 +45,21 @@ const command: CommandModule = {
     } else {
       void vscode.window.showInformationMessage('Webhook created.');
     }
-    return { webhook: created, secretGenerated: secretChoice === 'generate', secretLength: secret?.length ?? 0 };
+    return { webhook: created, secretGenerated: secretChoice === 'generate', secretShared: shared !== undefined, secretLength: secret?.length ?? 0 };
   },
 };
 export default command;
 
-async function askUrl(relayUrl: string): Promise<string> {
+async function askUrl(choices: readonly { url: string; description: string }[]): Promise<string> {
   const qp = vscode.window.createQuickPick<vscode.QuickPickItem>();
   qp.title = 'Add Webhook (1/3): Payload URL';
-  qp.placeholder = 'Type a URL, or pick the local relay';
+  qp.placeholder = 'Type a URL, or pick a relay';
   qp.ignoreFocusOut = true;
-  const relayItem: vscode.QuickPickItem = { label: relayUrl, description: 'local relay' };
-  qp.items = [relayItem];
+  const relayItems: vscode.QuickPickItem[] = choices.map((c) => ({ label: c.url, description: c.description }));
+  qp.items = relayItems;
   qp.onDidChangeValue((v) => {
     const problem = v ? validateWebhookUrl(v) : undefined;
-    qp.items = v && !problem ? [{ label: v.trim(), description: 'this URL' }, relayItem] : [relayItem];
+    qp.items = v && !problem ? [{ label: v.trim(), description: 'this URL' }, ...relayItems] : relayItems;
     qp.title = problem ? `Add Webhook (1/3): Payload URL: ${problem}` : 'Add Webhook (1/3): Payload URL';
   });
   try {

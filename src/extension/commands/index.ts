@@ -17,6 +17,7 @@
 //   importIssues      { file, repo, chunkSize? }
 //   createSecret      { repo, name, value, protected }
 //   setUpRunner       { token, execute? }                     (execute: false types without running)
+//   connectRelay      { address, token }                      (token kept in SecretStorage)
 //   loadMore          a "Load more…" row | { webhookId }
 //   fixAllInFile      a file Uri
 import * as vscode from 'vscode';
@@ -44,11 +45,13 @@ import signIn from './signIn';
 import signOut from './signOut';
 import startRelay from './startRelay';
 import stopRelay from './stopRelay';
+import connectRelay from './connectRelay';
+import disconnectRelay from './disconnectRelay';
 
 /** fixAllInFile is registered by diagnostics.ts, next to its code action. */
 export const COMMAND_MODULES: readonly CommandModule[] = [
   signIn, signOut, addWebhook, editEvents, deleteWebhook, pingWebhook, retryDelivery, retryAllFailed,
-  replayDelivery, openDelivery, explainSignature, copyAsCurl, startRelay, stopRelay, importIssues,
+  replayDelivery, openDelivery, explainSignature, copyAsCurl, startRelay, stopRelay, connectRelay, disconnectRelay, importIssues,
   createSecret, setUpRunner, fixAllWorkflowNames, refresh, showLogs, showActivationTime, loadMore,
 ];
 

@@ -1,4 +1,5 @@
-// Start Relay: runs the bundled CLI as a child process with the forward URL from settings.
+// Start Relay: runs the bundled CLI as a child process (secret and forward URL in a 0600 config
+// file). A port in use or a locked data folder is reported as a failure, never "running".
 import * as vscode from 'vscode';
 import { COMMANDS } from '../ids';
 import type { CommandModule } from './context';
@@ -7,9 +8,10 @@ const command: CommandModule = {
   id: COMMANDS.startRelay,
   async run(ctx) {
     const relay = ctx.services.relay;
-    await relay.start();
-    void vscode.window.showInformationMessage(`Relay running on port ${relay.port}.`);
-    return { state: relay.state, port: relay.port };
+    const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Starting the relay…' }, () => relay.start());
+    const text = result === 'started' ? `Relay running on port ${relay.port}.` : `The relay on port ${relay.port} is already running; the Relay view shows it.`;
+    void vscode.window.showInformationMessage(text);
+    return { state: relay.state, port: relay.port, result };
   },
 };
 export default command;

@@ -99,6 +99,15 @@ describe('emulator API', () => {
       ['events ping', { url: 'http://x.test', content_type: 'json', events: ['ping'] }, 'events[0]', /unknown event type/],
       ['events duplicate', { url: 'http://x.test', content_type: 'json', events: ['push', 'issue', 'push'] }, 'events[2]', /duplicate/],
       ['secret a number', { url: 'http://x.test', content_type: 'json', events: ['push'], secret: 5 }, 'secret', /string/],
+      ['url link-local (cloud metadata)', { url: 'http://169.254.169.254/latest/meta-data', content_type: 'json', events: ['push'] }, 'url', /link-local/],
+      ['url link-local, decimal form', { url: 'http://2852039166/', content_type: 'json', events: ['push'] }, 'url', /169\.254\.169\.254 is a link-local/],
+      ['url link-local, IPv4-mapped IPv6', { url: 'http://[::ffff:169.254.169.254]/', content_type: 'json', events: ['push'] }, 'url', /link-local/],
+      ['url link-local IPv6', { url: 'http://[fe80::1]:8080/h', content_type: 'json', events: ['push'] }, 'url', /link-local/],
+      ['url unspecified IPv4', { url: 'http://0.0.0.0:8788/hooks/default', content_type: 'json', events: ['push'] }, 'url', /unspecified/],
+      ['url unspecified, short form', { url: 'http://0/', content_type: 'json', events: ['push'] }, 'url', /unspecified/],
+      ['url unspecified IPv6', { url: 'http://[::]/h', content_type: 'json', events: ['push'] }, 'url', /unspecified/],
+      ['url without a host', { url: 'http://', content_type: 'json', events: ['push'] }, 'url', /absolute/],
+      ['url without a host (file-like)', { url: 'http:/hooks', content_type: 'json', events: ['push'] }, 'url', /host|absolute/],
       ['an array body', [], undefined, /JSON object/],
     ];
     for (const [name, body, field, message] of cases) {
@@ -116,10 +125,14 @@ describe('emulator API', () => {
       assert.deepEqual([r1.status, r1.json.field], [400, 'events']);
       const r2 = await h.api('PATCH', `${HOOKS}/${w.id}`, { url: 'mailto:a@b' });
       assert.deepEqual([r2.status, r2.json.field], [400, 'url']);
+      const r4 = await h.api('PATCH', `${HOOKS}/${w.id}`, { url: 'http://169.254.169.254/latest' });
+      assert.deepEqual([r4.status, r4.json.field], [400, 'url']);
+      assert.match(r4.json.error, /link-local/);
       const r3 = await h.api('PATCH', `${HOOKS}/${w.id}`, { active: true });
       assert.equal(r3.status, 400);
       assert.match(r3.json.error, /nothing to change/);
       assert.deepEqual((await h.api('GET', HOOKS)).json[0].events, ['push'], 'unchanged after the bad patches');
+      assert.equal((await h.api('GET', HOOKS)).json[0].url, rx.url);
     });
   });
 

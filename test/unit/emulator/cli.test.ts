@@ -68,6 +68,8 @@ describe('service-hooks emulate (process)', function () {
     [['--time-scale', 'fast'], /--time-scale/],
     [['--max-body', 'lots'], /--max-body must be a size/],
     [['--demo-relay-url', 'ftp://x'], /--demo-relay-url must be an http\(s\) URL/],
+    [['--demo-relay-url', 'http://169.254.169.254/latest'], /--demo-relay-url .*link-local/],
+    [['--demo-relay-url', 'http://0.0.0.0:8788/hooks/default'], /--demo-relay-url .*unspecified/],
     [['--delivery-timeout', '0'], /--delivery-timeout/],
     [['--token', ''], /--token must not be empty/],
     [['extra-positional'], /positional/i],
@@ -136,6 +138,17 @@ describe('service-hooks emulate (process)', function () {
     assert.equal(r.status, 1);
     assert.match(r.stderr, /state file .* is not valid JSON/);
     assert.equal(readFileSync(file, 'utf8'), 'not json');
+  });
+
+  it('exits 1 with the reason on a state file of the wrong shape (webhooks: [null]) instead of serving 500s', async () => {
+    const file = join(tempDir(), 'state.json');
+    const content = JSON.stringify({ version: 1, next_webhook_id: 1, repos: {}, webhooks: [null], deliveries: {} });
+    writeFileSync(file, content);
+    const r = await run(['--port', '0', '--token', 't', '--state', file]);
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    assert.match(r.stderr, /state file .* is not a valid emulator state: webhooks\[0\] must be an object/);
+    assert.doesNotMatch(r.stdout, /listening/);
+    assert.equal(readFileSync(file, 'utf8'), content);
   });
 
   it('exits 1 with the reason when the port is taken', async () => {

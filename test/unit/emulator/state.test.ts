@@ -128,9 +128,66 @@ describe('emulator state file', () => {
     ]) {
       const file = join(dir, name!);
       writeFileSync(file, content!);
-      await assert.rejects(startEmulator({ port: 0, token: TOKEN, state: file }), /state file .* (not valid JSON|not an emulator state)/);
+      await assert.rejects(startEmulator({ port: 0, token: TOKEN, state: file }), /state file .* (not valid JSON|not a valid emulator state)/);
       assert.equal(readFileSync(file, 'utf8'), content);
     }
+  });
+
+  describe('refuses a state file of the wrong shape, naming the bad value, and leaves it alone', () => {
+    const hook = { id: '1', repo: 'acme/widgets', url: 'http://127.0.0.1:9/h', content_type: 'json', events: ['push'], created_at: '2026-11-23T12:00:00Z' };
+    const delivery = {
+      id: 'd1',
+      webhook_id: '1',
+      event: 'push',
+      delivered_at: '2026-11-23T12:00:00Z',
+      success: false,
+      status: null,
+      attempts: [],
+      next_attempt_at: null,
+      redelivery: false,
+      request: { headers: { 'Content-Type': 'application/json' }, body: '{}' },
+      auto_attempts: 0,
+    };
+    const issue = { number: 1, title: 't', body: '', labels: [], assignees: [], state: 'open' };
+    const base = { version: 1, next_webhook_id: 2, repos: { 'acme/widgets': { issues: [issue], secrets: [] } }, webhooks: [hook], deliveries: { '1': [delivery] } };
+    const cases: [string, unknown, RegExp][] = [
+      ['a null webhook', { ...base, webhooks: [null] }, /webhooks\[0\] must be an object/],
+      ['events not an array', { ...base, webhooks: [{ ...hook, events: 'push' }] }, /webhooks\[0\]\.events/],
+      ['an unknown event', { ...base, webhooks: [{ ...hook, events: ['deploy'] }] }, /webhooks\[0\]\.events\[0\]/],
+      ['a webhook without a url', { ...base, webhooks: [{ ...hook, url: undefined }] }, /webhooks\[0\]\.url/],
+      ['a link-local webhook url', { ...base, webhooks: [{ ...hook, url: 'http://169.254.169.254/latest' }] }, /webhooks\[0\]\.url.*link-local/],
+      ['two webhooks with one id', { ...base, next_webhook_id: 3, webhooks: [hook, hook] }, /webhooks\[1\]\.id.*repeats/],
+      ['next_webhook_id not above the ids', { ...base, next_webhook_id: 1 }, /next_webhook_id/],
+      ['a null delivery', { ...base, deliveries: { '1': [null] } }, /deliveries\["1"\]\[0\] must be an object/],
+      ['a delivery without request', { ...base, deliveries: { '1': [{ ...delivery, request: undefined }] } }, /deliveries\["1"\]\[0\]\.request/],
+      ['a delivery under another webhook', { ...base, deliveries: { '1': [{ ...delivery, webhook_id: '2' }] } }, /webhook_id/],
+      ['deliveries of an unknown webhook', { ...base, deliveries: { '1': [], '7': [] } }, /deliveries\["7"\].*no webhook 7/],
+      ['issues null', { ...base, repos: { 'acme/widgets': { issues: null, secrets: [] } } }, /repos\["acme\/widgets"\]\.issues/],
+      ['an issue with state merged', { ...base, repos: { 'acme/widgets': { issues: [{ ...issue, state: 'merged' }], secrets: [] } } }, /issues\[0\]\.state/],
+      ['a secret without a name', { ...base, repos: { 'acme/widgets': { issues: [], secrets: [{ protected: false }] } } }, /secrets\[0\]\.name/],
+    ];
+    for (const [name, state, message] of cases) {
+      it(name, async () => {
+        const file = join(tempDir(), 'state.json');
+        const content = JSON.stringify(state);
+        writeFileSync(file, content);
+        await assert.rejects(startEmulator({ port: 0, token: TOKEN, state: file }), (err: Error) => {
+          assert.match(err.message, /the state file .* is not a valid emulator state/);
+          assert.match(err.message, message);
+          return true;
+        });
+        assert.equal(readFileSync(file, 'utf8'), content);
+      });
+    }
+
+    it('the well-formed base loads, with its issues sorted by number', async () => {
+      const file = join(tempDir(), 'state.json');
+      const two = { ...issue, number: 2 };
+      writeFileSync(file, JSON.stringify({ ...base, repos: { 'acme/widgets': { issues: [two, issue], secrets: [] } } }));
+      h = await start({ state: file });
+      assert.deepEqual((await h.api('GET', '/_emulator/repos/acme/widgets/issues')).json.map((i: { number: number }) => i.number), [1, 2]);
+      assert.equal((await h.api('GET', '/api/v1/repos/acme/widgets/webhooks')).status, 200);
+    });
   });
 
   it('demo: seeds acme/widgets with the relay webhook and the failing one, fires a push, and seeds only once', async () => {

@@ -35,4 +35,42 @@ describe('emulator store', () => {
     store.updateWebhook(w.id, { clearSecret: true });
     assert.equal('secret' in w, false);
   });
+
+  describe('bulk import', () => {
+    type Issue = { number: number; title: string; body: string; labels: unknown[]; assignees: unknown[]; state: 'open' | 'closed' };
+    const issue = (number: number, title = `#${number}`): Issue => ({ number, title, body: '', labels: [], assignees: [], state: 'open' });
+    /** Issues whose `number` reads are counted: the work an import does per stored issue. */
+    function counted(numbers: number[], reads: { n: number }): Issue[] {
+      return numbers.map((n) => {
+        const i = issue(n);
+        Object.defineProperty(i, 'number', { enumerable: true, get: () => (reads.n++, n) });
+        return i;
+      });
+    }
+
+    it('replaces issues with a number imported before and keeps the list in number order', () => {
+      const store = new EmulatorStore();
+      store.importIssues('a/b', [issue(5), issue(1), issue(3)]);
+      assert.deepEqual(JSON.parse(store.snapshot()).repos['a/b'].issues.map((i: Issue) => i.number), [1, 3, 5]);
+      store.importIssues('a/b', [issue(4), issue(3, 'again'), issue(9), issue(0.5 * 4)]);
+      assert.deepEqual(store.issuesOf('a/b').map((i) => [i.number, i.title]), [[1, '#1'], [2, '#2'], [3, 'again'], [4, '#4'], [5, '#5'], [9, '#9']]);
+      const saved = JSON.parse(store.snapshot());
+      assert.deepEqual(saved.repos['a/b'].issues, store.issuesOf('a/b'), 'the state file holds the second import too');
+      assert.deepEqual(Object.keys(saved).sort(), ['deliveries', 'next_webhook_id', 'repos', 'version', 'webhooks']);
+    });
+
+    it('is linear in the stored issues, not quadratic: 2,000 into 4,000 reads each stored number a few times', () => {
+      const reads = { n: 0 };
+      const existing = counted(Array.from({ length: 4000 }, (_, i) => 2 * i + 1), reads);
+      const store = new EmulatorStore({ version: 1, next_webhook_id: 1, webhooks: [], deliveries: {}, repos: { 'a/b': { issues: existing, secrets: [] } } });
+      const incoming = Array.from({ length: 2000 }, (_, i) => issue(i < 1000 ? 8 * i + 1 : 2 * i)); // half replace, half are new
+      reads.n = 0;
+      store.importIssues('a/b', incoming);
+      // A scan per imported issue (the old findIndex) reads about 2,000 × 4,000 / 2 = 4,000,000 times.
+      assert.ok(reads.n <= 4 * existing.length, `${reads.n} reads of stored issue numbers`);
+      const numbers = store.issuesOf('a/b').map((i) => i.number);
+      assert.equal(numbers.length, 4000 + 1000);
+      assert.ok(numbers.every((n, i) => i === 0 || numbers[i - 1]! < n), 'sorted, no duplicates');
+    });
+  });
 });

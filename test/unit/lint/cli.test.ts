@@ -92,6 +92,43 @@ describe('service-hooks lint (CLI)', function () {
     assert.equal(statSync(join(dir, 'wf/a.yml')).ino, inode, 'not rewritten');
   });
 
+  it('lints composite actions (action.yml / action.yaml anywhere but node_modules and .git) by default', async () => {
+    const action = 'name: a\ndescription: d\nruns:\n  using: composite\n  steps:\n    - uses: actions/github-script@v7\n';
+    const dir = repo({ 'sub/act/action.yml': action, 'other/action.yaml': action, 'node_modules/x/action.yml': action, '.git/action.yml': action, 'README.md': 'x' });
+    const r = await run(dir, ['--format', 'json']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.deepEqual((JSON.parse(r.stdout) as { file: string; rule: string; line: number }[]).map((f) => `${f.file}:${f.line} ${f.rule}`), [
+      'other/action.yaml:6 action-script',
+      'sub/act/action.yml:6 action-script',
+    ]);
+  });
+
+  it('--fix leaves a SHA pin with a version comment alone; --fix-pinned uses the version the comment names', async () => {
+    const pinned = `on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n      - uses: actions/github-script@60a0d83039c74a4aee543508d2ffcb1c3799cdea # v8.0.0\n      - run: echo \${{ github.event.ref }}\n`;
+    const dir = repo({ 'w.yml': pinned });
+    const fix = await run(dir, ['w.yml', '--fix']);
+    assert.equal(fix.code, 0, fix.stderr);
+    assert.match(fix.stdout, /^w\.yml:6:15: warning .*or use `service\/script@v8\.0\.0`, the version the comment names \[action-pinned-sha\]$/m);
+    assert.equal(readFileSync(join(dir, 'w.yml'), 'utf8'), pinned.replace('github.event', 'service.event'));
+    const pin = await run(dir, ['w.yml', '--fix-pinned']);
+    assert.equal(pin.code, 0, pin.stderr);
+    assert.equal(pin.stdout, '');
+    assert.match(pin.stderr, /fixed 1 in 1 file\(s\)/);
+    assert.equal(readFileSync(join(dir, 'w.yml'), 'utf8'), pinned.replace('github.event', 'service.event').replace('actions/github-script@60a0d83039c74a4aee543508d2ffcb1c3799cdea', 'service/script@v8.0.0'));
+  });
+
+  it('--report prints the Markdown port report with links to each line', async () => {
+    const dir = repo({ '.github/workflows/a#1.yml': WORKFLOW, '.github/workflows/w.yml': WARN_ONLY, '.github/workflows/ok.yml': 'on: push\n' });
+    const r = await run(dir, ['--report']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stdout, /^# Workflow port report\n\n3 file\(s\) checked: 2 rename\(s\) in 1 file\(s\) are applied by `service-hooks lint --fix`; 1 finding\(s\) in 1 file\(s\) need a decision; 1 file\(s\) are already portable\./);
+    assert.match(r.stdout, /^\| \[\.github\/workflows\/a#1\.yml\]\(\.github\/workflows\/a%231\.yml#L7\) \| 2 \| `action-script` 1, `context-event` 1 \|$/m);
+    assert.match(r.stdout, /^### `action-pinned-sha` \(1\)$/m);
+    assert.match(r.stdout, /^- \[\.github\/workflows\/w\.yml:6\]\(\.github\/workflows\/w\.yml#L6\): the action `actions\/github-script` is `service\/script` on the service, but it is pinned/m);
+    assert.match(r.stdout, /^## Already portable\n\n- \[\.github\/workflows\/ok\.yml\]\(\.github\/workflows\/ok\.yml#L1\)$/m);
+    assert.equal((await run(dir, ['--report', '--format', 'json'])).code, 2);
+  });
+
   it('--format json is an array of 1-based findings with the documented keys', async () => {
     const dir = repo({ 'a.yml': WORKFLOW, 'w.yml': WARN_ONLY });
     const r = await run(dir, ['a.yml', 'w.yml', '--format', 'json']);
@@ -147,7 +184,7 @@ describe('service-hooks lint (CLI)', function () {
   it('exits 2 on usage errors and invalid config', async () => {
     const help = await run(tmpdir(), ['--help']);
     assert.equal(help.code, 0);
-    assert.match(help.stdout, /^Usage: service-hooks lint \[PATHS\|GLOBS…\] \[--fix\] \[--format text\|json\|sarif\]/);
+    assert.match(help.stdout, /^Usage: service-hooks lint \[PATHS\|GLOBS…\] \[--fix\] \[--fix-pinned\] \[--report\] \[--format text\|json\|sarif\]/);
     const dir = repo({ 'a.yml': WORKFLOW, 'bad.json': JSON.stringify({ lint: { rules: [{ kind: 'action', from: 'not an action', to: 'x/y' }] } }) });
     assert.equal((await run(dir, ['--format', 'xml'])).code, 2);
     assert.equal((await run(dir, ['--bogus'])).code, 2);

@@ -1,5 +1,7 @@
-// Golden-file helpers shared by the fixture and corpus tests: actionlint-style `.out` lines and
-// `.fixed.yml` files, regenerated with UPDATE_GOLDEN=1 (then reviewed by hand before committing).
+// Golden-file helpers shared by the fixture and corpus tests: actionlint-style `.out` lines (a
+// finding's suggestion on an indented line below it), `.fixed.yml` files (--fix) and, where there
+// are suggestions, `.pinned.yml` files (--fix-pinned); regenerated with UPDATE_GOLDEN=1 (then
+// reviewed by hand before committing).
 import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -8,7 +10,9 @@ import { applyFixes, lintText, type Finding, type LintOptions } from '../../../s
 export const UPDATE = process.env.UPDATE_GOLDEN === '1';
 
 export function formatOut(name: string, findings: readonly Finding[]): string {
-  return findings.map((f) => `${name}:${f.line}:${f.column}: ${f.severity} ${f.message} [${f.rule}]\n`).join('');
+  return findings
+    .map((f) => `${name}:${f.line}:${f.column}: ${f.severity} ${f.message} [${f.rule}]\n${f.suggestion ? `  suggestion: ${f.suggestion.title} → ${f.suggestion.replacement}\n` : ''}`)
+    .join('');
 }
 
 function expectFile(path: string, actual: string): void {
@@ -37,6 +41,14 @@ export function checkGolden(source: string, name: string, outPath: string, fixed
   const again = lintText(fixed, options);
   assert.deepEqual(again.filter((f) => f.replacement !== undefined), [], `${name}: a second fix would change something`);
   assert.equal(applyFixes(fixed, again), fixed);
+  const pinnedPath = outPath.replace(/\.out$/, '.pinned.yml');
+  if (findings.some((f) => f.suggestion)) {
+    assert.ok(findings.every((f) => !f.suggestion || (f.severity === 'warning' && f.replacement === undefined)), `${name}: a suggestion is offered on a warning without a fix`);
+    const pinned = applyFixes(text, findings, { suggestions: true });
+    expectFile(pinnedPath, pinned);
+    const left = lintText(pinned, options);
+    assert.deepEqual(left.filter((f) => f.replacement !== undefined || f.suggestion), [], `${name}: --fix-pinned leaves nothing to fix`);
+  } else assert.ok(!existsSync(pinnedPath), `${name}: ${pinnedPath} but no suggestion`);
 }
 
 export const CORPUS = resolve(__dirname, '../../fixtures/corpus/starter-workflows');

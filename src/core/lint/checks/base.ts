@@ -74,8 +74,10 @@ export class Reporter {
     else this.add(rule, 'error', message, r.offset, r.length, replacement);
   }
 
-  note(rule: string, message: string, s: StringScalar, from: number, to: number): void {
+  /** A warning; its suggestion (an edit not applied by a plain fix) only when the range is exact. */
+  note(rule: string, message: string, s: StringScalar, from: number, to: number, suggestion?: Finding['suggestion']): void {
     const r = s.range(from, to);
     this.add(rule, 'warning', message, r.offset, r.length);
+    if (suggestion && r.exact) this.findings[this.findings.length - 1]!.suggestion = suggestion;
   }
 }

@@ -4,7 +4,8 @@
 //   script that also passes `${GITHUB_TOKEN}` to `git push` still leaves `gh` reading GITHUB_TOKEN);
 // - a container's or service's env: the image;
 // - a job's env: its container or services, or any of its steps as above (steps inherit the job env);
-// - the workflow's env: any job as above.
+// - the workflow's env: any job as above;
+// - a composite action's step env (`runs.steps[n].env`): as a workflow step's.
 import { isAlias, isMap, isScalar, isSeq, type Document, type YAMLMap } from 'yaml';
 import type { LineIndex } from '../positions';
 import type { RenameRule } from '../types';
@@ -66,6 +67,7 @@ function jobConsumer(doc: Document, job: YAMLMap, rule: RenameRule, lines: LineI
 /** The consumer of the env map owned by the node at `owner` (whose map is `parent`), or undefined. */
 export function envConsumer(doc: Document, lines: LineIndex, owner: Path, parent: YAMLMap, rule: RenameRule): string | undefined {
   if (owner.length === 4 && owner[0] === 'jobs' && owner[2] === 'steps') return stepConsumer(doc, parent, rule, () => '');
+  if (owner.length === 3 && owner[0] === 'runs' && owner[1] === 'steps') return stepConsumer(doc, parent, rule, () => ''); // a composite action's step
   if ((owner.length === 3 && owner[2] === 'container') || (owner.length === 4 && owner[2] === 'services')) {
     const image = parent.get('image');
     return `the container \`${typeof image === 'string' ? image : String(owner[owner.length - 1])}\``;

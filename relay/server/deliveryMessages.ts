@@ -1,0 +1,71 @@
+// The WebSocket delivery messages, built once per delivery (and per bodies/summary mode) and
+// shared by every subscriber that sends them: one journal read, one base64 and one JSON string
+// per delivery however many subscribers there are, and subscribers stuck on the same large
+// delivery hold one buffer between them, not one each.
+import type { DeliveryMessage } from '../../src/core/relay/protocol';
+import { headerRecord } from './store';
+import type { RelayStore, StoredDelivery } from './storeTypes';
+
+export class DeliveryMessages {
+  private readonly cache = new Map<string, Promise<Buffer>>();
+  private readonly sizes = new Map<string, number>();
+  private bytes = 0;
+
+  constructor(
+    private readonly store: RelayStore,
+    private readonly maxEntries = 64,
+    private readonly maxBytes = 64 * 1024 * 1024,
+  ) {}
+
+  /** The message for `entry`, with headers and body when `bodies`. */
+  get(entry: StoredDelivery, bodies: boolean): Promise<Buffer> {
+    const key = `${entry.summary.seq}:${bodies ? 1 : 0}`;
+    let p = this.cache.get(key);
+    if (!p) {
+      p = this.build(entry, bodies);
+      this.cache.set(key, p);
+      p.then(
+        (buf) => {
+          if (this.cache.get(key) !== p) return;
+          this.sizes.set(key, buf.length);
+          this.bytes += buf.length;
+          this.evict();
+        },
+        () => this.forget(key),
+      );
+      this.evict();
+    }
+    return p;
+  }
+
+  /** The delivery's forward state changed: later messages must carry the new one. */
+  invalidate(seq: number): void {
+    this.forget(`${seq}:1`);
+    this.forget(`${seq}:0`);
+  }
+
+  private async build(entry: StoredDelivery, bodies: boolean): Promise<Buffer> {
+    const delivery: DeliveryMessage['delivery'] = { ...entry.summary };
+    if (bodies) {
+      const r = await this.store.read(entry.summary.seq).catch(() => undefined);
+      if (r) {
+        delivery.headers = headerRecord(r.meta.headers);
+        delivery.bodyBase64 = r.body.toString('base64');
+      }
+    }
+    return Buffer.from(JSON.stringify({ type: 'delivery', delivery } satisfies DeliveryMessage));
+  }
+
+  private forget(key: string): void {
+    if (!this.cache.delete(key)) return;
+    this.bytes -= this.sizes.get(key) ?? 0;
+    this.sizes.delete(key);
+  }
+
+  private evict(): void {
+    for (const key of this.cache.keys()) {
+      if (this.cache.size <= this.maxEntries && this.bytes <= this.maxBytes) return;
+      this.forget(key);
+    }
+  }
+}

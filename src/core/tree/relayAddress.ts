@@ -1,0 +1,156 @@
+// Relay addresses and the status bar text, as plain data: what "Connect to Relay…" accepts and
+// what the status bar shows for a local or a remote relay.
+import type { RelayState } from './relayModel';
+
+export interface RelayAddress {
+  /** http(s)://host[:port] — the REST base (no trailing slash). */
+  httpUrl: string;
+  /** ws(s)://host[:port]/ws */
+  wsUrl: string;
+  /** host[:port] as shown to people (relay.example.com). */
+  label: string;
+  tls: boolean;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+/**
+ * Parses what a person types into "Connect to Relay…": `relay.example.com`, `https://relay.example.com:8443`,
+ * `wss://…/ws`. No scheme means https. Plain http/ws only for loopback: a token must not cross the
+ * network in clear text. Returns a problem sentence instead of throwing.
+ */
+export function parseRelayAddress(input: string): RelayAddress | { problem: string } {
+  const raw = input.trim();
+  if (!raw) return { problem: 'Enter the relay address, e.g. https://relay.example.com' };
+  if (/[\s\u0000-\u001f\u007f]/.test(raw)) return { problem: 'The address contains spaces or control characters.' };
+  let u: URL;
+  try {
+    u = new URL(/^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `https://${raw}`);
+  } catch {
+    return { problem: `'${raw}' is not an address: use https://HOST[:PORT]` };
+  }
+  const scheme = u.protocol.replace(/:$/, '').toLowerCase();
+  if (!['http', 'https', 'ws', 'wss'].includes(scheme)) return { problem: `Use https:// or wss:// (got ${scheme}://).` };
+  if (u.username || u.password) return { problem: 'Put the token in the token box, not in the address.' };
+  if (u.search || u.hash) return { problem: 'The address takes no query or fragment.' };
+  const tls = scheme === 'https' || scheme === 'wss';
+  if (!tls && !LOOPBACK.has(u.hostname)) return { problem: `Use https:// for ${u.hostname}: the token must not travel unencrypted.` };
+  const path = u.pathname.replace(/\/+$/, '').replace(/\/ws$/, '');
+  const host = u.host; // keeps a non-default port
+  const httpUrl = `${tls ? 'https' : 'http'}://${host}${path}`;
+  const wsUrl = `${tls ? 'wss' : 'ws'}://${host}${path}/ws`;
+  return { httpUrl, wsUrl, label: `${host}${path}`, tls };
+}
+
+/** "localhost:3000" for http://localhost:3000/webhook — the status bar's short form of a URL. */
+export function shortUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return u.host;
+  } catch {
+    return url;
+  }
+}
+
+/** globalState key of the last acknowledged seq for a relay and a channel (`*`: every channel the token sees). */
+export function seqKey(relay: string, channel?: string): string {
+  return `serviceHooks.relay.seq:${relay}#${channel ?? '*'}`;
+}
+
+export interface StatusBarInput {
+  state: RelayState;
+  /** Local relay: its port. */
+  port?: number;
+  /** Remote relay: its label (relay.example.com). */
+  remote?: string;
+  /** Where deliveries are forwarded (URL). */
+  forwardTo?: string;
+  /** A problem sentence (failed start, forwarding failing). */
+  detail?: string;
+  /** The relay process was started by this window. */
+  ownsProcess?: boolean;
+  /** Forwarding to the local app is failing (retrying). */
+  forwardFailing?: boolean;
+}
+
+export interface StatusBarModel {
+  text: string;
+  tooltip: string;
+  /** Command id run on click (undefined: none). */
+  command?: 'serviceHooks.startRelay' | 'serviceHooks.stopRelay' | 'serviceHooks.disconnectRelay' | 'serviceHooks.connectRelay';
+}
+
+/** `relay.example.com ⇄ localhost:3000` plus the state; `Relay :8788` for a local relay. */
+export function relayStatusBar(s: StatusBarInput): StatusBarModel {
+  if (s.remote) return remoteStatusBar(s, s.remote);
+  switch (s.state) {
+    case 'running':
+      return {
+        text: `$(radio-tower) Relay :${s.port}`,
+        tooltip: `Relay running on port ${s.port}${s.ownsProcess ? ' (started here)' : ''}. Click to stop.`,
+        command: 'serviceHooks.stopRelay',
+      };
+    case 'starting':
+    case 'connecting':
+      return { text: '$(loading~spin) Relay', tooltip: s.state === 'starting' ? 'Relay starting…' : `Connecting to the relay on port ${s.port ?? '?'}…` };
+    case 'offline':
+    case 'failed':
+    case 'stopped':
+      return {
+        text: s.state === 'failed' ? '$(error) Relay' : '$(debug-disconnect) Relay off',
+        tooltip: s.detail ?? 'Relay not running. Click to start.',
+        command: 'serviceHooks.startRelay',
+      };
+  }
+}
+
+function remoteStatusBar(s: StatusBarInput, remote: string): StatusBarModel {
+  const pair = s.forwardTo ? `${remote} ⇄ ${shortUrl(s.forwardTo)}` : remote;
+  const forwarding = s.forwardTo ? `forwarding to ${s.forwardTo}` : 'not forwarding (set serviceHooks.relay.forwardUrl)';
+  switch (s.state) {
+    case 'running':
+      return s.forwardFailing
+        ? { text: `$(warning) ${pair}`, tooltip: `Connected to ${remote}; ${s.detail ?? 'the local app does not answer 2xx'}: retrying. Click to disconnect.`, command: 'serviceHooks.disconnectRelay' }
+        : { text: `$(radio-tower) ${pair}`, tooltip: `Connected to ${remote}, ${forwarding}. Click to disconnect.`, command: 'serviceHooks.disconnectRelay' };
+    case 'starting':
+    case 'connecting':
+      return { text: `$(loading~spin) ${pair}`, tooltip: `Connecting to ${remote}…${s.detail ? ` (${s.detail})` : ''}`, command: 'serviceHooks.disconnectRelay' };
+    case 'offline':
+    case 'failed':
+    case 'stopped':
+      return { text: `$(debug-disconnect) ${pair}`, tooltip: s.detail ?? `Not connected to ${remote}. Click to connect.`, command: 'serviceHooks.connectRelay' };
+  }
+}
+
+/** True when the service at `baseUrl` is on this machine or a private network, so it can reach a relay on this machine. */
+export function serviceIsLocal(baseUrl: string): boolean {
+  let host: string;
+  try {
+    host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, '');
+  } catch {
+    return false;
+  }
+  if (LOOPBACK.has(host) || host === '::1' || host.endsWith('.local') || host.endsWith('.localhost')) return true;
+  const m = /^(\d+)\.(\d+)\.\d+\.\d+$/.exec(host);
+  if (!m) return /^f[cd][0-9a-f]{2}:/i.test(host); // IPv6 unique local
+  const [a, b] = [Number(m[1]), Number(m[2])];
+  return a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168);
+}
+
+export interface WebhookUrlChoice {
+  url: string;
+  description: string;
+}
+
+/**
+ * The payload URLs Add Webhook offers, best first: the connected remote relay's channels, then the
+ * local relay's ingress when the service can reach this machine.
+ */
+export function webhookUrlChoices(o: { remote?: { label: string; channels: { name: string; ingressUrl: string }[] }; localUrl: string; serviceBaseUrl: string }): WebhookUrlChoice[] {
+  const out: WebhookUrlChoice[] = [];
+  for (const c of o.remote?.channels ?? []) out.push({ url: c.ingressUrl, description: `channel ${c.name} on ${o.remote!.label}` });
+  if (!o.remote || serviceIsLocal(o.serviceBaseUrl)) {
+    out.push({ url: o.localUrl, description: serviceIsLocal(o.serviceBaseUrl) ? 'local relay' : 'local relay (the service must reach this machine)' });
+  }
+  return out;
+}

@@ -1,0 +1,148 @@
+// The relay process the editor starts (Start Relay): the bundled CLI run with the editor's Node,
+// its secret and forward target in a 0600 config file (never argv). It is "ours" only once it has
+// printed `relay listening on …`: a port already in use or a data folder another relay holds makes
+// it exit, and that exit is reported; the editor never attaches to whatever else answers the port.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export interface RelayProcessOptions {
+  /** dist/cli.js */
+  cliPath: string;
+  /** 0: any free port */
+  port: number;
+  dataDir: string;
+  secrets: string[];
+  forward: string[];
+  /** Node to run the CLI with (the editor's, with ELECTRON_RUN_AS_NODE). */
+  execPath?: string;
+  log?: (line: string) => void;
+  /** How long to wait for `relay listening on` (ms). */
+  startTimeoutMs?: number;
+}
+
+export interface StartedRelay {
+  port: number;
+  token: string;
+}
+
+/** The relay could not start; `message` says why in words (port in use, data folder locked, …). */
+export class RelayStartError extends Error {
+  override name = 'RelayStartError';
+  constructor(
+    message: string,
+    readonly exitCode: number | null,
+  ) {
+    super(message);
+  }
+}
+
+export const CONFIG_FILE = 'editor-relay.json';
+
+/** Writes `<dataDir>/editor-relay.json` (mode 0600) with the secrets and forward targets. */
+export async function writeRelayConfig(dataDir: string, config: { secrets: string[]; forward: string[] }): Promise<string> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const path = join(dataDir, CONFIG_FILE);
+  await writeFile(path, JSON.stringify(config, null, 2) + '\n', { mode: 0o600 });
+  await chmod(path, 0o600); // an existing file keeps its mode on write
+  return path;
+}
+
+export class RelayProcess {
+  private child: ChildProcess | undefined;
+  private readonly exitListeners = new Set<(code: number | null, output: string) => void>();
+
+  get running(): boolean {
+    return this.child !== undefined;
+  }
+
+  /** Told when a started relay exits by itself (not through stop()). */
+  onExit(listener: (code: number | null, output: string) => void): { dispose(): void } {
+    this.exitListeners.add(listener);
+    return { dispose: () => this.exitListeners.delete(listener) };
+  }
+
+  async start(o: RelayProcessOptions): Promise<StartedRelay> {
+    if (this.child) throw new RelayStartError('The relay started here is already running.', null);
+    const config = await writeRelayConfig(o.dataDir, { secrets: o.secrets, forward: o.forward });
+    const args = [o.cliPath, 'relay', '--port', String(o.port), '--data', o.dataDir, '--config', config];
+    o.log?.(`starting relay: ${args.map((a) => JSON.stringify(a)).join(' ')}`);
+    const child = spawn(o.execPath ?? process.execPath, args, { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    this.child = child;
+    let output = '';
+    const port = await new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        reject(new RelayStartError(`The relay did not start within ${(o.startTimeoutMs ?? 15_000) / 1000} s: ${tail(output)}`, null));
+      }, o.startTimeoutMs ?? 15_000);
+      const onData = (chunk: Buffer) => {
+        const text = chunk.toString('utf8');
+        output = (output + text).slice(-8000);
+        for (const line of text.split(/\r?\n/)) if (line.trim()) o.log?.(`[relay] ${redactToken(line)}`);
+        const m = /relay listening on https?:\/\/[^\s:]+:(\d+)/.exec(output);
+        if (m) {
+          clearTimeout(timer);
+          resolve(Number(m[1]));
+        }
+      };
+      child.stdout!.on('data', onData);
+      child.stderr!.on('data', onData);
+      child.once('error', (err) => {
+        clearTimeout(timer);
+        reject(new RelayStartError(`The relay could not be run: ${err.message}`, null));
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new RelayStartError(startFailure(code, output, o.port), code));
+      });
+    }).catch((err: unknown) => {
+      if (this.child === child) this.child = undefined;
+      throw err;
+    });
+    child.once('exit', (code) => {
+      if (this.child !== child) return; // stop() ended it
+      this.child = undefined;
+      for (const l of [...this.exitListeners]) l(code, output);
+    });
+    const token = (await readFile(join(o.dataDir, 'token'), 'utf8')).trim();
+    return { port, token };
+  }
+
+  /** Ends the relay started here (SIGTERM, then SIGKILL after 5 s). */
+  async stop(): Promise<boolean> {
+    const child = this.child;
+    if (!child) return false;
+    this.child = undefined;
+    if (child.exitCode !== null || child.signalCode !== null) return true;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
+    await exited;
+    clearTimeout(timer);
+    return true;
+  }
+
+  dispose(): void {
+    this.child?.kill('SIGTERM');
+    this.child = undefined;
+  }
+}
+
+/** Why a relay exited during start-up, in words: the port, the data folder's lock, or its last lines. */
+export function startFailure(code: number | null, output: string, port: number): string {
+  if (/EADDRINUSE|address already in use/i.test(output)) {
+    return `Port ${port} is already in use: another relay or program listens there. Stop it, or set serviceHooks.relay.port to a free port (0 picks one). To use a relay started elsewhere, run "Connect to Relay…".`;
+  }
+  const lines = output.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !/^\s*at /.test(l));
+  const said = lines.filter((l) => !/token/i.test(l)).slice(-2).join(' ');
+  return `The relay exited during start-up (code ${code ?? 'signal'}): ${said || 'no output'}`;
+}
+
+function tail(output: string): string {
+  return output.trim().split(/\r?\n/).filter((l) => !/token/i.test(l)).slice(-2).join(' ') || 'no output';
+}
+
+/** The relay prints its token once (`relay token (shown once; stored in PATH): TOKEN`): the last word after the last `: ` goes, whatever PATH holds (c:\\…). */
+export function redactToken(line: string): string {
+  return /token/i.test(line) ? line.replace(/(token\b.*:\s*)\S+\s*$/i, '$1<redacted>') : line;
+}

@@ -1,0 +1,173 @@
+// The editor's relay connection against a real relay: catch-up costs one status request however
+// many deliveries it replays, a reconnect resumes with no gap, and forwarding in the editor
+// acknowledges only after the app's 2xx and resumes from the stored seq.
+import { strict as assert } from 'node:assert';
+import { request } from 'undici';
+import * as client from '../../../../relay/client';
+import { startRelay, type RelayServer } from '../../../../relay/server';
+import { seqKey } from '../../../../src/core/tree';
+import { RelayConnection, type RelayEndpoint } from '../../../../src/extension/relay/connection';
+import { EditorForwarder } from '../../../../src/extension/relay/forwarding';
+import { signed, startTarget, tempDir, type TargetApp } from '../../relay/helpers';
+
+const SECRET = 'connection-test-secret-0123456789';
+
+function endpoint(relay: { port: number; token: string }): RelayEndpoint {
+  return { httpUrl: `http://127.0.0.1:${relay.port}`, wsUrl: `ws://127.0.0.1:${relay.port}/ws`, token: relay.token, label: `port ${relay.port}` };
+}
+
+/** Posts `n` deliveries, `parallel` at a time; returns their bodies in order of seq. */
+async function fill(port: number, n: number, from = 0, parallel = 64): Promise<void> {
+  for (let i = 0; i < n; i += parallel) {
+    await Promise.all(
+      Array.from({ length: Math.min(parallel, n - i) }, async (_, j) => {
+        const body = JSON.stringify({ n: from + i + j });
+        const res = await request(`http://127.0.0.1:${port}/hooks/default`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-event': 'push', ...signed(SECRET, body) }, body });
+        await res.body.dump();
+        assert.equal(res.statusCode, 200);
+      }),
+    );
+  }
+}
+
+/** Resolves when `check` holds, re-checked on each change event of the connection. */
+function until(conn: RelayConnection, check: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    if (check()) return resolve();
+    const sub = conn.onDidChange(() => {
+      if (!check()) return;
+      sub.dispose();
+      resolve();
+    });
+  });
+}
+
+describe('editor relay connection (src/extension/relay)', function () {
+  this.timeout(120_000);
+  const open: RelayConnection[] = [];
+  let relay: RelayServer | undefined;
+  let app: TargetApp | undefined;
+
+  afterEach(async () => {
+    for (const c of open.splice(0)) await c.close();
+    await relay?.close();
+    relay = undefined;
+    await app?.close();
+    app = undefined;
+  });
+
+  it('catching up on 2,000 deliveries makes one status request, and a reconnect with 1,000 more makes one more', async () => {
+    const dataDir = tempDir();
+    relay = await startRelay({ port: 0, dataDir, secrets: [SECRET], forward: [] });
+    const port = relay.port;
+    await fill(port, 2000);
+    const conn = new RelayConnection({ endpoint: endpoint(relay), client, since: 0, coalesceMs: 20, log: (_l, line) => process.env.DEBUG_CONN && console.log(conn.statusRequests, line) });
+    open.push(conn);
+    await conn.open();
+    assert.equal(conn.statusRequests, 1, 'one at open');
+    await until(conn, () => conn.catchUps === 1);
+    assert.equal(conn.live.size, 2000);
+    assert.equal(conn.statusRequests, 2, 'open + one after catch-up, not one per delivery');
+    assert.deepEqual(conn.live.newestFirst(3).map((d) => d.seq), [2000, 1999, 1998]);
+
+    // Cut: the relay goes away; 1,000 deliveries arrive meanwhile (through the same data folder).
+    await relay.close();
+    await until(conn, () => conn.state === 'connecting');
+    const meanwhile = await startRelay({ port: 0, dataDir, secrets: [SECRET], forward: [] });
+    await fill(meanwhile.port, 1000, 2000);
+    await meanwhile.close();
+    relay = await startRelay({ port, dataDir, secrets: [SECRET], forward: [] });
+    await until(conn, () => conn.catchUps === 2);
+    assert.equal(conn.status?.lastSeq, 3000);
+    assert.equal(conn.statusRequests, 3, 'one status request for the whole replay after the reconnect');
+    const seqs = conn.live.newestFirst().map((d) => d.seq);
+    assert.equal(new Set(seqs).size, 3000, 'no duplicate');
+    assert.equal(Math.min(...seqs), 1, 'no gap');
+  });
+
+  it('forwards byte-exact, acknowledges only after a 2xx, and a new connection resumes from the stored seq', async () => {
+    relay = await startRelay({ port: 0, dataDir: tempDir(), secrets: [SECRET], forward: [] });
+    app = await startTarget();
+    app.statusFor = (_r, all) => (all.length <= 2 ? 502 : 200); // the app is down for two attempts
+    const stored = new Map<string, number>();
+    const store = { get: (k: string) => stored.get(k), set: (k: string, v: number) => void stored.set(k, v) };
+    const key = seqKey(`http://127.0.0.1:${relay.port}`);
+    const problems: (string | undefined)[] = [];
+    const storedAtProblem: (number | undefined)[] = [];
+    const forwarder = () =>
+      new EditorForwarder({
+        client,
+        targetFor: () => app!.url,
+        store,
+        key,
+        backoff: { initialMs: 5, maxMs: 20 },
+        onProblem: (p) => {
+          problems.push(p);
+          storedAtProblem.push(stored.get(key));
+        },
+      });
+    const f1 = forwarder();
+    const conn = new RelayConnection({ endpoint: endpoint(relay), client, since: f1.since, handle: f1.handle, onOpen: (head) => f1.remember(head) });
+    open.push(conn);
+    await conn.open();
+    await until(conn, () => conn.state === 'running');
+    assert.equal(stored.get(key), 0, 'the head at the first connect is the resume point');
+
+    const bodies = ['{"a":1}', '{"b":"\u00e9"}', '{"c":[1,2,3]}'];
+    for (const b of bodies) {
+      const res = await request(`http://127.0.0.1:${relay.port}/hooks/default`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-event': 'push', ...signed(SECRET, b) }, body: b });
+      await res.body.dump();
+    }
+    await app.waitUntil((r) => r.filter((x) => x.status === 200).length === 3);
+    await until(conn, () => stored.get(key) === 3);
+    assert.deepEqual(storedAtProblem.slice(0, 2), [0, 0], 'seq 1 was not stored (acked) while the app answered 502');
+    assert.equal(problems.at(-1), undefined, 'recovered');
+    const ok = app.received.filter((x) => x.status === 200);
+    assert.deepEqual(ok.map((x) => x.body.toString('utf8')), bodies, 'byte-exact, in seq order');
+    assert.ok(ok.every((x) => typeof x.headers['x-service-signature'] === 'string'));
+    await conn.close();
+
+    // Two more while the editor is away; a new connection (a restarted editor) forwards exactly those.
+    for (const b of ['{"d":4}', '{"e":5}']) {
+      const res = await request(`http://127.0.0.1:${relay.port}/hooks/default`, { method: 'POST', headers: { 'content-type': 'application/json', ...signed(SECRET, b) }, body: b });
+      await res.body.dump();
+    }
+    const f2 = forwarder();
+    assert.equal(f2.since, 3);
+    const again = new RelayConnection({ endpoint: endpoint(relay), client, since: f2.since, handle: f2.handle, onOpen: (head) => f2.remember(head) });
+    open.push(again);
+    await again.open();
+    await app.waitUntil((r) => r.filter((x) => x.status === 200).length === 5);
+    await until(again, () => stored.get(key) === 5);
+    assert.deepEqual(app.received.filter((x) => x.status === 200).slice(3).map((x) => x.body.toString('utf8')), ['{"d":4}', '{"e":5}'], 'no gap, no duplicate');
+  });
+
+  it('a new connection starts with no rows: two relays never mix', async () => {
+    relay = await startRelay({ port: 0, dataDir: tempDir(), secrets: [SECRET], forward: [] });
+    await fill(relay.port, 3);
+    const other = await startRelay({ port: 0, dataDir: tempDir(), secrets: [SECRET], forward: [] });
+    try {
+      const a = new RelayConnection({ endpoint: endpoint(relay), client });
+      open.push(a);
+      await a.open();
+      assert.equal(a.live.size, 3);
+      const b = new RelayConnection({ endpoint: endpoint(other), client });
+      open.push(b);
+      await b.open();
+      assert.equal(b.live.size, 0);
+      await until(a, () => a.catchUps === 1); // nothing to replay: the catch-up ends at once
+      await until(b, () => b.catchUps === 1);
+      assert.equal(a.statusRequests, 2);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a wrong token fails open() with the relay status (401), before subscribing', async () => {
+    relay = await startRelay({ port: 0, dataDir: tempDir(), forward: [] });
+    const conn = new RelayConnection({ endpoint: { ...endpoint(relay), token: 'wrong' }, client });
+    open.push(conn);
+    await assert.rejects(conn.open(), (err: Error & { status?: number }) => err.status === 401);
+    assert.equal(conn.lastSeq, undefined, 'no subscription');
+  });
+});

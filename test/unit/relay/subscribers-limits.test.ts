@@ -1,0 +1,189 @@
+// WebSocket subscribers' resource limits (issue 10 item 7), with real ws clients that never read:
+// a bound on the bytes waiting for one subscriber (dropped with WS_CLOSE_SLOW_SUBSCRIBER, resumes
+// by seq with nothing lost), a cap per token, and subscribers indexed by channel.
+import { strict as assert } from 'node:assert';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import WebSocket from 'ws';
+import { SubscriberHub, type SubscriberOptions } from '../../../relay/server/subscribers';
+import { DeliveryStore } from '../../../relay/server/store';
+import { subscribe } from '../../../relay/client';
+import { WS_CLOSE_SLOW_SUBSCRIBER, WS_TOO_MANY_SUBSCRIBERS_STATUS, type DeliveryMessage } from '../../../src/core/relay/protocol';
+import { tempDir } from './helpers';
+
+const TOKEN = 'limits-token';
+
+interface Harness {
+  store: DeliveryStore;
+  hub: SubscriberHub;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** A store, a hub and an HTTP server that hands /ws upgrades to the hub: the relay's subscriber half. */
+async function harness(limits: Partial<SubscriberOptions> = {}): Promise<Harness> {
+  const store = await DeliveryStore.open(tempDir());
+  const authenticate = (given: string | undefined) => (given === TOKEN ? ({ kind: 'admin' } as const) : undefined);
+  const hub = new SubscriberHub(store, { authenticate, boundHost: '127.0.0.1', allowedHosts: [], allowedOrigins: [], ...limits });
+  const server: Server = createServer((_req, res) => res.writeHead(404).end());
+  server.on('upgrade', (req, socket, head) => hub.upgrade(req, socket, head, new URL(req.url!, 'http://relay.invalid')));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const url = `ws://127.0.0.1:${(server.address() as { port: number }).port}/ws`;
+  return {
+    store,
+    hub,
+    url,
+    close: async () => {
+      hub.close();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      await store.close();
+    },
+  };
+}
+
+function add(store: DeliveryStore, channel: string, body: Buffer): Promise<unknown> {
+  return store.add({ channel, verification: 'unverified', headers: [['content-type', 'application/octet-stream']], targets: [] }, body);
+}
+
+/** A real ws client that stops reading from its socket once connected. */
+async function neverReader(url: string, query = ''): Promise<{ ws: WebSocket; socket: Socket }> {
+  const ws = new WebSocket(url + query, { headers: { authorization: `Bearer ${TOKEN}` }, perMessageDeflate: false, maxPayload: 1 << 30 });
+  ws.on('error', () => undefined);
+  await once(ws, 'open');
+  const socket = (ws as unknown as { _socket: Socket })._socket;
+  socket.pause();
+  return { ws, socket };
+}
+
+/** Opens a ws connection and says how the upgrade ended: 'open' (then closes it) or the HTTP status. */
+function connectOnce(url: string): Promise<'open' | number> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(url, { headers: { authorization: `Bearer ${TOKEN}` } });
+    ws.on('open', () => resolve('open'));
+    ws.on('unexpected-response', (_req, res) => {
+      resolve(res.statusCode ?? 0);
+      res.resume();
+      ws.terminate();
+    });
+    ws.on('error', () => undefined);
+  });
+}
+
+describe('relay subscribers: resource limits', function () {
+  this.timeout(60_000);
+  let h: Harness | undefined;
+  const clients: WebSocket[] = [];
+
+  afterEach(async () => {
+    for (const c of clients.splice(0)) c.terminate();
+    await h?.close();
+    h = undefined;
+  });
+
+  it('a subscriber that never reads is dropped with the documented close code once too much waits for it, and resumes by seq with nothing lost', async () => {
+    h = await harness({ maxUnsentBytes: 256 * 1024 });
+    const { ws, socket } = await neverReader(h.url, '?since=0');
+    clients.push(ws);
+    const body = Buffer.alloc(64 * 1024, 0x62);
+    let n = 0;
+    while (h.hub.stats.dropped === 0) {
+      assert.ok(n < 5000, 'never dropped');
+      await add(h.store, 'default', body);
+      n++;
+    }
+    assert.equal(h.hub.count, 0);
+    const closed = once(ws, 'close') as Promise<[number, Buffer]>;
+    socket.resume(); // now it reads what was queued, then the close frame
+    const [code, reason] = await closed;
+    assert.equal(code, WS_CLOSE_SLOW_SUBSCRIBER);
+    assert.match(reason.toString(), /too slow: over 262144 bytes waiting; resume with since=0/);
+    // Resuming by seq loses nothing.
+    const got: number[] = [];
+    let done!: () => void;
+    const all = new Promise<void>((r) => (done = r));
+    const sub = subscribe({
+      url: h.url,
+      token: TOKEN,
+      since: 0,
+      onDelivery: (d) => {
+        assert.ok(Buffer.from(d.bodyBase64!, 'base64').equals(body));
+        got.push(d.seq);
+        if (got.length === n) done();
+      },
+    });
+    await all;
+    sub.close();
+    await sub.closed;
+    assert.deepEqual(got, Array.from({ length: n }, (_, i) => i + 1));
+  });
+
+  it('20 subscribers that never read hold at most the bound each, and a reading subscriber gets every delivery', async () => {
+    const maxUnsentBytes = 1024 * 1024;
+    h = await harness({ maxUnsentBytes });
+    for (let i = 0; i < 20; i++) clients.push((await neverReader(h.url)).ws);
+    const seen: DeliveryMessage['delivery'][] = [];
+    let done!: () => void;
+    const all = new Promise<void>((r) => (done = r));
+    const N = 40;
+    let opened!: () => void;
+    const helloed = new Promise<void>((r) => (opened = r));
+    const sub = subscribe({ url: h.url, token: TOKEN, onDelivery: (d) => void (seen.push(d) === N && done()), onState: (s) => s.state === 'open' && opened() });
+    await helloed;
+    assert.equal(h.hub.count, 21);
+    const body = Buffer.alloc(256 * 1024, 0x63);
+    let maxQueued = 0;
+    for (let i = 0; i < N; i++) {
+      await add(h.store, 'default', body);
+      maxQueued = Math.max(maxQueued, h.hub.stats.maxQueuedBytes);
+    }
+    await all;
+    sub.close();
+    await sub.closed;
+    assert.deepEqual(seen.map((d) => d.seq), Array.from({ length: N }, (_, i) => i + 1));
+    const message = Math.ceil((body.length * 4) / 3) + 1024;
+    assert.ok(maxQueued <= maxUnsentBytes + message, `at most the bound plus one message waited for a subscriber (saw ${maxQueued})`);
+  });
+
+  it('caps subscribers per token with HTTP 429; a slot frees when one leaves', async () => {
+    h = await harness({ maxSubscribersPerToken: 3 });
+    const open: WebSocket[] = [];
+    for (let i = 0; i < 3; i++) {
+      const ws = new WebSocket(h.url, { headers: { authorization: `Bearer ${TOKEN}` } });
+      clients.push(ws);
+      await once(ws, 'open');
+      open.push(ws);
+    }
+    assert.equal(await connectOnce(h.url), WS_TOO_MANY_SUBSCRIBERS_STATUS);
+    open[0]!.terminate();
+    // The relay notices the leave on its own side; try until it does (each try is a real upgrade).
+    let r: 'open' | number = WS_TOO_MANY_SUBSCRIBERS_STATUS;
+    for (let i = 0; i < 200 && r !== 'open'; i++) r = await connectOnce(h.url);
+    assert.equal(r, 'open');
+  });
+
+  it('500 subscribers of an unused channel are not woken by deliveries to another channel', async () => {
+    h = await harness({ maxSubscribersPerToken: 1000 });
+    const conns = await Promise.all(
+      Array.from({ length: 500 }, async () => {
+        const ws = new WebSocket(`${h!.url}?channel=unused`, { headers: { authorization: `Bearer ${TOKEN}` } });
+        clients.push(ws);
+        await once(ws, 'open');
+        return ws;
+      }),
+    );
+    assert.equal(conns.length, 500);
+    const seen: number[] = [];
+    let done!: () => void;
+    const all = new Promise<void>((r) => (done = r));
+    const sub = subscribe({ url: h.url, token: TOKEN, channel: 'used', since: 0, onDelivery: (d) => void (seen.push(d.seq) === 20 && done()) });
+    for (let i = 0; i < 20; i++) await add(h.store, 'used', Buffer.from(`{"i":${i}}`));
+    await all;
+    sub.close();
+    await sub.closed;
+    assert.deepEqual(seen, Array.from({ length: 20 }, (_, i) => i + 1));
+    assert.ok(h.hub.stats.wakeups <= 20, `only the used channel's subscriber was woken (${h.hub.stats.wakeups} wake-ups)`);
+  });
+});
