@@ -1,12 +1,21 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import { isUsageError, type CliIO } from '../../../relay/cli/io';
+import channelsCommand from '../../../relay/commands/channels';
 import { subscribe } from '../../../relay/client/subscribe';
 import { RelayApi, RelayApiError } from '../../../relay/client/api';
 import { post, signed, tempDir, type RelayProcess } from './helpers';
 import { call, runCli, spawnRelayWith } from './publicHelpers';
 
 const ALICE = 'alice-secret-0123456789';
+
+/** The command's streams for an in-process run. */
+function quietIo(): CliIO {
+  const sink = new Writable({ write: (_c, _e, cb) => cb() });
+  return { stdout: sink, stderr: sink, stdin: Readable.from([]), env: {}, cwd: process.cwd(), stopSignal: new AbortController().signal };
+}
 const BOB = 'bob-secret-0123456789ab';
 
 describe('relay channels API and scoped channel tokens (real relay process)', function () {
@@ -207,13 +216,13 @@ describe('relay channels API and scoped channel tokens (real relay process)', fu
     const wrong = await runCli(['channels', 'list', ...target, '--token', 'not-the-token']);
     assert.equal(wrong.code, 1);
     assert.match(wrong.stderr, /401/);
-    for (const args of [['channels'], ['channels', 'rename', 'x'], ['channels', 'create', 'x'], ['channels', 'create'], ['channels', 'list', 'x'], ['channels', 'delete', 'x', '--secret', 's']]) {
-      const r = await runCli([...args, ...target, '--token', admin]);
-      assert.equal(r.code, 2, args.join(' '));
-      assert.match(r.stderr, /service-hooks channels: .*\nRun 'service-hooks channels --help'/);
+    // Usage errors: one through a real process (exit 2 and the hint), the rest in this process.
+    const usage = await runCli(['channels', 'create', 'x', ...target, '--token', admin]);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /service-hooks channels: create needs --secret S or --generate-secret .*\nRun 'service-hooks channels --help'/);
+    for (const args of [[], ['rename', 'x'], ['create'], ['list', 'x'], ['delete', 'x', '--secret', 's'], ['create', 'x', '--secret', '']]) {
+      await assert.rejects(channelsCommand.run([...args, ...target, '--token', admin], quietIo()), isUsageError, args.join(' '));
     }
-    const help = await runCli(['channels', '--help']);
-    assert.equal(help.code, 0);
-    assert.match(help.stdout, /Usage: service-hooks channels create NAME/);
+    assert.match(channelsCommand.help, /Usage: service-hooks channels create NAME/);
   });
 });
