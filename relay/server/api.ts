@@ -20,10 +20,10 @@ import type { ChannelDirectory } from './channelDirectory';
 import { sees, type Scope } from './scope';
 import type { Forwarder } from './forwarder';
 import { parseRetryRequest } from './retryRequest';
-import type { DeliveryStore } from './store';
+import type { RelayStore } from './storeTypes';
 
 export interface ApiContext {
-  store: DeliveryStore;
+  store: RelayStore;
   forwarder: Forwarder;
   /** The scope of a bearer token; undefined: 401. */
   authenticate: (given: string | undefined) => Scope | undefined;

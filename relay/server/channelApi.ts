@@ -14,11 +14,11 @@ import { CHANNEL_RE } from './channels';
 import { ChannelError } from './channelRegistry';
 import type { ChannelDirectory } from './channelDirectory';
 import type { Scope } from './scope';
-import type { DeliveryStore } from './store';
+import type { RelayStore } from './storeTypes';
 
 export interface ChannelApiContext {
   directory: ChannelDirectory;
-  store: DeliveryStore;
+  store: RelayStore;
   /** Reads a JSON object body, or answers (400/413) and returns undefined. */
   objectBody: (req: IncomingMessage, res: ServerResponse) => Promise<Record<string, unknown> | undefined>;
   /** Told after a channel is deleted (closes its token's WebSocket streams). */
