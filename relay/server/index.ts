@@ -16,7 +16,7 @@ import { DeliveryStore } from './store';
 import type { SharedForwarding } from './nats/sharedForwarding';
 import type { NatsChoice } from './nats/wiring';
 import type { RelayStore } from './storeTypes';
-import { SubscriberHub } from './subscribers';
+import { SubscriberHub, type SubscriberOptions } from './subscribers';
 import { ensureToken } from './token';
 import { WS_PATH } from '../../src/core/relay/protocol';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
@@ -56,6 +56,8 @@ export interface RelayOptions extends ChannelDefaults {
   allowedOrigins?: string[];
   segmentBytes?: number;
   pingIntervalMs?: number;
+  /** WebSocket subscriber limits (defaults: 8 MiB unsent, 64 per token, 256 unacknowledged). */
+  subscriberLimits?: Pick<SubscriberOptions, 'maxUnsentBytes' | 'maxSubscribersPerToken' | 'window'>;
   /** Told once when a new token is generated (the only time it is shown). */
   onTokenCreated?: (token: string, path: string) => void;
   /** Operational log lines (never contain the token). */
@@ -112,7 +114,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
     log,
   });
   const allowedHosts = options.allowedHosts ?? [];
-  const hub = new SubscriberHub(store, { token, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs });
+  const hub = new SubscriberHub(store, { token, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, ...options.subscriberLimits });
   const state = { accepting: true, port: options.port ?? DEFAULT_RELAY_PORT };
   // On JetStream, forwarding is shared work of every instance (durable consumers), not this process's.
   const sharedForwarding = shared?.(channels);
