@@ -8,6 +8,7 @@ import { refuseRaw, sendError, sendJson } from '../shared/http';
 import { SourceAllowList } from './access';
 import { createApi } from './api';
 import { openChannelDirectory } from './channelDirectory';
+import type { ChannelRegistry } from './channelRegistry';
 import { ChannelConfigs, type ChannelDefaults } from './channels';
 import { Forwarder, DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
 import { createIngress, hookChannel, PLAIN_HOOK_RE, type IngressHandler } from './ingress';
@@ -125,7 +126,8 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
     ingressBase: () => options.publicUrl ?? baseUrl(),
   });
   const scopeOf = (given: string | undefined) => authenticate(given, token, directory.registry);
-  const { store, shared } = await openStore(dataDir, options, log);
+  const { store, shared, shareChannels } = await openStore(dataDir, options, log);
+  const stopSharingChannels = await shareChannels?.(directory.registry);
   const allow = new SourceAllowList(options.allowCidr ?? []);
   const forwarder = new Forwarder(store, {
     schedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS,
@@ -159,7 +161,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
     forwarder,
     store,
     lock,
-    beforeStop: () => ((state.accepting = false), clearInterval(retention), sharedForwarding?.stop()),
+    beforeStop: () => ((state.accepting = false), clearInterval(retention), sharedForwarding?.stop(), stopSharingChannels?.()),
   });
   try {
     state.port = await listen(server, state.port, host);
@@ -181,6 +183,8 @@ interface OpenedStore {
   store: RelayStore;
   /** JetStream only: the forwarding every instance shares. */
   shared?: (channels: ChannelConfigs) => SharedForwarding;
+  /** JetStream only: keeps the API's channels in the store, shared by every instance; returns a stop function. */
+  shareChannels?: (registry: ChannelRegistry) => Promise<() => void>;
 }
 
 async function openStore(dataDir: string, options: RelayOptions, log: (line: string) => void): Promise<OpenedStore> {
