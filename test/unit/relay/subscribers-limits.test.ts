@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import type { Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
 import { SubscriberHub, type SubscriberOptions } from '../../../relay/server/subscribers';
 import { DeliveryStore } from '../../../relay/server/store';
@@ -24,7 +24,8 @@ interface Harness {
 /** A store, a hub and an HTTP server that hands /ws upgrades to the hub: the relay's subscriber half. */
 async function harness(limits: Partial<SubscriberOptions> = {}): Promise<Harness> {
   const store = await DeliveryStore.open(tempDir());
-  const hub = new SubscriberHub(store, { token: TOKEN, boundHost: '127.0.0.1', allowedHosts: [], allowedOrigins: [], ...limits });
+  const authenticate = (given: string | undefined) => (given === TOKEN ? ({ kind: 'admin' } as const) : undefined);
+  const hub = new SubscriberHub(store, { authenticate, boundHost: '127.0.0.1', allowedHosts: [], allowedOrigins: [], ...limits });
   const server: Server = createServer((_req, res) => res.writeHead(404).end());
   server.on('upgrade', (req, socket, head) => hub.upgrade(req, socket, head, new URL(req.url!, 'http://relay.invalid')));
   server.listen(0, '127.0.0.1');
@@ -161,6 +162,23 @@ describe('relay subscribers: resource limits', function () {
     let r: 'open' | number = WS_TOO_MANY_SUBSCRIBERS_STATUS;
     for (let i = 0; i < 200 && r !== 'open'; i++) r = await connectOnce(h.url);
     assert.equal(r, 'open');
+  });
+
+  it('a failed handshake gives its slot back', async () => {
+    h = await harness({ maxSubscribersPerToken: 1 });
+    const { port } = new URL(h.url);
+    for (let i = 0; i < 3; i++) {
+      // A valid token but no Sec-WebSocket-Key: ws answers 400 itself and never accepts.
+      const sock = connect(Number(port), '127.0.0.1');
+      sock.write(`GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ${TOKEN}\r\n\r\n`);
+      let answer = '';
+      sock.on('data', (c: Buffer) => (answer += c.toString()));
+      await once(sock, 'close');
+      assert.match(answer, /^HTTP\/1\.1 400/);
+    }
+    const ws = new WebSocket(h.url, { headers: { authorization: `Bearer ${TOKEN}` } });
+    clients.push(ws);
+    await once(ws, 'open');
   });
 
   it('500 subscribers of an unused channel are not woken by deliveries to another channel', async () => {
