@@ -113,7 +113,7 @@ const command: Command = {
     sub.close();
     await sub.closed;
     if (refused !== undefined) {
-      const why = refused === 401 ? 'the token is wrong (pass the relay token with --token or SERVICE_HOOKS_RELAY_TOKEN)' : 'the Host or Origin is not allowed (see the relay\'s --allow-host)';
+      const why = refused === 401 ? 'the token is not accepted (wrong, or its channel was deleted); pass the relay token or a channel token with --token or SERVICE_HOOKS_RELAY_TOKEN' : 'the Host or Origin is not allowed (see the relay\'s --allow-host)';
       io.stderr.write(`service-hooks forward: the relay refused the connection (HTTP ${refused}): ${why}\n`);
       return EXIT.failure;
     }
