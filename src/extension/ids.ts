@@ -21,6 +21,9 @@ export const COMMANDS = {
   stopRelay: 'serviceHooks.stopRelay',
   connectRelay: 'serviceHooks.connectRelay',
   disconnectRelay: 'serviceHooks.disconnectRelay',
+  retryPending: 'serviceHooks.retryPending',
+  forwardToLocalApp: 'serviceHooks.forwardToLocalApp',
+  stopForwarding: 'serviceHooks.stopForwarding',
   importIssues: 'serviceHooks.importIssues',
   createSecret: 'serviceHooks.createSecret',
   setUpRunner: 'serviceHooks.setUpRunner',
@@ -74,7 +77,7 @@ export const CONTEXT = {
 
 /** contextValue of tree rows (see src/core/tree/nodes.ts). */
 export const VIEW_ITEMS = ['repository', 'webhook', 'deliveries', 'delivery.ok', 'delivery.failed', 'loadMore', 'message',
-  'relayDelivery.verified', 'relayDelivery.unverified', 'relayDelivery.rejected', 'relayChannel'] as const;
+  'relayDelivery.verified', 'relayDelivery.unverified', 'relayDelivery.rejected', 'relayChannel', 'relayForwarding'] as const;
 
 export const DELIVERY_SCHEME = 'service-hooks-delivery';
 export const SECRET_KEY = 'serviceHooks.token';
@@ -88,4 +91,6 @@ export const RELAY_STORAGE = {
   localSecret: 'serviceHooks.relay.localSecret',
   /** SecretStorage: a remote relay's token, per address (`<prefix><https://host>`). */
   remoteTokenPrefix: 'serviceHooks.relay.token:',
+  /** globalState: ForwardSession[] ("Forward Webhooks to Local App"). */
+  sessions: 'serviceHooks.relay.sessions',
 } as const;

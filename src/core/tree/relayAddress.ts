@@ -154,3 +154,35 @@ export function webhookUrlChoices(o: { remote?: { label: string; channels: { nam
   }
   return out;
 }
+
+/** One "Forward Webhooks to Local App" set-up: a channel on a remote relay, the service webhook pointing at it, the local app. */
+export interface ForwardSession {
+  /** The relay's https base (RelayAddress.httpUrl). */
+  relay: string;
+  channel: string;
+  ingressUrl: string;
+  /** owner/repo */
+  repo: string;
+  webhookId: string;
+  /** The local app (http://localhost:3000/webhook). */
+  to: string;
+}
+
+/** A fresh channel name for a repository: `<repo>-<6 hex>`, within the relay's channel rule ([A-Za-z0-9][A-Za-z0-9._-]{0,63}). */
+export function channelNameFor(repo: string, randomHex: string): string {
+  const base = repo.split('/').pop()!.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 50) || 'hooks';
+  return `${base}-${randomHex.slice(0, 6)}`;
+}
+
+/** Problems of the local app URL "Forward Webhooks to Local App" sends to (undefined: fine). */
+export function localAppUrlProblem(url: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(url.trim());
+  } catch {
+    return 'Enter a URL such as http://localhost:3000/webhook';
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'Use an http:// or https:// URL';
+  if (u.username || u.password) return 'The URL must not hold a user or password';
+  return undefined;
+}

@@ -18,6 +18,9 @@
 //   createSecret      { repo, name, value, protected }
 //   setUpRunner       { token, execute? }                     (execute: false types without running)
 //   connectRelay      { address, token }                      (token kept in SecretStorage)
+//   retryPending      { channel? }                            (the relay in use; every channel when absent)
+//   forwardToLocalApp { repo, events, to }                    (needs a relay from Connect to Relay)
+//   stopForwarding    { channel, deleteBoth? }                (deleteBoth skips the question)
 //   loadMore          a "Load more…" row | { webhookId }
 //   fixAllInFile      a file Uri
 import * as vscode from 'vscode';
@@ -47,11 +50,14 @@ import startRelay from './startRelay';
 import stopRelay from './stopRelay';
 import connectRelay from './connectRelay';
 import disconnectRelay from './disconnectRelay';
+import retryPending from './retryPending';
+import forwardToLocalApp from './forwardToLocalApp';
+import stopForwarding from './stopForwarding';
 
 /** fixAllInFile is registered by diagnostics.ts, next to its code action. */
 export const COMMAND_MODULES: readonly CommandModule[] = [
   signIn, signOut, addWebhook, editEvents, deleteWebhook, pingWebhook, retryDelivery, retryAllFailed,
-  replayDelivery, openDelivery, explainSignature, copyAsCurl, startRelay, stopRelay, connectRelay, disconnectRelay, importIssues,
+  replayDelivery, openDelivery, explainSignature, copyAsCurl, startRelay, stopRelay, connectRelay, disconnectRelay, retryPending, forwardToLocalApp, stopForwarding, importIssues,
   createSecret, setUpRunner, fixAllWorkflowNames, refresh, showLogs, showActivationTime, loadMore,
 ];
 
