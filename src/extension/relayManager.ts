@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { DeliveryList, DeliveryListQuery, RelayDelivery, RelayStatus, ReplayResponse } from '../../relay/client';
-import { parseRelayAddress, relayChannelOfUrl, RelayLiveList, seqKey, webhookUrlChoices, type ForwardSession, type RelayAddress, type RelayState, type WebhookUrlChoice } from '../core/tree';
+import { describeConnectError, parseRelayAddress, relayChannelOfUrl, RelayLiveList, seqKey, webhookUrlChoices, type ForwardSession, type RelayAddress, type RelayState, type WebhookUrlChoice } from '../core/tree';
 import { settings } from './config';
 import { loadRelayClient } from './deps';
 import { UserError } from './errors';
@@ -276,7 +276,11 @@ export class RelayManager implements vscode.Disposable {
     if ('problem' in address) throw new UserError(address.problem);
     if (!token.trim()) throw new UserError('Enter the relay token.');
     if (this.process.running) throw new UserError('The relay started here is running. Stop Relay before connecting to another relay.');
-    await this.openRemote(address, token.trim());
+    try {
+      await this.openRemote(address, token.trim());
+    } catch (err) {
+      throw new UserError(describeConnectError(address.label, err as { status?: number; code?: string; cause?: { code?: string }; message?: string }));
+    }
     await this.o.secrets.store(remoteTokenKey(address.httpUrl), token.trim());
     await this.o.globalState.update(REMOTE_KEY, { address: address.httpUrl });
   }

@@ -1,6 +1,6 @@
 // Connect to Relay's address rules, the status bar text and the Relay view's state row.
 import { strict as assert } from 'node:assert';
-import { parseRelayAddress, relayRow, relayStatusBar, seqKey, serviceIsLocal, shortUrl, webhookUrlChoices, channelNameFor, localAppUrlProblem, type RelayState } from '../../../../src/core/tree';
+import { parseRelayAddress, relayRow, relayStatusBar, seqKey, serviceIsLocal, shortUrl, webhookUrlChoices, channelNameFor, localAppUrlProblem, describeConnectError, type RelayState } from '../../../../src/core/tree';
 
 describe('relay address (Connect to Relay…)', () => {
   it('defaults to https and derives the WebSocket URL', () => {
@@ -103,5 +103,15 @@ describe('Forward Webhooks to Local App helpers', () => {
     assert.match(String(localAppUrlProblem('localhost:3000')), /http/);
     assert.match(String(localAppUrlProblem('ftp://x')), /http/);
     assert.match(String(localAppUrlProblem('http://u:p@localhost')), /user/);
+  });
+});
+
+describe('Connect to Relay failures, in words', () => {
+  it('says what to do for a rejected token, an untrusted certificate, an unreachable host', () => {
+    assert.match(describeConnectError('r.example', { status: 401, message: 'x' }), /rejected the token \(401\)/);
+    assert.match(describeConnectError('r.example', { cause: { code: 'SELF_SIGNED_CERT_IN_CHAIN' } }), /not trusted.*NODE_EXTRA_CA_CERTS/);
+    assert.match(describeConnectError('r.example', { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' }), /not trusted/);
+    assert.equal(describeConnectError('r.example', { code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' }), 'Cannot reach r.example (ECONNREFUSED).');
+    assert.match(describeConnectError('r.example', { message: 'boom' }), /Cannot connect to r\.example: boom/);
   });
 });
