@@ -7,11 +7,11 @@ import { readRaw, sendError, sendTooLarge } from '../shared/http';
 import { clientAddress, type SourceAllowList } from './access';
 import { CHANNEL_RE, type ChannelConfigs } from './channels';
 import type { Forwarder } from './forwarder';
-import type { DeliveryStore } from './store';
+import type { RelayStore } from './storeTypes';
 
 export interface IngressContext {
-  store: DeliveryStore;
-  forwarder: Forwarder;
+  store: RelayStore;
+  forwarder: Pick<Forwarder, 'deliver'>;
   channels: ChannelConfigs;
   allow: SourceAllowList;
   trustProxy: boolean;
@@ -52,9 +52,10 @@ export function createIngress(ctx: IngressContext): IngressHandler {
     const { seq, durable } = ctx.store.begin({ channel, verification, ...(reason ? { reason } : {}), headers, targets }, body);
     // The first forward attempt runs in parallel with the journal write; the answer waits for the write.
     ctx.forwarder.deliver(seq, targets, body, headers, durable);
-    await durable;
+    // A store whose seq comes with durability (JetStream's publish ack) gives it here.
+    const stored = await durable;
     if (verification === 'rejected') return sendError(res, 401, reason!);
-    accepted(res, seq, verification);
+    accepted(res, stored.summary.seq, verification);
   };
 }
 

@@ -23,6 +23,7 @@
 //   stopForwarding    { channel, deleteBoth? }                (deleteBoth skips the question)
 //   loadMore          a "Load more…" row | { webhookId }
 //   fixAllInFile      a file Uri
+//   portWorkflows     nothing; returns { report, markdown, files, renames, decisions, portable, … }
 import * as vscode from 'vscode';
 import { wrapCommand } from '../errors';
 import addWebhook from './addWebhook';
@@ -37,6 +38,7 @@ import importIssues from './importIssues';
 import loadMore from './loadMore';
 import openDelivery from './openDelivery';
 import pingWebhook from './pingWebhook';
+import portWorkflows from './portWorkflows';
 import refresh from './refresh';
 import replayDelivery from './replayDelivery';
 import retryAllFailed from './retryAllFailed';
@@ -59,6 +61,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   signIn, signOut, addWebhook, editEvents, deleteWebhook, pingWebhook, retryDelivery, retryAllFailed,
   replayDelivery, openDelivery, explainSignature, copyAsCurl, startRelay, stopRelay, connectRelay, disconnectRelay, retryPending, forwardToLocalApp, stopForwarding, importIssues,
   createSecret, setUpRunner, fixAllWorkflowNames, refresh, showLogs, showActivationTime, loadMore,
+  portWorkflows,
 ];
 
 export function registerCommands(context: vscode.ExtensionContext, ctx: () => CommandContext): void {

@@ -59,7 +59,8 @@ describe('relay data folder lock', function () {
     const next = await spawnRelay(['--data', data]);
     procs.push(next);
     assert.match(readFileSync(join(data, LOCK_FILE), 'utf8'), new RegExp(`"pid":${next.child.pid}\\b`));
-    assert.equal(((await post(`${next.url}/hooks/default`, '{"n":2}')).json as { seq: number }).seq, 2);
+    // Its journal is the killed relay's (a seq after a crash may skip ahead, never back).
+    assert.ok(((await post(`${next.url}/hooks/default`, '{"n":2}')).json as { seq: number }).seq > 1);
     assert.equal(await next.stop('SIGTERM'), 0);
     assert.ok(!existsSync(join(data, LOCK_FILE)), 'a clean stop removes the lock');
   });
