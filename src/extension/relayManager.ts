@@ -21,11 +21,6 @@ import { RelayStatusBar } from './relay/statusBar';
 
 export type RelayDeliveryDetail = RelayDelivery;
 
-/** The relay's channels API (POST/DELETE /api/channels, admin token) as Forward Webhooks to Local App uses it. */
-export interface ChannelsApi {
-  createChannel(request: { name: string; secrets: string[] }): Promise<{ name: string; ingressUrl: string; token: string }>;
-  deleteChannel(name: string): Promise<void>;
-}
 
 const REMOTE_KEY = RELAY_STORAGE.remote;
 const LOCAL_SECRET_KEY = RELAY_STORAGE.localSecret;
@@ -330,12 +325,10 @@ export class RelayManager implements vscode.Disposable {
     return this.remote ? this.sessionsOf(this.remote.httpUrl) : [];
   }
 
-  /** The channels API of the remote relay in use; explains what is missing otherwise. */
-  remoteApi(): { api: ChannelsApi; relay: RelayAddress } {
+  /** The API of the remote relay in use (channels: POST/DELETE /api/channels); explains what is missing otherwise. */
+  remoteApi(): { api: RelayConnection['api']; relay: RelayAddress } {
     if (!this.remote || !this.conn) throw new UserError('Not connected to a relay the service can reach. Run "Connect to Relay…" first.');
-    const api = this.conn.api as unknown as Partial<ChannelsApi>;
-    if (typeof api.createChannel !== 'function' || typeof api.deleteChannel !== 'function') throw new UserError('This build has no relay channels API.');
-    return { api: api as ChannelsApi, relay: this.remote };
+    return { api: this.conn.api, relay: this.remote };
   }
 
   /** Remembers a forward set-up and reconnects so its channel's deliveries go to its local app. */

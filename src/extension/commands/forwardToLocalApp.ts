@@ -9,7 +9,7 @@ import { settings } from '../config';
 import { Cancelled, UserError } from '../errors';
 import { COMMANDS } from '../ids';
 import { asArgs, pickRepo } from '../pickers';
-import { askEvents } from './addWebhook';
+import { BACK, askEvents } from '../webhookInputs';
 import type { CommandContext, CommandModule } from './context';
 
 export interface ForwardToLocalAppArgs {
@@ -26,7 +26,8 @@ const command: CommandModule = {
     if (!relay.remoteLabel || !relay.connected) return explainMissingRelay(relay.remoteLabel);
     const args = asArgs<ForwardToLocalAppArgs>(arg);
     const repo = await pickRepo(ctx, arg);
-    const events = args.events ?? (await askEvents([], 'Forward Webhooks to Local App (2/3): Events'));
+    const picked = args.events ?? (await askEvents([], 'Forward Webhooks to Local App (2/3): Events'));
+    const events = picked === BACK ? [] : picked;
     if (events.length === 0) throw new UserError('Pick at least one event.');
     const to = (args.to ?? (await askLocalUrl())).trim();
     const problem = localAppUrlProblem(to);

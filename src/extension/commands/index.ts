@@ -6,7 +6,7 @@
 //   signIn            { token } | token string
 //   addWebhook        { repo: 'owner/repo', url, events: string[], secret: 'generate' | 'none' | <secret> }
 //   editEvents        { webhookId, events }
-//   deleteWebhook     { webhookId, confirm: true }            (confirm skips the modal)
+//   deleteWebhook     { webhookId, confirm: true }            (confirm skips the modal; from rows: every selected webhook)
 //   pingWebhook       { webhookId }
 //   retryDelivery     { webhookId, deliveryId }
 //   retryAllFailed    { webhookId }                           (none: every listed webhook)
@@ -22,7 +22,8 @@
 //   forwardToLocalApp { repo, events, to }                    (needs a relay from Connect to Relay)
 //   stopForwarding    { channel, deleteBoth? }                (deleteBoth skips the question)
 //   loadMore          a "Load more…" row | { webhookId }
-//   fixAllInFile      a file Uri
+//   fixAllInFile      a file Uri (none: the active editor), then { confirm: true } skips the count's modal
+//   fixAllWorkflowNames { confirm: true }                    (skips the count's modal; the files are saved)
 //   portWorkflows     nothing; returns { report, markdown, files, renames, decisions, portable, … }
 import * as vscode from 'vscode';
 import { wrapCommand } from '../errors';
@@ -33,6 +34,7 @@ import createSecret from './createSecret';
 import deleteWebhook from './deleteWebhook';
 import editEvents from './editEvents';
 import explainSignature from './explainSignature';
+import fixAllInFile from './fixAllInFile';
 import fixAllWorkflowNames from './fixAllWorkflowNames';
 import importIssues from './importIssues';
 import loadMore from './loadMore';
@@ -56,11 +58,10 @@ import retryPending from './retryPending';
 import forwardToLocalApp from './forwardToLocalApp';
 import stopForwarding from './stopForwarding';
 
-/** fixAllInFile is registered by diagnostics.ts, next to its code action. */
 export const COMMAND_MODULES: readonly CommandModule[] = [
   signIn, signOut, addWebhook, editEvents, deleteWebhook, pingWebhook, retryDelivery, retryAllFailed,
   replayDelivery, openDelivery, explainSignature, copyAsCurl, startRelay, stopRelay, connectRelay, disconnectRelay, retryPending, forwardToLocalApp, stopForwarding, importIssues,
-  createSecret, setUpRunner, fixAllWorkflowNames, refresh, showLogs, showActivationTime, loadMore,
+  createSecret, setUpRunner, fixAllWorkflowNames, fixAllInFile, refresh, showLogs, showActivationTime, loadMore,
   portWorkflows,
 ];
 
