@@ -14,7 +14,7 @@ import { loadRelayClient } from './deps';
 import { UserError } from './errors';
 import { CONTEXT, RELAY_STORAGE } from './ids';
 import { log } from './log';
-import { RelayConnection, type RelayEndpoint } from './relay/connection';
+import { extraCa, RelayConnection, type RelayEndpoint } from './relay/connection';
 import { EditorForwarder } from './relay/forwarding';
 import { RelayProcess } from './relay/process';
 import { RelayStatusBar } from './relay/statusBar';
@@ -311,6 +311,7 @@ export class RelayManager implements vscode.Disposable {
       handle: forwarder?.handle,
       onOpen: (head) => forwarder?.remember(head),
       log: (level, line) => log()[level](line),
+      ca: address.tls ? extraCa() : undefined,
     });
     await this.use(conn, { remote: address });
     this.forwarder = forwarder;
