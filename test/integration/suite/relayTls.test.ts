@@ -4,7 +4,9 @@
 // and an editor restart resume with no gap. (A real extension-host restart would end this suite,
 // which runs in it: the restart is what activation does, closeConnection() then restoreRemote().)
 import { strict as assert } from 'node:assert';
+import { request } from 'undici';
 import * as vscode from 'vscode';
+import { RelayApi } from '../../../relay/client';
 import type { RelayTreeNode } from '../../../src/core/tree';
 import type { ServiceHooksApi } from '../../../src/extension/activate';
 import { COMMANDS, EXTENSION_ID, RELAY_STORAGE, SETTINGS } from '../../../src/extension/ids';
@@ -109,7 +111,9 @@ describe('a team relay over TLS (Connect to Relay…)', function () {
     await push();
     await app.next(start);
     // The editor closes; deliveries arrive meanwhile; the next activation resumes from the stored seq.
-    const journal = async () => (await fetch(`${tls.url}/api/deliveries?channel=${forwarding.channel}&limit=100`, { headers: { authorization: `Bearer ${tls.token}` } })).json() as Promise<{ deliveries: { deliveryId?: string; seq: number }[] }>;
+    // undici's request, not the extension host's fetch: VS Code's fetch does not take NODE_EXTRA_CA_CERTS.
+    const admin = new RelayApi({ baseUrl: tls.url, token: tls.token });
+    const journal = () => admin.listDeliveries({ channel: forwarding.channel, limit: 100 });
     const n0 = (await journal()).deliveries.length;
     await manager().closeConnection();
     assert.equal(manager().connected, false);
@@ -131,8 +135,9 @@ describe('a team relay over TLS (Connect to Relay…)', function () {
     assert.ok(stopped?.deleted, JSON.stringify(api.takeLastError()));
     const hooks = await emulatorApi<{ id: string }[]>('GET', `/api/v1/repos/${REPO}/webhooks`);
     assert.ok(!hooks.some((h) => h.id === forwarding.webhookId));
-    const ingress = await fetch(forwarding.ingressUrl, { method: 'POST', body: '{}' });
-    assert.equal(ingress.status, 404, 'the channel is gone');
+    const ingress = await request(forwarding.ingressUrl, { method: 'POST', body: '{}' });
+    await ingress.body.dump();
+    assert.equal(ingress.statusCode, 404, 'the channel is gone');
     assert.deepEqual(await run(COMMANDS.disconnectRelay), { disconnected: true });
     assert.equal(await api.commandContext.extension.secrets.get(RELAY_STORAGE.remoteTokenPrefix + tls.url), undefined);
     assert.equal(manager().remoteLabel, undefined);
