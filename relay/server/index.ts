@@ -12,6 +12,7 @@ import { Forwarder, DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
 import { createIngress, hookChannel, PLAIN_HOOK_RE, type IngressHandler } from './ingress';
 import { lockDataDir, type DataLock } from './dataLock';
 import { listen, stopper } from './lifecycle';
+import { RejectLimiter, type RejectLimits } from './rateLimit';
 import { DeliveryStore } from './store';
 import { SubscriberHub } from './subscribers';
 import { ensureToken } from './token';
@@ -23,6 +24,8 @@ export { CHANNEL_RE, type ChannelConfig } from './channels';
 export { DataDirLockedError, LOCK_FILE } from './dataLock';
 export { RelayConfigError } from './errors';
 export { DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
+export { DEFAULT_REJECT_LIMITS, type RejectLimits } from './rateLimit';
+export { REJECTED_BODY_KEEP } from './rejected';
 export { ensureToken } from './token';
 
 export const DEFAULT_DATA_DIR = join(homedir(), '.service-hooks', 'relay');
@@ -49,6 +52,10 @@ export interface RelayOptions extends ChannelDefaults {
   allowedOrigins?: string[];
   segmentBytes?: number;
   pingIntervalMs?: number;
+  /** Rate of rejected (401) deliveries journaled per source and in total; past it: 429 (./rateLimit.ts). */
+  rejectLimits?: RejectLimits;
+  /** The clock of the rate limits (tests). */
+  now?: () => number;
   /** Told once when a new token is generated (the only time it is shown). */
   onTokenCreated?: (token: string, path: string) => void;
   /** Operational log lines (never contain the token). */
@@ -104,7 +111,8 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   const allowedHosts = options.allowedHosts ?? [];
   const hub = new SubscriberHub(store, { token, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs });
   const state = { accepting: true, port: options.port ?? DEFAULT_RELAY_PORT };
-  const ingress = createIngress({ store, forwarder, channels, allow, trustProxy: options.trustProxy ?? false, maxBody: options.maxBody ?? DEFAULT_MAX_BODY });
+  const rejectLimiter = new RejectLimiter(options.rejectLimits, options.now);
+  const ingress = createIngress({ store, forwarder, channels, allow, trustProxy: options.trustProxy ?? false, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter });
   const api = createApi({ store, forwarder, token, boundHost: host, allowedHosts, port: () => state.port });
   const server = createServer(serverOptions(options), requestHandler({ store, ingress, api, log, accepting: () => state.accepting }));
   server.on('upgrade', (req, socket, head) => {

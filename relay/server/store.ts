@@ -1,6 +1,7 @@
 // The delivery store over the journal: a small in-memory index (summaries, record locations,
 // attempts) while headers and bodies stay on disk. Recovers its index from the journal at open.
 import { EventEmitter } from 'node:events';
+import { sizeFields } from './rejected';
 import { Journal, type CorruptRegion, type JournalFs, type RecordLocation } from './journal';
 import { nodeFs } from './journalFs';
 import { SeqMark } from './seqMark';
@@ -143,7 +144,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
       ...(meta.reason ? { reason: meta.reason } : {}),
       event,
       deliveryId,
-      size: loc.length - 4 - metaLength,
+      ...sizeFields(meta, loc.length - 4 - metaLength),
       forward: meta.verification === 'rejected' ? [] : meta.targets.map((target) => ({ target, status: 'pending' as ForwardStatus, attempts: 0 })),
     };
     const entry: Entry = { summary, loc, metaLength, receivedMs: Date.parse(meta.receivedAt), attempts: [] };

@@ -9,6 +9,7 @@ import type { ChannelStatus, ForwardAttempt, ForwardState, RelayDelivery, RelayD
 import { headerRecord } from '../store';
 import type { DeliveryMeta, NewDelivery, PruneOptions, RelayStore, StoreEvents, StoredDelivery, StoreIntegrity, StoreListQuery } from '../storeTypes';
 import { DeliveryIndex } from './index';
+import { sizeFields } from '../rejected';
 
 const META_HEADER = 'Sh-Meta';
 
@@ -288,5 +289,5 @@ function subjectRoot(stream: string): string {
 }
 
 function provisional(seq: number, meta: Omit<DeliveryMeta, 'seq'>, size: number): RelayDeliverySummary {
-  return { seq, channel: meta.channel, receivedAt: meta.receivedAt, verification: meta.verification, size, forward: [] };
+  return { seq, channel: meta.channel, receivedAt: meta.receivedAt, verification: meta.verification, ...sizeFields(meta, size), forward: [] };
 }

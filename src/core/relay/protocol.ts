@@ -39,8 +39,13 @@ export interface RelayDeliverySummary {
   event?: string;
   /** From X-Service-Delivery. */
   deliveryId?: string;
-  /** Body size in bytes. */
+  /** Body size in bytes, as received. */
   size: number;
+  /**
+   * Set when the relay kept only the first `kept` bytes of the body (a rejected delivery over
+   * 64 KiB): `sha256` is the hex digest of the whole body as received.
+   */
+  truncated?: { kept: number; sha256: string };
   forward: ForwardState[];
 }
 
