@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { refuseRaw, sendError, sendJson } from '../shared/http';
 import { SourceAllowList } from './access';
 import { createApi } from './api';
+import { clientErrors, type ClientErrors } from './clientErrors';
 import { ChannelConfigs, type ChannelDefaults } from './channels';
 import { Forwarder, DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
 import { createIngress, hookChannel, PLAIN_HOOK_RE, type IngressHandler } from './ingress';
@@ -114,7 +115,8 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   const rejectLimiter = new RejectLimiter(options.rejectLimits, options.now);
   const ingress = createIngress({ store, forwarder, channels, allow, trustProxy: options.trustProxy ?? false, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter });
   const api = createApi({ store, forwarder, token, boundHost: host, allowedHosts, port: () => state.port });
-  const server = createServer(serverOptions(options), requestHandler({ store, ingress, api, log, accepting: () => state.accepting }));
+  const errors = clientErrors();
+  const server = createServer(serverOptions(options), requestHandler({ store, ingress, api, log, accepting: () => state.accepting, track: errors.track }));
   server.on('upgrade', (req, socket, head) => {
     // A reset while refusing (or before the WebSocket takes the socket over) must not crash the relay.
     socket.on('error', () => socket.destroy());
@@ -123,7 +125,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
     if (url.pathname !== WS_PATH || !state.accepting) return refuseRaw(socket, 404, { destroy: true });
     hub.upgrade(req, socket, head, url);
   });
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => refuseRaw(socket, clientErrorStatus(err.code)));
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => errors.refuse(err, socket));
 
   let retention: NodeJS.Timeout | undefined;
   const close = stopper({ server, hub, forwarder, store, lock, beforeStop: () => ((state.accepting = false), clearInterval(retention)) });
@@ -167,6 +169,7 @@ interface Routes {
   api: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
   log: (line: string) => void;
   accepting: () => boolean;
+  track: ClientErrors['track'];
 }
 
 /** Routes a request: the plain hook fast path, /healthz, /hooks/…, /api/…; a handler that throws answers 500. */
@@ -177,6 +180,7 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
     else res.destroy();
   };
   return (req, res) => {
+    r.track(req, res);
     const plain = req.method === 'POST' && r.accepting() ? PLAIN_HOOK_RE.exec(req.url ?? '') : null;
     if (plain) {
       r.ingress(req, res, plain[1]!).catch(failed(req, res, req.url!));
@@ -207,8 +211,4 @@ function parseTarget(target: string | undefined): URL | undefined {
   } catch {
     return undefined;
   }
-}
-
-function clientErrorStatus(code: string | undefined): number {
-  return code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
 }

@@ -76,12 +76,17 @@ export interface RelayStatus {
   journal?: { corruptRecords: number; corruptBytes: number; truncatedBytes: number };
 }
 
-/** GET /api/deliveries?channel=&status=&since=&limit= (newest first; `since` keeps seq > since). */
+/**
+ * GET /api/deliveries?channel=&status=&since=&before=&limit= (newest first). `since` keeps
+ * seq > since; `before` keeps seq < before (the cursor to page back: the smallest seq of the
+ * previous page). `limit` defaults to 100, at most 10,000; 0 gives an empty list.
+ */
 export interface DeliveryListQuery {
   channel?: string;
   /** A verification ('verified'|'unverified'|'rejected') or forward status ('pending'|'ok'|'failed'). */
   status?: Verification | ForwardStatus;
   since?: number;
+  before?: number;
   limit?: number;
 }
 export interface DeliveryList {
