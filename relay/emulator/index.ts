@@ -4,6 +4,7 @@
 // optional state file (persist.ts).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sendError } from '../shared/http';
 import { DeliveryEngine, type RetryScheduled } from './engine';
 import { loadState, StateWriter } from './persist';
 import { createRouter } from './router';
@@ -129,9 +130,8 @@ function httpServer(route: (req: IncomingMessage, res: ServerResponse) => Promis
   const server = createServer((req, res) => {
     route(req, res).catch((err: Error) => {
       log(`internal error on ${req.method} ${req.url}: ${err.message}`);
-      if (!res.headersSent) {
-        res.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: 'internal error' }));
-      } else res.destroy();
+      if (!res.headersSent) sendError(res, 500, 'internal error');
+      else res.destroy();
     });
   });
   server.headersTimeout = 15_000;

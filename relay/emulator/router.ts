@@ -2,7 +2,7 @@
 // the bearer token, finds the route in the table (routes.ts) and its handler (handlers/*):
 // 400 malformed target or percent-encoding, 401, 404 unknown route or repository name, 405 with Allow.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { authorized, sendError } from './http';
+import { authorized, sendError } from '../shared/http';
 import { failWith } from './handlers/emulatorOnly';
 import type { RouterContext } from './handlers/context';
 import { ROUTES, type Route } from './routes';

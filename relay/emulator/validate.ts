@@ -2,18 +2,15 @@
 // problem as { error, field } (field: the JSON path of the bad value, as in `[3].title`).
 import { EVENT_TYPES, errorPath, isEventType, validatePayload, type EventType } from '../../src/core/events';
 import { forbiddenTarget } from '../../src/core/net/address';
+import { isJsonObject } from '../shared/http';
 import type { IssueRecord, WebhookFields, WebhookPatch } from './types';
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; error: string; field?: string };
 
-type Obj = Record<string, unknown>;
-
 const bad = (field: string | undefined, error: string): { ok: false; error: string; field?: string } =>
   field === undefined ? { ok: false, error } : { ok: false, error, field };
 
-function isObj(v: unknown): v is Obj {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+const isObj = isJsonObject;
 
 export const SECRET_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

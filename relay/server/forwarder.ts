@@ -234,15 +234,24 @@ export class Forwarder {
     this.running++;
     lane.running++;
     lane.busy.add(seq);
-    const p = this.run(lane, seq, fresh)
+    // The slot bounds attempts on the wire: it is freed once the answer is in, before the attempt's
+    // journal record is durable (the forward stays busy until then, so it is not queued twice).
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      this.running--;
+      lane.running--;
+      this.pump();
+    };
+    const p = this.run(lane, seq, release, fresh)
       .catch((err: Error): Outcome => {
         this.log(`forward: delivery ${seq} to ${lane.target}: ${err.message}`);
         return undefined;
       })
       .then((outcome) => {
         this.inflight.delete(p);
-        this.running--;
-        lane.running--;
+        release();
         lane.busy.delete(seq);
         if (outcome?.retryInMs !== undefined) this.park(lane, seq, outcome.retryInMs);
         else if (outcome?.drain && lane.parked.size > 0) this.enqueue(lane, lane.unparkAll());
@@ -257,7 +266,7 @@ export class Forwarder {
   }
 
   /** One attempt, journaled; says what to do next (the slot is freed first). */
-  private async run(lane: Lane, seq: number, fresh?: Fresh): Promise<Outcome> {
+  private async run(lane: Lane, seq: number, release: () => void, fresh?: Fresh): Promise<Outcome> {
     const target = lane.target;
     let body = fresh?.body;
     let headers = fresh?.headers;
@@ -276,6 +285,7 @@ export class Forwarder {
       headers = forwardHeaders(r.meta.headers);
     }
     const attempt = await postOnce(this.dispatcher, target, headers!, body!, { timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes, now: this.now });
+    release();
     if (this.stopped && !attempt.ok) return; // interrupted by stop: stays pending for the next start
     if (fresh && !(await fresh.durable.then(() => true, () => false))) return;
     const state = this.pendingState(seq, target);

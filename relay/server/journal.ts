@@ -11,6 +11,7 @@ import { crc32 } from './crc32';
 import { JournalClosedError, JournalCorruptError, JournalFailedError } from './journalErrors';
 import { nodeFs, type JournalFile, type JournalFs } from './journalFs';
 import { HEADER_BYTES, scanFrames } from './journalScan';
+import { indexName, readIndex, writeIndex, type SegmentIndex } from './segmentIndex';
 
 export { JournalClosedError, JournalCorruptError, JournalFailedError } from './journalErrors';
 export type { JournalFile, JournalFs } from './journalFs';
@@ -30,8 +31,15 @@ export interface RecordLocation {
 export interface JournalOptions {
   /** Start a new segment once the current one reaches this size (default 64 MiB). */
   segmentBytes?: number;
-  /** Called for each record found at open, in order. */
+  /** Called for each record read from a segment at open, in order (not for segments read through their index). */
   onRecord?: (type: number, payload: Buffer, loc: RecordLocation) => void;
+  /**
+   * What to keep of a record in the segment index (JSON-able, small). Given this, sealed segments
+   * get index files and a restart reads those instead of the segments.
+   */
+  summarize?: (type: number, payload: Buffer, loc: RecordLocation) => unknown;
+  /** Called at open for every record in order, with its index entry (from the index file or summarize). */
+  onEntry?: (type: number, entry: unknown, loc: RecordLocation) => void;
   /** Told about truncated torn tails (segment, offset, bytes dropped). */
   onTruncate?: (info: { segment: number; offset: number; dropped: number }) => void;
   /** Told about damaged regions in the middle of a segment (skipped; later records are kept). */
@@ -51,9 +59,13 @@ export interface CorruptRegion {
 export interface AppendOptions {
   /** Start no sync for this record: it joins the next one (at the latest after `lazyMs`). */
   lazy?: boolean;
+  /** The record's entry for the segment index (see JournalOptions.summarize). */
+  entry?: unknown;
 }
 
 interface Pending {
+  type: number;
+  entry: unknown;
   header: Buffer;
   parts: Uint8Array[];
   length: number;
@@ -83,22 +95,37 @@ export class Journal {
   syncs = 0;
   /** Damaged regions skipped while reading segments (each held at least one record). */
   readonly corruption = { regions: 0, bytes: 0 };
+  /** Index entries of the current segment, written to its index file when it is sealed. */
+  private tail: SegmentIndex = { segment: 0, bytes: 0, corrupt: [], records: [] };
+  /** Index files being written (close and prune wait for them). */
+  private sealing: Promise<void> = Promise.resolve();
+  /** Index files that could not be written (they are rebuilt at the next open). */
+  indexWriteErrors = 0;
 
   private constructor(
     readonly dir: string,
     private readonly segmentBytes: number,
     private readonly lazyMs: number,
     private readonly fs: JournalFs,
+    /** Whether sealed segments get index files (the store gave a summarize function). */
+    private readonly indexing: boolean,
   ) {}
 
   static async open(dir: string, options: JournalOptions = {}): Promise<Journal> {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     chmodSync(dir, 0o700);
-    const j = new Journal(dir, options.segmentBytes ?? 64 * 1024 * 1024, options.lazyMs ?? 10, options.fs ?? nodeFs);
+    const j = new Journal(dir, options.segmentBytes ?? 64 * 1024 * 1024, options.lazyMs ?? 10, options.fs ?? nodeFs, !!options.summarize);
     const names = (await j.fs.readdir(dir)).filter((n) => SEGMENT_RE.test(n)).sort();
     for (const name of names) j.segments.push(Number(SEGMENT_RE.exec(name)![1]));
-    for (const seg of j.segments) await j.scan(seg, options);
     const last = j.segments.at(-1);
+    for (const seg of j.segments) {
+      // Sealed segments are read through their index; the current one (and any sealed segment
+      // whose index is missing or bad, e.g. after a kill between sealing and indexing) is scanned.
+      if (seg !== last && j.indexing && (await j.loadIndex(seg, options))) continue;
+      const index = await j.scan(seg, options);
+      if (seg === last) j.tail = index;
+      else if (j.indexing) await writeIndex(j.fs, dir, index).catch(() => j.indexWriteErrors++);
+    }
     if (last === undefined) await j.openSegment(1);
     else {
       j.fh = await j.fs.open(join(dir, segmentName(last)), 'append');
@@ -112,20 +139,26 @@ export class Journal {
    * Reads every record of a segment. Corruption in the middle is skipped (the scan resynchronises
    * on the next valid frame) and reported; a torn tail (no valid frame after it) is cut off.
    */
-  private async scan(seg: number, options: JournalOptions): Promise<void> {
+  private async scan(seg: number, options: JournalOptions): Promise<SegmentIndex> {
     const path = join(this.dir, segmentName(seg));
+    const index: SegmentIndex = { segment: seg, bytes: 0, corrupt: [], records: [] };
     const fh = await this.fs.open(path, 'update');
     try {
       await fh.chmod(0o600);
       const buf = Buffer.allocUnsafe((await fh.stat()).size);
       await readFully(fh, buf, 0);
       const { frames, corrupt, end } = scanFrames(buf);
-      for (const region of corrupt) {
-        this.corruption.regions++;
-        this.corruption.bytes += region.bytes;
-        options.onCorrupt?.({ segment: seg, ...region });
+      for (const region of corrupt) this.reportCorrupt({ segment: seg, ...region }, options);
+      index.corrupt = corrupt.map((r) => [r.offset, r.bytes]);
+      for (const f of frames) {
+        const payload = buf.subarray(f.offset + HEADER_BYTES, f.offset + HEADER_BYTES + f.length);
+        const loc = { segment: seg, offset: f.offset, length: f.length };
+        options.onRecord?.(f.type, payload, loc);
+        const entry = options.summarize?.(f.type, payload, loc);
+        options.onEntry?.(f.type, entry, loc);
+        if (this.indexing) index.records.push([f.type, f.offset, f.length, entry]);
       }
-      for (const f of frames) options.onRecord?.(f.type, buf.subarray(f.offset + HEADER_BYTES, f.offset + HEADER_BYTES + f.length), { segment: seg, offset: f.offset, length: f.length });
+      index.bytes = end;
       if (end < buf.length) {
         await fh.truncate(end);
         await fh.datasync();
@@ -134,6 +167,23 @@ export class Journal {
     } finally {
       await fh.close();
     }
+    return index;
+  }
+
+  private reportCorrupt(region: CorruptRegion, options: JournalOptions): void {
+    this.corruption.regions++;
+    this.corruption.bytes += region.bytes;
+    options.onCorrupt?.(region);
+  }
+
+  /** Feeds a sealed segment's records from its index file; false when there is no valid one. */
+  private async loadIndex(seg: number, options: JournalOptions): Promise<boolean> {
+    const size = (await this.fs.stat(join(this.dir, segmentName(seg)))).size;
+    const index = await readIndex(this.fs, this.dir, seg, size);
+    if (!index) return false;
+    for (const [offset, bytes] of index.corrupt) this.reportCorrupt({ segment: seg, offset, bytes }, options);
+    for (const [type, offset, length, entry] of index.records) options.onEntry?.(type, entry, { segment: seg, offset, length });
+    return true;
   }
 
   private async openSegment(n: number): Promise<void> {
@@ -141,11 +191,19 @@ export class Journal {
     await fh.chmod(0o600);
     // The new file's name must survive a power cut before any record in it is acknowledged.
     await this.fs.syncDir(this.dir);
+    if (this.fh) this.seal({ ...this.tail, bytes: this.size });
     await this.fh?.close().catch(() => undefined);
     this.fh = fh;
     this.segment = n;
     this.size = 0;
+    this.tail = { segment: n, bytes: 0, corrupt: [], records: [] };
     if (!this.segments.includes(n)) this.segments.push(n);
+  }
+
+  /** Writes a sealed segment's index file in the background (a failure only costs a scan at the next open). */
+  private seal(index: SegmentIndex): void {
+    if (!this.indexing) return;
+    this.sealing = this.sealing.then(() => writeIndex(this.fs, this.dir, index)).catch(() => void this.indexWriteErrors++);
   }
 
   /**
@@ -217,7 +275,7 @@ export class Journal {
     header.writeUInt32LE(sum, 4);
     header[8] = type;
     return new Promise((resolve, reject) => {
-      this.queue.push({ header, parts, length, resolve, reject });
+      this.queue.push({ type, entry: options?.entry, header, parts, length, resolve, reject });
       if (options?.lazy) {
         if (!this.flushing) this.lazyTimer ??= setTimeout(() => this.flushAll(), this.lazyMs);
         return;
@@ -283,6 +341,7 @@ export class Journal {
           continue;
         }
         this.size = pos;
+        if (this.indexing) batch.forEach((p, i) => this.tail.records.push([p.type, locs[i]!.offset, p.length, p.entry]));
         batch.forEach((p, i) => p.resolve(locs[i]!));
       }
     } finally {
@@ -335,11 +394,13 @@ export class Journal {
 
   /** Deletes whole segments (never the current one) for which `drop(segment)` is true. */
   async removeSegments(drop: (segment: number) => boolean): Promise<number[]> {
+    await this.sealing;
     const removed: number[] = [];
     for (const seg of [...this.segments]) {
       if (seg === this.segment || !drop(seg)) continue;
       await this.closeReader(seg);
       await this.fs.unlink(join(this.dir, segmentName(seg))).catch(() => undefined);
+      await this.fs.unlink(join(this.dir, indexName(seg))).catch(() => undefined);
       this.segments.splice(this.segments.indexOf(seg), 1);
       removed.push(seg);
     }
@@ -353,6 +414,7 @@ export class Journal {
     if (this.lazyTimer) clearTimeout(this.lazyTimer);
     this.lazyTimer = undefined;
     for (const seg of [...this.readers.keys()]) await this.closeReader(seg);
+    await this.sealing;
     await this.fh?.close();
     this.fh = undefined;
   }

@@ -1,7 +1,7 @@
 // The journal's only way to the file system: a narrow seam (open, read, writev, datasync,
 // truncate, rename, unlink, directory fsync) so tests can fail a write for real — ENOSPC in the
 // middle of a batch, a truncate that fails too — without mocking node:fs. Production uses nodeFs.
-import { open, readdir, rename, unlink } from 'node:fs/promises';
+import { open, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { constants } from 'node:fs';
 
 /** The part of a FileHandle the journal uses. node:fs/promises' FileHandle satisfies it. */
@@ -21,6 +21,7 @@ export type OpenMode = 'read' | 'append' | 'update' | 'create';
 export interface JournalFs {
   open(path: string, mode: OpenMode): Promise<JournalFile>;
   readdir(dir: string): Promise<string[]>;
+  stat(path: string): Promise<{ size: number }>;
   rename(from: string, to: string): Promise<void>;
   unlink(path: string): Promise<void>;
   /** Makes a directory's entries (new, renamed, removed files) durable. */
@@ -32,6 +33,7 @@ const FLAGS: Record<OpenMode, string> = { read: 'r', append: 'a', update: 'r+', 
 export const nodeFs: JournalFs = {
   open: (path, mode) => open(path, FLAGS[mode], 0o600),
   readdir: (dir) => readdir(dir),
+  stat: (path) => stat(path),
   rename: (from, to) => rename(from, to),
   unlink: (path) => unlink(path),
   async syncDir(dir) {

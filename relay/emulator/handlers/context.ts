@@ -2,7 +2,7 @@
 // body, finding a webhook (404 otherwise), answering with a delivery once its attempt is recorded.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DeliveryEngine } from '../engine';
-import { readJson, sendError, sendJson } from '../http';
+import { readJson, sendError, sendJson, sendTooLarge } from '../../shared/http';
 import { toDeliveryRecord, type EmulatorStore } from '../store';
 import type { StoredDelivery, StoredWebhook } from '../types';
 import type { Checked } from '../validate';
@@ -28,12 +28,6 @@ export type Handler = (ctx: RouterContext, req: IncomingMessage, res: ServerResp
 /** `<org>/<repo>` of a /repos/<org>/<repo>/… path. */
 export const repoKey = (p: Params): string => `${p[0]}/${p[1]}`;
 
-/** Answers 413 and closes the connection once the answer is out (the rest of the body is not read). */
-export function refuseTooLarge(req: IncomingMessage, res: ServerResponse, error: string): void {
-  sendError(res, 413, error, undefined, { connection: 'close' });
-  res.on('finish', () => req.socket.destroy());
-}
-
 /** Reads and validates a JSON body; on failure answers (413 / 415 / 400) and returns undefined. */
 export async function readChecked<T>(
   ctx: RouterContext,
@@ -44,7 +38,7 @@ export async function readChecked<T>(
   const r = await readJson(req, ctx.maxBody);
   if (r === 'aborted') return undefined;
   if (!r.ok) {
-    if (r.status === 413) refuseTooLarge(req, res, r.error);
+    if (r.status === 413) sendTooLarge(req, res, r.error);
     else sendError(res, r.status, r.error);
     return undefined;
   }

@@ -1,6 +1,6 @@
 // Deliveries: ping and manual retry (spec §4), and the listing and detail (an emulator extension).
 import { samplePayload } from '../../../src/core/events';
-import { sendError, sendJson } from '../http';
+import { sendError, sendJson } from '../../shared/http';
 import { toDeliveryDetail, toDeliveryRecord } from '../store';
 import { replyWithDelivery, webhookIn, type Handler } from './context';
 

@@ -2,9 +2,9 @@
 // endpoint that always answers a chosen status.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { samplePayload } from '../../../src/core/events';
-import { readRaw, sendEmpty, sendError, sendJson } from '../http';
+import { readRaw, sendEmpty, sendError, sendJson, sendTooLarge } from '../../shared/http';
 import { checkFire } from '../validate';
-import { readChecked, refuseTooLarge, repoKey, type Handler, type RouterContext } from './context';
+import { readChecked, repoKey, type Handler, type RouterContext } from './context';
 
 export const fireEvent: Handler = async (ctx, req, res, p) => {
   const fire = await readChecked(ctx, req, res, checkFire);
@@ -31,7 +31,7 @@ export async function failWith(ctx: RouterContext, req: IncomingMessage, res: Se
   if (!/^\d{3}$/.test(statusText) || status < 200 || status > 599) {
     return sendError(res, 400, `the status must be a number from 200 to 599, got '${statusText}'`, 'status');
   }
-  if (raw === 'too-large') return refuseTooLarge(req, res, `the body exceeds the ${ctx.maxBody}-byte limit`);
+  if (raw === 'too-large') return sendTooLarge(req, res, `the body exceeds the ${ctx.maxBody}-byte limit`);
   if (status === 204 || status === 304) return sendEmpty(res, status);
   sendJson(res, status, { emulated: true, status });
 }

@@ -1,5 +1,5 @@
 // What a repository takes in (spec §4): bulk issue import and CI secrets.
-import { sendJson } from '../http';
+import { sendJson } from '../../shared/http';
 import { checkIssues, checkSecretBody } from '../validate';
 import { readChecked, repoKey, type Handler } from './context';
 

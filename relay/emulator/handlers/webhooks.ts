@@ -1,5 +1,5 @@
 // Webhook management (spec §4): list, create, update (PATCH), delete.
-import { sendEmpty, sendJson } from '../http';
+import { sendEmpty, sendJson } from '../../shared/http';
 import { toWebhookRecord } from '../store';
 import { checkCreateWebhook, checkPatchWebhook } from '../validate';
 import { readChecked, repoKey, webhookIn, type Handler } from './context';

@@ -65,6 +65,8 @@ export interface ChannelStatus {
   rejected: number;
   forwarded: number;
   failed: number;
+  /** Deliveries still waiting for a forward to at least one target. */
+  pending?: number;
 }
 
 /** GET /api/status */

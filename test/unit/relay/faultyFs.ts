@@ -52,6 +52,10 @@ export class FaultyFs implements JournalFs {
     return nodeFs.readdir(dir);
   }
 
+  stat(path: string): Promise<{ size: number }> {
+    return nodeFs.stat(path);
+  }
+
   async rename(from: string, to: string): Promise<void> {
     const f = this.take('rename', from);
     if (f) throw errno(f.code);

@@ -48,7 +48,7 @@ describe('relay journal: failure paths', () => {
     await assert.rejects(store.add(meta, Buffer.from('B')), /ENOSPC/);
     await store.add(meta, Buffer.from('C'));
     await store.close();
-    assert.equal(readdirSync(dir).filter((f) => f.startsWith('journal-')).length, 2);
+    assert.equal(readdirSync(dir).filter((f) => /^journal-\d+\.log$/.test(f)).length, 2);
     assert.deepEqual([...(await bodies(dir)).values()], ['A', 'C']);
   });
 
@@ -104,7 +104,7 @@ describe('relay journal: failure paths', () => {
     await store.add(meta, Buffer.from('two'));
     // Every segment created is followed by a directory sync before a record is written to it.
     const ops = fs.calls.map((c) => `${c.op}:${c.path.split('/').at(-1)}`);
-    const created = ops.flatMap((op, i) => (/^open:journal-/.test(op) ? [i] : []));
+    const created = ops.flatMap((op, i) => (/^open:journal-\d+\.log$/.test(op) ? [i] : []));
     assert.equal(created.length, 2, ops.join(' '));
     for (const i of created) {
       const rest = ops.slice(i + 1);

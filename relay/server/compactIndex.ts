@@ -1,0 +1,297 @@
+// The store's in-memory index, compact: one row per delivery in typed-array columns (seq, record
+// location, receipt time, channel / event / target-list ids, verification, forward flags), the
+// delivery id and the rare reason beside them, and forward states and attempts only for the
+// deliveries that have them. Summaries are built on demand for the rows asked for. Per-channel
+// counters and the set of pending seqs are kept up to date as rows arrive, are forwarded and are
+// dropped, so status and pending() never walk every row.
+import type { ChannelStatus, ForwardAttempt, ForwardState, ForwardStatus, RelayDeliverySummary, Verification } from '../../src/core/relay/protocol';
+import type { RecordLocation } from './journal';
+import type { StoreListQuery } from './storeTypes';
+import { Interner } from './interner';
+import { sizeFields } from './rejected';
+
+/** What the index keeps of a delivery (also its entry in a segment index file). */
+export interface IndexedDelivery {
+  seq: number;
+  receivedMs: number;
+  channel: string;
+  verification: Verification;
+  reason?: string;
+  event?: string;
+  deliveryId?: string;
+  metaLength: number;
+  targets: string[];
+  /** Set when only a prefix of the body is stored (a rejected delivery): what was received. */
+  received?: { size: number; sha256: string };
+}
+
+export interface IndexRow {
+  summary: RelayDeliverySummary;
+  attempts: ForwardAttempt[];
+  receivedMs: number;
+  loc: RecordLocation;
+  metaLength: number;
+}
+
+type Counts = Omit<ChannelStatus, 'name'> & { pending: number };
+
+const VERIFICATIONS: Verification[] = ['verified', 'unverified', 'rejected'];
+const PENDING = 1;
+const FAILED = 2;
+const ALL_OK = 4;
+
+function flagsOf(states: readonly { status: ForwardStatus }[]): number {
+  let f = 0;
+  for (const s of states) f |= s.status === 'pending' ? PENDING : s.status === 'failed' ? FAILED : 0;
+  if (states.length > 0 && states.every((s) => s.status === 'ok')) f |= ALL_OK;
+  return f;
+}
+
+class Columns {
+  seq = new Float64Array(0);
+  segment = new Uint32Array(0);
+  offset = new Float64Array(0);
+  length = new Uint32Array(0);
+  metaLength = new Uint32Array(0);
+  receivedMs = new Float64Array(0);
+  channel = new Uint16Array(0);
+  event = new Uint16Array(0);
+  targets = new Uint16Array(0);
+  verification = new Uint8Array(0);
+  flags = new Uint8Array(0);
+
+  /** Copies rows [from, to) to a fresh set of columns of `capacity` rows. */
+  resized(capacity: number, from: number, to: number): Columns {
+    const next = new Columns();
+    for (const key of Object.keys(this) as (keyof Columns)[]) {
+      const col = this[key] as Float64Array | Uint32Array | Uint16Array | Uint8Array;
+      const fresh = new (col.constructor as new (n: number) => typeof col)(capacity);
+      fresh.set(col.subarray(from, to));
+      (next as unknown as Record<string, unknown>)[key] = fresh;
+    }
+    return next;
+  }
+}
+
+export class CompactIndex {
+  private cols = new Columns();
+  /** Live rows are [head, end). */
+  private head = 0;
+  private end = 0;
+  private deliveryIds: (string | undefined)[] = [];
+  private forward: (ForwardState[] | undefined)[] = [];
+  private attempts: (ForwardAttempt[] | undefined)[] = [];
+  private readonly reasons = new Map<number, string>();
+  /** Rejected deliveries stored as a prefix (rare): their received size and sha256. */
+  private readonly received = new Map<number, { size: number; sha256: string }>();
+  private readonly channels = new Interner();
+  private readonly events = new Interner();
+  private readonly targetLists = new Interner();
+  private readonly targetNames = new Interner();
+  private readonly counts = new Map<number, Counts>();
+  private readonly pendingSeqs = new Set<number>();
+
+  get size(): number {
+    return this.end - this.head;
+  }
+
+  get firstSeq(): number | undefined {
+    return this.size > 0 ? this.cols.seq[this.head] : undefined;
+  }
+
+  /** Adds a delivery; seqs arrive ascending (an older or repeated seq is ignored). */
+  insert(d: IndexedDelivery, loc: RecordLocation): boolean {
+    if (this.size > 0 && d.seq <= this.cols.seq[this.end - 1]!) return false;
+    if (this.end === this.cols.seq.length) this.grow();
+    const i = this.end++;
+    const c = this.cols;
+    const targets = d.verification === 'rejected' ? [] : d.targets;
+    c.seq[i] = d.seq;
+    c.segment[i] = loc.segment;
+    c.offset[i] = loc.offset;
+    c.length[i] = loc.length;
+    c.metaLength[i] = d.metaLength;
+    c.receivedMs[i] = d.receivedMs;
+    c.channel[i] = this.channels.id(d.channel);
+    c.event[i] = d.event === undefined ? 0 : this.events.id(d.event) + 1;
+    c.targets[i] = this.targetLists.id(JSON.stringify(targets));
+    c.verification[i] = VERIFICATIONS.indexOf(d.verification);
+    c.flags[i] = targets.length > 0 ? PENDING : 0;
+    this.deliveryIds[i - this.head] = d.deliveryId;
+    this.forward[i - this.head] = undefined;
+    this.attempts[i - this.head] = undefined;
+    if (d.reason) this.reasons.set(d.seq, d.reason);
+    if (d.received) this.received.set(d.seq, d.received);
+    this.count(i, +1);
+    return true;
+  }
+
+  private grow(): void {
+    const live = this.size;
+    const capacity = Math.max(1024, live * 2);
+    this.cols = this.cols.resized(capacity, this.head, this.end);
+    this.head = 0;
+    this.end = live;
+  }
+
+  /** The row of `seq`, or -1. */
+  find(seq: number): number {
+    const i = this.lowerBound(seq);
+    return i < this.end && this.cols.seq[i] === seq ? i : -1;
+  }
+
+  /** First row with seq >= `seq`. */
+  private lowerBound(seq: number): number {
+    let lo = this.head;
+    let hi = this.end;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.cols.seq[mid]! < seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  applyAttempt(seq: number, attempt: ForwardAttempt, state?: ForwardState): boolean {
+    const i = this.find(seq);
+    if (i < 0) return false;
+    const k = i - this.head;
+    (this.attempts[k] ??= []).push({ ...attempt, target: this.targetNames.intern(attempt.target) });
+    if (!state) return true;
+    const states = this.forwardOf(i);
+    const t = states.findIndex((f) => f.target === state.target);
+    if (t < 0) return true;
+    this.count(i, -1);
+    states[t] = { ...state, target: states[t]!.target };
+    this.forward[k] = states;
+    this.cols.flags[i] = flagsOf(states);
+    this.count(i, +1);
+    return true;
+  }
+
+  /** The forward states of row `i` (fresh objects for a row never forwarded). */
+  private forwardOf(i: number): ForwardState[] {
+    const states = this.forward[i - this.head];
+    if (states) return states;
+    const targets = JSON.parse(this.targetLists.name(this.cols.targets[i]!)) as string[];
+    return targets.map((target) => ({ target: this.targetNames.intern(target), status: 'pending' as ForwardStatus, attempts: 0 }));
+  }
+
+  private count(i: number, sign: 1 | -1): void {
+    const ch = this.cols.channel[i]!;
+    let c = this.counts.get(ch);
+    if (!c) this.counts.set(ch, (c = { received: 0, verified: 0, unverified: 0, rejected: 0, forwarded: 0, failed: 0, pending: 0 }));
+    const f = this.cols.flags[i]!;
+    c.received += sign;
+    c[VERIFICATIONS[this.cols.verification[i]!]!] += sign;
+    if (f & ALL_OK) c.forwarded += sign;
+    if (f & FAILED) c.failed += sign;
+    if (f & PENDING) c.pending += sign;
+    const seq = this.cols.seq[i]!;
+    if (f & PENDING && sign > 0) this.pendingSeqs.add(seq);
+    else if (sign < 0) this.pendingSeqs.delete(seq);
+  }
+
+  /** Forgets every delivery below `minSeq` (O(dropped)); returns how many. */
+  dropBelow(minSeq: number): number {
+    const cut = this.lowerBound(minSeq);
+    const dropped = cut - this.head;
+    for (let i = this.head; i < cut; i++) {
+      this.count(i, -1);
+      this.reasons.delete(this.cols.seq[i]!);
+      this.received.delete(this.cols.seq[i]!);
+    }
+    this.deliveryIds.splice(0, dropped);
+    this.forward.splice(0, dropped);
+    this.attempts.splice(0, dropped);
+    this.head = cut;
+    if (this.head > 4096 && this.head * 2 > this.end) this.cols = this.cols.resized(this.cols.seq.length, this.head, this.end), (this.end -= this.head), (this.head = 0);
+    return dropped;
+  }
+
+  seqAt(i: number): number {
+    return this.cols.seq[i]!;
+  }
+
+  receivedMsAt(i: number): number {
+    return this.cols.receivedMs[i]!;
+  }
+
+  /** Rows [first, last) in seq order. */
+  get rows(): { first: number; last: number } {
+    return { first: this.head, last: this.end };
+  }
+
+  summary(i: number): RelayDeliverySummary {
+    const c = this.cols;
+    const seq = c.seq[i]!;
+    const reason = this.reasons.get(seq);
+    const event = c.event[i]! > 0 ? this.events.name(c.event[i]! - 1) : undefined;
+    const deliveryId = this.deliveryIds[i - this.head];
+    return {
+      seq,
+      channel: this.channels.name(c.channel[i]!),
+      receivedAt: new Date(c.receivedMs[i]!).toISOString(),
+      verification: VERIFICATIONS[c.verification[i]!]!,
+      ...(reason ? { reason } : {}),
+      event,
+      deliveryId,
+      ...sizeFields({ received: this.received.get(seq) }, c.length[i]! - 4 - c.metaLength[i]!),
+      forward: this.forwardOf(i).map((f) => ({ ...f })),
+    };
+  }
+
+  row(i: number): IndexRow {
+    const c = this.cols;
+    return {
+      summary: this.summary(i),
+      attempts: this.attempts[i - this.head] ?? [],
+      receivedMs: c.receivedMs[i]!,
+      loc: { segment: c.segment[i]!, offset: c.offset[i]!, length: c.length[i]! },
+      metaLength: c.metaLength[i]!,
+    };
+  }
+
+  /** Rows with seq > since, ascending, optionally one channel. */
+  *after(since: number, channel?: string): Generator<IndexRow> {
+    const ch = channel === undefined ? -1 : this.channels.find(channel);
+    if (channel !== undefined && ch < 0) return;
+    for (let i = this.lowerBound(since + 1); i < this.end; i++) if (ch < 0 || this.cols.channel[i] === ch) yield this.row(i);
+  }
+
+  /** Rows still pending a forward, ascending by seq (O(pending)). */
+  pending(): IndexRow[] {
+    return [...this.pendingSeqs].sort((a, b) => a - b).map((seq) => this.row(this.find(seq)));
+  }
+
+  /** Newest first: seq < before, seq > since, one channel, one status; at most `limit` (1..10,000). */
+  list(q: StoreListQuery): RelayDeliverySummary[] {
+    const limit = Math.max(1, Math.min(q.limit ?? 100, 10_000));
+    const ch = q.channel === undefined ? -1 : this.channels.find(q.channel);
+    if (q.channel !== undefined && ch < 0) return [];
+    const out: RelayDeliverySummary[] = [];
+    const start = q.before === undefined ? this.end : this.lowerBound(q.before);
+    const stop = q.since === undefined ? this.head : this.lowerBound(q.since + 1);
+    for (let i = start - 1; i >= stop && out.length < limit; i--) {
+      if (ch >= 0 && this.cols.channel[i] !== ch) continue;
+      if (q.status && !this.matches(i, q.status)) continue;
+      out.push(this.summary(i));
+    }
+    return out;
+  }
+
+  private matches(i: number, status: string): boolean {
+    const f = this.cols.flags[i]!;
+    if (status === 'pending') return (f & PENDING) !== 0;
+    if (status === 'failed') return (f & FAILED) !== 0;
+    if (status === 'ok') return (f & ALL_OK) !== 0;
+    return VERIFICATIONS[this.cols.verification[i]!] === status;
+  }
+
+  /** Per-channel counts, O(channels). */
+  channelStatus(): ChannelStatus[] {
+    const out: ChannelStatus[] = [];
+    for (const [ch, c] of this.counts) if (c.received > 0) out.push({ name: this.channels.name(ch), ...c });
+    return out.sort((a, b) => a.name.localeCompare(b.name));
+  }
+}
