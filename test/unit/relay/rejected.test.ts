@@ -55,6 +55,21 @@ describe('relay: rejected deliveries', function () {
     assert.equal(d.event, 'push');
   });
 
+  it('keeps the received size and sha256 across a restart (segment index files and the scan alike)', async () => {
+    const dir = relay.dataDir;
+    await relay.close();
+    relay = await startRelay({ port: 0, dataDir: dir, secrets: [SECRET], segmentBytes: 32 * 1024 });
+    const bodies = [Buffer.alloc(100_000, 'x'), Buffer.alloc(200_000, 'y')];
+    for (const b of bodies) assert.equal((await post(`${relay.url}/hooks/default`, b, { 'x-service-signature': 'sha256=' + '0'.repeat(64) })).status, 401);
+    await relay.close();
+    relay = await startRelay({ port: 0, dataDir: dir, secrets: [SECRET], segmentBytes: 32 * 1024 });
+    const list = (await (await fetch(`${relay.url}/api/deliveries`, { headers: auth() })).json()) as { deliveries: RelayDelivery[] };
+    assert.deepEqual(
+      list.deliveries.map((d) => [d.size, d.truncated?.kept, d.truncated?.sha256]),
+      [...bodies].reverse().map((b) => [b.length, REJECTED_BODY_KEEP, createHash('sha256').update(b).digest('hex')]),
+    );
+  });
+
   it('keeps a small rejected body whole (no truncated field)', async () => {
     assert.equal((await post(`${relay.url}/hooks/default`, '{"small":1}', { 'x-service-signature': 'sha256=' + '0'.repeat(64) })).status, 401);
     const d = (await (await fetch(`${relay.url}/api/deliveries/1`, { headers: auth() })).json()) as RelayDelivery;
