@@ -5,6 +5,7 @@ import WebSocket from 'ws';
 import {
   TOKEN_SUBPROTOCOL_PREFIX,
   WS_PATH,
+  type AckMessage,
   type DeliveryMessage,
   type ForwardMessage,
   type ServerMessage,
@@ -26,8 +27,12 @@ export interface SubscribeOptions {
   channel?: string;
   /** false: summaries only (no headers/body). Default true. */
   bodies?: boolean;
-  /** Handled in seq order; acked when it resolves. A throw/rejection closes the connection and the delivery is re-sent after reconnect. */
-  onDelivery: (delivery: DeliveryMessage['delivery']) => void | Promise<void>;
+  /**
+   * Handled in seq order; acked when it resolves. A throw/rejection closes the connection and the
+   * delivery is re-sent after reconnect. Resolving to `{ forwarded: { status } }` (a forwarder's
+   * app answered 2xx) tells the relay, which records it as the delivery's forward state.
+   */
+  onDelivery: (delivery: DeliveryMessage['delivery']) => void | Pick<AckMessage, 'forwarded'> | Promise<void | Pick<AckMessage, 'forwarded'>>;
   onForward?: (message: ForwardMessage) => void;
   onState?: (state: SubscriptionState) => void;
   /** Send the token as subprotocol instead of an Authorization header (browsers cannot set headers). */
@@ -124,15 +129,17 @@ export function subscribe(options: SubscribeOptions): Subscription {
         const d = msg.delivery;
         queue = queue.then(async () => {
           if (stopped || sock.readyState !== WebSocket.OPEN || d.seq <= lastSeq) return;
+          let handled: void | Pick<AckMessage, 'forwarded'>;
           try {
-            await options.onDelivery(d);
+            handled = await options.onDelivery(d);
           } catch (err) {
             failure = `delivery ${d.seq} handler failed: ${(err as Error).message}`;
             sock.terminate();
             return;
           }
           lastSeq = d.seq;
-          if (sock.readyState === WebSocket.OPEN) sock.send(JSON.stringify({ type: 'ack', seq: d.seq }));
+          const ack: AckMessage = { type: 'ack', seq: d.seq, ...(handled?.forwarded ? { forwarded: handled.forwarded } : {}) };
+          if (sock.readyState === WebSocket.OPEN) sock.send(JSON.stringify(ack));
         });
       }
     });

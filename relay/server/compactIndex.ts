@@ -160,9 +160,10 @@ export class CompactIndex {
     if (!state) return true;
     const states = this.forwardOf(i);
     const t = states.findIndex((f) => f.target === state.target);
-    if (t < 0) return true;
     this.count(i, -1);
-    states[t] = { ...state, target: states[t]!.target };
+    // A target the delivery did not list: a subscriber that forwarded it (SUBSCRIBER_TARGET).
+    if (t < 0) states.push({ ...state, target: this.targetNames.intern(state.target) });
+    else states[t] = { ...state, target: states[t]!.target };
     this.forward[k] = states;
     this.cols.flags[i] = flagsOf(states);
     this.count(i, +1);

@@ -15,6 +15,7 @@ import { lockDataDir, type DataLock } from './dataLock';
 import { listen, stopper } from './lifecycle';
 import { RejectLimiter, type RejectLimits } from './rateLimit';
 import { DeliveryStore } from './store';
+import { recordSubscriberForward } from './subscriberForward';
 import { SubscriberHub } from './subscribers';
 import { ensureToken } from './token';
 import { WS_PATH } from '../../src/core/relay/protocol';
@@ -110,7 +111,8 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
     log,
   });
   const allowedHosts = options.allowedHosts ?? [];
-  const hub = new SubscriberHub(store, { token, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs });
+  const onForwarded = (seq: number, status: number) => recordSubscriberForward(store, seq, status, log);
+  const hub = new SubscriberHub(store, { token, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, onForwarded });
   const state = { accepting: true, port: options.port ?? DEFAULT_RELAY_PORT };
   const rejectLimiter = new RejectLimiter(options.rejectLimits, options.now);
   const ingress = createIngress({ store, forwarder, channels, allow, trustProxy: options.trustProxy ?? false, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter });

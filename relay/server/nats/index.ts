@@ -56,6 +56,7 @@ export class DeliveryIndex {
     if (state) {
       const i = d.summary.forward.findIndex((f) => f.target === state.target);
       if (i >= 0) d.summary.forward[i] = state;
+      else d.summary.forward.push(state); // a subscriber that forwarded it (SUBSCRIBER_TARGET)
     }
     this.count(d, +1);
     return d;

@@ -188,7 +188,15 @@ export type ServerMessage = HelloMessage | DeliveryMessage | ForwardMessage | Ca
 export interface AckMessage {
   type: 'ack';
   seq: number;
+  /**
+   * Set by a client that forwarded the delivery to an app (`service-hooks forward`): the app's
+   * 2xx status. The relay records it as the forward state of target SUBSCRIBER_TARGET.
+   */
+  forwarded?: { status: number };
 }
+
+/** The forward-state target under which the relay records a delivery a subscriber forwarded and acknowledged. */
+export const SUBSCRIBER_TARGET = 'subscriber';
 export type ClientMessage = AckMessage;
 
 /** Request headers that are never forwarded (hop-by-hop or recomputed). */
