@@ -7,6 +7,7 @@ export { parseDuration } from '../cli/args';
 import { EXIT, UsageError, type CliIO, type Command } from '../cli/io';
 import { DataDirLockedError, DEFAULT_DATA_DIR, DEFAULT_MAX_BODY, RelayConfigError, startRelay, type ChannelConfig, type RelayOptions } from '../server';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
+import { parseNatsServers } from '../server/nats/urls';
 
 const help = `Usage: service-hooks relay [options]
 
@@ -37,6 +38,11 @@ Options:
   --allow-origin O      also accept this browser Origin on /ws (repeatable)
   --keep N              retention: keep at most N deliveries (default 100000)
   --max-age D           retention: drop deliveries older than D, e.g. 7d, 12h (default 30d)
+  --store URLS          keep deliveries in NATS JetStream instead of the file journal:
+                        nats://HOST:PORT[,nats://HOST:PORT…] (tls:// for TLS; user:pass@ in
+                        the URL); several relays on one store share deliveries and forwarding
+  --nats-creds FILE     NATS credentials file (JWT + NKey seed)
+  --nats-replicas N     stream replicas (default: 3 with three or more servers, else 1)
 
 One relay per --data folder: a second one on the same folder exits 3 (the first holds
 <data>/relay.lock with its pid; a lock left by a relay that is gone is taken over).
@@ -95,6 +101,22 @@ function readConfig(file: string): ConfigFile {
   return c;
 }
 
+/** --store nats://… (and its companions), or nothing for the file journal. */
+function natsChoice(store: string | undefined, creds: string | undefined, replicas: string | undefined, cwd: string): Pick<RelayOptions, 'nats'> {
+  if (store === undefined || store === 'file') {
+    if (creds !== undefined || replicas !== undefined) throw new UsageError('--nats-creds and --nats-replicas go with --store nats://…');
+    return {};
+  }
+  try {
+    parseNatsServers(store);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const n = replicas === undefined ? undefined : positiveInt(replicas, '--nats-replicas');
+  if (n !== undefined && n > 5) throw new UsageError(`--nats-replicas must be from 1 to 5 (JetStream's limit), got ${n}`);
+  return { nats: { servers: store, ...(creds ? { credsFile: resolve(cwd, creds) } : {}), ...(n ? { replicas: n } : {}) } };
+}
+
 const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
@@ -112,6 +134,9 @@ const OPTIONS = {
   'allow-origin': { type: 'string', multiple: true },
   keep: { type: 'string' },
   'max-age': { type: 'string' },
+  store: { type: 'string' },
+  'nats-creds': { type: 'string' },
+  'nats-replicas': { type: 'string' },
 } as const;
 
 type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
@@ -152,6 +177,7 @@ function relayOptions(values: Values, io: CliIO): RelayOptions {
       maxCount: values.keep === undefined ? 100_000 : positiveInt(values.keep, '--keep'),
       maxAgeMs: values['max-age'] === undefined ? 30 * DAY_MS : parseDuration(values['max-age'], '--max-age'),
     },
+    ...natsChoice(values.store, values['nats-creds'], values['nats-replicas'], io.cwd),
     onTokenCreated: (token, path) => io.stdout.write(`relay token (shown once; stored in ${path}): ${token}\n`),
     log: (line) => io.stderr.write(`relay: ${line}\n`),
   };

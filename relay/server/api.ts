@@ -18,11 +18,10 @@ import { bearer, isJsonObject, readJson, sendError, sendJson, sendTooLarge, toke
 import { hostAllowed } from './access';
 import type { Forwarder } from './forwarder';
 import { parseRetryRequest } from './retryRequest';
-import type { DeliveryStore } from './store';
-import type { StoreListQuery } from './storeTypes';
+import type { RelayStore, StoreListQuery } from './storeTypes';
 
 export interface ApiContext {
-  store: DeliveryStore;
+  store: RelayStore;
   forwarder: Forwarder;
   token: string;
   boundHost: string;

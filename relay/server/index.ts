@@ -1,7 +1,7 @@
 // The relay server: wiring of ingress (./ingress), the REST API (./api), the WebSocket subscribers
 // (./subscribers) and forwarding (./forwarder) over the journaled store (./store).
 import { chmodSync, mkdirSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { refuseRaw, sendError, sendJson } from '../shared/http';
@@ -16,6 +16,9 @@ import { listen, stopper } from './lifecycle';
 import { RejectLimiter, type RejectLimits } from './rateLimit';
 import { DeliveryStore } from './store';
 import { recordSubscriberForward } from './subscriberForward';
+import type { SharedForwarding } from './nats/sharedForwarding';
+import type { NatsChoice } from './nats/wiring';
+import type { RelayStore } from './storeTypes';
 import { SubscriberHub } from './subscribers';
 import { ensureToken } from './token';
 import { WS_PATH } from '../../src/core/relay/protocol';
@@ -25,10 +28,14 @@ export { CIDR_PRESETS } from './access';
 export { CHANNEL_RE, type ChannelConfig } from './channels';
 export { DataDirLockedError, LOCK_FILE } from './dataLock';
 export { RelayConfigError } from './errors';
+import { StoreUnavailableError } from './errors';
 export { DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
 export { DEFAULT_REJECT_LIMITS, type RejectLimits } from './rateLimit';
 export { REJECTED_BODY_KEEP } from './rejected';
 export { ensureToken } from './token';
+
+/** Ingress's forwarder on JetStream: the consumers forward, not the instance that received the delivery. */
+const NO_LOCAL_FORWARDING: Pick<Forwarder, 'deliver'> = { deliver: () => undefined };
 
 export const DEFAULT_DATA_DIR = join(homedir(), '.service-hooks', 'relay');
 export const DEFAULT_MAX_BODY = 25 * 1024 * 1024;
@@ -62,7 +69,10 @@ export interface RelayOptions extends ChannelDefaults {
   onTokenCreated?: (token: string, path: string) => void;
   /** Operational log lines (never contain the token). */
   log?: (line: string) => void;
+  /** Keep deliveries in NATS JetStream instead of the file journal (issue 15; docs: "Running a team relay"). */
+  nats?: NatsChoice;
 }
+
 
 export interface RelayServer {
   port: number;
@@ -70,7 +80,7 @@ export interface RelayServer {
   url: string;
   token: string;
   dataDir: string;
-  store: DeliveryStore;
+  store: RelayStore;
   /** Stop accepting, finish in-flight requests, flush the journal; pending forwards stay journaled. */
   close(): Promise<void>;
 }
@@ -101,7 +111,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   const host = options.host ?? '127.0.0.1';
   const log = options.log ?? (() => undefined);
   const token = ensureToken(dataDir, options.onTokenCreated);
-  const store = await openStore(dataDir, options, log);
+  const { store, shared } = await openStore(dataDir, options, log);
   const allow = new SourceAllowList(options.allowCidr ?? []);
   const forwarder = new Forwarder(store, {
     schedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS,
@@ -115,37 +125,58 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   const hub = new SubscriberHub(store, { token, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, onForwarded });
   const state = { accepting: true, port: options.port ?? DEFAULT_RELAY_PORT };
   const rejectLimiter = new RejectLimiter(options.rejectLimits, options.now);
-  const ingress = createIngress({ store, forwarder, channels, allow, trustProxy: options.trustProxy ?? false, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter });
-  const api = createApi({ store, forwarder, token, boundHost: host, allowedHosts, port: () => state.port });
-  const errors = clientErrors();
-  const server = createServer(serverOptions(options), requestHandler({ store, ingress, api, log, accepting: () => state.accepting, track: errors.track }));
-  server.on('upgrade', (req, socket, head) => {
-    // A reset while refusing (or before the WebSocket takes the socket over) must not crash the relay.
-    socket.on('error', () => socket.destroy());
-    const url = parseTarget(req.url);
-    if (!url) return refuseRaw(socket, 400, { destroy: true });
-    if (url.pathname !== WS_PATH || !state.accepting) return refuseRaw(socket, 404, { destroy: true });
-    hub.upgrade(req, socket, head, url);
+  // On JetStream, forwarding is shared work of every instance (durable consumers), not this process's.
+  const sharedForwarding = shared?.(channels);
+  const ingress = createIngress({
+    store,
+    forwarder: sharedForwarding ? NO_LOCAL_FORWARDING : forwarder,
+    channels,
+    allow,
+    trustProxy: options.trustProxy ?? false,
+    maxBody: options.maxBody ?? DEFAULT_MAX_BODY,
+    rejectLimiter,
   });
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => errors.refuse(err, socket));
+  const api = createApi({ store, forwarder, token, boundHost: host, allowedHosts, port: () => state.port });
+  const server = httpServer(options, { store, ingress, api, log, accepting: () => state.accepting }, hub);
 
   let retention: NodeJS.Timeout | undefined;
-  const close = stopper({ server, hub, forwarder, store, lock, beforeStop: () => ((state.accepting = false), clearInterval(retention)) });
+  const close = stopper({
+    server,
+    hub,
+    forwarder,
+    store,
+    lock,
+    beforeStop: () => ((state.accepting = false), clearInterval(retention), sharedForwarding?.stop()),
+  });
   try {
     state.port = await listen(server, state.port, host);
   } catch (err) {
     await close(); // the journal closed and the lock given back before the caller hears of it
     throw err;
   }
-  const resumed = forwarder.resume();
-  if (resumed > 0) log(`resuming ${resumed} pending forward(s) from the journal`);
+  if (sharedForwarding) await sharedForwarding.start();
+  else {
+    const resumed = forwarder.resume();
+    if (resumed > 0) log(`resuming ${resumed} pending forward(s) from the journal`);
+  }
   retention = setInterval(() => void store.applyRetention().catch(() => undefined), 60_000);
   retention.unref();
   const urlHost = host.includes(':') ? `[${host}]` : host;
   return { port: state.port, host, url: `http://${urlHost}:${state.port}`, token, dataDir, store, close };
 }
 
-async function openStore(dataDir: string, options: RelayOptions, log: (line: string) => void): Promise<DeliveryStore> {
+interface OpenedStore {
+  store: RelayStore;
+  /** JetStream only: the forwarding every instance shares. */
+  shared?: (channels: ChannelConfigs) => SharedForwarding;
+}
+
+async function openStore(dataDir: string, options: RelayOptions, log: (line: string) => void): Promise<OpenedStore> {
+  if (options.nats) {
+    // Loaded only for --store nats://…: the file journal never loads the NATS client.
+    const { openNatsStore } = await import('./nats/wiring');
+    return openNatsStore(options.nats, options, log);
+  }
   const store = await DeliveryStore.open(dataDir, {
     segmentBytes: options.segmentBytes,
     retention: options.retention ?? { maxCount: 100_000, maxAgeMs: 30 * 24 * 3600 * 1000 },
@@ -153,7 +184,23 @@ async function openStore(dataDir: string, options: RelayOptions, log: (line: str
     onCorrupt: (c) => log(`journal: skipped ${c.bytes} damaged bytes in segment ${c.segment} at offset ${c.offset}; the records after them are kept`),
   });
   await store.applyRetention();
-  return store;
+  return { store };
+}
+
+/** The HTTP server: requests routed by requestHandler, upgrades at /ws to the hub, parser errors refused. */
+function httpServer(options: RelayOptions, routes: Omit<Routes, 'track'>, hub: SubscriberHub): Server {
+  const errors = clientErrors();
+  const server = createServer(serverOptions(options), requestHandler({ ...routes, track: errors.track }));
+  server.on('upgrade', (req, socket, head) => {
+    // A reset while refusing (or before the WebSocket takes the socket over) must not crash the relay.
+    socket.on('error', () => socket.destroy());
+    const url = parseTarget(req.url);
+    if (!url) return refuseRaw(socket, 400, { destroy: true });
+    if (url.pathname !== WS_PATH || !routes.accepting()) return refuseRaw(socket, 404, { destroy: true });
+    hub.upgrade(req, socket, head, url);
+  });
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => errors.refuse(err, socket));
+  return server;
 }
 
 function serverOptions(options: RelayOptions) {
@@ -166,7 +213,7 @@ function serverOptions(options: RelayOptions) {
 }
 
 interface Routes {
-  store: DeliveryStore;
+  store: RelayStore;
   ingress: IngressHandler;
   api: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
   log: (line: string) => void;
@@ -178,8 +225,9 @@ interface Routes {
 function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) => void {
   const failed = (req: IncomingMessage, res: ServerResponse, path: string) => (err: Error) => {
     r.log(`request ${req.method} ${path} failed: ${err.message}`);
-    if (!res.headersSent) sendError(res, 500, err.message);
-    else res.destroy();
+    if (res.headersSent) res.destroy();
+    else if (err instanceof StoreUnavailableError) sendError(res, 503, err.message, undefined, { 'retry-after': '5' });
+    else sendError(res, 500, err.message);
   };
   return (req, res) => {
     r.track(req, res);

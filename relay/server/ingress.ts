@@ -11,11 +11,11 @@ import { CHANNEL_RE, type ChannelConfigs } from './channels';
 import type { Forwarder } from './forwarder';
 import type { RejectLimiter } from './rateLimit';
 import { keepOfRejected } from './rejected';
-import type { DeliveryStore } from './store';
+import type { RelayStore } from './storeTypes';
 
 export interface IngressContext {
-  store: DeliveryStore;
-  forwarder: Forwarder;
+  store: RelayStore;
+  forwarder: Pick<Forwarder, 'deliver'>;
   channels: ChannelConfigs;
   allow: SourceAllowList;
   trustProxy: boolean;
@@ -58,8 +58,9 @@ export function createIngress(ctx: IngressContext): IngressHandler {
     const { seq, durable } = ctx.store.begin({ channel, verification, headers, targets }, body);
     // The first forward attempt runs in parallel with the journal write; the answer waits for the write.
     ctx.forwarder.deliver(seq, targets, body, headers, durable);
-    await durable;
-    accepted(res, seq, verification);
+    // A store whose seq comes with durability (JetStream's publish ack) gives it here.
+    const stored = await durable;
+    accepted(res, stored.summary.seq, verification);
   };
 
   /** 401 after journaling what the doctor needs (./rejected.ts), or 429 and nothing journaled past the rate. */

@@ -1,5 +1,5 @@
-// Workflow diagnostics: the core linter on workflow YAML (debounced), a quick fix per finding
-// and "Fix all in this file".
+// Workflow diagnostics: the core linter on workflow YAML and composite actions (debounced), a quick
+// fix per finding with a fix or a suggestion, and "Fix all in this file" (fixes only, never suggestions).
 import * as vscode from 'vscode';
 import { settings } from './config';
 import type { LintFinding } from './contracts';
@@ -58,14 +58,8 @@ export class WorkflowDiagnostics implements vscode.CodeActionProvider, vscode.Di
     if (wantsQuickFix) {
       for (const diag of context.diagnostics) {
         if (diag.source !== DIAGNOSTIC_SOURCE) continue;
-        const f = entry.findings.find((x) => x.replacement !== undefined && sameRange(doc, x, diag.range));
-        if (!f) continue;
-        const action = new vscode.CodeAction(`Replace with '${f.replacement}'`, vscode.CodeActionKind.QuickFix);
-        action.edit = new vscode.WorkspaceEdit();
-        action.edit.replace(doc.uri, rangeOf(doc, f), f.replacement!);
-        action.diagnostics = [diag];
-        action.isPreferred = true;
-        actions.push(action);
+        const f = entry.findings.find((x) => (x.replacement !== undefined || x.suggestion) && sameRange(doc, x, diag.range));
+        if (f) actions.push(quickFix(doc, f, diag));
       }
     }
     const fixable = entry.findings.filter((f) => f.replacement !== undefined);
@@ -98,6 +92,20 @@ export class WorkflowDiagnostics implements vscode.CodeActionProvider, vscode.Di
     for (const t of this.timers.values()) clearTimeout(t);
     this.collection.dispose();
   }
+}
+
+/**
+ * A finding's fix ("Replace with …", preferred) or its suggestion (e.g. "Use service/script@v8.0.0
+ * (from the comment)"), which is offered here but never applied by Fix All.
+ */
+function quickFix(doc: vscode.TextDocument, f: LintFinding, diag: vscode.Diagnostic): vscode.CodeAction {
+  const [title, text] = f.replacement !== undefined ? [`Replace with '${f.replacement}'`, f.replacement] : [f.suggestion!.title, f.suggestion!.replacement];
+  const action = new vscode.CodeAction(title, vscode.CodeActionKind.QuickFix);
+  action.edit = new vscode.WorkspaceEdit();
+  action.edit.replace(doc.uri, rangeOf(doc, f), text);
+  action.diagnostics = [diag];
+  action.isPreferred = f.replacement !== undefined;
+  return action;
 }
 
 function rangeOf(doc: vscode.TextDocument, f: LintFinding): vscode.Range {

@@ -26,6 +26,7 @@ export const COMMANDS = {
   setUpRunner: 'serviceHooks.setUpRunner',
   fixAllWorkflowNames: 'serviceHooks.fixAllWorkflowNames',
   fixAllInFile: 'serviceHooks.fixAllInFile',
+  portWorkflows: 'serviceHooks.portWorkflows',
   refresh: 'serviceHooks.refresh',
   showLogs: 'serviceHooks.showLogs',
   showActivationTime: 'serviceHooks.showActivationTime',
@@ -56,7 +57,7 @@ export const SETTINGS = {
 export const DEFAULTS = {
   baseUrl: DEFAULT_BASE_URL,
   relayPort: DEFAULT_RELAY_PORT,
-  workflowGlobs: ['**/.github/workflows/*.{yml,yaml}'],
+  workflowGlobs: ['**/.github/workflows/*.{yml,yaml}', '**/action.{yml,yaml}'],
   eventHeader: EVENT_HEADER,
   deliveryHeader: DELIVERY_HEADER,
   refreshInterval: 10,

@@ -1,23 +1,20 @@
 // Fix All Workflow Names in Workspace: one WorkspaceEdit over every file matched by the globs.
 import * as vscode from 'vscode';
-import { settings } from '../config';
 import { loadLinter } from '../deps';
 import { COMMANDS } from '../ids';
 import { lintRulesFor } from '../lintRules';
+import { workflowUris } from '../workflowFiles';
 import type { CommandModule } from './context';
 
 const command: CommandModule = {
   id: COMMANDS.fixAllWorkflowNames,
   async run() {
     const { lintText, applyFixes } = await loadLinter();
-    const files = new Map<string, vscode.Uri>();
-    for (const glob of settings().workflowGlobs) {
-      for (const uri of await vscode.workspace.findFiles(glob, '**/node_modules/**')) files.set(uri.toString(), uri);
-    }
+    const uris = await workflowUris();
     const edit = new vscode.WorkspaceEdit();
     const changed: string[] = [];
     let fixes = 0;
-    for (const uri of files.values()) {
+    for (const uri of uris) {
       const doc = await vscode.workspace.openTextDocument(uri);
       const text = doc.getText();
       const findings = lintText(text, { rules: await lintRulesFor(uri) }).filter((f) => f.replacement !== undefined);
@@ -30,9 +27,9 @@ const command: CommandModule = {
     }
     if (changed.length > 0) await vscode.workspace.applyEdit(edit);
     void vscode.window.showInformationMessage(
-      changed.length ? `Fixed ${fixes} name(s) in ${changed.length} workflow file(s). Review and save.` : `No workflow names to fix in ${files.size} file(s).`,
+      changed.length ? `Fixed ${fixes} name(s) in ${changed.length} workflow file(s). Review and save.` : `No workflow names to fix in ${uris.length} file(s).`,
     );
-    return { files: files.size, changed, fixes };
+    return { files: uris.length, changed, fixes };
   },
 };
 export default command;

@@ -20,6 +20,7 @@
 //   connectRelay      { address, token }                      (token kept in SecretStorage)
 //   loadMore          a "Load more…" row | { webhookId }
 //   fixAllInFile      a file Uri
+//   portWorkflows     nothing; returns { report, markdown, files, renames, decisions, portable, … }
 import * as vscode from 'vscode';
 import { wrapCommand } from '../errors';
 import addWebhook from './addWebhook';
@@ -34,6 +35,7 @@ import importIssues from './importIssues';
 import loadMore from './loadMore';
 import openDelivery from './openDelivery';
 import pingWebhook from './pingWebhook';
+import portWorkflows from './portWorkflows';
 import refresh from './refresh';
 import replayDelivery from './replayDelivery';
 import retryAllFailed from './retryAllFailed';
@@ -53,6 +55,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   signIn, signOut, addWebhook, editEvents, deleteWebhook, pingWebhook, retryDelivery, retryAllFailed,
   replayDelivery, openDelivery, explainSignature, copyAsCurl, startRelay, stopRelay, connectRelay, disconnectRelay, importIssues,
   createSecret, setUpRunner, fixAllWorkflowNames, refresh, showLogs, showActivationTime, loadMore,
+  portWorkflows,
 ];
 
 export function registerCommands(context: vscode.ExtensionContext, ctx: () => CommandContext): void {

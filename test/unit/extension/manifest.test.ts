@@ -88,7 +88,7 @@ describe('package.json contributes ↔ src/extension/ids.ts', () => {
     assert.equal(props[SETTINGS.baseUrl].default, DEFAULTS.baseUrl);
     assert.equal(props[SETTINGS.baseUrl].default, 'http://127.0.0.1:8787');
     assert.equal(props[SETTINGS.relayPort].default, 8788);
-    assert.deepEqual(props[SETTINGS.workflowGlobs].default, ['**/.github/workflows/*.{yml,yaml}']);
+    assert.deepEqual(props[SETTINGS.workflowGlobs].default, ['**/.github/workflows/*.{yml,yaml}', '**/action.{yml,yaml}']);
     assert.equal(props[SETTINGS.eventHeader].default, 'X-Service-Event');
     assert.equal(props[SETTINGS.deliveryHeader].default, 'X-Service-Delivery');
     assert.deepEqual(props[SETTINGS.repositories].default, []);
