@@ -1,12 +1,13 @@
 // The relay server: wiring of ingress (./ingress), the REST API (./api), the WebSocket subscribers
 // (./subscribers) and forwarding (./forwarder) over the journaled store (./store).
 import { chmodSync, mkdirSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { refuseRaw, sendError, sendJson } from '../shared/http';
 import { SourceAllowList } from './access';
 import { createApi } from './api';
+import { openChannelDirectory, type ChannelDirectory } from './channelDirectory';
 import { clientErrors, type ClientErrors } from './clientErrors';
 import { ChannelConfigs, type ChannelDefaults } from './channels';
 import { Forwarder, DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
@@ -18,8 +19,10 @@ import { DeliveryStore } from './store';
 import { recordSubscriberForward } from './subscriberForward';
 import type { SharedForwarding } from './nats/sharedForwarding';
 import type { NatsChoice } from './nats/wiring';
+import { authenticate } from './scope';
 import type { RelayStore } from './storeTypes';
 import { SubscriberHub } from './subscribers';
+import { createHttpServer, type TlsMaterial } from './tls';
 import { ensureToken } from './token';
 import { WS_PATH } from '../../src/core/relay/protocol';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
@@ -65,6 +68,14 @@ export interface RelayOptions extends ChannelDefaults {
   rejectLimits?: RejectLimits;
   /** The clock of the rate limits (tests). */
   now?: () => number;
+  /** Serve HTTPS and WSS with this certificate and key (relay/server/tls.ts loadTls). */
+  tls?: TlsMaterial;
+  /** The base of channel ingress URLs (`<publicUrl>/hooks/<name>`); default the listen address. */
+  publicUrl?: string;
+  /** --public: no implicit channels, no channel (nor channel creation) without a secret. */
+  requireVerified?: boolean;
+  /** The admin token; default `<dataDir>/token`, generated once. */
+  token?: string;
   /** Told once when a new token is generated (the only time it is shown). */
   onTokenCreated?: (token: string, path: string) => void;
   /** Operational log lines (never contain the token). */
@@ -110,7 +121,11 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
 async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, options: RelayOptions): Promise<RelayServer> {
   const host = options.host ?? '127.0.0.1';
   const log = options.log ?? (() => undefined);
-  const token = ensureToken(dataDir, options.onTokenCreated);
+  const token = options.token ?? ensureToken(dataDir, options.onTokenCreated);
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const baseUrl = () => `${options.tls ? 'https' : 'http'}://${urlHost}:${state.port}`;
+  const directory = channelDirectory(dataDir, channels, options, baseUrl);
+  const scopeOf = (given: string | undefined) => authenticate(given, token, directory.registry);
   const { store, shared } = await openStore(dataDir, options, log);
   const allow = new SourceAllowList(options.allowCidr ?? []);
   const forwarder = new Forwarder(store, {
@@ -122,21 +137,14 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   });
   const allowedHosts = options.allowedHosts ?? [];
   const onForwarded = (seq: number, status: number) => recordSubscriberForward(store, seq, status, log);
-  const hub = new SubscriberHub(store, { token, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, onForwarded });
+  const hub = new SubscriberHub(store, { authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, onForwarded });
   const state = { accepting: true, port: options.port ?? DEFAULT_RELAY_PORT };
-  const rejectLimiter = new RejectLimiter(options.rejectLimits, options.now);
   // On JetStream, forwarding is shared work of every instance (durable consumers), not this process's.
   const sharedForwarding = shared?.(channels);
-  const ingress = createIngress({
-    store,
-    forwarder: sharedForwarding ? NO_LOCAL_FORWARDING : forwarder,
-    channels,
-    allow,
-    trustProxy: options.trustProxy ?? false,
-    maxBody: options.maxBody ?? DEFAULT_MAX_BODY,
-    rejectLimiter,
-  });
-  const api = createApi({ store, forwarder, token, boundHost: host, allowedHosts, port: () => state.port });
+  const rejectLimiter = new RejectLimiter(options.rejectLimits, options.now);
+  const trustProxy = options.trustProxy ?? false;
+  const ingress = createIngress({ store, forwarder: sharedForwarding ? NO_LOCAL_FORWARDING : forwarder, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter });
+  const api = createApi({ store, forwarder, authenticate: scopeOf, channels: directory, onChannelDeleted: (n) => hub.revoke(n), log, boundHost: host, allowedHosts, port: () => state.port });
   const server = httpServer(options, { store, ingress, api, log, accepting: () => state.accepting }, hub);
 
   let retention: NodeJS.Timeout | undefined;
@@ -161,8 +169,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   }
   retention = setInterval(() => void store.applyRetention().catch(() => undefined), 60_000);
   retention.unref();
-  const urlHost = host.includes(':') ? `[${host}]` : host;
-  return { port: state.port, host, url: `http://${urlHost}:${state.port}`, token, dataDir, store, close };
+  return { port: state.port, host, url: baseUrl(), token, dataDir, store, close };
 }
 
 interface OpenedStore {
@@ -187,10 +194,21 @@ async function openStore(dataDir: string, options: RelayOptions, log: (line: str
   return { store };
 }
 
-/** The HTTP server: requests routed by requestHandler, upgrades at /ws to the hub, parser errors refused. */
+/** The channels: configured, created through the API (persisted in the data folder), implicit. */
+function channelDirectory(dataDir: string, channels: ChannelConfigs, options: RelayOptions, baseUrl: () => string): ChannelDirectory {
+  return openChannelDirectory(dataDir, {
+    settingsOf: (name) => channels.get(name),
+    configured: Object.keys(options.channels ?? {}),
+    forward: options.forward ?? [],
+    strict: options.requireVerified ?? false,
+    ingressBase: () => options.publicUrl ?? baseUrl(),
+  });
+}
+
+/** The HTTP(S) server: requests routed by requestHandler, upgrades at /ws to the hub, parser errors refused. */
 function httpServer(options: RelayOptions, routes: Omit<Routes, 'track'>, hub: SubscriberHub): Server {
   const errors = clientErrors();
-  const server = createServer(serverOptions(options), requestHandler({ ...routes, track: errors.track }));
+  const server = createHttpServer(serverOptions(options), options.tls, requestHandler({ ...routes, track: errors.track }));
   server.on('upgrade', (req, socket, head) => {
     // A reset while refusing (or before the WebSocket takes the socket over) must not crash the relay.
     socket.on('error', () => socket.destroy());

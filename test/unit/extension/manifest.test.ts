@@ -37,7 +37,6 @@ describe('package.json contributes ↔ src/extension/ids.ts', () => {
 
   it('one file per palette command under src/extension/commands', () => {
     for (const key of Object.keys(COMMANDS)) {
-      if (key === 'fixAllInFile') continue; // registered next to its code action in diagnostics.ts
       assert.ok(existsSync(join(ROOT, 'src/extension/commands', `${key}.ts`)), `commands/${key}.ts`);
     }
   });
@@ -94,6 +93,7 @@ describe('package.json contributes ↔ src/extension/ids.ts', () => {
     assert.deepEqual(props[SETTINGS.repositories].default, []);
     assert.equal(props[SETTINGS.relayForwardUrl].type, 'string');
     assert.ok(!Object.keys(props).some((k) => /token/i.test(k)), 'no setting holds a token');
+    assert.equal(props[SETTINGS.baseUrl].scope, 'machine', 'a workspace cannot redirect the token to another address');
   });
 
   it('commands referenced by tree rows are declared', () => {
