@@ -8,6 +8,7 @@ import { refuseRaw, sendError, sendJson } from '../shared/http';
 import { SourceAllowList } from './access';
 import { createApi } from './api';
 import { openChannelDirectory, type ChannelDirectory } from './channelDirectory';
+import type { ChannelRegistry } from './channelRegistry';
 import { clientErrors, type ClientErrors } from './clientErrors';
 import { ChannelConfigs, type ChannelDefaults } from './channels';
 import { Forwarder, DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
@@ -126,7 +127,8 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   const baseUrl = () => `${options.tls ? 'https' : 'http'}://${urlHost}:${state.port}`;
   const directory = channelDirectory(dataDir, channels, options, baseUrl);
   const scopeOf = (given: string | undefined) => authenticate(given, token, directory.registry);
-  const { store, shared } = await openStore(dataDir, options, log);
+  const { store, shared, shareChannels } = await openStore(dataDir, options, log);
+  const stopSharingChannels = await shareChannels?.(directory.registry);
   const allow = new SourceAllowList(options.allowCidr ?? []);
   const forwarder = new Forwarder(store, {
     schedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS,
@@ -154,7 +156,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
     forwarder,
     store,
     lock,
-    beforeStop: () => ((state.accepting = false), clearInterval(retention), sharedForwarding?.stop()),
+    beforeStop: () => ((state.accepting = false), clearInterval(retention), sharedForwarding?.stop(), stopSharingChannels?.()),
   });
   try {
     state.port = await listen(server, state.port, host);
@@ -176,6 +178,8 @@ interface OpenedStore {
   store: RelayStore;
   /** JetStream only: the forwarding every instance shares. */
   shared?: (channels: ChannelConfigs) => SharedForwarding;
+  /** JetStream only: keeps the API's channels in the store, shared by every instance; returns a stop function. */
+  shareChannels?: (registry: ChannelRegistry) => Promise<() => void>;
 }
 
 async function openStore(dataDir: string, options: RelayOptions, log: (line: string) => void): Promise<OpenedStore> {

@@ -106,4 +106,31 @@ describe('team relay on NATS JetStream (three nats-server processes, two relay p
       child.kill('SIGKILL');
     }
   });
+
+  it('channels created at one instance are accepted by the other; deleting one revokes its token everywhere', async () => {
+    const single = await startNats(1);
+    const admin = 'team-admin-token-0123456789';
+    process.env.SERVICE_HOOKS_RELAY_TOKEN = admin;
+    try {
+      const a = await spawnRelay(['--store', single.urls, '--data', tempDir()]);
+      const b = await spawnRelay(['--store', single.urls, '--data', tempDir()]);
+      relays.push(a, b);
+      const created = await new RelayApi({ baseUrl: a.url, token: admin }).createChannel({ name: 'alice', secrets: [SECRET] });
+      const body = JSON.stringify({ to: 'alice' });
+      // B learns of the channel through the store's watch: ask until it accepts (bounded).
+      let status = 0;
+      for (let i = 0; i < 200 && status !== 200; i++) status = (await post(`${b.url}/hooks/alice`, body, signed(SECRET, body))).status;
+      assert.equal(status, 200, 'the other instance accepts deliveries for the channel');
+      const atB = new RelayApi({ baseUrl: b.url, token: created.token });
+      assert.deepEqual((await atB.listDeliveries({})).deliveries.map((d) => d.channel), ['alice'], 'the channel token works at the other instance');
+      await new RelayApi({ baseUrl: b.url, token: admin }).deleteChannel('alice');
+      let refused = false;
+      for (let i = 0; i < 200 && !refused; i++) refused = await new RelayApi({ baseUrl: a.url, token: created.token }).listDeliveries({}).then(() => false, () => true);
+      assert.ok(refused, 'the deleted channel\'s token is refused by the instance that created it');
+      assert.equal((await post(`${a.url}/hooks/alice`, body, signed(SECRET, body))).status, 404);
+    } finally {
+      delete process.env.SERVICE_HOOKS_RELAY_TOKEN;
+      await single.stop();
+    }
+  });
 });
