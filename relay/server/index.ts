@@ -22,7 +22,7 @@ import type { SharedForwarding } from './nats/sharedForwarding';
 import type { NatsChoice } from './nats/wiring';
 import { authenticate } from './scope';
 import type { RelayStore } from './storeTypes';
-import { SubscriberHub } from './subscribers';
+import { SubscriberHub, type SubscriberOptions } from './subscribers';
 import { createHttpServer, type TlsMaterial } from './tls';
 import { ensureToken } from './token';
 import { WS_PATH } from '../../src/core/relay/protocol';
@@ -69,6 +69,8 @@ export interface RelayOptions extends ChannelDefaults {
   rejectLimits?: RejectLimits;
   /** The clock of the rate limits (tests). */
   now?: () => number;
+  /** WebSocket subscriber limits (defaults: 8 MiB unsent, 64 per token, 256 unacknowledged). */
+  subscriberLimits?: Pick<SubscriberOptions, 'maxUnsentBytes' | 'maxSubscribersPerToken' | 'window'>;
   /** Serve HTTPS and WSS with this certificate and key (relay/server/tls.ts loadTls). */
   tls?: TlsMaterial;
   /** The base of channel ingress URLs (`<publicUrl>/hooks/<name>`); default the listen address. */
@@ -139,7 +141,8 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   });
   const allowedHosts = options.allowedHosts ?? [];
   const onForwarded = (seq: number, status: number) => recordSubscriberForward(store, seq, status, log);
-  const hub = new SubscriberHub(store, { authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, onForwarded });
+  const hubOptions = { authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, onForwarded };
+  const hub = new SubscriberHub(store, { ...hubOptions, ...options.subscriberLimits });
   const state = { accepting: true, port: options.port ?? DEFAULT_RELAY_PORT };
   // On JetStream, forwarding is shared work of every instance (durable consumers), not this process's.
   const sharedForwarding = shared?.(channels);
