@@ -76,7 +76,7 @@ export const CONTEXT = {
 } as const;
 
 /** contextValue of tree rows (see src/core/tree/nodes.ts). */
-export const VIEW_ITEMS = ['repository', 'webhook', 'deliveries', 'delivery.ok', 'delivery.failed', 'loadMore', 'message',
+export const VIEW_ITEMS = ['repository', 'webhook', 'deliveries', 'delivery.ok', 'delivery.failed', 'delivery.ok.inRelay', 'delivery.failed.inRelay', 'loadMore', 'message',
   'message.auth', 'message.signedOut', 'message.network', 'message.config', 'message.service',
   'relayDelivery.verified', 'relayDelivery.unverified', 'relayDelivery.rejected', 'relayChannel'] as const;
 

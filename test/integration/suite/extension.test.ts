@@ -268,7 +268,7 @@ describe('Service Webhooks extension', function () {
   });
 
   it('Retry All Failed retries every failed delivery of a webhook', async function () {
-    const r = await run<{ retried: number; errors: string[] }>(COMMANDS.retryAllFailed, { webhookId: failingHook.id });
+    const r = await run<{ retried: number; errors: string[] }>(COMMANDS.retryAllFailed, { webhookId: failingHook.id, confirm: true });
     assert.ok(r && r.retried >= 1, `retried ${r?.retried}`);
     assert.deepEqual(r.errors, []);
   });
