@@ -96,3 +96,6 @@ export const RELAY_STORAGE = {
   /** SecretStorage: a remote relay's token, per address (`<prefix><https://host>`). */
   remoteTokenPrefix: 'serviceHooks.relay.token:',
 } as const;
+
+/** The "Open Settings" button of an error about serviceHooks.baseUrl. */
+export const OPEN_SETTINGS_ACTION = { title: 'Open Settings', command: 'workbench.action.openSettings', arguments: [SETTINGS.baseUrl] } as const;

@@ -413,9 +413,12 @@ describe('Service Webhooks extension', function () {
     const r = await run<{ terminal: string; commands: string[] }>(COMMANDS.setUpRunner, { token: runnerToken, execute: false });
     assert.equal(r?.terminal, 'Service Runner');
     assert.ok(r.commands[0]!.includes(`${emulator.url}/runner/install.sh`));
+    assert.match(r.commands[0]!, / -o install\.sh$/, 'downloaded to a file');
+    assert.ok(r.commands.every((c) => !/\|\s*sh\b/.test(c)), 'never piped into sh');
     assert.ok(r.commands.every((c) => !c.includes(runnerToken)), 'the token is not on any command line');
     const terminal = await opened;
     const env = (terminal.creationOptions as vscode.TerminalOptions).env ?? {};
+    assert.equal((terminal.creationOptions as vscode.TerminalOptions).isTransient, true, 'not restored after a reload');
     assert.equal(env.SERVICE_RUNNER_TOKEN, runnerToken);
     assert.ok(!JSON.stringify(vscode.workspace.getConfiguration('serviceHooks')).includes(runnerToken));
     terminal.dispose();
