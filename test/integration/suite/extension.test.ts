@@ -388,7 +388,7 @@ describe('Service Webhooks extension', function () {
     assert.equal(bad?.imported, 0);
     assert.deepEqual(bad.problems.map((p) => p.index), [1, 2]);
     const goodFile = join(dir, 'good.json');
-    const records = Array.from({ length: 7 }, (_, i) => ({ number: i + 1, title: `Issue ${i + 1}`, body: '', labels: ['bug'], assignees: [], state: 'open' }));
+    const records = Array.from({ length: 7 }, (_, i) => ({ number: i + 1, title: `Issue ${i + 1}`, body: i === 0 ? null : '', labels: ['bug'], assignees: [], state: i % 2 ? 'OPEN' : 'closed' })); // gh CLI exports say OPEN
     writeFileSync(goodFile, JSON.stringify(records));
     const good = await run<{ imported: number[]; failed: unknown[]; notSent: number[] }>(COMMANDS.importIssues, { file: goodFile, repo: REPO, chunkSize: 3 });
     assert.deepEqual(good?.imported, [1, 2, 3, 4, 5, 6, 7]);
