@@ -1,12 +1,13 @@
 // The relay server: wiring of ingress (./ingress), the REST API (./api), the WebSocket subscribers
 // (./subscribers) and forwarding (./forwarder) over the journaled store (./store).
 import { chmodSync, mkdirSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { refuseRaw, sendError, sendJson } from '../shared/http';
 import { SourceAllowList } from './access';
 import { createApi } from './api';
+import { openChannelDirectory } from './channelDirectory';
 import { ChannelConfigs, type ChannelDefaults } from './channels';
 import { Forwarder, DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
 import { createIngress, hookChannel, PLAIN_HOOK_RE, type IngressHandler } from './ingress';
@@ -15,8 +16,10 @@ import { listen, stopper } from './lifecycle';
 import { DeliveryStore } from './store';
 import type { SharedForwarding } from './nats/sharedForwarding';
 import type { NatsChoice } from './nats/wiring';
+import { authenticate } from './scope';
 import type { RelayStore } from './storeTypes';
 import { SubscriberHub } from './subscribers';
+import { createHttpServer, type TlsMaterial } from './tls';
 import { ensureToken } from './token';
 import { WS_PATH } from '../../src/core/relay/protocol';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
@@ -56,6 +59,14 @@ export interface RelayOptions extends ChannelDefaults {
   allowedOrigins?: string[];
   segmentBytes?: number;
   pingIntervalMs?: number;
+  /** Serve HTTPS and WSS with this certificate and key (relay/server/tls.ts loadTls). */
+  tls?: TlsMaterial;
+  /** The base of channel ingress URLs (`<publicUrl>/hooks/<name>`); default the listen address. */
+  publicUrl?: string;
+  /** --public: no implicit channels, no channel (nor channel creation) without a secret. */
+  requireVerified?: boolean;
+  /** The admin token; default `<dataDir>/token`, generated once. */
+  token?: string;
   /** Told once when a new token is generated (the only time it is shown). */
   onTokenCreated?: (token: string, path: string) => void;
   /** Operational log lines (never contain the token). */
@@ -101,7 +112,17 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
 async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, options: RelayOptions): Promise<RelayServer> {
   const host = options.host ?? '127.0.0.1';
   const log = options.log ?? (() => undefined);
-  const token = ensureToken(dataDir, options.onTokenCreated);
+  const token = options.token ?? ensureToken(dataDir, options.onTokenCreated);
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const baseUrl = () => `${options.tls ? 'https' : 'http'}://${urlHost}:${state.port}`;
+  const directory = openChannelDirectory(dataDir, {
+    settingsOf: (name) => channels.get(name),
+    configured: Object.keys(options.channels ?? {}),
+    forward: options.forward ?? [],
+    strict: options.requireVerified ?? false,
+    ingressBase: () => options.publicUrl ?? baseUrl(),
+  });
+  const scopeOf = (given: string | undefined) => authenticate(given, token, directory.registry);
   const { store, shared } = await openStore(dataDir, options, log);
   const allow = new SourceAllowList(options.allowCidr ?? []);
   const forwarder = new Forwarder(store, {
@@ -112,13 +133,13 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
     log,
   });
   const allowedHosts = options.allowedHosts ?? [];
-  const hub = new SubscriberHub(store, { token, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs });
+  const hub = new SubscriberHub(store, { authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs });
   const state = { accepting: true, port: options.port ?? DEFAULT_RELAY_PORT };
   // On JetStream, forwarding is shared work of every instance (durable consumers), not this process's.
   const sharedForwarding = shared?.(channels);
-  const ingress = createIngress({ store, forwarder: sharedForwarding ? NO_LOCAL_FORWARDING : forwarder, channels, allow, trustProxy: options.trustProxy ?? false, maxBody: options.maxBody ?? DEFAULT_MAX_BODY });
-  const api = createApi({ store, forwarder, token, boundHost: host, allowedHosts, port: () => state.port });
-  const server = createServer(serverOptions(options), requestHandler({ store, ingress, api, log, accepting: () => state.accepting }));
+  const ingress = createIngress({ store, forwarder: sharedForwarding ? NO_LOCAL_FORWARDING : forwarder, channels: directory, allow, trustProxy: options.trustProxy ?? false, maxBody: options.maxBody ?? DEFAULT_MAX_BODY });
+  const api = createApi({ store, forwarder, authenticate: scopeOf, channels: directory, onChannelDeleted: (n) => hub.revoke(n), log, boundHost: host, allowedHosts, port: () => state.port });
+  const server = createHttpServer(serverOptions(options), options.tls, requestHandler({ store, ingress, api, log, accepting: () => state.accepting }));
   server.on('upgrade', (req, socket, head) => {
     // A reset while refusing (or before the WebSocket takes the socket over) must not crash the relay.
     socket.on('error', () => socket.destroy());
@@ -151,8 +172,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   }
   retention = setInterval(() => void store.applyRetention().catch(() => undefined), 60_000);
   retention.unref();
-  const urlHost = host.includes(':') ? `[${host}]` : host;
-  return { port: state.port, host, url: `http://${urlHost}:${state.port}`, token, dataDir, store, close };
+  return { port: state.port, host, url: baseUrl(), token, dataDir, store, close };
 }
 
 interface OpenedStore {
