@@ -42,6 +42,8 @@ export interface SubscriberOptions {
   maxUnsentBytes?: number;
   /** Connected subscribers per token; more are refused with HTTP 429 (default 64). */
   maxSubscribersPerToken?: number;
+  /** A subscriber forwarded a delivery it was sent to its app, which answered `status` (AckMessage.forwarded). */
+  onForwarded?: (seq: number, status: number) => void;
 }
 
 class Subscriber {
@@ -184,13 +186,23 @@ export class SubscriberHub {
     if (scope.kind === 'channel' && asked !== undefined && asked !== scope.channel) return refuse(403, 'Forbidden Channel');
     const channel = scope.kind === 'channel' ? scope.channel : asked;
     const bodies = url.searchParams.get('bodies') !== '0';
-    // Counted from now: concurrent upgrades cannot pass the cap together.
+    // Counted from now, so concurrent upgrades cannot pass the cap together; given back if the
+    // handshake fails (ws then answers 400 itself and never calls back).
     this.perToken.set(token, (this.perToken.get(token) ?? 0) + 1);
+    let accepted = false;
+    socket.once('close', () => accepted || this.release(token));
     this.wss.handleUpgrade(req, socket, head, (ws) => {
+      accepted = true;
       const sub = new Subscriber(ws, token, channel, bodies, since);
       sub.scopedTo = scope.kind === 'channel' ? scope.channel : undefined;
       this.accept(sub);
     });
+  }
+
+  private release(token: string): void {
+    const n = (this.perToken.get(token) ?? 1) - 1;
+    if (n > 0) this.perToken.set(token, n);
+    else this.perToken.delete(token);
   }
 
   private accept(sub: Subscriber): void {
@@ -213,6 +225,8 @@ export class SubscriberHub {
       }
       if (typeof msg !== 'object' || msg === null) return; // `null`, numbers, strings: ignored
       if (msg.type === 'ack' && Number.isInteger(msg.seq)) {
+        const status = msg.forwarded?.status;
+        if (Number.isInteger(status) && sub.unacked.includes(msg.seq)) this.options.onForwarded?.(msg.seq, status!);
         sub.acked = Math.max(sub.acked, msg.seq);
         sub.unacked = sub.unacked.filter((s) => s > sub.acked);
         void this.pump(sub);
@@ -229,9 +243,7 @@ export class SubscriberHub {
     const set = this.byChannel.get(key);
     set?.delete(sub);
     if (set?.size === 0) this.byChannel.delete(key);
-    const n = (this.perToken.get(sub.token) ?? 1) - 1;
-    if (n > 0) this.perToken.set(sub.token, n);
-    else this.perToken.delete(sub.token);
+    this.release(sub.token);
   }
 
   /** A new delivery: wakes only the subscribers of its channel (and those of every channel). */

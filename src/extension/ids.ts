@@ -79,7 +79,7 @@ export const CONTEXT = {
 } as const;
 
 /** contextValue of tree rows (see src/core/tree/nodes.ts). */
-export const VIEW_ITEMS = ['repository', 'webhook', 'deliveries', 'delivery.ok', 'delivery.failed', 'loadMore', 'message',
+export const VIEW_ITEMS = ['repository', 'webhook', 'deliveries', 'delivery.ok', 'delivery.failed', 'delivery.ok.inRelay', 'delivery.failed.inRelay', 'loadMore', 'message',
   'message.auth', 'message.signedOut', 'message.network', 'message.config', 'message.service',
   'relayDelivery.verified', 'relayDelivery.unverified', 'relayDelivery.rejected', 'relayChannel', 'relayForwarding'] as const;
 
@@ -101,3 +101,6 @@ export const RELAY_STORAGE = {
   /** globalState: ForwardSession[] ("Forward Webhooks to Local App"). */
   sessions: 'serviceHooks.relay.sessions',
 } as const;
+
+/** The "Open Settings" button of an error about serviceHooks.baseUrl. */
+export const OPEN_SETTINGS_ACTION = { title: 'Open Settings', command: 'workbench.action.openSettings', arguments: [SETTINGS.baseUrl] } as const;

@@ -12,6 +12,7 @@ import { headerRecord } from '../store';
 export { StoreUnavailableError };
 import type { DeliveryMeta, NewDelivery, PruneOptions, RelayStore, StoreEvents, StoredDelivery, StoreIntegrity, StoreListQuery } from '../storeTypes';
 import { DeliveryIndex } from './index';
+import { sizeFields } from '../rejected';
 
 /** The delivery's meta (channel, time, verification, raw headers, targets) as JSON, beside the body bytes. */
 export const META_HEADER = 'Sh-Meta';
@@ -72,9 +73,14 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     return store;
   }
 
-  private async ensureStreams(): Promise<void> {
+  /** Stream (and channel bucket) replicas: --nats-replicas, else 3 on a cluster of three or more servers, else 1. */
+  get replicas(): number {
     const servers = (this.nc.info?.connect_urls?.length ?? 0) || 1;
-    const replicas = this.options.replicas ?? (servers >= 3 ? 3 : 1);
+    return this.options.replicas ?? (servers >= 3 ? 3 : 1);
+  }
+
+  private async ensureStreams(): Promise<void> {
+    const replicas = this.replicas;
     const r = this.options.retention ?? {};
     const maxAge = r.maxAgeMs ? r.maxAgeMs * 1e6 : 0;
     const streams = [
@@ -305,7 +311,7 @@ function subjectRoot(stream: string): string {
 }
 
 function provisional(seq: number, meta: Omit<DeliveryMeta, 'seq'>, size: number): RelayDeliverySummary {
-  return { seq, channel: meta.channel, receivedAt: meta.receivedAt, verification: meta.verification, size, forward: [] };
+  return { seq, channel: meta.channel, receivedAt: meta.receivedAt, verification: meta.verification, ...sizeFields(meta, size), forward: [] };
 }
 
 /**
