@@ -4,7 +4,7 @@
 // (bodies are read as JSON whatever their Content-Type) · 500 a journal read or write failed.
 //
 //   GET  /api/status                      → 200 RelayStatus
-//   GET  /api/deliveries?channel=&status=&since=&limit=  → 200 DeliveryList (newest first)
+//   GET  /api/deliveries?channel=&status=&since=&before=&limit=  → 200 DeliveryList (newest first)
 //   GET  /api/deliveries/<seq>            → 200 RelayDelivery
 //   POST /api/deliveries/<seq>/replay     → 200 ReplayResponse ({ to?, resignSecret? })
 //   POST /api/forward/retry               → 200 RetryPendingResponse ({ channel?, target? }): retry pending now
@@ -150,7 +150,7 @@ function listQuery(p: URLSearchParams): Checked<DeliveryListQuery> {
   const q: DeliveryListQuery = {};
   if (p.get('channel')) q.channel = p.get('channel')!;
   if (p.get('status')) q.status = p.get('status') as Verification | ForwardStatus;
-  for (const k of ['since', 'limit'] as const) {
+  for (const k of ['since', 'before', 'limit'] as const) {
     const v = p.get(k);
     if (v === null || v === '') continue;
     const n = Number(v);

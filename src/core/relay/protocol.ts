@@ -73,12 +73,14 @@ export interface RelayStatus {
   journal?: { corruptRecords: number; corruptBytes: number; truncatedBytes: number };
 }
 
-/** GET /api/deliveries?channel=&status=&since=&limit= (newest first; `since` keeps seq > since). */
+/** GET /api/deliveries?channel=&status=&since=&before=&limit= (newest first; `since` keeps seq > since). */
 export interface DeliveryListQuery {
   channel?: string;
   /** A verification ('verified'|'unverified'|'rejected') or forward status ('pending'|'ok'|'failed'). */
   status?: Verification | ForwardStatus;
   since?: number;
+  /** Cursor for older pages: only seq < before (pass the last seq of the previous page). */
+  before?: number;
   limit?: number;
 }
 export interface DeliveryList {

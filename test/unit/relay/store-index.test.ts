@@ -7,6 +7,8 @@ import { readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DeliveryStore } from '../../../relay/server/store';
 import type { ForwardAttempt } from '../../../src/core/relay/protocol';
+import { startRelay } from '../../../relay/server';
+import { RelayApi } from '../../../relay/client/api';
 import { FaultyFs } from './faultyFs';
 import { tempDir } from './helpers';
 
@@ -156,5 +158,19 @@ describe('relay store: compact index', () => {
     assert.equal(one.deliveryId, 'id-11');
     assert.equal(one.size, Buffer.byteLength(`body 11 ${'.'.repeat(100)}`));
     await store.close();
+  });
+
+  it('GET /api/deliveries pages back with before=<seq>', async () => {
+    const dir = tempDir();
+    await (await fill(dir)).close();
+    const relay = await startRelay({ port: 0, dataDir: dir, secrets: ['s'], segmentBytes: 700 });
+    try {
+      const api = new RelayApi({ baseUrl: relay.url, token: relay.token });
+      const page1 = (await api.listDeliveries({ limit: 10 })).deliveries.map((d) => d.seq);
+      const page2 = (await api.listDeliveries({ limit: 10, before: page1.at(-1) })).deliveries.map((d) => d.seq);
+      assert.deepEqual(page2, [30, 29, 28, 27, 26, 25, 24, 23, 22, 21]);
+    } finally {
+      await relay.close();
+    }
   });
 });
