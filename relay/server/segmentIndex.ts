@@ -3,7 +3,7 @@
 // a JSON array of [type, offset, length, entry] per record, where `entry` is what the store keeps
 // in memory for that record (never a body). A restart reads these instead of the segments; an
 // index that is missing, damaged or written for a different segment size is rebuilt from its
-// segment. Written to a temporary file, fsynced, renamed, and the directory fsynced.
+// segment; one covering a prefix (a checkpoint) is completed by scanning the rest. Written to a temporary file, fsynced, renamed, and the directory fsynced.
 import { join } from 'node:path';
 import { crc32 } from './crc32';
 import type { JournalFs } from './journalFs';
@@ -31,14 +31,18 @@ export function encodeIndex(index: SegmentIndex): Buffer {
   return Buffer.concat([Buffer.from(`${header}\n`, 'utf8'), body]);
 }
 
-/** The index in `buf`, or undefined when it does not check out (then the segment is scanned). */
+/**
+ * The index in `buf`, or undefined when it does not check out (then the segment is scanned). An
+ * index covering less than the segment (a checkpoint of the then current segment) is valid: the
+ * rest is scanned.
+ */
 export function decodeIndex(buf: Buffer, segment: number, segmentBytes: number): SegmentIndex | undefined {
   const nl = buf.indexOf(10);
   if (nl < 0) return undefined;
   try {
     const h = JSON.parse(buf.subarray(0, nl).toString('utf8')) as { v: number; segment: number; bytes: number; corrupt: [number, number][]; count: number; crc: number };
     const body = buf.subarray(nl + 1);
-    if (h.v !== VERSION || h.segment !== segment || h.bytes !== segmentBytes || crc32(body) !== h.crc) return undefined;
+    if (h.v !== VERSION || h.segment !== segment || h.bytes > segmentBytes || crc32(body) !== h.crc) return undefined;
     const records = JSON.parse(body.toString('utf8')) as IndexedRecord[];
     if (!Array.isArray(records) || records.length !== h.count) return undefined;
     return { segment, bytes: h.bytes, corrupt: h.corrupt ?? [], records };
