@@ -6,7 +6,7 @@ import { Journal, JournalCorruptError, type CorruptRegion, type JournalFs, type 
 import { nodeFs } from './journalFs';
 import { SeqMark } from './seqMark';
 import { CompactIndex, type IndexRow } from './compactIndex';
-import { T_ATTEMPT, T_DELIVERY, T_PRUNE, deliveryTuple, fromTuple, indexedDelivery, parseMeta, summarize, type AttemptRecord } from './storeRecords';
+import { T_ATTEMPT, T_DELIVERY, T_PRUNE, attemptFields, attemptTuple, deliveryTuple, fieldsFromTuple, stateFields, fromTuple, indexedDelivery, parseMeta, summarize, type AttemptRecord } from './storeRecords';
 import type { ChannelStatus, ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../src/core/relay/protocol';
 import type { DeliveryMeta, NewDelivery, PruneOptions, RecordAttemptOptions, RelayStore, StoreEvents, StoreIntegrity, StoreListQuery } from './storeTypes';
 
@@ -83,7 +83,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
       this.index.insert(d, loc);
       this.touchSegment(loc.segment, d.seq);
     } else if (type === T_ATTEMPT) {
-      const rec = entry as AttemptRecord;
+      const rec = fieldsFromTuple(entry as Parameters<typeof fieldsFromTuple>[0]);
       this.lastSeq = Math.max(this.lastSeq, rec.seq);
       this.touchSegment(loc.segment, rec.seq);
       this.index.applyAttempt(rec.seq, rec.attempt, rec.state);
@@ -136,9 +136,9 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
    */
   async recordAttempt(seq: number, attempt: ForwardAttempt, state?: ForwardState, options?: RecordAttemptOptions): Promise<void> {
     const rec: AttemptRecord = { seq, attempt, ...(state ? { state } : {}) };
-    const loc = await this.journal.append(T_ATTEMPT, [Buffer.from(JSON.stringify(rec), 'utf8')], { lazy: options?.lazy, entry: rec });
+    const loc = await this.journal.append(T_ATTEMPT, [Buffer.from(JSON.stringify(rec), 'utf8')], { lazy: options?.lazy, entry: attemptTuple(rec) });
     this.touchSegment(loc.segment, seq);
-    this.index.applyAttempt(seq, attempt, state);
+    this.index.applyAttempt(seq, attemptFields(attempt), stateFields(state));
     this.emit('forward', seq, attempt, state);
   }
 
