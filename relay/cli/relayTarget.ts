@@ -31,6 +31,9 @@ export function relayApi(values: { relay?: string; token?: string; data?: string
   return new RelayApi({ baseUrl, token });
 }
 
+/** TLS verification failures that mean "the CA is not known here" (node's error codes). */
+const UNTRUSTED_CERT = new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY']);
+
 /** Runs a relay API call and turns "nothing listens there" into a sentence that says what to do. */
 export async function callRelay<T>(baseUrl: string | undefined, call: () => Promise<T>): Promise<T> {
   try {
@@ -38,6 +41,9 @@ export async function callRelay<T>(baseUrl: string | undefined, call: () => Prom
   } catch (err) {
     const code = (err as { code?: string; cause?: { code?: string } }).code ?? (err as { cause?: { code?: string } }).cause?.code;
     if (code === 'ECONNREFUSED') throw new Error(`no relay answers at ${baseUrl ?? 'http://127.0.0.1:8788'}: start one with \`service-hooks relay\` or pass --relay URL`);
+    if (code !== undefined && UNTRUSTED_CERT.has(code)) {
+      throw new Error(`the relay's certificate at ${baseUrl} is not trusted (${code}): set NODE_EXTRA_CA_CERTS to the PEM file of the CA that signed it`);
+    }
     throw err;
   }
 }

@@ -1,6 +1,10 @@
 // REST client of the relay API (token in the Authorization header, never the URL).
 import { request, type Dispatcher } from 'undici';
 import type {
+  ChannelInfo,
+  ChannelList,
+  CreateChannelRequest,
+  CreatedChannel,
   DeliveryList,
   DeliveryListQuery,
   PruneRequest,
@@ -37,7 +41,7 @@ export class RelayApi {
     this.base = options.baseUrl.replace(/\/+$/, '');
   }
 
-  private async call<T>(method: 'GET' | 'POST', path: string, body?: unknown, auth = true): Promise<T> {
+  private async call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, auth = true): Promise<T> {
     const timeout = this.options.timeoutMs ?? 30_000;
     const res = await request(this.base + path, {
       method,
@@ -97,5 +101,25 @@ export class RelayApi {
 
   prune(options: PruneRequest): Promise<PruneResponse> {
     return this.call('POST', '/api/prune', options);
+  }
+
+  /** Admin token only. The answer holds the channel's token, shown this once. */
+  createChannel(request: CreateChannelRequest): Promise<CreatedChannel> {
+    return this.call('POST', '/api/channels', request);
+  }
+
+  /** Admin token only. */
+  async listChannels(): Promise<ChannelInfo[]> {
+    return (await this.call<ChannelList>('GET', '/api/channels')).channels;
+  }
+
+  /** The admin token, or the channel's own token. */
+  getChannel(name: string): Promise<ChannelInfo> {
+    return this.call('GET', `/api/channels/${encodeURIComponent(name)}`);
+  }
+
+  /** Admin token only. The channel's token stops working and its ingress answers 404. */
+  async deleteChannel(name: string): Promise<void> {
+    await this.call('DELETE', `/api/channels/${encodeURIComponent(name)}`);
   }
 }

@@ -47,126 +47,154 @@ export interface Subscription {
 }
 
 export function subscribe(options: SubscribeOptions): Subscription {
-  let lastSeq = options.since ?? -1;
-  let ws: WebSocket | undefined;
-  let stopped = false;
-  let attempt = 0;
-  let retryTimer: ReturnType<typeof setTimeout> | undefined;
-  let resolveClosed!: () => void;
-  const closed = new Promise<void>((r) => (resolveClosed = r));
-  const initial = options.backoff?.initialMs ?? 250;
-  const max = options.backoff?.maxMs ?? 30_000;
-  const pingEvery = options.pingIntervalMs ?? 15_000;
-  const pongWithin = options.pongTimeoutMs ?? 10_000;
-  const state = (s: SubscriptionState) => options.onState?.(s);
+  return new Subscriber(options);
+}
 
-  const endpoint = (): string => {
-    const u = new URL(options.url);
+/** One connection's state: its socket, the handler queue, the liveness timers and why it failed. */
+interface Connection {
+  sock: WebSocket;
+  queue: Promise<void>;
+  pingTimer?: ReturnType<typeof setInterval>;
+  pongTimer?: ReturnType<typeof setTimeout>;
+  failure: string;
+}
+
+class Subscriber implements Subscription {
+  private last: number;
+  private ws: WebSocket | undefined;
+  private stopped = false;
+  private attempt = 0;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  private resolveClosed!: () => void;
+  readonly closed = new Promise<void>((r) => (this.resolveClosed = r));
+
+  constructor(private readonly options: SubscribeOptions) {
+    this.last = options.since ?? -1;
+    this.connect();
+  }
+
+  get lastSeq(): number {
+    return this.last;
+  }
+
+  private state(s: SubscriptionState): void {
+    this.options.onState?.(s);
+  }
+
+  private endpoint(): string {
+    const u = new URL(this.options.url);
     if (u.pathname === '/' || u.pathname === '') u.pathname = WS_PATH;
-    if (lastSeq >= 0) u.searchParams.set('since', String(lastSeq));
-    if (options.channel) u.searchParams.set('channel', options.channel);
-    if (options.bodies === false) u.searchParams.set('bodies', '0');
+    if (this.last >= 0) u.searchParams.set('since', String(this.last));
+    if (this.options.channel) u.searchParams.set('channel', this.options.channel);
+    if (this.options.bodies === false) u.searchParams.set('bodies', '0');
     return u.toString();
-  };
+  }
 
-  const connect = () => {
-    if (stopped) return;
-    attempt++;
-    state({ state: 'connecting', attempt });
-    const viaProto = options.tokenIn === 'subprotocol';
-    const sock = new WebSocket(endpoint(), viaProto ? [TOKEN_SUBPROTOCOL_PREFIX + options.token] : [], {
-      headers: { ...(options.headers ?? {}), ...(viaProto ? {} : { authorization: `Bearer ${options.token}` }) },
+  private connect(): void {
+    if (this.stopped) return;
+    this.attempt++;
+    this.state({ state: 'connecting', attempt: this.attempt });
+    const o = this.options;
+    const viaProto = o.tokenIn === 'subprotocol';
+    const sock = new WebSocket(this.endpoint(), viaProto ? [TOKEN_SUBPROTOCOL_PREFIX + o.token] : [], {
+      headers: { ...(o.headers ?? {}), ...(viaProto ? {} : { authorization: `Bearer ${o.token}` }) },
       perMessageDeflate: false,
       maxPayload: 256 * 1024 * 1024,
     });
-    ws = sock;
-    let queue = Promise.resolve();
-    let pingTimer: ReturnType<typeof setInterval> | undefined;
-    let pongTimer: ReturnType<typeof setTimeout> | undefined;
-    let failure = '';
-
-    sock.on('open', () => {
-      attempt = 0;
-      pingTimer = setInterval(() => {
-        if (pongTimer) return;
-        pongTimer = setTimeout(() => {
-          failure = 'no pong from the relay';
-          sock.terminate();
-        }, pongWithin);
-        sock.ping();
-      }, pingEvery);
-    });
+    this.ws = sock;
+    const c: Connection = { sock, queue: Promise.resolve(), failure: '' };
+    sock.on('open', () => this.opened(c));
     sock.on('pong', () => {
-      if (pongTimer) clearTimeout(pongTimer);
-      pongTimer = undefined;
+      if (c.pongTimer) clearTimeout(c.pongTimer);
+      c.pongTimer = undefined;
     });
     sock.on('unexpected-response', (_req, res) => {
-      failure = `relay refused the connection: HTTP ${res.statusCode}`;
+      c.failure = `relay refused the connection: HTTP ${res.statusCode}`;
       res.resume();
       sock.terminate();
     });
     sock.on('error', (err) => {
-      failure ||= err.message;
+      c.failure ||= err.message;
     });
-    sock.on('message', (data) => {
-      let msg: ServerMessage;
-      try {
-        msg = JSON.parse(data.toString()) as ServerMessage;
-      } catch {
-        return;
-      }
-      if (msg.type === 'hello') {
-        if (lastSeq < 0) lastSeq = msg.since;
-        state({ state: 'open', lastSeq: msg.lastSeq });
-      } else if (msg.type === 'caught-up') state({ state: 'caught-up', lastSeq: msg.lastSeq });
-      else if (msg.type === 'forward') options.onForward?.(msg);
-      else if (msg.type === 'delivery') {
-        const d = msg.delivery;
-        queue = queue.then(async () => {
-          if (stopped || sock.readyState !== WebSocket.OPEN || d.seq <= lastSeq) return;
-          try {
-            await options.onDelivery(d);
-          } catch (err) {
-            failure = `delivery ${d.seq} handler failed: ${(err as Error).message}`;
-            sock.terminate();
-            return;
-          }
-          lastSeq = d.seq;
-          if (sock.readyState === WebSocket.OPEN) sock.send(JSON.stringify({ type: 'ack', seq: d.seq }));
-        });
-      }
-    });
-    sock.on('close', (code, reason) => {
-      if (pingTimer) clearInterval(pingTimer);
-      if (pongTimer) clearTimeout(pongTimer);
-      if (stopped) return;
-      const why = failure || `closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`;
-      const delay = Math.min(max, initial * 2 ** Math.min(attempt, 16)) * (0.5 + Math.random() / 2);
-      state({ state: 'reconnecting', delayMs: Math.round(delay), reason: why });
-      retryTimer = setTimeout(connect, delay);
-    });
-  };
+    sock.on('message', (data) => this.message(c, data.toString()));
+    sock.on('close', (code, reason) => this.lost(c, code, reason));
+  }
 
-  connect();
-  return {
-    get lastSeq() {
-      return lastSeq;
-    },
-    closed,
-    close() {
-      if (stopped) return;
-      stopped = true;
-      if (retryTimer) clearTimeout(retryTimer);
-      const sock = ws;
-      const done = () => {
-        state({ state: 'closed', reason: 'closed by client' });
-        resolveClosed();
-      };
-      if (sock && sock.readyState !== WebSocket.CLOSED) {
-        sock.once('close', done);
-        if (sock.readyState === WebSocket.CONNECTING) sock.terminate();
-        else sock.close(1000);
-      } else done();
-    },
-  };
+  /** Connected: reset the backoff and start ping/pong liveness. */
+  private opened(c: Connection): void {
+    this.attempt = 0;
+    const pongWithin = this.options.pongTimeoutMs ?? 10_000;
+    c.pingTimer = setInterval(() => {
+      if (c.pongTimer) return;
+      c.pongTimer = setTimeout(() => {
+        c.failure = 'no pong from the relay';
+        c.sock.terminate();
+      }, pongWithin);
+      c.sock.ping();
+    }, this.options.pingIntervalMs ?? 15_000);
+  }
+
+  private message(c: Connection, text: string): void {
+    let msg: ServerMessage;
+    try {
+      msg = JSON.parse(text) as ServerMessage;
+    } catch {
+      return;
+    }
+    switch (msg.type) {
+      case 'hello':
+        if (this.last < 0) this.last = msg.since;
+        return this.state({ state: 'open', lastSeq: msg.lastSeq });
+      case 'caught-up':
+        return this.state({ state: 'caught-up', lastSeq: msg.lastSeq });
+      case 'forward':
+        return this.options.onForward?.(msg);
+      case 'delivery':
+        c.queue = c.queue.then(() => this.handle(c, msg.delivery));
+        return;
+    }
+  }
+
+  /** Hands one delivery to the handler, in seq order, and acknowledges it once the handler resolved. */
+  private async handle(c: Connection, d: DeliveryMessage['delivery']): Promise<void> {
+    if (this.stopped || c.sock.readyState !== WebSocket.OPEN || d.seq <= this.last) return;
+    try {
+      await this.options.onDelivery(d);
+    } catch (err) {
+      c.failure = `delivery ${d.seq} handler failed: ${(err as Error).message}`;
+      c.sock.terminate();
+      return;
+    }
+    this.last = d.seq;
+    if (c.sock.readyState === WebSocket.OPEN) c.sock.send(JSON.stringify({ type: 'ack', seq: d.seq }));
+  }
+
+  /** The connection closed: reconnect after a backoff with jitter, unless close() was called. */
+  private lost(c: Connection, code: number, reason: Buffer): void {
+    if (c.pingTimer) clearInterval(c.pingTimer);
+    if (c.pongTimer) clearTimeout(c.pongTimer);
+    if (this.stopped) return;
+    const why = c.failure || `closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`;
+    const initial = this.options.backoff?.initialMs ?? 250;
+    const max = this.options.backoff?.maxMs ?? 30_000;
+    const delay = Math.min(max, initial * 2 ** Math.min(this.attempt, 16)) * (0.5 + Math.random() / 2);
+    this.state({ state: 'reconnecting', delayMs: Math.round(delay), reason: why });
+    this.retryTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  close(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    const sock = this.ws;
+    const done = () => {
+      this.state({ state: 'closed', reason: 'closed by client' });
+      this.resolveClosed();
+    };
+    if (sock && sock.readyState !== WebSocket.CLOSED) {
+      sock.once('close', done);
+      if (sock.readyState === WebSocket.CONNECTING) sock.terminate();
+      else sock.close(1000);
+    } else done();
+  }
 }

@@ -1,6 +1,6 @@
 // `service-hooks lint [PATHS|GLOBS…]`: the workflow port linter over files (workflows and composite
 // actions), with --fix / --fix-pinned, text/json/sarif output and the Markdown port report (--report).
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse } from '../cli/args';
 import { EXIT, UsageError, type CliIO, type Command } from '../cli/io';
@@ -89,7 +89,7 @@ async function lintFile(file: string, f: Flags, options: LintOptions, io: CliIO)
   const path = resolve(io.cwd, file);
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    bytes = readFileSync(path); // sync: a CLI reading many small files; async reads cost a thread-pool hop each
   } catch (err) {
     io.stderr.write(`service-hooks lint: ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
     return { findings: [], fixed: 0, status: EXIT.usage };

@@ -5,8 +5,10 @@ import { parse, parseDuration, port, positiveDuration, size } from '../cli/args'
 
 export { parseDuration } from '../cli/args';
 import { EXIT, UsageError, type CliIO, type Command } from '../cli/io';
+import { PUBLIC_HELP, PUBLIC_OPTIONS, publicRelayOptions } from '../cli/publicOptions';
 import { DataDirLockedError, DEFAULT_DATA_DIR, DEFAULT_MAX_BODY, RelayConfigError, startRelay, type ChannelConfig, type RelayOptions } from '../server';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
+import { parseNatsServers } from '../server/nats/urls';
 
 const help = `Usage: service-hooks relay [options]
 
@@ -16,7 +18,7 @@ forwards the original bytes to each target, retrying on the service's schedule.
 
 Options:
   --port N              port to listen on (default ${DEFAULT_RELAY_PORT}; 0 picks a free port)
-  --host H              address to bind (default 127.0.0.1)
+  --host H              address to bind (default 127.0.0.1; 0.0.0.0 with --public)
   --forward URL         forward every delivery to URL (repeatable)
   --secret S            accepted signing secret (repeatable, for rotation); none: accept unverified.
                         An empty secret is refused; one shorter than 16 bytes gets a warning
@@ -37,6 +39,13 @@ Options:
   --allow-origin O      also accept this browser Origin on /ws (repeatable)
   --keep N              retention: keep at most N deliveries (default 100000)
   --max-age D           retention: drop deliveries older than D, e.g. 7d, 12h (default 30d)
+  --store URLS          keep deliveries in NATS JetStream instead of the file journal:
+                        nats://HOST:PORT[,nats://HOST:PORT…] (tls:// for TLS; user:pass@ in
+                        the URL); several relays on one store share deliveries and forwarding
+  --nats-creds FILE     NATS credentials file (JWT + NKey seed)
+  --nats-replicas N     stream replicas (default: 3 with three or more servers, else 1)
+
+${PUBLIC_HELP}
 
 One relay per --data folder: a second one on the same folder exits 3 (the first holds
 <data>/relay.lock with its pid; a lock left by a relay that is gone is taken over).
@@ -44,7 +53,7 @@ Exit codes: 0 stopped cleanly, 1 failure (e.g. the port is taken), 2 usage or co
 3 the data folder is in use by another relay.
 
 The API and WebSocket (/ws) need the relay token, generated into <data>/token (mode 0600)
-and printed once when created. The address is printed as: relay listening on http://HOST:PORT
+and printed once when created. The address is printed as: relay listening on http(s)://HOST:PORT
 `;
 
 /** Parses 0,1m,5m,30m / 500ms / 2s / 1h into milliseconds. */
@@ -95,6 +104,22 @@ function readConfig(file: string): ConfigFile {
   return c;
 }
 
+/** --store nats://… (and its companions), or nothing for the file journal. */
+function natsChoice(store: string | undefined, creds: string | undefined, replicas: string | undefined, cwd: string): Pick<RelayOptions, 'nats'> {
+  if (store === undefined || store === 'file') {
+    if (creds !== undefined || replicas !== undefined) throw new UsageError('--nats-creds and --nats-replicas go with --store nats://…');
+    return {};
+  }
+  try {
+    parseNatsServers(store);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const n = replicas === undefined ? undefined : positiveInt(replicas, '--nats-replicas');
+  if (n !== undefined && n > 5) throw new UsageError(`--nats-replicas must be from 1 to 5 (JetStream's limit), got ${n}`);
+  return { nats: { servers: store, ...(creds ? { credsFile: resolve(cwd, creds) } : {}), ...(n ? { replicas: n } : {}) } };
+}
+
 const OPTIONS = {
   port: { type: 'string' },
   host: { type: 'string' },
@@ -112,6 +137,10 @@ const OPTIONS = {
   'allow-origin': { type: 'string', multiple: true },
   keep: { type: 'string' },
   'max-age': { type: 'string' },
+  store: { type: 'string' },
+  'nats-creds': { type: 'string' },
+  'nats-replicas': { type: 'string' },
+  ...PUBLIC_OPTIONS,
 } as const;
 
 type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
@@ -133,27 +162,31 @@ function relayOptions(values: Values, io: CliIO): RelayOptions {
   for (const u of values.forward ?? []) {
     if (!/^https?:\/\/[^\s]+$/.test(u)) throw new UsageError(`--forward must be an http(s) URL, got '${u}'`);
   }
+  const secrets = [...(cfg.secrets ?? []), ...secretsOf(values.secret)];
+  const allowCidr = [...(cfg.allowCidr ?? []), ...(values['allow-cidr'] ?? [])];
+  const trustProxy = values['trust-proxy'] ?? false;
+  // host, allowCidr, allowedHosts, TLS, --public and the admin token from the environment:
+  const open = publicRelayOptions(values, { host: values.host, allowCidr, trustProxy, secrets, channels: cfg.channels ?? {}, allowedHosts: values['allow-host'] ?? [] }, io);
   return {
     port: port(values.port, DEFAULT_RELAY_PORT),
-    host: values.host ?? '127.0.0.1',
     dataDir: values.data ? resolve(io.cwd, values.data) : undefined,
-    secrets: [...(cfg.secrets ?? []), ...secretsOf(values.secret)],
+    secrets,
     forward: [...(cfg.forward ?? []), ...(values.forward ?? [])],
     channels: cfg.channels,
-    allowCidr: [...(cfg.allowCidr ?? []), ...(values['allow-cidr'] ?? [])],
-    trustProxy: values['trust-proxy'] ?? false,
+    trustProxy,
     maxBody: size(values['max-body'], DEFAULT_MAX_BODY, '--max-body'),
     retrySchedule: values['retry-schedule'] ? parseSchedule(values['retry-schedule']) : undefined,
     timeScale: timeScaleOf(values['time-scale']),
     forwardTimeoutMs: values['forward-timeout'] === undefined ? undefined : positiveDuration(values['forward-timeout'], '--forward-timeout'),
-    allowedHosts: values['allow-host'],
     allowedOrigins: values['allow-origin'],
     retention: {
       maxCount: values.keep === undefined ? 100_000 : positiveInt(values.keep, '--keep'),
       maxAgeMs: values['max-age'] === undefined ? 30 * DAY_MS : parseDuration(values['max-age'], '--max-age'),
     },
+    ...natsChoice(values.store, values['nats-creds'], values['nats-replicas'], io.cwd),
     onTokenCreated: (token, path) => io.stdout.write(`relay token (shown once; stored in ${path}): ${token}\n`),
     log: (line) => io.stderr.write(`relay: ${line}\n`),
+    ...open,
   };
 }
 

@@ -36,6 +36,8 @@
 //   GET  /_emulator/repos/<org>/<repo>/issues                → 200 IssueRecord[] (imported issues)
 //   GET  /_emulator/repos/<org>/<repo>/secrets               → 200 [{ name, protected, created_at, updated_at }]
 //   ANY  /_emulator/fail/<status>                            → answers <status> (200–599), no auth
+//   GET  /runner/install.sh                                  → 200 text/plain, no auth: a POSIX sh installer of a
+//        fake `runner` (spec §5 "Runner registration"; see runnerScript.ts)
 //
 // With deliveriesEndpoint off (`emulate --documented-only`) the two GET deliveries routes answer 404
 // like any unknown route: the documented service shows deliveries in its web UI only.
@@ -47,6 +49,7 @@ import { createWebhook, deleteWebhook, listWebhooks, updateWebhook } from './han
 import { deliveryDetail, listDeliveries, ping, retryDelivery } from './handlers/deliveries';
 import { createSecret, importIssues } from './handlers/imports';
 import { fireEvent, listIssues, listSecrets } from './handlers/emulatorOnly';
+import { runnerInstaller } from './handlers/runner';
 import type { Handler } from './handlers/context';
 
 export interface Route {
@@ -63,7 +66,7 @@ const route = (path: string, methods: Route['methods'], extension?: boolean): Ro
   ...(extension ? { extension } : {}),
 });
 
-/** Paths with `<>` for a segment; every route here needs the bearer token. */
+/** Paths with `<>` for a segment; those under /api/v1 and /_emulator need the bearer token (router.ts). */
 export const ROUTES: readonly Route[] = [
   route('/api/v1/repos/<>/<>/webhooks', { GET: listWebhooks, POST: createWebhook }),
   route('/api/v1/repos/<>/<>/webhooks/<>', { PATCH: updateWebhook, DELETE: deleteWebhook }),
@@ -76,4 +79,5 @@ export const ROUTES: readonly Route[] = [
   route('/_emulator/repos/<>/<>/events', { POST: fireEvent }),
   route('/_emulator/repos/<>/<>/issues', { GET: listIssues }),
   route('/_emulator/repos/<>/<>/secrets', { GET: listSecrets }),
+  route('/runner/install.sh', { GET: runnerInstaller, HEAD: runnerInstaller }),
 ];

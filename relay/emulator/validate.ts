@@ -1,6 +1,7 @@
 // Validation of the API's request bodies. Each check answers either the clean value or the first
 // problem as { error, field } (field: the JSON path of the bad value, as in `[3].title`).
 import { EVENT_TYPES, errorPath, isEventType, validatePayload, type EventType } from '../../src/core/events';
+import { describeIssueProblem, validateIssueRecords } from '../../src/core/issues/validate';
 import { forbiddenTarget } from '../../src/core/net/address';
 import { isJsonObject } from '../shared/http';
 import type { IssueRecord, WebhookFields, WebhookPatch } from './types';
@@ -109,34 +110,15 @@ export function checkPatchWebhook(body: unknown): Checked<WebhookPatch> {
   return { ok: true, value: out };
 }
 
-/** POST …/issues/bulk: a JSON array of issue records (spec §2.4). */
+/** POST …/issues/bulk: a JSON array of issue records, checked by the rules the editor uses too (src/core/issues/validate.ts). */
 export function checkIssues(body: unknown): Checked<IssueRecord[]> {
   if (!Array.isArray(body)) return bad(undefined, 'the body must be a JSON array of issue records');
-  const numbers = new Set<number>();
-  for (let i = 0; i < body.length; i++) {
-    const at = `[${i}]`;
-    const r: unknown = body[i];
-    if (!isObj(r)) return bad(at, `${at} must be an object`);
-    if (!Number.isInteger(r.number) || (r.number as number) < 1) return bad(`${at}.number`, `${at}.number must be a positive integer`);
-    if (numbers.has(r.number as number)) return bad(`${at}.number`, `${at}.number: duplicate issue number ${r.number}`);
-    numbers.add(r.number as number);
-    for (const k of ['title', 'body'] as const) {
-      if (typeof r[k] !== 'string') return bad(`${at}.${k}`, `${at}.${k} must be a string`);
-    }
-    for (const k of ['labels', 'assignees'] as const) {
-      if (!Array.isArray(r[k])) return bad(`${at}.${k}`, `${at}.${k} must be an array`);
-    }
-    if (r.state !== 'open' && r.state !== 'closed') return bad(`${at}.state`, `${at}.state must be 'open' or 'closed'`);
+  const checked = validateIssueRecords(body, { firstOnly: true });
+  if (!checked.ok) {
+    const p = checked.problems[0]!;
+    return bad(p.field, describeIssueProblem(p));
   }
-  const records = (body as IssueRecord[]).map((r) => ({
-    number: r.number,
-    title: r.title,
-    body: r.body,
-    labels: r.labels,
-    assignees: r.assignees,
-    state: r.state,
-  }));
-  return { ok: true, value: records };
+  return { ok: true, value: checked.records };
 }
 
 /** POST …/secrets: name, value, protected (optional boolean). */

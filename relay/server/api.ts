@@ -1,5 +1,6 @@
-// The relay's REST API on a route table. Every route needs an allowed Host (DNS rebinding) and the
-// relay token. Errors are { "error": "<message>" }: 400 bad query or body · 401 · 403 Host ·
+// The relay's REST API on a route table. Every route needs an allowed Host (DNS rebinding) and a
+// token: the relay (admin) token for everything, or a channel token for its own channel only
+// (relay/server/scope.ts: another channel's delivery is 404, admin-only routes 403). Errors are { "error": "<message>" }: 400 bad query or body · 401 · 403 Host ·
 // 404 unknown route or seq · 405 wrong method (with Allow) · 413 body over 64 KiB · 415 never
 // (bodies are read as JSON whatever their Content-Type) · 500 a journal read or write failed.
 //
@@ -8,19 +9,28 @@
 //   GET  /api/deliveries/<seq>            → 200 RelayDelivery
 //   POST /api/deliveries/<seq>/replay     → 200 ReplayResponse ({ to?, resignSecret? })
 //   POST /api/forward/retry               → 200 RetryPendingResponse ({ channel?, target? }): retry pending now
-//   POST /api/prune                       → 200 PruneResponse ({ keep?, olderThanMs? })
+//   POST /api/prune                       → 200 PruneResponse ({ keep?, olderThanMs? })  (admin)
+//   /api/channels, /api/channels/<name>   → relay/server/channelApi.ts
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DeliveryListQuery, ForwardStatus, RelayStatus, RetryPendingResponse, Verification } from '../../src/core/relay/protocol';
-import { bearer, isJsonObject, readJson, sendError, sendJson, sendTooLarge, tokenMatches } from '../shared/http';
+import { bearer, isJsonObject, readJson, sendError, sendJson, sendTooLarge } from '../shared/http';
 import { hostAllowed } from './access';
+import { adminOnly, createChannel, deleteChannel, getChannel, listChannels, type ChannelApiContext } from './channelApi';
+import type { ChannelDirectory } from './channelDirectory';
+import { sees, type Scope } from './scope';
 import type { Forwarder } from './forwarder';
 import { parseRetryRequest } from './retryRequest';
-import type { DeliveryStore } from './store';
+import type { RelayStore } from './storeTypes';
 
 export interface ApiContext {
-  store: DeliveryStore;
+  store: RelayStore;
   forwarder: Forwarder;
-  token: string;
+  /** The scope of a bearer token; undefined: 401. */
+  authenticate: (given: string | undefined) => Scope | undefined;
+  channels: ChannelDirectory;
+  /** Told after a channel is deleted (its streams close). */
+  onChannelDeleted: (name: string) => void;
+  log: (line: string) => void;
   boundHost: string;
   allowedHosts: readonly string[];
   /** The port the relay listens on (known once it listens). */
@@ -30,7 +40,16 @@ export interface ApiContext {
 /** API request bodies are small JSON objects. */
 export const MAX_API_BODY = 64 * 1024;
 
-type Handler = (req: IncomingMessage, res: ServerResponse, params: string[], url: URL) => Promise<void> | void;
+type Handler = (req: IncomingMessage, res: ServerResponse, params: string[], url: URL, scope: Scope) => Promise<void> | void;
+
+/** A handler only the admin token may call; a channel token gets 403. */
+const admin =
+  (h: Handler): Handler =>
+  (req, res, params, url, scope) => {
+    if (scope.kind === 'admin') return h(req, res, params, url, scope);
+    req.resume();
+    adminOnly(res);
+  };
 
 interface Route {
   pattern: RegExp;
@@ -41,15 +60,14 @@ export function createApi(ctx: ApiContext): (req: IncomingMessage, res: ServerRe
   const routes = apiRoutes(ctx);
   return async function api(req, res, url) {
     if (!hostAllowed(req.headers.host, ctx.boundHost, ctx.allowedHosts)) return refuse(req, res, 403, 'forbidden Host header');
-    if (!tokenMatches(bearer(req), ctx.token)) {
-      return refuse(req, res, 401, 'missing or wrong relay token', { 'www-authenticate': 'Bearer' });
-    }
+    const scope = ctx.authenticate(bearer(req));
+    if (!scope) return refuse(req, res, 401, 'missing or wrong relay token', { 'www-authenticate': 'Bearer' });
     const path = url.pathname;
     for (const r of routes) {
       const m = r.pattern.exec(path);
       if (!m) continue;
       const handler = r.methods[req.method ?? 'GET'];
-      if (handler) return handler(req, res, m.slice(1), url);
+      if (handler) return handler(req, res, m.slice(1), url, scope);
       const allow = Object.keys(r.methods).join(', ');
       return refuse(req, res, 405, `method ${req.method} is not allowed here; use ${allow}`, { allow });
     }
@@ -64,17 +82,32 @@ function refuse(req: IncomingMessage, res: ServerResponse, status: number, error
 
 function apiRoutes(ctx: ApiContext): Route[] {
   const { store, forwarder } = ctx;
+  const chan: ChannelApiContext = { directory: ctx.channels, store, objectBody, onDeleted: ctx.onChannelDeleted, log: ctx.log };
+  /** Whether delivery `seq` exists and `scope` may see it. */
+  const visible = (seq: number, scope: Scope) => {
+    const e = store.get(seq);
+    return e !== undefined && sees(scope, e.summary.channel);
+  };
   return [
     {
       pattern: /^\/api\/status$/,
-      methods: { GET: (_req, res) => sendJson(res, 200, { port: ctx.port(), channels: store.channels(), lastSeq: store.lastSeq, journal: store.integrity() } satisfies RelayStatus) },
+      methods: {
+        GET: (_req, res, _p, _u, scope) => {
+          const channels = store.channels().filter((c) => sees(scope, c.name));
+          sendJson(res, 200, { port: ctx.port(), channels, lastSeq: store.lastSeq, journal: store.integrity() } satisfies RelayStatus);
+        },
+      },
     },
     {
       pattern: /^\/api\/deliveries$/,
       methods: {
-        GET: (_req, res, _p, url) => {
+        GET: (_req, res, _p, url, scope) => {
           const q = listQuery(url.searchParams);
           if ('error' in q) return sendError(res, 400, q.error);
+          if (scope.kind === 'channel') {
+            if (q.channel !== undefined && q.channel !== scope.channel) return sendError(res, 403, `this token is limited to channel '${scope.channel}'`);
+            q.channel = scope.channel;
+          }
           sendJson(res, 200, { deliveries: store.list(q), lastSeq: store.lastSeq });
         },
       },
@@ -82,20 +115,22 @@ function apiRoutes(ctx: ApiContext): Route[] {
     {
       pattern: /^\/api\/deliveries\/(\d+)$/,
       methods: {
-        GET: async (_req, res, p) => {
+        GET: async (_req, res, p, _u, scope) => {
           const d = await store.detail(Number(p[0]));
-          return d ? sendJson(res, 200, d) : sendError(res, 404, `no delivery ${p[0]}`);
+          return d && sees(scope, d.channel) ? sendJson(res, 200, d) : sendError(res, 404, `no delivery ${p[0]}`);
         },
       },
     },
     {
       pattern: /^\/api\/deliveries\/(\d+)\/replay$/,
       methods: {
-        POST: async (req, res, p) => {
+        POST: async (req, res, p, _u, scope) => {
           const body = await objectBody(req, res);
           if (!body) return;
           const r = replayRequest(body);
           if ('error' in r) return sendError(res, 400, r.error);
+          if (!visible(Number(p[0]), scope)) return sendError(res, 404, `no delivery ${p[0]}`);
+          if (r.to !== undefined && scope.kind !== 'admin') return adminOnly(res);
           const attempts = await forwarder.replay(Number(p[0]), r);
           return attempts ? sendJson(res, 200, { attempts }) : sendError(res, 404, `no delivery ${p[0]}`);
         },
@@ -104,11 +139,15 @@ function apiRoutes(ctx: ApiContext): Route[] {
     {
       pattern: /^\/api\/forward\/retry$/,
       methods: {
-        POST: async (req, res) => {
+        POST: async (req, res, _p, _u, scope) => {
           const body = await objectBody(req, res);
           if (!body) return;
           const filter = parseRetryRequest(body);
           if ('error' in filter) return sendError(res, 400, filter.error);
+          if (scope.kind === 'channel') {
+            if (filter.channel !== undefined && filter.channel !== scope.channel) return sendError(res, 403, `this token is limited to channel '${scope.channel}'`);
+            filter.channel = scope.channel;
+          }
           sendJson(res, 200, { queued: forwarder.retryNow(filter) } satisfies RetryPendingResponse);
         },
       },
@@ -116,16 +155,39 @@ function apiRoutes(ctx: ApiContext): Route[] {
     {
       pattern: /^\/api\/prune$/,
       methods: {
-        POST: async (req, res) => {
+        POST: admin(async (req, res) => {
           const body = await objectBody(req, res);
           if (!body) return;
           const r = pruneRequest(body);
           if ('error' in r) return sendError(res, 400, r.error);
           sendJson(res, 200, await store.prune(r));
-        },
+        }),
+      },
+    },
+    {
+      pattern: /^\/api\/channels$/,
+      methods: {
+        GET: admin((_req, res) => listChannels(chan, res)),
+        POST: admin((req, res) => createChannel(chan, req, res)),
+      },
+    },
+    {
+      pattern: /^\/api\/channels\/([^/]+)$/,
+      methods: {
+        GET: (_req, res, p, _u, scope) => getChannel(chan, res, decodeName(p[0]!), scope),
+        DELETE: admin((_req, res, p) => deleteChannel(chan, res, decodeName(p[0]!))),
       },
     },
   ];
+}
+
+/** A percent-decoded path segment ('' when malformed, which no channel is called). */
+function decodeName(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return '';
+  }
 }
 
 /** Reads a JSON object body (an empty body is {}); on failure answers and returns undefined. */

@@ -54,6 +54,12 @@ export class ChannelConfigs {
     return lists;
   }
 
+  /** Every target any channel forwards to (the defaults and each configured channel's). */
+  allTargets(): string[] {
+    const channels = Object.values(this.options.channels ?? {});
+    return [...new Set([...(this.options.forward ?? []), ...channels.flatMap((c) => c.forward ?? [])])];
+  }
+
   /** The secrets and targets of `name` (a valid channel name). */
   get(name: string): Required<ChannelConfig> {
     let cfg = this.cache.get(name);

@@ -5,3 +5,8 @@ export class RelayConfigError extends Error {
   override name = 'RelayConfigError';
   readonly code = 'ERR_RELAY_CONFIG';
 }
+
+/** The store could not make a delivery durable (no JetStream quorum, no connection): ingress answers 503. */
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
+}

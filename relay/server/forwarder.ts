@@ -49,12 +49,16 @@ export interface RetryFilter {
 /** What a finished attempt asks for: a retry after a delay, or the target's backlog released. */
 type Outcome = { retryInMs?: number; drain?: boolean } | undefined;
 
+/** A forward whose bytes are in memory (no journal read needed). */
 interface Fresh {
   body: Buffer;
   headers: string[];
-  /** The delivery's journal write, still in flight while the first attempt runs. */
-  durable: Promise<unknown>;
+  /** A fresh delivery's journal write, still in flight while its first attempt runs. */
+  durable?: Promise<unknown>;
 }
+
+/** Bodies of queued fresh deliveries kept in memory, in total, rather than read back from the journal. */
+const MAX_HELD_BYTES = 32 * 1024 * 1024;
 
 
 /** The headers to send: the received ones minus hop-by-hop (content-length is recomputed). */
@@ -83,6 +87,7 @@ export class Forwarder {
   private readonly now: () => number;
   private readonly log: (line: string) => void;
   private running = 0;
+  private heldBytes = 0;
   private readonly lanes = new Map<string, Lane>();
   /** Round-robin position over the lanes when a slot frees. */
   private turn = 0;
@@ -117,7 +122,7 @@ export class Forwarder {
     for (const target of targets) {
       const lane = this.lane(target);
       if (lane.ready.length === 0 && this.hasSlot(lane)) this.start(lane, seq, { body, headers, durable });
-      else void durable.then(() => this.enqueue(lane, [seq]), () => undefined);
+      else void durable.then(() => this.enqueue(lane, [seq], { body, headers }), () => undefined);
     }
   }
 
@@ -189,10 +194,15 @@ export class Forwarder {
   }
 
   /** Queues forwards to a lane (skipping those already queued or running); returns how many. */
-  private enqueue(lane: Lane, seqs: number[]): number {
+  private enqueue(lane: Lane, seqs: number[], held?: Fresh): number {
     if (this.stopped) return 0;
     const fresh = seqs.filter((s) => !lane.busy.has(s));
     for (const s of fresh) lane.busy.add(s);
+    // A fresh delivery queued behind a busy lane keeps its bytes while they fit the budget.
+    if (held && fresh.length === 1 && this.heldBytes + held.body.length <= MAX_HELD_BYTES) {
+      lane.held.set(fresh[0]!, held);
+      this.heldBytes += held.body.length;
+    }
     if (fresh.length === 1) lane.ready.add(fresh[0]!);
     else lane.ready.addMany(fresh);
     this.pump();
@@ -231,6 +241,10 @@ export class Forwarder {
   }
 
   private start(lane: Lane, seq: number, fresh?: Fresh): void {
+    if (!fresh && (fresh = lane.held.get(seq))) {
+      lane.held.delete(seq);
+      this.heldBytes -= fresh.body.length;
+    }
     this.running++;
     lane.running++;
     lane.busy.add(seq);
@@ -270,9 +284,12 @@ export class Forwarder {
     const target = lane.target;
     let body = fresh?.body;
     let headers = fresh?.headers;
-    if (!fresh) {
+    if (!fresh?.durable) {
       const state = this.pendingState(seq, target);
       if (!state) return;
+    }
+    if (!fresh) {
+      const state = this.pendingState(seq, target)!;
       let r;
       try {
         r = await this.store.read(seq);
@@ -287,7 +304,7 @@ export class Forwarder {
     const attempt = await postOnce(this.dispatcher, target, headers!, body!, { timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes, now: this.now });
     release();
     if (this.stopped && !attempt.ok) return; // interrupted by stop: stays pending for the next start
-    if (fresh && !(await fresh.durable.then(() => true, () => false))) return;
+    if (fresh?.durable && !(await fresh.durable.then(() => true, () => false))) return;
     const state = this.pendingState(seq, target);
     if (!state) return;
     const attempts = state.attempts + 1;
@@ -340,6 +357,7 @@ export class Forwarder {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const lane of this.lanes.values()) lane.clear();
+    this.heldBytes = 0;
     // Cut in-flight attempts: they stay pending in the journal.
     if (this.ownsDispatcher) await this.dispatcher.destroy().catch(() => undefined);
     await Promise.allSettled([...this.inflight]);

@@ -1,19 +1,25 @@
 // The relay server: wiring of ingress (./ingress), the REST API (./api), the WebSocket subscribers
 // (./subscribers) and forwarding (./forwarder) over the journaled store (./store).
 import { chmodSync, mkdirSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { refuseRaw, sendError, sendJson } from '../shared/http';
 import { SourceAllowList } from './access';
 import { createApi } from './api';
+import { openChannelDirectory } from './channelDirectory';
 import { ChannelConfigs, type ChannelDefaults } from './channels';
 import { Forwarder, DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
 import { createIngress, hookChannel, PLAIN_HOOK_RE, type IngressHandler } from './ingress';
 import { lockDataDir, type DataLock } from './dataLock';
 import { listen, stopper } from './lifecycle';
 import { DeliveryStore } from './store';
+import type { SharedForwarding } from './nats/sharedForwarding';
+import type { NatsChoice } from './nats/wiring';
+import { authenticate } from './scope';
+import type { RelayStore } from './storeTypes';
 import { SubscriberHub } from './subscribers';
+import { createHttpServer, type TlsMaterial } from './tls';
 import { ensureToken } from './token';
 import { WS_PATH } from '../../src/core/relay/protocol';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
@@ -22,8 +28,12 @@ export { CIDR_PRESETS } from './access';
 export { CHANNEL_RE, type ChannelConfig } from './channels';
 export { DataDirLockedError, LOCK_FILE } from './dataLock';
 export { RelayConfigError } from './errors';
+import { StoreUnavailableError } from './errors';
 export { DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
 export { ensureToken } from './token';
+
+/** Ingress's forwarder on JetStream: the consumers forward, not the instance that received the delivery. */
+const NO_LOCAL_FORWARDING: Pick<Forwarder, 'deliver'> = { deliver: () => undefined };
 
 export const DEFAULT_DATA_DIR = join(homedir(), '.service-hooks', 'relay');
 export const DEFAULT_MAX_BODY = 25 * 1024 * 1024;
@@ -49,11 +59,22 @@ export interface RelayOptions extends ChannelDefaults {
   allowedOrigins?: string[];
   segmentBytes?: number;
   pingIntervalMs?: number;
+  /** Serve HTTPS and WSS with this certificate and key (relay/server/tls.ts loadTls). */
+  tls?: TlsMaterial;
+  /** The base of channel ingress URLs (`<publicUrl>/hooks/<name>`); default the listen address. */
+  publicUrl?: string;
+  /** --public: no implicit channels, no channel (nor channel creation) without a secret. */
+  requireVerified?: boolean;
+  /** The admin token; default `<dataDir>/token`, generated once. */
+  token?: string;
   /** Told once when a new token is generated (the only time it is shown). */
   onTokenCreated?: (token: string, path: string) => void;
   /** Operational log lines (never contain the token). */
   log?: (line: string) => void;
+  /** Keep deliveries in NATS JetStream instead of the file journal (issue 15; docs: "Running a team relay"). */
+  nats?: NatsChoice;
 }
+
 
 export interface RelayServer {
   port: number;
@@ -61,7 +82,7 @@ export interface RelayServer {
   url: string;
   token: string;
   dataDir: string;
-  store: DeliveryStore;
+  store: RelayStore;
   /** Stop accepting, finish in-flight requests, flush the journal; pending forwards stay journaled. */
   close(): Promise<void>;
 }
@@ -91,8 +112,18 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
 async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, options: RelayOptions): Promise<RelayServer> {
   const host = options.host ?? '127.0.0.1';
   const log = options.log ?? (() => undefined);
-  const token = ensureToken(dataDir, options.onTokenCreated);
-  const store = await openStore(dataDir, options, log);
+  const token = options.token ?? ensureToken(dataDir, options.onTokenCreated);
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const baseUrl = () => `${options.tls ? 'https' : 'http'}://${urlHost}:${state.port}`;
+  const directory = openChannelDirectory(dataDir, {
+    settingsOf: (name) => channels.get(name),
+    configured: Object.keys(options.channels ?? {}),
+    forward: options.forward ?? [],
+    strict: options.requireVerified ?? false,
+    ingressBase: () => options.publicUrl ?? baseUrl(),
+  });
+  const scopeOf = (given: string | undefined) => authenticate(given, token, directory.registry);
+  const { store, shared } = await openStore(dataDir, options, log);
   const allow = new SourceAllowList(options.allowCidr ?? []);
   const forwarder = new Forwarder(store, {
     schedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS,
@@ -102,11 +133,13 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
     log,
   });
   const allowedHosts = options.allowedHosts ?? [];
-  const hub = new SubscriberHub(store, { token, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs });
+  const hub = new SubscriberHub(store, { authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs });
   const state = { accepting: true, port: options.port ?? DEFAULT_RELAY_PORT };
-  const ingress = createIngress({ store, forwarder, channels, allow, trustProxy: options.trustProxy ?? false, maxBody: options.maxBody ?? DEFAULT_MAX_BODY });
-  const api = createApi({ store, forwarder, token, boundHost: host, allowedHosts, port: () => state.port });
-  const server = createServer(serverOptions(options), requestHandler({ store, ingress, api, log, accepting: () => state.accepting }));
+  // On JetStream, forwarding is shared work of every instance (durable consumers), not this process's.
+  const sharedForwarding = shared?.(channels);
+  const ingress = createIngress({ store, forwarder: sharedForwarding ? NO_LOCAL_FORWARDING : forwarder, channels: directory, allow, trustProxy: options.trustProxy ?? false, maxBody: options.maxBody ?? DEFAULT_MAX_BODY });
+  const api = createApi({ store, forwarder, authenticate: scopeOf, channels: directory, onChannelDeleted: (n) => hub.revoke(n), log, boundHost: host, allowedHosts, port: () => state.port });
+  const server = createHttpServer(serverOptions(options), options.tls, requestHandler({ store, ingress, api, log, accepting: () => state.accepting }));
   server.on('upgrade', (req, socket, head) => {
     // A reset while refusing (or before the WebSocket takes the socket over) must not crash the relay.
     socket.on('error', () => socket.destroy());
@@ -118,22 +151,42 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => refuseRaw(socket, clientErrorStatus(err.code)));
 
   let retention: NodeJS.Timeout | undefined;
-  const close = stopper({ server, hub, forwarder, store, lock, beforeStop: () => ((state.accepting = false), clearInterval(retention)) });
+  const close = stopper({
+    server,
+    hub,
+    forwarder,
+    store,
+    lock,
+    beforeStop: () => ((state.accepting = false), clearInterval(retention), sharedForwarding?.stop()),
+  });
   try {
     state.port = await listen(server, state.port, host);
   } catch (err) {
     await close(); // the journal closed and the lock given back before the caller hears of it
     throw err;
   }
-  const resumed = forwarder.resume();
-  if (resumed > 0) log(`resuming ${resumed} pending forward(s) from the journal`);
+  if (sharedForwarding) await sharedForwarding.start();
+  else {
+    const resumed = forwarder.resume();
+    if (resumed > 0) log(`resuming ${resumed} pending forward(s) from the journal`);
+  }
   retention = setInterval(() => void store.applyRetention().catch(() => undefined), 60_000);
   retention.unref();
-  const urlHost = host.includes(':') ? `[${host}]` : host;
-  return { port: state.port, host, url: `http://${urlHost}:${state.port}`, token, dataDir, store, close };
+  return { port: state.port, host, url: baseUrl(), token, dataDir, store, close };
 }
 
-async function openStore(dataDir: string, options: RelayOptions, log: (line: string) => void): Promise<DeliveryStore> {
+interface OpenedStore {
+  store: RelayStore;
+  /** JetStream only: the forwarding every instance shares. */
+  shared?: (channels: ChannelConfigs) => SharedForwarding;
+}
+
+async function openStore(dataDir: string, options: RelayOptions, log: (line: string) => void): Promise<OpenedStore> {
+  if (options.nats) {
+    // Loaded only for --store nats://…: the file journal never loads the NATS client.
+    const { openNatsStore } = await import('./nats/wiring');
+    return openNatsStore(options.nats, options, log);
+  }
   const store = await DeliveryStore.open(dataDir, {
     segmentBytes: options.segmentBytes,
     retention: options.retention ?? { maxCount: 100_000, maxAgeMs: 30 * 24 * 3600 * 1000 },
@@ -141,7 +194,7 @@ async function openStore(dataDir: string, options: RelayOptions, log: (line: str
     onCorrupt: (c) => log(`journal: skipped ${c.bytes} damaged bytes in segment ${c.segment} at offset ${c.offset}; the records after them are kept`),
   });
   await store.applyRetention();
-  return store;
+  return { store };
 }
 
 function serverOptions(options: RelayOptions) {
@@ -154,7 +207,7 @@ function serverOptions(options: RelayOptions) {
 }
 
 interface Routes {
-  store: DeliveryStore;
+  store: RelayStore;
   ingress: IngressHandler;
   api: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
   log: (line: string) => void;
@@ -165,8 +218,9 @@ interface Routes {
 function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) => void {
   const failed = (req: IncomingMessage, res: ServerResponse, path: string) => (err: Error) => {
     r.log(`request ${req.method} ${path} failed: ${err.message}`);
-    if (!res.headersSent) sendError(res, 500, err.message);
-    else res.destroy();
+    if (res.headersSent) res.destroy();
+    else if (err instanceof StoreUnavailableError) sendError(res, 503, err.message, undefined, { 'retry-after': '5' });
+    else sendError(res, 500, err.message);
   };
   return (req, res) => {
     const plain = req.method === 'POST' && r.accepting() ? PLAIN_HOOK_RE.exec(req.url ?? '') : null;

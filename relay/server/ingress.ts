@@ -5,14 +5,16 @@ import { describeVerifyFailure, SIGNATURE_HEADER, verify } from '../../src/core/
 import type { Verification } from '../../src/core/relay/protocol';
 import { readRaw, sendError, sendTooLarge } from '../shared/http';
 import { clientAddress, type SourceAllowList } from './access';
-import { CHANNEL_RE, type ChannelConfigs } from './channels';
+import type { Lookup } from './channelDirectory';
+import { CHANNEL_RE } from './channels';
 import type { Forwarder } from './forwarder';
-import type { DeliveryStore } from './store';
+import type { RelayStore } from './storeTypes';
 
 export interface IngressContext {
-  store: DeliveryStore;
-  forwarder: Forwarder;
-  channels: ChannelConfigs;
+  store: RelayStore;
+  forwarder: Pick<Forwarder, 'deliver'>;
+  /** The channel a name refers to and its settings, or why there is none (404): relay/server/channelDirectory.ts. */
+  channels: { lookup(name: string): Lookup };
   allow: SourceAllowList;
   trustProxy: boolean;
   maxBody: number;
@@ -41,20 +43,27 @@ export function createIngress(ctx: IngressContext): IngressHandler {
       req.resume();
       return sendError(res, 403, 'source address not in the allow-list', undefined, { connection: 'close' });
     }
+    // After the allow-list, so a source outside it cannot probe which channels exist.
+    const found = ctx.channels.lookup(channel);
+    if (!found.ok) {
+      req.resume();
+      return sendError(res, 404, found.error, undefined, { connection: 'close' });
+    }
     const declared = req.headers['content-length'];
     if (declared !== undefined && Number(declared) > ctx.maxBody) return sendError(res, 413, tooLarge, undefined, { connection: 'close' });
     const body = await readRaw(req, ctx.maxBody);
     if (body === 'aborted') return; // the client went away
     if (body === 'too-large') return sendTooLarge(req, res, tooLarge);
     const { headers, signature } = pairs(req.rawHeaders);
-    const { verification, reason } = check(body, signature, ctx.channels.get(channel).secrets);
-    const targets = verification === 'rejected' ? [] : ctx.channels.get(channel).forward;
+    const { verification, reason } = check(body, signature, found.settings.secrets);
+    const targets = verification === 'rejected' ? [] : found.settings.forward;
     const { seq, durable } = ctx.store.begin({ channel, verification, ...(reason ? { reason } : {}), headers, targets }, body);
     // The first forward attempt runs in parallel with the journal write; the answer waits for the write.
     ctx.forwarder.deliver(seq, targets, body, headers, durable);
-    await durable;
+    // A store whose seq comes with durability (JetStream's publish ack) gives it here.
+    const stored = await durable;
     if (verification === 'rejected') return sendError(res, 401, reason!);
-    accepted(res, seq, verification);
+    accepted(res, stored.summary.seq, verification);
   };
 }
 

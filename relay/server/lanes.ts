@@ -56,6 +56,8 @@ export class Lane {
   readonly ready = new SeqQueue();
   /** Seqs ready or running (a forward is queued at most once). */
   readonly busy = new Set<number>();
+  /** Bytes of queued fresh deliveries kept in memory (the forwarder bounds their total). */
+  readonly held = new Map<number, { body: Buffer; headers: string[] }>();
   /** Forwards waiting for their next scheduled attempt: seq → timer. */
   readonly parked = new Map<number, ReturnType<typeof setTimeout>>();
 
@@ -77,5 +79,6 @@ export class Lane {
     for (const t of this.parked.values()) clearTimeout(t);
     this.parked.clear();
     this.ready.clear();
+    this.held.clear();
   }
 }

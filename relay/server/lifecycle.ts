@@ -4,7 +4,7 @@
 import type { Server } from 'node:http';
 import type { DataLock } from './dataLock';
 import type { Forwarder } from './forwarder';
-import type { DeliveryStore } from './store';
+import type { RelayStore } from './storeTypes';
 import type { SubscriberHub } from './subscribers';
 
 /** Listens on host:port and resolves with the bound port (a listen error such as EADDRINUSE rejects, with its `code`). */
@@ -23,7 +23,7 @@ export interface Stoppable {
   server: Server;
   hub: SubscriberHub;
   forwarder: Forwarder;
-  store: DeliveryStore;
+  store: RelayStore;
   lock: DataLock;
   /** Runs first: stop accepting deliveries, clear timers. */
   beforeStop: () => void;

@@ -66,13 +66,16 @@ export interface RelayStore extends Pick<EventEmitter<StoreEvents>, 'on' | 'off'
   readonly lastSeq: number;
   /** Deliveries held. */
   readonly size: number;
-  /** Stores a delivery; the seq is assigned at once, `durable` resolves once it is safe. */
+  /**
+   * Stores a delivery; `durable` resolves once it is safe. The file journal assigns `seq` at once; a
+   * store whose seq comes with durability (JetStream) gives 0 here and the seq in `durable`'s result.
+   */
   begin(meta: NewDelivery, body: Buffer): { seq: number; durable: Promise<StoredDelivery> };
   add(meta: NewDelivery, body: Buffer): Promise<StoredDelivery>;
   recordAttempt(seq: number, attempt: ForwardAttempt, state?: ForwardState, options?: RecordAttemptOptions): Promise<void>;
   get(seq: number): StoredDelivery | undefined;
   /** Deliveries with seq > since, ascending (one channel if given). */
-  after(since: number, channel?: string): Iterable<StoredDelivery>;
+  after(since: number, channel?: string): IterableIterator<StoredDelivery>;
   /** Deliveries still pending a forward to at least one target, ascending. */
   pending(): StoredDelivery[];
   list(query: StoreListQuery): RelayDeliverySummary[];

@@ -1,4 +1,5 @@
-// WebSocket subscribers at /ws: token auth (header or subprotocol), Host/Origin checks, replay
+// WebSocket subscribers at /ws: token auth (header or subprotocol; a channel token streams only its
+// channel, and its streams close when the channel is deleted), Host/Origin checks, replay
 // from `since` in seq order then live, a window of unacknowledged deliveries, ping liveness, and
 // resource limits: subscribers are indexed by channel (a delivery wakes only its channel's
 // subscribers), capped per token, flow-controlled by what their connection drains, and dropped
@@ -16,15 +17,17 @@ import {
   type ForwardState,
   type ServerMessage,
 } from '../../src/core/relay/protocol';
-import { bearer, hostAllowed, originAllowed, tokenMatches } from './access';
+import { bearer, hostAllowed, originAllowed } from './access';
 import { DeliveryMessages } from './deliveryMessages';
+import type { Scope } from './scope';
 import type { RelayStore, StoredDelivery } from './storeTypes';
 
 export const DEFAULT_MAX_UNSENT_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_MAX_SUBSCRIBERS_PER_TOKEN = 64;
 
 export interface SubscriberOptions {
-  token: string;
+  /** The scope of a presented token; undefined: 401. */
+  authenticate: (given: string | undefined) => Scope | undefined;
   boundHost: string;
   allowedHosts: readonly string[];
   allowedOrigins: readonly string[];
@@ -49,6 +52,8 @@ class Subscriber {
   pumping = false;
   alive = true;
   dropped = false;
+  /** The channel a channel token limits this subscriber to (undefined: the admin token). */
+  scopedTo: string | undefined;
   /** The pump waits for the connection to drain. */
   stalled = false;
   /** Live delivery bytes that arrived while stalled (not queued: read from the journal later). */
@@ -168,17 +173,24 @@ export class SubscriberHub {
       .find((p) => p.startsWith(TOKEN_SUBPROTOCOL_PREFIX))
       ?.slice(TOKEN_SUBPROTOCOL_PREFIX.length);
     const given = bearer(req) ?? fromProto;
-    if (!tokenMatches(given, this.options.token)) return refuse(401, 'Unauthorized');
+    const scope = this.options.authenticate(given);
+    if (!scope) return refuse(401, 'Unauthorized');
     const token = given!;
     if ((this.perToken.get(token) ?? 0) >= this.maxPerToken) return refuse(WS_TOO_MANY_SUBSCRIBERS_STATUS, 'Too Many Subscribers');
     const sinceRaw = url.searchParams.get('since');
     const since = sinceRaw === null ? this.store.lastSeq : Number(sinceRaw);
     if (!Number.isInteger(since) || since < 0) return refuse(400, 'Bad since');
-    const channel = url.searchParams.get('channel') || undefined;
+    const asked = url.searchParams.get('channel') || undefined;
+    if (scope.kind === 'channel' && asked !== undefined && asked !== scope.channel) return refuse(403, 'Forbidden Channel');
+    const channel = scope.kind === 'channel' ? scope.channel : asked;
     const bodies = url.searchParams.get('bodies') !== '0';
     // Counted from now: concurrent upgrades cannot pass the cap together.
     this.perToken.set(token, (this.perToken.get(token) ?? 0) + 1);
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(new Subscriber(ws, token, channel, bodies, since)));
+    this.wss.handleUpgrade(req, socket, head, (ws) => {
+      const sub = new Subscriber(ws, token, channel, bodies, since);
+      sub.scopedTo = scope.kind === 'channel' ? scope.channel : undefined;
+      this.accept(sub);
+    });
   }
 
   private accept(sub: Subscriber): void {
@@ -312,6 +324,11 @@ export class SubscriberHub {
     const current = state ?? e.summary.forward.find((f) => f.target === attempt.target) ?? { target: attempt.target, status: attempt.ok ? 'ok' : 'failed', attempts: 1 };
     const msg = Buffer.from(JSON.stringify({ type: 'forward', seq, attempt, state: current } satisfies ServerMessage));
     for (const set of subs) for (const s of set ?? []) if (seq <= s.sent) this.write(s, msg);
+  }
+
+  /** Closes the streams opened with the token of channel `name` (it was deleted); they get 401 on reconnect. */
+  revoke(name: string): void {
+    for (const s of this.subs) if (s.scopedTo === name) s.ws.close(1008, 'channel deleted');
   }
 
   close(): void {

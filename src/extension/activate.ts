@@ -14,6 +14,8 @@ import { RelayTree } from './relayTree';
 import { Services } from './services';
 import { TokenStore } from './tokenStore';
 import { WebhooksTree } from './webhooksTree';
+import { registerWebhooksView } from './webhooksView';
+import { registerWorkflowContext } from './workflowFiles';
 
 /** Returned from activate(): used by the integration suite; not a stable public API. */
 export interface ServiceHooksApi {
@@ -38,27 +40,21 @@ export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
   void vscode.commands.executeCommand('setContext', CONTEXT.relayRunning, false);
   context.subscriptions.push(
     relay,
+    tokens,
     webhooks,
     relayTree,
-    vscode.window.createTreeView(VIEWS.webhooks, { treeDataProvider: webhooks, showCollapseAll: true }),
     vscode.window.createTreeView(VIEWS.relay, { treeDataProvider: relayTree }),
     vscode.workspace.registerTextDocumentContentProvider(DELIVERY_SCHEME, documents),
-    tokens.onDidChange(() => {
-      services.invalidate();
-      webhooks.refresh();
-    }),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration(SETTINGS.baseUrl) || e.affectsConfiguration(SETTINGS.repositories)) {
-        services.invalidate();
-        webhooks.refresh();
-      }
       if (e.affectsConfiguration(SETTINGS.relayPort)) void relay.probe({ force: true });
       if (e.affectsConfiguration(SETTINGS.relayForwardUrl)) void relay.restoreRemote();
     }),
     { dispose: disposeLog },
   );
+  ctx.webhooksView = registerWebhooksView(context, webhooks, services);
   registerCommands(context, () => ctx);
   const diagnostics = registerDiagnostics(context);
+  registerWorkflowContext(context);
   relay.showStatusBar();
   // A remote relay connected in an earlier session resumes forwarding from its stored seq (after activation: no network during it).
   setTimeout(() => void relay.restoreRemote(), 0);

@@ -1,6 +1,6 @@
 // Open Delivery: headers and body as a read-only JSON document (a TextDocumentContentProvider).
 import * as vscode from 'vscode';
-import { utf8OrUndefined } from '../core/curl';
+import { redactHeaders, utf8OrUndefined } from '../core/curl';
 import { settings } from './config';
 import { DELIVERY_SCHEME } from './ids';
 import type { RelayManager } from './relayManager';
@@ -55,7 +55,7 @@ function render(doc: { source: string; delivery: unknown; headers: Record<string
   const { eventHeader, deliveryHeader } = settings();
   const pick = (name: string) => Object.entries(doc.headers).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
   return (
-    JSON.stringify({ source: doc.source, event: pick(eventHeader) ?? null, deliveryId: pick(deliveryHeader) ?? null, delivery: doc.delivery, headers: doc.headers, body, ...raw }, null, 2) +
+    JSON.stringify({ source: doc.source, event: pick(eventHeader) ?? null, deliveryId: pick(deliveryHeader) ?? null, delivery: doc.delivery, headers: redactHeaders(doc.headers), body, ...raw }, null, 2) +
     '\n'
   );
 }

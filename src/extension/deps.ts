@@ -1,6 +1,6 @@
 // Lazy loaders for the heavier modules: nothing here runs during activation.
 import type { ExplainInput } from '../core/doctor';
-import type { LintOptions } from '../core/lint';
+import type { ExtraRule, LintOptions, RenameRule, ReportFile, ReportOptions, ReportSummary } from '../core/lint';
 import type { LintFinding, ServiceClientLike, SignatureExplanation } from './contracts';
 
 export async function createServiceClient(baseUrl: string, token: string | undefined): Promise<ServiceClientLike> {
@@ -12,9 +12,18 @@ export async function createServiceClient(baseUrl: string, token: string | undef
 export async function loadLinter(): Promise<{
   lintText(text: string, options?: LintOptions): LintFinding[];
   applyFixes(text: string, findings: readonly LintFinding[]): string;
+  portReport(files: readonly ReportFile[], options: ReportOptions): string;
+  summarize(files: readonly ReportFile[]): ReportSummary;
+  ruleTable(extra?: readonly ExtraRule[]): RenameRule[];
 }> {
   const lint = await import('../core/lint');
-  return { lintText: (t, o) => lint.lintText(t, o), applyFixes: (t, f) => lint.applyFixes(t, f) };
+  return {
+    lintText: (t, o) => lint.lintText(t, o),
+    applyFixes: (t, f) => lint.applyFixes(t, f),
+    portReport: (f, o) => lint.portReport(f, o),
+    summarize: (f) => lint.summarize(f),
+    ruleTable: (e) => lint.ruleTable(e),
+  };
 }
 
 /** The signature doctor on the body's exact bytes (a string is taken as its UTF-8 encoding). */

@@ -1,10 +1,9 @@
-// Workflow diagnostics: the core linter on workflow YAML (debounced), a quick fix per finding
-// and "Fix all in this file".
+// Workflow diagnostics: the core linter on workflow YAML and composite actions (debounced), a quick
+// fix per finding with a fix or a suggestion, and "Fix all in this file" (fixes only, never suggestions).
 import * as vscode from 'vscode';
-import { settings } from './config';
+import { isWorkflowDocument } from './workflowFiles';
 import type { LintFinding } from './contracts';
 import { loadLinter } from './deps';
-import { wrapCommand } from './errors';
 import { COMMANDS, SETTINGS } from './ids';
 import { lintRulesFor, watchLintRules } from './lintRules';
 
@@ -18,8 +17,7 @@ export class WorkflowDiagnostics implements vscode.CodeActionProvider, vscode.Di
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
 
   isWorkflow(doc: vscode.TextDocument): boolean {
-    if (doc.uri.scheme !== 'file' && doc.uri.scheme !== 'untitled' && doc.uri.scheme !== 'vscode-remote') return false;
-    return settings().workflowGlobs.some((pattern) => vscode.languages.match({ pattern }, doc) > 0);
+    return isWorkflowDocument(doc);
   }
 
   schedule(doc: vscode.TextDocument, delay = DEBOUNCE_MS): void {
@@ -58,14 +56,8 @@ export class WorkflowDiagnostics implements vscode.CodeActionProvider, vscode.Di
     if (wantsQuickFix) {
       for (const diag of context.diagnostics) {
         if (diag.source !== DIAGNOSTIC_SOURCE) continue;
-        const f = entry.findings.find((x) => x.replacement !== undefined && sameRange(doc, x, diag.range));
-        if (!f) continue;
-        const action = new vscode.CodeAction(`Replace with '${f.replacement}'`, vscode.CodeActionKind.QuickFix);
-        action.edit = new vscode.WorkspaceEdit();
-        action.edit.replace(doc.uri, rangeOf(doc, f), f.replacement!);
-        action.diagnostics = [diag];
-        action.isPreferred = true;
-        actions.push(action);
+        const f = entry.findings.find((x) => (x.replacement !== undefined || x.suggestion) && sameRange(doc, x, diag.range));
+        if (f) actions.push(quickFix(doc, f, diag));
       }
     }
     const fixable = entry.findings.filter((f) => f.replacement !== undefined);
@@ -78,26 +70,32 @@ export class WorkflowDiagnostics implements vscode.CodeActionProvider, vscode.Di
     return actions;
   }
 
-  /** Applies every fixable finding of one document as a single edit. */
-  async fixAllInFile(uri?: vscode.Uri): Promise<{ fixed: number }> {
-    const doc = uri ? await vscode.workspace.openTextDocument(uri) : vscode.window.activeTextEditor?.document;
-    if (!doc) return { fixed: 0 };
-    const [{ lintText, applyFixes }, rules] = await Promise.all([loadLinter(), lintRulesFor(doc.uri)]);
-    const text = doc.getText();
-    const findings = lintText(text, { rules }).filter((f) => f.replacement !== undefined);
-    const fixed = applyFixes(text, findings);
-    if (fixed !== text) {
-      const edit = new vscode.WorkspaceEdit();
-      edit.replace(doc.uri, new vscode.Range(doc.positionAt(0), doc.positionAt(text.length)), fixed);
-      await vscode.workspace.applyEdit(edit);
-    }
-    return { fixed: findings.length };
+  /** Forgets every cached finding (the globs changed: a file may no longer be a workflow). */
+  forgetAll(): void {
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    this.findings.clear();
+    this.collection.clear();
   }
 
   dispose(): void {
     for (const t of this.timers.values()) clearTimeout(t);
     this.collection.dispose();
   }
+}
+
+/**
+ * A finding's fix ("Replace with …", preferred) or its suggestion (e.g. "Use service/script@v8.0.0
+ * (from the comment)"), which is offered here but never applied by Fix All.
+ */
+function quickFix(doc: vscode.TextDocument, f: LintFinding, diag: vscode.Diagnostic): vscode.CodeAction {
+  const [title, text] = f.replacement !== undefined ? [`Replace with '${f.replacement}'`, f.replacement] : [f.suggestion!.title, f.suggestion!.replacement];
+  const action = new vscode.CodeAction(title, vscode.CodeActionKind.QuickFix);
+  action.edit = new vscode.WorkspaceEdit();
+  action.edit.replace(doc.uri, rangeOf(doc, f), text);
+  action.diagnostics = [diag];
+  action.isPreferred = f.replacement !== undefined;
+  return action;
 }
 
 function rangeOf(doc: vscode.TextDocument, f: LintFinding): vscode.Range {
@@ -124,7 +122,7 @@ export function registerDiagnostics(context: vscode.ExtensionContext): WorkflowD
     vscode.workspace.onDidCloseTextDocument((d) => diags.forget(d.uri)),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!e.affectsConfiguration(SETTINGS.workflowGlobs)) return;
-      diags.collection.clear();
+      diags.forgetAll();
       for (const d of vscode.workspace.textDocuments) diags.schedule(d, 0);
     }),
     watchLintRules(() => {
@@ -133,7 +131,6 @@ export function registerDiagnostics(context: vscode.ExtensionContext): WorkflowD
     vscode.languages.registerCodeActionsProvider([{ pattern: '**/*.{yml,yaml}' }, { language: 'yaml' }], diags, {
       providedCodeActionKinds: [vscode.CodeActionKind.QuickFix, FIX_ALL_KIND],
     }),
-    vscode.commands.registerCommand(COMMANDS.fixAllInFile, wrapCommand(COMMANDS.fixAllInFile, (uri?: vscode.Uri) => diags.fixAllInFile(uri))),
   );
   // Documents already open when the extension activates: lint them after activation returns.
   for (const d of vscode.workspace.textDocuments) diags.schedule(d, 0);

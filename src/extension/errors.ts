@@ -1,6 +1,7 @@
 // One error path for every command handler: details to the log, a short message with actions.
 import * as vscode from 'vscode';
-import { networkErrorCode } from '../core/client/errors';
+import { networkErrorCode, networkErrorText } from '../core/client/errors';
+import { settings } from './config';
 import { isServiceError } from './contracts';
 import { COMMANDS } from './ids';
 import { log } from './log';
@@ -10,15 +11,38 @@ export class Cancelled extends Error {
   override name = 'Cancelled';
 }
 
-/** A failure the user can act on; its message is shown as is. */
+/** A button on an error message: a command to run. */
+export interface ErrorAction {
+  title: string;
+  command: string;
+  arguments?: unknown[];
+}
+
+/** A failure the user can act on; its message is shown as is, with its actions as buttons. */
 export class UserError extends Error {
   override name = 'UserError';
+  constructor(
+    message: string,
+    readonly actions: readonly ErrorAction[] = [],
+  ) {
+    super(message);
+  }
 }
+
+/** A command needs the token and none is stored. Not a rejected token: no HTTP status. */
+export class NotSignedInError extends Error {
+  override name = 'NotSignedInError';
+  constructor() {
+    super('You are not signed in to the service.');
+  }
+}
+
+export const OPEN_SETTINGS = 'workbench.action.openSettings';
 
 export interface ErrorRecord {
   command: string;
   message: string;
-  kind: 'auth' | 'network' | 'service' | 'user' | 'internal';
+  kind: 'auth' | 'signedOut' | 'network' | 'service' | 'user' | 'internal';
 }
 
 let lastError: ErrorRecord | undefined;
@@ -30,6 +54,7 @@ export function takeLastError(): ErrorRecord | undefined {
 
 export function classify(err: unknown): ErrorRecord['kind'] {
   if (err instanceof UserError) return 'user';
+  if (err instanceof NotSignedInError) return 'signedOut';
   if (isServiceError(err)) {
     if (err.kind === 'http' && err.status === 401) return 'auth';
     if (err.kind === 'network' || err.kind === 'timeout') return 'network';
@@ -39,18 +64,45 @@ export function classify(err: unknown): ErrorRecord['kind'] {
   return 'internal';
 }
 
-export function shortMessage(err: unknown, kind: ErrorRecord['kind']): string {
+/** Which party a network failure is about: the service client's errors are typed; anything else is the relay. */
+function unreachable(err: unknown): string {
+  if (isServiceError(err)) {
+    const why = err.kind === 'timeout' ? 'no answer in time' : networkErrorText((err as { code?: string }).code);
+    return `Cannot reach the service at ${settings().baseUrl} (${why}).`;
+  }
+  return `Cannot reach the relay (${networkErrorText(networkErrorCode(err))}).`;
+}
+
+export function shortMessage(err: unknown, kind: ErrorRecord['kind'] = classify(err)): string {
   switch (kind) {
     case 'auth':
       return 'The service rejected the token (401). Sign in again.';
+    case 'signedOut':
+      return 'You are not signed in to the service.';
     case 'network':
-      return `Cannot reach the service or relay: ${(err as Error).message}`;
+      return unreachable(err);
     case 'service': {
       const e = err as { status?: number; message: string };
       return e.status ? `The service answered ${e.status}: ${e.message}` : e.message;
     }
     default:
       return (err as Error)?.message ?? String(err);
+  }
+}
+
+/** The buttons an error offers; `retry` re-runs the failed command with its arguments. */
+export function errorActions(err: unknown, kind: ErrorRecord['kind'], retry?: ErrorAction): ErrorAction[] {
+  const signIn = { title: 'Sign In', command: COMMANDS.signIn };
+  switch (kind) {
+    case 'auth':
+    case 'signedOut':
+      return [signIn];
+    case 'network':
+      return retry ? [{ ...retry, title: 'Retry' }] : [];
+    case 'user':
+      return [...(err as UserError).actions];
+    default:
+      return [];
   }
 }
 
@@ -61,20 +113,25 @@ export function wrapCommand<A extends unknown[], R>(id: string, handler: (...arg
       return await handler(...args);
     } catch (err) {
       if (err instanceof Cancelled) return undefined;
-      reportError(id, err);
+      reportError(id, err, { title: 'Retry', command: id, arguments: args });
       return undefined;
     }
   };
 }
 
-export function reportError(id: string, err: unknown): void {
+export function reportError(id: string, err: unknown, retry?: ErrorAction): void {
   const kind = classify(err);
   const message = shortMessage(err, kind);
   lastError = { command: id, message, kind };
-  log().error(`${id}: ${(err as Error)?.stack ?? String(err)}`);
-  const actions = kind === 'auth' ? ['Sign In', 'Show Logs'] : ['Show Logs'];
-  void vscode.window.showErrorMessage(message, ...actions).then((choice) => {
-    if (choice === 'Sign In') void vscode.commands.executeCommand(COMMANDS.signIn);
+  // Expected outcomes (a choice the user can fix, not signed in) are not faults: no stack.
+  if (kind === 'user' || kind === 'signedOut') log().info(`${id}: ${message}`);
+  else log().error(`${id}: ${(err as Error)?.stack ?? String(err)}`);
+  const actions = errorActions(err, kind, retry);
+  const titles = [...actions.map((a) => a.title), 'Show Logs'];
+  const show = kind === 'user' || kind === 'signedOut' ? vscode.window.showWarningMessage : vscode.window.showErrorMessage;
+  void show(message, ...titles).then((choice) => {
+    const action = actions.find((a) => a.title === choice);
+    if (action) void vscode.commands.executeCommand(action.command, ...(action.arguments ?? []));
     else if (choice === 'Show Logs') log().show(true);
   });
 }

@@ -26,6 +26,7 @@ export const COMMANDS = {
   setUpRunner: 'serviceHooks.setUpRunner',
   fixAllWorkflowNames: 'serviceHooks.fixAllWorkflowNames',
   fixAllInFile: 'serviceHooks.fixAllInFile',
+  portWorkflows: 'serviceHooks.portWorkflows',
   refresh: 'serviceHooks.refresh',
   showLogs: 'serviceHooks.showLogs',
   showActivationTime: 'serviceHooks.showActivationTime',
@@ -34,7 +35,7 @@ export const COMMANDS = {
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
 
 /** Commands that only make sense with an argument (tree rows, code actions): hidden from the palette. */
-export const HIDDEN_COMMANDS: readonly CommandId[] = [COMMANDS.loadMore, COMMANDS.fixAllInFile];
+export const HIDDEN_COMMANDS: readonly CommandId[] = [COMMANDS.loadMore];
 
 export const VIEW_CONTAINER = 'service';
 export const VIEWS = {
@@ -56,7 +57,7 @@ export const SETTINGS = {
 export const DEFAULTS = {
   baseUrl: DEFAULT_BASE_URL,
   relayPort: DEFAULT_RELAY_PORT,
-  workflowGlobs: ['**/.github/workflows/*.{yml,yaml}'],
+  workflowGlobs: ['**/.github/workflows/*.{yml,yaml}', '**/action.{yml,yaml}'],
   eventHeader: EVENT_HEADER,
   deliveryHeader: DELIVERY_HEADER,
   refreshInterval: 10,
@@ -68,16 +69,22 @@ export const CONTEXT = {
   hasRepository: 'serviceHooks.hasRepository',
   hasWebhooks: 'serviceHooks.hasWebhooks',
   relayRunning: 'serviceHooks.relayRunning',
+  /** the active editor shows a workflow file (serviceHooks.lint.workflowGlobs) */
+  workflowFileActive: 'serviceHooks.workflowFileActive',
   /** Connected (or trying to connect) to a remote relay through "Connect to Relay…". */
   relayRemote: 'serviceHooks.relayRemote',
 } as const;
 
 /** contextValue of tree rows (see src/core/tree/nodes.ts). */
 export const VIEW_ITEMS = ['repository', 'webhook', 'deliveries', 'delivery.ok', 'delivery.failed', 'loadMore', 'message',
+  'message.auth', 'message.signedOut', 'message.network', 'message.config', 'message.service',
   'relayDelivery.verified', 'relayDelivery.unverified', 'relayDelivery.rejected', 'relayChannel'] as const;
 
 export const DELIVERY_SCHEME = 'service-hooks-delivery';
+/** SecretStorage: the token for a base URL is under `${SECRET_KEY}@<base URL>` (tokenStore.ts). */
 export const SECRET_KEY = 'serviceHooks.token';
+/** Where versions before 0.2 kept one token for every address. */
+export const LEGACY_SECRET_KEY = 'serviceHooks.token';
 export const EXTENSION_ID = 'service-hooks.service-hooks';
 
 /** Keys of the relay's state: SecretStorage (tokens, the local relay's secret) and globalState (the remote relay in use). */

@@ -5,6 +5,7 @@ import {
   eventsDescription,
   parseRepoRef,
   repoKey,
+  toSecond,
   webhookLabel,
   type RelayDeliveryView,
   type RelayTreeNode,
@@ -52,7 +53,9 @@ export async function pickRepo(ctx: CommandContext, arg?: unknown): Promise<Repo
   }
   const text = await vscode.window.showInputBox({ title: 'Repository (owner/repo)', validateInput: validateRepoText, ignoreFocusOut: true });
   if (!text) throw new Cancelled();
-  return parseRepoRef(text)!;
+  const ref = validateRepoText(text) === undefined ? parseRepoRef(text) : undefined;
+  if (!ref) throw new UserError(`"${text}" is not owner/repo`);
+  return ref;
 }
 
 export async function pickWebhook(ctx: CommandContext, arg?: unknown, title = 'Webhook'): Promise<{ repo: RepoRef; webhook: WebhookView }> {
@@ -106,6 +109,19 @@ export async function pickDelivery(
   return { repo, webhook, deliveryId: pick.d.id, delivery: pick.d };
 }
 
+/**
+ * The relay journal seq of a Webhooks-tree delivery row read from the relay journal (a service
+ * without the deliveries endpoint): such a row is the relay's, never the service's.
+ */
+export function journalSeq(arg: unknown): number | undefined {
+  return isNode(arg) && arg.kind === 'delivery' && arg.source === 'relay' && arg.delivery.seq !== undefined ? arg.delivery.seq : undefined;
+}
+
+/** Whether a command's argument names a relay journal entry (a relay row, a journal-sourced row, `{ seq }`). */
+export function isRelayTarget(arg: unknown): boolean {
+  return (isNode(arg) && arg.kind === 'relayDelivery') || journalSeq(arg) !== undefined || typeof asArgs(arg).seq === 'number';
+}
+
 /** A relay journal entry: from a relay row, from {seq}, from a service delivery row (matched by delivery id), or picked. */
 export async function pickRelayDelivery(ctx: CommandContext, arg: unknown, title: string): Promise<RelayDeliveryView> {
   const relay = ctx.services.relay;
@@ -114,6 +130,8 @@ export async function pickRelayDelivery(ctx: CommandContext, arg: unknown, title
   if (isNode(arg) && arg.kind === 'relayDelivery') return arg.delivery;
   const args = asArgs(arg);
   if (typeof args.seq === 'number') return relay.getDelivery(args.seq);
+  const journaled = journalSeq(arg);
+  if (journaled !== undefined) return relay.getDelivery(journaled);
   const deliveryId = isNode(arg) && arg.kind === 'delivery' ? arg.delivery.id : args.deliveryId;
   const { deliveries } = await relay.listDeliveries({ limit: 1000 });
   if (deliveryId) {
@@ -123,7 +141,7 @@ export async function pickRelayDelivery(ctx: CommandContext, arg: unknown, title
   }
   if (deliveries.length === 0) throw new UserError('The relay journal is empty.');
   const pick = await vscode.window.showQuickPick(
-    deliveries.sort((a, b) => b.seq - a.seq).map((d) => ({ label: `#${d.seq} ${d.event ?? 'unknown'}`, description: `${d.channel} · ${d.verification}`, detail: d.receivedAt, d })),
+    deliveries.sort((a, b) => b.seq - a.seq).map((d) => ({ label: `#${d.seq} ${d.event ?? 'unknown'}`, description: `${d.channel} · ${d.verification}`, detail: toSecond(d.receivedAt), d })),
     { title },
   );
   if (!pick) throw new Cancelled();

@@ -1,21 +1,22 @@
 // Shared state of the extension: the service client (built lazily), the repositories, the relay.
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
+import { baseUrlProblem } from '../core/input';
 import type { RepoRef } from '../core/tree';
 import { settings } from './config';
-import type { ServiceClientLike, ServiceErrorLike } from './contracts';
+import type { ServiceClientLike } from './contracts';
 import { createServiceClient } from './deps';
+import { NotSignedInError, OPEN_SETTINGS, UserError } from './errors';
+import { SETTINGS } from './ids';
 import { resolveRepositories } from './repos';
 import type { RelayManager } from './relayManager';
 import type { TokenStore } from './tokenStore';
 
-/** Raised when a command needs the token and none is stored; classified like a 401 (offers "Sign In"). */
-export class NotSignedInError extends Error implements ServiceErrorLike {
-  override name = 'NotSignedInError';
-  kind = 'http' as const;
-  status = 401;
-  constructor() {
-    super('Not signed in to the service.');
-  }
+export { NotSignedInError };
+
+/** A malformed serviceHooks.baseUrl, as an error with an "Open Settings" button. */
+export function checkBaseUrl(baseUrl: string): void {
+  const problem = baseUrlProblem(baseUrl);
+  if (problem) throw new UserError(problem, [{ title: 'Open Settings', command: OPEN_SETTINGS, arguments: [SETTINGS.baseUrl] }]);
 }
 
 export class Services {
@@ -28,15 +29,40 @@ export class Services {
     readonly relay: RelayManager,
   ) {}
 
-  /** A client for the configured base URL and the stored token (or `token` to validate a new one). */
+  /** A client for the configured base URL and its stored token (or `token` to validate a new one). */
   async client(token?: string): Promise<ServiceClientLike> {
-    const t = token ?? (await this.tokens.get());
-    if (!t) throw new NotSignedInError();
     const { baseUrl } = settings();
+    checkBaseUrl(baseUrl);
     if (token !== undefined) return createServiceClient(baseUrl, token);
+    const t = (await this.tokens.get(baseUrl)) ?? (await this.adoptLegacyToken(baseUrl));
+    if (!t) throw new NotSignedInError();
     const key = `${baseUrl}\n${t}`;
     if (this.clientCache?.key !== key) this.clientCache = { key, client: createServiceClient(baseUrl, t) };
     return this.clientCache.client;
+  }
+
+  /** The token for the configured base URL, without asking anything (tree rendering). */
+  async currentToken(): Promise<string | undefined> {
+    return this.tokens.get(settings().baseUrl);
+  }
+
+  /**
+   * A token stored by an earlier version is not tied to an address: it is sent only after the user
+   * agrees to send it to this one (then it is kept for this address alone).
+   */
+  async adoptLegacyToken(baseUrl: string): Promise<string | undefined> {
+    const legacy = await this.tokens.legacy();
+    if (!legacy) return undefined;
+    const send = 'Send Token';
+    const choice = await vscode.window.showWarningMessage(
+      `Send your stored service token to ${baseUrl}?`,
+      { modal: true, detail: 'It was stored by an earlier version of the extension, which did not record the address it was created for. It will be kept for this address only.' },
+      send,
+    );
+    if (choice !== send) return undefined;
+    await this.tokens.set(baseUrl, legacy);
+    await this.tokens.dropLegacy();
+    return legacy;
   }
 
   repositories(): Promise<RepoRef[]> {

@@ -1,36 +1,63 @@
-// The service token lives only in SecretStorage: never in settings, logs or messages.
+// The service token lives only in SecretStorage: never in settings, logs or messages. It is kept
+// per base URL, so a settings change (a workspace pointing serviceHooks.baseUrl elsewhere) never
+// sends a token to an address it was not created for.
 import type * as vscode from 'vscode';
-import { SECRET_KEY } from './ids';
+import { LEGACY_SECRET_KEY, SECRET_KEY } from './ids';
 
-export class TokenStore {
-  private cached: string | undefined | null = null; // null = not read yet
+/** The SecretStorage key of the token for one base URL. */
+export function tokenKey(baseUrl: string): string {
+  return `${SECRET_KEY}@${baseUrl.replace(/\/+$/, '').toLowerCase()}`;
+}
+
+export class TokenStore implements vscode.Disposable {
+  private readonly cached = new Map<string, string | undefined>();
   private readonly listeners = new Set<() => void>();
+  private readonly subscription: vscode.Disposable;
 
   constructor(private readonly secrets: vscode.SecretStorage) {
-    secrets.onDidChange((e) => {
-      if (e.key !== SECRET_KEY) return;
-      this.cached = null;
+    this.subscription = secrets.onDidChange((e) => {
+      if (!e.key.startsWith(SECRET_KEY)) return;
+      this.cached.clear();
       for (const l of this.listeners) l();
     });
   }
 
-  async get(): Promise<string | undefined> {
-    if (this.cached === null) this.cached = (await this.secrets.get(SECRET_KEY)) || undefined;
-    return this.cached;
+  /** The token stored for `baseUrl`, if any. */
+  async get(baseUrl: string): Promise<string | undefined> {
+    const key = tokenKey(baseUrl);
+    if (!this.cached.has(key)) this.cached.set(key, (await this.secrets.get(key)) || undefined);
+    return this.cached.get(key);
   }
 
-  async set(token: string): Promise<void> {
-    this.cached = token;
-    await this.secrets.store(SECRET_KEY, token);
+  async set(baseUrl: string, token: string): Promise<void> {
+    const key = tokenKey(baseUrl);
+    this.cached.set(key, token);
+    await this.secrets.store(key, token);
   }
 
-  async clear(): Promise<void> {
-    this.cached = undefined;
-    await this.secrets.delete(SECRET_KEY);
+  async clear(baseUrl: string): Promise<void> {
+    const key = tokenKey(baseUrl);
+    this.cached.set(key, undefined);
+    await this.secrets.delete(key);
+    await this.secrets.delete(LEGACY_SECRET_KEY);
+  }
+
+  /** A token stored by an earlier version under one key for every address (which address is unknown). */
+  async legacy(): Promise<string | undefined> {
+    return (await this.secrets.get(LEGACY_SECRET_KEY)) || undefined;
+  }
+
+  async dropLegacy(): Promise<void> {
+    await this.secrets.delete(LEGACY_SECRET_KEY);
   }
 
   onDidChange(listener: () => void): vscode.Disposable {
     this.listeners.add(listener);
     return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.listeners.clear();
   }
 }

@@ -1,39 +1,34 @@
 // The Webhooks view: repository → webhook → "Deliveries N · ✓ N · ✗ N" → recent deliveries.
-// Every network read is cached; getChildren only fetches what is not cached yet.
+// Every network read is cached; getChildren only fetches what is not cached yet. While the view is
+// visible, a timer (serviceHooks.refreshInterval) re-reads the deliveries of expanded webhooks and
+// the repositories whose listing failed, and repaints only the rows that changed.
 import * as vscode from 'vscode';
 import {
   DEFAULT_PAGE_SIZE,
-  PagedList,
-  countDeliveries,
+  RefreshLoop,
   deliveryChildren,
-  relayChannelOfUrl,
-  relayToDelivery,
   repoKey,
   webhookRow,
-  type DeliveryCounts,
-  type DeliverySource,
-  type DeliveryView,
+  type MessageNode,
   type RepoRef,
+  type TickResult,
+  type Timers,
   type WebhookTreeNode,
   type WebhookView,
 } from '../core/tree';
 import { settings } from './config';
+import { deliveriesFingerprint, loadDeliveryPage, loadFirstPage, type DeliveryState } from './deliveryState';
+import { classify, shortMessage } from './errors';
 import { CONTEXT } from './ids';
 import { log } from './log';
+import { configProblemRow, problemRow } from './problemRows';
 import type { Services } from './services';
 import { toTreeItem } from './treeItem';
-import { classify, shortMessage } from './errors';
 
-interface DeliveryState {
-  source: DeliverySource;
-  counts: DeliveryCounts;
-  list: PagedList<DeliveryView>;
-  /** relay-sourced lists are held whole in memory and paged locally */
-  all?: DeliveryView[];
-  note?: string;
-}
-
-type HooksResult = { ok: true; hooks: WebhookView[] } | { ok: false; message: string; detail: string; error: unknown };
+type RepoNode = Extract<WebhookTreeNode, { kind: 'repository' }>;
+type HookNode = Extract<WebhookTreeNode, { kind: 'webhook' }>;
+type DeliveriesNode = Extract<WebhookTreeNode, { kind: 'deliveries' }>;
+type HooksResult = { ok: true; hooks: WebhookView[] } | { ok: false; row: MessageNode; error: unknown };
 
 export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<WebhookTreeNode | undefined>();
@@ -41,48 +36,102 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
   private hooks = new Map<string, Promise<HooksResult>>();
   private deliveries = new Map<string, Promise<DeliveryState>>();
   private readonly loadingMore = new Map<string, Promise<number>>();
+  // Stable node objects: VS Code matches a fired element by identity, and getParent must return
+  // the same objects getChildren gave.
+  private readonly repoNodes = new Map<string, RepoNode>();
+  private readonly hookNodes = new Map<string, HookNode>();
+  private readonly deliveriesNodes = new Map<string, DeliveriesNode>();
+  private readonly parents = new WeakMap<WebhookTreeNode, WebhookTreeNode>();
+  /** webhook ids whose children are shown (their row is expanded) */
+  private readonly expanded = new Set<string>();
+  readonly loop: RefreshLoop;
   pageSize = DEFAULT_PAGE_SIZE;
 
   constructor(
     private readonly services: Services,
     private readonly extensionUri: vscode.Uri,
-  ) {}
+    timers?: Timers,
+  ) {
+    this.loop = new RefreshLoop(() => this.tick(), settings().refreshInterval, timers);
+  }
+
+  /** Follows the view's visibility (the timer runs only while it shows) and its expanded rows. */
+  attach(view: vscode.TreeView<WebhookTreeNode>): vscode.Disposable {
+    this.loop.setVisible(view.visible);
+    return vscode.Disposable.from(
+      view.onDidChangeVisibility((e) => this.loop.setVisible(e.visible)),
+      view.onDidCollapseElement((e) => {
+        if (e.element.kind === 'webhook') this.expanded.delete(e.element.webhook.id);
+      }),
+    );
+  }
+
+  /** The webhooks whose rows are expanded (their deliveries are kept fresh). */
+  expandedHooks(): WebhookView[] {
+    return [...this.hookNodes.values()].filter((n) => this.expanded.has(n.webhook.id)).map((n) => n.webhook);
+  }
 
   refresh(): void {
     this.hooks.clear();
     this.deliveries.clear();
+    this.repoNodes.clear();
+    this.hookNodes.clear();
+    this.deliveriesNodes.clear();
     this.changed.fire(undefined);
   }
 
-  /** Drops one webhook's cached deliveries (after ping/retry) and repaints. */
+  /** Drops one webhook's cached deliveries (after ping/retry) and repaints its rows. */
   refreshDeliveries(webhookId: string): void {
     this.deliveries.delete(webhookId);
-    this.changed.fire(undefined);
+    const node = [...this.hookNodes.values()].find((n) => n.webhook.id === webhookId);
+    this.changed.fire(node);
   }
 
   getTreeItem(node: WebhookTreeNode): vscode.TreeItem {
     return toTreeItem(webhookRow(node), this.extensionUri);
   }
 
+  getParent(node: WebhookTreeNode): WebhookTreeNode | undefined {
+    switch (node.kind) {
+      case 'repository':
+        return undefined;
+      case 'webhook':
+        return this.repoNodes.get(repoKey(node.repo));
+      case 'deliveries':
+        return this.hookNodes.get(hookKey(node.repo, node.webhook.id));
+      case 'delivery':
+      case 'loadMore':
+        return this.deliveriesNodes.get(node.webhook.id);
+      case 'message':
+        return this.parents.get(node);
+    }
+  }
+
   async getChildren(node?: WebhookTreeNode): Promise<WebhookTreeNode[]> {
     if (!node) return this.roots();
+    const children = await this.childrenOf(node);
+    for (const c of children) this.parents.set(c, node);
+    return children;
+  }
+
+  private async childrenOf(node: WebhookTreeNode): Promise<WebhookTreeNode[]> {
     switch (node.kind) {
       case 'repository': {
         const r = await this.webhooksOf(node.repo);
-        if (!r.ok) return [{ kind: 'message', id: `err:${repoKey(node.repo)}`, text: r.message, detail: r.detail, severity: 'error' }];
-        return r.hooks.map((webhook) => ({ kind: 'webhook', repo: node.repo, webhook }));
+        if (!r.ok) return [r.row];
+        return r.hooks.map((webhook) => this.hookNode(node.repo, webhook));
       }
-      case 'webhook': {
+      case 'webhook':
+        this.expanded.add(node.webhook.id);
         try {
           const st = await this.deliveryState(node.webhook);
-          const out: WebhookTreeNode[] = [{ kind: 'deliveries', repo: node.repo, webhook: node.webhook, counts: st.counts, source: st.source }];
+          const out: WebhookTreeNode[] = [this.deliveriesNode(node.repo, node.webhook, st)];
           if (st.note) out.push({ kind: 'message', id: `note:${node.webhook.id}`, text: st.note, severity: 'info' });
           return out;
         } catch (err) {
           this.deliveries.delete(node.webhook.id);
-          return [{ kind: 'message', id: `derr:${node.webhook.id}`, text: shortMessage(err, classify(err)), detail: String(err), severity: 'error' }];
+          return [problemRow(`derr:${node.webhook.id}`, err)];
         }
-      }
       case 'deliveries': {
         const st = await this.deliveryState(node.webhook);
         return deliveryChildren(node.repo, node.webhook, st.list.items, st.list.total, st.source, st.list.hasMore);
@@ -93,7 +142,9 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
   }
 
   private async roots(): Promise<WebhookTreeNode[]> {
-    const token = await this.services.tokens.get();
+    const problem = configProblemRow();
+    if (problem) return [problem]; // a malformed base URL: say so, instead of "No repository found"
+    const token = await this.services.currentToken();
     await setContext(CONTEXT.signedIn, !!token);
     if (!token) return [];
     const repos = await this.services.repositories();
@@ -103,10 +154,33 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
     const any = results.some((r) => !r.ok || r.hooks.length > 0);
     await setContext(CONTEXT.hasWebhooks, any);
     if (!any) return [];
-    return repos.map((repo) => ({ kind: 'repository', repo }));
+    return repos.map((repo) => this.repoNode(repo));
   }
 
-  /** Cached webhook list of a repository; failures become a message row (and are retried on Refresh). */
+  private repoNode(repo: RepoRef): RepoNode {
+    const key = repoKey(repo);
+    let n = this.repoNodes.get(key);
+    if (!n) this.repoNodes.set(key, (n = { kind: 'repository', repo }));
+    return n;
+  }
+
+  private hookNode(repo: RepoRef, webhook: WebhookView): HookNode {
+    const key = hookKey(repo, webhook.id);
+    let n = this.hookNodes.get(key);
+    if (!n) this.hookNodes.set(key, (n = { kind: 'webhook', repo, webhook }));
+    n.webhook = webhook;
+    return n;
+  }
+
+  private deliveriesNode(repo: RepoRef, webhook: WebhookView, st: DeliveryState): DeliveriesNode {
+    let n = this.deliveriesNodes.get(webhook.id);
+    if (!n) this.deliveriesNodes.set(webhook.id, (n = { kind: 'deliveries', repo, webhook, counts: st.counts, source: st.source }));
+    n.counts = st.counts;
+    n.source = st.source;
+    return n;
+  }
+
+  /** Cached webhook list of a repository; failures become a message row that acts (Sign In, Retry). */
   webhooksOf(repo: RepoRef): Promise<HooksResult> {
     const key = repoKey(repo);
     let p = this.hooks.get(key);
@@ -117,8 +191,9 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
           return { ok: true, hooks: await client.listWebhooks(repo) };
         } catch (err) {
           const kind = classify(err);
-          log().error(`listing webhooks of ${key}: ${(err as Error).stack ?? err}`);
-          return { ok: false, message: shortMessage(err, kind), detail: String((err as Error).message ?? err), error: err };
+          if (kind === 'network' || kind === 'internal') log().error(`listing webhooks of ${key}: ${(err as Error).stack ?? err}`);
+          else log().info(`listing webhooks of ${key}: ${shortMessage(err, kind)}`);
+          return { ok: false, row: problemRow(`err:${key}`, err), error: err };
         }
       })();
       this.hooks.set(key, p);
@@ -142,36 +217,57 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
   deliveryState(webhook: WebhookView): Promise<DeliveryState> {
     let p = this.deliveries.get(webhook.id);
     if (!p) {
-      p = this.loadFirstPage(webhook);
+      p = loadFirstPage(this.services, webhook, this.pageSize);
       this.deliveries.set(webhook.id, p);
       p.catch(() => this.deliveries.delete(webhook.id));
     }
     return p;
   }
 
-  private async loadFirstPage(webhook: WebhookView): Promise<DeliveryState> {
-    const client = await this.services.client();
-    const page = await client.listDeliveries(webhook.id, { limit: this.pageSize, offset: 0 });
-    if (page.offered) {
-      const list = newList(page.total);
-      list.append(page.deliveries, page.total);
-      return { source: 'service', counts: { total: page.total, successful: page.successful, failed: page.failed }, list };
+  /**
+   * One refresh: repositories whose listing failed are listed again (the tree recovers by itself
+   * when the service comes back), and the first page of every expanded webhook's deliveries is
+   * read again; a row is repainted only when what it shows changed.
+   */
+  async tick(): Promise<TickResult> {
+    let ok = true;
+    for (const [key, p] of [...this.hooks]) {
+      const before = await p;
+      if (before.ok) continue;
+      this.hooks.delete(key);
+      const after = await this.webhooksOf(this.repoNodes.get(key)?.repo ?? parseKey(key));
+      ok &&= after.ok;
+      if (after.ok || classify(after.error) !== classify(before.error)) this.changed.fire(this.repoNodes.get(key));
     }
-    // The service offers no deliveries endpoint: show what reached the relay for this webhook.
-    const relay = this.services.relay;
-    const channel = relayChannelOfUrl(webhook.url, relay.port ?? settings().relayPort);
-    if (!channel || !relay.connected) {
-      const list = newList(0);
-      const note = !channel
-        ? 'The service does not list deliveries, and this webhook does not point at the relay.'
-        : 'The service does not list deliveries; start the relay to see the ones it receives.';
-      return { source: 'relay', counts: { total: 0, successful: 0, failed: 0 }, list, note };
+    for (const node of [...this.hookNodes.values()].filter((n) => this.expanded.has(n.webhook.id))) {
+      ok = (await this.refreshWebhook(node)) && ok;
     }
-    const { deliveries } = await relay.listDeliveries({ channel, limit: 1000 });
-    const all = deliveries.sort((a, b) => b.seq - a.seq).map(relayToDelivery);
-    const list = newList(all.length);
-    list.append(all.slice(0, this.pageSize), all.length);
-    return { source: 'relay', counts: countDeliveries(all), list, all };
+    return { ok };
+  }
+
+  private async refreshWebhook(node: HookNode): Promise<boolean> {
+    const cached = this.deliveries.get(node.webhook.id);
+    const before = cached ? await cached.catch(() => undefined) : undefined;
+    let fresh: DeliveryState;
+    try {
+      fresh = await loadFirstPage(this.services, node.webhook, this.pageSize);
+    } catch (err) {
+      if (before) log().warn(`refreshing deliveries of ${node.webhook.id}: ${shortMessage(err)}`);
+      else this.changed.fire(node); // its error row may read differently now
+      return false;
+    }
+    if (before && deliveriesFingerprint(before, fresh.list.items.length) === deliveriesFingerprint(fresh)) return true;
+    this.deliveries.set(node.webhook.id, Promise.resolve(fresh));
+    const rows = this.deliveriesNodes.get(node.webhook.id);
+    // The counts row and its deliveries; the webhook row when the row under it appears or goes.
+    if (rows && before && before.note === fresh.note) {
+      rows.counts = fresh.counts;
+      rows.source = fresh.source;
+      this.changed.fire(rows);
+    } else {
+      this.changed.fire(node);
+    }
+    return true;
   }
 
   /**
@@ -192,28 +288,26 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
   private async loadNextPage(webhook: WebhookView): Promise<number> {
     const st = await this.deliveryState(webhook);
     if (!st.list.hasMore) return st.list.items.length;
-    if (st.all) {
-      st.list.append(st.all.slice(st.list.nextOffset, st.list.nextOffset + this.pageSize), st.all.length);
-    } else {
-      const client = await this.services.client();
-      const page = await client.listDeliveries(webhook.id, { limit: this.pageSize, offset: st.list.nextOffset });
-      if (page.offered) {
-        st.list.append(page.deliveries, page.total);
-        st.counts = { total: page.total, successful: page.successful, failed: page.failed };
-      }
-    }
-    this.changed.fire(undefined);
+    await loadDeliveryPage(this.services, webhook, st, this.pageSize);
+    const rows = this.deliveriesNodes.get(webhook.id);
+    if (rows) rows.counts = st.counts;
+    this.changed.fire(rows);
     return st.list.items.length;
   }
 
   dispose(): void {
+    this.loop.dispose();
     this.changed.dispose();
   }
 }
 
-/** A delivery list that drops a row already loaded (tree ids must be unique): relay rows by seq, service rows by id. */
-function newList(total: number): PagedList<DeliveryView> {
-  return new PagedList<DeliveryView>(total, (d) => (d.seq !== undefined ? `#${d.seq}` : d.id));
+function hookKey(repo: RepoRef, id: string): string {
+  return `${repoKey(repo)}:${id}`;
+}
+
+function parseKey(key: string): RepoRef {
+  const [owner = '', repo = ''] = key.split('/');
+  return { owner, repo };
 }
 
 function setContext(key: string, value: unknown): Thenable<unknown> {

@@ -6,16 +6,16 @@
 import { EventEmitter } from 'node:events';
 import { headers as natsHeaders, StorageType, type ConsumerMessages, type JetStreamClient, type JsMsg, type JetStreamManager, type NatsConnection } from 'nats';
 import type { ChannelStatus, ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../../src/core/relay/protocol';
+import { StoreUnavailableError } from '../errors';
 import { headerRecord } from '../store';
+
+export { StoreUnavailableError };
 import type { DeliveryMeta, NewDelivery, PruneOptions, RelayStore, StoreEvents, StoredDelivery, StoreIntegrity, StoreListQuery } from '../storeTypes';
 import { DeliveryIndex } from './index';
 
-const META_HEADER = 'Sh-Meta';
+/** The delivery's meta (channel, time, verification, raw headers, targets) as JSON, beside the body bytes. */
+export const META_HEADER = 'Sh-Meta';
 
-/** Ingress could not make a delivery durable (no JetStream quorum, no connection): answer 503. */
-export class StoreUnavailableError extends Error {
-  override name = 'StoreUnavailableError';
-}
 
 export interface NatsStoreOptions {
   /** Stream names are <prefix>_DELIVERIES and <prefix>_ATTEMPTS (default SH). */
@@ -65,7 +65,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
   static async open(nc: NatsConnection, options: NatsStoreOptions = {}): Promise<NatsStore> {
     const jsm = await nc.jetstreamManager();
     const store = new NatsStore(nc, jsm, options);
-    await store.ensureStreams();
+    await retrying(() => store.ensureStreams(), options.log);
     await store.startConsumers();
     store.syncTimer = setInterval(() => void store.syncFirstSeq().catch(() => undefined), options.syncIntervalMs ?? 5000);
     store.syncTimer.unref();
@@ -156,6 +156,23 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     this.emit('forward', a.seq, a.attempt, a.state);
   }
 
+  /** For the shared forwarding: the JetStream handles, the deliveries stream and a channel's subject. */
+  get client(): JetStreamClient {
+    return this.js;
+  }
+
+  get manager(): JetStreamManager {
+    return this.jsm;
+  }
+
+  get deliveryStream(): string {
+    return this.deliveries;
+  }
+
+  deliverySubject(channel: string): string {
+    return `${subjectRoot(this.deliveries)}.${channel}`;
+  }
+
   get lastSeq(): number {
     return this.highestSeq;
   }
@@ -180,7 +197,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     h.set(META_HEADER, JSON.stringify(full));
     let seq: number;
     try {
-      const ack = await this.js.publish(`${subjectRoot(this.deliveries)}.${meta.channel}`, body, { headers: h, timeout: this.options.ackTimeoutMs ?? 5000 });
+      const ack = await this.js.publish(this.deliverySubject(meta.channel), body, { headers: h, timeout: this.options.ackTimeoutMs ?? 5000 });
       seq = ack.seq;
     } catch (err) {
       throw new StoreUnavailableError(`JetStream did not acknowledge the delivery: ${(err as Error).message}`);
@@ -212,7 +229,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     return this.index.get(seq);
   }
 
-  after(since: number, channel?: string): Iterable<StoredDelivery> {
+  after(since: number, channel?: string): IterableIterator<StoredDelivery> {
     return this.index.after(since, channel);
   }
 
@@ -289,4 +306,24 @@ function subjectRoot(stream: string): string {
 
 function provisional(seq: number, meta: Omit<DeliveryMeta, 'seq'>, size: number): RelayDeliverySummary {
   return { seq, channel: meta.channel, receivedAt: meta.receivedAt, verification: meta.verification, size, forward: [] };
+}
+
+/**
+ * A cluster that has just started (or lost a peer) answers "no suitable peers for placement" or
+ * times out until its peers have registered: try again for up to a minute, saying so once.
+ */
+async function retrying<T>(fn: () => Promise<T>, log?: (line: string) => void): Promise<T> {
+  const deadline = Date.now() + 60_000;
+  let said = false;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (err) {
+      const msg = (err as Error).message;
+      if (!/no suitable peers|TIMEOUT|timeout|503|insufficient resources/i.test(msg) || Date.now() > deadline) throw err;
+      if (!said) log?.(`store: JetStream is not ready (${msg}); waiting for the cluster`);
+      said = true;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
 }

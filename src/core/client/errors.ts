@@ -11,6 +11,8 @@ export interface ServiceErrorInit {
   path: string;
   status?: number;
   bodyExcerpt?: string;
+  /** a network failure's error code (ECONNREFUSED, ENOTFOUND, …) */
+  code?: string;
   detail: string;
 }
 
@@ -21,6 +23,7 @@ export class ServiceError extends Error {
   readonly path: string;
   readonly status?: number;
   readonly bodyExcerpt?: string;
+  readonly code?: string;
 
   constructor(init: ServiceErrorInit) {
     super(`${init.method} ${init.path}: ${init.detail}`);
@@ -29,10 +32,11 @@ export class ServiceError extends Error {
     this.path = init.path;
     if (init.status !== undefined) this.status = init.status;
     if (init.bodyExcerpt !== undefined) this.bodyExcerpt = init.bodyExcerpt;
+    if (init.code !== undefined) this.code = init.code;
   }
 
   toJSON(): Record<string, unknown> {
-    return { name: this.name, message: this.message, kind: this.kind, method: this.method, path: this.path, status: this.status, bodyExcerpt: this.bodyExcerpt };
+    return { name: this.name, message: this.message, kind: this.kind, method: this.method, path: this.path, status: this.status, bodyExcerpt: this.bodyExcerpt, code: this.code };
   }
 }
 
@@ -73,4 +77,21 @@ export function networkErrorCode(err: unknown): string | undefined {
     if (typeof code === 'string' && NETWORK_ERROR_CODES.has(code)) return code;
   }
   return undefined;
+}
+
+const CODE_TEXT: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+  UND_ERR_SOCKET: 'connection closed',
+};
+
+/** A few words for a network error code ("connection refused"); the code itself when unknown. */
+export function networkErrorText(code: string | undefined): string {
+  return code === undefined ? 'no connection' : (CODE_TEXT[code] ?? code);
 }

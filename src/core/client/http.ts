@@ -1,7 +1,7 @@
 // The client's transport: one JSON exchange over undici with a per-attempt deadline,
 // retries (idempotent methods only) and typed, redacted errors.
 import { request } from 'undici';
-import { ServiceError, excerpt, redact } from './errors';
+import { ServiceError, excerpt, networkErrorCode, redact } from './errors';
 import { IDEMPOTENT_METHODS, RETRYABLE_STATUSES, backoff, parseRetryAfter } from './retry';
 import type { ServiceClientOptions } from './types';
 
@@ -109,7 +109,8 @@ export class Transport {
         return { ok: false, error: new ServiceError({ kind: 'timeout', method, path, detail: `no complete answer within ${this.timeoutMs} ms` }) };
       }
       const reason = redact([e.code, e.message].filter(Boolean).join(' ') || String(err), sensitive);
-      return { ok: false, error: new ServiceError({ kind: 'network', method, path, detail: `cannot reach the service (${reason})` }) };
+      const code = networkErrorCode(err);
+      return { ok: false, error: new ServiceError({ kind: 'network', method, path, ...(code ? { code } : {}), detail: `cannot reach the service (${reason})` }) };
     } finally {
       clearTimeout(timer);
     }

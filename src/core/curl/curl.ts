@@ -1,6 +1,6 @@
 // "Copy as cURL": a shell command that re-sends a delivery, with secrets and signatures redacted.
 
-const REDACT = /^(authorization|proxy-authorization|cookie|x-[a-z0-9-]*signature[a-z0-9-]*|x-[a-z0-9-]*token[a-z0-9-]*|x-[a-z0-9-]*secret[a-z0-9-]*)$/i;
+const REDACT = /^(authorization|proxy-authorization|cookie|set-cookie|[a-z0-9-]*(signature|token|secret|api-?key|password|credential|session)[a-z0-9-]*)$/i;
 
 export const REDACTED = '<redacted>';
 
@@ -41,19 +41,37 @@ export function printfBytes(bytes: Uint8Array): string {
 }
 
 /**
- * The curl command. A body that is not valid UTF-8 cannot be pasted as a shell string without
- * changing its bytes, so it is written by `printf` (octal escapes) and piped to `--data-binary @-`.
+ * Whether a body can be pasted into a shell as a quoted string unchanged: valid UTF-8 with no
+ * control character other than tab and newline (an ESC or CR in a pasted command is acted on by the
+ * terminal, and C1 controls by some), so the text is the body.
+ */
+export function isPrintableBody(body: string | Uint8Array): boolean {
+  const text = utf8OrUndefined(body);
+  // eslint-disable-next-line no-control-regex
+  return text !== undefined && !/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.test(text);
+}
+
+/**
+ * The curl command. A body that is not printable (not UTF-8, or with control characters) cannot be
+ * pasted as a shell string safely and exactly, so it is written by `printf` (octal escapes) and
+ * piped to `--data-binary @-`.
  */
 export function buildCurl(url: string, headers: Readonly<Record<string, string>>, body: string | Uint8Array): string {
-  const text = utf8OrUndefined(body);
-  const lines = [`${text === undefined ? `${printfBytes(body as Uint8Array)} | ` : ''}curl -X POST ${shellQuote(redactUrl(url))}`];
+  const printable = isPrintableBody(body);
+  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
+  const lines = [`${printable ? '' : `${printfBytes(bytes)} | `}curl -X POST ${shellQuote(redactUrl(url))}`];
   for (const [name, value] of Object.entries(headers)) {
     if (SKIP.has(name.toLowerCase())) continue;
     const v = isSensitiveHeader(name) ? REDACTED : value;
-    lines.push(`  -H ${shellQuote(`${name}: ${v}`)}`);
+    lines.push(`  -H ${shellQuote(`${name}: ${v}`.replace(/[\r\n]/g, ' '))}`);
   }
-  lines.push(text === undefined ? '  --data-binary @-' : `  --data-binary ${shellQuote(text)}`);
+  lines.push(printable ? `  --data-binary ${shellQuote(utf8OrUndefined(body)!)}` : '  --data-binary @-');
   return lines.join(' \\\n');
+}
+
+/** Headers with the sensitive ones' values replaced (Open Delivery, Copy as cURL). */
+export function redactHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, isSensitiveHeader(k) ? REDACTED : v]));
 }
 
 /** Credentials in the URL (user info, query) are redacted too. */

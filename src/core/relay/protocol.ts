@@ -124,6 +124,40 @@ export interface PruneResponse {
   remaining: number;
 }
 
+// ---- Channels (admin token only, except GET /api/channels/<own name> with a channel token) ----
+
+/** POST /api/channels */
+export interface CreateChannelRequest {
+  /** CHANNEL_RE: letters, digits, '.', '_', '-'; at most 64; not 'default' nor a --config channel. */
+  name: string;
+  /** Signing secrets (non-empty strings; rotation: several). A `--public` relay requires at least one. */
+  secrets: string[];
+}
+/** 201 from POST /api/channels. The token is shown only in this answer (the relay keeps its hash). */
+export interface CreatedChannel {
+  name: string;
+  /** `<public-url>/hooks/<name>`: the URL to give the service. */
+  ingressUrl: string;
+  /** Scoped to this channel: its deliveries, its stream, nothing else. */
+  token: string;
+}
+/**
+ * Where a channel is defined: the channels API, --config, the relay-wide `default`, or an
+ * `implicit` channel (any other name a local relay accepted, with the relay-wide settings).
+ */
+export type ChannelSource = 'api' | 'config' | 'default' | 'implicit';
+/** GET /api/channels → { channels: ChannelInfo[] } (never a token or a secret); implicit ones once they have deliveries. */
+export interface ChannelInfo extends ChannelStatus {
+  source: ChannelSource;
+  ingressUrl: string;
+  /** How many signing secrets it has (0: deliveries are accepted unverified). */
+  secrets: number;
+  createdAt?: string;
+}
+export interface ChannelList {
+  channels: ChannelInfo[];
+}
+
 /** POST /hooks/<channel> answers 200 with this after the journal write. */
 export interface IngressAccepted {
   seq: number;

@@ -4,4 +4,5 @@ export * from './labels';
 export * from './paging';
 export * from './nodes';
 export * from './relayModel';
+export * from './refreshLoop';
 export * from './relayAddress';

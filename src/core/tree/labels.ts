@@ -91,3 +91,11 @@ export function deliveryTooltip(d: DeliveryView, source: DeliverySource): string
 export function deliveriesTooltip(c: DeliveryCounts, source: DeliverySource): string {
   return `${c.total} deliveries, ${c.successful} successful, ${c.failed} failed\nSource: ${SOURCE_TEXT[source]}`;
 }
+
+/** "signature header missing" → "Signature header missing." (for messages shown to people). */
+export function sentence(text: string): string {
+  const t = text.trim();
+  if (!t) return t;
+  const first = t[0]!.toUpperCase() + t.slice(1);
+  return /[.!?…:]$/.test(first) ? first : `${first}.`;
+}

@@ -26,7 +26,21 @@ export type WebhookTreeNode =
   | { kind: 'deliveries'; repo: RepoRef; webhook: WebhookView; counts: DeliveryCounts; source: DeliverySource }
   | { kind: 'delivery'; repo: RepoRef; webhook: WebhookView; delivery: DeliveryView; source: DeliverySource }
   | { kind: 'loadMore'; repo: RepoRef; webhook: WebhookView; shown: number; total: number }
-  | { kind: 'message'; id: string; text: string; detail?: string; severity: 'info' | 'warning' | 'error' };
+  | MessageNode;
+
+/**
+ * A row that says something instead of listing data. `problem` names what went wrong (its
+ * contextValue is `message.<problem>`, which menus use for inline buttons); `action` runs on click.
+ */
+export interface MessageNode {
+  kind: 'message';
+  id: string;
+  text: string;
+  detail?: string;
+  severity: 'info' | 'warning' | 'error';
+  problem?: 'auth' | 'signedOut' | 'network' | 'config' | 'service';
+  action?: { command: string; title: string; arguments?: unknown[] };
+}
 
 export interface TreeRow {
   id: string;
@@ -45,6 +59,8 @@ export interface TreeRow {
 export const ROW_COMMANDS = {
   openDelivery: 'serviceHooks.openDelivery',
   loadMore: 'serviceHooks.loadMore',
+  signIn: 'serviceHooks.signIn',
+  refresh: 'serviceHooks.refresh',
 } as const;
 
 export function webhookRow(node: WebhookTreeNode): TreeRow {
@@ -105,9 +121,10 @@ export function webhookRow(node: WebhookTreeNode): TreeRow {
       return {
         id: `msg:${node.id}`,
         label: node.text,
-        tooltip: node.detail,
-        contextValue: 'message',
+        tooltip: node.action ? `${node.detail ?? node.text}\n\nClick: ${node.action.title}` : node.detail,
+        contextValue: node.problem ? `message.${node.problem}` : 'message',
         collapsible: 'none',
+        ...(node.action ? { command: node.action } : {}),
         icon: {
           id: node.severity === 'info' ? 'info' : node.severity === 'warning' ? 'warning' : 'error',
           ...(node.severity === 'error' ? { color: 'errorForeground' } : {}),

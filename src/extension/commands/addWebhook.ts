@@ -1,11 +1,14 @@
-// Add Webhook: URL (relay URL offered) → events (pick many of the seven) → secret (generate/enter/none) → json.
+// Add Webhook: URL (relay URLs offered) → events (pick many of the seven) → secret
+// (generate/enter/none) → json, with Back between the steps and URL problems shown as you type.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { SUBSCRIBABLE_EVENTS } from '../../core/tree';
 import { validateWebhookUrl } from '../../core/input';
+import { SUBSCRIBABLE_EVENTS } from '../../core/tree';
 import { COMMANDS } from '../ids';
-import { Cancelled, UserError } from '../errors';
+import { UserError } from '../errors';
 import { asArgs, pickRepo } from '../pickers';
+import { withProgress } from '../progress';
+import { BACK, askEvents, askSecret, askUrl, type UrlChoice } from '../webhookInputs';
 import type { CommandModule } from './context';
 
 export interface AddWebhookArgs {
@@ -21,19 +24,18 @@ const command: CommandModule = {
   async run(ctx, arg) {
     const args = asArgs<AddWebhookArgs>(arg);
     const repo = await pickRepo(ctx, arg);
-    const url = args.url ?? (await askUrl(ctx.services.relay.webhookUrlChoices()));
+    const { url, events, secretChoice } = await askAll(args, ctx.services.relay.webhookUrlChoices());
     const urlProblem = validateWebhookUrl(url);
     if (urlProblem) throw new UserError(urlProblem);
-    const events = args.events ?? (await askEvents());
     if (events.length === 0) throw new UserError('Pick at least one event.');
     const unknown = events.filter((e) => !(SUBSCRIBABLE_EVENTS as readonly string[]).includes(e));
     if (unknown.length) throw new UserError(`Unknown event type(s): ${unknown.join(', ')}`);
-    const secretChoice = args.secret ?? (await askSecret());
     // A webhook to the local relay gets the relay's own secret (SecretStorage, shared with Start Relay), so its deliveries verify.
     const shared = secretChoice === 'generate' ? await ctx.services.relay.sharedSecretFor(url.trim()) : undefined;
     const secret = secretChoice === 'generate' ? shared ?? randomBytes(32).toString('hex') : secretChoice === 'none' ? undefined : secretChoice;
     const client = await ctx.services.client();
-    const created = await client.createWebhook(repo, { url: url.trim(), content_type: 'json', events, ...(secret ? { secret } : {}) });
+    const body = { url: url.trim(), content_type: 'json' as const, events, ...(secret ? { secret } : {}) };
+    const created = await withProgress('Creating the webhook…', () => client.createWebhook(repo, body));
     ctx.webhooks.refresh();
     if (shared) {
       void vscode.window.showInformationMessage("Webhook created with the local relay's secret (kept in the editor's secret storage): its deliveries arrive verified.");
@@ -50,54 +52,25 @@ const command: CommandModule = {
 };
 export default command;
 
-async function askUrl(choices: readonly { url: string; description: string }[]): Promise<string> {
-  const qp = vscode.window.createQuickPick<vscode.QuickPickItem>();
-  qp.title = 'Add Webhook (1/3): Payload URL';
-  qp.placeholder = 'Type a URL, or pick a relay';
-  qp.ignoreFocusOut = true;
-  const relayItems: vscode.QuickPickItem[] = choices.map((c) => ({ label: c.url, description: c.description }));
-  qp.items = relayItems;
-  qp.onDidChangeValue((v) => {
-    const problem = v ? validateWebhookUrl(v) : undefined;
-    qp.items = v && !problem ? [{ label: v.trim(), description: 'this URL' }, ...relayItems] : relayItems;
-    qp.title = problem ? `Add Webhook (1/3): Payload URL: ${problem}` : 'Add Webhook (1/3): Payload URL';
-  });
-  try {
-    return await new Promise<string>((resolve, reject) => {
-      qp.onDidAccept(() => {
-        const chosen = qp.selectedItems[0]?.label ?? qp.value.trim();
-        if (validateWebhookUrl(chosen)) return;
-        resolve(chosen);
-      });
-      qp.onDidHide(() => reject(new Cancelled()));
-      qp.show();
+/** The steps the arguments do not answer, in order; Back returns to the step asked before. */
+async function askAll(args: AddWebhookArgs, choices: readonly UrlChoice[]): Promise<{ url: string; events: string[]; secretChoice: string }> {
+  const answers = { url: args.url, events: args.events, secretChoice: args.secret };
+  const steps: (() => Promise<boolean>)[] = [];
+  if (args.url === undefined) steps.push(async () => ((answers.url = (await askUrl(choices, answers.url)) as string), true));
+  if (args.events === undefined) {
+    const back = steps.length > 0;
+    steps.push(async () => {
+      const r = await askEvents(answers.events ?? [], undefined, back);
+      return r === BACK ? false : ((answers.events = r), true);
     });
-  } finally {
-    qp.dispose();
   }
-}
-
-export async function askEvents(current: readonly string[] = [], title = 'Add Webhook (2/3): Events'): Promise<string[]> {
-  const picks = await vscode.window.showQuickPick(
-    SUBSCRIBABLE_EVENTS.map((e) => ({ label: e, picked: current.includes(e) })),
-    { title, canPickMany: true, ignoreFocusOut: true, placeHolder: 'Events to deliver' },
-  );
-  if (!picks) throw new Cancelled();
-  return picks.map((p) => p.label);
-}
-
-async function askSecret(): Promise<string> {
-  const pick = await vscode.window.showQuickPick(
-    [
-      { label: 'Generate a strong secret', description: '32 random bytes, hex', value: 'generate' },
-      { label: 'Enter a secret', value: 'enter' },
-      { label: 'No secret', description: 'deliveries are not signed', value: 'none' },
-    ],
-    { title: 'Add Webhook (3/3): Secret (content type: json)', ignoreFocusOut: true },
-  );
-  if (!pick) throw new Cancelled();
-  if (pick.value !== 'enter') return pick.value;
-  const s = await vscode.window.showInputBox({ title: 'Webhook secret', password: true, ignoreFocusOut: true, validateInput: (v) => (v.length >= 8 ? undefined : 'At least 8 characters') });
-  if (!s) throw new Cancelled();
-  return s;
+  if (args.secret === undefined) {
+    const back = steps.length > 0;
+    steps.push(async () => {
+      const r = await askSecret(back);
+      return r === BACK ? false : ((answers.secretChoice = r), true);
+    });
+  }
+  for (let i = 0; i < steps.length; ) i = (await steps[i]!()) ? i + 1 : Math.max(0, i - 1);
+  return { url: answers.url!, events: answers.events!, secretChoice: answers.secretChoice! };
 }

@@ -1,5 +1,6 @@
 // What every command handler receives.
 import type * as vscode from 'vscode';
+import type { WebhookTreeNode } from '../../core/tree';
 import type { DeliveryDocuments } from '../deliveryDocument';
 import type { RelayTree } from '../relayTree';
 import type { Services } from '../services';
@@ -8,6 +9,8 @@ import type { WebhooksTree } from '../webhooksTree';
 export interface CommandContext {
   services: Services;
   webhooks: WebhooksTree;
+  /** the Webhooks tree view (reveal, selection) */
+  webhooksView?: vscode.TreeView<WebhookTreeNode>;
   relayTree: RelayTree;
   documents: DeliveryDocuments;
   extension: vscode.ExtensionContext;

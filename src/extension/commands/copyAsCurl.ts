@@ -1,6 +1,6 @@
 // Copy as cURL: re-send command for a delivery; signature, tokens and secrets redacted.
 import * as vscode from 'vscode';
-import { buildCurl, utf8OrUndefined } from '../../core/curl';
+import { buildCurl, isPrintableBody } from '../../core/curl';
 import { COMMANDS } from '../ids';
 import type { CommandModule } from './context';
 import { rawDelivery } from './rawDelivery';
@@ -11,8 +11,8 @@ const command: CommandModule = {
     const raw = await rawDelivery(ctx, arg, 'Copy as cURL');
     const curl = buildCurl(raw.url, raw.headers, raw.body);
     await vscode.env.clipboard.writeText(curl);
-    const binary = utf8OrUndefined(raw.body) === undefined;
-    const note = binary ? ' The body is not valid UTF-8, so the command writes its exact bytes with printf and pipes them to curl.' : '';
+    const binary = !isPrintableBody(raw.body);
+    const note = binary ? ' The body is not printable text (not UTF-8, or control characters), so the command writes its exact bytes with printf and pipes them to curl.' : '';
     void vscode.window.showInformationMessage(`cURL command copied (signature and secrets redacted).${note}`);
     return { curl, binary };
   },

@@ -1,10 +1,14 @@
 // Create CI Secret: validated name, password input for the value, pick for `protected`.
 import * as vscode from 'vscode';
 import { validateSecretName } from '../../core/input';
+import { repoKey } from '../../core/tree';
 import { COMMANDS } from '../ids';
 import { Cancelled, UserError } from '../errors';
 import { asArgs, pickRepo } from '../pickers';
+import { withProgress } from '../progress';
 import type { CommandModule } from './context';
+
+export const validateSecretValue = (v: string): string | undefined => (v === '' ? 'Enter a value' : undefined);
 
 const command: CommandModule = {
   id: COMMANDS.createSecret,
@@ -17,8 +21,11 @@ const command: CommandModule = {
     if (name === undefined) throw new Cancelled();
     const problem = validateSecretName(name);
     if (problem) throw new UserError(`Secret name: ${problem}`);
-    const value = args.value ?? (await vscode.window.showInputBox({ title: `Create CI Secret (2/3): value of ${name}`, password: true, ignoreFocusOut: true }));
-    if (value === undefined || value === '') throw new Cancelled();
+    const value =
+      args.value ??
+      (await vscode.window.showInputBox({ title: `Create CI Secret (2/3): value of ${name}`, password: true, ignoreFocusOut: true, validateInput: validateSecretValue }));
+    if (value === undefined) throw new Cancelled();
+    if (validateSecretValue(value)) throw new UserError(`Secret value: ${validateSecretValue(value)}`);
     let prot = args.protected;
     if (prot === undefined) {
       const pick = await vscode.window.showQuickPick(
@@ -32,7 +39,7 @@ const command: CommandModule = {
       prot = pick.value;
     }
     const client = await ctx.services.client();
-    await client.createSecret(repo, { name, value, protected: prot });
+    await withProgress(`Creating CI secret ${name} in ${repoKey(repo)}…`, () => client.createSecret(repo, { name, value, protected: prot }));
     void vscode.window.showInformationMessage(`CI secret ${name} created${prot ? ' (protected)' : ''}.`);
     return { name, protected: prot };
   },

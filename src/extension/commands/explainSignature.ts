@@ -1,5 +1,7 @@
 // Explain Signature: the signature doctor on a delivery's raw body, header and a secret you enter.
 import * as vscode from 'vscode';
+import { SIGNATURE_HEADER } from '../../core/signing';
+import { sentence } from '../../core/tree';
 import { COMMANDS } from '../ids';
 import { Cancelled } from '../errors';
 import { explainSignature } from '../deps';
@@ -18,11 +20,13 @@ const command: CommandModule = {
       if (s === undefined) throw new Cancelled();
       secrets = [s];
     }
-    const result = await explainSignature({ body: raw.body, header: header(raw.headers, 'X-Service-Signature'), secrets });
-    log().info(`explain signature (${raw.source}): ${result.ok ? 'ok' : 'mismatch'}; ${result.findings.join(' | ')}`);
-    const text = result.ok ? 'The signature matches this secret.' : 'The signature does not match.';
-    void vscode.window.showInformationMessage(text, { modal: !asArgs(arg).seq && !asArgs(arg).deliveryId, detail: result.findings.join('\n') });
-    return result;
+    const result = await explainSignature({ body: raw.body, header: header(raw.headers, SIGNATURE_HEADER), secrets });
+    const findings = result.findings.map(sentence);
+    log().info(`explain signature (${raw.source}): ${result.ok ? 'match' : 'mismatch'}; ${findings.join(' ')}`);
+    const modal = !asArgs(arg).seq && !asArgs(arg).deliveryId;
+    if (result.ok) void vscode.window.showInformationMessage('The signature matches this secret.', { modal, detail: findings.join('\n') });
+    else void vscode.window.showWarningMessage('The signature does not match this secret.', { modal, detail: findings.join('\n') });
+    return { ...result, findings };
   },
 };
 export default command;

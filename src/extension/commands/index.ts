@@ -6,7 +6,7 @@
 //   signIn            { token } | token string
 //   addWebhook        { repo: 'owner/repo', url, events: string[], secret: 'generate' | 'none' | <secret> }
 //   editEvents        { webhookId, events }
-//   deleteWebhook     { webhookId, confirm: true }            (confirm skips the modal)
+//   deleteWebhook     { webhookId, confirm: true }            (confirm skips the modal; from rows: every selected webhook)
 //   pingWebhook       { webhookId }
 //   retryDelivery     { webhookId, deliveryId }
 //   retryAllFailed    { webhookId }                           (none: every listed webhook)
@@ -19,7 +19,9 @@
 //   setUpRunner       { token, execute? }                     (execute: false types without running)
 //   connectRelay      { address, token }                      (token kept in SecretStorage)
 //   loadMore          a "Load more…" row | { webhookId }
-//   fixAllInFile      a file Uri
+//   fixAllInFile      a file Uri (none: the active editor), then { confirm: true } skips the count's modal
+//   fixAllWorkflowNames { confirm: true }                    (skips the count's modal; the files are saved)
+//   portWorkflows     nothing; returns { report, markdown, files, renames, decisions, portable, … }
 import * as vscode from 'vscode';
 import { wrapCommand } from '../errors';
 import addWebhook from './addWebhook';
@@ -29,11 +31,13 @@ import createSecret from './createSecret';
 import deleteWebhook from './deleteWebhook';
 import editEvents from './editEvents';
 import explainSignature from './explainSignature';
+import fixAllInFile from './fixAllInFile';
 import fixAllWorkflowNames from './fixAllWorkflowNames';
 import importIssues from './importIssues';
 import loadMore from './loadMore';
 import openDelivery from './openDelivery';
 import pingWebhook from './pingWebhook';
+import portWorkflows from './portWorkflows';
 import refresh from './refresh';
 import replayDelivery from './replayDelivery';
 import retryAllFailed from './retryAllFailed';
@@ -48,11 +52,11 @@ import stopRelay from './stopRelay';
 import connectRelay from './connectRelay';
 import disconnectRelay from './disconnectRelay';
 
-/** fixAllInFile is registered by diagnostics.ts, next to its code action. */
 export const COMMAND_MODULES: readonly CommandModule[] = [
   signIn, signOut, addWebhook, editEvents, deleteWebhook, pingWebhook, retryDelivery, retryAllFailed,
   replayDelivery, openDelivery, explainSignature, copyAsCurl, startRelay, stopRelay, connectRelay, disconnectRelay, importIssues,
-  createSecret, setUpRunner, fixAllWorkflowNames, refresh, showLogs, showActivationTime, loadMore,
+  createSecret, setUpRunner, fixAllWorkflowNames, fixAllInFile, refresh, showLogs, showActivationTime, loadMore,
+  portWorkflows,
 ];
 
 export function registerCommands(context: vscode.ExtensionContext, ctx: () => CommandContext): void {

@@ -2,14 +2,14 @@
 import * as vscode from 'vscode';
 import { DeliveryDocuments } from '../deliveryDocument';
 import { COMMANDS } from '../ids';
-import { asArgs, isNode, pickDelivery, pickRelayDelivery } from '../pickers';
+import { isRelayTarget, pickDelivery, pickRelayDelivery } from '../pickers';
 import type { CommandModule } from './context';
 
 const command: CommandModule = {
   id: COMMANDS.openDelivery,
   async run(ctx, arg) {
     let uri: vscode.Uri;
-    if ((isNode(arg) && arg.kind === 'relayDelivery') || typeof asArgs(arg).seq === 'number') {
+    if (isRelayTarget(arg)) {
       uri = DeliveryDocuments.relayUri((await pickRelayDelivery(ctx, arg, 'Open Delivery')).seq);
     } else {
       const { webhook, deliveryId } = await pickDelivery(ctx, arg, { title: 'Open Delivery' });

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { deliveryOutcome, webhookLabel } from '../../core/tree';
 import { COMMANDS } from '../ids';
 import { pickWebhook } from '../pickers';
+import { withProgress } from '../progress';
 import type { CommandModule } from './context';
 
 const command: CommandModule = {
@@ -10,7 +11,7 @@ const command: CommandModule = {
   async run(ctx, arg) {
     const { webhook } = await pickWebhook(ctx, arg, 'Ping Webhook');
     const client = await ctx.services.client();
-    const delivery = await client.ping(webhook.id);
+    const delivery = await withProgress(`Pinging ${webhookLabel(webhook.url)}…`, () => client.ping(webhook.id));
     ctx.webhooks.refreshDeliveries(webhook.id);
     void vscode.window.showInformationMessage(
       delivery ? `Ping sent to ${webhookLabel(webhook.url)}: ${deliveryOutcome(delivery)}` : `Ping sent to ${webhookLabel(webhook.url)}.`,

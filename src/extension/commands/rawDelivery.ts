@@ -1,6 +1,6 @@
 // Headers and raw body of a delivery, from the service (detail endpoint) or the relay journal.
 import { UserError } from '../errors';
-import { asArgs, isNode, pickDelivery, pickRelayDelivery } from '../pickers';
+import { isRelayTarget, pickDelivery, pickRelayDelivery } from '../pickers';
 import type { CommandContext } from './context';
 
 export interface RawDelivery {
@@ -14,7 +14,7 @@ export interface RawDelivery {
 
 export async function rawDelivery(ctx: CommandContext, arg: unknown, title: string): Promise<RawDelivery> {
   const relay = ctx.services.relay;
-  if ((isNode(arg) && arg.kind === 'relayDelivery') || typeof asArgs(arg).seq === 'number') {
+  if (isRelayTarget(arg)) {
     const summary = await pickRelayDelivery(ctx, arg, title);
     const d = await relay.getDelivery(summary.seq);
     return { source: 'relay', url: relay.ingressUrl(d.channel), headers: d.headers, body: Buffer.from(d.bodyBase64, 'base64') };

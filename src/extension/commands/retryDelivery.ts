@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { deliveryOutcome } from '../../core/tree';
 import { COMMANDS } from '../ids';
 import { pickDelivery } from '../pickers';
+import { withProgress } from '../progress';
 import type { CommandModule } from './context';
 
 const command: CommandModule = {
@@ -10,7 +11,7 @@ const command: CommandModule = {
   async run(ctx, arg) {
     const { webhook, deliveryId } = await pickDelivery(ctx, arg, { failedOnly: true, title: 'Retry Delivery' });
     const client = await ctx.services.client();
-    const delivery = await client.retryDelivery(webhook.id, deliveryId);
+    const delivery = await withProgress(`Retrying delivery ${deliveryId}…`, () => client.retryDelivery(webhook.id, deliveryId));
     ctx.webhooks.refreshDeliveries(webhook.id);
     void vscode.window.showInformationMessage(`Retried delivery ${deliveryId}${delivery ? `: ${deliveryOutcome(delivery)}` : ''}`);
     return { delivery };

@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import type { WebhookTreeNode } from '../../../src/core/tree';
 import type { ServiceHooksApi } from '../../../src/extension/activate';
 import { COMMANDS, CONTEXT, EXTENSION_ID, SETTINGS } from '../../../src/extension/ids';
+import { tokenKey } from '../../../src/extension/tokenStore';
 import { figures } from './index';
 import {
   HOOK_SECRET,
@@ -120,13 +121,14 @@ describe('Service Webhooks extension', function () {
     const err = lastError();
     assert.ok(err, 'an error was reported');
     assert.ok(!err.message.includes('wrong-token'), 'the token is not in the message');
-    assert.equal(await api.commandContext.services.tokens.get(), undefined);
+    assert.equal(await api.commandContext.services.tokens.get(emulator.url), undefined);
   });
 
   it('Sign In stores the token in SecretStorage, validated by listing webhooks', async function () {
     const r = await run<{ signedIn: boolean; validated: boolean }>(COMMANDS.signIn, { token: TOKEN });
     assert.deepEqual(r, { signedIn: true, validated: true });
-    assert.equal(await api.commandContext.extension.secrets.get('serviceHooks.token'), TOKEN);
+    assert.equal(await api.commandContext.extension.secrets.get(tokenKey(emulator.url)), TOKEN, 'kept for the base URL it was created for');
+    assert.equal(await api.commandContext.extension.secrets.get('serviceHooks.token'), undefined, 'not under an address-free key');
     const inspected = JSON.stringify(Object.values(SETTINGS).map((k) => config().inspect(k)));
     assert.ok(!inspected.includes(TOKEN), 'the token is in no setting');
   });
@@ -226,6 +228,7 @@ describe('Service Webhooks extension', function () {
     };
     try {
       await config().update(SETTINGS.baseUrl, documented.url, target);
+      await api.commandContext.services.tokens.set(documented.url, TOKEN); // the token is kept per address
       const hook = await call<Hook>('POST', `/api/v1/repos/${REPO}/webhooks`, {
         url: `http://127.0.0.1:${relay.port}/hooks/default`,
         content_type: 'json',
@@ -459,7 +462,7 @@ describe('Service Webhooks extension', function () {
       // undo, then Fix all in this file through its command
       await vscode.commands.executeCommand('undo');
       assert.ok(doc.getText().includes('GITHUB_TOKEN'));
-      const r = await run<{ fixed: number }>(COMMANDS.fixAllInFile, file);
+      const r = await run<{ fixed: number }>(COMMANDS.fixAllInFile, file, { confirm: true });
       assert.ok(r && r.fixed >= 1);
       assert.ok(!doc.getText().includes('GITHUB_TOKEN'));
       await vscode.commands.executeCommand('undo');
@@ -468,7 +471,7 @@ describe('Service Webhooks extension', function () {
     it('Fix All Workflow Names in Workspace edits every matched file', async function () {
       const doc = await vscode.workspace.openTextDocument(file);
       await doc.save().then(undefined, () => undefined);
-      const r = await run<{ files: number; changed: string[]; fixes: number }>(COMMANDS.fixAllWorkflowNames);
+      const r = await run<{ files: number; changed: string[]; fixes: number; saved: boolean }>(COMMANDS.fixAllWorkflowNames, { confirm: true });
       assert.ok(r && r.files >= 1);
       assert.ok(r.changed.some((p) => p.endsWith(`integration-${process.pid}.yml`)), r.changed.join(','));
       assert.ok(!(await vscode.workspace.openTextDocument(file)).getText().includes('GITHUB_TOKEN'));
@@ -536,23 +539,28 @@ describe('Service Webhooks extension', function () {
 
   it('a network failure goes through the one error path as "network"', async function () {
     await config().update(SETTINGS.baseUrl, 'http://127.0.0.1:9', target);
+    await api.commandContext.services.tokens.set('http://127.0.0.1:9', TOKEN); // the token is kept per address
     try {
       assert.equal(await run(COMMANDS.pingWebhook, { webhookId: relayHook.id }), undefined);
       const err = lastError();
       assert.ok(err && (err.kind === 'network' || err.kind === 'user'), JSON.stringify(err));
+      if (err.kind === 'network') assert.match(err.message, /^Cannot reach the service at http:\/\/127\.0\.0\.1:9 /, 'names the address, and only the service');
       assert.equal(await run(COMMANDS.createSecret, { repo: REPO, name: 'X_Y', value: 'v', protected: false }), undefined);
       assert.equal(lastError()?.kind, 'network');
     } finally {
+      await api.commandContext.services.tokens.clear('http://127.0.0.1:9');
       await config().update(SETTINGS.baseUrl, emulator.url, target);
     }
   });
 
   it('Sign Out deletes the token; the tree goes back to the Sign In welcome', async function () {
     await run(COMMANDS.signOut);
-    assert.equal(await api.commandContext.extension.secrets.get('serviceHooks.token'), undefined);
+    assert.equal(await api.commandContext.extension.secrets.get(tokenKey(emulator.url)), undefined);
     assert.deepEqual(await children(), []);
     assert.equal(await run(COMMANDS.pingWebhook, { webhookId: relayHook.id }), undefined);
-    assert.equal(lastError()?.kind, 'auth');
+    const err = lastError();
+    assert.equal(err?.kind, 'signedOut', 'not a rejected token');
+    assert.equal(err?.message, 'You are not signed in to the service.');
     void CONTEXT;
   });
 });

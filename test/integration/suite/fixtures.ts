@@ -121,3 +121,40 @@ export async function until<T>(
     });
   });
 }
+
+export interface Proxy {
+  url: string;
+  /** Stops accepting and drops open connections: the service looks down. */
+  down(): Promise<void>;
+  /** Listens again on the same port: the service is back. */
+  up(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A TCP proxy on a fixed port in front of `target` (http://127.0.0.1:port) that can be taken down and up again. */
+export async function startProxy(target: string): Promise<Proxy> {
+  const { createServer: createTcp, connect } = await import('node:net');
+  const targetPort = Number(new URL(target).port);
+  const sockets = new Set<import('node:net').Socket>();
+  let server = createTcp();
+  const listen = async (port: number) => {
+    server = createTcp((client) => {
+      const upstream = connect(targetPort, '127.0.0.1');
+      for (const s of [client, upstream]) {
+        sockets.add(s);
+        s.on('close', () => sockets.delete(s));
+        s.on('error', () => s.destroy());
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+    return (server.address() as AddressInfo).port;
+  };
+  const port = await listen(0);
+  const down = async () => {
+    const closed = new Promise<void>((r) => server.close(() => r()));
+    for (const s of sockets) s.destroy();
+    await closed;
+  };
+  return { url: `http://127.0.0.1:${port}`, down, up: async () => void (await listen(port)), close: () => down().catch(() => undefined) };
+}

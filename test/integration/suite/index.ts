@@ -78,7 +78,9 @@ export async function run(): Promise<void> {
   // The test files are bundled into this file: expose the bdd globals, then load them.
   mocha.suite.emit('pre-require', globalThis, join(__dirname, 'suite'), mocha);
   await import('./extension.test');
+  await import('./ux.test');
   await import('./relay.test');
+  await import('./portWorkflows.test');
   const failures = await new Promise<number>((resolveRun) => mocha.run(resolveRun));
   // A suite with no tests or any pending test is a failure: nothing may be skipped silently.
   const pending = mocha.suite.total() === 0;

@@ -1,7 +1,7 @@
 // Network failures are recognised by their error code (on the error or its cause), not by message text.
 import { strict as assert } from 'node:assert';
 import { createServer } from 'node:net';
-import { networkErrorCode } from '../../../src/core/client';
+import { ServiceClient, networkErrorCode, networkErrorText } from '../../../src/core/client';
 
 async function closedPort(): Promise<number> {
   const s = createServer();
@@ -24,5 +24,16 @@ describe('network error classification', () => {
     assert.equal(networkErrorCode(new Error('connect ECONNREFUSED 127.0.0.1:9 (fetch failed, socket hang up)')), undefined);
     assert.equal(networkErrorCode(Object.assign(new Error('x'), { code: 'ENOENT' })), undefined);
     assert.equal(networkErrorCode(undefined), undefined);
+  });
+});
+
+describe('ServiceError of a network failure', () => {
+  it('carries the code, and networkErrorText says it in words', async () => {
+    const client = new ServiceClient({ baseUrl: `http://127.0.0.1:${await closedPort()}`, token: 't', retries: 0 });
+    const err = await client.listWebhooks({ owner: 'a', repo: 'b' }).then(() => undefined, (e: unknown) => e as { kind: string; code?: string });
+    assert.equal(err?.kind, 'network');
+    assert.equal(err?.code, 'ECONNREFUSED');
+    assert.equal(networkErrorText(err?.code), 'connection refused');
+    assert.equal(networkErrorText('EWHATEVER'), 'EWHATEVER');
   });
 });

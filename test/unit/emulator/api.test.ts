@@ -232,23 +232,39 @@ describe('emulator API', () => {
       );
     });
 
-    const bad: [string, unknown, string | undefined][] = [
-      ['not an array', { issues: [] }, undefined],
-      ['a record not an object', [issue(1), 'x'], '[1]'],
-      ['title missing', [issue(1), issue(2), issue(3), issue(4, { title: undefined })], '[3].title'],
-      ['number a string', [issue(1, { number: '1' })], '[0].number'],
-      ['number zero', [issue(0)], '[0].number'],
-      ['duplicate number', [issue(5), issue(5)], '[1].number'],
-      ['body null', [issue(1, { body: null })], '[0].body'],
-      ['labels a string', [issue(1, { labels: 'bug' })], '[0].labels'],
-      ['assignees missing', [issue(1, { assignees: undefined })], '[0].assignees'],
-      ['state unknown', [issue(1, { state: 'merged' })], '[0].state'],
+    it('takes a gh CLI export: state in any case (stored lower case), body null, labels and assignees missing, extra fields ignored', async () => {
+      const exported = [
+        { number: 7, title: 'Crash on start', body: null, state: 'OPEN', url: 'https://example.test/7', createdAt: '2026-01-01T00:00:00Z' },
+        { number: 8, title: 'Typo', body: 'fix it', labels: [{ name: 'docs' }], assignees: [{ login: 'dana' }], state: 'Closed' },
+      ];
+      const r = await h.api('POST', `/api/v1/repos/${REPO}/issues/bulk`, exported);
+      assert.equal(r.status, 201, r.text);
+      assert.deepEqual((await h.api('GET', `/_emulator/repos/${REPO}/issues`)).json, [
+        { number: 7, title: 'Crash on start', body: '', labels: [], assignees: [], state: 'open' },
+        { number: 8, title: 'Typo', body: 'fix it', labels: [{ name: 'docs' }], assignees: [{ login: 'dana' }], state: 'closed' },
+      ]);
+    });
+
+    const bad: [string, unknown, string | undefined, RegExp][] = [
+      ['not an array', { issues: [] }, undefined, /JSON array/],
+      ['a record not an object', [issue(1), 'x'], '[1]', /^record 2: must be an object/],
+      ['title missing', [issue(1), issue(2), issue(3), issue(4, { title: undefined })], '[3].title', /^record 4 \(issue #4\): title must be a non-empty string, got nothing/],
+      ['title blank', [issue(1, { title: '  ' })], '[0].title', /^record 1 \(issue #1\): title/],
+      ['number a string', [issue(1, { number: '1' })], '[0].number', /^record 1: number must be a positive integer, got "1"/],
+      ['number zero', [issue(0)], '[0].number', /^record 1: number/],
+      ['duplicate number', [issue(5), issue(5)], '[1].number', /^record 2 \(issue #5\): number 5 repeats record 1/],
+      ['body a number', [issue(1, { body: 5 })], '[0].body', /body must be a string or null/],
+      ['labels a string', [issue(1, { labels: 'bug' })], '[0].labels', /labels must be an array/],
+      ['assignees an object', [issue(1, { assignees: { login: 'dana' } })], '[0].assignees', /assignees must be an array/],
+      ['state unknown', [issue(1), issue(9, { state: 'merged' })], '[1].state', /^record 2 \(issue #9\): state must be "open" or "closed" \(any case\), got "merged"/],
+      ['state missing', [issue(1, { state: undefined })], '[0].state', /state must be/],
     ];
-    for (const [name, body, field] of bad) {
+    for (const [name, body, field, message] of bad) {
       it(`400 ${name}${field ? ` (field ${field})` : ''}, and nothing is imported`, async () => {
         const r = await h.api('POST', `/api/v1/repos/${REPO}/issues/bulk`, body);
         assert.equal(r.status, 400, r.text);
         assert.equal(r.json.field, field);
+        assert.match(r.json.error, message);
         assert.deepEqual((await h.api('GET', `/_emulator/repos/${REPO}/issues`)).json, []);
       });
     }

@@ -37,7 +37,6 @@ describe('package.json contributes ↔ src/extension/ids.ts', () => {
 
   it('one file per palette command under src/extension/commands', () => {
     for (const key of Object.keys(COMMANDS)) {
-      if (key === 'fixAllInFile') continue; // registered next to its code action in diagnostics.ts
       assert.ok(existsSync(join(ROOT, 'src/extension/commands', `${key}.ts`)), `commands/${key}.ts`);
     }
   });
@@ -88,12 +87,13 @@ describe('package.json contributes ↔ src/extension/ids.ts', () => {
     assert.equal(props[SETTINGS.baseUrl].default, DEFAULTS.baseUrl);
     assert.equal(props[SETTINGS.baseUrl].default, 'http://127.0.0.1:8787');
     assert.equal(props[SETTINGS.relayPort].default, 8788);
-    assert.deepEqual(props[SETTINGS.workflowGlobs].default, ['**/.github/workflows/*.{yml,yaml}']);
+    assert.deepEqual(props[SETTINGS.workflowGlobs].default, ['**/.github/workflows/*.{yml,yaml}', '**/action.{yml,yaml}']);
     assert.equal(props[SETTINGS.eventHeader].default, 'X-Service-Event');
     assert.equal(props[SETTINGS.deliveryHeader].default, 'X-Service-Delivery');
     assert.deepEqual(props[SETTINGS.repositories].default, []);
     assert.equal(props[SETTINGS.relayForwardUrl].type, 'string');
     assert.ok(!Object.keys(props).some((k) => /token/i.test(k)), 'no setting holds a token');
+    assert.equal(props[SETTINGS.baseUrl].scope, 'machine', 'a workspace cannot redirect the token to another address');
   });
 
   it('commands referenced by tree rows are declared', () => {

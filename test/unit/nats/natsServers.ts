@@ -49,10 +49,10 @@ export interface NatsCluster {
 }
 
 /** Starts `size` nats-server processes with JetStream; with size > 1 they form one cluster. */
-export async function startNats(size = 1): Promise<NatsCluster> {
+export async function startNats(size = 1, fixedPorts?: number[]): Promise<NatsCluster> {
   ensureNatsServer();
   const root = mkdtempSync(join(tmpdir(), 'sh-nats-'));
-  const ports = await Promise.all(Array.from({ length: size }, () => freePort()));
+  const ports = fixedPorts ?? (await Promise.all(Array.from({ length: size }, () => freePort())));
   const clusterPorts = size > 1 ? await Promise.all(Array.from({ length: size }, () => freePort())) : [];
   const nodes: NatsNode[] = ports.map((port, i) => {
     const name = `n${i + 1}`;

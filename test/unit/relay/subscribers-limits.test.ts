@@ -24,7 +24,8 @@ interface Harness {
 /** A store, a hub and an HTTP server that hands /ws upgrades to the hub: the relay's subscriber half. */
 async function harness(limits: Partial<SubscriberOptions> = {}): Promise<Harness> {
   const store = await DeliveryStore.open(tempDir());
-  const hub = new SubscriberHub(store, { token: TOKEN, boundHost: '127.0.0.1', allowedHosts: [], allowedOrigins: [], ...limits });
+  const authenticate = (given: string | undefined) => (given === TOKEN ? ({ kind: 'admin' } as const) : undefined);
+  const hub = new SubscriberHub(store, { authenticate, boundHost: '127.0.0.1', allowedHosts: [], allowedOrigins: [], ...limits });
   const server: Server = createServer((_req, res) => res.writeHead(404).end());
   server.on('upgrade', (req, socket, head) => hub.upgrade(req, socket, head, new URL(req.url!, 'http://relay.invalid')));
   server.listen(0, '127.0.0.1');

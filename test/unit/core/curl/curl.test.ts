@@ -1,7 +1,7 @@
 // Copy as cURL keeps a body's exact bytes, also when they are not valid UTF-8.
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
-import { REDACTED, buildCurl, printfBytes, utf8OrUndefined } from '../../../../src/core/curl';
+import { REDACTED, buildCurl, printfBytes, redactHeaders, utf8OrUndefined } from '../../../../src/core/curl';
 
 describe('Copy as cURL body bytes', () => {
   const latin1 = Buffer.from('{"name":"caf\xe9","pct":"100%","bs":"a\\\\b","q":"it\'s"}', 'latin1');
@@ -42,5 +42,22 @@ describe('copy as cURL', () => {
     assert.match(curl, /X-Service-Event: push/);
     assert.doesNotMatch(curl, /Content-Length/);
     assert.match(curl, /--data-binary '\{"a":"it'\\''s"\}'/);
+  });
+});
+
+describe('Copy as cURL: bodies that are not printable', () => {
+  it('a UTF-8 body with control characters (ESC, CR, NUL, C1) goes through printf, so nothing reaches the terminal raw', () => {
+    for (const body of ['{"a":"\u001b[2J"}', 'line\r\nnext', 'a\u0000b', 'x\u0085y']) {
+      const curl = buildCurl('http://127.0.0.1:3000/hook', {}, body);
+      assert.match(curl, /^printf '/, JSON.stringify(body));
+      assert.match(curl, /--data-binary @-$/);
+      // eslint-disable-next-line no-control-regex
+      assert.doesNotMatch(curl, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/, 'no control character in the command');
+    }
+    assert.match(buildCurl('http://h/', {}, '{\n\t"a": "café"\n}'), /--data-binary '\{\n\t"a": "café"\n\}'$/, 'tabs and newlines stay quoted text');
+  });
+  it('redactHeaders hides signatures, authorization and secret-looking headers', () => {
+    const h = redactHeaders({ 'X-Service-Signature': 's', Authorization: 'Bearer t', 'X-Api-Key': 'k', 'X-Service-Event': 'push', Cookie: 'c' });
+    assert.deepEqual(h, { 'X-Service-Signature': REDACTED, Authorization: REDACTED, 'X-Api-Key': REDACTED, 'X-Service-Event': 'push', Cookie: REDACTED });
   });
 });

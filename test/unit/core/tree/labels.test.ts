@@ -5,6 +5,7 @@ import {
   deliveryTooltip,
   eventsDescription,
   safeUrl,
+  sentence,
   toSecond,
   webhookLabel,
   webhookTooltip,
@@ -71,5 +72,15 @@ describe('tree labels', () => {
     assert.match(deliveryTooltip(d, 'service'), /from the service's deliveries endpoint/);
     assert.match(deliveryTooltip(d, 'relay'), /from the relay journal/);
     assert.match(deliveryTooltip(d, 'service'), /HTTP 502/);
+  });
+
+  it('findings read as sentences', () => {
+    assert.equal(sentence('the X-Service-Signature header is missing'), 'The X-Service-Signature header is missing.');
+    assert.equal(sentence('Already one.'), 'Already one.');
+    assert.equal(sentence('  '), '');
+  });
+
+  it('one timestamp format everywhere: to the second, UTC, no T, no milliseconds', () => {
+    assert.equal(toSecond('2026-11-23T11:57:07.123Z'), '2026-11-23 11:57:07');
   });
 });

@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import {
+  ROW_COMMANDS,
   DEFAULT_PAGE_SIZE,
   PagedList,
   countDeliveries,
@@ -92,5 +93,17 @@ describe('webhooks tree model', () => {
     const row = webhookRow({ kind: 'message', id: 'x', text: 'Cannot reach the service', severity: 'error' });
     assert.equal(row.contextValue, 'message');
     assert.equal(row.icon?.id, 'error');
+  });
+});
+
+describe('message rows that act', () => {
+  it('a problem row runs its action on click and names the problem in its contextValue', () => {
+    const row = webhookRow({ kind: 'message', id: 'err:a/b', text: 'Cannot reach the service at http://127.0.0.1:9 (connection refused). Retry', severity: 'error', problem: 'network', action: { command: ROW_COMMANDS.refresh, title: 'Retry' } });
+    assert.equal(row.contextValue, 'message.network');
+    assert.deepEqual(row.command, { command: 'serviceHooks.refresh', title: 'Retry' });
+    assert.match(row.tooltip!, /Click: Retry/);
+    const plain = webhookRow({ kind: 'message', id: 'n', text: 'note', severity: 'info' });
+    assert.equal(plain.contextValue, 'message');
+    assert.equal(plain.command, undefined);
   });
 });

@@ -1,0 +1,104 @@
+// Benchmark: the relay on its two stores, in one run. Signed 1 KB deliveries are posted at
+// concurrency 16 through the relay (verify, store, forward to a local app) with (a) the file
+// journal, (b) NATS JetStream on one nats-server, (c) NATS JetStream on a three-node cluster (R3),
+// alternating in rounds so a drift in the machine's speed hits every store alike. Prints
+// acknowledged deliveries/s and p50 ingress latency per store, and each JetStream store's ratio to
+// the file journal. A benchmark, not a test: writes bench/results/relay-stores.json.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { once } from 'node:events';
+import { Agent, request } from 'undici';
+import { sign } from '../src/core/signing';
+import { startNats, type NatsCluster } from '../test/unit/nats/natsServers';
+import { bundleCli, RELAY_READY, ROOT, spawnListening, type Child } from './relayChild';
+
+const SECRET = 'bench-secret-0123456789';
+const N = Number(process.env.BENCH_N ?? 1000);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONCURRENCY = 16;
+
+interface Side {
+  name: string;
+  relay: Child;
+  rates: number[];
+  latencies: number[];
+}
+
+async function main(): Promise<void> {
+  const tmp = mkdtempSync(join(tmpdir(), 'sh-bench-stores-'));
+  const cli = await bundleCli(tmp);
+  const app = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-length': '2' }).end('ok'));
+  });
+  app.listen(0, '127.0.0.1');
+  await once(app, 'listening');
+  const appUrl = `http://127.0.0.1:${(app.address() as { port: number }).port}/hook`;
+  const clusters: NatsCluster[] = [await startNats(1), await startNats(3)];
+  const start = (name: string, extra: string[]) =>
+    spawnListening([], cli, ['relay', '--port', '0', '--secret', SECRET, '--forward', appUrl, '--data', mkdtempSync(join(tmp, 'd')), ...extra], RELAY_READY).then(
+      (relay): Side => ({ name, relay, rates: [], latencies: [] }),
+    );
+  const sides = [
+    await start('file journal', []),
+    await start('JetStream, 1 server', ['--store', clusters[0]!.urls]),
+    await start('JetStream, 3 servers (R3)', ['--store', clusters[1]!.urls]),
+  ];
+  const agent = new Agent({ connections: CONCURRENCY });
+  try {
+    for (const s of sides) await load(s, 200, agent); // warm-up
+    for (const s of sides) s.latencies.length = 0;
+    for (let round = 0; round < ROUNDS; round++) for (const s of sides) s.rates.push(await load(s, N, agent));
+    report(sides);
+  } finally {
+    for (const s of sides) s.relay.child.kill('SIGKILL');
+    for (const c of clusters) await c.stop();
+    app.close();
+    await agent.close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** Posts `n` deliveries at CONCURRENCY; returns acknowledged deliveries per second. */
+async function load(side: Side, n: number, agent: Agent): Promise<number> {
+  const url = `http://127.0.0.1:${side.relay.port}/hooks/default`;
+  let next = 0;
+  const t0 = performance.now();
+  const worker = async () => {
+    while (next < n) {
+      const i = next++;
+      const body = Buffer.from(JSON.stringify({ i, pad: 'x'.repeat(1000) }));
+      const s = performance.now();
+      const r = await request(url, { method: 'POST', body, dispatcher: agent, headers: { 'content-type': 'application/json', 'x-service-signature': sign(SECRET, body) } });
+      await r.body.dump();
+      if (r.statusCode !== 200) throw new Error(`${side.name}: ${r.statusCode}`);
+      side.latencies.push(performance.now() - s);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return (n / (performance.now() - t0)) * 1000;
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? NaN;
+}
+
+function report(sides: Side[]): void {
+  const base = median(sides[0]!.rates);
+  const rows = sides.map((s) => ({ store: s.name, perSecond: Math.round(median(s.rates)), p50Ms: +median(s.latencies).toFixed(2), ratioToFile: +(median(s.rates) / base).toFixed(2) }));
+  console.log(`relay stores: ${N} signed 1 KB deliveries x ${ROUNDS} rounds at c=${CONCURRENCY}; nproc ${cpus().length}`);
+  console.log('| store | acknowledged/s (median) | p50 ingress ms | vs file journal |');
+  console.log('|---|---|---|---|');
+  for (const r of rows) console.log(`| ${r.store} | ${r.perSecond} | ${r.p50Ms} | ${r.ratioToFile}x |`);
+  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
+  writeFileSync(join(ROOT, 'bench', 'results', 'relay-stores.json'), JSON.stringify({ nproc: cpus().length, n: N, rounds: ROUNDS, concurrency: CONCURRENCY, rows }, null, 2) + '\n');
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

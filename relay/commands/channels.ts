@@ -1,0 +1,88 @@
+// `service-hooks channels create|list|delete`: manage a relay's channels through its admin API.
+import { randomBytes } from 'node:crypto';
+import { parse } from '../cli/args';
+import { RELAY_TARGET_HELP, RELAY_TARGET_OPTIONS, callRelay, relayApi } from '../cli/relayTarget';
+import { EXIT, UsageError, type CliIO, type Command } from '../cli/io';
+import type { RelayApi } from '../client/api';
+import type { ChannelInfo } from '../../src/core/relay/protocol';
+
+const help = `Usage: service-hooks channels create NAME (--secret S... | --generate-secret) [--json]
+       service-hooks channels list [--json]
+       service-hooks channels delete NAME
+
+Manages the channels of a running relay with its admin token (the relay token). Each channel
+has its own ingress URL (<public-url>/hooks/NAME), its own signing secrets and its own token.
+A channel token sees only its channel: give it to \`service-hooks forward --token\` on a laptop.
+
+  create NAME   prints the ingress URL and the channel token. The token is shown only once
+                (the relay keeps a hash); with --generate-secret also the new secret, once.
+  list          the channels with their counts (never tokens or secrets)
+  delete NAME   the channel's token stops working and its ingress URL answers 404
+
+Options:
+  --secret S          a signing secret of the channel (repeatable, for rotation)
+  --generate-secret   make a strong random secret (32 bytes, base64url) and print it once
+  --json              print the relay's JSON answer
+${RELAY_TARGET_HELP}
+
+Exit codes: 0 done, 1 the relay refused (e.g. the channel exists or does not) or is unreachable,
+2 usage error.
+`;
+
+function row(c: ChannelInfo): string {
+  const counts = `received ${c.received}, verified ${c.verified}, unverified ${c.unverified}, rejected ${c.rejected}`;
+  return `${c.name}  ${c.source}  secrets ${c.secrets}  ${counts}  ${c.ingressUrl}`;
+}
+
+async function create(api: RelayApi, name: string, values: { secret?: string[]; 'generate-secret'?: boolean; json?: boolean }, io: CliIO): Promise<number> {
+  const secrets = [...(values.secret ?? [])];
+  if (secrets.some((s) => s === '')) throw new UsageError('--secret must not be empty');
+  const generated = values['generate-secret'] ? randomBytes(32).toString('base64url') : undefined;
+  if (generated) secrets.push(generated);
+  if (secrets.length === 0) throw new UsageError('create needs --secret S or --generate-secret (a channel without a secret accepts forged deliveries)');
+  const created = await api.createChannel({ name, secrets });
+  if (values.json) {
+    io.stdout.write(JSON.stringify(generated ? { ...created, secret: generated } : created, null, 2) + '\n');
+    return EXIT.ok;
+  }
+  io.stdout.write(`channel ${created.name} created\n`);
+  io.stdout.write(`  ingress URL: ${created.ingressUrl}\n`);
+  io.stdout.write(`  token:       ${created.token}\n`);
+  if (generated) io.stdout.write(`  secret:      ${generated}\n`);
+  io.stderr.write(`The token${generated ? ' and the secret are' : ' is'} shown only now. Forward with:\n  service-hooks forward --relay <wss://relay> --token <token> --to http://127.0.0.1:3000/webhook\n`);
+  return EXIT.ok;
+}
+
+const command: Command = {
+  help,
+  async run(argv, io) {
+    const { values, positionals } = parse(argv, {
+      ...RELAY_TARGET_OPTIONS,
+      secret: { type: 'string', multiple: true },
+      'generate-secret': { type: 'boolean' },
+      json: { type: 'boolean' },
+    });
+    const [action, name, ...extra] = positionals;
+    if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
+    if (action !== 'create' && action !== 'list' && action !== 'delete') {
+      throw new UsageError(action === undefined ? 'say create, list or delete' : `unknown action '${action}' (create, list or delete)`);
+    }
+    if (action === 'list' && name !== undefined) throw new UsageError(`list takes no name, got '${name}'`);
+    if (action !== 'list' && !name) throw new UsageError(`${action} needs a channel NAME`);
+    if (action !== 'create' && (values.secret || values['generate-secret'])) throw new UsageError(`--secret and --generate-secret belong to create`);
+    const api = relayApi(values, io);
+    return callRelay(values.relay, async () => {
+      if (action === 'create') return create(api, name!, values, io);
+      if (action === 'delete') {
+        await api.deleteChannel(name!);
+        io.stdout.write(`channel ${name} deleted\n`);
+        return EXIT.ok;
+      }
+      const channels = await api.listChannels();
+      if (values.json) io.stdout.write(JSON.stringify({ channels }, null, 2) + '\n');
+      else for (const c of channels) io.stdout.write(row(c) + '\n');
+      return EXIT.ok;
+    });
+  },
+};
+export default command;

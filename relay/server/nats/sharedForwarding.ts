@@ -1,0 +1,116 @@
+// Server-side forwarding as shared work across relay instances on one JetStream store: a durable
+// pull consumer per (channel, target) hands each delivery to one instance at a time. The instance
+// posts it, records the attempt in the store (visible from every instance), then acks (2xx, or the
+// last scheduled attempt failed) or naks with the schedule's next delay. An instance that dies
+// before acking loses its claim after `ack_wait`, and another instance gets the delivery again:
+// at least once, never lost.
+import { createHash } from 'node:crypto';
+import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from 'nats';
+import type { Dispatcher } from 'undici';
+import type { ForwardAttempt, ForwardState } from '../../../src/core/relay/protocol';
+import { forwardHeaders } from '../forwarder';
+import { postOnce } from '../post';
+import type { DeliveryMeta } from '../storeTypes';
+import { META_HEADER, type NatsStore } from './natsStore';
+
+export interface SharedForwardingOptions {
+  /** Every forward target of any channel (the relay's --forward and --config). */
+  targets: readonly string[];
+  schedule: readonly number[];
+  /** Divides every delay of the schedule (1000 turns a minute into 60 ms). */
+  timeScale?: number;
+  timeoutMs: number;
+  /** Forwards in flight at once to one target, over all instances (the consumer's max_ack_pending). */
+  perTarget: number;
+  dispatcher: Dispatcher;
+  log?: (line: string) => void;
+}
+
+export class SharedForwarding {
+  private readonly running: ConsumerMessages[] = [];
+  private stopped = false;
+
+  constructor(
+    private readonly store: NatsStore,
+    private readonly options: SharedForwardingOptions,
+  ) {}
+
+  /** Creates (or binds to) each target's durable consumer and starts taking deliveries from it. */
+  async start(): Promise<void> {
+    for (const target of new Set(this.options.targets)) await this.startTarget(target);
+  }
+
+  /** One consumer per target over every channel; a delivery whose targets do not name it is skipped. */
+  private async startTarget(target: string): Promise<void> {
+    const name = `fwd-${createHash('sha256').update(target).digest('hex').slice(0, 20)}`;
+    const jsm = this.store.manager;
+    const stream = this.store.deliveryStream;
+    const exists = await jsm.consumers.info(stream, name).catch(() => undefined);
+    if (!exists) {
+      await jsm.consumers.add(stream, {
+        durable_name: name,
+        description: `service-hooks forward to ${target}`,
+        filter_subject: this.store.deliverySubject('>'),
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.New,
+        ack_wait: (this.options.timeoutMs + 5000) * 1e6,
+        max_deliver: this.options.schedule.length,
+        max_ack_pending: this.options.perTarget,
+      });
+    }
+    const consumer = await this.store.client.consumers.get(stream, name);
+    const messages = await consumer.consume({ max_messages: this.options.perTarget });
+    this.running.push(messages);
+    void (async () => {
+      for await (const m of messages) void this.handle(m, target);
+    })();
+  }
+
+  private async handle(m: JsMsg, target: string): Promise<void> {
+    const seq = m.seq;
+    let meta: Omit<DeliveryMeta, 'seq'>;
+    try {
+      meta = JSON.parse(m.headers?.get(META_HEADER) ?? '') as Omit<DeliveryMeta, 'seq'>;
+    } catch {
+      m.term();
+      return;
+    }
+    if (meta.verification === 'rejected' || !meta.targets.includes(target)) return m.ack();
+    const attemptNo = m.info.redeliveryCount; // 1 for the first delivery
+    m.working();
+    const attempt: ForwardAttempt = await postOnce(this.options.dispatcher, target, forwardHeaders(meta.headers), m.data, { timeoutMs: this.options.timeoutMs });
+    const last = attemptNo >= this.options.schedule.length;
+    const status = attempt.ok ? 'ok' : last ? 'failed' : 'pending';
+    const nextDelay = this.delay(attemptNo);
+    const state: ForwardState = {
+      target,
+      status,
+      ...(attempt.status !== undefined ? { lastStatus: attempt.status } : {}),
+      attempts: attemptNo,
+      ...(status === 'pending' ? { nextAttemptAt: new Date(Date.now() + nextDelay).toISOString() } : {}),
+    };
+    try {
+      await this.store.recordAttempt(seq, attempt, state);
+    } catch (err) {
+      // Not recorded: leave the claim to expire so the delivery is attempted again (at least once).
+      this.options.log?.(`forward: seq ${seq} to ${target}: the attempt could not be recorded (${(err as Error).message}); it will be retried`);
+      return;
+    }
+    if (status === 'pending') m.nak(nextDelay);
+    else m.ack();
+  }
+
+  /** The wait after attempt `n` (1-based) before attempt n + 1. */
+  private delay(n: number): number {
+    return Math.round((this.options.schedule[n] ?? 0) / (this.options.timeScale ?? 1));
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const m of this.running) m.stop();
+  }
+
+  get isStopped(): boolean {
+    return this.stopped;
+  }
+}

@@ -1,0 +1,48 @@
+// How startRelay runs on a JetStream store (`--store nats://…`): the store, and forwarding as the
+// durable consumers' shared work (ingress starts no attempt of its own).
+import { Agent } from 'undici';
+import { DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_PER_TARGET_CONCURRENCY, DEFAULT_RETRY_SCHEDULE_MS } from '../forwarder';
+import type { ChannelConfigs } from '../channels';
+import type { RelayStore } from '../storeTypes';
+import { connectNats } from './connect';
+import { NatsStore } from './natsStore';
+import { SharedForwarding } from './sharedForwarding';
+
+export interface NatsChoice {
+  servers: string;
+  credsFile?: string;
+  replicas?: number;
+  prefix?: string;
+}
+
+export interface SharedForwardingSettings {
+  retrySchedule?: readonly number[];
+  /** Speed-up of the schedule (1000 turns a minute into 60 ms). */
+  timeScale?: number;
+  forwardTimeoutMs?: number;
+  retention?: { maxCount?: number; maxAgeMs?: number };
+}
+
+export async function openNatsStore(
+  choice: NatsChoice,
+  settings: SharedForwardingSettings,
+  log: (line: string) => void,
+): Promise<{ store: RelayStore; shared: (channels: ChannelConfigs) => SharedForwarding }> {
+  const nc = await connectNats({ servers: choice.servers, credsFile: choice.credsFile, log });
+  const retention = settings.retention ?? { maxCount: 100_000, maxAgeMs: 30 * 24 * 3600 * 1000 };
+  const store = await NatsStore.open(nc, { replicas: choice.replicas, prefix: choice.prefix, retention, log });
+  return { store, shared: (channels) => sharedForwarding(store, channels, settings, log) };
+}
+
+function sharedForwarding(store: NatsStore, channels: ChannelConfigs, settings: SharedForwardingSettings, log: (line: string) => void): SharedForwarding {
+  const perTarget = DEFAULT_PER_TARGET_CONCURRENCY;
+  return new SharedForwarding(store, {
+    targets: channels.allTargets(),
+    schedule: settings.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS,
+    timeScale: settings.timeScale ?? 1,
+    timeoutMs: settings.forwardTimeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS,
+    perTarget,
+    dispatcher: new Agent({ keepAliveTimeout: 10_000, connections: perTarget }),
+    log,
+  });
+}

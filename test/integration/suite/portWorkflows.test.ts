@@ -1,0 +1,86 @@
+// Port Workflows… and the pinned-SHA quick fix, in the editor: a workflow and a composite action in
+// the workspace, the report as a Markdown preview with links to each line, and the suggestion
+// "Use service/script@v8.0.0 (from the comment)" offered as a quick fix that Fix all in this file skips.
+import { strict as assert } from 'node:assert';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { ServiceHooksApi } from '../../../src/extension/activate';
+import { COMMANDS, EXTENSION_ID } from '../../../src/extension/ids';
+import { until } from './fixtures';
+
+const run = <T = unknown>(id: string, ...args: unknown[]) => vscode.commands.executeCommand<T>(id, ...args);
+
+const PINNED = 'on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n      - uses: actions/github-script@60a0d83039c74a4aee543508d2ffcb1c3799cdea # v8.0.0\n      - run: echo ${{ github.event.ref }}\n';
+const ACTION = 'name: a\ndescription: d\nruns:\n  using: composite\n  steps:\n    - uses: actions/github-script@v7\n';
+
+interface Report {
+  report: string;
+  markdown: string;
+  files: number;
+  renames: number;
+  decisions: number;
+  portable: number;
+}
+
+describe('Port Workflows… and the pinned-SHA suggestion', function () {
+  let workflow: vscode.Uri;
+  let action: vscode.Uri;
+
+  before(async function () {
+    const ext = vscode.extensions.getExtension<ServiceHooksApi>(EXTENSION_ID);
+    assert.ok(ext);
+    if (!ext.isActive) await ext.activate();
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    assert.ok(folder, 'the suite needs a workspace folder');
+    const wf = join(folder.uri.fsPath, '.github', 'workflows');
+    const act = join(folder.uri.fsPath, `port-action-${process.pid}`);
+    mkdirSync(wf, { recursive: true });
+    mkdirSync(act, { recursive: true });
+    writeFileSync(join(wf, `port-${process.pid}.yml`), PINNED);
+    writeFileSync(join(act, 'action.yml'), ACTION);
+    workflow = vscode.Uri.file(join(wf, `port-${process.pid}.yml`));
+    action = vscode.Uri.file(join(act, 'action.yml'));
+  });
+
+  after(async function () {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    for (const uri of [workflow, action, vscode.Uri.joinPath(action, '..')]) await vscode.workspace.fs.delete(uri, { recursive: true }).then(undefined, () => undefined);
+  });
+
+  it('shows the port report as a Markdown preview, linking each finding to its line', async function () {
+    const r = await run<Report>(COMMANDS.portWorkflows);
+    assert.ok(r, 'the command returns its report');
+    assert.ok(r.files >= 2 && r.renames >= 2 && r.decisions >= 1, JSON.stringify({ ...r, markdown: undefined }));
+    assert.ok(r.markdown.startsWith('# Workflow port report\n'));
+    assert.ok(r.markdown.includes(`(${workflow.with({ fragment: 'L6' }).toString()})`), 'the pinned action links to its line');
+    assert.ok(r.markdown.includes(`(${action.with({ fragment: 'L6' }).toString()})`), 'the composite action is in the report');
+    assert.ok(r.markdown.includes('Suggested: Use service/script@v8.0.0 (from the comment)'));
+    const saved = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.parse(r.report)));
+    assert.equal(saved, r.markdown);
+    const preview = () =>
+      vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes('markdown.preview') && t.label.includes('port-report'));
+    assert.ok(await until((l) => vscode.window.tabGroups.onDidChangeTabs(l), () => preview(), 'the Markdown preview tab'));
+  });
+
+  it('offers the version from the comment as a quick fix that Fix all in this file does not apply', async function () {
+    const doc = await vscode.workspace.openTextDocument(workflow);
+    await vscode.window.showTextDocument(doc);
+    const pinned = await until(
+      (l) => vscode.languages.onDidChangeDiagnostics(l),
+      () => vscode.languages.getDiagnostics(workflow).find((d) => d.code === 'action-pinned-sha'),
+      'the pinned-SHA warning',
+    );
+    assert.equal(pinned.severity, vscode.DiagnosticSeverity.Warning);
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', workflow, pinned.range);
+    const use = actions.find((a) => a.title === 'Use service/script@v8.0.0 (from the comment)');
+    assert.ok(use?.edit, actions.map((a) => a.title).join('; '));
+    assert.ok(!use.isPreferred);
+    const r = await run<{ fixed: number }>(COMMANDS.fixAllInFile, workflow);
+    assert.equal(r?.fixed, 1, 'only the github.event rename');
+    assert.ok(doc.getText().includes('actions/github-script@60a0d83039c74a4aee543508d2ffcb1c3799cdea # v8.0.0'));
+    await vscode.workspace.applyEdit(use.edit);
+    assert.ok(doc.getText().includes('uses: service/script@v8.0.0 # v8.0.0'), doc.getText());
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+  });
+});

@@ -1,0 +1,109 @@
+// A team relay beyond one machine (issue 15), as real processes: two `service-hooks relay
+// --store nats://…` instances on a three-node JetStream cluster, a load through both, kill -9 of one
+// NATS server and of one relay mid-load; every delivery answered 200 is listed by the surviving
+// instance, reaches the app, and reaches a `forward` subscriber attached to that instance.
+import { strict as assert } from 'node:assert';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { RelayApi } from '../../../relay/client';
+import { cli, post, signed, spawnRelay, startTarget, tempDir, type RelayProcess, type TargetApp } from '../relay/helpers';
+import { freePort, startNats, type NatsCluster } from './natsServers';
+
+const SECRET = 'team-relay-secret-0123456789';
+
+function token(data: string): string {
+  return readFileSync(join(data, 'token'), 'utf8').trim();
+}
+
+async function spawnForward(relayUrl: string, tok: string, to: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [await cli(), 'forward', '--relay', relayUrl.replace('http', 'ws'), '--to', to, '--since', '0'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, SERVICE_HOOKS_RELAY_TOKEN: tok },
+  });
+  child.stderr!.resume();
+  return child;
+}
+
+const bodiesOf = (app: TargetApp) => new Set(app.received.map((r) => r.body.toString()));
+
+describe('team relay on NATS JetStream (three nats-server processes, two relay processes)', function () {
+  this.timeout(180_000);
+  let nats: NatsCluster;
+  let app: TargetApp;
+  let local: TargetApp;
+  const relays: RelayProcess[] = [];
+  let forwarder: ChildProcess | undefined;
+
+  before(async () => {
+    nats = await startNats(3);
+    app = await startTarget();
+    local = await startTarget();
+  });
+  after(async () => {
+    forwarder?.kill('SIGKILL');
+    for (const r of relays) await r.stop('SIGKILL');
+    await app?.close();
+    await local?.close();
+    await nats?.stop();
+  });
+
+  it('loses nothing acknowledged when a NATS server and a relay are killed mid-load; no quorum answers 503', async () => {
+    const dataA = tempDir();
+    const dataB = tempDir();
+    const common = ['--store', nats.urls, '--secret', SECRET, '--forward', app.url, '--forward-timeout', '2s', '--time-scale', '1000'];
+    const a = await spawnRelay([...common, '--data', dataA]);
+    const b = await spawnRelay([...common, '--data', dataB]);
+    relays.push(a, b);
+    forwarder = await spawnForward(b.url, token(dataB), local.url);
+
+    const acknowledged = new Map<string, number>();
+    let aAlive = true;
+    for (let i = 0; i < 150; i++) {
+      if (i === 50) await nats.nodes[2]!.kill();
+      if (i === 100) {
+        await a.stop('SIGKILL');
+        aAlive = false;
+      }
+      const body = JSON.stringify({ i });
+      const via = aAlive && i % 2 === 0 ? a : b;
+      const r = await post(`${via.url}/hooks/default`, body, signed(SECRET, body)).catch(() => undefined);
+      if (r?.status === 200) acknowledged.set(body, (r.json as { seq: number }).seq);
+      else assert.ok(!r || r.status === 503, `only 503 or a cut connection when not acknowledged, got ${r?.status}`);
+    }
+    assert.ok(acknowledged.size >= 100, `most deliveries acknowledged (${acknowledged.size})`);
+
+    const api = new RelayApi({ baseUrl: b.url, token: token(dataB) });
+    const listed = new Set((await api.listDeliveries({ limit: 1000 })).deliveries.map((d) => d.seq));
+    for (const [body, seq] of acknowledged) assert.ok(listed.has(seq), `seq ${seq} (${body}) listed by the surviving instance`);
+    await app.waitUntil(() => [...acknowledged.keys()].every((body) => bodiesOf(app).has(body)));
+    await local.waitUntil(() => [...acknowledged.keys()].every((body) => bodiesOf(local).has(body)));
+
+    await nats.nodes[1]!.kill(); // two of three gone: no quorum
+    const body = JSON.stringify({ quorum: 'lost' });
+    assert.equal((await post(`${b.url}/hooks/default`, body, signed(SECRET, body))).status, 503);
+  });
+
+  it('a relay started before the cluster is reachable waits, says so, and serves once it is', async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [await cli(), 'relay', '--port', '0', '--store', `nats://127.0.0.1:${port}`, '--data', tempDir()], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (c: Buffer) => (out += c));
+    const said = new Promise<void>((resolve) => child.stderr!.on('data', (c: Buffer) => ((err += c), /connecting to NATS at 127\.0\.0\.1:\d+/.test(err) && resolve())));
+    const listening = new Promise<void>((resolve) => child.stdout!.on('data', () => /relay listening on/.test(out) && resolve()));
+    try {
+      await said;
+      assert.doesNotMatch(out, /listening/);
+      const late = await startNats(1, [port]);
+      try {
+        await listening;
+      } finally {
+        child.kill('SIGKILL');
+        await late.stop();
+      }
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});

@@ -1,0 +1,92 @@
+import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
+import { request, Agent } from 'undici';
+import { RelayApi } from '../../../relay/client/api';
+import { sign } from '../../../src/core/signing';
+import { makeTestCerts, type TestCerts } from './certs';
+import { cli, startTarget, tempDir, type RelayProcess } from './helpers';
+import { call, childEnv, runCli, spawnRelayWith } from './publicHelpers';
+
+const SECRET = 'tls-channel-secret-0123456789';
+
+/** Runs `node cli.js forward …` until `done` resolves, collecting stderr; `wake` fires on each stderr chunk. */
+async function forwardProcess(args: string[], env: Record<string, string>, wake: (stderr: string) => void) {
+  const child = spawn(process.execPath, [await cli(), 'forward', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(env) });
+  let stderr = '';
+  child.stdout.resume();
+  child.stderr.on('data', (c: Buffer) => {
+    stderr += c.toString();
+    wake(stderr);
+  });
+  const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+  return { stop: () => (child.kill('SIGTERM'), exited), stderr: () => stderr };
+}
+
+describe('relay over TLS: HTTPS and WSS on one port, clients trusting a test CA (real processes, openssl certificates)', function () {
+  this.timeout(60_000);
+  let certs: TestCerts;
+  let relay: RelayProcess;
+  let admin: string;
+  const data = tempDir();
+  before(async () => {
+    certs = makeTestCerts();
+    admin = 'tls-admin-token-0123456789abcdef';
+    relay = await spawnRelayWith(['--data', data, '--tls-cert', certs.serverCert, '--tls-key', certs.serverKey], { SERVICE_HOOKS_RELAY_TOKEN: admin });
+  });
+  after(async () => {
+    await relay?.stop('SIGKILL');
+  });
+
+  it('serves the API and the ingress over HTTPS; plain HTTP to the port gets no answer; an untrusted client refuses the certificate', async () => {
+    assert.match(relay.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+    const health = await call('GET', `${relay.url}/healthz`, undefined, undefined, certs.ca);
+    assert.equal(health.status, 200);
+    const api = new RelayApi({ baseUrl: relay.url, token: admin, dispatcher: new Agent({ connect: { ca: certs.ca } }) });
+    assert.equal((await api.status()).lastSeq >= 0, true);
+    await assert.rejects(request(relay.url.replace('https:', 'http:') + '/healthz'), (e: Error & { code?: string }) => e.code !== undefined, 'plain HTTP is not served');
+    await assert.rejects(request(`${relay.url}/healthz`), (e: Error & { code?: string }) => e.code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'without the CA the certificate is not trusted');
+    const health2 = await call('GET', `${relay.url}/healthz`, undefined, undefined, certs.ca);
+    assert.equal(health2.status, 200, 'still serving after the refused handshakes');
+  });
+
+  it('service-hooks channels over https: trusted through NODE_EXTRA_CA_CERTS, a clear hint without it', async () => {
+    const ok = await runCli(['channels', 'create', 'tls-cli', '--secret', SECRET, '--relay', relay.url], { SERVICE_HOOKS_RELAY_TOKEN: admin, NODE_EXTRA_CA_CERTS: certs.caCert });
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, new RegExp(`ingress URL: ${relay.url.replace(/\./g, '\\.')}/hooks/tls-cli`));
+    const untrusted = await runCli(['channels', 'list', '--relay', relay.url], { SERVICE_HOOKS_RELAY_TOKEN: admin });
+    assert.equal(untrusted.code, 1);
+    assert.match(untrusted.stderr, /certificate .* is not trusted .*NODE_EXTRA_CA_CERTS/);
+  });
+
+  it('service-hooks forward --relay wss://… with a channel token forwards byte-exact when NODE_EXTRA_CA_CERTS names the CA', async () => {
+    const target = await startTarget();
+    const made = await call('POST', `${relay.url}/api/channels`, admin, { name: 'laptop', secrets: [SECRET] }, certs.ca);
+    assert.equal(made.status, 201);
+    const body = Buffer.from('{"event":"push",  "spaced":  true}\n');
+    const ingress = await request(made.json.ingressUrl, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', 'x-service-signature': sign(SECRET, body), 'x-service-event': 'push' },
+      dispatcher: new Agent({ connect: { ca: certs.ca } }),
+    });
+    assert.equal(ingress.statusCode, 200);
+    await ingress.body.dump();
+
+    let untrustedWake: () => void = () => undefined;
+    const untrustedSeen = new Promise<void>((r) => (untrustedWake = r));
+    const untrusted = await forwardProcess(['--relay', relay.url.replace('https:', 'wss:'), '--token', made.json.token, '--to', target.url, '--since', '0'], {}, (s) => {
+      if (/reconnecting/.test(s)) untrustedWake();
+    });
+    await untrustedSeen;
+    await untrusted.stop();
+    assert.match(untrusted.stderr(), /certificate/i);
+    assert.equal(target.received.length, 0, 'nothing forwarded without trusting the CA');
+
+    const fwd = await forwardProcess(['--relay', relay.url.replace('https:', 'wss:'), '--token', made.json.token, '--to', target.url, '--since', '0'], { NODE_EXTRA_CA_CERTS: certs.caCert }, () => undefined);
+    await target.waitFor(1);
+    assert.equal(await fwd.stop(), 0);
+    assert.deepEqual(target.received[0]!.body, body);
+    assert.equal(target.received[0]!.headers['x-service-signature'], sign(SECRET, body));
+    await target.close();
+  });
+});
