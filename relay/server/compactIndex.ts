@@ -9,6 +9,7 @@ import type { RecordLocation } from './journal';
 import type { StoreListQuery } from './storeTypes';
 import { Interner } from './interner';
 import { AttemptArena, type AttemptFields } from './attemptArena';
+import { sizeFields } from './rejected';
 
 export type { AttemptFields } from './attemptArena';
 
@@ -32,6 +33,8 @@ export interface IndexedDelivery {
   deliveryId?: string;
   metaLength: number;
   targets: string[];
+  /** Set when only a prefix of the body is stored (a rejected delivery): what was received. */
+  received?: { size: number; sha256: string };
 }
 
 export interface IndexRow {
@@ -111,6 +114,8 @@ export class CompactIndex {
   /** Forward states of deliveries with several targets, once one was recorded. */
   private forward: (ForwardState[] | undefined)[] = [];
   private readonly reasons = new Map<number, string>();
+  /** Rejected deliveries stored as a prefix (rare): their received size and sha256. */
+  private readonly received = new Map<number, { size: number; sha256: string }>();
   private readonly channels = new Interner();
   private readonly events = new Interner();
   private readonly targetLists = new Interner();
@@ -157,6 +162,7 @@ export class CompactIndex {
     c.aTail[i] = -1;
     c.aCount[i] = 0;
     if (d.reason) this.reasons.set(d.seq, d.reason);
+    if (d.received) this.received.set(d.seq, d.received);
     this.count(i, +1);
     return true;
   }
@@ -207,20 +213,24 @@ export class CompactIndex {
 
   private applyState(i: number, state: StateFields): void {
     const c = this.cols;
+    const k = i - this.head;
     const targets = this.targetArrays[c.targets[i]!]!;
     const t = targets.indexOf(state.target);
-    if (t < 0) return;
     this.count(i, -1);
-    if (targets.length === 1) {
+    if (targets.length === 1 && t === 0 && !this.forward[k]) {
       c.fStatus[i] = STATUSES.indexOf(state.status);
       c.fAttempts[i] = state.attempts;
       c.fLastStatus[i] = state.lastStatus ?? 0;
       c.fNextMs[i] = state.nextAttemptMs ?? NaN;
       c.flags[i] = flagsOf([state]);
     } else {
+      // Several targets, or a target the delivery did not list (a subscriber that forwarded it,
+      // SUBSCRIBER_TARGET): the row keeps state objects from now on.
       const states = this.forwardOf(i);
-      states[t] = stateObject(targets[t]!, state);
-      this.forward[i - this.head] = states;
+      const at = states.findIndex((f) => f.target === state.target);
+      if (at < 0) states.push(stateObject(this.targetNames.intern(state.target), state));
+      else states[at] = stateObject(states[at]!.target, state);
+      this.forward[k] = states;
       c.flags[i] = flagsOf(states);
     }
     this.count(i, +1);
@@ -230,13 +240,13 @@ export class CompactIndex {
   private forwardOf(i: number): ForwardState[] {
     const c = this.cols;
     const targets = this.targetArrays[c.targets[i]!]!;
+    const objects = this.forward[i - this.head];
+    if (objects) return objects;
     if (targets.length === 1) {
       const next = c.fNextMs[i]!;
       const last = c.fLastStatus[i]!;
       return [stateObject(targets[0]!, { target: targets[0]!, status: STATUSES[c.fStatus[i]!]!, attempts: c.fAttempts[i]!, ...(last ? { lastStatus: last } : {}), ...(Number.isNaN(next) ? {} : { nextAttemptMs: next }) })];
     }
-    const states = this.forward[i - this.head];
-    if (states) return states;
     return targets.map((target) => ({ target: this.targetNames.intern(target), status: 'pending' as ForwardStatus, attempts: 0 }));
   }
 
@@ -262,6 +272,7 @@ export class CompactIndex {
     for (let i = this.head; i < cut; i++) {
       this.count(i, -1);
       this.reasons.delete(this.cols.seq[i]!);
+      this.received.delete(this.cols.seq[i]!);
       this.arena.live -= this.cols.aCount[i]!;
     }
     this.deliveryIds.splice(0, dropped);
@@ -308,7 +319,7 @@ export class CompactIndex {
       ...(reason ? { reason } : {}),
       event,
       deliveryId,
-      size: c.length[i]! - 4 - c.metaLength[i]!,
+      ...sizeFields({ received: this.received.get(seq) }, c.length[i]! - 4 - c.metaLength[i]!),
       forward: this.forwardOf(i).map((f) => ({ ...f })),
     };
   }
