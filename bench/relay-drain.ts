@@ -65,8 +65,11 @@ async function post(url: string, ids: string[], agent: Agent, concurrency = 32):
   await Promise.all(Array.from({ length: concurrency }, worker));
 }
 
+/** BENCH_RELAY_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the relay children. */
+const NODE_ARGS = (process.env.BENCH_RELAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 async function relay(cli: string, data: string, appUrl: string): Promise<Child> {
-  return spawnListening([], cli, ['relay', '--port', '0', '--data', data, '--forward', appUrl], RELAY_READY);
+  return spawnListening(NODE_ARGS, cli, ['relay', '--port', '0', '--data', data, '--forward', appUrl], RELAY_READY);
 }
 
 /** Fills a backlog of N deliveries whose first attempt got 503. */

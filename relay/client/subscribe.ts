@@ -1,6 +1,9 @@
 // WebSocket subscriber of the relay: token in a header (or subprotocol), deliveries handled one at
 // a time in seq order and acknowledged after the handler resolves, resume from the last handled
 // seq after a disconnect with exponential backoff, and ping/pong dead-connection detection.
+// A relay that drops a subscriber for falling behind (close code 4008, WS_CLOSE_SLOW_SUBSCRIBER)
+// or refuses it for having too many on its token (HTTP 429) is just another disconnect: the state
+// goes 'reconnecting' with the reason, and the subscription resumes by seq, losing nothing.
 import WebSocket from 'ws';
 import {
   TOKEN_SUBPROTOCOL_PREFIX,

@@ -7,6 +7,7 @@ import { EXIT, UsageError, type CliIO, type Command } from '../cli/io';
 import { CONFIG_FILE, loadConfig } from '../lint/config';
 import { expandPaths } from '../lint/files';
 import { formatJson, formatText, type FileFinding } from '../lint/format';
+import { ShortRunJit } from '../lint/jit';
 import { formatReport } from '../lint/report';
 import { formatSarif } from '../lint/sarif';
 import { writeAtomic } from '../lint/write';
@@ -134,9 +135,11 @@ const command: Command = {
     const results: ReportFile[] = [];
     let fixedCount = 0;
     let fixedFiles = 0;
+    const jit = new ShortRunJit(files.length);
     for (const file of files) {
       if (io.stopSignal.aborted) return EXIT.failure;
       const r = await lintFile(file, f, options, io);
+      jit.fileDone();
       if (r.status === EXIT.usage) status = EXIT.usage;
       if (r.fixed > 0) [fixedCount, fixedFiles] = [fixedCount + r.fixed, fixedFiles + 1];
       results.push({ file, findings: r.findings });

@@ -106,7 +106,7 @@ export async function createChannel(ctx: ChannelApiContext, req: IncomingMessage
   const taken = ctx.directory.taken(r.name);
   if (taken) return sendError(res, 409, taken);
   try {
-    const created = ctx.directory.create(r.name, r.secrets);
+    const created = await ctx.directory.create(r.name, r.secrets);
     ctx.log(`channel '${r.name}' created`);
     sendJson(res, 201, created);
   } catch (err) {
@@ -116,11 +116,11 @@ export async function createChannel(ctx: ChannelApiContext, req: IncomingMessage
   }
 }
 
-export function deleteChannel(ctx: ChannelApiContext, res: ServerResponse, name: string): void {
+export async function deleteChannel(ctx: ChannelApiContext, res: ServerResponse, name: string): Promise<void> {
   const fixed = ctx.directory.fixed(name);
   if (fixed) return sendError(res, 409, fixed);
   try {
-    ctx.directory.registry.delete(name);
+    await ctx.directory.registry.delete(name);
   } catch (err) {
     if (err instanceof ChannelError) return sendError(res, 404, err.message);
     ctx.log(`channel '${name}' not deleted: ${(err as Error).message}`);

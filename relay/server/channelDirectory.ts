@@ -83,8 +83,8 @@ export class ChannelDirectory {
     return undefined;
   }
 
-  create(name: string, secrets: readonly string[]): CreatedChannel {
-    const { token } = this.registry.create(name, secrets);
+  async create(name: string, secrets: readonly string[]): Promise<CreatedChannel> {
+    const { token } = await this.registry.create(name, secrets);
     return { name, ingressUrl: this.ingressUrl(name), token };
   }
 

@@ -21,7 +21,7 @@ export interface StoredChannel {
   createdAt: string;
 }
 
-interface ChannelsFile {
+export interface ChannelsFile {
   version: 1;
   channels: StoredChannel[];
   /** Names deleted and not created again (their ingress answers 404). */
@@ -86,12 +86,50 @@ function parseFile(path: string, text: string): ChannelsFile {
   return { version: 1, channels: f.channels, deleted };
 }
 
+/**
+ * Where the registry keeps its channels: the data folder's channels.json (one relay), or a shared
+ * store every relay instance reads (NATS JetStream KV, relay/server/nats/channelKv.ts). A change
+ * resolves once it is durable there; it rejects with ChannelError('exists') when another instance
+ * created the name first.
+ */
+export interface ChannelPersistence {
+  created(channel: StoredChannel, all: ChannelsFile): void | Promise<void>;
+  deleted(name: string, all: ChannelsFile): void | Promise<void>;
+}
+
 export class ChannelRegistry {
   private readonly byName = new Map<string, StoredChannel>();
   private readonly byHash = new Map<string, string>();
   private readonly deleted = new Set<string>();
+  private persistence: ChannelPersistence = {
+    created: (_c, all) => writeAtomic(this.path, JSON.stringify(all, null, 2) + '\n'),
+    deleted: (_n, all) => writeAtomic(this.path, JSON.stringify(all, null, 2) + '\n'),
+  };
 
   private constructor(readonly path: string) {}
+
+  /** Keeps the channels in `persistence` from now on (the file is no longer written). */
+  persistIn(persistence: ChannelPersistence): void {
+    this.persistence = persistence;
+  }
+
+  /** A channel created by another relay instance (seen through the shared store). */
+  applyCreated(c: StoredChannel): void {
+    const old = this.byName.get(c.name);
+    if (old) this.byHash.delete(old.tokenHash);
+    this.deleted.delete(c.name);
+    this.index(c);
+  }
+
+  /** A channel deleted by another relay instance: its token stops working here too. */
+  applyDeleted(name: string): void {
+    const c = this.byName.get(name);
+    if (c) {
+      this.byName.delete(name);
+      this.byHash.delete(c.tokenHash);
+    }
+    this.deleted.add(name);
+  }
 
   /** Loads `<dataDir>/channels.json` (none yet: an empty registry). A malformed file is an error, never silently emptied. */
   static open(dataDir: string): ChannelRegistry {
@@ -114,9 +152,8 @@ export class ChannelRegistry {
     this.byHash.set(c.tokenHash, c.name);
   }
 
-  private save(): void {
-    const file: ChannelsFile = { version: 1, channels: [...this.byName.values()], deleted: [...this.deleted] };
-    writeAtomic(this.path, JSON.stringify(file, null, 2) + '\n');
+  private snapshot(): ChannelsFile {
+    return { version: 1, channels: [...this.byName.values()], deleted: [...this.deleted] };
   }
 
   get size(): number {
@@ -136,7 +173,7 @@ export class ChannelRegistry {
   }
 
   /** Creates a channel and returns its token (the only time it exists outside the caller). */
-  create(name: string, secrets: readonly string[], now = new Date()): { channel: StoredChannel; token: string } {
+  async create(name: string, secrets: readonly string[], now = new Date()): Promise<{ channel: StoredChannel; token: string }> {
     if (this.byName.has(name)) throw new ChannelError('exists', `channel '${name}' already exists`);
     if (this.byName.size >= MAX_CHANNELS) throw new ChannelError('full', `the relay holds its maximum of ${MAX_CHANNELS} channels`);
     const token = CHANNEL_TOKEN_PREFIX + randomBytes(32).toString('base64url');
@@ -144,7 +181,7 @@ export class ChannelRegistry {
     const wasDeleted = this.deleted.delete(name);
     this.index(channel);
     try {
-      this.save();
+      await this.persistence.created(channel, this.snapshot());
     } catch (err) {
       this.byName.delete(name);
       this.byHash.delete(channel.tokenHash);
@@ -154,14 +191,14 @@ export class ChannelRegistry {
     return { channel, token };
   }
 
-  delete(name: string): void {
+  async delete(name: string): Promise<void> {
     const c = this.byName.get(name);
     if (!c) throw new ChannelError('not-found', `no channel '${name}'`);
     this.byName.delete(name);
     this.byHash.delete(c.tokenHash);
     this.deleted.add(name);
     try {
-      this.save();
+      await this.persistence.deleted(name, this.snapshot());
     } catch (err) {
       this.deleted.delete(name);
       this.index(c);

@@ -8,6 +8,7 @@ import { refuseRaw, sendError, sendJson } from '../shared/http';
 import { SourceAllowList } from './access';
 import { createApi } from './api';
 import { openChannelDirectory } from './channelDirectory';
+import type { ChannelRegistry } from './channelRegistry';
 import { ChannelConfigs, type ChannelDefaults } from './channels';
 import { Forwarder, DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
 import { createIngress, hookChannel, PLAIN_HOOK_RE, type IngressHandler } from './ingress';
@@ -18,7 +19,7 @@ import type { SharedForwarding } from './nats/sharedForwarding';
 import type { NatsChoice } from './nats/wiring';
 import { authenticate } from './scope';
 import type { RelayStore } from './storeTypes';
-import { SubscriberHub } from './subscribers';
+import { SubscriberHub, type SubscriberOptions } from './subscribers';
 import { createHttpServer, type TlsMaterial } from './tls';
 import { ensureToken } from './token';
 import { WS_PATH } from '../../src/core/relay/protocol';
@@ -59,6 +60,8 @@ export interface RelayOptions extends ChannelDefaults {
   allowedOrigins?: string[];
   segmentBytes?: number;
   pingIntervalMs?: number;
+  /** WebSocket subscriber limits (defaults: 8 MiB unsent, 64 per token, 256 unacknowledged). */
+  subscriberLimits?: Pick<SubscriberOptions, 'maxUnsentBytes' | 'maxSubscribersPerToken' | 'window'>;
   /** Serve HTTPS and WSS with this certificate and key (relay/server/tls.ts loadTls). */
   tls?: TlsMaterial;
   /** The base of channel ingress URLs (`<publicUrl>/hooks/<name>`); default the listen address. */
@@ -123,7 +126,8 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
     ingressBase: () => options.publicUrl ?? baseUrl(),
   });
   const scopeOf = (given: string | undefined) => authenticate(given, token, directory.registry);
-  const { store, shared } = await openStore(dataDir, options, log);
+  const { store, shared, shareChannels } = await openStore(dataDir, options, log);
+  const stopSharingChannels = await shareChannels?.(directory.registry);
   const allow = new SourceAllowList(options.allowCidr ?? []);
   const forwarder = new Forwarder(store, {
     schedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS,
@@ -133,7 +137,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
     log,
   });
   const allowedHosts = options.allowedHosts ?? [];
-  const hub = new SubscriberHub(store, { authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs });
+  const hub = new SubscriberHub(store, { authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, ...options.subscriberLimits });
   const state = { accepting: true, port: options.port ?? DEFAULT_RELAY_PORT };
   // On JetStream, forwarding is shared work of every instance (durable consumers), not this process's.
   const sharedForwarding = shared?.(channels);
@@ -157,7 +161,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
     forwarder,
     store,
     lock,
-    beforeStop: () => ((state.accepting = false), clearInterval(retention), sharedForwarding?.stop()),
+    beforeStop: () => ((state.accepting = false), clearInterval(retention), sharedForwarding?.stop(), stopSharingChannels?.()),
   });
   try {
     state.port = await listen(server, state.port, host);
@@ -179,6 +183,8 @@ interface OpenedStore {
   store: RelayStore;
   /** JetStream only: the forwarding every instance shares. */
   shared?: (channels: ChannelConfigs) => SharedForwarding;
+  /** JetStream only: keeps the API's channels in the store, shared by every instance; returns a stop function. */
+  shareChannels?: (registry: ChannelRegistry) => Promise<() => void>;
 }
 
 async function openStore(dataDir: string, options: RelayOptions, log: (line: string) => void): Promise<OpenedStore> {

@@ -184,13 +184,23 @@ export class SubscriberHub {
     if (scope.kind === 'channel' && asked !== undefined && asked !== scope.channel) return refuse(403, 'Forbidden Channel');
     const channel = scope.kind === 'channel' ? scope.channel : asked;
     const bodies = url.searchParams.get('bodies') !== '0';
-    // Counted from now: concurrent upgrades cannot pass the cap together.
+    // Counted from now, so concurrent upgrades cannot pass the cap together; given back if the
+    // handshake fails (ws then answers 400 itself and never calls back).
     this.perToken.set(token, (this.perToken.get(token) ?? 0) + 1);
+    let accepted = false;
+    socket.once('close', () => accepted || this.release(token));
     this.wss.handleUpgrade(req, socket, head, (ws) => {
+      accepted = true;
       const sub = new Subscriber(ws, token, channel, bodies, since);
       sub.scopedTo = scope.kind === 'channel' ? scope.channel : undefined;
       this.accept(sub);
     });
+  }
+
+  private release(token: string): void {
+    const n = (this.perToken.get(token) ?? 1) - 1;
+    if (n > 0) this.perToken.set(token, n);
+    else this.perToken.delete(token);
   }
 
   private accept(sub: Subscriber): void {
@@ -229,9 +239,7 @@ export class SubscriberHub {
     const set = this.byChannel.get(key);
     set?.delete(sub);
     if (set?.size === 0) this.byChannel.delete(key);
-    const n = (this.perToken.get(sub.token) ?? 1) - 1;
-    if (n > 0) this.perToken.set(sub.token, n);
-    else this.perToken.delete(sub.token);
+    this.release(sub.token);
   }
 
   /** A new delivery: wakes only the subscribers of its channel (and those of every channel). */

@@ -72,9 +72,14 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     return store;
   }
 
-  private async ensureStreams(): Promise<void> {
+  /** Stream (and channel bucket) replicas: --nats-replicas, else 3 on a cluster of three or more servers, else 1. */
+  get replicas(): number {
     const servers = (this.nc.info?.connect_urls?.length ?? 0) || 1;
-    const replicas = this.options.replicas ?? (servers >= 3 ? 3 : 1);
+    return this.options.replicas ?? (servers >= 3 ? 3 : 1);
+  }
+
+  private async ensureStreams(): Promise<void> {
+    const replicas = this.replicas;
     const r = this.options.retention ?? {};
     const maxAge = r.maxAgeMs ? r.maxAgeMs * 1e6 : 0;
     const streams = [

@@ -7,6 +7,8 @@ import type { RelayStore } from '../storeTypes';
 import { connectNats } from './connect';
 import { NatsStore } from './natsStore';
 import { SharedForwarding } from './sharedForwarding';
+import { shareChannels } from './channelKv';
+import type { ChannelRegistry } from '../channelRegistry';
 
 export interface NatsChoice {
   servers: string;
@@ -27,11 +29,19 @@ export async function openNatsStore(
   choice: NatsChoice,
   settings: SharedForwardingSettings,
   log: (line: string) => void,
-): Promise<{ store: RelayStore; shared: (channels: ChannelConfigs) => SharedForwarding }> {
+): Promise<{
+  store: RelayStore;
+  shared: (channels: ChannelConfigs) => SharedForwarding;
+  shareChannels: (registry: ChannelRegistry) => Promise<() => void>;
+}> {
   const nc = await connectNats({ servers: choice.servers, credsFile: choice.credsFile, log });
   const retention = settings.retention ?? { maxCount: 100_000, maxAgeMs: 30 * 24 * 3600 * 1000 };
   const store = await NatsStore.open(nc, { replicas: choice.replicas, prefix: choice.prefix, retention, log });
-  return { store, shared: (channels) => sharedForwarding(store, channels, settings, log) };
+  return {
+    store,
+    shared: (channels) => sharedForwarding(store, channels, settings, log),
+    shareChannels: (registry) => shareChannels(registry, store.client, { prefix: choice.prefix ?? 'SH', replicas: store.replicas, log }),
+  };
 }
 
 function sharedForwarding(store: NatsStore, channels: ChannelConfigs, settings: SharedForwardingSettings, log: (line: string) => void): SharedForwarding {

@@ -6,7 +6,7 @@ import { strict as assert } from 'node:assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RelayApi } from '../../../relay/client';
+import { RelayApi, subscribe } from '../../../relay/client';
 import { cli, post, signed, spawnRelay, startTarget, tempDir, type RelayProcess, type TargetApp } from '../relay/helpers';
 import { freePort, startNats, type NatsCluster } from './natsServers';
 
@@ -104,6 +104,82 @@ describe('team relay on NATS JetStream (three nats-server processes, two relay p
       }
     } finally {
       child.kill('SIGKILL');
+    }
+  });
+
+  it('channels created at one instance are accepted by the other; deleting one revokes its token everywhere', async () => {
+    const single = await startNats(1);
+    const admin = 'team-admin-token-0123456789';
+    process.env.SERVICE_HOOKS_RELAY_TOKEN = admin;
+    try {
+      const a = await spawnRelay(['--store', single.urls, '--data', tempDir()]);
+      const b = await spawnRelay(['--store', single.urls, '--data', tempDir()]);
+      relays.push(a, b);
+      const created = await new RelayApi({ baseUrl: a.url, token: admin }).createChannel({ name: 'alice', secrets: [SECRET] });
+      const body = JSON.stringify({ to: 'alice' });
+      // B learns of the channel through the store's watch: ask until it accepts (bounded).
+      let status = 0;
+      for (let i = 0; i < 200 && status !== 200; i++) status = (await post(`${b.url}/hooks/alice`, body, signed(SECRET, body))).status;
+      assert.equal(status, 200, 'the other instance accepts deliveries for the channel');
+      const atB = new RelayApi({ baseUrl: b.url, token: created.token });
+      assert.deepEqual((await atB.listDeliveries({})).deliveries.map((d) => d.channel), ['alice'], 'the channel token works at the other instance');
+      await new RelayApi({ baseUrl: b.url, token: admin }).deleteChannel('alice');
+      let refused = false;
+      for (let i = 0; i < 200 && !refused; i++) refused = await new RelayApi({ baseUrl: a.url, token: created.token }).listDeliveries({}).then(() => false, () => true);
+      assert.ok(refused, 'the deleted channel\'s token is refused by the instance that created it');
+      assert.equal((await post(`${a.url}/hooks/alice`, body, signed(SECRET, body))).status, 404);
+    } finally {
+      delete process.env.SERVICE_HOOKS_RELAY_TOKEN;
+      await single.stop();
+    }
+  });
+
+  it('a subscriber that reconnects to the other instance resumes by seq with no gap and no duplicate', async () => {
+    const single = await startNats(1);
+    const admin = 'team-admin-token-0123456789';
+    process.env.SERVICE_HOOKS_RELAY_TOKEN = admin;
+    try {
+      const a = await spawnRelay(['--store', single.urls, '--data', tempDir()]);
+      const b = await spawnRelay(['--store', single.urls, '--data', tempDir()]);
+      relays.push(a, b);
+      const send = async (via: RelayProcess, n: number) => {
+        for (let i = 0; i < n; i++) assert.equal((await post(`${via.url}/hooks/default`, JSON.stringify({ i }))).status, 200);
+      };
+      await send(a, 6);
+      const seen: number[] = [];
+      const first = await new Promise<number>((resolve) => {
+        const sub = subscribe({
+          url: a.url.replace('http', 'ws'),
+          token: admin,
+          since: 0,
+          onDelivery: (d) => {
+            seen.push(d.seq);
+            if (seen.length === 3) {
+              sub.close();
+              resolve(d.seq);
+            }
+          },
+        });
+      });
+      await send(b, 4);
+      await new Promise<void>((resolve) => {
+        const sub = subscribe({
+          url: b.url.replace('http', 'ws'),
+          token: admin,
+          since: first,
+          onDelivery: (d) => {
+            seen.push(d.seq);
+            if (seen.length === 10) {
+              sub.close();
+              resolve();
+            }
+          },
+        });
+      });
+      assert.deepEqual(seen, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    } finally {
+      delete process.env.SERVICE_HOOKS_RELAY_TOKEN;
+      await single.stop();
     }
   });
 });

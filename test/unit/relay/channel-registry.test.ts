@@ -5,11 +5,11 @@ import { ChannelError, ChannelRegistry, CHANNELS_FILE, hashToken } from '../../.
 import { authenticate, sees } from '../../../relay/server/scope';
 import { tempDir } from './helpers';
 
-describe('relay channel registry (channels.json)', () => {
-  it('persists channels across opens in a 0600 file that holds token hashes, never tokens', () => {
+describe('relay channel registry (channels.json)', async () => {
+  it('persists channels across opens in a 0600 file that holds token hashes, never tokens', async () => {
     const dir = tempDir();
     const reg = ChannelRegistry.open(dir);
-    const { token, channel } = reg.create('alice', ['s3cret-of-alice']);
+    const { token, channel } = await reg.create('alice', ['s3cret-of-alice']);
     assert.match(token, /^shc_[A-Za-z0-9_-]{43}$/);
     assert.equal(channel.tokenHash, hashToken(token));
     const file = join(dir, CHANNELS_FILE);
@@ -22,10 +22,10 @@ describe('relay channel registry (channels.json)', () => {
     assert.equal(again.channelOf(token), 'alice');
   });
 
-  it('maps a token to its channel only; other strings, the empty token and a near miss map to none', () => {
+  it('maps a token to its channel only; other strings, the empty token and a near miss map to none', async () => {
     const reg = ChannelRegistry.open(tempDir());
-    const a = reg.create('alice', ['a-secret']).token;
-    const b = reg.create('bob', ['b-secret']).token;
+    const a = (await reg.create('alice', ['a-secret'])).token;
+    const b = (await reg.create('bob', ['b-secret'])).token;
     assert.equal(reg.channelOf(a), 'alice');
     assert.equal(reg.channelOf(b), 'bob');
     assert.equal(reg.channelOf(undefined), undefined);
@@ -34,29 +34,29 @@ describe('relay channel registry (channels.json)', () => {
     assert.equal(reg.channelOf(hashToken(a)), undefined);
   });
 
-  it('refuses a second channel of the same name (exists) and deleting an unknown one (not-found)', () => {
+  it('refuses a second channel of the same name (exists) and deleting an unknown one (not-found)', async () => {
     const reg = ChannelRegistry.open(tempDir());
-    reg.create('alice', ['x']);
-    assert.throws(() => reg.create('alice', ['y']), (e: unknown) => e instanceof ChannelError && e.kind === 'exists');
-    assert.throws(() => reg.delete('carol'), (e: unknown) => e instanceof ChannelError && e.kind === 'not-found');
+    await reg.create('alice', ['x']);
+    await assert.rejects(reg.create('alice', ['y']), (e: unknown) => e instanceof ChannelError && e.kind === 'exists');
+    await assert.rejects(reg.delete('carol'), (e: unknown) => e instanceof ChannelError && e.kind === 'not-found');
   });
 
-  it('deleting revokes the token and remembers the name until it is created again (with a new token)', () => {
+  it('deleting revokes the token and remembers the name until it is created again (with a new token)', async () => {
     const dir = tempDir();
     const reg = ChannelRegistry.open(dir);
-    const old = reg.create('alice', ['x']).token;
-    reg.delete('alice');
+    const old = (await reg.create('alice', ['x'])).token;
+    await reg.delete('alice');
     assert.equal(reg.channelOf(old), undefined);
     assert.equal(reg.wasDeleted('alice'), true);
     assert.equal(ChannelRegistry.open(dir).wasDeleted('alice'), true, 'the tombstone persists');
-    const fresh = reg.create('alice', ['y']).token;
+    const fresh = (await reg.create('alice', ['y'])).token;
     assert.notEqual(fresh, old);
     assert.equal(reg.wasDeleted('alice'), false);
     assert.equal(ChannelRegistry.open(dir).channelOf(old), undefined);
     assert.equal(ChannelRegistry.open(dir).channelOf(fresh), 'alice');
   });
 
-  it('a malformed channels.json stops the open with the file named (not silently emptied)', () => {
+  it('a malformed channels.json stops the open with the file named (not silently emptied)', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, CHANNELS_FILE), '{"version":1,"channels":[{"name":"a"}]}');
     assert.throws(() => ChannelRegistry.open(dir), /channels\.json: malformed channel entry "a"/);
@@ -64,9 +64,9 @@ describe('relay channel registry (channels.json)', () => {
     assert.throws(() => ChannelRegistry.open(dir), /channels\.json: not JSON/);
   });
 
-  it('scopes: the admin token is admin, a channel token is its channel, anything else is nobody', () => {
+  it('scopes: the admin token is admin, a channel token is its channel, anything else is nobody', async () => {
     const reg = ChannelRegistry.open(tempDir());
-    const t = reg.create('alice', ['x']).token;
+    const t = (await reg.create('alice', ['x'])).token;
     assert.deepEqual(authenticate('admin-token-123', 'admin-token-123', reg), { kind: 'admin' });
     const scope = authenticate(t, 'admin-token-123', reg);
     assert.deepEqual(scope, { kind: 'channel', channel: 'alice' });

@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
-import type { Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
 import { SubscriberHub, type SubscriberOptions } from '../../../relay/server/subscribers';
 import { DeliveryStore } from '../../../relay/server/store';
@@ -162,6 +162,23 @@ describe('relay subscribers: resource limits', function () {
     let r: 'open' | number = WS_TOO_MANY_SUBSCRIBERS_STATUS;
     for (let i = 0; i < 200 && r !== 'open'; i++) r = await connectOnce(h.url);
     assert.equal(r, 'open');
+  });
+
+  it('a failed handshake gives its slot back', async () => {
+    h = await harness({ maxSubscribersPerToken: 1 });
+    const { port } = new URL(h.url);
+    for (let i = 0; i < 3; i++) {
+      // A valid token but no Sec-WebSocket-Key: ws answers 400 itself and never accepts.
+      const sock = connect(Number(port), '127.0.0.1');
+      sock.write(`GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ${TOKEN}\r\n\r\n`);
+      let answer = '';
+      sock.on('data', (c: Buffer) => (answer += c.toString()));
+      await once(sock, 'close');
+      assert.match(answer, /^HTTP\/1\.1 400/);
+    }
+    const ws = new WebSocket(h.url, { headers: { authorization: `Bearer ${TOKEN}` } });
+    clients.push(ws);
+    await once(ws, 'open');
   });
 
   it('500 subscribers of an unused channel are not woken by deliveries to another channel', async () => {

@@ -1,0 +1,59 @@
+// Channels created through the API, shared by every relay instance on one JetStream store: a KV
+// bucket (<prefix>_CHANNELS) holds `ch.<name>` (the channel: secrets, token hash, time) and
+// `del.<name>` (a deleted name's tombstone). Creating a name that another instance already created
+// fails atomically (KV create), and a watch applies the other instances' changes here, so every
+// instance accepts the same channel tokens and refuses a deleted channel's at once.
+import type { JetStreamClient, KV, KvEntry } from 'nats';
+import { ChannelError, type ChannelRegistry, type StoredChannel } from '../channelRegistry';
+
+export interface ChannelKvOptions {
+  prefix: string;
+  replicas: number;
+  log?: (line: string) => void;
+}
+
+const CH = 'ch.';
+const DEL = 'del.';
+
+/** Loads the bucket into `registry`, keeps it in step, and makes the registry write there. Returns a stop function. */
+export async function shareChannels(registry: ChannelRegistry, js: JetStreamClient, o: ChannelKvOptions): Promise<() => void> {
+  const kv = await js.views.kv(`${o.prefix}_CHANNELS`, { replicas: o.replicas, history: 1 });
+  let loaded!: () => void;
+  const initial = new Promise<void>((r) => (loaded = r));
+  const watch = await kv.watch({ key: '>', initializedFn: () => loaded() });
+  void (async () => {
+    for await (const e of watch) apply(registry, e, o.log);
+  })();
+  await initial;
+  registry.persistIn(persistence(kv));
+  return () => watch.stop();
+}
+
+function apply(registry: ChannelRegistry, e: KvEntry, log?: (line: string) => void): void {
+  if (e.operation !== 'PUT') return; // removals of ch.x follow a del.x put; of del.x, a ch.x put
+  if (e.key.startsWith(DEL)) return registry.applyDeleted(e.key.slice(DEL.length));
+  if (!e.key.startsWith(CH)) return;
+  try {
+    registry.applyCreated(e.json<StoredChannel>());
+  } catch (err) {
+    log?.(`channels: ignoring a malformed entry ${e.key} in the shared store (${(err as Error).message})`);
+  }
+}
+
+function persistence(kv: KV) {
+  return {
+    async created(c: StoredChannel): Promise<void> {
+      try {
+        await kv.create(CH + c.name, new TextEncoder().encode(JSON.stringify(c)));
+      } catch (err) {
+        if (/wrong last sequence|key exists/i.test((err as Error).message)) throw new ChannelError('exists', `channel '${c.name}' already exists`);
+        throw err;
+      }
+      await kv.delete(DEL + c.name);
+    },
+    async deleted(name: string): Promise<void> {
+      await kv.put(DEL + name, new TextEncoder().encode('1'));
+      await kv.delete(CH + name);
+    },
+  };
+}
