@@ -76,7 +76,7 @@ export const CONTEXT = {
 } as const;
 
 /** contextValue of tree rows (see src/core/tree/nodes.ts). */
-export const VIEW_ITEMS = ['repository', 'webhook', 'deliveries', 'delivery.ok', 'delivery.failed', 'loadMore', 'message',
+export const VIEW_ITEMS = ['repository', 'webhook', 'deliveries', 'delivery.ok', 'delivery.failed', 'delivery.ok.inRelay', 'delivery.failed.inRelay', 'loadMore', 'message',
   'message.auth', 'message.signedOut', 'message.network', 'message.config', 'message.service',
   'relayDelivery.verified', 'relayDelivery.unverified', 'relayDelivery.rejected', 'relayChannel'] as const;
 
@@ -96,3 +96,6 @@ export const RELAY_STORAGE = {
   /** SecretStorage: a remote relay's token, per address (`<prefix><https://host>`). */
   remoteTokenPrefix: 'serviceHooks.relay.token:',
 } as const;
+
+/** The "Open Settings" button of an error about serviceHooks.baseUrl. */
+export const OPEN_SETTINGS_ACTION = { title: 'Open Settings', command: 'workbench.action.openSettings', arguments: [SETTINGS.baseUrl] } as const;

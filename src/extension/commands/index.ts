@@ -9,7 +9,7 @@
 //   deleteWebhook     { webhookId, confirm: true }            (confirm skips the modal; from rows: every selected webhook)
 //   pingWebhook       { webhookId }
 //   retryDelivery     { webhookId, deliveryId }
-//   retryAllFailed    { webhookId }                           (none: every listed webhook)
+//   retryAllFailed    { webhookId, confirm: true }            (none: asks which webhook; confirm skips the count's modal)
 //   replayDelivery    { seq, to? } | { deliveryId }           (to defaults to serviceHooks.relay.forwardUrl)
 //   openDelivery      { webhookId, deliveryId } | { seq }
 //   explainSignature  ({ webhookId, deliveryId } | { seq }) & { secrets: string[] }
