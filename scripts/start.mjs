@@ -132,16 +132,16 @@ export function prepareWorkspace(dir, { emulatorUrl, relayPort, forwardUrl }) {
  * with every string in `redact` (strings, or functions read at each chunk) replaced by ***. Resolves once `ready()` resolves true.
  * @param {string} name
  * @param {string[]} args
- * @param {{ sink: (line: string) => void, redact?: (string | (() => string))[], ready: (output: string) => Promise<boolean>, timeoutMs?: number, cwd?: string, env?: Record<string, string> }} options
+ * @param {{ sink: (line: string) => void, redact?: (string | (() => string))[], rewrite?: (line: string) => string, ready: (output: string) => Promise<boolean>, timeoutMs?: number, cwd?: string, env?: Record<string, string> }} options
  */
-export async function startChild(name, args, { sink, redact = [], ready, timeoutMs = 30_000, cwd = ROOT, env = {} }) {
+export async function startChild(name, args, { sink, redact = [], rewrite = (l) => l, ready, timeoutMs = 30_000, cwd = ROOT, env = {} }) {
   const child = spawn(process.execPath, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   const out = [];
   const onData = (buf) => {
     let text = buf.toString();
     for (const r of redact.map((x) => (typeof x === 'function' ? x() : x)).filter(Boolean)) text = text.split(r).join('***');
     out.push(text);
-    for (const line of text.split('\n')) if (line.trim()) sink(`[${name}] ${line}`);
+    for (const line of text.split('\n')) if (line.trim()) sink(`[${name}] ${rewrite(line)}`);
   };
   child.stdout.on('data', onData);
   child.stderr.on('data', onData);
@@ -212,13 +212,7 @@ export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerP
   try {
     const emulatorPort = fixedPorts ? DEFAULTS.servicePort : await freePort();
     const relayPort = fixedPorts ? DEFAULTS.relayPort : await freePort();
-    if (fixedPorts) {
-      for (const [port, what] of [[emulatorPort, 'emulator'], [relayPort, 'relay']]) {
-        if (!(await portIsFree(port))) {
-          throw new Error(`port ${port} (the demo ${what}) is already in use, perhaps by a demo still running: stop it (\`ss -ltnp 'sport = :${port}'\` shows the process) and run npm start again`);
-        }
-      }
-    }
+    if (fixedPorts) await checkDemoPorts();
     const token = demoToken(dir, freshToken);
     const emulatorUrl = `http://127.0.0.1:${emulatorPort}`;
     const relayUrl = `http://127.0.0.1:${relayPort}`;
@@ -243,6 +237,7 @@ export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerP
       {
         sink,
         redact: [relayToken],
+        rewrite: relayTokenLine,
         // Our child's own line first: a stale relay on the same port must not pass for it.
         ready: async (output) => output.includes(`relay listening on ${relayUrl}`) && (await fetch(`${relayUrl}/healthz`)).ok,
       },
@@ -325,7 +320,11 @@ async function main() {
     process.exit(0);
   };
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => void stop(sig));
+  watchParent(() => void stop('npm ended'));
+  // Written to after npm ended, a closed pipe must not kill this process before it has stopped the rest.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
 
+  await checkDemoPorts();
   ensureDependencies();
   build();
   const vsix = packageVsix();
@@ -343,8 +342,40 @@ async function main() {
       `  App:       ${demo.appUrl}   (scripts/demo/receiver.mjs verifies signatures)\n` +
       `  Workspace: ${demo.workspace}   (git remote on the emulator; .github/workflows/ci.yml to port)\n` +
       `  Logs:      ${relative(ROOT, demo.codeServerLog)} (code-server); the others below\n\n` +
-      `  Ctrl-C stops everything.\n${bar}\n\n`,
+      `  Ctrl-C (or ending npm) stops everything.\n${bar}\n\n`,
   );
+}
+
+/** The documented demo ports must be free; checked before the build, so a demo still running is
+ *  reported in a second instead of after a minute of building. */
+export async function checkDemoPorts(ports = [[8787, 'emulator'], [8788, 'relay']]) {
+  for (const [port, what] of ports) {
+    if (!(await portIsFree(Number(port)))) {
+      throw new Error(`port ${port} (the demo ${what}) is already in use, perhaps by a demo still running: stop it (\`ss -ltnp 'sport = :${port}'\` shows the process) and run npm start again`);
+    }
+  }
+}
+
+/**
+ * Calls `onGone` once the process that started this one has ended. A stop button (an IDE's) sends
+ * SIGTERM to npm, which ends without passing it on: this process would be left running, and with
+ * it every server it started in their own process groups. So the parent is watched (its pid turns
+ * into another when it ends: 1 or a subreaper).
+ */
+export function watchParent(onGone, { everyMs = 1000, ppid = () => process.ppid } = {}) {
+  const parent = ppid();
+  const timer = setInterval(() => {
+    if (ppid() === parent) return;
+    clearInterval(timer);
+    onGone();
+  }, everyMs);
+  return () => clearInterval(timer);
+}
+
+/** The relay's token line names where the token is, never the token: `relay token: in PATH (not shown)`. */
+export function relayTokenLine(line) {
+  const m = /^relay token \(shown once; stored in (.*)\): \S+\s*$/.exec(line);
+  return m ? `relay token: in ${m[1]} (not shown here)` : line;
 }
 
 /** true when nothing listens on 127.0.0.1:port. */

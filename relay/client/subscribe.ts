@@ -8,6 +8,7 @@ import WebSocket from 'ws';
 import {
   TOKEN_SUBPROTOCOL_PREFIX,
   WS_PATH,
+  type AckMessage,
   type DeliveryMessage,
   type ForwardMessage,
   type ServerMessage,
@@ -30,8 +31,12 @@ export interface SubscribeOptions {
   channel?: string;
   /** false: summaries only (no headers/body). Default true. */
   bodies?: boolean;
-  /** Handled in seq order; acked when it resolves. A throw/rejection closes the connection and the delivery is re-sent after reconnect. */
-  onDelivery: (delivery: DeliveryMessage['delivery']) => void | Promise<void>;
+  /**
+   * Handled in seq order; acked when it resolves. A throw/rejection closes the connection and the
+   * delivery is re-sent after reconnect. Resolving to `{ forwarded: { status } }` (a forwarder's
+   * app answered 2xx) tells the relay, which records it as the delivery's forward state.
+   */
+  onDelivery: (delivery: DeliveryMessage['delivery']) => void | Pick<AckMessage, 'forwarded'> | Promise<void | Pick<AckMessage, 'forwarded'>>;
   onForward?: (message: ForwardMessage) => void;
   onState?: (state: SubscriptionState) => void;
   /** Send the token as subprotocol instead of an Authorization header (browsers cannot set headers). */
@@ -40,6 +45,12 @@ export interface SubscribeOptions {
   pongTimeoutMs?: number;
   backoff?: { initialMs?: number; maxMs?: number };
   headers?: Record<string, string>;
+  /**
+   * Certificate authorities to trust for wss:// instead of Node's default store. Node's own
+   * NODE_EXTRA_CA_CERTS needs nothing here; the editor passes it explicitly because VS Code's
+   * extension host replaces the default store of https requests with the system's.
+   */
+  ca?: (string | Buffer)[];
 }
 
 export interface Subscription {
@@ -106,6 +117,7 @@ class Subscriber implements Subscription {
       headers: { ...(o.headers ?? {}), ...(viaProto ? {} : { authorization: `Bearer ${o.token}` }) },
       perMessageDeflate: false,
       maxPayload: 256 * 1024 * 1024,
+      ...(o.ca ? { ca: o.ca } : {}),
     });
     this.ws = sock;
     const c: Connection = { sock, queue: Promise.resolve(), failure: '' };
@@ -165,15 +177,17 @@ class Subscriber implements Subscription {
   /** Hands one delivery to the handler, in seq order, and acknowledges it once the handler resolved. */
   private async handle(c: Connection, d: DeliveryMessage['delivery']): Promise<void> {
     if (this.stopped || c.sock.readyState !== WebSocket.OPEN || d.seq <= this.last) return;
+    let handled: void | Pick<AckMessage, 'forwarded'>;
     try {
-      await this.options.onDelivery(d);
+      handled = await this.options.onDelivery(d);
     } catch (err) {
       c.failure = `delivery ${d.seq} handler failed: ${(err as Error).message}`;
       c.sock.terminate();
       return;
     }
     this.last = d.seq;
-    if (c.sock.readyState === WebSocket.OPEN) c.sock.send(JSON.stringify({ type: 'ack', seq: d.seq }));
+    const ack: AckMessage = { type: 'ack', seq: d.seq, ...(handled?.forwarded ? { forwarded: handled.forwarded } : {}) };
+    if (c.sock.readyState === WebSocket.OPEN) c.sock.send(JSON.stringify(ack));
   }
 
   /** The connection closed: reconnect after a backoff with jitter, unless close() was called. */

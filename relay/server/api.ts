@@ -5,22 +5,25 @@
 // (bodies are read as JSON whatever their Content-Type) · 500 a journal read or write failed.
 //
 //   GET  /api/status                      → 200 RelayStatus
-//   GET  /api/deliveries?channel=&status=&since=&limit=  → 200 DeliveryList (newest first)
+//   GET  /api/deliveries?channel=&status=&since=&before=&limit=  → 200 DeliveryList, newest first.
+//        status: verified | unverified | rejected | pending | ok | failed (anything else: 400);
+//        since=N keeps seq > N, before=N keeps seq < N (page back with before=<smallest seq seen>);
+//        limit: default 100, at most 10,000; limit=0 answers an empty list.
 //   GET  /api/deliveries/<seq>            → 200 RelayDelivery
 //   POST /api/deliveries/<seq>/replay     → 200 ReplayResponse ({ to?, resignSecret? })
 //   POST /api/forward/retry               → 200 RetryPendingResponse ({ channel?, target? }): retry pending now
 //   POST /api/prune                       → 200 PruneResponse ({ keep?, olderThanMs? })  (admin)
 //   /api/channels, /api/channels/<name>   → relay/server/channelApi.ts
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { DeliveryListQuery, ForwardStatus, RelayStatus, RetryPendingResponse, Verification } from '../../src/core/relay/protocol';
+import type { ForwardStatus, RelayStatus, RetryPendingResponse, Verification } from '../../src/core/relay/protocol';
 import { bearer, isJsonObject, readJson, sendError, sendJson, sendTooLarge } from '../shared/http';
 import { hostAllowed } from './access';
-import { adminOnly, createChannel, deleteChannel, getChannel, listChannels, type ChannelApiContext } from './channelApi';
+import { adminOnly, channelRoutes, requireAdmin as admin } from './channelApi';
 import type { ChannelDirectory } from './channelDirectory';
 import { sees, type Scope } from './scope';
 import type { Forwarder } from './forwarder';
 import { parseRetryRequest } from './retryRequest';
-import type { RelayStore } from './storeTypes';
+import type { RelayStore, StoreListQuery } from './storeTypes';
 
 export interface ApiContext {
   store: RelayStore;
@@ -40,18 +43,9 @@ export interface ApiContext {
 /** API request bodies are small JSON objects. */
 export const MAX_API_BODY = 64 * 1024;
 
-type Handler = (req: IncomingMessage, res: ServerResponse, params: string[], url: URL, scope: Scope) => Promise<void> | void;
+export type Handler = (req: IncomingMessage, res: ServerResponse, params: string[], url: URL, scope: Scope) => Promise<void> | void;
 
-/** A handler only the admin token may call; a channel token gets 403. */
-const admin =
-  (h: Handler): Handler =>
-  (req, res, params, url, scope) => {
-    if (scope.kind === 'admin') return h(req, res, params, url, scope);
-    req.resume();
-    adminOnly(res);
-  };
-
-interface Route {
+export interface Route {
   pattern: RegExp;
   methods: Partial<Record<string, Handler>>;
 }
@@ -82,7 +76,6 @@ function refuse(req: IncomingMessage, res: ServerResponse, status: number, error
 
 function apiRoutes(ctx: ApiContext): Route[] {
   const { store, forwarder } = ctx;
-  const chan: ChannelApiContext = { directory: ctx.channels, store, objectBody, onDeleted: ctx.onChannelDeleted, log: ctx.log };
   /** Whether delivery `seq` exists and `scope` may see it. */
   const visible = (seq: number, scope: Scope) => {
     const e = store.get(seq);
@@ -108,7 +101,7 @@ function apiRoutes(ctx: ApiContext): Route[] {
             if (q.channel !== undefined && q.channel !== scope.channel) return sendError(res, 403, `this token is limited to channel '${scope.channel}'`);
             q.channel = scope.channel;
           }
-          sendJson(res, 200, { deliveries: store.list(q), lastSeq: store.lastSeq });
+          sendJson(res, 200, { deliveries: q.limit === 0 ? [] : store.list(q), lastSeq: store.lastSeq });
         },
       },
     },
@@ -164,30 +157,8 @@ function apiRoutes(ctx: ApiContext): Route[] {
         }),
       },
     },
-    {
-      pattern: /^\/api\/channels$/,
-      methods: {
-        GET: admin((_req, res) => listChannels(chan, res)),
-        POST: admin((req, res) => createChannel(chan, req, res)),
-      },
-    },
-    {
-      pattern: /^\/api\/channels\/([^/]+)$/,
-      methods: {
-        GET: (_req, res, p, _u, scope) => getChannel(chan, res, decodeName(p[0]!), scope),
-        DELETE: admin((_req, res, p) => deleteChannel(chan, res, decodeName(p[0]!))),
-      },
-    },
+    ...channelRoutes({ directory: ctx.channels, store, objectBody, onDeleted: ctx.onChannelDeleted, log: ctx.log }),
   ];
-}
-
-/** A percent-decoded path segment ('' when malformed, which no channel is called). */
-function decodeName(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return '';
-  }
 }
 
 /** Reads a JSON object body (an empty body is {}); on failure answers and returns undefined. */
@@ -208,16 +179,21 @@ async function objectBody(req: IncomingMessage, res: ServerResponse): Promise<Re
 
 type Checked<T> = T | { error: string };
 
-function listQuery(p: URLSearchParams): Checked<DeliveryListQuery> {
-  const q: DeliveryListQuery = {};
+const STATUSES: readonly (Verification | ForwardStatus)[] = ['verified', 'unverified', 'rejected', 'pending', 'ok', 'failed'];
+
+function listQuery(p: URLSearchParams): Checked<StoreListQuery> {
+  const q: StoreListQuery = {};
   if (p.get('channel')) q.channel = p.get('channel')!;
-  if (p.get('status')) q.status = p.get('status') as Verification | ForwardStatus;
-  for (const k of ['since', 'limit'] as const) {
+  const status = p.get('status');
+  if (status) {
+    if (!STATUSES.includes(status as Verification)) return { error: `status must be one of ${STATUSES.join(', ')}, got '${status.slice(0, 50)}'` };
+    q.status = status as Verification | ForwardStatus;
+  }
+  for (const k of ['since', 'before', 'limit'] as const) {
     const v = p.get(k);
     if (v === null || v === '') continue;
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 0) return { error: `${k} must be a non-negative integer` };
-    q[k] = n;
+    if (!/^\d{1,15}$/.test(v)) return { error: `${k} must be a non-negative integer, got '${v.slice(0, 50)}'` };
+    q[k] = Number(v);
   }
   return q;
 }

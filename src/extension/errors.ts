@@ -15,7 +15,7 @@ export class Cancelled extends Error {
 export interface ErrorAction {
   title: string;
   command: string;
-  arguments?: unknown[];
+  arguments?: readonly unknown[];
 }
 
 /** A failure the user can act on; its message is shown as is, with its actions as buttons. */

@@ -5,8 +5,8 @@ import type { RepoRef } from '../core/tree';
 import { settings } from './config';
 import type { ServiceClientLike } from './contracts';
 import { createServiceClient } from './deps';
-import { NotSignedInError, OPEN_SETTINGS, UserError } from './errors';
-import { SETTINGS } from './ids';
+import { NotSignedInError, UserError } from './errors';
+import { OPEN_SETTINGS_ACTION } from './ids';
 import { resolveRepositories } from './repos';
 import type { RelayManager } from './relayManager';
 import type { TokenStore } from './tokenStore';
@@ -16,7 +16,7 @@ export { NotSignedInError };
 /** A malformed serviceHooks.baseUrl, as an error with an "Open Settings" button. */
 export function checkBaseUrl(baseUrl: string): void {
   const problem = baseUrlProblem(baseUrl);
-  if (problem) throw new UserError(problem, [{ title: 'Open Settings', command: OPEN_SETTINGS, arguments: [SETTINGS.baseUrl] }]);
+  if (problem) throw new UserError(problem, [OPEN_SETTINGS_ACTION]);
 }
 
 export class Services {

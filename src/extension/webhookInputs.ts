@@ -26,6 +26,7 @@ export function inputStep(step: InputStep): Promise<string | Back> {
   ib.password = step.password === true;
   ib.ignoreFocusOut = true;
   ib.value = step.value ?? '';
+  ib.validationMessage = ib.value ? step.validate(ib.value) : undefined; // a value given in is checked at once
   if (step.back) ib.buttons = [vscode.QuickInputButtons.Back];
   return new Promise<string | Back>((resolve, reject) => {
     ib.onDidChangeValue((v) => (ib.validationMessage = v ? step.validate(v) : undefined));

@@ -9,6 +9,7 @@ import {
   deliveryChildren,
   repoKey,
   webhookRow,
+  type DeliveryView,
   type MessageNode,
   type RepoRef,
   type TickResult,
@@ -134,7 +135,7 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
         }
       case 'deliveries': {
         const st = await this.deliveryState(node.webhook);
-        return deliveryChildren(node.repo, node.webhook, st.list.items, st.list.total, st.source, st.list.hasMore);
+        return deliveryChildren(node.repo, node.webhook, st.list.items, st.list.total, st.source, st.list.hasMore, this.heldByRelay(st));
       }
       default:
         return [];
@@ -178,6 +179,15 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
     n.counts = st.counts;
     n.source = st.source;
     return n;
+  }
+
+  /** Which deliveries the connected relay's journal holds (Replay is offered only on those). */
+  private heldByRelay(st: DeliveryState): (d: DeliveryView) => boolean {
+    const relay = this.services.relay;
+    if (!relay.connected) return () => false;
+    if (st.source === 'relay') return (d) => d.seq !== undefined;
+    const ids = new Set(relay.live.newestFirst().flatMap((r) => (r.deliveryId ? [r.deliveryId] : [])));
+    return (d) => ids.has(d.id);
   }
 
   /** Cached webhook list of a repository; failures become a message row that acts (Sign In, Retry). */

@@ -206,6 +206,23 @@ export const flows = [
     },
   },
   {
+    name: '"Add Webhook": a URL\'s problem shows as you type, and Back returns to the step before',
+    async run({ wb, page, demo, shot }) {
+      await wb.runCommand(`${PALETTE}: Add Webhook`);
+      await wb.waitForQuickInput('Add Webhook (1/3)');
+      // A URL without a scheme: the pick says what is wrong; accepting it opens the URL box with the message.
+      await wb.pick('example.com/hook', { filter: 'example.com/hook' });
+      const widget = page.locator('.quick-input-widget');
+      await widget.filter({ hasText: 'Enter an absolute URL' }).waitFor();
+      await shot('add-webhook-validation');
+      await wb.submitInput(`${demo.relayUrl}/hooks/back`, { title: 'Add Webhook (1/3)' });
+      await wb.waitForQuickInput('Add Webhook (2/3)');
+      await widget.locator('.codicon-quick-input-back, .quick-input-left-action-bar .action-label').first().click();
+      await wb.waitForQuickInput('Add Webhook (1/3)');
+      await wb.closeQuickInput();
+    },
+  },
+  {
     name: 'the "Add Webhook" multi-step flow creates a webhook (the emulator lists it; the tree shows it)',
     async run({ wb, demo, api, shot }) {
       const url = `${demo.relayUrl}/hooks/e2e`;

@@ -1,19 +1,19 @@
 // Issue import (spec §2.4): validate every record first, then send in chunks.
 
 import type { IssueRecord } from '../client/types';
+import { describeIssueProblem, validateIssueRecords, type IssueProblem } from './validate';
 
 export type { IssueRecord };
 
-export interface RecordProblem {
-  index: number;
-  message: string;
-}
+/** A problem of the file itself (`index` -1: not JSON, not an array) or of one record (validate.ts). */
+export type RecordProblem = IssueProblem | { index: -1; message: string };
 
-export type ImportParse =
-  | { ok: true; records: IssueRecord[] }
-  | { ok: false; problems: RecordProblem[] };
+export type ImportParse = { ok: true; records: IssueRecord[] } | { ok: false; problems: RecordProblem[] };
 
-/** Parses the file text and checks every record; problems are listed by index (0-based). */
+/**
+ * Parses the file text and checks every record by the rules the service applies
+ * (src/core/issues/validate.ts): every problem, each naming the 1-based record and the issue number.
+ */
 export function validateIssueFile(text: string): ImportParse {
   let data: unknown;
   try {
@@ -22,39 +22,45 @@ export function validateIssueFile(text: string): ImportParse {
     return { ok: false, problems: [{ index: -1, message: `not valid JSON: ${(err as Error).message}` }] };
   }
   if (!Array.isArray(data)) return { ok: false, problems: [{ index: -1, message: 'expected a JSON array of issue records' }] };
-  const problems: RecordProblem[] = [];
-  const numbers = new Map<number, number>();
-  data.forEach((rec: unknown, index) => {
-    if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) {
-      problems.push({ index, message: 'not an object' });
-      return;
-    }
-    const r = rec as Record<string, unknown>;
-    if (!Number.isInteger(r.number) || (r.number as number) < 1) problems.push({ index, message: '`number` must be a positive integer' });
-    else if (numbers.has(r.number as number)) problems.push({ index, message: `\`number\` ${r.number} repeats record ${numbers.get(r.number as number)}` });
-    else numbers.set(r.number as number, index);
-    if (typeof r.title !== 'string' || r.title.trim() === '') problems.push({ index, message: '`title` must be a non-empty string' });
-    if (r.body !== undefined && r.body !== null && typeof r.body !== 'string') problems.push({ index, message: '`body` must be a string' });
-    if (r.labels !== undefined && !Array.isArray(r.labels)) problems.push({ index, message: '`labels` must be an array' });
-    if (r.assignees !== undefined && !Array.isArray(r.assignees)) problems.push({ index, message: '`assignees` must be an array' });
-    if (typeof r.state !== 'string' || r.state === '') problems.push({ index, message: '`state` must be a string' });
-  });
-  if (problems.length > 0) return { ok: false, problems };
-  const records = (data as Record<string, unknown>[]).map((r) => ({
-    number: r.number as number,
-    title: r.title as string,
-    body: typeof r.body === 'string' ? r.body : '',
-    labels: Array.isArray(r.labels) ? r.labels : [],
-    assignees: Array.isArray(r.assignees) ? r.assignees : [],
-    state: r.state as IssueRecord['state'],
-  }));
-  return { ok: true, records };
+  const checked = validateIssueRecords(data);
+  return checked.ok ? checked : { ok: false, problems: checked.problems };
 }
 
 export function formatProblems(problems: readonly RecordProblem[], max = 20): string {
-  const lines = problems.slice(0, max).map((p) => (p.index < 0 ? p.message : `record ${p.index}: ${p.message}`));
+  const lines = problems.slice(0, max).map((p) => ('record' in p ? describeIssueProblem(p) : p.message));
   if (problems.length > max) lines.push(`… and ${problems.length - max} more`);
   return lines.join('\n');
+}
+
+/**
+ * The file's 1-based record a service error is about: the service names the bad value by its JSON
+ * path in the chunk it received (`field: "[2].state"`); the chunk started at file index `chunkStart`.
+ */
+export function fileRecordOfServerError(errorBody: string | undefined, chunkStart: number): number | undefined {
+  let field: unknown;
+  try {
+    field = (JSON.parse(errorBody ?? '') as { field?: unknown }).field;
+  } catch {
+    return undefined;
+  }
+  const m = typeof field === 'string' ? /^\[(\d+)\]/.exec(field) : null;
+  return m ? chunkStart + Number(m[1]) + 1 : undefined;
+}
+
+/** A failed chunk's reason, with the record the service named mapped back to the file's numbering. */
+export function chunkFailureReason(message: string, errorBody: string | undefined, chunkStart: number, numbers: readonly number[]): string {
+  const record = fileRecordOfServerError(errorBody, chunkStart);
+  if (record === undefined) return message;
+  const number = numbers[record - 1 - chunkStart];
+  const said = (() => {
+    try {
+      const e = (JSON.parse(errorBody!) as { error?: unknown }).error;
+      return typeof e === 'string' ? e.replace(/^record \d+(?: \(issue #\d+\))?: /, '') : message;
+    } catch {
+      return message;
+    }
+  })();
+  return `record ${record}${number === undefined ? '' : ` (issue #${number})`} of the file: ${said}`;
 }
 
 export function chunk<T>(items: readonly T[], size: number): T[][] {

@@ -24,7 +24,8 @@ export type WebhookTreeNode =
   | { kind: 'repository'; repo: RepoRef }
   | { kind: 'webhook'; repo: RepoRef; webhook: WebhookView }
   | { kind: 'deliveries'; repo: RepoRef; webhook: WebhookView; counts: DeliveryCounts; source: DeliverySource }
-  | { kind: 'delivery'; repo: RepoRef; webhook: WebhookView; delivery: DeliveryView; source: DeliverySource }
+  /** `inRelay`: the relay's journal holds this delivery, so Replay can work (its contextValue ends in `.inRelay`). */
+  | { kind: 'delivery'; repo: RepoRef; webhook: WebhookView; delivery: DeliveryView; source: DeliverySource; inRelay?: boolean }
   | { kind: 'loadMore'; repo: RepoRef; webhook: WebhookView; shown: number; total: number }
   | MessageNode;
 
@@ -47,7 +48,7 @@ export interface TreeRow {
   label: string;
   description?: string;
   tooltip?: string;
-  /** Used by package.json `when` clauses (`viewItem == webhook`, `viewItem == delivery.failed`). */
+  /** Used by package.json `when` clauses (`viewItem == webhook`, `viewItem =~ /^delivery\.failed/`). */
   contextValue: string;
   collapsible: 'none' | 'collapsed' | 'expanded';
   /** A codicon id and optional theme color id; 'webhook' means the SVG in media/. */
@@ -102,7 +103,7 @@ export function webhookRow(node: WebhookTreeNode): TreeRow {
         label: deliveryLabel(d),
         description: deliveryDescription(d),
         tooltip: deliveryTooltip(d, node.source),
-        contextValue: d.success ? 'delivery.ok' : 'delivery.failed',
+        contextValue: `${d.success ? 'delivery.ok' : 'delivery.failed'}${node.inRelay ? '.inRelay' : ''}`,
         collapsible: 'none',
         icon: d.success ? { id: 'pass', color: 'testing.iconPassed' } : { id: 'error', color: 'testing.iconFailed' },
         command: { command: ROW_COMMANDS.openDelivery, title: 'Open Delivery', arguments: [node] },
@@ -141,8 +142,9 @@ export function deliveryChildren(
   total: number,
   source: DeliverySource,
   hasMore = loaded.length < total,
+  inRelay: (d: DeliveryView) => boolean = () => false,
 ): WebhookTreeNode[] {
-  const nodes: WebhookTreeNode[] = loaded.map((delivery) => ({ kind: 'delivery', repo, webhook, delivery, source }));
+  const nodes: WebhookTreeNode[] = loaded.map((delivery) => ({ kind: 'delivery', repo, webhook, delivery, source, ...(inRelay(delivery) ? { inRelay: true } : {}) }));
   if (hasMore) nodes.push({ kind: 'loadMore', repo, webhook, shown: loaded.length, total });
   return nodes;
 }

@@ -1,12 +1,6 @@
 // Import Issues from File…: validate all records, then chunked POSTs under a cancellable progress.
 import * as vscode from 'vscode';
-import {
-  chunk,
-  formatImportReport,
-  formatProblems,
-  validateIssueFile,
-  type ImportReport,
-} from '../../core/issues';
+import { chunk, chunkFailureReason, formatImportReport, formatProblems, validateIssueFile, type ImportReport } from '../../core/issues';
 import { COMMANDS } from '../ids';
 import { Cancelled, UserError } from '../errors';
 import { log } from '../log';
@@ -28,7 +22,7 @@ const command: CommandModule = {
     }
     const parsed = validateIssueFile(new TextDecoder().decode(await vscode.workspace.fs.readFile(uri)));
     if (!parsed.ok) {
-      log().error(`import ${uri.fsPath}: ${parsed.problems.length} problem(s)\n${formatProblems(parsed.problems, Infinity)}`);
+      log().info(`import ${uri.fsPath}: ${parsed.problems.length} problem(s)\n${formatProblems(parsed.problems, Infinity)}`);
       void vscode.window.showErrorMessage(`Nothing imported: ${parsed.problems.length} problem(s) in the file.`, { modal: !args.file, detail: formatProblems(parsed.problems) });
       return { imported: 0, problems: parsed.problems };
     }
@@ -40,8 +34,11 @@ const command: CommandModule = {
     await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `Importing ${parsed.records.length} issues`, cancellable: true },
       async (progress, cancel) => {
+        let start = 0;
         for (const part of chunks) {
           const numbers = part.map((r) => r.number);
+          const chunkStart = start;
+          start += part.length;
           if (cancel.isCancellationRequested) {
             report.notSent.push(...numbers);
             continue;
@@ -50,7 +47,8 @@ const command: CommandModule = {
             await client.importIssues(repo, part);
             report.imported.push(...numbers);
           } catch (err) {
-            report.failed.push({ numbers, reason: (err as Error).message });
+            // The service names a record of the chunk it got: say which record of the file that is.
+            report.failed.push({ numbers, reason: chunkFailureReason((err as Error).message, (err as { bodyExcerpt?: string }).bodyExcerpt, chunkStart, numbers) });
             log().error(`import chunk #${numbers[0]}–#${numbers[numbers.length - 1]}: ${(err as Error).stack ?? err}`);
           }
           progress.report({ increment: (100 * part.length) / parsed.records.length, message: `${report.imported.length} imported` });

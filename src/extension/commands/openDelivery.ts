@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { DeliveryDocuments } from '../deliveryDocument';
 import { COMMANDS } from '../ids';
 import { isRelayTarget, pickDelivery, pickRelayDelivery } from '../pickers';
+import { withProgress } from '../progress';
 import type { CommandModule } from './context';
 
 const command: CommandModule = {
@@ -15,7 +16,7 @@ const command: CommandModule = {
       const { webhook, deliveryId } = await pickDelivery(ctx, arg, { title: 'Open Delivery' });
       uri = DeliveryDocuments.serviceUri(webhook.id, deliveryId);
     }
-    const doc = await vscode.workspace.openTextDocument(uri);
+    const doc = await withProgress('Opening the delivery…', () => Promise.resolve(vscode.workspace.openTextDocument(uri)), { location: 'window' });
     await vscode.languages.setTextDocumentLanguage(doc, 'json');
     await vscode.window.showTextDocument(doc, { preview: true });
     return { uri: uri.toString(), text: doc.getText() };

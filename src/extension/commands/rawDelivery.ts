@@ -1,5 +1,6 @@
 // Headers and raw body of a delivery, from the service (detail endpoint) or the relay journal.
 import { UserError } from '../errors';
+import { withProgress } from '../progress';
 import { isRelayTarget, pickDelivery, pickRelayDelivery } from '../pickers';
 import type { CommandContext } from './context';
 
@@ -16,7 +17,7 @@ export async function rawDelivery(ctx: CommandContext, arg: unknown, title: stri
   const relay = ctx.services.relay;
   if (isRelayTarget(arg)) {
     const summary = await pickRelayDelivery(ctx, arg, title);
-    const d = await relay.getDelivery(summary.seq);
+    const d = await withProgress(`Reading #${summary.seq} from the relay…`, () => relay.getDelivery(summary.seq), { cancellable: true, location: 'window' });
     return { source: 'relay', url: relay.ingressUrl(d.channel), headers: d.headers, body: Buffer.from(d.bodyBase64, 'base64') };
   }
   const { webhook, deliveryId } = await pickDelivery(ctx, arg, { title });

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { settings } from '../config';
 import { COMMANDS } from '../ids';
 import { asArgs, pickRelayDelivery } from '../pickers';
+import { withProgress } from '../progress';
 import type { CommandModule } from './context';
 
 const command: CommandModule = {
@@ -10,7 +11,7 @@ const command: CommandModule = {
   async run(ctx, arg) {
     const d = await pickRelayDelivery(ctx, arg, 'Replay Delivery');
     const to = asArgs<{ to: string }>(arg).to ?? (settings().relayForwardUrl || undefined);
-    const result = await ctx.services.relay.replay(d.seq, to);
+    const result = await withProgress(`Replaying #${d.seq}${to ? ` to ${to}` : ''}…`, () => ctx.services.relay.replay(d.seq, to));
     const last = result.attempts[result.attempts.length - 1];
     const ok = last?.ok ?? (typeof last?.status === 'number' && last.status >= 200 && last.status < 300);
     const text = `Replayed #${d.seq}${to ? ` to ${to}` : ''}: ${last ? (last.status ? `HTTP ${last.status}` : last.error ?? 'no answer') : 'no attempt'}`;

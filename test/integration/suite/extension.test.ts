@@ -268,7 +268,7 @@ describe('Service Webhooks extension', function () {
   });
 
   it('Retry All Failed retries every failed delivery of a webhook', async function () {
-    const r = await run<{ retried: number; errors: string[] }>(COMMANDS.retryAllFailed, { webhookId: failingHook.id });
+    const r = await run<{ retried: number; errors: string[] }>(COMMANDS.retryAllFailed, { webhookId: failingHook.id, confirm: true });
     assert.ok(r && r.retried >= 1, `retried ${r?.retried}`);
     assert.deepEqual(r.errors, []);
   });
@@ -388,7 +388,7 @@ describe('Service Webhooks extension', function () {
     assert.equal(bad?.imported, 0);
     assert.deepEqual(bad.problems.map((p) => p.index), [1, 2]);
     const goodFile = join(dir, 'good.json');
-    const records = Array.from({ length: 7 }, (_, i) => ({ number: i + 1, title: `Issue ${i + 1}`, body: '', labels: ['bug'], assignees: [], state: 'open' }));
+    const records = Array.from({ length: 7 }, (_, i) => ({ number: i + 1, title: `Issue ${i + 1}`, body: i === 0 ? null : '', labels: ['bug'], assignees: [], state: i % 2 ? 'OPEN' : 'closed' })); // gh CLI exports say OPEN
     writeFileSync(goodFile, JSON.stringify(records));
     const good = await run<{ imported: number[]; failed: unknown[]; notSent: number[] }>(COMMANDS.importIssues, { file: goodFile, repo: REPO, chunkSize: 3 });
     assert.deepEqual(good?.imported, [1, 2, 3, 4, 5, 6, 7]);
@@ -413,9 +413,12 @@ describe('Service Webhooks extension', function () {
     const r = await run<{ terminal: string; commands: string[] }>(COMMANDS.setUpRunner, { token: runnerToken, execute: false });
     assert.equal(r?.terminal, 'Service Runner');
     assert.ok(r.commands[0]!.includes(`${emulator.url}/runner/install.sh`));
+    assert.match(r.commands[0]!, / -o install\.sh$/, 'downloaded to a file');
+    assert.ok(r.commands.every((c) => !/\|\s*sh\b/.test(c)), 'never piped into sh');
     assert.ok(r.commands.every((c) => !c.includes(runnerToken)), 'the token is not on any command line');
     const terminal = await opened;
     const env = (terminal.creationOptions as vscode.TerminalOptions).env ?? {};
+    assert.equal((terminal.creationOptions as vscode.TerminalOptions).isTransient, true, 'not restored after a reload');
     assert.equal(env.SERVICE_RUNNER_TOKEN, runnerToken);
     assert.ok(!JSON.stringify(vscode.workspace.getConfiguration('serviceHooks')).includes(runnerToken));
     terminal.dispose();

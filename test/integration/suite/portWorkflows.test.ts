@@ -76,7 +76,7 @@ describe('Port Workflows… and the pinned-SHA suggestion', function () {
     const use = actions.find((a) => a.title === 'Use service/script@v8.0.0 (from the comment)');
     assert.ok(use?.edit, actions.map((a) => a.title).join('; '));
     assert.ok(!use.isPreferred);
-    const r = await run<{ fixed: number }>(COMMANDS.fixAllInFile, workflow);
+    const r = await run<{ fixed: number }>(COMMANDS.fixAllInFile, workflow, { confirm: true }); // confirm: skip the count's modal
     assert.equal(r?.fixed, 1, 'only the github.event rename');
     assert.ok(doc.getText().includes('actions/github-script@60a0d83039c74a4aee543508d2ffcb1c3799cdea # v8.0.0'));
     await vscode.workspace.applyEdit(use.edit);
