@@ -8,7 +8,9 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import { DEMO_SECRET } from '../../../src/core/defaults';
 import { verify } from '../../../src/core/signing';
+import { makeTestCerts } from '../relay/certs';
 import { cli, post, signed, spawnRelay, startTarget, tempDir, type RelayProcess, type TargetApp } from '../relay/helpers';
+import { spawnRelayWith } from '../relay/publicHelpers';
 
 interface Proc {
   child: ChildProcess;
@@ -149,6 +151,18 @@ describe('newcomer: the CLI with wrong input and end to end', function () {
     assert.equal(r.code, 1);
     assert.match(r.stderr, /not JSON; is http:\/\/127\.0\.0\.1:\d+ a relay\?/);
     assert.doesNotMatch(r.stderr, /Unexpected token|secret-token-qa-7|    at /);
+  });
+
+  it('deliveries --relay http:// against a TLS relay says to use https:// (it said only "other side closed")', async () => {
+    const certs = makeTestCerts();
+    const data = tempDir();
+    const relay = await spawnRelayWith(['--data', data, '--tls-cert', certs.serverCert, '--tls-key', certs.serverKey]);
+    relays.push(relay);
+    const r = await run(['deliveries', '--relay', relay.url.replace('https:', 'http:'), '--data', data]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /closed the connection without answering; if it serves TLS \(--tls-cert\), use https:\/\//);
+    const ok = await run(['deliveries', '--relay', relay.url, '--data', data], { NODE_EXTRA_CA_CERTS: certs.caCert });
+    assert.equal(ok.code, 0, ok.stderr);
   });
 
   it('emulate --state in a folder that does not exist stops at start (exit 1) instead of losing every change', async () => {
