@@ -8,6 +8,7 @@ import WebSocket from 'ws';
 import {
   TOKEN_SUBPROTOCOL_PREFIX,
   WS_PATH,
+  type AckMessage,
   type DeliveryMessage,
   type ForwardMessage,
   type ServerMessage,
@@ -29,8 +30,12 @@ export interface SubscribeOptions {
   channel?: string;
   /** false: summaries only (no headers/body). Default true. */
   bodies?: boolean;
-  /** Handled in seq order; acked when it resolves. A throw/rejection closes the connection and the delivery is re-sent after reconnect. */
-  onDelivery: (delivery: DeliveryMessage['delivery']) => void | Promise<void>;
+  /**
+   * Handled in seq order; acked when it resolves. A throw/rejection closes the connection and the
+   * delivery is re-sent after reconnect. Resolving to `{ forwarded: { status } }` (a forwarder's
+   * app answered 2xx) tells the relay, which records it as the delivery's forward state.
+   */
+  onDelivery: (delivery: DeliveryMessage['delivery']) => void | Pick<AckMessage, 'forwarded'> | Promise<void | Pick<AckMessage, 'forwarded'>>;
   onForward?: (message: ForwardMessage) => void;
   onState?: (state: SubscriptionState) => void;
   /** Send the token as subprotocol instead of an Authorization header (browsers cannot set headers). */
@@ -161,15 +166,17 @@ class Subscriber implements Subscription {
   /** Hands one delivery to the handler, in seq order, and acknowledges it once the handler resolved. */
   private async handle(c: Connection, d: DeliveryMessage['delivery']): Promise<void> {
     if (this.stopped || c.sock.readyState !== WebSocket.OPEN || d.seq <= this.last) return;
+    let handled: void | Pick<AckMessage, 'forwarded'>;
     try {
-      await this.options.onDelivery(d);
+      handled = await this.options.onDelivery(d);
     } catch (err) {
       c.failure = `delivery ${d.seq} handler failed: ${(err as Error).message}`;
       c.sock.terminate();
       return;
     }
     this.last = d.seq;
-    if (c.sock.readyState === WebSocket.OPEN) c.sock.send(JSON.stringify({ type: 'ack', seq: d.seq }));
+    const ack: AckMessage = { type: 'ack', seq: d.seq, ...(handled?.forwarded ? { forwarded: handled.forwarded } : {}) };
+    if (c.sock.readyState === WebSocket.OPEN) c.sock.send(JSON.stringify(ack));
   }
 
   /** The connection closed: reconnect after a backoff with jitter, unless close() was called. */

@@ -2,9 +2,9 @@
 import { parse } from '../cli/args';
 import { RELAY_TARGET_HELP, RELAY_TARGET_OPTIONS, callRelay, relayApi } from '../cli/relayTarget';
 import { EXIT, UsageError, type Command } from '../cli/io';
-import type { RelayDeliverySummary } from '../../src/core/relay/protocol';
+import { SUBSCRIBER_TARGET, type ForwardState, type RelayDeliverySummary } from '../../src/core/relay/protocol';
 
-const help = `Usage: service-hooks deliveries [--channel C] [--status S] [--since SEQ] [--limit N] [--json]
+const help = `Usage: service-hooks deliveries [--channel C] [--status S] [--since SEQ] [--before SEQ] [--limit N] [--json]
 
 Lists the deliveries a running relay holds in its journal: seq, time, channel, event,
 verification and forward status. Replay one with \`service-hooks replay <seq>\`.
@@ -13,13 +13,19 @@ Options:
   --channel C         only this channel
   --status S          verified | unverified | rejected | pending | ok | failed
   --since SEQ         only deliveries after SEQ
+  --before SEQ        only deliveries before SEQ (the next page: the smallest seq listed)
   --limit N           at most N (default 50)
   --json              print the relay's JSON answer
 ${RELAY_TARGET_HELP}
 `;
 
+function forwardText(f: ForwardState): string {
+  const state = `${f.status}${f.lastStatus ? ` ${f.lastStatus}` : ''}`;
+  return f.target === SUBSCRIBER_TARGET ? `${state} (by a forward subscriber)` : state;
+}
+
 function line(d: RelayDeliverySummary): string {
-  const fwd = d.forward.map((f) => `${f.status}${f.lastStatus ? ` ${f.lastStatus}` : ''}`).join(', ') || 'no target';
+  const fwd = d.forward.map(forwardText).join(', ') || 'no target';
   const why = d.reason ? ` (${d.reason})` : '';
   return `#${d.seq}  ${d.receivedAt}  ${d.channel}  ${d.event ?? '-'}  ${d.verification}${why}  ${d.size} B  forward: ${fwd}`;
 }
@@ -29,10 +35,10 @@ const command: Command = {
   async run(argv, io) {
     const { values } = parse(
       argv,
-      { ...RELAY_TARGET_OPTIONS, channel: { type: 'string' }, status: { type: 'string' }, since: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+      { ...RELAY_TARGET_OPTIONS, channel: { type: 'string' }, status: { type: 'string' }, since: { type: 'string' }, before: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
       false,
     );
-    for (const k of ['since', 'limit'] as const) {
+    for (const k of ['since', 'before', 'limit'] as const) {
       const v = values[k];
       if (v !== undefined && !/^\d+$/.test(v)) throw new UsageError(`--${k} must be a non-negative integer, got '${v}'`);
     }
@@ -41,6 +47,7 @@ const command: Command = {
       channel: values.channel,
       status: values.status as never,
       since: values.since === undefined ? undefined : Number(values.since),
+      before: values.before === undefined ? undefined : Number(values.before),
       limit: values.limit === undefined ? 50 : Number(values.limit),
     }));
     if (values.json) io.stdout.write(JSON.stringify(list, null, 2) + '\n');

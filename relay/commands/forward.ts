@@ -67,7 +67,7 @@ const command: Command = {
           const r = await forwardDelivery(d, to, { timeoutMs, signal: io.stopSignal });
           if (io.stopSignal.aborted) throw new Error('stopping');
           io.stdout.write(`#${d.seq} ${d.channel} ${d.event ?? '-'} → ${r.ok ? r.status : `failed (${r.error})`} ${r.durationMs.toFixed(1)} ms\n`);
-          if (r.ok) return;
+          if (r.ok) return { forwarded: { status: r.status! } };
           if (io.stopSignal.aborted) throw new Error('stopping');
           const wait = Math.min(30_000, 250 * 2 ** Math.min(attempt, 7));
           await new Promise<void>((resolve) => {

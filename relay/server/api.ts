@@ -5,14 +5,17 @@
 // (bodies are read as JSON whatever their Content-Type) · 500 a journal read or write failed.
 //
 //   GET  /api/status                      → 200 RelayStatus
-//   GET  /api/deliveries?channel=&status=&since=&limit=  → 200 DeliveryList (newest first)
+//   GET  /api/deliveries?channel=&status=&since=&before=&limit=  → 200 DeliveryList, newest first.
+//        status: verified | unverified | rejected | pending | ok | failed (anything else: 400);
+//        since=N keeps seq > N, before=N keeps seq < N (page back with before=<smallest seq seen>);
+//        limit: default 100, at most 10,000; limit=0 answers an empty list.
 //   GET  /api/deliveries/<seq>            → 200 RelayDelivery
 //   POST /api/deliveries/<seq>/replay     → 200 ReplayResponse ({ to?, resignSecret? })
 //   POST /api/forward/retry               → 200 RetryPendingResponse ({ channel?, target? }): retry pending now
 //   POST /api/prune                       → 200 PruneResponse ({ keep?, olderThanMs? })  (admin)
 //   /api/channels, /api/channels/<name>   → relay/server/channelApi.ts
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { DeliveryListQuery, ForwardStatus, RelayStatus, RetryPendingResponse, Verification } from '../../src/core/relay/protocol';
+import type { ForwardStatus, RelayStatus, RetryPendingResponse, Verification } from '../../src/core/relay/protocol';
 import { bearer, isJsonObject, readJson, sendError, sendJson, sendTooLarge } from '../shared/http';
 import { hostAllowed } from './access';
 import { adminOnly, createChannel, deleteChannel, getChannel, listChannels, type ChannelApiContext } from './channelApi';
@@ -20,7 +23,7 @@ import type { ChannelDirectory } from './channelDirectory';
 import { sees, type Scope } from './scope';
 import type { Forwarder } from './forwarder';
 import { parseRetryRequest } from './retryRequest';
-import type { RelayStore } from './storeTypes';
+import type { RelayStore, StoreListQuery } from './storeTypes';
 
 export interface ApiContext {
   store: RelayStore;
@@ -108,7 +111,7 @@ function apiRoutes(ctx: ApiContext): Route[] {
             if (q.channel !== undefined && q.channel !== scope.channel) return sendError(res, 403, `this token is limited to channel '${scope.channel}'`);
             q.channel = scope.channel;
           }
-          sendJson(res, 200, { deliveries: store.list(q), lastSeq: store.lastSeq });
+          sendJson(res, 200, { deliveries: q.limit === 0 ? [] : store.list(q), lastSeq: store.lastSeq });
         },
       },
     },
@@ -208,16 +211,21 @@ async function objectBody(req: IncomingMessage, res: ServerResponse): Promise<Re
 
 type Checked<T> = T | { error: string };
 
-function listQuery(p: URLSearchParams): Checked<DeliveryListQuery> {
-  const q: DeliveryListQuery = {};
+const STATUSES: readonly (Verification | ForwardStatus)[] = ['verified', 'unverified', 'rejected', 'pending', 'ok', 'failed'];
+
+function listQuery(p: URLSearchParams): Checked<StoreListQuery> {
+  const q: StoreListQuery = {};
   if (p.get('channel')) q.channel = p.get('channel')!;
-  if (p.get('status')) q.status = p.get('status') as Verification | ForwardStatus;
-  for (const k of ['since', 'limit'] as const) {
+  const status = p.get('status');
+  if (status) {
+    if (!STATUSES.includes(status as Verification)) return { error: `status must be one of ${STATUSES.join(', ')}, got '${status.slice(0, 50)}'` };
+    q.status = status as Verification | ForwardStatus;
+  }
+  for (const k of ['since', 'before', 'limit'] as const) {
     const v = p.get(k);
     if (v === null || v === '') continue;
-    const n = Number(v);
-    if (!Number.isInteger(n) || n < 0) return { error: `${k} must be a non-negative integer` };
-    q[k] = n;
+    if (!/^\d{1,15}$/.test(v)) return { error: `${k} must be a non-negative integer, got '${v.slice(0, 50)}'` };
+    q[k] = Number(v);
   }
   return q;
 }

@@ -8,6 +8,7 @@ import type { ChannelStatus, ForwardAttempt, ForwardState, ForwardStatus, RelayD
 import type { RecordLocation } from './journal';
 import type { StoreListQuery } from './storeTypes';
 import { Interner } from './interner';
+import { sizeFields } from './rejected';
 
 /** What the index keeps of a delivery (also its entry in a segment index file). */
 export interface IndexedDelivery {
@@ -20,6 +21,8 @@ export interface IndexedDelivery {
   deliveryId?: string;
   metaLength: number;
   targets: string[];
+  /** Set when only a prefix of the body is stored (a rejected delivery): what was received. */
+  received?: { size: number; sha256: string };
 }
 
 export interface IndexRow {
@@ -79,6 +82,8 @@ export class CompactIndex {
   private forward: (ForwardState[] | undefined)[] = [];
   private attempts: (ForwardAttempt[] | undefined)[] = [];
   private readonly reasons = new Map<number, string>();
+  /** Rejected deliveries stored as a prefix (rare): their received size and sha256. */
+  private readonly received = new Map<number, { size: number; sha256: string }>();
   private readonly channels = new Interner();
   private readonly events = new Interner();
   private readonly targetLists = new Interner();
@@ -116,6 +121,7 @@ export class CompactIndex {
     this.forward[i - this.head] = undefined;
     this.attempts[i - this.head] = undefined;
     if (d.reason) this.reasons.set(d.seq, d.reason);
+    if (d.received) this.received.set(d.seq, d.received);
     this.count(i, +1);
     return true;
   }
@@ -154,9 +160,10 @@ export class CompactIndex {
     if (!state) return true;
     const states = this.forwardOf(i);
     const t = states.findIndex((f) => f.target === state.target);
-    if (t < 0) return true;
     this.count(i, -1);
-    states[t] = { ...state, target: states[t]!.target };
+    // A target the delivery did not list: a subscriber that forwarded it (SUBSCRIBER_TARGET).
+    if (t < 0) states.push({ ...state, target: this.targetNames.intern(state.target) });
+    else states[t] = { ...state, target: states[t]!.target };
     this.forward[k] = states;
     this.cols.flags[i] = flagsOf(states);
     this.count(i, +1);
@@ -193,6 +200,7 @@ export class CompactIndex {
     for (let i = this.head; i < cut; i++) {
       this.count(i, -1);
       this.reasons.delete(this.cols.seq[i]!);
+      this.received.delete(this.cols.seq[i]!);
     }
     this.deliveryIds.splice(0, dropped);
     this.forward.splice(0, dropped);
@@ -229,7 +237,7 @@ export class CompactIndex {
       ...(reason ? { reason } : {}),
       event,
       deliveryId,
-      size: c.length[i]! - 4 - c.metaLength[i]!,
+      ...sizeFields({ received: this.received.get(seq) }, c.length[i]! - 4 - c.metaLength[i]!),
       forward: this.forwardOf(i).map((f) => ({ ...f })),
     };
   }

@@ -1,20 +1,23 @@
 // The relay server: wiring of ingress (./ingress), the REST API (./api), the WebSocket subscribers
 // (./subscribers) and forwarding (./forwarder) over the journaled store (./store).
 import { chmodSync, mkdirSync } from 'node:fs';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { refuseRaw, sendError, sendJson } from '../shared/http';
 import { SourceAllowList } from './access';
 import { createApi } from './api';
-import { openChannelDirectory } from './channelDirectory';
+import { openChannelDirectory, type ChannelDirectory } from './channelDirectory';
 import type { ChannelRegistry } from './channelRegistry';
+import { clientErrors, type ClientErrors } from './clientErrors';
 import { ChannelConfigs, type ChannelDefaults } from './channels';
 import { Forwarder, DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
 import { createIngress, hookChannel, PLAIN_HOOK_RE, type IngressHandler } from './ingress';
 import { lockDataDir, type DataLock } from './dataLock';
 import { listen, stopper } from './lifecycle';
+import { RejectLimiter, type RejectLimits } from './rateLimit';
 import { DeliveryStore } from './store';
+import { recordSubscriberForward } from './subscriberForward';
 import type { SharedForwarding } from './nats/sharedForwarding';
 import type { NatsChoice } from './nats/wiring';
 import { authenticate } from './scope';
@@ -31,6 +34,8 @@ export { DataDirLockedError, LOCK_FILE } from './dataLock';
 export { RelayConfigError } from './errors';
 import { StoreUnavailableError } from './errors';
 export { DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
+export { DEFAULT_REJECT_LIMITS, type RejectLimits } from './rateLimit';
+export { REJECTED_BODY_KEEP } from './rejected';
 export { ensureToken } from './token';
 
 /** Ingress's forwarder on JetStream: the consumers forward, not the instance that received the delivery. */
@@ -60,6 +65,10 @@ export interface RelayOptions extends ChannelDefaults {
   allowedOrigins?: string[];
   segmentBytes?: number;
   pingIntervalMs?: number;
+  /** Rate of rejected (401) deliveries journaled per source and in total; past it: 429 (./rateLimit.ts). */
+  rejectLimits?: RejectLimits;
+  /** The clock of the rate limits (tests). */
+  now?: () => number;
   /** WebSocket subscriber limits (defaults: 8 MiB unsent, 64 per token, 256 unacknowledged). */
   subscriberLimits?: Pick<SubscriberOptions, 'maxUnsentBytes' | 'maxSubscribersPerToken' | 'window'>;
   /** Serve HTTPS and WSS with this certificate and key (relay/server/tls.ts loadTls). */
@@ -118,13 +127,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   const token = options.token ?? ensureToken(dataDir, options.onTokenCreated);
   const urlHost = host.includes(':') ? `[${host}]` : host;
   const baseUrl = () => `${options.tls ? 'https' : 'http'}://${urlHost}:${state.port}`;
-  const directory = openChannelDirectory(dataDir, {
-    settingsOf: (name) => channels.get(name),
-    configured: Object.keys(options.channels ?? {}),
-    forward: options.forward ?? [],
-    strict: options.requireVerified ?? false,
-    ingressBase: () => options.publicUrl ?? baseUrl(),
-  });
+  const directory = channelDirectory(dataDir, channels, options, baseUrl);
   const scopeOf = (given: string | undefined) => authenticate(given, token, directory.registry);
   const { store, shared, shareChannels } = await openStore(dataDir, options, log);
   const stopSharingChannels = await shareChannels?.(directory.registry);
@@ -137,22 +140,17 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
     log,
   });
   const allowedHosts = options.allowedHosts ?? [];
-  const hub = new SubscriberHub(store, { authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, ...options.subscriberLimits });
+  const onForwarded = (seq: number, status: number) => recordSubscriberForward(store, seq, status, log);
+  const hubOptions = { authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, onForwarded };
+  const hub = new SubscriberHub(store, { ...hubOptions, ...options.subscriberLimits });
   const state = { accepting: true, port: options.port ?? DEFAULT_RELAY_PORT };
   // On JetStream, forwarding is shared work of every instance (durable consumers), not this process's.
   const sharedForwarding = shared?.(channels);
-  const ingress = createIngress({ store, forwarder: sharedForwarding ? NO_LOCAL_FORWARDING : forwarder, channels: directory, allow, trustProxy: options.trustProxy ?? false, maxBody: options.maxBody ?? DEFAULT_MAX_BODY });
+  const rejectLimiter = new RejectLimiter(options.rejectLimits, options.now);
+  const trustProxy = options.trustProxy ?? false;
+  const ingress = createIngress({ store, forwarder: sharedForwarding ? NO_LOCAL_FORWARDING : forwarder, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter });
   const api = createApi({ store, forwarder, authenticate: scopeOf, channels: directory, onChannelDeleted: (n) => hub.revoke(n), log, boundHost: host, allowedHosts, port: () => state.port });
-  const server = createHttpServer(serverOptions(options), options.tls, requestHandler({ store, ingress, api, log, accepting: () => state.accepting }));
-  server.on('upgrade', (req, socket, head) => {
-    // A reset while refusing (or before the WebSocket takes the socket over) must not crash the relay.
-    socket.on('error', () => socket.destroy());
-    const url = parseTarget(req.url);
-    if (!url) return refuseRaw(socket, 400, { destroy: true });
-    if (url.pathname !== WS_PATH || !state.accepting) return refuseRaw(socket, 404, { destroy: true });
-    hub.upgrade(req, socket, head, url);
-  });
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => refuseRaw(socket, clientErrorStatus(err.code)));
+  const server = httpServer(options, { store, ingress, api, log, accepting: () => state.accepting }, hub);
 
   let retention: NodeJS.Timeout | undefined;
   const close = stopper({
@@ -203,6 +201,33 @@ async function openStore(dataDir: string, options: RelayOptions, log: (line: str
   return { store };
 }
 
+/** The channels: configured, created through the API (persisted in the data folder), implicit. */
+function channelDirectory(dataDir: string, channels: ChannelConfigs, options: RelayOptions, baseUrl: () => string): ChannelDirectory {
+  return openChannelDirectory(dataDir, {
+    settingsOf: (name) => channels.get(name),
+    configured: Object.keys(options.channels ?? {}),
+    forward: options.forward ?? [],
+    strict: options.requireVerified ?? false,
+    ingressBase: () => options.publicUrl ?? baseUrl(),
+  });
+}
+
+/** The HTTP(S) server: requests routed by requestHandler, upgrades at /ws to the hub, parser errors refused. */
+function httpServer(options: RelayOptions, routes: Omit<Routes, 'track'>, hub: SubscriberHub): Server {
+  const errors = clientErrors();
+  const server = createHttpServer(serverOptions(options), options.tls, requestHandler({ ...routes, track: errors.track }));
+  server.on('upgrade', (req, socket, head) => {
+    // A reset while refusing (or before the WebSocket takes the socket over) must not crash the relay.
+    socket.on('error', () => socket.destroy());
+    const url = parseTarget(req.url);
+    if (!url) return refuseRaw(socket, 400, { destroy: true });
+    if (url.pathname !== WS_PATH || !routes.accepting()) return refuseRaw(socket, 404, { destroy: true });
+    hub.upgrade(req, socket, head, url);
+  });
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => errors.refuse(err, socket));
+  return server;
+}
+
 function serverOptions(options: RelayOptions) {
   return {
     headersTimeout: options.headersTimeoutMs ?? 10_000,
@@ -218,6 +243,7 @@ interface Routes {
   api: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
   log: (line: string) => void;
   accepting: () => boolean;
+  track: ClientErrors['track'];
 }
 
 /** Routes a request: the plain hook fast path, /healthz, /hooks/…, /api/…; a handler that throws answers 500. */
@@ -229,6 +255,7 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
     else sendError(res, 500, err.message);
   };
   return (req, res) => {
+    r.track(req, res);
     const plain = req.method === 'POST' && r.accepting() ? PLAIN_HOOK_RE.exec(req.url ?? '') : null;
     if (plain) {
       r.ingress(req, res, plain[1]!).catch(failed(req, res, req.url!));
@@ -259,8 +286,4 @@ function parseTarget(target: string | undefined): URL | undefined {
   } catch {
     return undefined;
   }
-}
-
-function clientErrorStatus(code: string | undefined): number {
-  return code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
 }

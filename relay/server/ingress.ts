@@ -1,5 +1,7 @@
 // Ingress: POST /hooks/<channel>. Allow-list, body cap, signature check on the raw bytes, the
 // durable journal write, and only then the answer (200 { seq, verification } or 401 { error }).
+// A rejected delivery is journaled without most of its body (./rejected.ts), at a limited rate per
+// source address (./rateLimit.ts: 429 past it).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describeVerifyFailure, SIGNATURE_HEADER, verify } from '../../src/core/signing';
 import type { Verification } from '../../src/core/relay/protocol';
@@ -8,6 +10,8 @@ import { clientAddress, type SourceAllowList } from './access';
 import type { Lookup } from './channelDirectory';
 import { CHANNEL_RE } from './channels';
 import type { Forwarder } from './forwarder';
+import type { RejectLimiter } from './rateLimit';
+import { keepOfRejected } from './rejected';
 import type { RelayStore } from './storeTypes';
 
 export interface IngressContext {
@@ -18,6 +22,7 @@ export interface IngressContext {
   allow: SourceAllowList;
   trustProxy: boolean;
   maxBody: number;
+  rejectLimiter: RejectLimiter;
 }
 
 export type IngressHandler = (req: IncomingMessage, res: ServerResponse, channel: string) => Promise<void>;
@@ -56,15 +61,27 @@ export function createIngress(ctx: IngressContext): IngressHandler {
     if (body === 'too-large') return sendTooLarge(req, res, tooLarge);
     const { headers, signature } = pairs(req.rawHeaders);
     const { verification, reason } = check(body, signature, found.settings.secrets);
-    const targets = verification === 'rejected' ? [] : found.settings.forward;
-    const { seq, durable } = ctx.store.begin({ channel, verification, ...(reason ? { reason } : {}), headers, targets }, body);
+    if (verification === 'rejected') return rejected(req, res, channel, headers, body, reason!);
+    const targets = found.settings.forward;
+    const { seq, durable } = ctx.store.begin({ channel, verification, headers, targets }, body);
     // The first forward attempt runs in parallel with the journal write; the answer waits for the write.
     ctx.forwarder.deliver(seq, targets, body, headers, durable);
     // A store whose seq comes with durability (JetStream's publish ack) gives it here.
     const stored = await durable;
-    if (verification === 'rejected') return sendError(res, 401, reason!);
     accepted(res, stored.summary.seq, verification);
   };
+
+  /** 401 after journaling what the doctor needs (./rejected.ts), or 429 and nothing journaled past the rate. */
+  async function rejected(req: IncomingMessage, res: ServerResponse, channel: string, headers: [string, string][], body: Buffer, reason: string) {
+    const source = clientAddress(req, ctx.trustProxy);
+    if (!ctx.rejectLimiter.take(source)) {
+      const retry = String(ctx.rejectLimiter.retryAfter(source));
+      return sendError(res, 429, `too many deliveries that failed verification from this address; retry after ${retry} s`, undefined, { 'retry-after': retry });
+    }
+    const { stored, received } = keepOfRejected(body);
+    await ctx.store.add({ channel, verification: 'rejected', reason, headers, targets: [], ...(received ? { received } : {}) }, stored);
+    sendError(res, 401, reason);
+  }
 }
 
 function check(body: Buffer, signature: string | undefined, secrets: string[]): { verification: Verification; reason?: string } {

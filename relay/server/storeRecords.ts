@@ -21,7 +21,19 @@ export interface AttemptRecord {
   state?: ForwardState;
 }
 
-type DeliveryTuple = [seq: number, receivedMs: number, channel: string, verification: Verification, event: string | 0, deliveryId: string | 0, metaLength: number, targets: string[], reason: string | 0];
+type DeliveryTuple = [
+  seq: number,
+  receivedMs: number,
+  channel: string,
+  verification: Verification,
+  event: string | 0,
+  deliveryId: string | 0,
+  metaLength: number,
+  targets: string[],
+  reason: string | 0,
+  /** What was received when only a prefix of the body is stored (absent in older index files). */
+  received?: [size: number, sha256: string] | 0,
+];
 
 export function indexedDelivery(meta: DeliveryMeta, metaLength: number): IndexedDelivery {
   let event: string | undefined;
@@ -41,16 +53,30 @@ export function indexedDelivery(meta: DeliveryMeta, metaLength: number): Indexed
     deliveryId,
     metaLength,
     targets: meta.targets,
+    ...(meta.received ? { received: meta.received } : {}),
   };
 }
 
 export function deliveryTuple(d: IndexedDelivery): DeliveryTuple {
-  return [d.seq, d.receivedMs, d.channel, d.verification, d.event ?? 0, d.deliveryId ?? 0, d.metaLength, d.targets, d.reason ?? 0];
+  const tuple: DeliveryTuple = [d.seq, d.receivedMs, d.channel, d.verification, d.event ?? 0, d.deliveryId ?? 0, d.metaLength, d.targets, d.reason ?? 0];
+  if (d.received) tuple.push([d.received.size, d.received.sha256]);
+  return tuple;
 }
 
 export function fromTuple(t: DeliveryTuple): IndexedDelivery {
-  const [seq, receivedMs, channel, verification, event, deliveryId, metaLength, targets, reason] = t;
-  return { seq, receivedMs, channel, verification, ...(reason ? { reason } : {}), event: event || undefined, deliveryId: deliveryId || undefined, metaLength, targets };
+  const [seq, receivedMs, channel, verification, event, deliveryId, metaLength, targets, reason, received] = t;
+  return {
+    seq,
+    receivedMs,
+    channel,
+    verification,
+    ...(reason ? { reason } : {}),
+    event: event || undefined,
+    deliveryId: deliveryId || undefined,
+    metaLength,
+    targets,
+    ...(received ? { received: { size: received[0], sha256: received[1] } } : {}),
+  };
 }
 
 export function parseMeta(payload: Buffer): { meta: DeliveryMeta; metaLength: number } {

@@ -22,6 +22,8 @@ export interface DeliveryMeta {
   /** Raw header pairs in arrival order, names as sent. */
   headers: [string, string][];
   targets: string[];
+  /** Set when only a prefix of the body is stored (a rejected delivery, ./rejected.ts): what was received. */
+  received?: { size: number; sha256: string };
 }
 
 export type NewDelivery = Omit<DeliveryMeta, 'seq' | 'receivedAt'>;

@@ -42,6 +42,8 @@ export interface SubscriberOptions {
   maxUnsentBytes?: number;
   /** Connected subscribers per token; more are refused with HTTP 429 (default 64). */
   maxSubscribersPerToken?: number;
+  /** A subscriber forwarded a delivery it was sent to its app, which answered `status` (AckMessage.forwarded). */
+  onForwarded?: (seq: number, status: number) => void;
 }
 
 class Subscriber {
@@ -223,6 +225,8 @@ export class SubscriberHub {
       }
       if (typeof msg !== 'object' || msg === null) return; // `null`, numbers, strings: ignored
       if (msg.type === 'ack' && Number.isInteger(msg.seq)) {
+        const status = msg.forwarded?.status;
+        if (Number.isInteger(status) && sub.unacked.includes(msg.seq)) this.options.onForwarded?.(msg.seq, status!);
         sub.acked = Math.max(sub.acked, msg.seq);
         sub.unacked = sub.unacked.filter((s) => s > sub.acked);
         void this.pump(sub);

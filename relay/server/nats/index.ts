@@ -2,6 +2,7 @@
 // consumes, so every instance lists, streams and counts the same deliveries.
 import { DELIVERY_HEADER, EVENT_HEADER } from '../../../src/core/signing';
 import type { ChannelStatus, ForwardAttempt, ForwardState, ForwardStatus, RelayDeliverySummary } from '../../../src/core/relay/protocol';
+import { sizeFields } from '../rejected';
 import type { DeliveryMeta, StoredDelivery, StoreListQuery } from '../storeTypes';
 
 const EVENT_NAME = EVENT_HEADER.toLowerCase();
@@ -37,7 +38,7 @@ export class DeliveryIndex {
       verification: meta.verification,
       ...(meta.reason ? { reason: meta.reason } : {}),
       ...headerIds(meta.headers),
-      size,
+      ...sizeFields(meta, size),
       forward: meta.verification === 'rejected' ? [] : meta.targets.map((target) => ({ target, status: 'pending' as ForwardStatus, attempts: 0 })),
     };
     const d: StoredDelivery = { summary, attempts: [], receivedMs: Date.parse(meta.receivedAt) };
@@ -55,6 +56,7 @@ export class DeliveryIndex {
     if (state) {
       const i = d.summary.forward.findIndex((f) => f.target === state.target);
       if (i >= 0) d.summary.forward[i] = state;
+      else d.summary.forward.push(state); // a subscriber that forwarded it (SUBSCRIBER_TARGET)
     }
     this.count(d, +1);
     return d;

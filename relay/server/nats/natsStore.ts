@@ -12,6 +12,7 @@ import { headerRecord } from '../store';
 export { StoreUnavailableError };
 import type { DeliveryMeta, NewDelivery, PruneOptions, RelayStore, StoreEvents, StoredDelivery, StoreIntegrity, StoreListQuery } from '../storeTypes';
 import { DeliveryIndex } from './index';
+import { sizeFields } from '../rejected';
 
 /** The delivery's meta (channel, time, verification, raw headers, targets) as JSON, beside the body bytes. */
 export const META_HEADER = 'Sh-Meta';
@@ -310,7 +311,7 @@ function subjectRoot(stream: string): string {
 }
 
 function provisional(seq: number, meta: Omit<DeliveryMeta, 'seq'>, size: number): RelayDeliverySummary {
-  return { seq, channel: meta.channel, receivedAt: meta.receivedAt, verification: meta.verification, size, forward: [] };
+  return { seq, channel: meta.channel, receivedAt: meta.receivedAt, verification: meta.verification, ...sizeFields(meta, size), forward: [] };
 }
 
 /**

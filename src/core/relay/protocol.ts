@@ -39,8 +39,13 @@ export interface RelayDeliverySummary {
   event?: string;
   /** From X-Service-Delivery. */
   deliveryId?: string;
-  /** Body size in bytes. */
+  /** Body size in bytes, as received. */
   size: number;
+  /**
+   * Set when the relay kept only the first `kept` bytes of the body (a rejected delivery over
+   * 64 KiB): `sha256` is the hex digest of the whole body as received.
+   */
+  truncated?: { kept: number; sha256: string };
   forward: ForwardState[];
 }
 
@@ -73,12 +78,17 @@ export interface RelayStatus {
   journal?: { corruptRecords: number; corruptBytes: number; truncatedBytes: number };
 }
 
-/** GET /api/deliveries?channel=&status=&since=&limit= (newest first; `since` keeps seq > since). */
+/**
+ * GET /api/deliveries?channel=&status=&since=&before=&limit= (newest first). `since` keeps
+ * seq > since; `before` keeps seq < before (the cursor to page back: the smallest seq of the
+ * previous page). `limit` defaults to 100, at most 10,000; 0 gives an empty list.
+ */
 export interface DeliveryListQuery {
   channel?: string;
   /** A verification ('verified'|'unverified'|'rejected') or forward status ('pending'|'ok'|'failed'). */
   status?: Verification | ForwardStatus;
   since?: number;
+  before?: number;
   limit?: number;
 }
 export interface DeliveryList {
@@ -212,7 +222,15 @@ export type ServerMessage = HelloMessage | DeliveryMessage | ForwardMessage | Ca
 export interface AckMessage {
   type: 'ack';
   seq: number;
+  /**
+   * Set by a client that forwarded the delivery to an app (`service-hooks forward`): the app's
+   * 2xx status. The relay records it as the forward state of target SUBSCRIBER_TARGET.
+   */
+  forwarded?: { status: number };
 }
+
+/** The forward-state target under which the relay records a delivery a subscriber forwarded and acknowledged. */
+export const SUBSCRIBER_TARGET = 'subscriber';
 export type ClientMessage = AckMessage;
 
 /** Request headers that are never forwarded (hop-by-hop or recomputed). */

@@ -3,9 +3,13 @@
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { startRelay, type RelayServer } from '../../../relay/server';
+import { crc32 } from '../../../relay/server/crc32';
+import { HEADER_BYTES } from '../../../relay/server/journal';
 import { cli, post, spawnRelay, startTarget, tempDir } from './helpers';
 
 describe('relay API over HTTP', function () {
@@ -37,6 +41,61 @@ describe('relay API over HTTP', function () {
     const n = await request(`${relay.url}/api/nothing`, { headers: auth() });
     assert.equal(n.statusCode, 404);
     await n.body.dump();
+  });
+
+  const list = async (query: string) => {
+    const r = await request(`${relay.url}/api/deliveries?${query}`, { headers: auth() });
+    return { status: r.statusCode, body: (await r.body.json()) as { deliveries?: { seq: number }[]; error?: string } };
+  };
+
+  it('answers 400 to an unknown ?status= and to a malformed number, an empty list to limit=0', async () => {
+    assert.equal((await post(`${relay.url}/hooks/default`, '{}')).status, 200);
+    const bad = await list('status=verifed');
+    assert.equal(bad.status, 400);
+    assert.match(bad.body.error!, /status must be one of verified, unverified, rejected, pending, ok, failed/);
+    for (const q of ['limit=-1', 'since=1.5', 'before=x', 'limit=1e3']) assert.equal((await list(q)).status, 400, q);
+    assert.deepEqual((await list('limit=0')).body.deliveries, []);
+    assert.deepEqual((await list('status=unverified')).body.deliveries!.map((d) => d.seq), [1]);
+  });
+
+  it('pages back with before=<seq> past the newest page', async () => {
+    for (let i = 0; i < 5; i++) assert.equal((await post(`${relay.url}/hooks/default`, `{"n":${i}}`)).status, 200);
+    const seqs = async (q: string) => (await list(q)).body.deliveries!.map((d) => d.seq);
+    assert.deepEqual(await seqs('limit=2'), [5, 4]);
+    assert.deepEqual(await seqs('limit=2&before=4'), [3, 2]);
+    assert.deepEqual(await seqs('limit=2&before=2'), [1]);
+    assert.deepEqual(await seqs('limit=2&before=1'), []);
+    assert.deepEqual(await seqs('before=5&since=2'), [4, 3]);
+  });
+
+  it('answers 400 to replay and prune bodies that are a JSON string, boolean or number', async () => {
+    assert.equal((await post(`${relay.url}/hooks/default`, '{}')).status, 200);
+    for (const path of ['/api/deliveries/1/replay', '/api/prune']) {
+      for (const body of ['"x"', 'true', 'false', '12', '[]', 'null']) {
+        const r = await request(relay.url + path, { method: 'POST', headers: auth(), body });
+        assert.equal(r.statusCode, 400, `${path} ${body}`);
+        assert.match(((await r.body.json()) as { error: string }).error, /JSON object/);
+      }
+    }
+  });
+
+  it('answers 500 (not 400) when a stored record fails to parse', async () => {
+    assert.equal((await post(`${relay.url}/hooks/default`, '{"n":1}')).status, 200);
+    // Break the record's metadata JSON and fix its checksum, so only parsing can fail.
+    const file = join(relay.dataDir, readdirSync(relay.dataDir).find((f) => f.startsWith('journal-'))!);
+    const buf = readFileSync(file);
+    const meta = buf.indexOf('{"seq":1,');
+    assert.ok(meta > 0);
+    const payloadAt = meta - 4;
+    const headerAt = payloadAt - HEADER_BYTES;
+    const length = buf.readUInt32LE(headerAt);
+    buf[meta] = '!'.charCodeAt(0);
+    buf.writeUInt32LE(crc32(buf.subarray(payloadAt, payloadAt + length), crc32(buf.subarray(headerAt + 8, headerAt + 9))), headerAt + 4);
+    writeFileSync(file, buf);
+    const r = await request(`${relay.url}/api/deliveries/1`, { headers: auth() });
+    assert.equal(r.statusCode, 500);
+    assert.ok(((await r.body.json()) as { error: string }).error);
+    assert.equal((await list('')).status, 200, 'the relay keeps serving');
   });
 
   it('refuses a wrong token before reading a body, and keeps serving', async () => {
