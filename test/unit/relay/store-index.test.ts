@@ -193,4 +193,29 @@ describe('relay store: compact index', () => {
       await relay.close();
     }
   });
+
+  it('rows and attempts stay right when a prune compacts the columns and the attempt arena', async () => {
+    const store = await DeliveryStore.open(tempDir());
+    const n = 6000;
+    for (let done = 0; done < n; done += 500) {
+      const added = await Promise.all(Array.from({ length: 500 }, (_, k) => store.add(meta(done + k + 1), Buffer.from(`b${done + k + 1}`))));
+      await Promise.all(
+        added.map((e) =>
+          store.recordAttempt(e.summary.seq, { ...attempt(false), durationMs: e.summary.seq, error: `e${e.summary.seq}` }, { target: TARGET, status: 'pending', attempts: 1, lastStatus: 500 }, { lazy: true }),
+        ),
+      );
+    }
+    await store.prune({ keep: 100 });
+    for (const seq of [n - 99, n - 50, n]) {
+      const e = store.get(seq)!;
+      assert.deepEqual(e.attempts.map((a) => [a.durationMs, a.error, a.status]), [[seq, `e${seq}`, 500]], `seq ${seq}`);
+      assert.equal((await store.read(seq))!.body.toString(), `b${seq}`);
+    }
+    await store.recordAttempt(n, attempt(true), { target: TARGET, status: 'ok', attempts: 2, lastStatus: 200 });
+    assert.deepEqual(store.get(n)!.attempts.map((a) => a.ok), [false, true]);
+    assert.equal(store.get(n)!.summary.forward[0]!.status, 'ok');
+    assert.equal(store.pending().length, 99);
+    assert.equal(store.get(n - 100), undefined);
+    await store.close();
+  });
 });
