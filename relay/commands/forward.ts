@@ -1,7 +1,7 @@
 // `service-hooks forward`: subscribes to a (remote) relay and forwards each delivery byte-exact
 // to a local URL; acknowledges by seq only after the local app answered 2xx, so nothing is lost.
-import { parse, positiveDuration } from '../cli/args';
-import { EXIT, UsageError, type Command } from '../cli/io';
+import { defineCommand, positiveDuration } from '../cli/args';
+import { EXIT, UsageError } from '../cli/io';
 import { DEFAULT_FORWARD_TIMEOUT_MS, forwardDelivery } from '../client/forward';
 import { subscribe } from '../client/subscribe';
 
@@ -37,21 +37,17 @@ export function webSocketUrl(given: string): string | undefined {
   return m[1] === 'http' || m[1] === 'https' ? given.replace(/^http/, 'ws') : given;
 }
 
-const command: Command = {
+export default defineCommand({
   help,
-  async run(argv, io) {
-    const { values } = parse(
-      argv,
-      {
-        relay: { type: 'string' },
-        token: { type: 'string' },
-        to: { type: 'string' },
-        channel: { type: 'string' },
-        since: { type: 'string' },
-        timeout: { type: 'string' },
-      },
-      false,
-    );
+  options: {
+    relay: { type: 'string' },
+    token: { type: 'string' },
+    to: { type: 'string' },
+    channel: { type: 'string' },
+    since: { type: 'string' },
+    timeout: { type: 'string' },
+  },
+  async run({ values }, io) {
     const token = values.token ?? io.env.SERVICE_HOOKS_RELAY_TOKEN;
     if (!values.relay) throw new UsageError('--relay ws(s)://HOST:PORT is required');
     const relayUrl = webSocketUrl(values.relay);
@@ -120,5 +116,4 @@ const command: Command = {
     io.stderr.write(sub.lastSeq >= 0 ? `forward: stopped after seq ${sub.lastSeq}\n` : 'forward: stopped\n');
     return EXIT.ok;
   },
-};
-export default command;
+});

@@ -1,10 +1,10 @@
 // `service-hooks relay`: the local dev relay (relay/server). Runs until SIGINT/SIGTERM.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parse, parseDuration, port, positiveDuration, size } from '../cli/args';
+import { defineCommand, parseDuration, type ParsedValues, port, positiveDuration, size } from '../cli/args';
 
 export { parseDuration } from '../cli/args';
-import { EXIT, UsageError, type CliIO, type Command } from '../cli/io';
+import { EXIT, UsageError, type CliIO } from '../cli/io';
 import { PUBLIC_HELP, PUBLIC_OPTIONS, publicRelayOptions } from '../cli/publicOptions';
 import { DataDirLockedError, DEFAULT_DATA_DIR, DEFAULT_MAX_BODY, RelayConfigError, startRelay, type ChannelConfig, type RelayOptions } from '../server';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
@@ -143,7 +143,7 @@ const OPTIONS = {
   ...PUBLIC_OPTIONS,
 } as const;
 
-type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
+type Values = ParsedValues<typeof OPTIONS>;
 
 function timeScaleOf(value: string | undefined): number {
   const timeScale = value === undefined ? 1 : Number(value);
@@ -199,10 +199,10 @@ function listenProblem(code: string, host = '127.0.0.1', portFlag = String(DEFAU
   return `cannot listen on ${where}: no such address on this machine; check --host`;
 }
 
-const command: Command = {
+export default defineCommand({
   help,
-  async run(argv, io) {
-    const { values } = parse(argv, OPTIONS, false);
+  options: OPTIONS,
+  async run({ values }, io) {
     let relay;
     try {
       relay = await startRelay(relayOptions(values, io));
@@ -228,5 +228,4 @@ const command: Command = {
     io.stderr.write('relay: stopped\n');
     return EXIT.ok;
   },
-};
-export default command;
+});
