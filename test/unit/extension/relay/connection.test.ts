@@ -200,3 +200,37 @@ describe('editor relay connection over TLS', function () {
     }
   });
 });
+
+describe('editor relay connection with a channel token', function () {
+  this.timeout(60_000);
+
+  it('sees only its channel: rows, live stream and status', async () => {
+    const relay = await startRelay({ port: 0, dataDir: tempDir(), forward: [] });
+    try {
+      const admin = new client.RelayApi({ baseUrl: `http://127.0.0.1:${relay.port}`, token: relay.token });
+      const alice = await admin.createChannel({ name: 'alice', secrets: [SECRET] });
+      await admin.createChannel({ name: 'bob', secrets: [SECRET] });
+      const send = async (channel: string, body: string) => {
+        const res = await request(`http://127.0.0.1:${relay.port}/hooks/${channel}`, { method: 'POST', headers: { 'content-type': 'application/json', ...signed(SECRET, body) }, body });
+        await res.body.dump();
+        assert.equal(res.statusCode, 200);
+      };
+      await send('alice', '{"n":1}');
+      await send('bob', '{"n":2}');
+      const conn = new RelayConnection({ endpoint: { ...endpoint(relay), token: alice.token }, client, coalesceMs: 10 });
+      try {
+        await conn.open();
+        assert.deepEqual(conn.live.newestFirst().map((d) => d.channel), ['alice']);
+        await send('bob', '{"n":3}');
+        await send('alice', '{"n":4}');
+        await until(conn, () => conn.live.size === 2);
+        assert.deepEqual(conn.live.newestFirst().map((d) => d.channel), ['alice', 'alice']);
+        assert.ok((conn.status?.channels ?? []).every((c) => c.name === 'alice'), JSON.stringify(conn.status));
+      } finally {
+        await conn.close();
+      }
+    } finally {
+      await relay.close();
+    }
+  });
+});
