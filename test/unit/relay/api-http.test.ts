@@ -131,7 +131,7 @@ describe('relay command', function () {
       child.stderr.on('data', (c: Buffer) => (err += c.toString()));
       const [code] = (await once(child, 'exit')) as [number];
       assert.equal(code, 1, err);
-      assert.match(err, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${other.port}: the port is in use`));
+      assert.match(err, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${other.port} \\(EADDRINUSE\\): the port is in use`));
     } finally {
       await other.close();
     }
