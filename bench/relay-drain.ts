@@ -4,10 +4,10 @@
 //   (a) live: the app answers 2xx to the next fresh delivery, which releases the backlog;
 //   (b) restart: the relay is killed (-9) while the app is down and started again with the app up.
 // Prints deliveries/s for each and writes bench/results/relay-drain.json. Not a test.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
-import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
@@ -81,6 +81,12 @@ async function backlog(r: Child, label: string, agent: Agent): Promise<string[]>
   return ids;
 }
 
+/** CPU time (user + system, all threads) of a process so far, ms, from /proc (10 ms ticks). */
+function cpuMs(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+}
+
 async function main(): Promise<void> {
   app.keepAliveTimeout = 30_000;
   app.listen(0, '127.0.0.1');
@@ -97,11 +103,13 @@ async function main(): Promise<void> {
   const a = await relay(cli, dataA, appUrl);
   const idsA = await backlog(a, 'a', agent);
   up = true;
+  const cpuA0 = cpuMs(a.child.pid!);
   const t0 = performance.now();
   await post(`http://127.0.0.1:${a.port}/hooks/default`, ['a-fresh'], agent, 1);
   await until(() => accepted.has('a-fresh') && countIn(accepted, 'a') >= N);
   void idsA;
   const liveS = (performance.now() - t0) / 1000;
+  const liveCpuUs = ((cpuMs(a.child.pid!) - cpuA0) * 1000) / N;
   a.child.kill('SIGTERM');
   await once(a.child, 'exit');
 
@@ -115,7 +123,9 @@ async function main(): Promise<void> {
   const t1 = performance.now();
   const b2 = await relay(cli, dataB, appUrl);
   const readyS = (performance.now() - t1) / 1000;
+  const cpuB0 = cpuMs(b2.child.pid!);
   await until(() => countIn(accepted, 'b') >= N);
+  const restartCpuUs = ((cpuMs(b2.child.pid!) - cpuB0) * 1000) / N;
   void idsB;
   const restartS = (performance.now() - t1) / 1000;
   b2.child.kill('SIGTERM');
@@ -124,8 +134,9 @@ async function main(): Promise<void> {
   const live = N / liveS;
   const restart = N / restartS;
   const lines = [
-    `live (app answers 2xx again): ${N} drained in ${liveS.toFixed(2)} s = ${live.toFixed(0)} deliveries/s`,
-    `restart (kill -9, app up): listening after ${readyS.toFixed(2)} s; ${N} drained ${restartS.toFixed(2)} s after the spawn = ${restart.toFixed(0)} deliveries/s (incl. start-up)`,
+    `live (app answers 2xx again): ${N} drained in ${liveS.toFixed(2)} s = ${live.toFixed(0)} deliveries/s; relay CPU ${liveCpuUs.toFixed(0)} µs per delivery (alone on a core: ~${(1e6 / liveCpuUs).toFixed(0)}/s)`,
+    `restart (kill -9, app up): listening after ${readyS.toFixed(2)} s; ${N} drained ${restartS.toFixed(2)} s after the spawn = ${restart.toFixed(0)} deliveries/s (incl. start-up); ${(N / (restartS - readyS)).toFixed(0)}/s after listening; relay CPU ${restartCpuUs.toFixed(0)} µs per delivery after listening`,
+    `load average while measuring: ${loadavg().map((x) => x.toFixed(1)).join(' ')} (figures on a busy machine understate the rate)`,
     `goal >= ${GOAL}/s: live ${live >= GOAL ? 'met' : 'NOT met'}, restart ${restart >= GOAL ? 'met' : 'NOT met'}`,
   ];
   for (const l of lines) console.log(l);
@@ -134,7 +145,7 @@ async function main(): Promise<void> {
   app.closeAllConnections();
   rmSync(work, { recursive: true, force: true });
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
-  const json = { when: new Date().toISOString(), node: process.version, nproc: availableParallelism(), pending: N, live: { seconds: liveS, perSecond: live }, restart: { listeningAfterS: readyS, seconds: restartS, perSecond: restart }, goalPerSecond: GOAL };
+  const json = { when: new Date().toISOString(), node: process.version, nproc: availableParallelism(), pending: N, live: { seconds: liveS, perSecond: live, relayCpuUsPerDelivery: liveCpuUs }, restart: { listeningAfterS: readyS, seconds: restartS, perSecond: restart, relayCpuUsPerDelivery: restartCpuUs }, loadAverage: loadavg(), goalPerSecond: GOAL };
   writeFileSync(join(ROOT, 'bench/results/relay-drain.json'), JSON.stringify(json, null, 2) + '\n');
   console.log('wrote bench/results/relay-drain.json');
 }

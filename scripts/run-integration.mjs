@@ -15,6 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { makeTestCerts } from './lib/test-certs.mjs';
 import { ROOT, ensureCodeServer, log, openBrowser, startCodeServer, workbenchUrl } from './lib/code-server.mjs';
 
 const RESULTS = join(ROOT, 'test-results');
@@ -52,6 +53,11 @@ async function main() {
   writeFileSync(serverLog, '');
   writeFileSync(browserLog, '');
   process.env.SERVICE_HOOKS_TEST_REPORT = REPORT_JSON; // inherited by code-server's extension host
+  // A test CA for the suite's TLS relay: the extension host (and the emulator in it) trusts it the
+  // way a developer's machine trusts a company CA, through NODE_EXTRA_CA_CERTS.
+  const certs = makeTestCerts(join(scratch, 'tls'));
+  process.env.NODE_EXTRA_CA_CERTS = certs.caCert;
+  process.env.SERVICE_HOOKS_TEST_TLS_DIR = certs.dir;
 
   let server;
   let browser;

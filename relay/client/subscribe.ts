@@ -44,6 +44,12 @@ export interface SubscribeOptions {
   pongTimeoutMs?: number;
   backoff?: { initialMs?: number; maxMs?: number };
   headers?: Record<string, string>;
+  /**
+   * Certificate authorities to trust for wss:// instead of Node's default store. Node's own
+   * NODE_EXTRA_CA_CERTS needs nothing here; the editor passes it explicitly because VS Code's
+   * extension host replaces the default store of https requests with the system's.
+   */
+  ca?: (string | Buffer)[];
 }
 
 export interface Subscription {
@@ -108,6 +114,7 @@ class Subscriber implements Subscription {
       headers: { ...(o.headers ?? {}), ...(viaProto ? {} : { authorization: `Bearer ${o.token}` }) },
       perMessageDeflate: false,
       maxPayload: 256 * 1024 * 1024,
+      ...(o.ca ? { ca: o.ca } : {}),
     });
     this.ws = sock;
     const c: Connection = { sock, queue: Promise.resolve(), failure: '' };

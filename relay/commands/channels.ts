@@ -5,6 +5,7 @@ import { RELAY_TARGET_HELP, RELAY_TARGET_OPTIONS, callRelay, relayApi } from '..
 import { EXIT, UsageError, type CliIO, type Command } from '../cli/io';
 import type { RelayApi } from '../client/api';
 import type { ChannelInfo } from '../../src/core/relay/protocol';
+import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 
 const help = `Usage: service-hooks channels create NAME (--secret S... | --generate-secret) [--json]
        service-hooks channels list [--json]
@@ -34,7 +35,7 @@ function row(c: ChannelInfo): string {
   return `${c.name}  ${c.source}  secrets ${c.secrets}  ${counts}  ${c.ingressUrl}`;
 }
 
-async function create(api: RelayApi, name: string, values: { secret?: string[]; 'generate-secret'?: boolean; json?: boolean }, io: CliIO): Promise<number> {
+async function create(api: RelayApi, relayUrl: string, name: string, values: { secret?: string[]; 'generate-secret'?: boolean; json?: boolean }, io: CliIO): Promise<number> {
   const secrets = [...(values.secret ?? [])];
   if (secrets.some((s) => s === '')) throw new UsageError('--secret must not be empty');
   const generated = values['generate-secret'] ? randomBytes(32).toString('base64url') : undefined;
@@ -49,7 +50,8 @@ async function create(api: RelayApi, name: string, values: { secret?: string[]; 
   io.stdout.write(`  ingress URL: ${created.ingressUrl}\n`);
   io.stdout.write(`  token:       ${created.token}\n`);
   if (generated) io.stdout.write(`  secret:      ${generated}\n`);
-  io.stderr.write(`The token${generated ? ' and the secret are' : ' is'} shown only now. Forward with:\n  service-hooks forward --relay <wss://relay> --token <token> --to http://127.0.0.1:3000/webhook\n`);
+  const ws = relayUrl.replace(/^http/, 'ws').replace(/\/+$/, '');
+  io.stderr.write(`The token${generated ? ' and the secret are' : ' is'} shown only now. Forward with:\n  service-hooks forward --relay ${ws} --token <token> --to http://127.0.0.1:3000/webhook\n`);
   return EXIT.ok;
 }
 
@@ -72,7 +74,7 @@ const command: Command = {
     if (action !== 'create' && (values.secret || values['generate-secret'])) throw new UsageError(`--secret and --generate-secret belong to create`);
     const api = relayApi(values, io);
     return callRelay(values.relay, async () => {
-      if (action === 'create') return create(api, name!, values, io);
+      if (action === 'create') return create(api, values.relay ?? `http://127.0.0.1:${DEFAULT_RELAY_PORT}`, name!, values, io);
       if (action === 'delete') {
         await api.deleteChannel(name!);
         io.stdout.write(`channel ${name} deleted\n`);

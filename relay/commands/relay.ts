@@ -190,6 +190,15 @@ function relayOptions(values: Values, io: CliIO): RelayOptions {
   };
 }
 
+/** A listen error in words, chosen by its code. */
+function listenProblem(code: string, host = '127.0.0.1', portFlag = String(DEFAULT_RELAY_PORT)): string {
+  // The code stays in the sentence: the editor's Start Relay recognises it (src/extension/relay/process.ts).
+  const where = `${host}:${portFlag} (${code})`;
+  if (code === 'EADDRINUSE') return `cannot listen on ${where}: the port is in use (another relay?); pick another with --port, or 0 for a free one`;
+  if (code === 'EACCES') return `cannot listen on ${where}: permission denied (ports below 1024 need privileges); pick another with --port`;
+  return `cannot listen on ${where}: no such address on this machine; check --host`;
+}
+
 const command: Command = {
   help,
   async run(argv, io) {
@@ -203,6 +212,8 @@ const command: Command = {
         io.stderr.write(`service-hooks relay: ${err.message}\n`);
         return EXIT.dataDirLocked;
       }
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new Error(listenProblem(code, values.host, values.port));
       throw err;
     }
     io.stdout.write(`relay listening on ${relay.url}\n`);

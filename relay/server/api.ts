@@ -18,7 +18,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ForwardStatus, RelayStatus, RetryPendingResponse, Verification } from '../../src/core/relay/protocol';
 import { bearer, isJsonObject, readJson, sendError, sendJson, sendTooLarge } from '../shared/http';
 import { hostAllowed } from './access';
-import { adminOnly, createChannel, deleteChannel, getChannel, listChannels, type ChannelApiContext } from './channelApi';
+import { adminOnly, channelRoutes, requireAdmin as admin } from './channelApi';
 import type { ChannelDirectory } from './channelDirectory';
 import { sees, type Scope } from './scope';
 import type { Forwarder } from './forwarder';
@@ -43,18 +43,9 @@ export interface ApiContext {
 /** API request bodies are small JSON objects. */
 export const MAX_API_BODY = 64 * 1024;
 
-type Handler = (req: IncomingMessage, res: ServerResponse, params: string[], url: URL, scope: Scope) => Promise<void> | void;
+export type Handler = (req: IncomingMessage, res: ServerResponse, params: string[], url: URL, scope: Scope) => Promise<void> | void;
 
-/** A handler only the admin token may call; a channel token gets 403. */
-const admin =
-  (h: Handler): Handler =>
-  (req, res, params, url, scope) => {
-    if (scope.kind === 'admin') return h(req, res, params, url, scope);
-    req.resume();
-    adminOnly(res);
-  };
-
-interface Route {
+export interface Route {
   pattern: RegExp;
   methods: Partial<Record<string, Handler>>;
 }
@@ -85,7 +76,6 @@ function refuse(req: IncomingMessage, res: ServerResponse, status: number, error
 
 function apiRoutes(ctx: ApiContext): Route[] {
   const { store, forwarder } = ctx;
-  const chan: ChannelApiContext = { directory: ctx.channels, store, objectBody, onDeleted: ctx.onChannelDeleted, log: ctx.log };
   /** Whether delivery `seq` exists and `scope` may see it. */
   const visible = (seq: number, scope: Scope) => {
     const e = store.get(seq);
@@ -167,30 +157,8 @@ function apiRoutes(ctx: ApiContext): Route[] {
         }),
       },
     },
-    {
-      pattern: /^\/api\/channels$/,
-      methods: {
-        GET: admin((_req, res) => listChannels(chan, res)),
-        POST: admin((req, res) => createChannel(chan, req, res)),
-      },
-    },
-    {
-      pattern: /^\/api\/channels\/([^/]+)$/,
-      methods: {
-        GET: (_req, res, p, _u, scope) => getChannel(chan, res, decodeName(p[0]!), scope),
-        DELETE: admin((_req, res, p) => deleteChannel(chan, res, decodeName(p[0]!))),
-      },
-    },
+    ...channelRoutes({ directory: ctx.channels, store, objectBody, onDeleted: ctx.onChannelDeleted, log: ctx.log }),
   ];
-}
-
-/** A percent-decoded path segment ('' when malformed, which no channel is called). */
-function decodeName(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return '';
-  }
 }
 
 /** Reads a JSON object body (an empty body is {}); on failure answers and returns undefined. */

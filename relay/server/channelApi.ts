@@ -15,6 +15,7 @@ import { ChannelError } from './channelRegistry';
 import type { ChannelDirectory } from './channelDirectory';
 import type { Scope } from './scope';
 import type { RelayStore } from './storeTypes';
+import type { Handler, Route } from './api';
 
 export interface ChannelApiContext {
   directory: ChannelDirectory;
@@ -48,6 +49,43 @@ export function createChannelRequest(body: Record<string, unknown>, strict: bool
 /** The answer for a channel token on an admin route. */
 export function adminOnly(res: ServerResponse): void {
   sendError(res, 403, 'this needs the admin token (the relay token); a channel token is limited to its own channel');
+}
+
+/** A handler only the admin token may call; a channel token gets 403. */
+export const requireAdmin =
+  (h: Handler): Handler =>
+  (req, res, params, url, scope) => {
+    if (scope.kind === 'admin') return h(req, res, params, url, scope);
+    req.resume();
+    adminOnly(res);
+  };
+
+export function channelRoutes(ctx: ChannelApiContext): Route[] {
+  return [
+    {
+      pattern: /^\/api\/channels$/,
+      methods: {
+        GET: requireAdmin((_req, res) => listChannels(ctx, res)),
+        POST: requireAdmin((req, res) => createChannel(ctx, req, res)),
+      },
+    },
+    {
+      pattern: /^\/api\/channels\/([^/]+)$/,
+      methods: {
+        GET: (_req, res, p, _u, scope) => getChannel(ctx, res, decodeName(p[0]!), scope),
+        DELETE: requireAdmin((_req, res, p) => deleteChannel(ctx, res, decodeName(p[0]!))),
+      },
+    },
+  ];
+}
+
+/** A percent-decoded path segment ('' when malformed, which no channel is called). */
+function decodeName(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return '';
+  }
 }
 
 export function listChannels(ctx: ChannelApiContext, res: ServerResponse): void {

@@ -88,8 +88,9 @@ export class ChannelDirectory {
     return { name, ingressUrl: this.ingressUrl(name), token };
   }
 
+  /** A served channel's description (not one a strict relay refuses, such as a secretless `default`). */
   info(name: string, counts: readonly ChannelStatus[]): ChannelInfo | undefined {
-    const found = this.find(name);
+    const found = this.lookup(name);
     if (!found.ok) return undefined;
     const c = counts.find((s) => s.name === name);
     if (found.source === 'implicit' && !c) return undefined;

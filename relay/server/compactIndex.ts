@@ -8,7 +8,19 @@ import type { ChannelStatus, ForwardAttempt, ForwardState, ForwardStatus, RelayD
 import type { RecordLocation } from './journal';
 import type { StoreListQuery } from './storeTypes';
 import { Interner } from './interner';
+import { AttemptArena, type AttemptFields } from './attemptArena';
 import { sizeFields } from './rejected';
+
+export type { AttemptFields } from './attemptArena';
+
+/** A target's new forward state, as recorded with an attempt. */
+export interface StateFields {
+  target: string;
+  status: ForwardStatus;
+  lastStatus?: number;
+  attempts: number;
+  nextAttemptMs?: number;
+}
 
 /** What the index keeps of a delivery (also its entry in a segment index file). */
 export interface IndexedDelivery {
@@ -36,6 +48,7 @@ export interface IndexRow {
 type Counts = Omit<ChannelStatus, 'name'> & { pending: number };
 
 const VERIFICATIONS: Verification[] = ['verified', 'unverified', 'rejected'];
+const STATUSES: ForwardStatus[] = ['pending', 'ok', 'failed'];
 const PENDING = 1;
 const FAILED = 2;
 const ALL_OK = 4;
@@ -45,6 +58,16 @@ function flagsOf(states: readonly { status: ForwardStatus }[]): number {
   for (const s of states) f |= s.status === 'pending' ? PENDING : s.status === 'failed' ? FAILED : 0;
   if (states.length > 0 && states.every((s) => s.status === 'ok')) f |= ALL_OK;
   return f;
+}
+
+function stateObject(target: string, s: StateFields): ForwardState {
+  return {
+    target,
+    status: s.status,
+    ...(s.lastStatus !== undefined ? { lastStatus: s.lastStatus } : {}),
+    attempts: s.attempts,
+    ...(s.nextAttemptMs !== undefined ? { nextAttemptAt: new Date(s.nextAttemptMs).toISOString() } : {}),
+  };
 }
 
 class Columns {
@@ -59,6 +82,15 @@ class Columns {
   targets = new Uint16Array(0);
   verification = new Uint8Array(0);
   flags = new Uint8Array(0);
+  // The forward state of a delivery with exactly one target (others keep objects).
+  fStatus = new Uint8Array(0);
+  fAttempts = new Uint32Array(0);
+  fLastStatus = new Uint16Array(0);
+  fNextMs = new Float64Array(0);
+  // Its attempts: a chain in the attempt arena.
+  aHead = new Int32Array(0);
+  aTail = new Int32Array(0);
+  aCount = new Uint32Array(0);
 
   /** Copies rows [from, to) to a fresh set of columns of `capacity` rows. */
   resized(capacity: number, from: number, to: number): Columns {
@@ -79,17 +111,20 @@ export class CompactIndex {
   private head = 0;
   private end = 0;
   private deliveryIds: (string | undefined)[] = [];
+  /** Forward states of deliveries with several targets, once one was recorded. */
   private forward: (ForwardState[] | undefined)[] = [];
-  private attempts: (ForwardAttempt[] | undefined)[] = [];
   private readonly reasons = new Map<number, string>();
   /** Rejected deliveries stored as a prefix (rare): their received size and sha256. */
   private readonly received = new Map<number, { size: number; sha256: string }>();
   private readonly channels = new Interner();
   private readonly events = new Interner();
   private readonly targetLists = new Interner();
+  /** Parsed target lists, by targetLists id. */
+  private readonly targetArrays: string[][] = [];
   private readonly targetNames = new Interner();
   private readonly counts = new Map<number, Counts>();
   private readonly pendingSeqs = new Set<number>();
+  private readonly arena = new AttemptArena(this.targetNames);
 
   get size(): number {
     return this.end - this.head;
@@ -114,12 +149,18 @@ export class CompactIndex {
     c.receivedMs[i] = d.receivedMs;
     c.channel[i] = this.channels.id(d.channel);
     c.event[i] = d.event === undefined ? 0 : this.events.id(d.event) + 1;
-    c.targets[i] = this.targetLists.id(JSON.stringify(targets));
+    c.targets[i] = this.targetListId(targets);
     c.verification[i] = VERIFICATIONS.indexOf(d.verification);
     c.flags[i] = targets.length > 0 ? PENDING : 0;
     this.deliveryIds[i - this.head] = d.deliveryId;
     this.forward[i - this.head] = undefined;
-    this.attempts[i - this.head] = undefined;
+    c.fStatus[i] = 0;
+    c.fAttempts[i] = 0;
+    c.fLastStatus[i] = 0;
+    c.fNextMs[i] = NaN;
+    c.aHead[i] = -1;
+    c.aTail[i] = -1;
+    c.aCount[i] = 0;
     if (d.reason) this.reasons.set(d.seq, d.reason);
     if (d.received) this.received.set(d.seq, d.received);
     this.count(i, +1);
@@ -132,6 +173,13 @@ export class CompactIndex {
     this.cols = this.cols.resized(capacity, this.head, this.end);
     this.head = 0;
     this.end = live;
+  }
+
+  private targetListId(targets: string[]): number {
+    const key = targets.length === 1 ? targets[0]! : targets.join('\n');
+    const id = this.targetLists.id(key);
+    this.targetArrays[id] ??= targets.map((t) => this.targetNames.intern(t));
+    return id;
   }
 
   /** The row of `seq`, or -1. */
@@ -152,29 +200,53 @@ export class CompactIndex {
     return lo;
   }
 
-  applyAttempt(seq: number, attempt: ForwardAttempt, state?: ForwardState): boolean {
+  applyAttempt(seq: number, attempt: AttemptFields, state?: StateFields): boolean {
     const i = this.find(seq);
     if (i < 0) return false;
-    const k = i - this.head;
-    (this.attempts[k] ??= []).push({ ...attempt, target: this.targetNames.intern(attempt.target) });
-    if (!state) return true;
-    const states = this.forwardOf(i);
-    const t = states.findIndex((f) => f.target === state.target);
-    this.count(i, -1);
-    // A target the delivery did not list: a subscriber that forwarded it (SUBSCRIBER_TARGET).
-    if (t < 0) states.push({ ...state, target: this.targetNames.intern(state.target) });
-    else states[t] = { ...state, target: states[t]!.target };
-    this.forward[k] = states;
-    this.cols.flags[i] = flagsOf(states);
-    this.count(i, +1);
+    const c = this.cols;
+    c.aTail[i] = this.arena.push(attempt, c.aTail[i]!);
+    if (c.aHead[i]! < 0) c.aHead[i] = c.aTail[i]!;
+    c.aCount[i]!++;
+    if (state) this.applyState(i, state);
     return true;
   }
 
-  /** The forward states of row `i` (fresh objects for a row never forwarded). */
+  private applyState(i: number, state: StateFields): void {
+    const c = this.cols;
+    const k = i - this.head;
+    const targets = this.targetArrays[c.targets[i]!]!;
+    const t = targets.indexOf(state.target);
+    this.count(i, -1);
+    if (targets.length === 1 && t === 0 && !this.forward[k]) {
+      c.fStatus[i] = STATUSES.indexOf(state.status);
+      c.fAttempts[i] = state.attempts;
+      c.fLastStatus[i] = state.lastStatus ?? 0;
+      c.fNextMs[i] = state.nextAttemptMs ?? NaN;
+      c.flags[i] = flagsOf([state]);
+    } else {
+      // Several targets, or a target the delivery did not list (a subscriber that forwarded it,
+      // SUBSCRIBER_TARGET): the row keeps state objects from now on.
+      const states = this.forwardOf(i);
+      const at = states.findIndex((f) => f.target === state.target);
+      if (at < 0) states.push(stateObject(this.targetNames.intern(state.target), state));
+      else states[at] = stateObject(states[at]!.target, state);
+      this.forward[k] = states;
+      c.flags[i] = flagsOf(states);
+    }
+    this.count(i, +1);
+  }
+
+  /** The forward states of row `i`. */
   private forwardOf(i: number): ForwardState[] {
-    const states = this.forward[i - this.head];
-    if (states) return states;
-    const targets = JSON.parse(this.targetLists.name(this.cols.targets[i]!)) as string[];
+    const c = this.cols;
+    const targets = this.targetArrays[c.targets[i]!]!;
+    const objects = this.forward[i - this.head];
+    if (objects) return objects;
+    if (targets.length === 1) {
+      const next = c.fNextMs[i]!;
+      const last = c.fLastStatus[i]!;
+      return [stateObject(targets[0]!, { target: targets[0]!, status: STATUSES[c.fStatus[i]!]!, attempts: c.fAttempts[i]!, ...(last ? { lastStatus: last } : {}), ...(Number.isNaN(next) ? {} : { nextAttemptMs: next }) })];
+    }
     return targets.map((target) => ({ target: this.targetNames.intern(target), status: 'pending' as ForwardStatus, attempts: 0 }));
   }
 
@@ -201,12 +273,22 @@ export class CompactIndex {
       this.count(i, -1);
       this.reasons.delete(this.cols.seq[i]!);
       this.received.delete(this.cols.seq[i]!);
+      this.arena.live -= this.cols.aCount[i]!;
     }
     this.deliveryIds.splice(0, dropped);
     this.forward.splice(0, dropped);
-    this.attempts.splice(0, dropped);
     this.head = cut;
-    if (this.head > 4096 && this.head * 2 > this.end) this.cols = this.cols.resized(this.cols.seq.length, this.head, this.end), (this.end -= this.head), (this.head = 0);
+    if (this.head > 4096 && this.head * 2 > this.end) {
+      this.cols = this.cols.resized(this.cols.seq.length, this.head, this.end);
+      this.end -= this.head;
+      this.head = 0;
+    }
+    if (this.arena.rows > 4096 && this.arena.live * 2 < this.arena.rows) {
+      this.arena.compact(this.cols.aHead.slice(this.head, this.end), (k, first, tail) => {
+        this.cols.aHead[this.head + k] = first;
+        this.cols.aTail[this.head + k] = tail;
+      });
+    }
     return dropped;
   }
 
@@ -246,7 +328,7 @@ export class CompactIndex {
     const c = this.cols;
     return {
       summary: this.summary(i),
-      attempts: this.attempts[i - this.head] ?? [],
+      attempts: this.arena.list(c.aHead[i]!),
       receivedMs: c.receivedMs[i]!,
       loc: { segment: c.segment[i]!, offset: c.offset[i]!, length: c.length[i]! },
       metaLength: c.metaLength[i]!,

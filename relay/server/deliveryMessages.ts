@@ -40,6 +40,7 @@ export class DeliveryMessages {
 
   /** The delivery's forward state changed: later messages must carry the new one. */
   invalidate(seq: number): void {
+    if (this.cache.size === 0) return; // no subscriber has asked: nothing to build keys for
     this.forget(`${seq}:1`);
     this.forget(`${seq}:0`);
   }

@@ -38,6 +38,8 @@ export interface JournalOptions {
    * get index files and a restart reads those instead of the segments.
    */
   summarize?: (type: number, payload: Buffer, loc: RecordLocation) => unknown;
+  /** Checkpoint the current segment's index after this many more bytes (default 16 MiB). */
+  checkpointBytes?: number;
   /** Called at open for every record in order, with its index entry (from the index file or summarize). */
   onEntry?: (type: number, entry: unknown, loc: RecordLocation) => void;
   /** Told about truncated torn tails (segment, offset, bytes dropped). */
@@ -101,6 +103,8 @@ export class Journal {
   private sealing: Promise<void> = Promise.resolve();
   /** Index files that could not be written (they are rebuilt at the next open). */
   indexWriteErrors = 0;
+  /** Bytes of the current segment covered by its last index checkpoint. */
+  private checkpointed = 0;
 
   private constructor(
     readonly dir: string,
@@ -109,22 +113,26 @@ export class Journal {
     private readonly fs: JournalFs,
     /** Whether sealed segments get index files (the store gave a summarize function). */
     private readonly indexing: boolean,
+    private readonly checkpointBytes: number,
   ) {}
 
   static async open(dir: string, options: JournalOptions = {}): Promise<Journal> {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     chmodSync(dir, 0o700);
-    const j = new Journal(dir, options.segmentBytes ?? 64 * 1024 * 1024, options.lazyMs ?? 10, options.fs ?? nodeFs, !!options.summarize);
+    const j = new Journal(dir, options.segmentBytes ?? 64 * 1024 * 1024, options.lazyMs ?? 10, options.fs ?? nodeFs, !!options.summarize, options.checkpointBytes ?? 16 * 1024 * 1024);
     const names = (await j.fs.readdir(dir)).filter((n) => SEGMENT_RE.test(n)).sort();
     for (const name of names) j.segments.push(Number(SEGMENT_RE.exec(name)![1]));
     const last = j.segments.at(-1);
     for (const seg of j.segments) {
-      // Sealed segments are read through their index; the current one (and any sealed segment
-      // whose index is missing or bad, e.g. after a kill between sealing and indexing) is scanned.
-      if (seg !== last && j.indexing && (await j.loadIndex(seg, options))) continue;
-      const index = await j.scan(seg, options);
-      if (seg === last) j.tail = index;
-      else if (j.indexing) await writeIndex(j.fs, dir, index).catch(() => j.indexWriteErrors++);
+      // Each segment is read through its index file (written when it was sealed, or checkpointed
+      // while it was current); only the bytes the index does not cover are scanned — all of a
+      // segment whose index is missing or bad (e.g. after a kill between sealing and indexing).
+      const loaded = j.indexing ? await j.loadIndex(seg, options) : undefined;
+      const index = loaded?.complete ? loaded.index : await j.scan(seg, options, loaded?.index);
+      if (seg === last) {
+        j.tail = index;
+        j.checkpointed = loaded?.index.bytes ?? 0;
+      } else if (j.indexing && !loaded?.complete) await writeIndex(j.fs, dir, index).catch(() => j.indexWriteErrors++);
     }
     if (last === undefined) await j.openSegment(1);
     else {
@@ -139,30 +147,34 @@ export class Journal {
    * Reads every record of a segment. Corruption in the middle is skipped (the scan resynchronises
    * on the next valid frame) and reported; a torn tail (no valid frame after it) is cut off.
    */
-  private async scan(seg: number, options: JournalOptions): Promise<SegmentIndex> {
+  private async scan(seg: number, options: JournalOptions, base?: SegmentIndex): Promise<SegmentIndex> {
     const path = join(this.dir, segmentName(seg));
-    const index: SegmentIndex = { segment: seg, bytes: 0, corrupt: [], records: [] };
+    const index: SegmentIndex = base ?? { segment: seg, bytes: 0, corrupt: [], records: [] };
+    const from = index.bytes;
     const fh = await this.fs.open(path, 'update');
     try {
       await fh.chmod(0o600);
-      const buf = Buffer.allocUnsafe((await fh.stat()).size);
-      await readFully(fh, buf, 0);
+      const total = (await fh.stat()).size;
+      const buf = Buffer.allocUnsafe(total - from);
+      await readFully(fh, buf, from);
       const { frames, corrupt, end } = scanFrames(buf);
-      for (const region of corrupt) this.reportCorrupt({ segment: seg, ...region }, options);
-      index.corrupt = corrupt.map((r) => [r.offset, r.bytes]);
+      for (const region of corrupt) {
+        this.reportCorrupt({ segment: seg, offset: from + region.offset, bytes: region.bytes }, options);
+        index.corrupt.push([from + region.offset, region.bytes]);
+      }
       for (const f of frames) {
         const payload = buf.subarray(f.offset + HEADER_BYTES, f.offset + HEADER_BYTES + f.length);
-        const loc = { segment: seg, offset: f.offset, length: f.length };
+        const loc = { segment: seg, offset: from + f.offset, length: f.length };
         options.onRecord?.(f.type, payload, loc);
         const entry = options.summarize?.(f.type, payload, loc);
         options.onEntry?.(f.type, entry, loc);
-        if (this.indexing) index.records.push([f.type, f.offset, f.length, entry]);
+        if (this.indexing) index.records.push([f.type, loc.offset, f.length, entry]);
       }
-      index.bytes = end;
+      index.bytes = from + end;
       if (end < buf.length) {
-        await fh.truncate(end);
+        await fh.truncate(from + end);
         await fh.datasync();
-        options.onTruncate?.({ segment: seg, offset: end, dropped: buf.length - end });
+        options.onTruncate?.({ segment: seg, offset: from + end, dropped: buf.length - end });
       }
     } finally {
       await fh.close();
@@ -176,14 +188,17 @@ export class Journal {
     options.onCorrupt?.(region);
   }
 
-  /** Feeds a sealed segment's records from its index file; false when there is no valid one. */
-  private async loadIndex(seg: number, options: JournalOptions): Promise<boolean> {
+  /**
+   * Feeds a segment's records from its index file (undefined when there is no valid one);
+   * `complete` when the index covers the whole file.
+   */
+  private async loadIndex(seg: number, options: JournalOptions): Promise<{ index: SegmentIndex; complete: boolean } | undefined> {
     const size = (await this.fs.stat(join(this.dir, segmentName(seg)))).size;
     const index = await readIndex(this.fs, this.dir, seg, size);
-    if (!index) return false;
+    if (!index) return undefined;
     for (const [offset, bytes] of index.corrupt) this.reportCorrupt({ segment: seg, offset, bytes }, options);
     for (const [type, offset, length, entry] of index.records) options.onEntry?.(type, entry, { segment: seg, offset, length });
-    return true;
+    return { index, complete: index.bytes === size };
   }
 
   private async openSegment(n: number): Promise<void> {
@@ -197,10 +212,22 @@ export class Journal {
     this.segment = n;
     this.size = 0;
     this.tail = { segment: n, bytes: 0, corrupt: [], records: [] };
+    this.checkpointed = 0;
     if (!this.segments.includes(n)) this.segments.push(n);
   }
 
-  /** Writes a sealed segment's index file in the background (a failure only costs a scan at the next open). */
+  /**
+   * Checkpoints the current segment's index (what is durable so far) once `checkpointBytes`
+   * more were written, so a restart after a kill scans at most that much of it.
+   */
+  private checkpointIfDue(options: { force: boolean }): void {
+    if (!this.indexing || this.size === this.checkpointed) return;
+    if (!options.force && this.size - this.checkpointed < this.checkpointBytes) return;
+    this.checkpointed = this.size;
+    this.seal({ ...this.tail, records: this.tail.records.slice(), corrupt: this.tail.corrupt.slice(), bytes: this.size });
+  }
+
+  /** Writes a segment's index file in the background (a failure only costs a scan at the next open). */
   private seal(index: SegmentIndex): void {
     if (!this.indexing) return;
     this.sealing = this.sealing.then(() => writeIndex(this.fs, this.dir, index)).catch(() => void this.indexWriteErrors++);
@@ -343,6 +370,7 @@ export class Journal {
         this.size = pos;
         if (this.indexing) batch.forEach((p, i) => this.tail.records.push([p.type, locs[i]!.offset, p.length, p.entry]));
         batch.forEach((p, i) => p.resolve(locs[i]!));
+        this.checkpointIfDue({ force: false });
       }
     } finally {
       this.flushing = undefined;
@@ -408,12 +436,29 @@ export class Journal {
     return removed;
   }
 
+  /**
+   * Lets go of the files without writing anything more — no checkpoint, queued records dropped —
+   * as a killed process would (index writes already started are awaited). For tests of a kill.
+   */
+  async release(): Promise<void> {
+    this.closed = true;
+    if (this.lazyTimer) clearTimeout(this.lazyTimer);
+    this.lazyTimer = undefined;
+    await this.flushing;
+    await this.sealing;
+    for (const seg of [...this.readers.keys()]) await this.closeReader(seg);
+    await this.fh?.close();
+    this.fh = undefined;
+  }
+
   async close(): Promise<void> {
     await this.drain();
     this.closed = true;
     if (this.lazyTimer) clearTimeout(this.lazyTimer);
     this.lazyTimer = undefined;
     for (const seg of [...this.readers.keys()]) await this.closeReader(seg);
+    // The next open then scans nothing.
+    if (!this.failure) this.checkpointIfDue({ force: true });
     await this.sealing;
     await this.fh?.close();
     this.fh = undefined;

@@ -83,6 +83,12 @@ export class SeqMark {
     return written;
   }
 
+  /** Closes the file without writing (a kill, for tests). */
+  async release(): Promise<void> {
+    await this.chain.catch(() => undefined);
+    await this.fh.close();
+  }
+
   /** Writes the exact last seq (no reserved gap for the next start) and closes the file. */
   async close(lastSeq: number): Promise<void> {
     try {

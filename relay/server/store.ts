@@ -2,11 +2,11 @@
 // pending set) while headers and bodies stay on disk. At open it rebuilds the index from the
 // sealed segments' index files and a scan of the current segment only.
 import { EventEmitter } from 'node:events';
-import { Journal, type CorruptRegion, type JournalFs, type RecordLocation } from './journal';
+import { Journal, JournalCorruptError, type CorruptRegion, type JournalFs, type RecordLocation } from './journal';
 import { nodeFs } from './journalFs';
 import { SeqMark } from './seqMark';
 import { CompactIndex, type IndexRow } from './compactIndex';
-import { T_ATTEMPT, T_DELIVERY, T_PRUNE, deliveryTuple, fromTuple, indexedDelivery, parseMeta, summarize, type AttemptRecord } from './storeRecords';
+import { T_ATTEMPT, T_DELIVERY, T_PRUNE, attemptFields, attemptTuple, deliveryTuple, fieldsFromTuple, stateFields, fromTuple, indexedDelivery, parseMeta, summarize, type AttemptRecord } from './storeRecords';
 import type { ChannelStatus, ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../src/core/relay/protocol';
 import type { DeliveryMeta, NewDelivery, PruneOptions, RecordAttemptOptions, RelayStore, StoreEvents, StoreIntegrity, StoreListQuery } from './storeTypes';
 
@@ -17,6 +17,8 @@ export type Entry = IndexRow;
 
 export interface StoreOptions {
   segmentBytes?: number;
+  /** Checkpoint the current segment's index after this many bytes (default 16 MiB). */
+  checkpointBytes?: number;
   retention?: { maxCount?: number; maxAgeMs?: number };
   now?: () => number;
   onTruncate?: (info: { segment: number; offset: number; dropped: number }) => void;
@@ -42,6 +44,8 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
   private minSeq = 0;
   private readonly now: () => number;
   private truncatedBytes = 0;
+  /** Seqs whose record failed its checksum when read (found after open, through an index). */
+  private readonly damaged = new Set<number>();
   private journal!: Journal;
   private mark!: SeqMark;
 
@@ -54,6 +58,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     const store = new DeliveryStore(options);
     store.journal = await Journal.open(dir, {
       segmentBytes: options.segmentBytes,
+      checkpointBytes: options.checkpointBytes,
       fs: options.fs,
       onTruncate: (info) => {
         store.truncatedBytes += info.dropped;
@@ -78,7 +83,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
       this.index.insert(d, loc);
       this.touchSegment(loc.segment, d.seq);
     } else if (type === T_ATTEMPT) {
-      const rec = entry as AttemptRecord;
+      const rec = fieldsFromTuple(entry as Parameters<typeof fieldsFromTuple>[0]);
       this.lastSeq = Math.max(this.lastSeq, rec.seq);
       this.touchSegment(loc.segment, rec.seq);
       this.index.applyAttempt(rec.seq, rec.attempt, rec.state);
@@ -131,9 +136,9 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
    */
   async recordAttempt(seq: number, attempt: ForwardAttempt, state?: ForwardState, options?: RecordAttemptOptions): Promise<void> {
     const rec: AttemptRecord = { seq, attempt, ...(state ? { state } : {}) };
-    const loc = await this.journal.append(T_ATTEMPT, [Buffer.from(JSON.stringify(rec), 'utf8')], { lazy: options?.lazy, entry: rec });
+    const loc = await this.journal.append(T_ATTEMPT, [Buffer.from(JSON.stringify(rec), 'utf8')], { lazy: options?.lazy, entry: attemptTuple(rec) });
     this.touchSegment(loc.segment, seq);
-    this.index.applyAttempt(seq, attempt, state);
+    this.index.applyAttempt(seq, attemptFields(attempt), stateFields(state));
     this.emit('forward', seq, attempt, state);
   }
 
@@ -165,7 +170,13 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
   async read(seq: number): Promise<{ meta: DeliveryMeta; body: Buffer } | undefined> {
     const e = this.get(seq);
     if (!e) return undefined;
-    const payload = await this.journal.read(e.loc);
+    const payload = await this.journal.read(e.loc).catch((err: unknown) => {
+      if (err instanceof JournalCorruptError && !this.damaged.has(seq)) {
+        this.damaged.add(seq);
+        this.options.onCorrupt?.({ segment: e.loc.segment, offset: e.loc.offset, bytes: e.loc.length });
+      }
+      throw err;
+    });
     const { meta, metaLength } = parseMeta(payload);
     return { meta, body: payload.subarray(4 + metaLength) };
   }
@@ -216,10 +227,21 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     if (r.maxCount !== undefined || r.maxAgeMs !== undefined) await this.prune({ keep: r.maxCount, olderThanMs: r.maxAgeMs });
   }
 
-  /** What the journal found damaged at open: records skipped in the middle, bytes cut as torn tails. */
+  /**
+   * Damage found: records skipped at open (segments scanned), records that failed their checksum
+   * when read (segments read through their index), bytes cut as torn tails.
+   */
   integrity(): StoreIntegrity {
     const c = this.journal.corruption;
-    return { corruptRecords: c.regions, corruptBytes: c.bytes, truncatedBytes: this.truncatedBytes };
+    let damagedBytes = 0;
+    for (const seq of this.damaged) damagedBytes += this.get(seq)?.loc.length ?? 0;
+    return { corruptRecords: c.regions + this.damaged.size, corruptBytes: c.bytes + damagedBytes, truncatedBytes: this.truncatedBytes };
+  }
+
+  /** Lets go of the files without a clean stop (no checkpoint, no exact seq mark): a kill, for tests. */
+  async release(): Promise<void> {
+    await this.journal.release();
+    await this.mark.release();
   }
 
   async close(): Promise<void> {

@@ -1,10 +1,10 @@
 // The store's journal records and what each keeps in a segment index:
 //   1 delivery: u32 LE meta length | meta JSON (DeliveryMeta) | body — indexed as a compact tuple
-//   2 attempt:  JSON {seq, attempt, state?}                       — indexed as the same object
+//   2 attempt:  JSON {seq, attempt, state?}                       — indexed as a tuple
 //   3 prune:    JSON {minSeq}                                     — indexed as minSeq
 import { DELIVERY_HEADER, EVENT_HEADER } from '../../src/core/signing';
-import type { ForwardAttempt, ForwardState, Verification } from '../../src/core/relay/protocol';
-import type { IndexedDelivery } from './compactIndex';
+import type { ForwardAttempt, ForwardState, ForwardStatus, Verification } from '../../src/core/relay/protocol';
+import type { AttemptFields, IndexedDelivery, StateFields } from './compactIndex';
 import type { DeliveryMeta } from './storeTypes';
 
 export const T_DELIVERY = 1;
@@ -79,6 +79,35 @@ export function fromTuple(t: DeliveryTuple): IndexedDelivery {
   };
 }
 
+type StateTuple = [target: string, status: ForwardStatus, lastStatus: number | null, attempts: number, nextAttemptMs: number | null];
+type AttemptTuple = [seq: number, target: string, atMs: number, status: number | null, ok: 0 | 1, durationMs: number, error: string | null, replay: 0 | 1, state: StateTuple | null];
+
+/** An attempt record as an index entry: numbers and strings only (ISO times as ms). */
+export function attemptTuple(rec: AttemptRecord): AttemptTuple {
+  const { attempt: a, state: st } = rec;
+  const state: StateTuple | null = st ? [st.target, st.status, st.lastStatus ?? null, st.attempts, st.nextAttemptAt ? Date.parse(st.nextAttemptAt) : null] : null;
+  return [rec.seq, a.target, Date.parse(a.at), a.status ?? null, a.ok ? 1 : 0, Math.max(0, a.durationMs), a.error ?? null, a.replay ? 1 : 0, state];
+}
+
+/** An attempt (and state) as the compact index takes them. */
+export function attemptFields(a: ForwardAttempt): AttemptFields {
+  return { target: a.target, atMs: Date.parse(a.at), status: a.status, ok: a.ok, durationMs: a.durationMs, error: a.error, replay: a.replay };
+}
+
+export function stateFields(st: ForwardState | undefined): StateFields | undefined {
+  if (!st) return undefined;
+  return { target: st.target, status: st.status, lastStatus: st.lastStatus, attempts: st.attempts, nextAttemptMs: st.nextAttemptAt ? Date.parse(st.nextAttemptAt) : undefined };
+}
+
+/** The index entry of an attempt record, as the compact index takes it (no ISO strings built). */
+export function fieldsFromTuple(t: AttemptTuple): { seq: number; attempt: AttemptFields; state?: StateFields } {
+  const [seq, target, atMs, status, ok, durationMs, error, replay, st] = t;
+  const attempt: AttemptFields = { target, atMs, status: status ?? undefined, ok: ok === 1, durationMs, error: error ?? undefined, replay: replay === 1 };
+  if (!st) return { seq, attempt };
+  const [sTarget, sStatus, lastStatus, attempts, next] = st;
+  return { seq, attempt, state: { target: sTarget, status: sStatus, lastStatus: lastStatus ?? undefined, attempts, nextAttemptMs: next ?? undefined } };
+}
+
 export function parseMeta(payload: Buffer): { meta: DeliveryMeta; metaLength: number } {
   const metaLength = payload.readUInt32LE(0);
   return { meta: JSON.parse(payload.subarray(4, 4 + metaLength).toString('utf8')) as DeliveryMeta, metaLength };
@@ -90,7 +119,7 @@ export function summarize(type: number, payload: Buffer): unknown {
     const { meta, metaLength } = parseMeta(payload);
     return deliveryTuple(indexedDelivery(meta, metaLength));
   }
-  if (type === T_ATTEMPT) return JSON.parse(payload.toString('utf8')) as AttemptRecord;
+  if (type === T_ATTEMPT) return attemptTuple(JSON.parse(payload.toString('utf8')) as AttemptRecord);
   if (type === T_PRUNE) return (JSON.parse(payload.toString('utf8')) as { minSeq: number }).minSeq;
   return null;
 }

@@ -6,7 +6,7 @@
 //
 // Nothing here skips silently: a step that cannot be done throws an Error that says why.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -69,26 +69,8 @@ export function ensureCodeServer() {
   ensureSystemPackages();
   const t0 = Date.now();
   log(`installing code-server@${CODE_SERVER_VERSION} into ${CODE_SERVER_DIR} (once; ~1-2 min, ~300 MB)…`);
-  rmSync(CODE_SERVER_DIR, { recursive: true, force: true });
-  mkdirSync(CODE_SERVER_DIR, { recursive: true });
-  writeFileSync(join(CODE_SERVER_DIR, 'package.json'), JSON.stringify({ name: 'code-server-cache', private: true }, null, 2) + '\n');
-  // @vscode/ripgrep's postinstall downloads rg from a host that is not reachable here: pre-seed its
-  // cache (in the TMPDIR the install uses) with Debian's rg.
-  const tmp = join(CACHE, 'code-server', 'tmp');
-  const rgCache = join(tmp, `vscode-ripgrep-cache-${RIPGREP_VERSION}`);
-  mkdirSync(rgCache, { recursive: true });
-  run('tar', ['czf', join(rgCache, RIPGREP_ASSET), '-C', '/usr/bin', 'rg']);
-  const env = {
-    ...process.env,
-    TMPDIR: tmp,
-    npm_config_unsafe_perm: 'true', // code-server's postinstall refuses root otherwise
-    npm_config_yes: 'true', // a postinstall runs `npx node-gyp`
-    npm_config_audit: 'false',
-    npm_config_fund: 'false',
-    npm_config_update_notifier: 'false',
-  };
   try {
-    run('npm', ['install', '--no-save', '--omit=dev', `code-server@${CODE_SERVER_VERSION}`], { cwd: CODE_SERVER_DIR, env });
+    installCodeServer(CODE_SERVER_DIR);
   } catch (err) {
     throw new Error(`could not install code-server@${CODE_SERVER_VERSION} (needed to run the extension in a real VS Code here): ${err.message}`);
   }
@@ -96,6 +78,46 @@ export function ensureCodeServer() {
   writeFileSync(stamp, CODE_SERVER_VERSION + '\n');
   log(`code-server installed in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   return CODE_SERVER_BIN;
+}
+
+/**
+ * code-server@CODE_SERVER_VERSION into `dir`/node_modules. Its postinstall refuses to run as root
+ * unless npm_config_unsafe_perm is set, a setting npm 7+ ignores and npm 11 warns about; so the
+ * package is installed without scripts, the one dependency with an install script (argon2) is
+ * rebuilt, and the postinstall's steps (vscode_install in postinstall.sh) are done here: the
+ * dependencies of lib/vscode and lib/vscode/extensions, and its three symlinks.
+ */
+export function installCodeServer(dir) {
+  if (Number(process.versions.node.split('.')[0]) !== 20) throw new Error(`code-server ${CODE_SERVER_VERSION} needs Node 20, this is ${process.version}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'code-server-cache', private: true }, null, 2) + '\n');
+  // @vscode/ripgrep's postinstall downloads rg from a host that is not reachable here: pre-seed its
+  // cache (in the TMPDIR the install uses) with Debian's rg.
+  const tmp = join(dir, '..', 'tmp');
+  const rgCache = join(tmp, `vscode-ripgrep-cache-${RIPGREP_VERSION}`);
+  mkdirSync(rgCache, { recursive: true });
+  run('tar', ['czf', join(rgCache, RIPGREP_ASSET), '-C', '/usr/bin', 'rg']);
+  const env = {
+    ...process.env,
+    TMPDIR: tmp,
+    npm_config_yes: 'true', // a postinstall runs `npx node-gyp`
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
+  };
+  run('npm', ['install', '--no-save', '--omit=dev', '--ignore-scripts', `code-server@${CODE_SERVER_VERSION}`], { cwd: dir, env });
+  run('npm', ['rebuild', 'argon2'], { cwd: dir, env });
+  const vscodeDir = join(dir, 'node_modules', 'code-server', 'lib', 'vscode');
+  run('npm', ['install', '--omit=dev'], { cwd: vscodeDir, env });
+  const link = (target, path) => {
+    rmSync(path, { recursive: true, force: true });
+    symlinkSync(target, path);
+  };
+  link('node_modules', join(vscodeDir, 'node_modules.asar'));
+  link('code-linux.sh', join(vscodeDir, 'bin', 'remote-cli', 'code-server'));
+  link('browser-linux.sh', join(vscodeDir, 'bin', 'helpers', 'browser.sh'));
+  run('npm', ['install', '--omit=dev'], { cwd: join(vscodeDir, 'extensions'), env });
 }
 
 /** A free TCP port on 127.0.0.1 (asks the OS).

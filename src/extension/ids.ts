@@ -21,6 +21,9 @@ export const COMMANDS = {
   stopRelay: 'serviceHooks.stopRelay',
   connectRelay: 'serviceHooks.connectRelay',
   disconnectRelay: 'serviceHooks.disconnectRelay',
+  retryPending: 'serviceHooks.retryPending',
+  forwardToLocalApp: 'serviceHooks.forwardToLocalApp',
+  stopForwarding: 'serviceHooks.stopForwarding',
   importIssues: 'serviceHooks.importIssues',
   createSecret: 'serviceHooks.createSecret',
   setUpRunner: 'serviceHooks.setUpRunner',
@@ -78,7 +81,7 @@ export const CONTEXT = {
 /** contextValue of tree rows (see src/core/tree/nodes.ts). */
 export const VIEW_ITEMS = ['repository', 'webhook', 'deliveries', 'delivery.ok', 'delivery.failed', 'delivery.ok.inRelay', 'delivery.failed.inRelay', 'loadMore', 'message',
   'message.auth', 'message.signedOut', 'message.network', 'message.config', 'message.service',
-  'relayDelivery.verified', 'relayDelivery.unverified', 'relayDelivery.rejected', 'relayChannel'] as const;
+  'relayDelivery.verified', 'relayDelivery.unverified', 'relayDelivery.rejected', 'relayChannel', 'relayForwarding'] as const;
 
 export const DELIVERY_SCHEME = 'service-hooks-delivery';
 /** SecretStorage: the token for a base URL is under `${SECRET_KEY}@<base URL>` (tokenStore.ts). */
@@ -95,6 +98,8 @@ export const RELAY_STORAGE = {
   localSecret: 'serviceHooks.relay.localSecret',
   /** SecretStorage: a remote relay's token, per address (`<prefix><https://host>`). */
   remoteTokenPrefix: 'serviceHooks.relay.token:',
+  /** globalState: ForwardSession[] ("Forward Webhooks to Local App"). */
+  sessions: 'serviceHooks.relay.sessions',
 } as const;
 
 /** The "Open Settings" button of an error about serviceHooks.baseUrl. */

@@ -8,18 +8,19 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { DeliveryList, DeliveryListQuery, RelayDelivery, RelayStatus, ReplayResponse } from '../../relay/client';
-import { parseRelayAddress, relayChannelOfUrl, RelayLiveList, seqKey, webhookUrlChoices, type RelayAddress, type RelayState, type WebhookUrlChoice } from '../core/tree';
+import { describeConnectError, parseRelayAddress, relayChannelOfUrl, RelayLiveList, seqKey, webhookUrlChoices, type ForwardSession, type RelayAddress, type RelayState, type WebhookUrlChoice } from '../core/tree';
 import { settings } from './config';
 import { loadRelayClient } from './deps';
 import { UserError } from './errors';
 import { CONTEXT, RELAY_STORAGE } from './ids';
 import { log } from './log';
-import { RelayConnection, type RelayEndpoint } from './relay/connection';
+import { extraCa, RelayConnection, type RelayEndpoint } from './relay/connection';
 import { EditorForwarder } from './relay/forwarding';
 import { RelayProcess } from './relay/process';
 import { RelayStatusBar } from './relay/statusBar';
 
 export type RelayDeliveryDetail = RelayDelivery;
+
 
 const REMOTE_KEY = RELAY_STORAGE.remote;
 const LOCAL_SECRET_KEY = RELAY_STORAGE.localSecret;
@@ -91,7 +92,7 @@ export class RelayManager implements vscode.Disposable {
   }
   /** Where deliveries of a remote relay are forwarded. */
   get forwardTo(): string | undefined {
-    return this.remote ? settings().relayForwardUrl || undefined : undefined;
+    return this.remote ? settings().relayForwardUrl || this.sessions()[0]?.to : undefined;
   }
 
   /** Ingress URL of a channel on the relay in use (or the local relay's, configured port). */
@@ -114,6 +115,11 @@ export class RelayManager implements vscode.Disposable {
   async sharedSecretFor(url: string): Promise<string | undefined> {
     if (relayChannelOfUrl(url, this.localPort ?? settings().relayPort) === undefined) return undefined;
     return this.localSecret();
+  }
+
+  /** The status bar item's text (read by the tests). */
+  get statusBarText(): string | undefined {
+    return this.statusBar.current?.text;
   }
 
   showStatusBar(): void {
@@ -271,18 +277,23 @@ export class RelayManager implements vscode.Disposable {
     if ('problem' in address) throw new UserError(address.problem);
     if (!token.trim()) throw new UserError('Enter the relay token.');
     if (this.process.running) throw new UserError('The relay started here is running. Stop Relay before connecting to another relay.');
-    await this.openRemote(address, token.trim());
+    try {
+      await this.openRemote(address, token.trim());
+    } catch (err) {
+      throw new UserError(describeConnectError(address.label, err as { status?: number; code?: string; cause?: { code?: string }; message?: string }));
+    }
     await this.o.secrets.store(remoteTokenKey(address.httpUrl), token.trim());
     await this.o.globalState.update(REMOTE_KEY, { address: address.httpUrl });
   }
 
   private async openRemote(address: RelayAddress, token: string): Promise<void> {
     const client = await loadRelayClient();
-    const forwardUrl = settings().relayForwardUrl || undefined;
-    const forwarder = forwardUrl
+    const targetFor = (channel: string) => this.sessionsOf(address.httpUrl).find((f) => f.channel === channel)?.to ?? (settings().relayForwardUrl || undefined);
+    const forwards = Boolean(settings().relayForwardUrl) || this.sessionsOf(address.httpUrl).length > 0;
+    const forwarder = forwards
       ? new EditorForwarder({
           client,
-          targetFor: () => settings().relayForwardUrl || undefined,
+          targetFor,
           store: { get: (k) => this.o.globalState.get<number>(k), set: (k, v) => this.o.globalState.update(k, v) },
           key: seqKey(address.httpUrl),
           onProblem: (p) => {
@@ -300,9 +311,58 @@ export class RelayManager implements vscode.Disposable {
       handle: forwarder?.handle,
       onOpen: (head) => forwarder?.remember(head),
       log: (level, line) => log()[level](line),
+      ca: address.tls ? extraCa() : undefined,
     });
     await this.use(conn, { remote: address });
     this.forwarder = forwarder;
+  }
+
+  private sessionsOf(relay: string): ForwardSession[] {
+    return (this.o.globalState.get<ForwardSession[]>(RELAY_STORAGE.sessions) ?? []).filter((f) => f.relay === relay);
+  }
+
+  /** "Forward Webhooks to Local App" set-ups on the remote relay in use. */
+  sessions(): ForwardSession[] {
+    return this.remote ? this.sessionsOf(this.remote.httpUrl) : [];
+  }
+
+  /** The API of the remote relay in use (channels: POST/DELETE /api/channels); explains what is missing otherwise. */
+  remoteApi(): { api: RelayConnection['api']; relay: RelayAddress } {
+    if (!this.remote || !this.conn) throw new UserError('Not connected to a relay the service can reach. Run "Connect to Relay…" first.');
+    return { api: this.conn.api, relay: this.remote };
+  }
+
+  /** Remembers a forward set-up and reconnects so its channel's deliveries go to its local app. */
+  async startSession(session: ForwardSession): Promise<void> {
+    const all = (this.o.globalState.get<ForwardSession[]>(RELAY_STORAGE.sessions) ?? []).filter((f) => !(f.relay === session.relay && f.channel === session.channel));
+    await this.o.globalState.update(RELAY_STORAGE.sessions, [...all, session]);
+    await this.reopenRemote();
+  }
+
+  /** Forgets a forward set-up (its channel is no longer forwarded); returns it. */
+  async endSession(channel: string): Promise<ForwardSession | undefined> {
+    const relay = this.remote?.httpUrl;
+    const all = this.o.globalState.get<ForwardSession[]>(RELAY_STORAGE.sessions) ?? [];
+    const ended = all.find((f) => f.relay === relay && f.channel === channel);
+    if (!ended) return undefined;
+    await this.o.globalState.update(RELAY_STORAGE.sessions, all.filter((f) => f !== ended));
+    await this.reopenRemote();
+    return ended;
+  }
+
+  /** Re-opens the remote connection (forward targets changed): the old one goes first, so nothing is forwarded twice. */
+  private async reopenRemote(): Promise<void> {
+    const remote = this.remote;
+    const token = this.conn?.endpoint.token;
+    if (!remote || !token) return;
+    await this.detach();
+    try {
+      await this.openRemote(remote, token);
+    } catch (err) {
+      this.remote = remote;
+      this.setPhase('offline', `Cannot connect to ${remote.label}: ${(err as Error).message}`);
+      throw err;
+    }
   }
 
   /** Reconnects to the remote relay remembered from an earlier session (activation, forward URL change). */
@@ -312,6 +372,7 @@ export class RelayManager implements vscode.Disposable {
     const address = parseRelayAddress(remembered.address);
     const token = await this.o.secrets.get(remoteTokenKey(remembered.address));
     if ('problem' in address || !token) return false;
+    if (this.remote) await this.detach(); // one subscription at a time: nothing is forwarded twice
     try {
       await this.openRemote(address, token);
       return true;
@@ -321,6 +382,17 @@ export class RelayManager implements vscode.Disposable {
       this.setPhase('offline', `Cannot connect to ${address.label}: ${(err as Error).message}`);
       return false;
     }
+  }
+
+  /**
+   * Closes the connection as closing the editor does: the remote relay's token and the resume point
+   * stay, so restoreRemote() (the next activation) resumes where forwarding stopped.
+   */
+  async closeConnection(): Promise<void> {
+    const remote = this.remote;
+    await this.detach();
+    if (remote) this.remote = remote;
+    this.setPhase(remote ? 'offline' : 'stopped', remote ? `Not connected to ${remote.label}.` : undefined);
   }
 
   /** Disconnect from Relay: closes the connection and forgets the token (the resume point stays). */
@@ -357,6 +429,23 @@ export class RelayManager implements vscode.Disposable {
 
   replay(seq: number, to?: string): Promise<ReplayResponse> {
     return this.api().replay(seq, to ? { to } : {});
+  }
+
+  /**
+   * Retry pending now: the relay attempts its pending forwards at once (POST /api/forward/retry),
+   * and a delivery the editor itself is forwarding (Connect to Relay) is tried again now.
+   */
+  async retryPending(filter: { channel?: string } = {}): Promise<{ queued: number; editor: boolean }> {
+    const conn = this.api();
+    const editor = this.forwarder?.retryNow() ?? false;
+    try {
+      const { queued } = await conn.api.retryPending(filter);
+      return { queued, editor };
+    } catch (err) {
+      // A channel token may not ask the relay (403); the editor's own retry still happened.
+      if ((err as { status?: number }).status === 403 && this.forwarder) return { queued: 0, editor };
+      throw err;
+    }
   }
 
   dispose(): void {

@@ -37,6 +37,7 @@ export class RelayTree implements vscode.TreeDataProvider<RelayTreeNode>, vscode
     if (r.state === 'stopped' && !r.remoteLabel) return []; // the welcome view offers "Start Relay" and "Connect to Relay…"
     const nodes: RelayTreeNode[] = [{ kind: 'relayState', state: r.state, port: r.port, detail: r.detail, remote: r.remoteLabel, forwardTo: r.forwardTo }];
     if (r.state !== 'running') return nodes;
+    for (const session of r.sessions()) nodes.push({ kind: 'relayForwarding', session });
     for (const channel of r.status?.channels ?? []) nodes.push({ kind: 'relayChannel', channel });
     const live = r.live.newestFirst(this.shown);
     for (const delivery of live) nodes.push({ kind: 'relayDelivery', delivery });

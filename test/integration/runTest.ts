@@ -11,6 +11,8 @@ import { mkdtempSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runTests } from '@vscode/test-electron';
+// @ts-expect-error a checked .mjs helper without declarations
+import { makeTestCerts } from '../../scripts/lib/test-certs.mjs';
 
 const root = resolve(__dirname, '..', '..');
 
@@ -30,6 +32,7 @@ async function main(): Promise<number> {
   build();
   const workspace = mkdtempSync(join(tmpdir(), 'sh-test-electron-ws-'));
   const report = join(root, 'test-results', 'integration-report.json');
+  const certs = makeTestCerts(mkdtempSync(join(tmpdir(), 'sh-test-electron-tls-')));
   mkdirSync(join(root, 'test-results'), { recursive: true });
   try {
     return await runTests({
@@ -37,7 +40,7 @@ async function main(): Promise<number> {
       extensionDevelopmentPath: root,
       extensionTestsPath: join(root, 'dist', 'test', 'integration', 'suite', 'index'),
       launchArgs: [workspace, '--disable-extensions', '--disable-workspace-trust', '--skip-welcome', '--skip-release-notes'],
-      extensionTestsEnv: { SERVICE_HOOKS_TEST_REPORT: report },
+      extensionTestsEnv: { SERVICE_HOOKS_TEST_REPORT: report, NODE_EXTRA_CA_CERTS: certs.caCert, SERVICE_HOOKS_TEST_TLS_DIR: certs.dir },
     });
   } catch (err) {
     if (isDownloadFailure(err)) {

@@ -154,3 +154,51 @@ export function webhookUrlChoices(o: { remote?: { label: string; channels: { nam
   }
   return out;
 }
+
+/** One "Forward Webhooks to Local App" set-up: a channel on a remote relay, the service webhook pointing at it, the local app. */
+export interface ForwardSession {
+  /** The relay's https base (RelayAddress.httpUrl). */
+  relay: string;
+  channel: string;
+  ingressUrl: string;
+  /** owner/repo */
+  repo: string;
+  webhookId: string;
+  /** The local app (http://localhost:3000/webhook). */
+  to: string;
+}
+
+/** A fresh channel name for a repository: `<repo>-<6 hex>`, within the relay's channel rule ([A-Za-z0-9][A-Za-z0-9._-]{0,63}). */
+export function channelNameFor(repo: string, randomHex: string): string {
+  const base = repo.split('/').pop()!.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 50) || 'hooks';
+  return `${base}-${randomHex.slice(0, 6)}`;
+}
+
+/** Problems of the local app URL "Forward Webhooks to Local App" sends to (undefined: fine). */
+export function localAppUrlProblem(url: string): string | undefined {
+  let u: URL;
+  try {
+    u = new URL(url.trim());
+  } catch {
+    return 'Enter a URL such as http://localhost:3000/webhook';
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'Use an http:// or https:// URL';
+  if (u.username || u.password) return 'The URL must not hold a user or password';
+  return undefined;
+}
+
+const CERT_CODES = /^(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_HAS_EXPIRED|ERR_TLS_CERT_ALTNAME_INVALID)$/;
+
+/** Why "Connect to Relay…" failed, in words a person can act on (status from the REST answer, code from the socket error). */
+export function describeConnectError(label: string, err: { status?: number; code?: string; cause?: { code?: string }; message?: string }): string {
+  const code = err.code ?? err.cause?.code;
+  if (err.status === 401) return `${label} rejected the token (401). Check it, or ask the relay's admin for a channel token.`;
+  if (err.status === 403) return `${label} refused this token (403): it may be a channel token for another channel.`;
+  if (err.status === 404) return `${label} answered 404: is this the relay's address (no path after the host)?`;
+  if (code && CERT_CODES.test(code)) {
+    return `${label}'s TLS certificate is not trusted (${code}). If your team uses its own CA, start the editor with NODE_EXTRA_CA_CERTS pointing at it.`;
+  }
+  if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ETIMEDOUT' || code === 'ECONNRESET') return `Cannot reach ${label} (${code}).`;
+  if (code === 'EPROTO' || /wrong version number|packet length too long/i.test(err.message ?? '')) return `${label} does not speak TLS on this port: use http:// only for a relay on this machine.`;
+  return `Cannot connect to ${label}: ${err.message ?? 'unknown error'}${code ? ` (${code})` : ''}`;
+}

@@ -2,12 +2,14 @@
 import { toSecond } from './labels';
 import type { DeliveryView, RelayChannelView, RelayDeliveryView, RelayStatusView } from './types';
 import type { TreeRow } from './nodes';
+import { shortUrl, type ForwardSession } from './relayAddress';
 
 export type RelayState = 'stopped' | 'starting' | 'running' | 'connecting' | 'offline' | 'failed';
 
 export type RelayTreeNode =
   | { kind: 'relayState'; state: RelayState; port?: number; detail?: string; remote?: string; forwardTo?: string }
   | { kind: 'relayChannel'; channel: RelayChannelView }
+  | { kind: 'relayForwarding'; session: ForwardSession }
   | { kind: 'relayDelivery'; delivery: RelayDeliveryView }
   | { kind: 'relayMore'; shown: number; total: number };
 
@@ -82,6 +84,18 @@ export function relayRow(node: RelayTreeNode): TreeRow {
         collapsible: 'none',
         icon: { id: 'symbol-namespace' },
       };
+    case 'relayForwarding': {
+      const f = node.session;
+      return {
+        id: `relay:forwarding:${f.relay}#${f.channel}`,
+        label: `${f.repo} → ${shortUrl(f.to)}`,
+        description: `channel ${f.channel}`,
+        tooltip: `Webhook ${f.webhookId} of ${f.repo} delivers to ${f.ingressUrl};\nthe editor forwards each delivery to ${f.to}.`,
+        contextValue: 'relayForwarding',
+        collapsible: 'none',
+        icon: { id: 'arrow-swap' },
+      };
+    }
     case 'relayDelivery': {
       const d = node.delivery;
       return {

@@ -18,6 +18,9 @@
 //   createSecret      { repo, name, value, protected }
 //   setUpRunner       { token, execute? }                     (execute: false types without running)
 //   connectRelay      { address, token }                      (token kept in SecretStorage)
+//   retryPending      { channel? }                            (the relay in use; every channel when absent)
+//   forwardToLocalApp { repo, events, to }                    (needs a relay from Connect to Relay)
+//   stopForwarding    { channel, deleteBoth? }                (deleteBoth skips the question)
 //   loadMore          a "Load more…" row | { webhookId }
 //   fixAllInFile      a file Uri (none: the active editor), then { confirm: true } skips the count's modal
 //   fixAllWorkflowNames { confirm: true }                    (skips the count's modal; the files are saved)
@@ -51,10 +54,13 @@ import startRelay from './startRelay';
 import stopRelay from './stopRelay';
 import connectRelay from './connectRelay';
 import disconnectRelay from './disconnectRelay';
+import retryPending from './retryPending';
+import forwardToLocalApp from './forwardToLocalApp';
+import stopForwarding from './stopForwarding';
 
 export const COMMAND_MODULES: readonly CommandModule[] = [
   signIn, signOut, addWebhook, editEvents, deleteWebhook, pingWebhook, retryDelivery, retryAllFailed,
-  replayDelivery, openDelivery, explainSignature, copyAsCurl, startRelay, stopRelay, connectRelay, disconnectRelay, importIssues,
+  replayDelivery, openDelivery, explainSignature, copyAsCurl, startRelay, stopRelay, connectRelay, disconnectRelay, retryPending, forwardToLocalApp, stopForwarding, importIssues,
   createSecret, setUpRunner, fixAllWorkflowNames, fixAllInFile, refresh, showLogs, showActivationTime, loadMore,
   portWorkflows,
 ];

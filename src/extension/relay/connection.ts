@@ -15,6 +15,8 @@ import type {
   Subscription,
   SubscriptionState,
 } from '../../../relay/client';
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
 import { RelayLiveList, type RelayDeliveryView } from '../../core/tree';
 
 export type RelayClientModule = typeof import('../../../relay/client');
@@ -45,6 +47,8 @@ export interface ConnectionOptions {
   log?: (level: 'info' | 'warn' | 'debug', line: string) => void;
   /** REST time-out (ms). */
   timeoutMs?: number;
+  /** Certificate authorities for wss:// (see extraCa()). */
+  ca?: (string | Buffer)[];
   /** Coalescing window for change events and status refreshes (ms). */
   coalesceMs?: number;
 }
@@ -120,6 +124,7 @@ export class RelayConnection {
       token: this.options.endpoint.token,
       since,
       bodies: handle !== undefined,
+      ca: this.options.ca,
       onDelivery: async (d) => {
         if (this.closed) throw new Error('connection closed');
         this.live.upsert(summaryOf(d));
@@ -293,4 +298,19 @@ export function summaryOf(d: RelayDeliveryMessage): RelayDeliveryView {
 
 function assertNever(x: never): never {
   throw new Error(`unexpected subscription state ${JSON.stringify(x)}`);
+}
+
+/**
+ * Node's default CAs plus NODE_EXTRA_CA_CERTS, for wss://. Node itself honours that variable, but
+ * VS Code's extension host gives https requests (the WebSocket's) its own store instead, so the
+ * editor passes the list explicitly; undefined (the host's own store) when the variable is unset.
+ */
+export function extraCa(env: NodeJS.ProcessEnv = process.env): (string | Buffer)[] | undefined {
+  const file = env.NODE_EXTRA_CA_CERTS;
+  if (!file) return undefined;
+  try {
+    return [...rootCertificates, readFileSync(file)];
+  } catch {
+    return undefined; // Node warns about an unreadable file itself
+  }
 }

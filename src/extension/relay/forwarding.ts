@@ -83,9 +83,11 @@ export class EditorForwarder {
     this.wake = undefined;
   }
 
-  /** Try the waiting delivery now instead of after its backoff. */
-  retryNow(): void {
-    this.wake?.();
+  /** Try the waiting delivery now instead of after its backoff; false when none was waiting. */
+  retryNow(): boolean {
+    const wake = this.wake;
+    wake?.();
+    return wake !== undefined;
   }
 
   stop(): void {

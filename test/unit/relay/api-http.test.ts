@@ -123,6 +123,20 @@ describe('relay command', function () {
     }
   });
 
+  it('exits 1 with a clear message when the port is taken (by the listen error code)', async () => {
+    const other = await startRelay({ port: 0, dataDir: tempDir() });
+    try {
+      const child = spawn(process.execPath, [await cli(), 'relay', '--port', String(other.port), '--data', tempDir()], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let err = '';
+      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      const [code] = (await once(child, 'exit')) as [number];
+      assert.equal(code, 1, err);
+      assert.match(err, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${other.port} \\(EADDRINUSE\\): the port is in use`));
+    } finally {
+      await other.close();
+    }
+  });
+
   for (const [args, pattern] of [
     [['--time-scale', '0'], /--time-scale must be a positive number/],
     [['--allow-cidr', 'nonsense'], /not a CIDR or preset/],

@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ChannelError, ChannelRegistry, CHANNELS_FILE, hashToken } from '../../../relay/server/channelRegistry';
+import { ChannelDirectory } from '../../../relay/server/channelDirectory';
 import { authenticate, sees } from '../../../relay/server/scope';
 import { tempDir } from './helpers';
 
@@ -74,5 +75,37 @@ describe('relay channel registry (channels.json)', async () => {
     assert.equal(sees(scope!, 'alice'), true);
     assert.equal(sees(scope!, 'bob'), false);
     assert.equal(sees({ kind: 'admin' }, 'bob'), true);
+  });
+});
+
+describe('relay channel directory (which channels a relay serves)', () => {
+  const settingsOf = (secrets: string[]) => (name: string) => ({ secrets: name === 'cfg' ? ['cfg-secret'] : secrets, forward: [] });
+  const open = (strict: boolean, relaySecrets: string[] = []) =>
+    new ChannelDirectory(ChannelRegistry.open(tempDir()), { settingsOf: settingsOf(relaySecrets), configured: ['cfg'], forward: ['http://127.0.0.1:9/t'], strict, ingressBase: () => 'https://relay.example.com' });
+
+  it('a local relay: api, config, default and implicit channels; a deleted name is 404 until created again', async () => {
+    const d = open(false);
+    await d.create('alice', ['a-secret']);
+    assert.deepEqual(d.lookup('alice'), { ok: true, source: 'api', settings: { secrets: ['a-secret'], forward: ['http://127.0.0.1:9/t'] } });
+    assert.equal((d.lookup('cfg') as { source: string }).source, 'config');
+    assert.equal((d.lookup('default') as { source: string }).source, 'default');
+    assert.equal((d.lookup('anything') as { source: string }).source, 'implicit');
+    await d.registry.delete('alice');
+    assert.deepEqual(d.lookup('alice'), { ok: false, error: "channel 'alice' was deleted" });
+    await d.create('alice', ['b-secret']);
+    assert.equal((d.lookup('alice') as { source: string }).source, 'api');
+    assert.match(d.taken('cfg') ?? '', /--config/);
+    assert.match(d.taken('default') ?? '', /relay's own/);
+    assert.match(d.fixed('cfg') ?? '', /remove it there/);
+    assert.equal((await d.create('bob', ['x'])).ingressUrl, 'https://relay.example.com/hooks/bob');
+  });
+
+  it('a strict (--public) relay: no implicit channels, and no channel without a secret is served or listed', () => {
+    const d = open(true);
+    assert.deepEqual(d.lookup('anything'), { ok: false, error: "no channel 'anything'" });
+    assert.match((d.lookup('default') as { error: string }).error, /has no secret/);
+    assert.deepEqual(d.list([]).map((c) => c.name), ['cfg']);
+    const signed = open(true, ['relay-secret']);
+    assert.deepEqual(signed.list([]).map((c) => [c.name, c.source, c.secrets]), [['cfg', 'config', 1], ['default', 'default', 1]]);
   });
 });

@@ -103,6 +103,23 @@ describe('relay forwarding limits', function () {
     assert.match(stopped.error!, /stopped/);
   });
 
+  it('a bad --forward-timeout (relay) or --timeout (forward) is a usage error (exit 2)', async () => {
+    const path = await cli();
+    const run = (args: string[]) =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, [path, ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
+        let stderr = '';
+        child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+        child.once('exit', (code) => resolve({ code, stderr }));
+      });
+    const relayBad = await run(['relay', '--port', '0', '--data', tempDir(), '--forward-timeout', '0ms']);
+    assert.equal(relayBad.code, 2);
+    assert.match(relayBad.stderr, /--forward-timeout must be at least 1ms/);
+    const forwardBad = await run(['forward', '--relay', 'ws://127.0.0.1:1', '--token', 't', '--to', 'http://127.0.0.1:1/', '--timeout', 'soon']);
+    assert.equal(forwardBad.code, 2);
+    assert.match(forwardBad.stderr, /--timeout must be a duration/);
+  });
+
   it('service-hooks forward stops on the first SIGTERM while a forward to a trickling target is in flight', async () => {
     slow = await startTrickler();
     relay = await startRelay({ port: 0, dataDir: tempDir(), forward: [] });

@@ -2,10 +2,11 @@
 // drop the (acknowledged, intact) records after it, must be reported, and must never lead to a
 // seq being given out twice — also when the damaged record is the last one.
 import { strict as assert } from 'node:assert';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { DeliveryStore } from '../../../relay/server/store';
+import { JournalCorruptError } from '../../../relay/server/journal';
 import { startRelay } from '../../../relay/server';
 import { tempDir } from './helpers';
 
@@ -28,6 +29,14 @@ function flipByteOf(dir: string, marker: string): void {
   throw new Error(`${marker} not found`);
 }
 
+/**
+ * Removes the index files, so the next open scans the segments (as after a crash, or when an
+ * index is rebuilt); a segment read through its index finds damage only when a record is read.
+ */
+function dropIndexes(dir: string): void {
+  for (const f of readdirSync(dir).filter((n) => /\.idx$/.test(n))) unlinkSync(join(dir, f));
+}
+
 async function bodiesOf(store: DeliveryStore): Promise<string[]> {
   const out: string[] = [];
   for (const e of store.after(0)) out.push((await store.read(e.summary.seq))!.body.toString());
@@ -42,6 +51,7 @@ describe('relay journal: corruption in the middle', () => {
     for (let i = 1; i <= 5; i++) await store.add(meta, Buffer.from(`body-${i}-${'x'.repeat(50)}`));
     await store.close();
     flipByteOf(dir, 'body-2-');
+    dropIndexes(dir);
     store = await DeliveryStore.open(dir, { onCorrupt: (c) => logged.push(c) });
     assert.deepEqual([...store.after(0)].map((e) => e.summary.seq), [1, 3, 4, 5]);
     assert.deepEqual((await bodiesOf(store)).map((b) => b.slice(0, 6)), ['body-1', 'body-3', 'body-4', 'body-5']);
@@ -62,6 +72,7 @@ describe('relay journal: corruption in the middle', () => {
     const bytes = readFileSync(file);
     bytes[second.offset + 1]! ^= 0x40; // the length field: 16 KiB more than written
     writeFileSync(file, bytes);
+    dropIndexes(dir);
     store = await DeliveryStore.open(dir);
     assert.deepEqual([...store.after(0)].map((e) => e.summary.seq), [1, 3, 4]);
     assert.equal(store.integrity().corruptRecords, 1);
@@ -74,6 +85,7 @@ describe('relay journal: corruption in the middle', () => {
     for (let i = 1; i <= 3; i++) await store.add(meta, Buffer.from(`body-${i}-${'y'.repeat(20)}`));
     await store.close();
     flipByteOf(dir, 'body-3-');
+    dropIndexes(dir);
     store = await DeliveryStore.open(dir);
     assert.deepEqual([...store.after(0)].map((e) => e.summary.seq), [1, 2]);
     assert.equal(store.lastSeq, 3);
@@ -86,11 +98,29 @@ describe('relay journal: corruption in the middle', () => {
     const store = await DeliveryStore.open(dir);
     for (let i = 1; i <= 3; i++) await store.add(meta, Buffer.from(`body-${i}-${'z'.repeat(20)}`));
     // No close(): as after kill -9. The last record is then damaged on disk.
+    await store.release();
     flipByteOf(dir, 'body-3-');
     const again = await DeliveryStore.open(dir);
     assert.ok(again.lastSeq >= 3, `lastSeq ${again.lastSeq}`);
     assert.ok((await again.add(meta, Buffer.from('next'))).summary.seq > 3);
     await again.close();
+  });
+
+  it('damage in a segment read through its index is found when the record is read: typed error, counted, logged once', async () => {
+    const dir = tempDir();
+    let store = await DeliveryStore.open(dir);
+    for (let i = 1; i <= 3; i++) await store.add(meta, Buffer.from(`body-${i}-${'v'.repeat(30)}`));
+    await store.close();
+    flipByteOf(dir, 'body-2-');
+    const logged: unknown[] = [];
+    store = await DeliveryStore.open(dir, { onCorrupt: (c) => logged.push(c) });
+    assert.equal(store.integrity().corruptRecords, 0, 'the index covers the segment: nothing scanned');
+    await assert.rejects(store.read(2), JournalCorruptError);
+    await assert.rejects(store.read(2), JournalCorruptError);
+    assert.equal((await store.read(3))!.body.toString().slice(0, 6), 'body-3');
+    assert.equal(store.integrity().corruptRecords, 1);
+    assert.equal(logged.length, 1);
+    await store.close();
   });
 
   it('prune rotates the active segment when nothing in it is kept, so its file is freed', async () => {
@@ -113,6 +143,7 @@ describe('relay journal: corruption in the middle', () => {
     for (let i = 1; i <= 3; i++) await store.add(meta, Buffer.from(`body-${i}-${'w'.repeat(30)}`));
     await store.close();
     flipByteOf(dir, 'body-2-');
+    dropIndexes(dir);
     const lines: string[] = [];
     const relay = await startRelay({ port: 0, dataDir: dir, secrets: ['s'], log: (l: string) => lines.push(l) });
     try {

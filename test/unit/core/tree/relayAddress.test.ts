@@ -1,6 +1,6 @@
 // Connect to Relay's address rules, the status bar text and the Relay view's state row.
 import { strict as assert } from 'node:assert';
-import { parseRelayAddress, relayRow, relayStatusBar, seqKey, serviceIsLocal, shortUrl, webhookUrlChoices, type RelayState } from '../../../../src/core/tree';
+import { parseRelayAddress, relayRow, relayStatusBar, seqKey, serviceIsLocal, shortUrl, webhookUrlChoices, channelNameFor, localAppUrlProblem, describeConnectError, type RelayState } from '../../../../src/core/tree';
 
 describe('relay address (Connect to Relay…)', () => {
   it('defaults to https and derives the WebSocket URL', () => {
@@ -88,5 +88,30 @@ describe('Add Webhook payload URL choices', () => {
     assert.deepEqual(webhookUrlChoices({ remote, localUrl, serviceBaseUrl: 'https://service.example.com' }).map((c) => c.url), ['https://relay.example.com/hooks/alice']);
     assert.deepEqual(webhookUrlChoices({ remote, localUrl, serviceBaseUrl: 'http://127.0.0.1:8787' }).map((c) => c.url), ['https://relay.example.com/hooks/alice', localUrl]);
     assert.deepEqual(webhookUrlChoices({ localUrl, serviceBaseUrl: 'http://127.0.0.1:8787' }), [{ url: localUrl, description: 'local relay' }]);
+  });
+});
+
+describe('Forward Webhooks to Local App helpers', () => {
+  it('names a channel after the repository, within the relay\'s channel rule', () => {
+    const re = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+    assert.equal(channelNameFor('acme/widgets', 'a1b2c3d4'), 'widgets-a1b2c3');
+    for (const repo of ['acme/.hidden', 'x/' + 'y'.repeat(80), 'a/ü-name', 'a/___']) assert.match(channelNameFor(repo, 'ffffff'), re, repo);
+  });
+
+  it('checks the local app URL', () => {
+    assert.equal(localAppUrlProblem('http://localhost:3000/webhook'), undefined);
+    assert.match(String(localAppUrlProblem('localhost:3000')), /http/);
+    assert.match(String(localAppUrlProblem('ftp://x')), /http/);
+    assert.match(String(localAppUrlProblem('http://u:p@localhost')), /user/);
+  });
+});
+
+describe('Connect to Relay failures, in words', () => {
+  it('says what to do for a rejected token, an untrusted certificate, an unreachable host', () => {
+    assert.match(describeConnectError('r.example', { status: 401, message: 'x' }), /rejected the token \(401\)/);
+    assert.match(describeConnectError('r.example', { cause: { code: 'SELF_SIGNED_CERT_IN_CHAIN' } }), /not trusted.*NODE_EXTRA_CA_CERTS/);
+    assert.match(describeConnectError('r.example', { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' }), /not trusted/);
+    assert.equal(describeConnectError('r.example', { code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' }), 'Cannot reach r.example (ECONNREFUSED).');
+    assert.match(describeConnectError('r.example', { message: 'boom' }), /Cannot connect to r\.example: boom/);
   });
 });

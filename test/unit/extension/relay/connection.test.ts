@@ -2,12 +2,14 @@
 // many deliveries it replays, a reconnect resumes with no gap, and forwarding in the editor
 // acknowledges only after the app's 2xx and resumes from the stored seq.
 import { strict as assert } from 'node:assert';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import * as client from '../../../../relay/client';
 import { startRelay, type RelayServer } from '../../../../relay/server';
+import { loadTls } from '../../../../relay/server/tls';
 import { seqKey } from '../../../../src/core/tree';
-import { RelayConnection, type RelayEndpoint } from '../../../../src/extension/relay/connection';
+import { extraCa, RelayConnection, type RelayEndpoint } from '../../../../src/extension/relay/connection';
 import { EditorForwarder } from '../../../../src/extension/relay/forwarding';
+import { makeTestCerts } from '../../relay/certs';
 import { signed, startTarget, tempDir, type TargetApp } from '../../relay/helpers';
 
 const SECRET = 'connection-test-secret-0123456789';
@@ -169,5 +171,66 @@ describe('editor relay connection (src/extension/relay)', function () {
     open.push(conn);
     await assert.rejects(conn.open(), (err: Error & { status?: number }) => err.status === 401);
     assert.equal(conn.lastSeq, undefined, 'no subscription');
+  });
+});
+
+describe('editor relay connection over TLS', function () {
+  this.timeout(60_000);
+
+  it('subscribes over wss:// with the CAs it is given (NODE_EXTRA_CA_CERTS in the editor), and says why without them', async () => {
+    const certs = makeTestCerts();
+    const relay = await startRelay({ port: 0, dataDir: tempDir(), forward: [], tls: loadTls({ cert: certs.serverCert, key: certs.serverKey }) });
+    const dispatcher = new Agent({ connect: { ca: certs.ca } });
+    try {
+      const ep: RelayEndpoint = { httpUrl: `https://127.0.0.1:${relay.port}`, wsUrl: `wss://127.0.0.1:${relay.port}/ws`, token: relay.token, label: 'tls' };
+      const ca = extraCa({ NODE_EXTRA_CA_CERTS: certs.caCert });
+      assert.ok(ca && ca.length > 1 && ca.some((c) => Buffer.from(c).equals(certs.ca)), 'the default CAs plus the file');
+      assert.equal(extraCa({}), undefined);
+      // REST over the same CA (undici's global dispatcher does not know it: give RelayApi one).
+      const clientWithCa = { ...client, RelayApi: class extends client.RelayApi { constructor(o: ConstructorParameters<typeof client.RelayApi>[0]) { super({ ...o, dispatcher }); } } };
+      const conn = new RelayConnection({ endpoint: ep, client: clientWithCa as typeof client, ca });
+      await conn.open();
+      assert.equal(conn.state, 'running');
+      await conn.close();
+      const without = new RelayConnection({ endpoint: ep, client: clientWithCa as typeof client });
+      await assert.rejects(without.open(), /certificate/);
+    } finally {
+      await dispatcher.close();
+      await relay.close();
+    }
+  });
+});
+
+describe('editor relay connection with a channel token', function () {
+  this.timeout(60_000);
+
+  it('sees only its channel: rows, live stream and status', async () => {
+    const relay = await startRelay({ port: 0, dataDir: tempDir(), forward: [] });
+    try {
+      const admin = new client.RelayApi({ baseUrl: `http://127.0.0.1:${relay.port}`, token: relay.token });
+      const alice = await admin.createChannel({ name: 'alice', secrets: [SECRET] });
+      await admin.createChannel({ name: 'bob', secrets: [SECRET] });
+      const send = async (channel: string, body: string) => {
+        const res = await request(`http://127.0.0.1:${relay.port}/hooks/${channel}`, { method: 'POST', headers: { 'content-type': 'application/json', ...signed(SECRET, body) }, body });
+        await res.body.dump();
+        assert.equal(res.statusCode, 200);
+      };
+      await send('alice', '{"n":1}');
+      await send('bob', '{"n":2}');
+      const conn = new RelayConnection({ endpoint: { ...endpoint(relay), token: alice.token }, client, coalesceMs: 10 });
+      try {
+        await conn.open();
+        assert.deepEqual(conn.live.newestFirst().map((d) => d.channel), ['alice']);
+        await send('bob', '{"n":3}');
+        await send('alice', '{"n":4}');
+        await until(conn, () => conn.live.size === 2);
+        assert.deepEqual(conn.live.newestFirst().map((d) => d.channel), ['alice', 'alice']);
+        assert.ok((conn.status?.channels ?? []).every((c) => c.name === 'alice'), JSON.stringify(conn.status));
+      } finally {
+        await conn.close();
+      }
+    } finally {
+      await relay.close();
+    }
   });
 });
