@@ -4,7 +4,7 @@
 // publish acknowledgement (a quorum write on a replicated stream). Every instance builds the same
 // index by consuming both streams, so subscribers and the API see deliveries ingested anywhere.
 import { EventEmitter } from 'node:events';
-import { headers as natsHeaders, StorageType, type ConsumerMessages, type JetStreamClient, type JsMsg, type JetStreamManager, type NatsConnection } from 'nats';
+import { DeliverPolicy, headers as natsHeaders, StorageType, type ConsumerMessages, type JetStreamClient, type JsMsg, type JetStreamManager, type NatsConnection } from 'nats';
 import type { ChannelStatus, ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../../src/core/relay/protocol';
 import { StoreUnavailableError } from '../errors';
 import { headerRecord } from '../store';
@@ -45,7 +45,8 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
   private readonly indexedWaiters = new Map<number, (() => void)[]>();
   private readonly orphanAttempts = new Map<number, AttemptMessage[]>();
   private readonly ownAttempts = new Set<number>();
-  private readonly consumers: ConsumerMessages[] = [];
+  private readonly stops: (() => void)[] = [];
+  private readonly onReconnect: (() => void)[] = [];
   private syncTimer: NodeJS.Timeout | undefined;
   private highestSeq = 0;
   private closed = false;
@@ -67,6 +68,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     const jsm = await nc.jetstreamManager();
     const store = new NatsStore(nc, jsm, options);
     await retrying(() => store.ensureStreams(), options.log);
+    void store.watchConnection();
     await store.startConsumers();
     store.syncTimer = setInterval(() => void store.syncFirstSeq().catch(() => undefined), options.syncIntervalMs ?? 5000);
     store.syncTimer.unref();
@@ -100,6 +102,13 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     }
   }
 
+  /** Follows the connection's status: after a reconnect the stream followers start again. */
+  private async watchConnection(): Promise<void> {
+    for await (const st of this.nc.status()) {
+      if (st.type === 'reconnect') for (const restart of this.onReconnect) restart();
+    }
+  }
+
   private async startConsumers(): Promise<void> {
     // Deliveries first (up to the last seq at open), then attempts, so no attempt precedes its delivery.
     await this.consumeFromStart(this.deliveries, true, (m) => {
@@ -111,23 +120,47 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     });
   }
 
-  /** An ordered consumer over the whole stream; resolves once it has handed over what the stream held at the start. */
+  /**
+   * Follows a stream from its start with an ordered consumer and resolves once it has handed over
+   * what the stream held at that moment. After a reconnect (the server it was on may be gone) it
+   * follows again from the last message it handed over, so the index never stalls or repeats.
+   */
   private async consumeFromStart(stream: string, headersOnly: boolean, onMessage: (m: JsMsg) => void): Promise<void> {
     const info = await this.jsm.streams.info(stream);
     if (stream === this.deliveries) this.highestSeq = Math.max(this.highestSeq, info.state.last_seq);
-    const consumer = await this.js.consumers.get(stream, headersOnly ? { headers_only: true } : {});
-    const messages = await consumer.consume();
-    this.consumers.push(messages);
     const loaded = info.state.messages === 0 ? 0 : info.state.last_seq;
-    await new Promise<void>((resolve) => {
-      if (loaded === 0) resolve();
-      void (async () => {
-        for await (const m of messages) {
-          onMessage(m);
-          if (m.seq >= loaded) resolve();
-        }
-      })();
-    });
+    let last = 0;
+    let current: ConsumerMessages | undefined;
+    let caughtUp!: () => void;
+    const initial = new Promise<void>((r) => (caughtUp = r));
+    if (loaded === 0) caughtUp();
+    const follow = async () => {
+      const opts = last > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: last + 1 } : {};
+      const consumer = await this.js.consumers.get(stream, { ...opts, ...(headersOnly ? { headers_only: true } : {}) });
+      const messages = await consumer.consume({ expires: 5000 });
+      current = messages;
+      for await (const m of messages) {
+        if (m.seq <= last) continue;
+        last = m.seq;
+        onMessage(m);
+        if (m.seq >= loaded) caughtUp();
+      }
+    };
+    let generation = 0;
+    const restart = () => {
+      if (this.closed) return;
+      const mine = ++generation;
+      current?.stop();
+      void follow().catch((err) => {
+        // Right after a reconnect the JetStream API may still time out: try again shortly.
+        this.options.log?.(`store: following ${stream} failed (${(err as Error).message}); trying again`);
+        setTimeout(() => mine === generation && restart(), 1000).unref();
+      });
+    };
+    this.stops.push(() => current?.stop());
+    this.onReconnect.push(restart);
+    restart();
+    await initial;
   }
 
   private onDelivery(seq: number, metaText: string, size: number): void {
@@ -212,11 +245,19 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     return this.index.get(seq) ?? { summary: provisional(seq, full, body.length), attempts: [], receivedMs: Date.parse(full.receivedAt) };
   }
 
-  /** Resolves once the index holds `seq` (or after 5 s: the delivery is durable either way). */
+  /**
+   * Resolves once the index holds `seq`, or after 2 s (the delivery is durable either way). A
+   * follower that has not seen an acknowledged seq by then is stuck (its consumer was on a server
+   * that went away): the followers start again from what they last saw.
+   */
   private indexed(seq: number): Promise<void> {
     if (this.index.get(seq) || this.index.firstSeq > seq) return Promise.resolve();
     return new Promise((resolve) => {
-      const t = setTimeout(resolve, 5000);
+      const t = setTimeout(() => {
+        this.options.log?.(`store: seq ${seq} was acknowledged but has not reached the index; following the streams again`);
+        for (const restart of this.onReconnect) restart();
+        resolve();
+      }, 2000);
       const list = this.indexedWaiters.get(seq) ?? [];
       list.push(() => (clearTimeout(t), resolve()));
       this.indexedWaiters.set(seq, list);
@@ -301,7 +342,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.syncTimer);
-    for (const c of this.consumers) c.stop();
+    for (const stop of this.stops) stop();
     await this.nc.drain().catch(() => undefined);
   }
 }

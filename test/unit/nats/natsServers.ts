@@ -131,7 +131,8 @@ export async function waitForJetStream(servers: string[]): Promise<void> {
 }
 
 /**
- * Resolves once `stream` has a leader and `replicas - 1` current peers, as after restarted nodes
+ * Resolves once `stream` has a leader and `replicas - 1` current peers (pass the live servers' count
+ * after a kill), as after restarted nodes
  * rejoin. nats-server announces this on no subject a client can await, so this asks the stream
  * info API every 250 ms (bounded: 30 s).
  */
