@@ -72,6 +72,9 @@ export default defineCommand({
     }
     if (action === 'list' && name !== undefined) throw new UsageError(`list takes no name, got '${name}'`);
     if (action !== 'list' && !name) throw new UsageError(`${action} needs a channel NAME`);
+    if (action === 'create' && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name!)) {
+      throw new UsageError(`a channel NAME is 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit; got '${name}'`);
+    }
     if (action !== 'create' && (values.secret || values['generate-secret'])) throw new UsageError(`--secret and --generate-secret belong to create`);
     const api = relayApi(values, io);
     return callRelay(values.relay, async () => {

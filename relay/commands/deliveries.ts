@@ -19,13 +19,15 @@ Options:
 ${RELAY_TARGET_HELP}
 `;
 
+const STATUSES = ['verified', 'unverified', 'rejected', 'pending', 'ok', 'failed'];
+
 function forwardText(f: ForwardState): string {
   const state = `${f.status}${f.lastStatus ? ` ${f.lastStatus}` : ''}`;
   return f.target === SUBSCRIBER_TARGET ? `${state} (by a forward subscriber)` : state;
 }
 
 function line(d: RelayDeliverySummary): string {
-  const fwd = d.forward.map(forwardText).join(', ') || 'no target';
+  const fwd = d.forward.map(forwardText).join(', ') || (d.verification === 'rejected' ? 'none (rejected)' : 'no target');
   const why = d.reason ? ` (${d.reason})` : '';
   return `#${d.seq}  ${d.receivedAt}  ${d.channel}  ${d.event ?? '-'}  ${d.verification}${why}  ${d.size} B  forward: ${fwd}`;
 }
@@ -34,6 +36,9 @@ export default defineCommand({
   help,
   options: { ...RELAY_TARGET_OPTIONS, channel: { type: 'string' }, status: { type: 'string' }, since: { type: 'string' }, before: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
   async run({ values }, io) {
+    if (values.status !== undefined && !STATUSES.includes(values.status)) {
+      throw new UsageError(`--status must be one of ${STATUSES.join(', ')}, got '${values.status}'`);
+    }
     for (const k of ['since', 'before', 'limit'] as const) {
       const v = values[k];
       if (v !== undefined && !/^\d+$/.test(v)) throw new UsageError(`--${k} must be a non-negative integer, got '${v}'`);
@@ -49,7 +54,7 @@ export default defineCommand({
     if (values.json) io.stdout.write(JSON.stringify(list, null, 2) + '\n');
     else {
       for (const d of list.deliveries) io.stdout.write(line(d) + '\n');
-      io.stderr.write(`${list.deliveries.length} deliveries (relay at seq ${list.lastSeq})\n`);
+      io.stderr.write(`${list.deliveries.length} ${list.deliveries.length === 1 ? 'delivery' : 'deliveries'} (relay at seq ${list.lastSeq})\n`);
     }
     return EXIT.ok;
   },

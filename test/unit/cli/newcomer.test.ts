@@ -165,6 +165,24 @@ describe('newcomer: the CLI with wrong input and end to end', function () {
     assert.equal(ok.code, 0, ok.stderr);
   });
 
+  it('channels create with a bad name and deliveries --status outside the six are exit 2 before asking the relay; a rejected delivery is "none (rejected)", not "no target"', async () => {
+    const name = await run(['channels', 'create', 'bad name', '--generate-secret', '--relay', 'http://127.0.0.1:9', '--token', 't']);
+    assert.equal(name.code, 2, 'a channel name the relay refuses is a usage error, not a relay failure');
+    assert.match(name.stderr, /a channel NAME is 1 to 64 letters/);
+    const bad = await run(['deliveries', '--relay', 'http://127.0.0.1:9', '--token', 't', '--status', 'bogus']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--status must be one of verified, unverified, rejected, pending, ok, failed, got 'bogus'/);
+    const data = tempDir();
+    const relay = await spawnRelay(['--data', data, '--secret', DEMO_SECRET]);
+    relays.push(relay);
+    const body = JSON.stringify({ forged: true });
+    assert.equal((await post(`${relay.url}/hooks/default`, body, signed('not-the-secret', body))).status, 401);
+    const r = await run(['deliveries', '--relay', relay.url, '--data', data]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /#1 .* rejected .* forward: none \(rejected\)/);
+    assert.match(r.stderr, /^1 delivery \(relay at seq 1\)/m);
+  });
+
   it('emulate --state in a folder that does not exist stops at start (exit 1) instead of losing every change', async () => {
     const state = join(tempDir(), 'missing', 'state.json');
     const r = await run(['emulate', '--port', '0', '--token', 'qa-token-0123456789', '--state', state]);
