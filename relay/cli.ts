@@ -8,7 +8,7 @@ function topHelp(): string {
   const lines = ['Usage: service-hooks <command> [options]', '', 'Commands:'];
   for (const { name, summary } of COMMANDS) lines.push(`  ${name.padEnd(14)} ${summary}`);
   lines.push('', 'Run `service-hooks <command> --help` for a command\'s options.');
-  lines.push('Exit codes: 0 ok, 1 failure or finding, 2 usage error.');
+  lines.push('Exit codes: 0 ok, 1 failure or finding, 2 usage error; `relay` exits 3 when another relay holds its --data folder.');
   return lines.join('\n') + '\n';
 }
 

@@ -1,6 +1,6 @@
 // Thin wrapper over node:util parseArgs that turns its errors into UsageError (exit 2).
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { UsageError } from './io';
+import { UsageError, type CliIO, type Command } from './io';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
@@ -44,4 +44,30 @@ export function positiveDuration(value: string, flag: string): number {
   const ms = parseDuration(value, flag);
   if (ms < 1) throw new UsageError(`${flag} must be at least 1ms, got '${value}'`);
   return ms;
+}
+
+/** The values parseArgs infers for `options`: string, boolean or string[] (multiple), each optional. */
+export type ParsedValues<O extends Options> = ReturnType<typeof parse<O>>['values'];
+
+export interface CommandSpec<O extends Options> {
+  /** Full help text printed by `service-hooks <cmd> --help` (the one-line summary is in cli/commands.ts). */
+  help: string;
+  options: O;
+  /** Whether operands are taken (default false: any operand is a usage error). */
+  positionals?: boolean;
+  run(args: { values: ParsedValues<O>; positionals: string[] }, io: CliIO): Promise<number>;
+}
+
+/**
+ * A subcommand from its options and its run: the arguments are parsed strictly (unknown options
+ * and, unless `positionals`, operands are usage errors, exit 2) before `run` sees typed values.
+ */
+export function defineCommand<O extends Options>(spec: CommandSpec<O>): Command {
+  return {
+    help: spec.help,
+    run: (argv, io) => {
+      const { values, positionals } = parse(argv, spec.options, spec.positionals ?? false);
+      return spec.run({ values, positionals }, io);
+    },
+  };
 }

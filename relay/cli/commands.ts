@@ -2,7 +2,7 @@
 // `load` runs only when that command runs, and in dist/ each command is its own bundle
 // (dist/commands/<name>.js, see scripts/cliBuild.mjs), so `--help` and one command load
 // nothing of the others (no undici for `lint`).
-// To add a command: write relay/commands/<name>.ts with `export default { help, run } satisfies Command`
+// To add a command: write relay/commands/<name>.ts with `export default defineCommand({ help, options, run })`
 // and add one line below; the build picks it up from the `import('../commands/<name>')`.
 import type { Command } from './io';
 

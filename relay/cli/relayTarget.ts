@@ -41,6 +41,9 @@ export async function callRelay<T>(baseUrl: string | undefined, call: () => Prom
   } catch (err) {
     const code = (err as { code?: string; cause?: { code?: string } }).code ?? (err as { cause?: { code?: string } }).cause?.code;
     if (code === 'ECONNREFUSED') throw new Error(`no relay answers at ${baseUrl ?? 'http://127.0.0.1:8788'}: start one with \`service-hooks relay\` or pass --relay URL`);
+    if (code === 'UND_ERR_SOCKET' && baseUrl?.startsWith('http://')) {
+      throw new Error(`the relay at ${baseUrl} closed the connection without answering; if it serves TLS (--tls-cert), use https://`);
+    }
     if (code !== undefined && UNTRUSTED_CERT.has(code)) {
       throw new Error(`the relay's certificate at ${baseUrl} is not trusted (${code}): set NODE_EXTRA_CA_CERTS to the PEM file of the CA that signed it`);
     }

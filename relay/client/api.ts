@@ -64,7 +64,12 @@ export class RelayApi {
       }
       throw new RelayApiError(res.statusCode, `relay ${method} ${path.split('?')[0]}: ${res.statusCode} ${reason}`);
     }
-    return (text ? JSON.parse(text) : undefined) as T;
+    if (!text) return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new RelayApiError(res.statusCode, `relay ${method} ${path.split('?')[0]}: ${res.statusCode} with a body that is not JSON; is ${this.base} a relay?`);
+    }
   }
 
   health(): Promise<{ ok: boolean; lastSeq: number }> {

@@ -18,7 +18,8 @@ export type SubscriptionState =
   | { state: 'connecting'; attempt: number }
   | { state: 'open'; lastSeq: number }
   | { state: 'caught-up'; lastSeq: number }
-  | { state: 'reconnecting'; delayMs: number; reason: string }
+  /** `refused`: the HTTP status the relay answered the upgrade with (401: wrong token), if it did. */
+  | { state: 'reconnecting'; delayMs: number; reason: string; refused?: number }
   | { state: 'closed'; reason: string };
 
 export interface SubscribeOptions {
@@ -71,6 +72,8 @@ interface Connection {
   pingTimer?: ReturnType<typeof setInterval>;
   pongTimer?: ReturnType<typeof setTimeout>;
   failure: string;
+  /** The HTTP status of a refused upgrade. */
+  refused?: number;
 }
 
 class Subscriber implements Subscription {
@@ -125,6 +128,7 @@ class Subscriber implements Subscription {
     });
     sock.on('unexpected-response', (_req, res) => {
       c.failure = `relay refused the connection: HTTP ${res.statusCode}`;
+      c.refused = res.statusCode;
       res.resume();
       sock.terminate();
     });
@@ -195,7 +199,7 @@ class Subscriber implements Subscription {
     const initial = this.options.backoff?.initialMs ?? 250;
     const max = this.options.backoff?.maxMs ?? 30_000;
     const delay = Math.min(max, initial * 2 ** Math.min(this.attempt, 16)) * (0.5 + Math.random() / 2);
-    this.state({ state: 'reconnecting', delayMs: Math.round(delay), reason: why });
+    this.state({ state: 'reconnecting', delayMs: Math.round(delay), reason: why, ...(c.refused ? { refused: c.refused } : {}) });
     this.retryTimer = setTimeout(() => this.connect(), delay);
   }
 

@@ -1,8 +1,8 @@
 // `service-hooks channels create|list|delete`: manage a relay's channels through its admin API.
 import { randomBytes } from 'node:crypto';
-import { parse } from '../cli/args';
+import { defineCommand } from '../cli/args';
 import { RELAY_TARGET_HELP, RELAY_TARGET_OPTIONS, callRelay, relayApi } from '../cli/relayTarget';
-import { EXIT, UsageError, type CliIO, type Command } from '../cli/io';
+import { EXIT, UsageError, type CliIO } from '../cli/io';
 import type { RelayApi } from '../client/api';
 import type { ChannelInfo } from '../../src/core/relay/protocol';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
@@ -55,15 +55,16 @@ async function create(api: RelayApi, relayUrl: string, name: string, values: { s
   return EXIT.ok;
 }
 
-const command: Command = {
+export default defineCommand({
   help,
-  async run(argv, io) {
-    const { values, positionals } = parse(argv, {
-      ...RELAY_TARGET_OPTIONS,
-      secret: { type: 'string', multiple: true },
-      'generate-secret': { type: 'boolean' },
-      json: { type: 'boolean' },
-    });
+  options: {
+    ...RELAY_TARGET_OPTIONS,
+    secret: { type: 'string', multiple: true },
+    'generate-secret': { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
+  positionals: true,
+  async run({ values, positionals }, io) {
     const [action, name, ...extra] = positionals;
     if (extra.length > 0) throw new UsageError(`unexpected argument '${extra[0]}'`);
     if (action !== 'create' && action !== 'list' && action !== 'delete') {
@@ -86,5 +87,4 @@ const command: Command = {
       return EXIT.ok;
     });
   },
-};
-export default command;
+});

@@ -1,7 +1,7 @@
 // `service-hooks deliveries`: lists what a running relay has journaled, newest last.
-import { parse } from '../cli/args';
+import { defineCommand } from '../cli/args';
 import { RELAY_TARGET_HELP, RELAY_TARGET_OPTIONS, callRelay, relayApi } from '../cli/relayTarget';
-import { EXIT, UsageError, type Command } from '../cli/io';
+import { EXIT, UsageError } from '../cli/io';
 import { SUBSCRIBER_TARGET, type ForwardState, type RelayDeliverySummary } from '../../src/core/relay/protocol';
 
 const help = `Usage: service-hooks deliveries [--channel C] [--status S] [--since SEQ] [--before SEQ] [--limit N] [--json]
@@ -30,14 +30,10 @@ function line(d: RelayDeliverySummary): string {
   return `#${d.seq}  ${d.receivedAt}  ${d.channel}  ${d.event ?? '-'}  ${d.verification}${why}  ${d.size} B  forward: ${fwd}`;
 }
 
-const command: Command = {
+export default defineCommand({
   help,
-  async run(argv, io) {
-    const { values } = parse(
-      argv,
-      { ...RELAY_TARGET_OPTIONS, channel: { type: 'string' }, status: { type: 'string' }, since: { type: 'string' }, before: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
-      false,
-    );
+  options: { ...RELAY_TARGET_OPTIONS, channel: { type: 'string' }, status: { type: 'string' }, since: { type: 'string' }, before: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+  async run({ values }, io) {
     for (const k of ['since', 'before', 'limit'] as const) {
       const v = values[k];
       if (v !== undefined && !/^\d+$/.test(v)) throw new UsageError(`--${k} must be a non-negative integer, got '${v}'`);
@@ -57,5 +53,4 @@ const command: Command = {
     }
     return EXIT.ok;
   },
-};
-export default command;
+});

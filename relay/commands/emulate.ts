@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { DEFAULT_SERVICE_PORT } from '../../src/core/defaults';
 import { forbiddenTarget } from '../../src/core/net/address';
-import { parse, port, size } from '../cli/args';
-import { EXIT, UsageError, type CliIO, type Command } from '../cli/io';
+import { defineCommand, port, size, type ParsedValues } from '../cli/args';
+import { EXIT, UsageError, type CliIO } from '../cli/io';
 import { DEFAULT_DEMO_RELAY_URL, DEFAULT_MAX_BODY, startEmulator, type EmulatorOptions } from '../emulator';
 
 const TOKEN_ENV = 'SERVICE_HOOKS_EMULATOR_TOKEN';
@@ -65,7 +65,7 @@ const OPTIONS = {
   'documented-only': { type: 'boolean' },
 } as const;
 
-type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
+type Values = ParsedValues<typeof OPTIONS>;
 
 /** The emulator's options from the command line; usage errors throw UsageError (exit 2). */
 function emulatorOptions(values: Values, io: Pick<CliIO, 'env' | 'cwd' | 'stderr'>): { options: EmulatorOptions; token: string; generated: boolean } {
@@ -100,10 +100,10 @@ function emulatorOptions(values: Values, io: Pick<CliIO, 'env' | 'cwd' | 'stderr
   return { options, token, generated };
 }
 
-const command: Command = {
+export default defineCommand({
   help,
-  async run(argv, io) {
-    const { values } = parse(argv, OPTIONS, false);
+  options: OPTIONS,
+  async run({ values }, io) {
     const { options, token, generated } = emulatorOptions(values, io);
     let emulator;
     try {
@@ -124,5 +124,4 @@ const command: Command = {
     io.stderr.write('emulator: stopped\n');
     return EXIT.ok;
   },
-};
-export default command;
+});

@@ -1,9 +1,12 @@
 // `service-hooks forward`: subscribes to a (remote) relay and forwards each delivery byte-exact
 // to a local URL; acknowledges by seq only after the local app answered 2xx, so nothing is lost.
-import { parse, positiveDuration } from '../cli/args';
-import { EXIT, UsageError, type Command } from '../cli/io';
+import { defineCommand, positiveDuration } from '../cli/args';
+import { EXIT, UsageError } from '../cli/io';
 import { DEFAULT_FORWARD_TIMEOUT_MS, forwardDelivery } from '../client/forward';
 import { subscribe } from '../client/subscribe';
+
+/** The relay's channel names (relay/server/channels.ts CHANNEL_RE; not imported: this bundle stays small). */
+const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 const help = `Usage: service-hooks forward --relay ws(s)://HOST:PORT --token T --to URL [--channel C] [--since SEQ] [--timeout D]
 
@@ -13,7 +16,8 @@ answered 2xx; until then it is retried with backoff. After a disconnect the forw
 with backoff and resumes from the last acknowledged seq. Rejected deliveries are skipped.
 
 Options:
-  --relay URL     the relay's WebSocket address (ws:// or wss://; /ws is added when missing)
+  --relay URL     the relay's address: ws(s)://HOST:PORT, or the http(s):// address the relay
+                  prints (used as ws(s)://); /ws is added when missing
   --token T       the relay token (or env SERVICE_HOOKS_RELAY_TOKEN); sent in a header, never the URL
   --to URL        local target, e.g. http://127.0.0.1:3000/webhook
   --channel C     only this channel
@@ -21,27 +25,36 @@ Options:
   --timeout D     total deadline of one forward to URL, from sending to the answer's last byte,
                   e.g. 10s, 500ms (default 10s); a slower answer counts as a failure and is retried
 
-SIGINT or SIGTERM stops at once: a forward in flight is cut off and stays unacknowledged, so
-the relay sends it again at the next start.
+SIGINT or SIGTERM stops at once (exit 0): a forward in flight is cut off and stays
+unacknowledged, so the relay sends it again at the next start. A relay that refuses the token
+(HTTP 401 or 403) stops it with exit 1: retrying would not help.
 `;
 
-const command: Command = {
+/** ws(s)://… as given; http(s)://… (the address `relay` prints) as ws(s)://…; else undefined. */
+export function webSocketUrl(given: string): string | undefined {
+  const m = /^(wss?|https?):\/\/\S+$/.exec(given);
+  if (!m || !URL.canParse(given)) return undefined;
+  return m[1] === 'http' || m[1] === 'https' ? given.replace(/^http/, 'ws') : given;
+}
+
+export default defineCommand({
   help,
-  async run(argv, io) {
-    const { values } = parse(
-      argv,
-      {
-        relay: { type: 'string' },
-        token: { type: 'string' },
-        to: { type: 'string' },
-        channel: { type: 'string' },
-        since: { type: 'string' },
-        timeout: { type: 'string' },
-      },
-      false,
-    );
+  options: {
+    relay: { type: 'string' },
+    token: { type: 'string' },
+    to: { type: 'string' },
+    channel: { type: 'string' },
+    since: { type: 'string' },
+    timeout: { type: 'string' },
+  },
+  async run({ values }, io) {
     const token = values.token ?? io.env.SERVICE_HOOKS_RELAY_TOKEN;
-    if (!values.relay || !/^wss?:\/\//.test(values.relay)) throw new UsageError('--relay ws(s)://HOST:PORT is required');
+    if (!values.relay) throw new UsageError('--relay ws(s)://HOST:PORT is required');
+    const relayUrl = webSocketUrl(values.relay);
+    if (!relayUrl) throw new UsageError(`--relay must be a ws(s):// or http(s):// URL, got '${values.relay}'`);
+    if (values.channel !== undefined && !CHANNEL_NAME.test(values.channel)) {
+      throw new UsageError(`--channel must be a channel name (letters, digits, '.', '_', '-'; at most 64), got '${values.channel}'`);
+    }
     if (!token) throw new UsageError('--token is required');
     if (!values.to || !/^https?:\/\//.test(values.to)) throw new UsageError('--to http(s)://… is required');
     const since = values.since === undefined ? undefined : Number(values.since);
@@ -49,14 +62,20 @@ const command: Command = {
     const timeoutMs = values.timeout === undefined ? DEFAULT_FORWARD_TIMEOUT_MS : positiveDuration(values.timeout, '--timeout');
     const to = values.to;
     let retryWake: (() => void) | undefined;
+    const stop = new AbortController();
+    io.stopSignal.addEventListener('abort', () => stop.abort(), { once: true });
+    let refused: number | undefined;
     const sub = subscribe({
-      url: values.relay,
+      url: relayUrl,
       token,
       since,
       channel: values.channel,
       onState: (s) => {
         if (s.state === 'open') io.stderr.write(`forward: connected (relay at seq ${s.lastSeq})\n`);
-        else if (s.state === 'reconnecting') io.stderr.write(`forward: ${s.reason}; reconnecting in ${s.delayMs} ms\n`);
+        else if (s.state === 'reconnecting' && (s.refused === 401 || s.refused === 403)) {
+          refused = s.refused;
+          stop.abort();
+        } else if (s.state === 'reconnecting') io.stderr.write(`forward: ${s.reason}; reconnecting in ${s.delayMs} ms\n`);
       },
       onDelivery: async (d) => {
         if (d.verification === 'rejected') {
@@ -83,14 +102,18 @@ const command: Command = {
       },
     });
     await new Promise<void>((r) => {
-      if (io.stopSignal.aborted) r();
-      else io.stopSignal.addEventListener('abort', () => r(), { once: true });
+      if (stop.signal.aborted) r();
+      else stop.signal.addEventListener('abort', () => r(), { once: true });
     });
     retryWake?.();
     sub.close();
     await sub.closed;
-    io.stderr.write(`forward: stopped after seq ${sub.lastSeq}\n`);
+    if (refused !== undefined) {
+      const why = refused === 401 ? 'the token is not accepted (wrong, or its channel was deleted); pass the relay token or a channel token with --token or SERVICE_HOOKS_RELAY_TOKEN' : 'the Host or Origin is not allowed (see the relay\'s --allow-host)';
+      io.stderr.write(`service-hooks forward: the relay refused the connection (HTTP ${refused}): ${why}\n`);
+      return EXIT.failure;
+    }
+    io.stderr.write(sub.lastSeq >= 0 ? `forward: stopped after seq ${sub.lastSeq}\n` : 'forward: stopped\n');
     return EXIT.ok;
   },
-};
-export default command;
+});

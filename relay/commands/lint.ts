@@ -2,8 +2,8 @@
 // actions), with --fix / --fix-pinned, text/json/sarif output and the Markdown port report (--report).
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parse } from '../cli/args';
-import { EXIT, UsageError, type CliIO, type Command } from '../cli/io';
+import { defineCommand, type ParsedValues } from '../cli/args';
+import { EXIT, UsageError, type CliIO } from '../cli/io';
 import { CONFIG_FILE, loadConfig } from '../lint/config';
 import { expandPaths } from '../lint/files';
 import { formatJson, formatText, type FileFinding } from '../lint/format';
@@ -64,19 +64,20 @@ interface Flags {
   config: string | undefined;
 }
 
-function flags(argv: string[]): { flags: Flags; positionals: string[] } {
-  const { values, positionals } = parse(argv, {
-    fix: { type: 'boolean', default: false },
-    'fix-pinned': { type: 'boolean', default: false },
-    report: { type: 'boolean', default: false },
-    format: { type: 'string' },
-    config: { type: 'string' },
-  });
+const OPTIONS = {
+  fix: { type: 'boolean', default: false },
+  'fix-pinned': { type: 'boolean', default: false },
+  report: { type: 'boolean', default: false },
+  format: { type: 'string' },
+  config: { type: 'string' },
+} as const;
+
+function flags(values: ParsedValues<typeof OPTIONS>): Flags {
   const format = values.format ?? 'text';
   if (!['text', 'json', 'sarif'].includes(format)) throw new UsageError(`--format must be text, json or sarif, got '${format}'`);
   if (values.report && values.format !== undefined) throw new UsageError('--report prints Markdown; leave out --format');
   const fixPinned = values['fix-pinned']!;
-  return { flags: { fix: values.fix! || fixPinned, fixPinned, report: values.report!, format, config: values.config }, positionals };
+  return { fix: values.fix! || fixPinned, fixPinned, report: values.report!, format, config: values.config };
 }
 
 interface FileResult {
@@ -124,10 +125,12 @@ async function workflowFiles(positionals: string[], workflowDirs: string[], io: 
   return { files, status };
 }
 
-const command: Command = {
+export default defineCommand({
   help,
-  async run(argv, io) {
-    const { flags: f, positionals } = flags(argv);
+  options: OPTIONS,
+  positionals: true,
+  async run({ values, positionals }, io) {
+    const f = flags(values);
     const config = await loadConfig(io.cwd, f.config);
     const options = { rules: config.rules };
     const { files, status: found } = await workflowFiles(positionals, config.workflowDirs, io);
@@ -159,5 +162,4 @@ const command: Command = {
     if (status === EXIT.usage) return EXIT.usage;
     return errors > 0 ? EXIT.failure : EXIT.ok;
   },
-};
-export default command;
+});

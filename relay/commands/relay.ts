@@ -1,10 +1,10 @@
 // `service-hooks relay`: the local dev relay (relay/server). Runs until SIGINT/SIGTERM.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parse, parseDuration, port, positiveDuration, size } from '../cli/args';
+import { defineCommand, parseDuration, type ParsedValues, port, positiveDuration, size } from '../cli/args';
 
 export { parseDuration } from '../cli/args';
-import { EXIT, UsageError, type CliIO, type Command } from '../cli/io';
+import { EXIT, UsageError, type CliIO } from '../cli/io';
 import { PUBLIC_HELP, PUBLIC_OPTIONS, publicRelayOptions } from '../cli/publicOptions';
 import { DataDirLockedError, DEFAULT_DATA_DIR, DEFAULT_MAX_BODY, RelayConfigError, startRelay, type ChannelConfig, type RelayOptions } from '../server';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
@@ -143,7 +143,7 @@ const OPTIONS = {
   ...PUBLIC_OPTIONS,
 } as const;
 
-type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
+type Values = ParsedValues<typeof OPTIONS>;
 
 function timeScaleOf(value: string | undefined): number {
   const timeScale = value === undefined ? 1 : Number(value);
@@ -184,6 +184,7 @@ function relayOptions(values: Values, io: CliIO): RelayOptions {
       maxAgeMs: values['max-age'] === undefined ? 30 * DAY_MS : parseDuration(values['max-age'], '--max-age'),
     },
     ...natsChoice(values.store, values['nats-creds'], values['nats-replicas'], io.cwd),
+    signal: io.stopSignal,
     onTokenCreated: (token, path) => io.stdout.write(`relay token (shown once; stored in ${path}): ${token}\n`),
     log: (line) => io.stderr.write(`relay: ${line}\n`),
     ...open,
@@ -199,14 +200,18 @@ function listenProblem(code: string, host = '127.0.0.1', portFlag = String(DEFAU
   return `cannot listen on ${where}: no such address on this machine; check --host`;
 }
 
-const command: Command = {
+export default defineCommand({
   help,
-  async run(argv, io) {
-    const { values } = parse(argv, OPTIONS, false);
+  options: OPTIONS,
+  async run({ values }, io) {
     let relay;
     try {
       relay = await startRelay(relayOptions(values, io));
     } catch (err) {
+      if (io.stopSignal.aborted) {
+        io.stderr.write('relay: stopped before it started\n');
+        return EXIT.ok;
+      }
       if (err instanceof RelayConfigError) throw new UsageError(err.message);
       if (err instanceof DataDirLockedError) {
         io.stderr.write(`service-hooks relay: ${err.message}\n`);
@@ -224,5 +229,4 @@ const command: Command = {
     io.stderr.write('relay: stopped\n');
     return EXIT.ok;
   },
-};
-export default command;
+});

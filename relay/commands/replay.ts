@@ -1,7 +1,7 @@
 // `service-hooks replay <seq>`: asks a running relay to send a journaled delivery again.
-import { parse } from '../cli/args';
+import { defineCommand } from '../cli/args';
 import { RELAY_TARGET_HELP, RELAY_TARGET_OPTIONS, callRelay, relayApi } from '../cli/relayTarget';
-import { EXIT, UsageError, type Command } from '../cli/io';
+import { EXIT, UsageError } from '../cli/io';
 
 const help = `Usage: service-hooks replay <seq> [--to URL] [--resign-secret S]
 
@@ -16,16 +16,18 @@ Options:
 ${RELAY_TARGET_HELP}
 `;
 
-const command: Command = {
+export default defineCommand({
   help,
-  async run(argv, io) {
-    const { values, positionals } = parse(argv, { ...RELAY_TARGET_OPTIONS, to: { type: 'string' }, 'resign-secret': { type: 'string' } });
+  options: { ...RELAY_TARGET_OPTIONS, to: { type: 'string' }, 'resign-secret': { type: 'string' } },
+  positionals: true,
+  async run({ values, positionals }, io) {
     if (positionals.length !== 1 || !/^\d+$/.test(positionals[0]!)) throw new UsageError('give exactly one delivery sequence number, e.g. `service-hooks replay 42`');
     if (values.to !== undefined && !/^https?:\/\/\S+$/.test(values.to)) throw new UsageError(`--to must be an http(s) URL, got '${values.to}'`);
+    if (values['resign-secret'] === '') throw new UsageError('--resign-secret must not be empty: a signature keyed with the empty key proves nothing');
     const api = relayApi(values, io);
     const { attempts } = await callRelay(values.relay, () => api.replay(Number(positionals[0]), {
       ...(values.to ? { to: values.to } : {}),
-      ...(values['resign-secret'] ? { resignSecret: values['resign-secret'] } : {}),
+      ...(values['resign-secret'] !== undefined ? { resignSecret: values['resign-secret'] } : {}),
     }));
     if (attempts.length === 0) io.stderr.write('replay: the delivery has no target; pass --to URL\n');
     for (const a of attempts) {
@@ -34,5 +36,4 @@ const command: Command = {
     }
     return attempts.length > 0 && attempts.every((a) => a.ok) ? EXIT.ok : EXIT.failure;
   },
-};
-export default command;
+});

@@ -1,8 +1,8 @@
 // `service-hooks retry-pending`: "retry pending now" on a running relay: forwards waiting for their
 // next scheduled attempt are queued at once, in seq order.
-import { parse } from '../cli/args';
+import { defineCommand } from '../cli/args';
 import { RELAY_TARGET_HELP, RELAY_TARGET_OPTIONS, callRelay, relayApi } from '../cli/relayTarget';
-import { EXIT, UsageError, type Command } from '../cli/io';
+import { EXIT, UsageError } from '../cli/io';
 
 const help = `Usage: service-hooks retry-pending [--channel C] [--target URL]
 
@@ -18,10 +18,10 @@ Options:
 ${RELAY_TARGET_HELP}
 `;
 
-const command: Command = {
+export default defineCommand({
   help,
-  async run(argv, io) {
-    const { values } = parse(argv, { ...RELAY_TARGET_OPTIONS, channel: { type: 'string' }, target: { type: 'string' } }, false);
+  options: { ...RELAY_TARGET_OPTIONS, channel: { type: 'string' }, target: { type: 'string' } },
+  async run({ values }, io) {
     if (values.channel === '') throw new UsageError('--channel must not be empty');
     if (values.target !== undefined && !/^https?:\/\/\S+$/.test(values.target)) throw new UsageError(`--target must be an http(s) URL, got '${values.target}'`);
     const api = relayApi(values, io);
@@ -31,5 +31,4 @@ const command: Command = {
     io.stdout.write(`queued ${queued} pending forward${queued === 1 ? '' : 's'} for an attempt now\n`);
     return EXIT.ok;
   },
-};
-export default command;
+});

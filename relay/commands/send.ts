@@ -7,8 +7,8 @@ import { resolve } from 'node:path';
 import { request } from 'undici';
 import { EVENT_TYPES, isEventType, samplePayload } from '../../src/core/events';
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, sign } from '../../src/core/signing';
-import { parse } from '../cli/args';
-import { EXIT, UsageError, type CliIO, type Command } from '../cli/io';
+import { defineCommand } from '../cli/args';
+import { EXIT, UsageError, type CliIO } from '../cli/io';
 
 const EVENTS = [...EVENT_TYPES, 'ping'] as const;
 
@@ -185,17 +185,18 @@ function excerpt(text: string, max = 200): string {
   return one.length > max ? one.slice(0, max - 1) + '…' : one;
 }
 
-const command: Command = {
+export default defineCommand({
   help,
-  async run(argv, io) {
-    const { values, positionals } = parse(argv, {
-      to: { type: 'string' },
-      secret: { type: 'string' },
-      payload: { type: 'string' },
-      repo: { type: 'string' },
-      header: { type: 'string', multiple: true },
-      timeout: { type: 'string' },
-    });
+  options: {
+    to: { type: 'string' },
+    secret: { type: 'string' },
+    payload: { type: 'string' },
+    repo: { type: 'string' },
+    header: { type: 'string', multiple: true },
+    timeout: { type: 'string' },
+  },
+  positionals: true,
+  async run({ values, positionals }, io) {
     if (positionals.length !== 1) throw new UsageError(`give exactly one event: ${EVENTS.join(', ')}`);
     const event = positionals[0]!;
     if (event !== 'ping' && !isEventType(event)) throw new UsageError(`unknown event '${event}'; expected one of: ${EVENTS.join(', ')}`);
@@ -254,5 +255,4 @@ const command: Command = {
       io.stopSignal.removeEventListener('abort', onStop);
     }
   },
-};
-export default command;
+});

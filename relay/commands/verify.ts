@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { SIGNATURE_HEADER, describeVerifyFailure, verify } from '../../src/core/signing';
-import { parse } from '../cli/args';
-import { EXIT, UsageError, type CliIO, type Command } from '../cli/io';
+import { defineCommand } from '../cli/args';
+import { EXIT, UsageError, type CliIO } from '../cli/io';
 import { runExplain } from './verify-explain';
 
 const help = `Usage: service-hooks verify --secret S [--secret S2 ...] --signature HEADER [FILE|-] [--explain]
@@ -41,14 +41,15 @@ async function readBody(file: string | undefined, io: CliIO): Promise<Buffer> {
   }
 }
 
-const command: Command = {
+export default defineCommand({
   help,
-  async run(argv, io) {
-    const { values, positionals } = parse(argv, {
-      secret: { type: 'string', multiple: true },
-      signature: { type: 'string' },
-      explain: { type: 'boolean' },
-    });
+  options: {
+    secret: { type: 'string', multiple: true },
+    signature: { type: 'string' },
+    explain: { type: 'boolean' },
+  },
+  positionals: true,
+  async run({ values, positionals }, io) {
     const secrets = values.secret ?? [];
     if (secrets.length === 0) throw new UsageError('give at least one --secret');
     if (secrets.some((s) => s === '')) throw new UsageError('--secret must not be empty');
@@ -72,5 +73,4 @@ const command: Command = {
     if (result.reason === 'mismatch') io.stdout.write('run again with --explain to look for the usual causes\n');
     return EXIT.failure;
   },
-};
-export default command;
+});

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { sendError } from '../shared/http';
 import { DeliveryEngine, type RetryScheduled } from './engine';
-import { loadState, StateWriter } from './persist';
+import { checkStateWritable, loadState, StateWriter } from './persist';
 import { createRouter } from './router';
 import { EmulatorStore, MAX_DELIVERIES_PER_WEBHOOK } from './store';
 import type { DeliveryAttempt, DeliveryRecord } from './types';
@@ -72,6 +72,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<EmulatorServ
   const log = opts.log ?? (() => {});
   const now = opts.now ?? (() => new Date());
   const loaded = opts.state ? loadState(opts.state) : undefined;
+  if (opts.state) checkStateWritable(opts.state);
   let writer: StateWriter | undefined;
   const store = new EmulatorStore(loaded, {
     maxDeliveries: opts.maxDeliveriesPerWebhook ?? MAX_DELIVERIES_PER_WEBHOOK,

@@ -1,7 +1,7 @@
 // The state file: loaded once at start, rewritten atomically (temp file, fsync, rename; mode 0600)
 // after changes. Writes are coalesced: many changes in a burst produce one or two writes.
 import { chmod, open, rename, unlink } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { checkState } from './stateShape';
 import type { StateFile } from './types';
@@ -24,6 +24,17 @@ export function loadState(path: string): StateFile | undefined {
   const checked = checkState(data);
   if (!checked.ok) throw new Error(`the state file ${path} is not a valid emulator state: ${checked.error}; move it away or fix it`);
   return checked.state;
+}
+
+/** Throws unless a state file can be written at `path` (its folder exists and is writable): said at start, not at the first change. */
+export function checkStateWritable(path: string): void {
+  const dir = dirname(path);
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch (err) {
+    const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `is not writable (${(err as NodeJS.ErrnoException).code})`;
+    throw new Error(`cannot keep the state file ${path}: the folder ${dir} ${why}`);
+  }
 }
 
 export class StateWriter {

@@ -83,6 +83,8 @@ export interface RelayOptions extends ChannelDefaults {
   onTokenCreated?: (token: string, path: string) => void;
   /** Operational log lines (never contain the token). */
   log?: (line: string) => void;
+  /** Stops the start-up's waits (for a NATS cluster not there yet): startRelay then rejects. */
+  signal?: AbortSignal;
   /** Keep deliveries in NATS JetStream instead of the file journal (issue 15; docs: "Running a team relay"). */
   nats?: NatsChoice;
 }
@@ -108,6 +110,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
   const channels = new ChannelConfigs(options);
   for (const w of channels.weakSecrets()) options.log?.(`warning: ${w}`);
   if (!((options.timeScale ?? 1) > 0)) throw new RangeError('startRelay: timeScale must be a positive number (Infinity: no delays)');
+  new SourceAllowList(options.allowCidr ?? []); // a bad CIDR is a config error before the data folder is touched
 
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   chmodSync(dataDir, 0o700);
@@ -189,7 +192,7 @@ async function openStore(dataDir: string, options: RelayOptions, log: (line: str
   if (options.nats) {
     // Loaded only for --store nats://…: the file journal never loads the NATS client.
     const { openNatsStore } = await import('./nats/wiring');
-    return openNatsStore(options.nats, options, log);
+    return openNatsStore(options.nats, options, log, options.signal);
   }
   const store = await DeliveryStore.open(dataDir, {
     segmentBytes: options.segmentBytes,

@@ -25,7 +25,6 @@ export async function connectNats(o: NatsConnectOptions): Promise<NatsConnection
     name: 'service-hooks-relay',
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
-    waitOnFirstConnect: true,
     ...(user !== undefined ? { user } : {}),
     ...(pass !== undefined ? { pass } : {}),
     ...(tls ? { tls: {} } : {}),
@@ -35,8 +34,11 @@ export async function connectNats(o: NatsConnectOptions): Promise<NatsConnection
   o.log?.(`store: connecting to NATS at ${where}…`);
   const waiting = setInterval(() => o.log?.(`store: still waiting for NATS at ${where}`), 10_000);
   try {
-    const nc = await connect(opts);
-    await waitForJetStream(nc, o);
+    const nc = await firstConnect(opts, o.signal);
+    await waitForJetStream(nc, o).catch(async (err: unknown) => {
+      await nc.close().catch(() => undefined);
+      throw err;
+    });
     o.log?.(`store: NATS JetStream at ${nc.getServer()}`);
     return nc;
   } finally {
@@ -44,10 +46,49 @@ export async function connectNats(o: NatsConnectOptions): Promise<NatsConnection
   }
 }
 
+/**
+ * Tries the servers every 500 ms until one answers. Not the client's own waitOnFirstConnect: that
+ * wait cannot be stopped, so SIGINT/SIGTERM did not stop a relay whose cluster was not there yet.
+ */
+async function firstConnect(opts: ConnectionOptions, signal: AbortSignal | undefined): Promise<NatsConnection> {
+  for (;;) {
+    if (signal?.aborted) throw new NatsWaitAborted();
+    const attempt = connect(opts);
+    try {
+      return await untilAborted(attempt, signal);
+    } catch (err) {
+      if (err instanceof NatsWaitAborted) {
+        void attempt.then((nc) => nc.close(), () => undefined);
+        throw err;
+      }
+      if ((err as { code?: string }).code === 'AUTHORIZATION_VIOLATION') throw new Error(`NATS refused the credentials (${(err as Error).message})`);
+    }
+    await untilAborted(new Promise((r) => setTimeout(r, 500)), signal);
+  }
+}
+
+/** Thrown when the wait for NATS is stopped (the relay is asked to stop before it started). */
+export class NatsWaitAborted extends Error {
+  override name = 'NatsWaitAborted';
+  constructor() {
+    super('stopped while waiting for NATS');
+  }
+}
+
+function untilAborted<T>(p: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return p;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(new NatsWaitAborted());
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 async function waitForJetStream(nc: NatsConnection, o: NatsConnectOptions): Promise<void> {
   let said = false;
   for (;;) {
-    if (o.signal?.aborted) throw new Error('stopped while waiting for NATS JetStream');
+    if (o.signal?.aborted) throw new NatsWaitAborted();
     try {
       const jsm = await nc.jetstreamManager({ timeout: 2000 });
       await jsm.getAccountInfo();
@@ -55,7 +96,7 @@ async function waitForJetStream(nc: NatsConnection, o: NatsConnectOptions): Prom
     } catch (err) {
       if (!said) o.log?.(`store: waiting for JetStream (${(err as Error).message}); is it enabled (-js) and does the cluster have a leader?`);
       said = true;
-      await new Promise((r) => setTimeout(r, 500));
+      await untilAborted(new Promise((r) => setTimeout(r, 500)), o.signal);
     }
   }
 }

@@ -29,12 +29,13 @@ export async function openNatsStore(
   choice: NatsChoice,
   settings: SharedForwardingSettings,
   log: (line: string) => void,
+  signal?: AbortSignal,
 ): Promise<{
   store: RelayStore;
   shared: (channels: ChannelConfigs) => SharedForwarding;
   shareChannels: (registry: ChannelRegistry) => Promise<() => void>;
 }> {
-  const nc = await connectNats({ servers: choice.servers, credsFile: choice.credsFile, log });
+  const nc = await connectNats({ servers: choice.servers, credsFile: choice.credsFile, log, signal });
   const retention = settings.retention ?? { maxCount: 100_000, maxAgeMs: 30 * 24 * 3600 * 1000 };
   const store = await NatsStore.open(nc, { replicas: choice.replicas, prefix: choice.prefix, retention, log });
   return {

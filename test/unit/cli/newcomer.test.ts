@@ -1,0 +1,175 @@
+// The CLI tried as a newcomer would (issue QA pass): real child processes of the bundled CLI, real
+// HTTP on 127.0.0.1, wrong input on purpose. Each test here failed before its fix.
+import { strict as assert } from 'node:assert';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { DEMO_SECRET } from '../../../src/core/defaults';
+import { verify } from '../../../src/core/signing';
+import { makeTestCerts } from '../relay/certs';
+import { cli, post, signed, spawnRelay, startTarget, tempDir, type RelayProcess, type TargetApp } from '../relay/helpers';
+import { spawnRelayWith } from '../relay/publicHelpers';
+
+interface Proc {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  code: Promise<number | null>;
+  /** Resolves once stderr (or stdout) holds `re`. */
+  saw(re: RegExp): Promise<void>;
+}
+
+async function start(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Proc> {
+  const child = spawn(process.execPath, [await cli(), ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, HOME: tempDir('sh-qa-home-'), ...env } });
+  let out = '';
+  let err = '';
+  const wake: (() => void)[] = [];
+  const grow = () => wake.splice(0).forEach((w) => w());
+  child.stdout!.on('data', (c: Buffer) => ((out += c.toString()), grow()));
+  child.stderr!.on('data', (c: Buffer) => ((err += c.toString()), grow()));
+  const code = new Promise<number | null>((r) => child.once('close', (c) => r(c)));
+  const saw = (re: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => (re.test(out + err) ? resolve() : wake.push(check));
+      void code.then(() => (re.test(out + err) ? resolve() : reject(new Error(`exited without ${re}: ${out}${err}`))));
+      check();
+    });
+  return { child, stdout: () => out, stderr: () => err, code, saw };
+}
+
+async function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const p = await start(args, env);
+  const code = await p.code;
+  return { code, stdout: p.stdout(), stderr: p.stderr() };
+}
+
+/** A loopback port nothing listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const s = createServer().listen(0, '127.0.0.1');
+  await once(s, 'listening');
+  const port = (s.address() as { port: number }).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+describe('newcomer: the CLI with wrong input and end to end', function () {
+  this.timeout(60_000);
+  const relays: RelayProcess[] = [];
+  const apps: TargetApp[] = [];
+  const procs: Proc[] = [];
+  after(async () => {
+    for (const p of procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    for (const r of relays) await r.stop('SIGKILL');
+    for (const a of apps) await a.close();
+  });
+
+  it('emulate --demo → relay --secret demo-secret → app: the demo push arrives byte-exact and verifies', async () => {
+    const app = await startTarget();
+    apps.push(app);
+    const relay = await spawnRelay(['--data', tempDir(), '--secret', DEMO_SECRET, '--forward', app.url]);
+    relays.push(relay);
+    const emu = await start(['emulate', '--demo', '--port', '0', '--token', 'qa-token-0123456789', '--demo-relay-url', `${relay.url}/hooks/default`]);
+    procs.push(emu);
+    await app.waitFor(1);
+    const got = app.received[0]!;
+    assert.equal(got.headers['x-service-event'], 'push');
+    assert.equal(verify(got.body, got.headers['x-service-signature'] as string, [DEMO_SECRET]).ok, true);
+    emu.child.kill('SIGTERM');
+    assert.equal(await emu.code, 0);
+  });
+
+  it('relay --allow-cidr with a bad CIDR exits 2 before it creates a token or a journal', async () => {
+    const data = join(tempDir(), 'data');
+    const r = await run(['relay', '--port', '0', '--data', data, '--allow-cidr', '10.0.0.0/99']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /not a CIDR or preset.*10\.0\.0\.0\/99/);
+    assert.doesNotMatch(r.stdout, /token/);
+    assert.equal(existsSync(data) ? readdirSync(data).length : 0, 0, 'nothing written to the data folder');
+    assert.doesNotMatch(r.stderr, /garbage collection|    at /);
+  });
+
+  it('relay --store nats://… stops on SIGTERM while it waits for a NATS server that is not there', async () => {
+    const port = await closedPort();
+    const relay = await start(['relay', '--port', '0', '--data', tempDir(), '--store', `nats://user:pw-not-shown@127.0.0.1:${port}`]);
+    procs.push(relay);
+    await relay.saw(/connecting to NATS/);
+    relay.child.kill('SIGTERM');
+    assert.equal(await relay.code, 0);
+    assert.match(relay.stderr(), /stopped before it started/);
+    assert.doesNotMatch(relay.stdout() + relay.stderr(), /pw-not-shown/);
+  });
+
+  it('forward takes the http:// address the relay prints, forwards a signed delivery and stops on SIGTERM', async () => {
+    const app = await startTarget();
+    apps.push(app);
+    const data = tempDir();
+    const relay = await spawnRelay(['--data', data, '--secret', DEMO_SECRET]);
+    relays.push(relay);
+    const token = readFileSync(join(data, 'token'), 'utf8').trim();
+    const fwd = await start(['forward', '--relay', relay.url, '--to', app.url], { SERVICE_HOOKS_RELAY_TOKEN: token });
+    procs.push(fwd);
+    await fwd.saw(/forward: connected/);
+    const body = JSON.stringify({ hello: 'newcomer' });
+    assert.equal((await post(`${relay.url}/hooks/default`, body, signed(DEMO_SECRET, body))).status, 200);
+    await app.waitFor(1);
+    assert.equal(app.received[0]!.body.toString(), body);
+    fwd.child.kill('SIGTERM');
+    assert.equal(await fwd.code, 0);
+    assert.doesNotMatch(fwd.stdout() + fwd.stderr(), new RegExp(token));
+  });
+
+  it('forward with a wrong token exits 1 with the reason instead of retrying forever, and never prints the token', async () => {
+    const relay = await spawnRelay(['--data', tempDir()]);
+    relays.push(relay);
+    const r = await run(['forward', '--relay', relay.url.replace('http', 'ws'), '--token', 'wrong-token-qa-42', '--to', 'http://127.0.0.1:9/x']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /refused the connection \(HTTP 401\).*token/);
+    assert.doesNotMatch(r.stdout + r.stderr, /wrong-token-qa-42|    at /);
+  });
+
+  it('forward refuses a channel name the relay can never have, and a non-URL --relay, with exit 2', async () => {
+    const bad = await run(['forward', '--relay', 'ws://127.0.0.1:9', '--token', 't', '--to', 'http://127.0.0.1:9/x', '--channel', 'bad name']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--channel must be a channel name/);
+    const url = await run(['forward', '--relay', 'ftp://127.0.0.1:9', '--token', 't', '--to', 'http://127.0.0.1:9/x']);
+    assert.equal(url.code, 2);
+    assert.match(url.stderr, /--relay must be a ws\(s\):\/\/ or http\(s\):\/\/ URL, got 'ftp:\/\/127\.0\.0\.1:9'/);
+  });
+
+  it('replay --resign-secret "" is a usage error (exit 2), not an unsigned replay', async () => {
+    const r = await run(['replay', '1', '--relay', 'http://127.0.0.1:9', '--token', 't', '--resign-secret', '']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--resign-secret must not be empty/);
+  });
+
+  it('deliveries against something that is not a relay says so (exit 1), not a JSON parser error', async () => {
+    const app = await startTarget(); // answers 200 "ok"
+    apps.push(app);
+    const r = await run(['deliveries', '--relay', `http://127.0.0.1:${app.port}`, '--token', 'secret-token-qa-7']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /not JSON; is http:\/\/127\.0\.0\.1:\d+ a relay\?/);
+    assert.doesNotMatch(r.stderr, /Unexpected token|secret-token-qa-7|    at /);
+  });
+
+  it('deliveries --relay http:// against a TLS relay says to use https:// (it said only "other side closed")', async () => {
+    const certs = makeTestCerts();
+    const data = tempDir();
+    const relay = await spawnRelayWith(['--data', data, '--tls-cert', certs.serverCert, '--tls-key', certs.serverKey]);
+    relays.push(relay);
+    const r = await run(['deliveries', '--relay', relay.url.replace('https:', 'http:'), '--data', data]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /closed the connection without answering; if it serves TLS \(--tls-cert\), use https:\/\//);
+    const ok = await run(['deliveries', '--relay', relay.url, '--data', data], { NODE_EXTRA_CA_CERTS: certs.caCert });
+    assert.equal(ok.code, 0, ok.stderr);
+  });
+
+  it('emulate --state in a folder that does not exist stops at start (exit 1) instead of losing every change', async () => {
+    const state = join(tempDir(), 'missing', 'state.json');
+    const r = await run(['emulate', '--port', '0', '--token', 'qa-token-0123456789', '--state', state]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /cannot keep the state file .*state\.json: the folder .*missing does not exist/);
+    assert.doesNotMatch(r.stdout, /listening/);
+  });
+});
