@@ -1,9 +1,12 @@
 // The UI end-to-end flows, in order (each builds on the one before: sign-in first). Each flow drives
 // the workbench like a user (palette, quick picks, tree, editor) and then checks the outcome where
 // it lands: the tree, the emulator's API, the relay's receiver app, or the file on disk.
-import { readFileSync, watch } from 'node:fs';
+import { EventEmitter } from 'node:events';
+import { existsSync, readFileSync, watch } from 'node:fs';
+import { createServer } from 'node:http';
 import { dirname, join } from 'node:path';
 import { WORKFLOW } from '../../scripts/start.mjs';
+import { verifySignature } from '../../scripts/demo/receiver.mjs';
 
 const PALETTE = 'Service Webhooks';
 
@@ -58,8 +61,58 @@ export function emulatorApi(demo) {
     return text ? JSON.parse(text) : undefined;
   };
   return {
+    /** Has the service fire `event` on acme/widgets (the emulator's test hook): → { deliveries: [{ id, webhook_id }] } */
+    fire: async (event, payload) => {
+      const res = await fetch(`${demo.emulatorUrl}/_emulator/repos/acme/widgets/events`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${demo.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ event, payload }),
+      });
+      const text = await res.text();
+      if (!res.ok) throw new Error(`emulator POST /_emulator/repos/acme/widgets/events answered ${res.status}: ${text.slice(0, 200)}`);
+      return JSON.parse(text);
+    },
     webhooks: () => call('GET', '/repos/acme/widgets/webhooks'),
     deliveries: (id) => call('GET', `/webhooks/${id}/deliveries?limit=100&offset=0`),
+  };
+}
+
+/** The relay's API channels (POST /api/channels), as kept in its data folder: [{ name, secrets }]. */
+function apiChannels(relayData) {
+  const file = join(relayData, 'channels.json');
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')).channels : []; // { version: 1, channels, deleted }
+}
+
+/**
+ * The developer's local app for "Forward Webhooks to Local App": answers 204 to a delivery signed
+ * with a secret of one of the relay's channels (the secret the command generated; an app gets it
+ * from the developer), else 401. Emits 'delivery' ({ event, id, valid }) for each POST.
+ */
+async function startLocalApp(relayData) {
+  const events = new EventEmitter();
+  const seen = [];
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      const secrets = apiChannels(relayData).flatMap((c) => c.secrets);
+      const valid = secrets.length > 0 && verifySignature(raw, req.headers['x-service-signature'], secrets);
+      const d = { event: req.headers['x-service-event'], id: req.headers['x-service-delivery'], valid };
+      seen.push(d);
+      res.writeHead(valid ? 204 : 401).end();
+      events.emit('delivery', d);
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/webhook`,
+    events,
+    seen,
+    close: () => new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections(); // the editor's keep-alive connection
+    }),
   };
 }
 
@@ -242,6 +295,59 @@ export const flows = [
       assert(created.secret_set === true, 'the new webhook has no secret set');
       await wb.showContainer('Service');
       await wb.treeRow('Webhooks', hostPath(url)).waitFor();
+    },
+  },
+  {
+    name: '"Connect to Relay…" then "Forward Webhooks to Local App…": an event on acme/widgets reaches the local app through a new channel',
+    async run({ wb, page, demo, api, shot }) {
+      const app = await startLocalApp(demo.relayData);
+      try {
+        const remote = new URL(demo.relayUrl).host; // the label the editor gives the relay
+        const channelsBefore = new Set(apiChannels(demo.relayData).map((c) => c.name));
+        await wb.clearNotifications();
+        await wb.runCommand(`${PALETTE}: Connect to Relay…`);
+        await wb.submitInput(demo.relayUrl, { title: 'Connect to Relay (1/2): Address' });
+        await wb.submitInput(demo.relayToken(), { title: 'Connect to Relay (2/2): Token' });
+        await wb.notification(`Connected to ${remote}`).waitFor();
+        await wb.showContainer('Service');
+        await wb.treeRow('Relay', `Connected to ${remote}`).waitFor();
+
+        await wb.runCommand(`${PALETTE}: Forward Webhooks to Local App…`);
+        // One repository in the workspace: no repository pick; step 2 is the events.
+        await wb.waitForQuickInput('Forward Webhooks to Local App (2/3): Events');
+        // pull_request: of the other webhooks only the demo relay's one gets it (no rejected row).
+        await wb.checkItems(['pull_request']);
+        await wb.acceptPick();
+        await wb.submitInput(app.url, { title: 'Forward Webhooks to Local App (3/3): Local URL' });
+        await wb.notification(/Forwarding acme\/widgets webhooks \(pull_request\)/).waitFor();
+
+        // What the command set up: a channel with a secret on the relay, a webhook to its ingress URL.
+        const channel = apiChannels(demo.relayData).find((c) => !channelsBefore.has(c.name));
+        assert(channel, 'the relay has no new channel after "Forward Webhooks to Local App…"');
+        assert(channel.secrets.length === 1 && channel.secrets[0].length >= 32, 'the new channel has no strong secret');
+        const ingress = `${demo.relayUrl}/hooks/${channel.name}`;
+        const hook = (await api.webhooks()).find((h) => h.url === ingress);
+        assert(hook, `the emulator lists no webhook to the channel's ingress URL ${ingress}`);
+        assert(JSON.stringify(hook.events) === '["pull_request"]' && hook.secret_set === true, `the webhook has events ${JSON.stringify(hook.events)}, secret_set ${hook.secret_set}`);
+        await wb.treeRow('Relay', /acme\/widgets →/).waitFor();
+
+        // The service fires a pull_request: service → relay channel → editor → local app, verified.
+        const fired = await api.fire('pull_request'); // the emulator's sample payload
+        const delivery = fired.deliveries.find((d) => d.webhook_id === hook.id);
+        assert(delivery, `the emulator made no delivery for the forwarding webhook ${hook.id}: ${JSON.stringify(fired)}`);
+        const got = await until(`the local app to receive delivery ${delivery.id}`, app.events, 'delivery', () => app.seen.find((d) => d.id === delivery.id));
+        assert(got.valid && got.event === 'pull_request', `the local app got delivery ${delivery.id} as ${JSON.stringify(got)}, expected a pull_request with a valid signature`);
+        // The Relay view shows it live: the channel counts it verified, its row says so.
+        await wb.pane('Relay').locator('.monaco-list-row', { hasText: new RegExp(`${channel.name}\\s*received 1 · verified 1 `) }).waitFor();
+        await wb.treeRow('Relay', /#\d+ pull_request.*✓ verified/).first().waitFor();
+        await wb.runCommand('View: Close All Editors');
+        await page.locator('.tabs-container .tab').first().waitFor({ state: 'detached' });
+        await wb.clearNotifications();
+        await page.mouse.move(5, 5);
+        await shot('forward');
+      } finally {
+        await app.close();
+      }
     },
   },
 ];
