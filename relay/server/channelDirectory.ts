@@ -1,6 +1,7 @@
 // Which channels a relay serves, and with which secrets. Four kinds, looked up in this order:
-//   api       created through POST /api/channels (channels.json): own secrets and token,
-//             the relay-wide --forward targets
+//   api       created through POST /api/channels (channels.json): own secrets and token; no
+//             server-side targets: its deliveries go to its token's subscribers (the editor,
+//             `forward`), not to the relay-wide --forward targets, which belong to the operator
 //   config    named in --config: their own secrets/targets, or the relay-wide ones
 //   default   `/hooks` and `/hooks/default`: the relay-wide --secret and --forward
 //   implicit  any other valid name gets the relay-wide settings (local relays only)
@@ -22,7 +23,7 @@ export interface DirectoryOptions {
   settingsOf: (name: string) => ChannelSettings;
   /** Names defined in --config. */
   configured: readonly string[];
-  /** Relay-wide --forward targets (API channels use them too). */
+  /** Relay-wide --forward targets (the default, config and implicit channels'; not API channels'). */
   forward: readonly string[];
   /** --public: no implicit channels, no channel without a secret. */
   strict: boolean;
@@ -59,7 +60,7 @@ export class ChannelDirectory {
 
   private find(name: string): Lookup {
     const api = this.registry.get(name);
-    if (api) return { ok: true, source: 'api', settings: { secrets: api.secrets, forward: [...this.options.forward] } };
+    if (api) return { ok: true, source: 'api', settings: { secrets: api.secrets, forward: [] } };
     if (this.configured.has(name)) return { ok: true, source: 'config', settings: this.options.settingsOf(name) };
     if (this.registry.wasDeleted(name)) return { ok: false, error: `channel '${name}' was deleted` };
     if (name === 'default') return { ok: true, source: 'default', settings: this.options.settingsOf(name) };
