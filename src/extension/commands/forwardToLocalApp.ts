@@ -53,8 +53,20 @@ async function setUp(ctx: CommandContext, repo: Parameters<typeof repoKey>[0], e
   if (!webhook) throw new UserError('The service did not return the new webhook.');
   await relay.startSession({ relay: address.httpUrl, channel: channel.name, ingressUrl: channel.ingressUrl, repo: repoKey(repo), webhookId: webhook.id, to });
   ctx.webhooks.refresh();
-  void vscode.window.showInformationMessage(`Forwarding ${repoKey(repo)} webhooks (${events.join(', ')}) through ${address.label} to ${to}. Stop with "Stop Forwarding".`);
+  offerSecret(`Forwarding ${repoKey(repo)} webhooks (${events.join(', ')}) through ${address.label} to ${to}. Stop with "Stop Forwarding". Your app verifies X-Service-Signature with this webhook's signing secret.`, secret);
   return { channel: channel.name, ingressUrl: channel.ingressUrl, webhookId: webhook.id, to };
+}
+
+/**
+ * Like `stripe listen`, the app needs the signing secret to verify deliveries: offered once, on
+ * request, to the clipboard (never shown in the notification, logged or stored by the editor).
+ */
+function offerSecret(text: string, secret: string): void {
+  void vscode.window.showInformationMessage(text, 'Copy Signing Secret').then(async (choice) => {
+    if (choice !== 'Copy Signing Secret') return;
+    await vscode.env.clipboard.writeText(secret);
+    void vscode.window.showInformationMessage('The signing secret is on the clipboard: give it to your app as its webhook secret.');
+  });
 }
 
 function explainMissingRelay(remote: string | undefined): { needsRelay: true } {
