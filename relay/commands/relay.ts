@@ -1,5 +1,5 @@
 // `service-hooks relay`: the local dev relay (relay/server). Runs until SIGINT/SIGTERM.
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineCommand, parseDuration, type ParsedValues, port, positiveDuration, size } from '../cli/args';
 
@@ -185,7 +185,6 @@ function relayOptions(values: Values, io: CliIO): RelayOptions {
     },
     ...natsChoice(values.store, values['nats-creds'], values['nats-replicas'], io.cwd),
     signal: io.stopSignal,
-    onTokenCreated: (token, path) => io.stdout.write(`relay token (shown once; stored in ${path}): ${token}\n`),
     log: (line) => io.stderr.write(`relay: ${line}\n`),
     ...open,
   };
@@ -205,9 +204,13 @@ export default defineCommand({
   options: OPTIONS,
   async run({ values }, io) {
     let relay;
+    // A new token is shown once the relay listens: a start that fails (port taken, NATS refused)
+    // removes the token it just made, so the next start makes and shows one instead of neither.
+    let created: { token: string; path: string } | undefined;
     try {
-      relay = await startRelay(relayOptions(values, io));
+      relay = await startRelay({ ...relayOptions(values, io), onTokenCreated: (token, path) => (created = { token, path }) });
     } catch (err) {
+      if (created) rmSync(created.path, { force: true });
       if (io.stopSignal.aborted) {
         io.stderr.write('relay: stopped before it started\n');
         return EXIT.ok;
@@ -221,6 +224,7 @@ export default defineCommand({
       if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new Error(listenProblem(code, values.host, values.port));
       throw err;
     }
+    if (created) io.stdout.write(`relay token (shown once; stored in ${created.path}): ${created.token}\n`);
     io.stdout.write(`relay listening on ${relay.url}\n`);
     io.stdout.write(`relay data in ${relay.dataDir}; ingress ${relay.url}/hooks/<channel>\n`);
     if (!io.stopSignal.aborted) await new Promise<void>((r) => io.stopSignal.addEventListener('abort', () => r(), { once: true }));

@@ -90,6 +90,24 @@ describe('newcomer: the CLI with wrong input and end to end', function () {
     assert.doesNotMatch(r.stderr, /garbage collection|    at /);
   });
 
+  it('relay on a taken port exits 1 without showing a token it then never shows again; the next start shows it', async () => {
+    const taken = createServer().listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    const data = join(tempDir(), 'data');
+    try {
+      const r = await run(['relay', '--port', String((taken.address() as { port: number }).port), '--data', data]);
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /in use|EADDRINUSE/);
+      assert.doesNotMatch(r.stdout, /token/);
+      assert.equal(existsSync(join(data, 'token')), false);
+    } finally {
+      taken.close();
+    }
+    const relay = await spawnRelay(['--data', data]);
+    relays.push(relay);
+    assert.match(relay.stdout(), new RegExp(`relay token \\(shown once; stored in .*\\): ${readFileSync(join(data, 'token'), 'utf8').trim()}`));
+  });
+
   it('relay --store nats://… stops on SIGTERM while it waits for a NATS server that is not there', async () => {
     const port = await closedPort();
     const relay = await start(['relay', '--port', '0', '--data', tempDir(), '--store', `nats://user:pw-not-shown@127.0.0.1:${port}`]);
