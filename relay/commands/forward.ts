@@ -1,5 +1,7 @@
 // `service-hooks forward`: subscribes to a (remote) relay and forwards each delivery byte-exact
 // to a local URL; acknowledges by seq only after the local app answered 2xx, so nothing is lost.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { defineCommand, positiveDuration } from '../cli/args';
 import { EXIT, UsageError } from '../cli/io';
 import { DEFAULT_FORWARD_TIMEOUT_MS, forwardDelivery } from '../client/forward';
@@ -8,7 +10,7 @@ import { subscribe } from '../client/subscribe';
 /** The relay's channel names (relay/server/channels.ts CHANNEL_RE; not imported: this bundle stays small). */
 const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-const help = `Usage: service-hooks forward --relay ws(s)://HOST:PORT --token T --to URL [--channel C] [--since SEQ] [--timeout D]
+const help = `Usage: service-hooks forward --relay ws(s)://HOST:PORT (--token T | --data DIR) --to URL [--channel C] [--since SEQ] [--timeout D]
 
 Subscribes to a relay's WebSocket and forwards every verified or unverified delivery, byte-exact
 (original body and headers minus hop-by-hop), to URL. A delivery is acknowledged only once URL
@@ -19,6 +21,7 @@ Options:
   --relay URL     the relay's address: ws(s)://HOST:PORT, or the http(s):// address the relay
                   prints (used as ws(s)://); /ws is added when missing
   --token T       the relay token (or env SERVICE_HOOKS_RELAY_TOKEN); sent in a header, never the URL
+  --data DIR      a relay on this machine: read its token from DIR/token (the relay's --data)
   --to URL        local target, e.g. http://127.0.0.1:3000/webhook
   --channel C     only this channel
   --since SEQ     start after SEQ (default: only new deliveries)
@@ -37,25 +40,37 @@ export function webSocketUrl(given: string): string | undefined {
   return m[1] === 'http' || m[1] === 'https' ? given.replace(/^http/, 'ws') : given;
 }
 
+/** The token of a relay on this machine, from its --data folder. */
+function tokenIn(data: string | undefined, cwd: string): string | undefined {
+  if (data === undefined) return undefined;
+  const file = resolve(cwd, data, 'token');
+  try {
+    return readFileSync(file, 'utf8').trim() || undefined;
+  } catch {
+    throw new UsageError(`--data: cannot read the relay token in ${file}`);
+  }
+}
+
 export default defineCommand({
   help,
   options: {
     relay: { type: 'string' },
     token: { type: 'string' },
+    data: { type: 'string' },
     to: { type: 'string' },
     channel: { type: 'string' },
     since: { type: 'string' },
     timeout: { type: 'string' },
   },
   async run({ values }, io) {
-    const token = values.token ?? io.env.SERVICE_HOOKS_RELAY_TOKEN;
+    const token = values.token ?? io.env.SERVICE_HOOKS_RELAY_TOKEN ?? tokenIn(values.data, io.cwd);
     if (!values.relay) throw new UsageError('--relay ws(s)://HOST:PORT is required');
     const relayUrl = webSocketUrl(values.relay);
     if (!relayUrl) throw new UsageError(`--relay must be a ws(s):// or http(s):// URL, got '${values.relay}'`);
     if (values.channel !== undefined && !CHANNEL_NAME.test(values.channel)) {
       throw new UsageError(`--channel must be a channel name (letters, digits, '.', '_', '-'; at most 64), got '${values.channel}'`);
     }
-    if (!token) throw new UsageError('--token is required');
+    if (!token) throw new UsageError('--token is required (or SERVICE_HOOKS_RELAY_TOKEN, or --data DIR of a relay on this machine)');
     if (!values.to || !/^https?:\/\//.test(values.to)) throw new UsageError('--to http(s)://… is required');
     const since = values.since === undefined ? undefined : Number(values.since);
     if (since !== undefined && (!Number.isInteger(since) || since < 0)) throw new UsageError('--since must be a non-negative integer');

@@ -119,14 +119,14 @@ describe('newcomer: the CLI with wrong input and end to end', function () {
     assert.doesNotMatch(relay.stdout() + relay.stderr(), /pw-not-shown/);
   });
 
-  it('forward takes the http:// address the relay prints, forwards a signed delivery and stops on SIGTERM', async () => {
+  it('forward takes the http:// address the relay prints and the relay\'s --data for its token, forwards a signed delivery and stops on SIGTERM', async () => {
     const app = await startTarget();
     apps.push(app);
     const data = tempDir();
     const relay = await spawnRelay(['--data', data, '--secret', DEMO_SECRET]);
     relays.push(relay);
     const token = readFileSync(join(data, 'token'), 'utf8').trim();
-    const fwd = await start(['forward', '--relay', relay.url, '--to', app.url], { SERVICE_HOOKS_RELAY_TOKEN: token });
+    const fwd = await start(['forward', '--relay', relay.url, '--data', data, '--to', app.url]);
     procs.push(fwd);
     await fwd.saw(/forward: connected/);
     const body = JSON.stringify({ hello: 'newcomer' });
