@@ -35,14 +35,20 @@ type DeliveryTuple = [
   received?: [size: number, sha256: string] | 0,
 ];
 
-export function indexedDelivery(meta: DeliveryMeta, metaLength: number): IndexedDelivery {
+/** X-Service-Event and X-Service-Delivery from raw header pairs, in one pass (the first of each wins). */
+export function headerIds(pairs: readonly [string, string][]): { event: string | undefined; deliveryId: string | undefined } {
   let event: string | undefined;
   let deliveryId: string | undefined;
-  for (const [k, v] of meta.headers) {
-    // One pass, lower-casing only names of the right length (the first of each wins).
+  for (const [k, v] of pairs) {
+    // Lower-casing only names of the right length.
     if (k.length === EVENT_NAME.length && event === undefined && k.toLowerCase() === EVENT_NAME) event = v;
     else if (k.length === DELIVERY_NAME.length && deliveryId === undefined && k.toLowerCase() === DELIVERY_NAME) deliveryId = v;
   }
+  return { event, deliveryId };
+}
+
+export function indexedDelivery(meta: DeliveryMeta, metaLength: number): IndexedDelivery {
+  const { event, deliveryId } = headerIds(meta.headers);
   return {
     seq: meta.seq,
     receivedMs: Date.parse(meta.receivedAt),

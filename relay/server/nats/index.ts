@@ -1,12 +1,10 @@
 // The in-memory index a JetStream store keeps: every instance builds it from the streams it
 // consumes, so every instance lists, streams and counts the same deliveries.
-import { DELIVERY_HEADER, EVENT_HEADER } from '../../../src/core/signing';
 import type { ChannelStatus, ForwardAttempt, ForwardState, ForwardStatus, RelayDeliverySummary } from '../../../src/core/relay/protocol';
 import { sizeFields } from '../rejected';
+import { headerIds } from '../storeRecords';
 import type { DeliveryMeta, StoredDelivery, StoreListQuery } from '../storeTypes';
 
-const EVENT_NAME = EVENT_HEADER.toLowerCase();
-const DELIVERY_NAME = DELIVERY_HEADER.toLowerCase();
 type Counts = Omit<ChannelStatus, 'name'>;
 
 export class DeliveryIndex {
@@ -37,7 +35,7 @@ export class DeliveryIndex {
       receivedAt: meta.receivedAt,
       verification: meta.verification,
       ...(meta.reason ? { reason: meta.reason } : {}),
-      ...headerIds(meta.headers),
+      ...definedIds(meta.headers),
       ...sizeFields(meta, size),
       forward: meta.verification === 'rejected' ? [] : meta.targets.map((target) => ({ target, status: 'pending' as ForwardStatus, attempts: 0 })),
     };
@@ -60,6 +58,16 @@ export class DeliveryIndex {
     }
     this.count(d, +1);
     return d;
+  }
+
+  /**
+   * The lowest seq that stays when at most `keep` deliveries remain and none received before
+   * `cutoffMs`, or undefined when none stays. Walks only the deliveries that go (oldest first).
+   */
+  keepFrom(keep: number | undefined, cutoffMs: number | undefined): number | undefined {
+    let i = keep === undefined ? 0 : Math.max(0, this.seqs.length - keep);
+    if (cutoffMs !== undefined) while (i < this.seqs.length && this.bySeq.get(this.seqs[i]!)!.receivedMs < cutoffMs) i++;
+    return this.seqs[i];
   }
 
   /** Forgets every delivery below `minSeq`; returns how many. */
@@ -131,13 +139,8 @@ export class DeliveryIndex {
   }
 }
 
-function headerIds(pairs: [string, string][]): { event?: string; deliveryId?: string } {
-  let event: string | undefined;
-  let deliveryId: string | undefined;
-  for (const [k, v] of pairs) {
-    const n = k.toLowerCase();
-    if (n === EVENT_NAME && event === undefined) event = v;
-    else if (n === DELIVERY_NAME && deliveryId === undefined) deliveryId = v;
-  }
+/** The ids the summary shows, leaving out the absent ones (as the file store's summaries do). */
+function definedIds(pairs: [string, string][]): { event?: string; deliveryId?: string } {
+  const { event, deliveryId } = headerIds(pairs);
   return { ...(event !== undefined ? { event } : {}), ...(deliveryId !== undefined ? { deliveryId } : {}) };
 }

@@ -311,13 +311,9 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
   }
 
   async prune(options: PruneOptions): Promise<{ removed: number; remaining: number }> {
-    let minSeq = this.index.firstSeq;
-    const all = [...this.index.after(0)];
-    if (options.keep !== undefined) minSeq = options.keep === 0 ? this.highestSeq + 1 : Math.max(minSeq, all[all.length - options.keep]?.summary.seq ?? 0);
-    if (options.olderThanMs !== undefined) {
-      const cutoff = Date.now() - options.olderThanMs;
-      for (const d of all) if (d.receivedMs < cutoff) minSeq = Math.max(minSeq, d.summary.seq + 1);
-    }
+    if (this.index.size === 0) return { removed: 0, remaining: 0 };
+    const cutoff = options.olderThanMs === undefined ? undefined : Date.now() - options.olderThanMs;
+    const minSeq = this.index.keepFrom(options.keep, cutoff) ?? this.highestSeq + 1;
     if (minSeq > this.index.firstSeq) await this.jsm.streams.purge(this.deliveries, { seq: minSeq });
     const removed = this.index.dropBelow(minSeq);
     return { removed, remaining: this.index.size };
