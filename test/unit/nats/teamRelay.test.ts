@@ -37,6 +37,23 @@ async function follower(nats: NatsCluster, stream: string): Promise<NatsNode> {
   }
 }
 
+const ADMIN = 'team-admin-token-0123456789';
+
+/** Two relay instances on one nats-server, sharing the admin token ADMIN; stopped with the suite's relays. */
+async function twoInstances(relays: RelayProcess[], run: (a: RelayProcess, b: RelayProcess) => Promise<void>): Promise<void> {
+  const single = await startNats(1);
+  process.env.SERVICE_HOOKS_RELAY_TOKEN = ADMIN;
+  try {
+    const a = await spawnRelay(['--store', single.urls, '--data', tempDir()]);
+    const b = await spawnRelay(['--store', single.urls, '--data', tempDir()]);
+    relays.push(a, b);
+    await run(a, b);
+  } finally {
+    delete process.env.SERVICE_HOOKS_RELAY_TOKEN;
+    await single.stop();
+  }
+}
+
 const bodiesOf = (app: TargetApp) => new Set(app.received.map((r) => r.body.toString()));
 
 describe('team relay on NATS JetStream (three nats-server processes, two relay processes)', function () {
@@ -128,14 +145,8 @@ describe('team relay on NATS JetStream (three nats-server processes, two relay p
   });
 
   it('channels created at one instance are accepted by the other; deleting one revokes its token everywhere', async () => {
-    const single = await startNats(1);
-    const admin = 'team-admin-token-0123456789';
-    process.env.SERVICE_HOOKS_RELAY_TOKEN = admin;
-    try {
-      const a = await spawnRelay(['--store', single.urls, '--data', tempDir()]);
-      const b = await spawnRelay(['--store', single.urls, '--data', tempDir()]);
-      relays.push(a, b);
-      const created = await new RelayApi({ baseUrl: a.url, token: admin }).createChannel({ name: 'alice', secrets: [SECRET] });
+    await twoInstances(relays, async (a, b) => {
+      const created = await new RelayApi({ baseUrl: a.url, token: ADMIN }).createChannel({ name: 'alice', secrets: [SECRET] });
       const body = JSON.stringify({ to: 'alice' });
       // B learns of the channel through the store's watch: ask until it accepts (bounded).
       let status = 0;
@@ -143,25 +154,16 @@ describe('team relay on NATS JetStream (three nats-server processes, two relay p
       assert.equal(status, 200, 'the other instance accepts deliveries for the channel');
       const atB = new RelayApi({ baseUrl: b.url, token: created.token });
       assert.deepEqual((await atB.listDeliveries({})).deliveries.map((d) => d.channel), ['alice'], 'the channel token works at the other instance');
-      await new RelayApi({ baseUrl: b.url, token: admin }).deleteChannel('alice');
+      await new RelayApi({ baseUrl: b.url, token: ADMIN }).deleteChannel('alice');
       let refused = false;
       for (let i = 0; i < 200 && !refused; i++) refused = await new RelayApi({ baseUrl: a.url, token: created.token }).listDeliveries({}).then(() => false, () => true);
       assert.ok(refused, 'the deleted channel\'s token is refused by the instance that created it');
       assert.equal((await post(`${a.url}/hooks/alice`, body, signed(SECRET, body))).status, 404);
-    } finally {
-      delete process.env.SERVICE_HOOKS_RELAY_TOKEN;
-      await single.stop();
-    }
+    });
   });
 
   it('a subscriber that reconnects to the other instance resumes by seq with no gap and no duplicate', async () => {
-    const single = await startNats(1);
-    const admin = 'team-admin-token-0123456789';
-    process.env.SERVICE_HOOKS_RELAY_TOKEN = admin;
-    try {
-      const a = await spawnRelay(['--store', single.urls, '--data', tempDir()]);
-      const b = await spawnRelay(['--store', single.urls, '--data', tempDir()]);
-      relays.push(a, b);
+    await twoInstances(relays, async (a, b) => {
       const send = async (via: RelayProcess, n: number) => {
         for (let i = 0; i < n; i++) assert.equal((await post(`${via.url}/hooks/default`, JSON.stringify({ i }))).status, 200);
       };
@@ -170,7 +172,7 @@ describe('team relay on NATS JetStream (three nats-server processes, two relay p
       const first = await new Promise<number>((resolve) => {
         const sub = subscribe({
           url: a.url.replace('http', 'ws'),
-          token: admin,
+          token: ADMIN,
           since: 0,
           onDelivery: (d) => {
             seen.push(d.seq);
@@ -185,7 +187,7 @@ describe('team relay on NATS JetStream (three nats-server processes, two relay p
       await new Promise<void>((resolve) => {
         const sub = subscribe({
           url: b.url.replace('http', 'ws'),
-          token: admin,
+          token: ADMIN,
           since: first,
           onDelivery: (d) => {
             seen.push(d.seq);
@@ -197,9 +199,6 @@ describe('team relay on NATS JetStream (three nats-server processes, two relay p
         });
       });
       assert.deepEqual(seen, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    } finally {
-      delete process.env.SERVICE_HOOKS_RELAY_TOKEN;
-      await single.stop();
-    }
+    });
   });
 });
