@@ -99,25 +99,25 @@ export interface RelayProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Spawns `node cli.js relay --port 0 …` and waits for its `relay listening on` line. */
-export async function spawnRelay(args: string[]): Promise<RelayProcess> {
-  const child = spawn(process.execPath, [await cli(), 'relay', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Spawns `node cli.js relay --port 0 …` (this process's environment, or `env`) and waits for its `relay listening on http(s)://…` line. */
+export async function spawnRelay(args: string[], env?: NodeJS.ProcessEnv): Promise<RelayProcess> {
+  const child = spawn(process.execPath, [await cli(), 'relay', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) });
   let out = '';
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const port = await new Promise<number>((resolve, reject) => {
+  const [scheme, port] = await new Promise<[string, number]>((resolve, reject) => {
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
-      const m = /relay listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) resolve(Number(m[1]));
+      const m = /relay listening on (https?):\/\/127\.0\.0\.1:(\d+)/.exec(out);
+      if (m) resolve([m[1]!, Number(m[2])]);
     });
     void exited.then((code) => reject(new Error(`relay exited with ${code}: ${err}`)));
   });
   return {
     child,
     port,
-    url: `http://127.0.0.1:${port}`,
+    url: `${scheme}://127.0.0.1:${port}`,
     stdout: () => out,
     stderr: () => err,
     exited,

@@ -3,7 +3,7 @@
 // API calls over http or https with a given CA.
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'undici';
-import { cli, type RelayProcess } from './helpers';
+import { cli, spawnRelay, type RelayProcess } from './helpers';
 
 /** Environment for children: this process's, minus the variables these tests set on purpose. */
 export function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -24,33 +24,9 @@ export async function runCli(args: string[], env: Record<string, string> = {}): 
   return { code, stdout, stderr };
 }
 
-/** Spawns `node cli.js relay --port 0 ARGS` and waits for `relay listening on http(s)://127.0.0.1:PORT`. */
-export async function spawnRelayWith(args: string[], env: Record<string, string> = {}): Promise<RelayProcess> {
-  const child = spawn(process.execPath, [await cli(), 'relay', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(env) });
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const found = await new Promise<[string, number]>((resolve, reject) => {
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /relay listening on (https?):\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) resolve([m[1]!, Number(m[2])]);
-    });
-    void exited.then((code) => reject(new Error(`relay exited with ${code}: ${err}`)));
-  });
-  return {
-    child,
-    port: found[1],
-    url: `${found[0]}://127.0.0.1:${found[1]}`,
-    stdout: () => out,
-    stderr: () => err,
-    exited,
-    stop: (signal = 'SIGTERM') => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
-  };
+/** `spawnRelay` with the children's environment (childEnv) plus `env`. */
+export function spawnRelayWith(args: string[], env: Record<string, string> = {}): Promise<RelayProcess> {
+  return spawnRelay(args, childEnv(env));
 }
 
 export interface Answer {
