@@ -69,14 +69,30 @@ export class ShortEntryError extends RangeError {
   }
 }
 
+/** Strings up to this many bytes are looked up among the recent ones before being decoded. */
+const CACHED_BYTES = 64;
+/** Recent strings kept per kind of field. */
+const WAYS = 4;
+
 export class ByteReader {
   buf: Buffer = Buffer.alloc(0);
   pos = 0;
   end = 0;
+  private view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
+  /**
+   * Recently decoded strings, per kind of field (`str(kind)`): WAYS slots of [offset in `buf`,
+   * byte length, string]. Index entries repeat channels, events and targets in every record;
+   * comparing a few bytes is cheaper than decoding (and later collecting) another copy.
+   */
+  private recent: [number, number, string][][] = [];
 
   /** Points the reader at buf[start, end). */
   at(buf: Buffer, start = 0, end = buf.length): this {
-    this.buf = buf;
+    if (buf !== this.buf) {
+      this.buf = buf;
+      this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+      this.recent = [];
+    }
     this.pos = start;
     this.end = end;
     return this;
@@ -94,20 +110,33 @@ export class ByteReader {
   }
 
   u16(): number {
-    return this.buf.readUInt16LE(this.take(2));
+    return this.view.getUint16(this.take(2), true);
   }
 
   u32(): number {
-    return this.buf.readUInt32LE(this.take(4));
+    return this.view.getUint32(this.take(4), true);
   }
 
   f64(): number {
-    return this.buf.readDoubleLE(this.take(8));
+    return this.view.getFloat64(this.take(8), true);
   }
 
-  str(): string {
+  /** A string; `kind` (a small number per field) makes it reuse a recent equal string of that field. */
+  str(kind = -1): string {
     const n = this.u32();
     const p = this.take(n);
-    return this.buf.toString('utf8', p, p + n);
+    if (kind < 0 || n > CACHED_BYTES) return this.buf.toString('utf8', p, p + n);
+    const slots = (this.recent[kind] ??= []);
+    for (const slot of slots) if (slot[1] === n && this.same(slot[0], p, n)) return slot[2];
+    const s = this.buf.toString('utf8', p, p + n);
+    if (slots.length === WAYS) slots.pop();
+    slots.unshift([p, n, s]);
+    return s;
+  }
+
+  private same(a: number, b: number, n: number): boolean {
+    const buf = this.buf;
+    for (let i = 0; i < n; i++) if (buf[a + i] !== buf[b + i]) return false;
+    return true;
   }
 }

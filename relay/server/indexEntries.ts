@@ -30,6 +30,12 @@ const A_STATE = 16;
 const S_LAST = 32;
 const S_NEXT = 64;
 
+// Fields whose values repeat from record to record (decoded once, then reused: ./bytes.ts).
+const K_CHANNEL = 0;
+const K_EVENT = 1;
+const K_TARGET = 2;
+const K_ERROR = 3;
+
 export interface AttemptEntry {
   seq: number;
   attempt: AttemptFields;
@@ -68,12 +74,12 @@ export function decodeDelivery(r: ByteReader): IndexedDelivery {
   const verification = decoded(VERIFICATIONS, r.u8());
   const flags = r.u8();
   const metaLength = r.u32();
-  const channel = r.str();
+  const channel = r.str(K_CHANNEL);
   const d: IndexedDelivery = { seq, receivedMs, channel, verification, metaLength, targets: [] };
-  if (flags & D_EVENT) d.event = r.str();
+  if (flags & D_EVENT) d.event = r.str(K_EVENT);
   if (flags & D_ID) d.deliveryId = r.str();
   const n = r.u32();
-  for (let i = 0; i < n; i++) d.targets.push(r.str());
+  for (let i = 0; i < n; i++) d.targets.push(r.str(K_TARGET));
   if (flags & D_REASON) d.reason = r.str();
   if (flags & D_RECEIVED) d.received = { size: r.f64(), sha256: r.str() };
   return d;
@@ -96,16 +102,16 @@ export function decodeAttempt(r: ByteReader): AttemptEntry {
   const durationMs = r.f64();
   const flags = r.u8();
   const status = r.u16();
-  const attempt: AttemptFields = { target: r.str(), atMs, ok: (flags & A_OK) !== 0, durationMs };
+  const attempt: AttemptFields = { target: r.str(K_TARGET), atMs, ok: (flags & A_OK) !== 0, durationMs };
   if (flags & A_STATUS) attempt.status = status;
-  if (flags & A_ERROR) attempt.error = r.str();
+  if (flags & A_ERROR) attempt.error = r.str(K_ERROR);
   if (flags & A_REPLAY) attempt.replay = true;
   if (!(flags & A_STATE)) return { seq, attempt };
   const stStatus = decoded(STATUSES, r.u8());
   const attempts = r.u32();
   const lastStatus = r.u16();
   const next = r.f64();
-  const state: StateFields = { target: r.str(), status: stStatus, attempts };
+  const state: StateFields = { target: r.str(K_TARGET), status: stStatus, attempts };
   if (flags & S_LAST) state.lastStatus = lastStatus;
   if (flags & S_NEXT) state.nextAttemptMs = next;
   return { seq, attempt, state };
