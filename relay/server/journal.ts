@@ -9,18 +9,18 @@ import { mkdirSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32 } from './crc32';
 import { JournalClosedError, JournalCorruptError, JournalFailedError } from './journalErrors';
-import { nodeFs, type JournalFile, type JournalFs } from './journalFs';
-import { HEADER_BYTES, scanFrames } from './journalScan';
-import { ByteReader } from './bytes';
-import { forEachRecord, IndexBuffer, type IndexSnapshot } from './indexBuffer';
-import { indexName, readIndex, writeIndex } from './segmentIndex';
+import { nodeFs, readFully, writeAll, type JournalFile, type JournalFs } from './journalFs';
+import { HEADER_BYTES } from './journalScan';
+import type { ByteReader } from './bytes';
+import { IndexBuffer, type IndexSnapshot } from './indexBuffer';
+import { indexName, writeIndex } from './segmentIndex';
+import { loadSegment, segmentName, type LoadContext } from './journalLoad';
 
 export { JournalClosedError, JournalCorruptError, JournalFailedError } from './journalErrors';
 export type { JournalFile, JournalFs } from './journalFs';
 
 export { HEADER_BYTES } from './journalScan';
 const SEGMENT_RE = /^journal-(\d{10})\.log$/;
-const MAX_IOV = 512;
 
 export interface RecordLocation {
   segment: number;
@@ -82,10 +82,6 @@ interface Pending {
   reject: (err: Error) => void;
 }
 
-function segmentName(n: number): string {
-  return `journal-${String(n).padStart(10, '0')}.log`;
-}
-
 export class Journal {
   private fh: JournalFile | undefined;
   private segment = 0;
@@ -130,18 +126,24 @@ export class Journal {
     const names = (await j.fs.readdir(dir)).filter((n) => SEGMENT_RE.test(n)).sort();
     for (const name of names) j.segments.push(Number(SEGMENT_RE.exec(name)![1]));
     const last = j.segments.at(-1);
+    const ctx: LoadContext = {
+      fs: j.fs,
+      dir,
+      indexing: j.indexing,
+      options,
+      corrupt: (region) => {
+        j.corruption.regions++;
+        j.corruption.bytes += region.bytes;
+        options.onCorrupt?.(region);
+      },
+    };
     for (const seg of j.segments) {
-      // Each segment is read through its index file (written when it was sealed, or checkpointed
-      // while it was current); only the bytes the index does not cover are scanned — all of a
-      // segment whose index is missing or bad (e.g. after a kill between sealing and indexing).
-      const loaded = j.indexing ? await j.loadIndex(seg, options) : undefined;
-      if (loaded?.complete && seg !== last) continue;
-      const index = loaded ? IndexBuffer.from(loaded.file) : new IndexBuffer(seg);
-      if (!loaded?.complete) await j.scan(seg, options, index);
+      const loaded = await loadSegment(ctx, seg, seg === last);
+      if (loaded.indexWriteFailed) j.indexWriteErrors++;
       if (seg === last) {
-        j.tail = index;
-        j.checkpointed = loaded?.file.bytes ?? 0;
-      } else if (j.indexing) await writeIndex(j.fs, dir, index.snapshot(index.bytes)).catch(() => j.indexWriteErrors++);
+        j.tail = loaded.index;
+        j.checkpointed = loaded.checkpointed;
+      }
     }
     if (last === undefined) await j.openSegment(1);
     else {
@@ -150,66 +152,6 @@ export class Journal {
       j.size = (await j.fh.stat()).size;
     }
     return j;
-  }
-
-  /**
-   * Reads every record of a segment. Corruption in the middle is skipped (the scan resynchronises
-   * on the next valid frame) and reported; a torn tail (no valid frame after it) is cut off.
-   * Scans from the end of what `index` covers, adding to it.
-   */
-  private async scan(seg: number, options: JournalOptions, index: IndexBuffer): Promise<void> {
-    const path = join(this.dir, segmentName(seg));
-    const from = index.bytes;
-    const fh = await this.fs.open(path, 'update');
-    try {
-      await fh.chmod(0o600);
-      const total = (await fh.stat()).size;
-      const buf = Buffer.allocUnsafe(total - from);
-      await readFully(fh, buf, from);
-      const { frames, corrupt, end } = scanFrames(buf);
-      for (const region of corrupt) {
-        this.reportCorrupt({ segment: seg, offset: from + region.offset, bytes: region.bytes }, options);
-        index.corrupt.push([from + region.offset, region.bytes]);
-      }
-      const reader = new ByteReader();
-      for (const f of frames) {
-        const payload = buf.subarray(f.offset + HEADER_BYTES, f.offset + HEADER_BYTES + f.length);
-        const loc = { segment: seg, offset: from + f.offset, length: f.length };
-        options.onRecord?.(f.type, payload, loc);
-        if (!this.indexing) continue;
-        const entry = options.summarize!(f.type, payload, loc);
-        index.push(f.type, loc.offset, f.length, entry);
-        options.onEntry?.(f.type, reader.at(entry), loc);
-      }
-      index.bytes = from + end;
-      if (end < buf.length) {
-        await fh.truncate(from + end);
-        await fh.datasync();
-        options.onTruncate?.({ segment: seg, offset: from + end, dropped: buf.length - end });
-      }
-    } finally {
-      await fh.close();
-    }
-  }
-
-  private reportCorrupt(region: CorruptRegion, options: JournalOptions): void {
-    this.corruption.regions++;
-    this.corruption.bytes += region.bytes;
-    options.onCorrupt?.(region);
-  }
-
-  /**
-   * Feeds a segment's records from its index file (undefined when there is no valid one);
-   * `complete` when the index covers the whole file.
-   */
-  private async loadIndex(seg: number, options: JournalOptions): Promise<{ file: IndexSnapshot; complete: boolean } | undefined> {
-    const size = (await this.fs.stat(join(this.dir, segmentName(seg)))).size;
-    const file = await readIndex(this.fs, this.dir, seg, size);
-    if (!file) return undefined;
-    for (const [offset, bytes] of file.corrupt) this.reportCorrupt({ segment: seg, offset, bytes }, options);
-    const onEntry = options.onEntry;
-    if (onEntry) forEachRecord(file.body, (type, entry, offset, length) => onEntry(type, entry, { segment: seg, offset, length }));
-    return { file, complete: file.bytes === size };
   }
 
   private async openSegment(n: number): Promise<void> {
@@ -473,28 +415,5 @@ export class Journal {
     await this.sealing;
     await this.fh?.close();
     this.fh = undefined;
-  }
-}
-
-async function readFully(fh: JournalFile, buf: Buffer, position: number): Promise<void> {
-  let done = 0;
-  while (done < buf.length) {
-    const { bytesRead } = await fh.read(buf, done, buf.length - done, position + done);
-    if (bytesRead === 0) throw new Error('unexpected end of file');
-    done += bytesRead;
-  }
-}
-
-async function writeAll(fh: JournalFile, iov: Uint8Array[], position: number): Promise<void> {
-  for (let i = 0; i < iov.length; i += MAX_IOV) {
-    const chunk = iov.slice(i, i + MAX_IOV);
-    const want = chunk.reduce((n, b) => n + b.byteLength, 0);
-    const { bytesWritten } = await fh.writev(chunk as NodeJS.ArrayBufferView[], position);
-    if (bytesWritten < want) {
-      const rest = Buffer.concat(chunk).subarray(bytesWritten);
-      let off = 0;
-      while (off < rest.length) off += (await fh.write(rest, off, rest.length - off, position + bytesWritten + off)).bytesWritten;
-    }
-    position += want;
   }
 }

@@ -48,3 +48,30 @@ export const nodeFs: JournalFs = {
     }
   },
 };
+
+const MAX_IOV = 512;
+
+/** Fills `buf` from `position` (an error if the file ends first). */
+export async function readFully(fh: JournalFile, buf: Buffer, position: number): Promise<void> {
+  let done = 0;
+  while (done < buf.length) {
+    const { bytesRead } = await fh.read(buf, done, buf.length - done, position + done);
+    if (bytesRead === 0) throw new Error('unexpected end of file');
+    done += bytesRead;
+  }
+}
+
+/** Writes every buffer of `iov` at `position`, on through short writes. */
+export async function writeAll(fh: JournalFile, iov: Uint8Array[], position: number): Promise<void> {
+  for (let i = 0; i < iov.length; i += MAX_IOV) {
+    const chunk = iov.slice(i, i + MAX_IOV);
+    const want = chunk.reduce((n, b) => n + b.byteLength, 0);
+    const { bytesWritten } = await fh.writev(chunk as NodeJS.ArrayBufferView[], position);
+    if (bytesWritten < want) {
+      const rest = Buffer.concat(chunk).subarray(bytesWritten);
+      let off = 0;
+      while (off < rest.length) off += (await fh.write(rest, off, rest.length - off, position + bytesWritten + off)).bytesWritten;
+    }
+    position += want;
+  }
+}
