@@ -121,6 +121,13 @@ export class ByteReader {
     return this.view.getFloat64(this.take(8), true);
   }
 
+  /** A string's UTF-8 bytes (a view into the buffer, good while it is). */
+  utf8(): Buffer {
+    const n = this.u32();
+    const p = this.take(n);
+    return this.buf.subarray(p, p + n);
+  }
+
   /** A string; `kind` (a small number per field) makes it reuse a recent equal string of that field. */
   str(kind = -1): string {
     const n = this.u32();

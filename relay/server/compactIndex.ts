@@ -10,6 +10,7 @@ import type { StoreListQuery } from './storeTypes';
 import { Interner } from './interner';
 import { AttemptArena, type AttemptFields } from './attemptArena';
 import { sizeFields } from './rejected';
+import { StringColumn } from './stringColumn';
 
 export type { AttemptFields } from './attemptArena';
 
@@ -31,6 +32,8 @@ export interface IndexedDelivery {
   reason?: string;
   event?: string;
   deliveryId?: string;
+  /** The delivery id as UTF-8 bytes instead of `deliveryId` (read from an index file: no string made). */
+  deliveryIdUtf8?: Uint8Array;
   metaLength: number;
   targets: string[];
   /** Set when only a prefix of the body is stored (a rejected delivery): what was received. */
@@ -110,7 +113,7 @@ export class CompactIndex {
   /** Live rows are [head, end). */
   private head = 0;
   private end = 0;
-  private deliveryIds: (string | undefined)[] = [];
+  private readonly deliveryIds = new StringColumn();
   /** Forward states of deliveries with several targets, once one was recorded. */
   private forward: (ForwardState[] | undefined)[] = [];
   private readonly reasons = new Map<number, string>();
@@ -152,7 +155,8 @@ export class CompactIndex {
     c.targets[i] = this.targetListId(targets);
     c.verification[i] = VERIFICATIONS.indexOf(d.verification);
     c.flags[i] = targets.length > 0 ? PENDING : 0;
-    this.deliveryIds[i - this.head] = d.deliveryId;
+    if (d.deliveryIdUtf8) this.deliveryIds.pushBytes(d.deliveryIdUtf8);
+    else this.deliveryIds.push(d.deliveryId);
     this.forward[i - this.head] = undefined;
     c.fStatus[i] = 0;
     c.fAttempts[i] = 0;
@@ -275,7 +279,7 @@ export class CompactIndex {
       this.received.delete(this.cols.seq[i]!);
       this.arena.live -= this.cols.aCount[i]!;
     }
-    this.deliveryIds.splice(0, dropped);
+    this.deliveryIds.dropFront(dropped);
     this.forward.splice(0, dropped);
     this.head = cut;
     if (this.head > 4096 && this.head * 2 > this.end) {
@@ -310,7 +314,7 @@ export class CompactIndex {
     const seq = c.seq[i]!;
     const reason = this.reasons.get(seq);
     const event = c.event[i]! > 0 ? this.events.name(c.event[i]! - 1) : undefined;
-    const deliveryId = this.deliveryIds[i - this.head];
+    const deliveryId = this.deliveryIds.get(i - this.head);
     return {
       seq,
       channel: this.channels.name(c.channel[i]!),

@@ -68,7 +68,8 @@ export function encodeDelivery(d: IndexedDelivery): Buffer {
   return w.finish();
 }
 
-export function decodeDelivery(r: ByteReader): IndexedDelivery {
+/** A delivery entry; with `rawId` its delivery id comes as bytes (deliveryIdUtf8), for the index to keep as such. */
+export function decodeDelivery(r: ByteReader, rawId = false): IndexedDelivery {
   const seq = r.f64();
   const receivedMs = r.f64();
   const verification = decoded(VERIFICATIONS, r.u8());
@@ -77,7 +78,10 @@ export function decodeDelivery(r: ByteReader): IndexedDelivery {
   const channel = r.str(K_CHANNEL);
   const d: IndexedDelivery = { seq, receivedMs, channel, verification, metaLength, targets: [] };
   if (flags & D_EVENT) d.event = r.str(K_EVENT);
-  if (flags & D_ID) d.deliveryId = r.str();
+  if (flags & D_ID) {
+    if (rawId) d.deliveryIdUtf8 = r.utf8();
+    else d.deliveryId = r.str();
+  }
   const n = r.u32();
   for (let i = 0; i < n; i++) d.targets.push(r.str(K_TARGET));
   if (flags & D_REASON) d.reason = r.str();

@@ -22,6 +22,13 @@ export interface LoadContext {
   options: JournalOptions;
   /** Told about each damaged region (from a scan, or as its index file recorded it). */
   corrupt: (region: CorruptRegion) => void;
+  /** Index files are read into this one buffer, grown as needed (nothing keeps a view of it past a segment). */
+  readBuffer?: Buffer;
+}
+
+function readBuffer(ctx: LoadContext, size: number): Buffer {
+  if (!ctx.readBuffer || ctx.readBuffer.length < size) ctx.readBuffer = Buffer.allocUnsafe(Math.max(size, 2 * (ctx.readBuffer?.length ?? 0)));
+  return ctx.readBuffer.subarray(0, size);
 }
 
 export interface LoadedSegment {
@@ -49,7 +56,7 @@ export async function loadSegment(ctx: LoadContext, seg: number, current: boolea
 /** Feeds a segment's records from its index file; undefined when there is no valid one. */
 async function loadIndex(ctx: LoadContext, seg: number): Promise<(IndexSnapshot & { segmentBytes: number }) | undefined> {
   const segmentBytes = (await ctx.fs.stat(join(ctx.dir, segmentName(seg)))).size;
-  const file = await readIndex(ctx.fs, ctx.dir, seg, segmentBytes);
+  const file = await readIndex(ctx.fs, ctx.dir, seg, segmentBytes, (size) => readBuffer(ctx, size));
   if (!file) return undefined;
   for (const [offset, bytes] of file.corrupt) ctx.corrupt({ segment: seg, offset, bytes });
   const onEntry = ctx.options.onEntry;

@@ -69,8 +69,12 @@ export function decodeIndex(buf: Buffer, segment: number, segmentBytes: number):
   return { segment, bytes: h.bytes, count: h.count, corrupt: h.corrupt, crc: h.crc, body };
 }
 
-/** Reads an index file (in one read into one buffer) and checks it; undefined when missing or bad. */
-export async function readIndex(fs: JournalFs, dir: string, segment: number, segmentBytes: number): Promise<IndexSnapshot | undefined> {
+/**
+ * Reads an index file (in one read into one buffer) and checks it; undefined when missing or bad.
+ * `buffer(size)` gives the buffer to read into (one reused for every file of an open: no garbage
+ * of a megabyte or two per file); the result's body is a view of it.
+ */
+export async function readIndex(fs: JournalFs, dir: string, segment: number, segmentBytes: number, buffer: (size: number) => Buffer = (size) => Buffer.allocUnsafe(size)): Promise<IndexSnapshot | undefined> {
   let fh;
   try {
     fh = await fs.open(join(dir, indexName(segment)), 'read');
@@ -78,7 +82,7 @@ export async function readIndex(fs: JournalFs, dir: string, segment: number, seg
     return undefined;
   }
   try {
-    const buf = Buffer.allocUnsafe((await fh.stat()).size);
+    const buf = buffer((await fh.stat()).size);
     let done = 0;
     while (done < buf.length) {
       const { bytesRead } = await fh.read(buf, done, buf.length - done, done);

@@ -80,7 +80,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
   /** Takes one record's index entry at open (decoded straight into the index). */
   private apply(type: number, entry: ByteReader, loc: RecordLocation): void {
     if (type === T_DELIVERY) {
-      const d = decodeDelivery(entry);
+      const d = decodeDelivery(entry, true);
       this.lastSeq = Math.max(this.lastSeq, d.seq);
       if (d.seq < this.minSeq) return;
       this.index.insert(d, loc);

@@ -37,6 +37,9 @@ describe('segment index entries (binary)', () => {
     };
     const bare: IndexedDelivery = { seq: 1, receivedMs: 0, channel: '', verification: 'verified', metaLength: 0, targets: [] };
     for (const d of [full, bare, { ...full, event: '', deliveryId: '' }]) assert.deepEqual(decodeDelivery(read(encodeDelivery(d))), d);
+    // As the store reads it at open: the delivery id as its UTF-8 bytes.
+    const { deliveryIdUtf8, ...rest } = decodeDelivery(read(encodeDelivery(full)), true);
+    assert.deepEqual({ ...rest, deliveryId: Buffer.from(deliveryIdUtf8!).toString('utf8') }, full);
   });
 
   it('an attempt entry round-trips with and without status, error, replay and state (and its optional fields)', () => {

@@ -209,6 +209,7 @@ describe('relay store: compact index', () => {
     for (const seq of [n - 99, n - 50, n]) {
       const e = store.get(seq)!;
       assert.deepEqual(e.attempts.map((a) => [a.durationMs, a.error, a.status]), [[seq, `e${seq}`, 500]], `seq ${seq}`);
+      assert.equal(e.summary.deliveryId, `id-${seq}`);
       assert.equal((await store.read(seq))!.body.toString(), `b${seq}`);
     }
     await store.recordAttempt(n, attempt(true), { target: TARGET, status: 'ok', attempts: 2, lastStatus: 200 });
