@@ -7,6 +7,7 @@
 // Record: u32 LE payload length | u32 LE crc32(type byte + payload) | u8 type | payload.
 import { mkdirSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeBatch } from './batchWrite';
 import { crc32 } from './crc32';
 import { JournalClosedError, JournalCorruptError, JournalFailedError } from './journalErrors';
 import { nodeFs, type JournalFile, type JournalFs } from './journalFs';
@@ -18,7 +19,6 @@ export type { JournalFile, JournalFs } from './journalFs';
 
 export { HEADER_BYTES } from './journalScan';
 const SEGMENT_RE = /^journal-(\d{10})\.log$/;
-const MAX_IOV = 512;
 
 export interface RecordLocation {
   segment: number;
@@ -356,7 +356,7 @@ export class Journal {
           pos += HEADER_BYTES + p.length;
         }
         try {
-          await writeAll(this.fh!, iov, this.size);
+          await writeBatch(this.fh!, iov, this.size, pos - this.size);
           await this.fh!.datasync();
           this.syncs++;
         } catch (err) {
@@ -471,19 +471,5 @@ async function readFully(fh: JournalFile, buf: Buffer, position: number): Promis
     const { bytesRead } = await fh.read(buf, done, buf.length - done, position + done);
     if (bytesRead === 0) throw new Error('unexpected end of file');
     done += bytesRead;
-  }
-}
-
-async function writeAll(fh: JournalFile, iov: Uint8Array[], position: number): Promise<void> {
-  for (let i = 0; i < iov.length; i += MAX_IOV) {
-    const chunk = iov.slice(i, i + MAX_IOV);
-    const want = chunk.reduce((n, b) => n + b.byteLength, 0);
-    const { bytesWritten } = await fh.writev(chunk as NodeJS.ArrayBufferView[], position);
-    if (bytesWritten < want) {
-      const rest = Buffer.concat(chunk).subarray(bytesWritten);
-      let off = 0;
-      while (off < rest.length) off += (await fh.write(rest, off, rest.length - off, position + bytesWritten + off)).bytesWritten;
-    }
-    position += want;
   }
 }
