@@ -12,7 +12,9 @@ import { crc32 } from './crc32';
 import { JournalClosedError, JournalCorruptError, JournalFailedError } from './journalErrors';
 import { nodeFs, type JournalFile, type JournalFs } from './journalFs';
 import { HEADER_BYTES, scanFrames } from './journalScan';
-import { indexName, readIndex, writeIndex, type SegmentIndex } from './segmentIndex';
+import { ByteReader } from './bytes';
+import { forEachRecord, IndexBuffer, type IndexSnapshot } from './indexBuffer';
+import { indexName, readIndex, writeIndex } from './segmentIndex';
 
 export { JournalClosedError, JournalCorruptError, JournalFailedError } from './journalErrors';
 export type { JournalFile, JournalFs } from './journalFs';
@@ -34,14 +36,17 @@ export interface JournalOptions {
   /** Called for each record read from a segment at open, in order (not for segments read through their index). */
   onRecord?: (type: number, payload: Buffer, loc: RecordLocation) => void;
   /**
-   * What to keep of a record in the segment index (JSON-able, small). Given this, sealed segments
-   * get index files and a restart reads those instead of the segments.
+   * What to keep of a record in the segment index (its entry: a few bytes, never the body). Given
+   * this, sealed segments get index files and a restart reads those instead of the segments.
    */
-  summarize?: (type: number, payload: Buffer, loc: RecordLocation) => unknown;
+  summarize?: (type: number, payload: Buffer, loc: RecordLocation) => Buffer;
   /** Checkpoint the current segment's index after this many more bytes (default 16 MiB). */
   checkpointBytes?: number;
-  /** Called at open for every record in order, with its index entry (from the index file or summarize). */
-  onEntry?: (type: number, entry: unknown, loc: RecordLocation) => void;
+  /**
+   * Called at open for every record in order, with a reader over its index entry (from the index
+   * file or summarize); the reader is only good during the call.
+   */
+  onEntry?: (type: number, entry: ByteReader, loc: RecordLocation) => void;
   /** Told about truncated torn tails (segment, offset, bytes dropped). */
   onTruncate?: (info: { segment: number; offset: number; dropped: number }) => void;
   /** Told about damaged regions in the middle of a segment (skipped; later records are kept). */
@@ -62,12 +67,14 @@ export interface AppendOptions {
   /** Start no sync for this record: it joins the next one (at the latest after `lazyMs`). */
   lazy?: boolean;
   /** The record's entry for the segment index (see JournalOptions.summarize). */
-  entry?: unknown;
+  entry?: Uint8Array;
 }
+
+const NO_ENTRY = new Uint8Array(0);
 
 interface Pending {
   type: number;
-  entry: unknown;
+  entry: Uint8Array;
   header: Buffer;
   parts: Uint8Array[];
   length: number;
@@ -97,8 +104,8 @@ export class Journal {
   syncs = 0;
   /** Damaged regions skipped while reading segments (each held at least one record). */
   readonly corruption = { regions: 0, bytes: 0 };
-  /** Index entries of the current segment, written to its index file when it is sealed. */
-  private tail: SegmentIndex = { segment: 0, bytes: 0, corrupt: [], records: [] };
+  /** Index records of the current segment, written to its index file when it is sealed (and at checkpoints). */
+  private tail = new IndexBuffer(0);
   /** Index files being written (close and prune wait for them). */
   private sealing: Promise<void> = Promise.resolve();
   /** Index files that could not be written (they are rebuilt at the next open). */
@@ -128,11 +135,13 @@ export class Journal {
       // while it was current); only the bytes the index does not cover are scanned — all of a
       // segment whose index is missing or bad (e.g. after a kill between sealing and indexing).
       const loaded = j.indexing ? await j.loadIndex(seg, options) : undefined;
-      const index = loaded?.complete ? loaded.index : await j.scan(seg, options, loaded?.index);
+      if (loaded?.complete && seg !== last) continue;
+      const index = loaded ? IndexBuffer.from(loaded.file) : new IndexBuffer(seg);
+      if (!loaded?.complete) await j.scan(seg, options, index);
       if (seg === last) {
         j.tail = index;
-        j.checkpointed = loaded?.index.bytes ?? 0;
-      } else if (j.indexing && !loaded?.complete) await writeIndex(j.fs, dir, index).catch(() => j.indexWriteErrors++);
+        j.checkpointed = loaded?.file.bytes ?? 0;
+      } else if (j.indexing) await writeIndex(j.fs, dir, index.snapshot(index.bytes)).catch(() => j.indexWriteErrors++);
     }
     if (last === undefined) await j.openSegment(1);
     else {
@@ -146,10 +155,10 @@ export class Journal {
   /**
    * Reads every record of a segment. Corruption in the middle is skipped (the scan resynchronises
    * on the next valid frame) and reported; a torn tail (no valid frame after it) is cut off.
+   * Scans from the end of what `index` covers, adding to it.
    */
-  private async scan(seg: number, options: JournalOptions, base?: SegmentIndex): Promise<SegmentIndex> {
+  private async scan(seg: number, options: JournalOptions, index: IndexBuffer): Promise<void> {
     const path = join(this.dir, segmentName(seg));
-    const index: SegmentIndex = base ?? { segment: seg, bytes: 0, corrupt: [], records: [] };
     const from = index.bytes;
     const fh = await this.fs.open(path, 'update');
     try {
@@ -162,13 +171,15 @@ export class Journal {
         this.reportCorrupt({ segment: seg, offset: from + region.offset, bytes: region.bytes }, options);
         index.corrupt.push([from + region.offset, region.bytes]);
       }
+      const reader = new ByteReader();
       for (const f of frames) {
         const payload = buf.subarray(f.offset + HEADER_BYTES, f.offset + HEADER_BYTES + f.length);
         const loc = { segment: seg, offset: from + f.offset, length: f.length };
         options.onRecord?.(f.type, payload, loc);
-        const entry = options.summarize?.(f.type, payload, loc);
-        options.onEntry?.(f.type, entry, loc);
-        if (this.indexing) index.records.push([f.type, loc.offset, f.length, entry]);
+        if (!this.indexing) continue;
+        const entry = options.summarize!(f.type, payload, loc);
+        index.push(f.type, loc.offset, f.length, entry);
+        options.onEntry?.(f.type, reader.at(entry), loc);
       }
       index.bytes = from + end;
       if (end < buf.length) {
@@ -179,7 +190,6 @@ export class Journal {
     } finally {
       await fh.close();
     }
-    return index;
   }
 
   private reportCorrupt(region: CorruptRegion, options: JournalOptions): void {
@@ -192,13 +202,14 @@ export class Journal {
    * Feeds a segment's records from its index file (undefined when there is no valid one);
    * `complete` when the index covers the whole file.
    */
-  private async loadIndex(seg: number, options: JournalOptions): Promise<{ index: SegmentIndex; complete: boolean } | undefined> {
+  private async loadIndex(seg: number, options: JournalOptions): Promise<{ file: IndexSnapshot; complete: boolean } | undefined> {
     const size = (await this.fs.stat(join(this.dir, segmentName(seg)))).size;
-    const index = await readIndex(this.fs, this.dir, seg, size);
-    if (!index) return undefined;
-    for (const [offset, bytes] of index.corrupt) this.reportCorrupt({ segment: seg, offset, bytes }, options);
-    for (const [type, offset, length, entry] of index.records) options.onEntry?.(type, entry, { segment: seg, offset, length });
-    return { index, complete: index.bytes === size };
+    const file = await readIndex(this.fs, this.dir, seg, size);
+    if (!file) return undefined;
+    for (const [offset, bytes] of file.corrupt) this.reportCorrupt({ segment: seg, offset, bytes }, options);
+    const onEntry = options.onEntry;
+    if (onEntry) forEachRecord(file.body, (type, entry, offset, length) => onEntry(type, entry, { segment: seg, offset, length }));
+    return { file, complete: file.bytes === size };
   }
 
   private async openSegment(n: number): Promise<void> {
@@ -206,12 +217,12 @@ export class Journal {
     await fh.chmod(0o600);
     // The new file's name must survive a power cut before any record in it is acknowledged.
     await this.fs.syncDir(this.dir);
-    if (this.fh) this.seal({ ...this.tail, bytes: this.size });
+    if (this.fh) this.seal(this.tail.snapshot(this.size));
     await this.fh?.close().catch(() => undefined);
     this.fh = fh;
     this.segment = n;
     this.size = 0;
-    this.tail = { segment: n, bytes: 0, corrupt: [], records: [] };
+    this.tail = new IndexBuffer(n);
     this.checkpointed = 0;
     if (!this.segments.includes(n)) this.segments.push(n);
   }
@@ -224,11 +235,11 @@ export class Journal {
     if (!this.indexing || this.size === this.checkpointed) return;
     if (!options.force && this.size - this.checkpointed < this.checkpointBytes) return;
     this.checkpointed = this.size;
-    this.seal({ ...this.tail, records: this.tail.records.slice(), corrupt: this.tail.corrupt.slice(), bytes: this.size });
+    this.seal(this.tail.snapshot(this.size));
   }
 
   /** Writes a segment's index file in the background (a failure only costs a scan at the next open). */
-  private seal(index: SegmentIndex): void {
+  private seal(index: IndexSnapshot): void {
     if (!this.indexing) return;
     this.sealing = this.sealing.then(() => writeIndex(this.fs, this.dir, index)).catch(() => void this.indexWriteErrors++);
   }
@@ -302,7 +313,7 @@ export class Journal {
     header.writeUInt32LE(sum, 4);
     header[8] = type;
     return new Promise((resolve, reject) => {
-      this.queue.push({ type, entry: options?.entry, header, parts, length, resolve, reject });
+      this.queue.push({ type, entry: options?.entry ?? NO_ENTRY, header, parts, length, resolve, reject });
       if (options?.lazy) {
         if (!this.flushing) this.lazyTimer ??= setTimeout(() => this.flushAll(), this.lazyMs);
         return;
@@ -368,7 +379,7 @@ export class Journal {
           continue;
         }
         this.size = pos;
-        if (this.indexing) batch.forEach((p, i) => this.tail.records.push([p.type, locs[i]!.offset, p.length, p.entry]));
+        if (this.indexing) batch.forEach((p, i) => this.tail.push(p.type, locs[i]!.offset, p.length, p.entry));
         batch.forEach((p, i) => p.resolve(locs[i]!));
         this.checkpointIfDue({ force: false });
       }

@@ -1,66 +1,59 @@
-// A sealed segment's index file (journal-N.idx): one line of header — format version, segment,
-// the segment's size in bytes when indexed, damaged regions, a crc32 of the body — then the body:
-// a JSON array of [type, offset, length, entry] per record, where `entry` is what the store keeps
-// in memory for that record (never a body). A restart reads these instead of the segments; an
-// index that is missing, damaged or written for a different segment size is rebuilt from its
-// segment; one covering a prefix (a checkpoint) is completed by scanning the rest. Written to a temporary file, fsynced, renamed, and the directory fsynced.
+// A segment's index file (journal-N.idx), binary (format 3): a header, then the body — the
+// segment's index records as ./indexBuffer.ts lays them out (type, offset, payload length, the
+// store's entry bytes; never a body). A restart reads these instead of the segments; an index
+// that is missing, damaged, of another format (the JSON files of format 2), or written for a
+// different segment is rebuilt from its segment; one covering a prefix (a checkpoint) is
+// completed by scanning the rest. Written to a temporary file, fsynced, renamed, and the
+// directory fsynced.
+//
+// Header, little-endian:
+//   u32 magic "SHIX" | u32 format 3 | f64 segment | f64 bytes covered | u32 record count
+//   | u32 corrupt regions n | f64 body length | u32 crc32(body) | n × (f64 offset, f64 bytes)
+//   | u32 crc32(header so far)
 import { join } from 'node:path';
 import { crc32 } from './crc32';
+import { wellFormed, type IndexSnapshot } from './indexBuffer';
 import type { JournalFs } from './journalFs';
 
-export type IndexedRecord = [type: number, offset: number, length: number, entry: unknown];
-
-export interface SegmentIndex {
-  segment: number;
-  /** Size of the segment file the index describes. */
-  bytes: number;
-  /** Damaged regions skipped when the segment was scanned: [offset, bytes]. */
-  corrupt: [number, number][];
-  records: IndexedRecord[];
-}
-
-const VERSION = 2;
+const MAGIC = 0x58494853; // "SHIX" little-endian
+const VERSION = 3;
+const FIXED = 44;
 
 export function indexName(segment: number): string {
   return `journal-${String(segment).padStart(10, '0')}.idx`;
 }
 
-/**
- * Entries are stored with each distinct string once: strings inside entry arrays (at any depth)
- * become -(k+1) for the k-th string of the table, so entries must hold no negative numbers.
- * (A smaller file, and far less to parse and collect at a restart.)
- */
-function pack(records: IndexedRecord[]): { strings: string[]; records: unknown[] } {
-  const ids = new Map<string, number>();
-  const strings: string[] = [];
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') {
-      let id = ids.get(v);
-      if (id === undefined) ids.set(v, (id = strings.push(v) - 1));
-      return -(id + 1);
-    }
-    return Array.isArray(v) ? v.map(walk) : v;
-  };
-  return { strings, records: records.map(([type, offset, length, entry]) => [type, offset, length, walk(entry)]) };
+function headerBytes(corrupt: number): number {
+  return FIXED + 16 * corrupt + 4;
 }
 
-function unpack(body: { strings: string[]; records: IndexedRecord[] }): IndexedRecord[] {
-  const { strings } = body;
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'number') return v < 0 ? strings[-v - 1] : v;
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) v[i] = walk(v[i]);
-    }
-    return v;
-  };
-  for (const r of body.records) r[3] = walk(r[3]);
-  return body.records;
+export function encodeHeader(index: IndexSnapshot): Buffer {
+  const h = Buffer.allocUnsafe(headerBytes(index.corrupt.length));
+  h.writeUInt32LE(MAGIC, 0);
+  h.writeUInt32LE(VERSION, 4);
+  h.writeDoubleLE(index.segment, 8);
+  h.writeDoubleLE(index.bytes, 16);
+  h.writeUInt32LE(index.count, 24);
+  h.writeUInt32LE(index.corrupt.length, 28);
+  h.writeDoubleLE(index.body.length, 32);
+  h.writeUInt32LE(index.crc, 40);
+  index.corrupt.forEach(([offset, bytes], i) => {
+    h.writeDoubleLE(offset, FIXED + 16 * i);
+    h.writeDoubleLE(bytes, FIXED + 16 * i + 8);
+  });
+  h.writeUInt32LE(crc32(h.subarray(0, h.length - 4)), h.length - 4);
+  return h;
 }
 
-export function encodeIndex(index: SegmentIndex): Buffer {
-  const body = Buffer.from(JSON.stringify(pack(index.records)), 'utf8');
-  const header = JSON.stringify({ v: VERSION, segment: index.segment, bytes: index.bytes, corrupt: index.corrupt, count: index.records.length, crc: crc32(body) });
-  return Buffer.concat([Buffer.from(`${header}\n`, 'utf8'), body]);
+/** The header's fields if it checks out (magic, format, its own crc); undefined otherwise. */
+function decodeHeader(buf: Buffer): (Omit<IndexSnapshot, 'body'> & { start: number; bodyLength: number }) | undefined {
+  if (buf.length < headerBytes(0) || buf.readUInt32LE(0) !== MAGIC || buf.readUInt32LE(4) !== VERSION) return undefined;
+  const n = buf.readUInt32LE(28);
+  const start = headerBytes(n);
+  if (start > buf.length || crc32(buf.subarray(0, start - 4)) !== buf.readUInt32LE(start - 4)) return undefined;
+  const corrupt: [number, number][] = [];
+  for (let i = 0; i < n; i++) corrupt.push([buf.readDoubleLE(FIXED + 16 * i), buf.readDoubleLE(FIXED + 16 * i + 8)]);
+  return { segment: buf.readDoubleLE(8), bytes: buf.readDoubleLE(16), count: buf.readUInt32LE(24), corrupt, bodyLength: buf.readDoubleLE(32), crc: buf.readUInt32LE(40), start };
 }
 
 /**
@@ -68,23 +61,16 @@ export function encodeIndex(index: SegmentIndex): Buffer {
  * index covering less than the segment (a checkpoint of the then current segment) is valid: the
  * rest is scanned.
  */
-export function decodeIndex(buf: Buffer, segment: number, segmentBytes: number): SegmentIndex | undefined {
-  const nl = buf.indexOf(10);
-  if (nl < 0) return undefined;
-  try {
-    const h = JSON.parse(buf.subarray(0, nl).toString('utf8')) as { v: number; segment: number; bytes: number; corrupt: [number, number][]; count: number; crc: number };
-    const body = buf.subarray(nl + 1);
-    if (h.v !== VERSION || h.segment !== segment || h.bytes > segmentBytes || crc32(body) !== h.crc) return undefined;
-    const packed = JSON.parse(body.toString('utf8')) as { strings: string[]; records: IndexedRecord[] };
-    if (!Array.isArray(packed.records) || packed.records.length !== h.count) return undefined;
-    const records = unpack(packed);
-    return { segment, bytes: h.bytes, corrupt: h.corrupt ?? [], records };
-  } catch {
-    return undefined;
-  }
+export function decodeIndex(buf: Buffer, segment: number, segmentBytes: number): IndexSnapshot | undefined {
+  const h = decodeHeader(buf);
+  if (!h || h.segment !== segment || h.bytes > segmentBytes || h.bodyLength !== buf.length - h.start) return undefined;
+  const body = buf.subarray(h.start);
+  if (crc32(body) !== h.crc || !wellFormed(body, h.count, h.bytes)) return undefined;
+  return { segment, bytes: h.bytes, count: h.count, corrupt: h.corrupt, crc: h.crc, body };
 }
 
-export async function readIndex(fs: JournalFs, dir: string, segment: number, segmentBytes: number): Promise<SegmentIndex | undefined> {
+/** Reads an index file (in one read into one buffer) and checks it; undefined when missing or bad. */
+export async function readIndex(fs: JournalFs, dir: string, segment: number, segmentBytes: number): Promise<IndexSnapshot | undefined> {
   let fh;
   try {
     fh = await fs.open(join(dir, indexName(segment)), 'read');
@@ -105,14 +91,17 @@ export async function readIndex(fs: JournalFs, dir: string, segment: number, seg
   }
 }
 
-export async function writeIndex(fs: JournalFs, dir: string, index: SegmentIndex): Promise<void> {
+export async function writeIndex(fs: JournalFs, dir: string, index: IndexSnapshot): Promise<void> {
   const final = join(dir, indexName(index.segment));
   const tmp = `${final}.tmp`;
-  const bytes = encodeIndex(index);
   const fh = await fs.open(tmp, 'create');
   try {
-    let done = 0;
-    while (done < bytes.length) done += (await fh.write(bytes, done, bytes.length - done, done)).bytesWritten;
+    let position = 0;
+    for (const part of [encodeHeader(index), index.body]) {
+      let done = 0;
+      while (done < part.length) done += (await fh.write(part, done, part.length - done, position + done)).bytesWritten;
+      position += part.length;
+    }
     await fh.datasync();
   } finally {
     await fh.close();

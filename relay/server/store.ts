@@ -6,7 +6,9 @@ import { Journal, JournalCorruptError, type CorruptRegion, type JournalFs, type 
 import { nodeFs } from './journalFs';
 import { SeqMark } from './seqMark';
 import { CompactIndex, type IndexRow } from './compactIndex';
-import { T_ATTEMPT, T_DELIVERY, T_PRUNE, attemptFields, attemptTuple, deliveryTuple, fieldsFromTuple, stateFields, fromTuple, indexedDelivery, parseMeta, summarize, type AttemptRecord } from './storeRecords';
+import { T_ATTEMPT, T_DELIVERY, T_PRUNE, attemptFields, stateFields, indexedDelivery, parseMeta, summarize, type AttemptRecord } from './storeRecords';
+import { decodeAttempt, decodeDelivery, decodePrune, encodeAttempt, encodeDelivery, encodePrune } from './indexEntries';
+import type { ByteReader } from './bytes';
 import type { ChannelStatus, ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../src/core/relay/protocol';
 import type { DeliveryMeta, NewDelivery, PruneOptions, RecordAttemptOptions, RelayStore, StoreEvents, StoreIntegrity, StoreListQuery } from './storeTypes';
 
@@ -75,20 +77,21 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     return store;
   }
 
-  private apply(type: number, entry: unknown, loc: RecordLocation): void {
+  /** Takes one record's index entry at open (decoded straight into the index). */
+  private apply(type: number, entry: ByteReader, loc: RecordLocation): void {
     if (type === T_DELIVERY) {
-      const d = fromTuple(entry as Parameters<typeof fromTuple>[0]);
+      const d = decodeDelivery(entry);
       this.lastSeq = Math.max(this.lastSeq, d.seq);
       if (d.seq < this.minSeq) return;
       this.index.insert(d, loc);
       this.touchSegment(loc.segment, d.seq);
     } else if (type === T_ATTEMPT) {
-      const rec = fieldsFromTuple(entry as Parameters<typeof fieldsFromTuple>[0]);
+      const rec = decodeAttempt(entry);
       this.lastSeq = Math.max(this.lastSeq, rec.seq);
       this.touchSegment(loc.segment, rec.seq);
       this.index.applyAttempt(rec.seq, rec.attempt, rec.state);
     } else if (type === T_PRUNE) {
-      const minSeq = entry as number;
+      const minSeq = decodePrune(entry);
       // Every seq below minSeq was given out once (its record may be deleted): never reuse them.
       this.lastSeq = Math.max(this.lastSeq, minSeq - 1);
       this.dropBelow(minSeq);
@@ -118,7 +121,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     const len = Buffer.allocUnsafe(4);
     len.writeUInt32LE(metaBuf.length, 0);
     const indexed = indexedDelivery(full, metaBuf.length);
-    const append = this.journal.append(T_DELIVERY, [len, metaBuf, body], { entry: deliveryTuple(indexed) });
+    const append = this.journal.append(T_DELIVERY, [len, metaBuf, body], { entry: encodeDelivery(indexed) });
     const durable = Promise.all([append, this.mark.cover(full.seq)]).then(([loc]) => {
       this.index.insert(indexed, loc);
       this.touchSegment(loc.segment, full.seq);
@@ -136,9 +139,11 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
    */
   async recordAttempt(seq: number, attempt: ForwardAttempt, state?: ForwardState, options?: RecordAttemptOptions): Promise<void> {
     const rec: AttemptRecord = { seq, attempt, ...(state ? { state } : {}) };
-    const loc = await this.journal.append(T_ATTEMPT, [Buffer.from(JSON.stringify(rec), 'utf8')], { lazy: options?.lazy, entry: attemptTuple(rec) });
+    const fields = attemptFields(attempt);
+    const st = stateFields(state);
+    const loc = await this.journal.append(T_ATTEMPT, [Buffer.from(JSON.stringify(rec), 'utf8')], { lazy: options?.lazy, entry: encodeAttempt(seq, fields, st) });
     this.touchSegment(loc.segment, seq);
-    this.index.applyAttempt(seq, attemptFields(attempt), stateFields(state));
+    this.index.applyAttempt(seq, fields, st);
     this.emit('forward', seq, attempt, state);
   }
 
@@ -218,7 +223,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     // When nothing in the active segment is kept, seal it so it can be deleted too (the prune
     // record goes to the new one, which stays).
     if ((this.segmentMaxSeq.get(this.journal.currentSegment) ?? 0) < minSeq && this.journal.currentSize > 0) await this.journal.rotate();
-    await this.journal.append(T_PRUNE, [Buffer.from(JSON.stringify({ minSeq }), 'utf8')], { entry: minSeq });
+    await this.journal.append(T_PRUNE, [Buffer.from(JSON.stringify({ minSeq }), 'utf8')], { entry: encodePrune(minSeq) });
     const removed = this.dropBelow(minSeq);
     const gone = await this.journal.removeSegments((seg) => (this.segmentMaxSeq.get(seg) ?? 0) < minSeq);
     for (const seg of gone) this.segmentMaxSeq.delete(seg);

@@ -121,8 +121,8 @@ describe('relay store: segment index files', () => {
     const expected = await snapshot(store);
     // No close(): killed. The checkpoint covers part of the segment; the rest is scanned.
     await store.release();
-    const idx = readFileSync(join(dir, files(dir, IDX)[0]!), 'utf8');
-    const covered = (JSON.parse(idx.slice(0, idx.indexOf('\n'))) as { bytes: number }).bytes;
+    // The header's bytes-covered field (f64 at 16).
+    const covered = readFileSync(join(dir, files(dir, IDX)[0]!)).readDoubleLE(16);
     assert.ok(covered > 0 && covered < store.get(13)!.loc.offset, `checkpoint covers ${covered} bytes`);
     const again = await DeliveryStore.open(dir);
     assert.ok(again.lastSeq >= 13);

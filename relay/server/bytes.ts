@@ -1,0 +1,142 @@
+// Little-endian byte writing and reading for the segment index's binary entries: fixed-width
+// numbers (u8, u16, u32, f64) and strings as a u32 byte length + UTF-8. The writer encodes into
+// one scratch buffer and hands out an exact-size copy; the reader walks a range of a buffer
+// in place (the journal points one reader at each record in turn: no object per record).
+
+export class ByteWriter {
+  private buf = Buffer.allocUnsafe(512);
+  private pos = 0;
+
+  private room(n: number): void {
+    if (this.pos + n <= this.buf.length) return;
+    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
+    this.buf.copy(next, 0, 0, this.pos);
+    this.buf = next;
+  }
+
+  /** Starts a new piece (dropping whatever an encode that threw left behind). */
+  reset(): this {
+    this.pos = 0;
+    return this;
+  }
+
+  u8(v: number): this {
+    this.room(1);
+    this.buf[this.pos++] = v;
+    return this;
+  }
+
+  u16(v: number): this {
+    this.room(2);
+    this.pos = this.buf.writeUInt16LE(v, this.pos);
+    return this;
+  }
+
+  u32(v: number): this {
+    this.room(4);
+    this.pos = this.buf.writeUInt32LE(v, this.pos);
+    return this;
+  }
+
+  f64(v: number): this {
+    this.room(8);
+    this.pos = this.buf.writeDoubleLE(v, this.pos);
+    return this;
+  }
+
+  str(s: string): this {
+    // At most 3 bytes per UTF-16 code unit.
+    this.room(4 + s.length * 3);
+    const n = this.buf.write(s, this.pos + 4, 'utf8');
+    this.buf.writeUInt32LE(n, this.pos);
+    this.pos += 4 + n;
+    return this;
+  }
+
+  /** The bytes written since the last finish(), as a buffer of their own; starts over. */
+  finish(): Buffer {
+    const out = Buffer.allocUnsafe(this.pos);
+    this.buf.copy(out, 0, 0, this.pos);
+    this.pos = 0;
+    return out;
+  }
+}
+
+/** Thrown when an entry's bytes run out before its fields do. */
+export class ShortEntryError extends RangeError {
+  constructor() {
+    super('index entry is shorter than its fields');
+  }
+}
+
+/** Strings up to this many bytes are looked up among the recent ones before being decoded. */
+const CACHED_BYTES = 64;
+/** Recent strings kept per kind of field. */
+const WAYS = 4;
+
+export class ByteReader {
+  buf: Buffer = Buffer.alloc(0);
+  pos = 0;
+  end = 0;
+  private view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
+  /**
+   * Recently decoded strings, per kind of field (`str(kind)`): WAYS slots of [offset in `buf`,
+   * byte length, string]. Index entries repeat channels, events and targets in every record;
+   * comparing a few bytes is cheaper than decoding (and later collecting) another copy.
+   */
+  private recent: [number, number, string][][] = [];
+
+  /** Points the reader at buf[start, end). */
+  at(buf: Buffer, start = 0, end = buf.length): this {
+    if (buf !== this.buf) {
+      this.buf = buf;
+      this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+      this.recent = [];
+    }
+    this.pos = start;
+    this.end = end;
+    return this;
+  }
+
+  private take(n: number): number {
+    const p = this.pos;
+    if (p + n > this.end) throw new ShortEntryError();
+    this.pos = p + n;
+    return p;
+  }
+
+  u8(): number {
+    return this.buf[this.take(1)]!;
+  }
+
+  u16(): number {
+    return this.view.getUint16(this.take(2), true);
+  }
+
+  u32(): number {
+    return this.view.getUint32(this.take(4), true);
+  }
+
+  f64(): number {
+    return this.view.getFloat64(this.take(8), true);
+  }
+
+  /** A string; `kind` (a small number per field) makes it reuse a recent equal string of that field. */
+  str(kind = -1): string {
+    const n = this.u32();
+    const p = this.take(n);
+    if (kind < 0 || n > CACHED_BYTES) return this.buf.toString('utf8', p, p + n);
+    const slots = (this.recent[kind] ??= []);
+    for (const slot of slots) if (slot[1] === n && this.same(slot[0], p, n)) return slot[2];
+    const s = this.buf.toString('utf8', p, p + n);
+    if (slots.length === WAYS) slots.pop();
+    slots.unshift([p, n, s]);
+    return s;
+  }
+
+  private same(a: number, b: number, n: number): boolean {
+    const buf = this.buf;
+    for (let i = 0; i < n; i++) if (buf[a + i] !== buf[b + i]) return false;
+    return true;
+  }
+}
