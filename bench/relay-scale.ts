@@ -127,6 +127,8 @@ interface Row {
   rssAfterRestartMb: number;
   rssAfterQueriesMb: number;
   statusP50Ms: number;
+  /** GET /healthz p50: the same HTTP round trip with no work behind it (the floor under every figure here). */
+  healthzP50Ms: number;
   listNewest50P50Ms: number;
   listOlderPageP50Ms: number;
   listOlderPageBefore: number;
@@ -155,6 +157,7 @@ async function measure(cli: string, n: number): Promise<Row> {
     const base = `http://127.0.0.1:${port}`;
     const status = (await get(`${base}/api/status`, token, agent)) as { lastSeq: number };
     const before = Math.max(1, status.lastSeq - Math.min(10_000 + Math.floor(n / 4), n - 100));
+    const healthzP50Ms = await p50(500, async () => void (await get(`${base}/healthz`, token, agent)));
     const statusP50Ms = await p50(500, async () => void (await get(`${base}/api/status`, token, agent)));
     const listNewest50P50Ms = await p50(200, async () => void (await get(`${base}/api/deliveries?limit=50`, token, agent)));
     const listOlderPageP50Ms = await p50(200, async () => void (await get(`${base}/api/deliveries?limit=50&before=${before}`, token, agent)));
@@ -165,7 +168,7 @@ async function measure(cli: string, n: number): Promise<Row> {
     await agent.close();
     const restartMs = [...runs].sort((a, b) => a - b)[1]!;
     const restartCpuMs = [...cpu].sort((a, b) => a - b)[1]!;
-    return { deliveries: n, journalMb, buildS, restartMs, restartRunsMs: runs, restartCpuMs, rssAfterRestartMb, rssAfterQueriesMb, statusP50Ms, listNewest50P50Ms, listOlderPageP50Ms, listOlderPageBefore: before, listNoMatchP50Ms };
+    return { deliveries: n, journalMb, buildS, restartMs, restartRunsMs: runs, restartCpuMs, rssAfterRestartMb, rssAfterQueriesMb, statusP50Ms, healthzP50Ms, listNewest50P50Ms, listOlderPageP50Ms, listOlderPageBefore: before, listNoMatchP50Ms };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -191,10 +194,10 @@ async function main(): Promise<void> {
     rmSync(tmp, { recursive: true, force: true });
   }
   console.log(`\nload average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')} (wall times include waiting for a CPU on a shared machine; CPU time does not)`);
-  console.log('\n| deliveries | journal | restart (kill -9 → /healthz, median of 3) | restart CPU time (user+sys) | RSS after restart | RSS after queries | GET /api/status p50 | list newest 50 p50 | list older page p50 | list no-match filter p50 |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  console.log('\n| deliveries | journal | restart (kill -9 → /healthz, median of 3) | restart CPU time (user+sys) | RSS after restart | RSS after queries | GET /api/status p50 | GET /healthz p50 (HTTP floor) | list newest 50 p50 | list older page p50 | list no-match filter p50 |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
-    console.log(`| ${r.deliveries.toLocaleString('en')} | ${r.journalMb} MB | ${f1(r.restartMs)} ms | ${f1(r.restartCpuMs)} ms | ${f1(r.rssAfterRestartMb)} MB | ${f1(r.rssAfterQueriesMb)} MB | ${f2(r.statusP50Ms)} ms | ${f2(r.listNewest50P50Ms)} ms | ${f2(r.listOlderPageP50Ms)} ms | ${f2(r.listNoMatchP50Ms)} ms |`);
+    console.log(`| ${r.deliveries.toLocaleString('en')} | ${r.journalMb} MB | ${f1(r.restartMs)} ms | ${f1(r.restartCpuMs)} ms | ${f1(r.rssAfterRestartMb)} MB | ${f1(r.rssAfterQueriesMb)} MB | ${f2(r.statusP50Ms)} ms | ${f2(r.healthzP50Ms)} ms | ${f2(r.listNewest50P50Ms)} ms | ${f2(r.listOlderPageP50Ms)} ms | ${f2(r.listNoMatchP50Ms)} ms |`);
   }
   const growth = rows.slice(1).map((r) => {
     const b = rows[0]!;

@@ -328,15 +328,20 @@ export class CompactIndex {
     };
   }
 
+  /** Row `i`; its summary and attempts are built when first read (most callers need neither). */
   row(i: number): IndexRow {
     const c = this.cols;
-    return {
-      summary: this.summary(i),
-      attempts: this.arena.list(c.aHead[i]!),
-      receivedMs: c.receivedMs[i]!,
-      loc: { segment: c.segment[i]!, offset: c.offset[i]!, length: c.length[i]! },
-      metaLength: c.metaLength[i]!,
-    };
+    return new LazyRow(this, c.seq[i]!, c.receivedMs[i]!, { segment: c.segment[i]!, offset: c.offset[i]!, length: c.length[i]! }, c.metaLength[i]!);
+  }
+
+  /** The forward state of one target of row `i` (for a one-target row, no summary built). */
+  forwardStateAt(i: number, target: string): ForwardState | undefined {
+    return this.forwardOf(i).find((f) => f.target === target);
+  }
+
+  /** The attempts of row `i`, oldest first. */
+  attemptsAt(i: number): ForwardAttempt[] {
+    return this.arena.list(this.cols.aHead[i]!);
   }
 
   /** Rows with seq > since, ascending, optionally one channel. */
@@ -380,5 +385,36 @@ export class CompactIndex {
     const out: ChannelStatus[] = [];
     for (const [ch, c] of this.counts) if (c.received > 0) out.push({ name: this.channels.name(ch), ...c });
     return out.sort((a, b) => a.name.localeCompare(b.name));
+  }
+}
+
+/**
+ * A row as handed out: where its record is at once; its summary and attempts built on first read,
+ * from the index as it is then (callers read them right away), and kept.
+ */
+class LazyRow implements IndexRow {
+  private builtSummary: RelayDeliverySummary | undefined;
+  private builtAttempts: ForwardAttempt[] | undefined;
+
+  constructor(
+    private readonly index: CompactIndex,
+    private readonly seq: number,
+    readonly receivedMs: number,
+    readonly loc: RecordLocation,
+    readonly metaLength: number,
+  ) {}
+
+  get summary(): RelayDeliverySummary {
+    return (this.builtSummary ??= this.index.summary(this.rowIndex()));
+  }
+
+  get attempts(): ForwardAttempt[] {
+    return (this.builtAttempts ??= this.index.attemptsAt(this.rowIndex()));
+  }
+
+  private rowIndex(): number {
+    const i = this.index.find(this.seq);
+    if (i < 0) throw new Error(`delivery ${this.seq} was pruned before its row was read`);
+    return i;
   }
 }

@@ -275,7 +275,7 @@ export class Forwarder {
   }
 
   private pendingState(seq: number, target: string): ForwardState | undefined {
-    const state = this.store.get(seq)?.summary.forward.find((f) => f.target === target);
+    const state = this.store.forwardState(seq, target);
     return state?.status === 'pending' ? state : undefined;
   }
 

@@ -7,9 +7,10 @@
 // Record: u32 LE payload length | u32 LE crc32(type byte + payload) | u8 type | payload.
 import { mkdirSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeBatch } from './batchWrite';
 import { crc32 } from './crc32';
 import { JournalClosedError, JournalCorruptError, JournalFailedError } from './journalErrors';
-import { nodeFs, readFully, writeAll, type JournalFile, type JournalFs } from './journalFs';
+import { nodeFs, readFully, type JournalFile, type JournalFs } from './journalFs';
 import { HEADER_BYTES } from './journalScan';
 import type { ByteReader } from './bytes';
 import { IndexBuffer, type IndexSnapshot } from './indexBuffer';
@@ -309,7 +310,7 @@ export class Journal {
           pos += HEADER_BYTES + p.length;
         }
         try {
-          await writeAll(this.fh!, iov, this.size);
+          await writeBatch(this.fh!, iov, this.size, pos - this.size);
           await this.fh!.datasync();
           this.syncs++;
         } catch (err) {

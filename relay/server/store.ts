@@ -152,6 +152,11 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     return i < 0 ? undefined : this.index.row(i);
   }
 
+  forwardState(seq: number, target: string): ForwardState | undefined {
+    const i = this.index.find(seq);
+    return i < 0 ? undefined : this.index.forwardStateAt(i, target);
+  }
+
   get size(): number {
     return this.index.size;
   }

@@ -76,6 +76,8 @@ export interface RelayStore extends Pick<EventEmitter<StoreEvents>, 'on' | 'off'
   add(meta: NewDelivery, body: Buffer): Promise<StoredDelivery>;
   recordAttempt(seq: number, attempt: ForwardAttempt, state?: ForwardState, options?: RecordAttemptOptions): Promise<void>;
   get(seq: number): StoredDelivery | undefined;
+  /** One target's forward state of a delivery (without building the delivery's summary). */
+  forwardState(seq: number, target: string): ForwardState | undefined;
   /** Deliveries with seq > since, ascending (one channel if given). */
   after(since: number, channel?: string): IterableIterator<StoredDelivery>;
   /** Deliveries still pending a forward to at least one target, ascending. */

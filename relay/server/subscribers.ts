@@ -248,6 +248,7 @@ export class SubscriberHub {
 
   /** A new delivery: wakes only the subscribers of its channel (and those of every channel). */
   private wake(entry: StoredDelivery): void {
+    if (this.subs.size === 0) return; // (and no summary built for nobody)
     for (const key of ['', entry.summary.channel]) {
       const set = this.byChannel.get(key);
       if (!set) continue;

@@ -276,6 +276,10 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     return this.index.get(seq);
   }
 
+  forwardState(seq: number, target: string): ForwardState | undefined {
+    return this.index.get(seq)?.summary.forward.find((f) => f.target === target);
+  }
+
   after(since: number, channel?: string): IterableIterator<StoredDelivery> {
     return this.index.after(since, channel);
   }

@@ -23,6 +23,8 @@ export function errno(code: string): NodeJS.ErrnoException {
 export class FaultyFs implements JournalFs {
   private readonly faults = new Map<FsOp, Fault>();
   readonly calls: { op: FsOp; path: string }[] = [];
+  /** How many writev calls ran on the calling thread (writevSync) rather than in the thread pool. */
+  syncWrites = 0;
 
   fail(op: FsOp, fault: Fault): void {
     this.faults.set(op, { ...fault });
@@ -84,6 +86,14 @@ export class FaultyFs implements JournalFs {
         if (!f) return file.writev(buffers, position);
         const bytes = Buffer.concat(buffers.map((b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength)));
         if (f.partialBytes) await file.write(bytes, 0, Math.min(f.partialBytes, bytes.length), position);
+        throw errno(f.code);
+      },
+      writevSync(buffers, position) {
+        self.syncWrites++;
+        const f = self.take('writev', path);
+        if (!f) return file.writevSync(buffers, position);
+        const bytes = Buffer.concat(buffers.map((b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength)));
+        if (f.partialBytes) file.writevSync([bytes.subarray(0, Math.min(f.partialBytes, bytes.length))], position);
         throw errno(f.code);
       },
       async datasync() {

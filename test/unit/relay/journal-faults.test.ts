@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Journal, JournalClosedError, JournalCorruptError, JournalFailedError } from '../../../relay/server/journal';
 import { DeliveryStore } from '../../../relay/server/store';
+import { SYNC_WRITE_MAX_BYTES } from '../../../relay/server/batchWrite';
 import { FaultyFs } from './faultyFs';
 import { tempDir } from './helpers';
 
@@ -36,6 +37,24 @@ describe('relay journal: failure paths', () => {
     assert.deepEqual([...after.keys()], [a.summary.seq, c.summary.seq]);
     assert.equal(after.get(a.summary.seq), 'A'.repeat(300));
     assert.equal(after.get(c.summary.seq), 'C'.repeat(300));
+  });
+
+  it('a batch over SYNC_WRITE_MAX_BYTES is written through the thread pool, and ENOSPC there is handled alike', async () => {
+    const dir = tempDir();
+    const fs = new FaultyFs();
+    const store = await DeliveryStore.open(dir, { fs });
+    const big = (ch: string) => Buffer.alloc(SYNC_WRITE_MAX_BYTES + 1, ch);
+    const a = await store.add(meta, big('a'));
+    assert.equal(fs.syncWrites, 0, 'a big batch is not written on the event loop');
+    fs.fail('writev', { code: 'ENOSPC', partialBytes: 4096, times: 1 });
+    await assert.rejects(store.add(meta, big('b')), /ENOSPC/);
+    const c = await store.add(meta, Buffer.from('c'));
+    assert.equal(fs.syncWrites, 1, 'a small batch is');
+    await store.close();
+    const after = await bodies(dir);
+    assert.deepEqual([...after.keys()], [a.summary.seq, c.summary.seq]);
+    assert.ok(after.get(a.summary.seq)!.length === SYNC_WRITE_MAX_BYTES + 1 && /^a+$/.test(after.get(a.summary.seq)!));
+    assert.equal(after.get(c.summary.seq), 'c');
   });
 
   it('when the partial write cannot be cut off, the next record goes to a fresh segment', async () => {
