@@ -2,7 +2,7 @@
 // (a) directly to a local target app, (b) through a bare proxy (bench/bare-proxy.mjs: node:http +
 // undici forwarding, no verification, no journal) and (c) through the relay (verify, journal with
 // fdatasync, forward) to the same app, at concurrency 1 and 32, then one 25 MB delivery through
-// the relay. At each level the three alternate in rounds (BENCH_ROUNDS, default 4) and each side
+// the relay. At each level the three alternate in rounds (BENCH_ROUNDS, default 6; BENCH_N deliveries per side per level, default 6,000) and each side
 // pools its rounds, so a drift in the machine's speed during the run hits every side alike.
 // relay/bare proxy is what the relay's guarantees cost beyond HTTP itself.
 // Latency is measured from send to receipt at the target (same process, same clock); "added" is
@@ -20,10 +20,10 @@ import { sign } from '../src/core/signing';
 import { bundleCli, RELAY_READY, ROOT, spawnListening } from './relayChild';
 
 const SECRET = 'bench-secret';
-const N = Number(process.env.BENCH_N ?? 2000);
+const N = Number(process.env.BENCH_N ?? 6000);
 const WARMUP = 1000;
 /** Direct and relay alternate in this many rounds per concurrency level. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 6);
 const BIG = 25 * 1024 * 1024;
 /** BENCH_CONCURRENCY=32 runs one level only (for profiling); the targets need both 1 and 32. */
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '1,32').split(',').map(Number);
