@@ -20,7 +20,7 @@ export const DEFAULT_RETRY_SCHEDULE_MS = RETRY_SCHEDULE_MS;
 /** Attempts in flight at once over every target. */
 export const DEFAULT_FORWARD_CONCURRENCY = 64;
 /** Attempts in flight at once to one target. */
-export const DEFAULT_PER_TARGET_CONCURRENCY = 16;
+export const DEFAULT_PER_TARGET_CONCURRENCY = 32;
 
 export interface ForwarderOptions {
   schedule?: readonly number[];
@@ -28,7 +28,7 @@ export interface ForwarderOptions {
   timeScale?: number;
   /** Attempts in flight at once over every target (default 64). */
   concurrency?: number;
-  /** Attempts in flight at once to one target (default 16, at most `concurrency`). */
+  /** Attempts in flight at once to one target (default 32, at most `concurrency`). */
   perTarget?: number;
   /** Total deadline of one attempt (default 10 s). */
   timeoutMs?: number;

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { startRelay, type RelayServer } from '../../../relay/server';
 import { forwardDelivery } from '../../../relay/client';
+import { DEFAULT_PER_TARGET_CONCURRENCY } from '../../../relay/server/forwarder';
 import { cli, post, settled, startTarget, tempDir, type TargetApp } from './helpers';
 import { startFirehose, startTrickler, type SlowTarget } from './slowTargets';
 
@@ -38,11 +39,11 @@ describe('relay forwarding limits', function () {
       forwardTimeoutMs: 600_000, // the stalls last the whole test: isolation, not the deadline, keeps `fast` moving
     });
     for (let i = 0; i < 64; i++) assert.equal((await post(`${relay.url}/hooks/slow`, `{"slow":${i}}`)).status, 200);
-    await slow.waitFor(16); // the slow target's lane is full; the rest of its backlog waits in its lane
+    await slow.waitFor(DEFAULT_PER_TARGET_CONCURRENCY); // the slow target's lane is full; the rest of its backlog waits in its lane
     for (let i = 0; i < 5; i++) assert.equal((await post(`${relay.url}/hooks/fast`, `{"fast":${i}}`)).status, 200);
     await target.waitFor(5);
     assert.deepEqual(target.received.map((r) => r.body.toString()), [0, 1, 2, 3, 4].map((i) => `{"fast":${i}}`));
-    assert.equal(slow.received, 16, 'at most the per-target concurrency is in flight to the slow target');
+    assert.equal(slow.received, DEFAULT_PER_TARGET_CONCURRENCY, 'at most the per-target concurrency is in flight to the slow target');
   });
 
   it('an attempt to a target that trickles its answer fails at the deadline and is retried', async () => {
