@@ -3,6 +3,25 @@
 // one scratch buffer and hands out an exact-size copy; the reader walks a range of a buffer
 // in place (the journal points one reader at each record in turn: no object per record).
 
+/**
+ * Writes `s` as UTF-8 at `at` (room for 3 bytes per UTF-16 unit assumed); returns the bytes
+ * written. Short ASCII strings (ids, names, URLs) are copied in a loop: Buffer#write's argument
+ * handling costs more than the copy.
+ */
+export function writeUtf8(buf: Buffer, s: string, at: number): number {
+  const n = s.length;
+  if (n <= 128) {
+    let i = 0;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) break;
+      buf[at + i] = c;
+    }
+    if (i === n) return n;
+  }
+  return buf.write(s, at, 'utf8');
+}
+
 export class ByteWriter {
   private buf = Buffer.allocUnsafe(512);
   private pos = 0;
@@ -47,7 +66,7 @@ export class ByteWriter {
   str(s: string): this {
     // At most 3 bytes per UTF-16 code unit.
     this.room(4 + s.length * 3);
-    const n = this.buf.write(s, this.pos + 4, 'utf8');
+    const n = writeUtf8(this.buf, s, this.pos + 4);
     this.buf.writeUInt32LE(n, this.pos);
     this.pos += 4 + n;
     return this;

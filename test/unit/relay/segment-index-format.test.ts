@@ -50,6 +50,8 @@ describe('segment index entries (binary)', () => {
         state: { target: 'http://127.0.0.1:9/ziel-ü', status: 'failed', lastStatus: 502, attempts: 7, nextAttemptMs: 1_763_913_660_000 },
       },
       { seq: 3, attempt: { target: TARGET, atMs: 0, ok: true, durationMs: 0 } },
+      // Long strings, ASCII and not (written another way than short ones).
+      { seq: 6, attempt: { target: `${TARGET}/${'p'.repeat(300)}`, atMs: 1, ok: false, durationMs: 1, error: `${'e'.repeat(200)} ü ${'🔑'.repeat(100)}` } },
       { seq: 4, attempt: { target: TARGET, atMs: 5, status: 200, ok: true, durationMs: 3 }, state: { target: TARGET, status: 'ok', attempts: 1 } },
       { seq: 5, attempt: { target: TARGET, atMs: 5, ok: false, durationMs: 3, error: '' }, state: { target: TARGET, status: 'pending', attempts: 0, nextAttemptMs: 0 } },
     ];
