@@ -3,6 +3,25 @@
 // one scratch buffer and hands out an exact-size copy; the reader walks a range of a buffer
 // in place (the journal points one reader at each record in turn: no object per record).
 
+/**
+ * Writes `s` as UTF-8 at `at` (room for 3 bytes per UTF-16 unit assumed); returns the bytes
+ * written. Short ASCII strings (ids, names, URLs) are copied in a loop: Buffer#write's argument
+ * handling costs more than the copy.
+ */
+export function writeUtf8(buf: Buffer, s: string, at: number): number {
+  const n = s.length;
+  if (n <= 128) {
+    let i = 0;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) break;
+      buf[at + i] = c;
+    }
+    if (i === n) return n;
+  }
+  return buf.write(s, at, 'utf8');
+}
+
 export class ByteWriter {
   private buf = Buffer.allocUnsafe(512);
   private pos = 0;
@@ -47,7 +66,7 @@ export class ByteWriter {
   str(s: string): this {
     // At most 3 bytes per UTF-16 code unit.
     this.room(4 + s.length * 3);
-    const n = this.buf.write(s, this.pos + 4, 'utf8');
+    const n = writeUtf8(this.buf, s, this.pos + 4);
     this.buf.writeUInt32LE(n, this.pos);
     this.pos += 4 + n;
     return this;
@@ -73,6 +92,8 @@ export class ShortEntryError extends RangeError {
 const CACHED_BYTES = 64;
 /** Recent strings kept per kind of field. */
 const WAYS = 4;
+/** Kinds of field with recent strings. */
+export const KINDS = 8;
 
 export class ByteReader {
   buf: Buffer = Buffer.alloc(0);
@@ -80,18 +101,22 @@ export class ByteReader {
   end = 0;
   private view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
   /**
-   * Recently decoded strings, per kind of field (`str(kind)`): WAYS slots of [offset in `buf`,
-   * byte length, string]. Index entries repeat channels, events and targets in every record;
-   * comparing a few bytes is cheaper than decoding (and later collecting) another copy.
+   * Recently decoded strings, per kind of field (`str(kind)`, kind < KINDS): WAYS slots each of
+   * offset in `buf`, byte length, string; replaced round robin. Index entries repeat channels,
+   * events and targets in every record: comparing a few bytes is cheaper than decoding (and later
+   * collecting) another copy.
    */
-  private recent: [number, number, string][][] = [];
+  private recentAt = new Float64Array(KINDS * WAYS);
+  private recentLength = new Int32Array(KINDS * WAYS).fill(-1);
+  private recentString: string[] = new Array<string>(KINDS * WAYS).fill('');
+  private nextWay = new Uint8Array(KINDS);
 
   /** Points the reader at buf[start, end). */
   at(buf: Buffer, start = 0, end = buf.length): this {
     if (buf !== this.buf) {
       this.buf = buf;
       this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-      this.recent = [];
+      this.recentLength.fill(-1);
     }
     this.pos = start;
     this.end = end;
@@ -128,16 +153,19 @@ export class ByteReader {
     return this.buf.subarray(p, p + n);
   }
 
-  /** A string; `kind` (a small number per field) makes it reuse a recent equal string of that field. */
+  /** A string; `kind` (a small number per field, < KINDS) makes it reuse a recent equal string of that field. */
   str(kind = -1): string {
     const n = this.u32();
     const p = this.take(n);
     if (kind < 0 || n > CACHED_BYTES) return this.buf.toString('utf8', p, p + n);
-    const slots = (this.recent[kind] ??= []);
-    for (const slot of slots) if (slot[1] === n && this.same(slot[0], p, n)) return slot[2];
+    const first = kind * WAYS;
+    for (let w = first; w < first + WAYS; w++) if (this.recentLength[w] === n && this.same(this.recentAt[w]!, p, n)) return this.recentString[w]!;
     const s = this.buf.toString('utf8', p, p + n);
-    if (slots.length === WAYS) slots.pop();
-    slots.unshift([p, n, s]);
+    const w = first + this.nextWay[kind]!;
+    this.nextWay[kind] = (this.nextWay[kind]! + 1) % WAYS;
+    this.recentAt[w] = p;
+    this.recentLength[w] = n;
+    this.recentString[w] = s;
     return s;
   }
 

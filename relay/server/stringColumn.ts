@@ -2,6 +2,8 @@
 // bytes in one growable buffer with per-row start and length: no JS string per row to allocate,
 // promote and trace (at a restart with 100k deliveries, ~20 MB less RSS than an array of strings).
 // Rows are appended at the end and dropped from the front; a string is decoded when asked for.
+import { writeUtf8 } from './bytes';
+
 const ABSENT = -1;
 
 export class StringColumn {
@@ -22,7 +24,7 @@ export class StringColumn {
   push(value: string | undefined): void {
     if (value === undefined) return this.append(ABSENT);
     this.room(value.length * 3);
-    const n = this.bytes.write(value, this.used, 'utf8');
+    const n = writeUtf8(this.bytes, value, this.used);
     this.append(n);
   }
 

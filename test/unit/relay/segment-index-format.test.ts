@@ -4,7 +4,7 @@
 // written again — byte for byte the one the relay wrote when it sealed the segment — with every
 // delivery listed with the same summaries.
 import { strict as assert } from 'node:assert';
-import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ByteReader } from '../../../relay/server/bytes';
 import { crc32 } from '../../../relay/server/crc32';
@@ -50,6 +50,8 @@ describe('segment index entries (binary)', () => {
         state: { target: 'http://127.0.0.1:9/ziel-ü', status: 'failed', lastStatus: 502, attempts: 7, nextAttemptMs: 1_763_913_660_000 },
       },
       { seq: 3, attempt: { target: TARGET, atMs: 0, ok: true, durationMs: 0 } },
+      // Long strings, ASCII and not (written another way than short ones).
+      { seq: 6, attempt: { target: `${TARGET}/${'p'.repeat(300)}`, atMs: 1, ok: false, durationMs: 1, error: `${'e'.repeat(200)} ü ${'🔑'.repeat(100)}` } },
       { seq: 4, attempt: { target: TARGET, atMs: 5, status: 200, ok: true, durationMs: 3 }, state: { target: TARGET, status: 'ok', attempts: 1 } },
       { seq: 5, attempt: { target: TARGET, atMs: 5, ok: false, durationMs: 3, error: '' }, state: { target: TARGET, status: 'pending', attempts: 0, nextAttemptMs: 0 } },
     ];
@@ -148,6 +150,31 @@ describe('segment index files (format 3)', () => {
       },
       'format 2',
     );
+  });
+
+  it('damaged regions found by a scan are kept in the rebuilt index header and reported again at the next open', async () => {
+    const dir = tempDir();
+    let store = await DeliveryStore.open(dir, { segmentBytes: 700 });
+    for (let i = 1; i <= 12; i++) await store.add({ channel: 'default', verification: 'verified', headers: [], targets: [] }, Buffer.from(`body-${i}-${'x'.repeat(60)}`));
+    await store.close();
+    // Damage the body of delivery 2 (a sealed segment) and drop that segment's index.
+    const seg = files(dir, SEG).find((f) => readFileSync(join(dir, f)).includes('body-2-'))!;
+    const bytes = readFileSync(join(dir, seg));
+    bytes[bytes.indexOf('body-2-') + 3]! ^= 0x01;
+    writeFileSync(join(dir, seg), bytes);
+    unlinkSync(join(dir, seg.replace('.log', '.idx')));
+    const seen: { offset: number; bytes: number }[][] = [[], []];
+    for (const round of [0, 1]) {
+      const fs = new FaultyFs();
+      store = await DeliveryStore.open(dir, { segmentBytes: 700, fs, onCorrupt: (c) => seen[round]!.push({ offset: c.offset, bytes: c.bytes }) });
+      assert.ok(!store.get(2) && store.get(1) && store.get(3), `round ${round}: delivery 2 skipped, its neighbours kept`);
+      assert.equal(store.integrity().corruptRecords, 1);
+      const scanned = fs.calls.some((c) => c.op === 'open' && c.path.endsWith(seg));
+      assert.equal(scanned, round === 0, `round ${round}: the segment is scanned only when its index is missing`);
+      await store.close();
+    }
+    assert.equal(seen[0]!.length, 1);
+    assert.deepEqual(seen[1], seen[0]);
   });
 
   it("another segment's index file (valid in itself) is not taken for this one", async () => {
