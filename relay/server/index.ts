@@ -199,6 +199,7 @@ async function openStore(dataDir: string, options: RelayOptions, log: (line: str
     retention: options.retention ?? { maxCount: 100_000, maxAgeMs: 30 * 24 * 3600 * 1000 },
     onTruncate: (t) => log(`journal: truncated a torn tail of ${t.dropped} bytes in segment ${t.segment} at offset ${t.offset}`),
     onCorrupt: (c) => log(`journal: skipped ${c.bytes} damaged bytes in segment ${c.segment} at offset ${c.offset}; the records after them are kept`),
+    onRebuild: (r) => log(`journal: segment ${r.segment} has no valid index file; reading its ${(r.bytes / 1048576).toFixed(1)} MiB to rebuild it (once)`),
   });
   await store.applyRetention();
   return { store };

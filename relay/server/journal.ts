@@ -52,6 +52,11 @@ export interface JournalOptions {
   onTruncate?: (info: { segment: number; offset: number; dropped: number }) => void;
   /** Told about damaged regions in the middle of a segment (skipped; later records are kept). */
   onCorrupt?: (info: CorruptRegion) => void;
+  /**
+   * Told before a sealed segment is read in full because it has no valid index file (the first
+   * start after an upgrade, a kill between sealing and indexing, a damaged index): the slow case.
+   */
+  onRebuild?: (info: { segment: number; bytes: number }) => void;
   /** Longest a lazy append waits for another append's sync before it gets one of its own (default 10 ms). */
   lazyMs?: number;
   /** The file operations (tests inject failures here); default node:fs. */

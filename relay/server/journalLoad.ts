@@ -47,6 +47,7 @@ export async function loadSegment(ctx: LoadContext, seg: number, current: boolea
   // A sealed segment fully indexed: nothing more to read or keep.
   if (complete && !current) return { index: new IndexBuffer(seg), checkpointed: file.bytes, indexWriteFailed: false };
   const index = file ? IndexBuffer.from(file) : new IndexBuffer(seg);
+  if (!complete && !current && ctx.indexing) ctx.options.onRebuild?.({ segment: seg, bytes: (file?.segmentBytes ?? (await ctx.fs.stat(join(ctx.dir, segmentName(seg)))).size) - (file?.bytes ?? 0) });
   if (!complete) await scan(ctx, seg, index);
   let indexWriteFailed = false;
   if (!current && ctx.indexing) await writeIndex(ctx.fs, ctx.dir, index.snapshot(index.bytes)).catch(() => (indexWriteFailed = true));

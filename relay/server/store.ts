@@ -26,6 +26,8 @@ export interface StoreOptions {
   onTruncate?: (info: { segment: number; offset: number; dropped: number }) => void;
   /** Told about damaged records skipped at open (later records are kept). */
   onCorrupt?: (info: CorruptRegion) => void;
+  /** Told before a sealed segment without a valid index file is read in full (see JournalOptions.onRebuild). */
+  onRebuild?: (info: { segment: number; bytes: number }) => void;
   /** The journal's file operations (tests inject failures); default node:fs. */
   fs?: JournalFs;
 }
@@ -67,6 +69,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
         options.onTruncate?.(info);
       },
       onCorrupt: options.onCorrupt,
+      onRebuild: options.onRebuild,
       summarize,
       onEntry: (type, entry, loc) => store.apply(type, entry, loc),
     });

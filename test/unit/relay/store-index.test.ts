@@ -3,7 +3,7 @@
 // never written because the relay died between sealing a segment and indexing it, is rebuilt from
 // its segment; counters, the pending set and cursor paging stay right through forwards and prunes.
 import { strict as assert } from 'node:assert';
-import { readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DeliveryStore } from '../../../relay/server/store';
 import type { ForwardAttempt } from '../../../src/core/relay/protocol';
@@ -87,11 +87,18 @@ describe('relay store: segment index files', () => {
     const bytes = readFileSync(join(dir, idx[1]!));
     bytes[bytes.length - 5]! ^= 0x01;
     writeFileSync(join(dir, idx[1]!), bytes);
-    const again = await DeliveryStore.open(dir, { segmentBytes: 700 });
+    const rebuilt: { segment: number; bytes: number }[] = [];
+    const again = await DeliveryStore.open(dir, { segmentBytes: 700, onRebuild: (r) => rebuilt.push(r) });
     assert.deepEqual(await snapshot(again), expected);
     await again.close();
     assert.deepEqual(files(dir, IDX), idx, 'both indexes written again');
     assert.deepEqual(readFileSync(join(dir, idx[1]!)).equals(bytes), false);
+    // The slow start is announced once per segment read in full, with its size; the next start has none.
+    const segs = files(dir, SEG);
+    assert.deepEqual(rebuilt, [0, 1].map((k) => ({ segment: Number(/\d+/.exec(segs[k]!)![0]), bytes: statSync(join(dir, segs[k]!)).size })));
+    const third: unknown[] = [];
+    await (await DeliveryStore.open(dir, { segmentBytes: 700, onRebuild: (r) => third.push(r) })).close();
+    assert.deepEqual(third, []);
   });
 
   it('a relay killed between sealing a segment and writing its index loses nothing', async () => {
