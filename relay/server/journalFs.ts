@@ -1,10 +1,10 @@
-// The journal's only way to the file system: a narrow seam (open, read, writev, datasync,
+// The journal's only way to the file system: a narrow seam (open, read, writev, writevSync, datasync,
 // truncate, rename, unlink, directory fsync) so tests can fail a write for real — ENOSPC in the
 // middle of a batch, a truncate that fails too — without mocking node:fs. Production uses nodeFs.
 import { open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { constants, writevSync } from 'node:fs';
 
-/** The part of a FileHandle the journal uses. node:fs/promises' FileHandle satisfies it. */
+/** The part of a file the journal uses: a FileHandle's methods (nodeFile below) plus a synchronous writev. */
 export interface JournalFile {
   read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
   write(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesWritten: number }>;
