@@ -41,6 +41,7 @@ export interface IndexedDelivery {
 }
 
 export interface IndexRow {
+  seq: number;
   summary: RelayDeliverySummary;
   attempts: ForwardAttempt[];
   receivedMs: number;
@@ -398,7 +399,7 @@ class LazyRow implements IndexRow {
 
   constructor(
     private readonly index: CompactIndex,
-    private readonly seq: number,
+    readonly seq: number,
     readonly receivedMs: number,
     readonly loc: RecordLocation,
     readonly metaLength: number,

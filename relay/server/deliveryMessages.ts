@@ -19,7 +19,7 @@ export class DeliveryMessages {
 
   /** The message for `entry`, with headers and body when `bodies`. */
   get(entry: StoredDelivery, bodies: boolean): Promise<Buffer> {
-    const key = `${entry.summary.seq}:${bodies ? 1 : 0}`;
+    const key = `${entry.seq}:${bodies ? 1 : 0}`;
     let p = this.cache.get(key);
     if (!p) {
       p = this.build(entry, bodies);
@@ -48,7 +48,7 @@ export class DeliveryMessages {
   private async build(entry: StoredDelivery, bodies: boolean): Promise<Buffer> {
     const delivery: DeliveryMessage['delivery'] = { ...entry.summary };
     if (bodies) {
-      const r = await this.store.read(entry.summary.seq).catch(() => undefined);
+      const r = await this.store.read(entry.seq).catch(() => undefined);
       if (r) {
         delivery.headers = headerRecord(r.meta.headers);
         delivery.bodyBase64 = r.body.toString('base64');

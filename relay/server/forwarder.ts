@@ -134,7 +134,7 @@ export class Forwarder {
   resume(): number {
     let n = 0;
     const probed = new Set<string>();
-    const entries = this.store.pending().sort((a, b) => a.summary.seq - b.summary.seq);
+    const entries = this.store.pending().sort((a, b) => a.seq - b.seq);
     for (const e of entries) {
       for (const f of e.summary.forward) {
         if (f.status !== 'pending') continue;
@@ -142,12 +142,12 @@ export class Forwarder {
         const lane = this.lane(f.target);
         if (!probed.has(f.target)) {
           probed.add(f.target);
-          this.enqueue(lane, [e.summary.seq]);
+          this.enqueue(lane, [e.seq]);
           continue;
         }
         const last = [...e.attempts].reverse().find((a) => a.target === f.target && !a.replay);
         const due = last ? Date.parse(last.at) + this.delay(f.attempts) : this.now();
-        this.park(lane, e.summary.seq, due - this.now());
+        this.park(lane, e.seq, due - this.now());
       }
     }
     return n;

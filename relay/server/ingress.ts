@@ -68,7 +68,7 @@ export function createIngress(ctx: IngressContext): IngressHandler {
     ctx.forwarder.deliver(seq, targets, body, headers, durable);
     // A store whose seq comes with durability (JetStream's publish ack) gives it here.
     const stored = await durable;
-    accepted(res, seq > 0 ? seq : stored.summary.seq, verification);
+    accepted(res, stored.seq, verification);
   };
 
   /** 401 after journaling what the doctor needs (./rejected.ts), or 429 and nothing journaled past the rate. */

@@ -30,6 +30,8 @@ export type NewDelivery = Omit<DeliveryMeta, 'seq' | 'receivedAt'>;
 
 /** A stored delivery as the index knows it (no headers or body: read() fetches those). */
 export interface StoredDelivery {
+  /** The delivery's seq (summary.seq, without building the summary). */
+  seq: number;
   summary: RelayDeliverySummary;
   attempts: ForwardAttempt[];
   receivedMs: number;

@@ -317,9 +317,9 @@ export class SubscriberHub {
         }
         sub.stalled = false;
         sub.lagBytes = 0;
-        if (!sub.open || next.summary.seq <= sub.sent) continue;
-        sub.sent = next.summary.seq;
-        sub.unacked.push(next.summary.seq);
+        if (!sub.open || next.seq <= sub.sent) continue;
+        sub.sent = next.seq;
+        sub.unacked.push(next.seq);
         this.write(sub, msg, { delivery: true });
       }
     } finally {

@@ -39,7 +39,7 @@ export class DeliveryIndex {
       ...sizeFields(meta, size),
       forward: meta.verification === 'rejected' ? [] : meta.targets.map((target) => ({ target, status: 'pending' as ForwardStatus, attempts: 0 })),
     };
-    const d: StoredDelivery = { summary, attempts: [], receivedMs: Date.parse(meta.receivedAt) };
+    const d: StoredDelivery = { seq: meta.seq, summary, attempts: [], receivedMs: Date.parse(meta.receivedAt) };
     this.bySeq.set(meta.seq, d);
     this.seqs.push(meta.seq);
     this.count(d, +1);
@@ -76,7 +76,7 @@ export class DeliveryIndex {
     while (cut < this.seqs.length && this.seqs[cut]! < minSeq) {
       const d = this.bySeq.get(this.seqs[cut]!)!;
       this.count(d, -1);
-      this.bySeq.delete(d.summary.seq);
+      this.bySeq.delete(d.seq);
       cut++;
     }
     if (cut) this.seqs = this.seqs.slice(cut);

@@ -242,7 +242,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
       throw new StoreUnavailableError(`JetStream did not acknowledge the delivery: ${(err as Error).message}`);
     }
     await this.indexed(seq);
-    return this.index.get(seq) ?? { summary: provisional(seq, full, body.length), attempts: [], receivedMs: Date.parse(full.receivedAt) };
+    return this.index.get(seq) ?? { seq, summary: provisional(seq, full, body.length), attempts: [], receivedMs: Date.parse(full.receivedAt) };
   }
 
   /**
