@@ -42,12 +42,14 @@ export interface LoadedSegment {
 
 /** Feeds one segment's records to the journal's options (onEntry, onRecord, …). */
 export async function loadSegment(ctx: LoadContext, seg: number, current: boolean): Promise<LoadedSegment> {
-  const file = ctx.indexing ? await loadIndex(ctx, seg) : undefined;
-  const complete = file !== undefined && file.bytes === file.segmentBytes;
+  // The segment's size, when an index file may describe it (one stat, for the check and the notice).
+  const segmentBytes = ctx.indexing ? (await ctx.fs.stat(join(ctx.dir, segmentName(seg)))).size : 0;
+  const file = ctx.indexing ? await loadIndex(ctx, seg, segmentBytes) : undefined;
+  const complete = file !== undefined && file.bytes === segmentBytes;
   // A sealed segment fully indexed: nothing more to read or keep.
   if (complete && !current) return { index: new IndexBuffer(seg), checkpointed: file.bytes, indexWriteFailed: false };
   const index = file ? IndexBuffer.from(file) : new IndexBuffer(seg);
-  if (!complete && !current && ctx.indexing) ctx.options.onRebuild?.({ segment: seg, bytes: (file?.segmentBytes ?? (await ctx.fs.stat(join(ctx.dir, segmentName(seg)))).size) - (file?.bytes ?? 0) });
+  if (!complete && !current && ctx.indexing) ctx.options.onRebuild?.({ segment: seg, bytes: segmentBytes - (file?.bytes ?? 0) });
   if (!complete) await scan(ctx, seg, index);
   let indexWriteFailed = false;
   if (!current && ctx.indexing) await writeIndex(ctx.fs, ctx.dir, index.snapshot(index.bytes)).catch(() => (indexWriteFailed = true));
@@ -55,14 +57,13 @@ export async function loadSegment(ctx: LoadContext, seg: number, current: boolea
 }
 
 /** Feeds a segment's records from its index file; undefined when there is no valid one. */
-async function loadIndex(ctx: LoadContext, seg: number): Promise<(IndexSnapshot & { segmentBytes: number }) | undefined> {
-  const segmentBytes = (await ctx.fs.stat(join(ctx.dir, segmentName(seg)))).size;
+async function loadIndex(ctx: LoadContext, seg: number, segmentBytes: number): Promise<IndexSnapshot | undefined> {
   const file = await readIndex(ctx.fs, ctx.dir, seg, segmentBytes, (size) => readBuffer(ctx, size));
   if (!file) return undefined;
   for (const [offset, bytes] of file.corrupt) ctx.corrupt({ segment: seg, offset, bytes });
   const onEntry = ctx.options.onEntry;
   if (onEntry) forEachRecord(file.body, (type, entry, offset, length) => onEntry(type, entry, { segment: seg, offset, length }));
-  return { ...file, segmentBytes };
+  return file;
 }
 
 /**
