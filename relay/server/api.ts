@@ -20,7 +20,7 @@ import { bearer, isJsonObject, readJson, sendError, sendJson, sendTooLarge } fro
 import { hostAllowed } from './access';
 import { adminOnly, channelRoutes, requireAdmin as admin } from './channelApi';
 import type { ChannelDirectory } from './channelDirectory';
-import { sees, type Scope } from './scope';
+import { scopedChannel, sees, type Scope } from './scope';
 import type { Forwarder } from './forwarder';
 import { parseRetryRequest } from './retryRequest';
 import type { RelayStore, StoreListQuery } from './storeTypes';
@@ -97,10 +97,9 @@ function apiRoutes(ctx: ApiContext): Route[] {
         GET: (_req, res, _p, url, scope) => {
           const q = listQuery(url.searchParams);
           if ('error' in q) return sendError(res, 400, q.error);
-          if (scope.kind === 'channel') {
-            if (q.channel !== undefined && q.channel !== scope.channel) return sendError(res, 403, `this token is limited to channel '${scope.channel}'`);
-            q.channel = scope.channel;
-          }
+          const narrowed = scopedChannel(scope, q.channel);
+          if ('error' in narrowed) return sendError(res, 403, narrowed.error);
+          q.channel = narrowed.channel;
           sendJson(res, 200, { deliveries: q.limit === 0 ? [] : store.list(q), lastSeq: store.lastSeq });
         },
       },
@@ -137,10 +136,9 @@ function apiRoutes(ctx: ApiContext): Route[] {
           if (!body) return;
           const filter = parseRetryRequest(body);
           if ('error' in filter) return sendError(res, 400, filter.error);
-          if (scope.kind === 'channel') {
-            if (filter.channel !== undefined && filter.channel !== scope.channel) return sendError(res, 403, `this token is limited to channel '${scope.channel}'`);
-            filter.channel = scope.channel;
-          }
+          const narrowed = scopedChannel(scope, filter.channel);
+          if ('error' in narrowed) return sendError(res, 403, narrowed.error);
+          filter.channel = narrowed.channel;
           sendJson(res, 200, { queued: forwarder.retryNow(filter) } satisfies RetryPendingResponse);
         },
       },

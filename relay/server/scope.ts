@@ -18,3 +18,13 @@ export function authenticate(given: string | undefined, adminToken: string, chan
 export function sees(scope: Scope, channel: string): boolean {
   return scope.kind === 'admin' || scope.channel === channel;
 }
+
+/**
+ * The channel a request asks about, as `scope` allows it: what it asked (admin), or the channel
+ * token's own channel; an error when a channel token asks for another channel.
+ */
+export function scopedChannel(scope: Scope, asked: string | undefined): { channel: string | undefined } | { error: string } {
+  if (scope.kind === 'admin') return { channel: asked };
+  if (asked !== undefined && asked !== scope.channel) return { error: `this token is limited to channel '${scope.channel}'` };
+  return { channel: scope.channel };
+}

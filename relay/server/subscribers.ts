@@ -19,7 +19,7 @@ import {
 } from '../../src/core/relay/protocol';
 import { bearer, hostAllowed, originAllowed } from './access';
 import { DeliveryMessages } from './deliveryMessages';
-import type { Scope } from './scope';
+import { scopedChannel, type Scope } from './scope';
 import type { RelayStore, StoredDelivery } from './storeTypes';
 
 export const DEFAULT_MAX_UNSENT_BYTES = 8 * 1024 * 1024;
@@ -183,8 +183,9 @@ export class SubscriberHub {
     const since = sinceRaw === null ? this.store.lastSeq : Number(sinceRaw);
     if (!Number.isInteger(since) || since < 0) return refuse(400, 'Bad since');
     const asked = url.searchParams.get('channel') || undefined;
-    if (scope.kind === 'channel' && asked !== undefined && asked !== scope.channel) return refuse(403, 'Forbidden Channel');
-    const channel = scope.kind === 'channel' ? scope.channel : asked;
+    const narrowed = scopedChannel(scope, asked);
+    if ('error' in narrowed) return refuse(403, 'Forbidden Channel');
+    const channel = narrowed.channel;
     const bodies = url.searchParams.get('bodies') !== '0';
     // Counted from now, so concurrent upgrades cannot pass the cap together; given back if the
     // handshake fails (ws then answers 400 itself and never calls back).
