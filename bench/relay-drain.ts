@@ -4,13 +4,14 @@
 //   (a) live: the app answers 2xx to the next fresh delivery, which releases the backlog;
 //   (b) restart: the relay is killed (-9) while the app is down and started again with the app up.
 // Prints deliveries/s for each and writes bench/results/relay-drain.json. Not a test.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
+import { cpuMs } from './procStats';
 import { bundleCli, RELAY_READY, ROOT, spawnListening, type Child } from './relayChild';
 
 const N = Number(process.env.BENCH_N ?? 10_000);
@@ -79,12 +80,6 @@ async function backlog(r: Child, label: string, agent: Agent): Promise<string[]>
   await post(`http://127.0.0.1:${r.port}/hooks/default`, ids, agent);
   await until(() => countIn(refused, label) >= N);
   return ids;
-}
-
-/** CPU time (user + system, all threads) of a process so far, ms, from /proc (10 ms ticks). */
-function cpuMs(pid: number): number {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
 }
 
 async function main(): Promise<void> {

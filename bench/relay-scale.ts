@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 import { DeliveryStore } from '../relay/server/store';
+import { cpuMs, memKb } from './procStats';
 import { bundleCli, ROOT } from './relayChild';
 
 const TARGET = 'http://127.0.0.1:9/hook';
@@ -59,17 +60,6 @@ async function build(dir: string, n: number): Promise<number> {
   }
   await store.close();
   return (performance.now() - started) / 1000;
-}
-
-/** CPU time (user + system) the process has used, in ms: what a restart costs regardless of machine load. */
-function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in clock ticks (100/s)
-}
-
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : NaN;
 }
 
 async function healthy(url: string, agent: Agent): Promise<boolean> {
@@ -152,7 +142,7 @@ async function measure(cli: string, n: number): Promise<Row> {
       runs.push(r.ms);
       cpu.push(r.cpuMs);
     }
-    const rssAfterRestartMb = rssMb(child.pid!);
+    const rssAfterRestartMb = memKb(child.pid!).rss / 1024;
     const token = readFileSync(join(dir, 'token'), 'utf8').trim();
     const base = `http://127.0.0.1:${port}`;
     const status = (await get(`${base}/api/status`, token, agent)) as { lastSeq: number };
@@ -163,7 +153,7 @@ async function measure(cli: string, n: number): Promise<Row> {
     const listOlderPageP50Ms = await p50(200, async () => void (await get(`${base}/api/deliveries?limit=50&before=${before}`, token, agent)));
     // Worst case: a filter nothing matches walks every row (typed arrays, no summaries built).
     const listNoMatchP50Ms = await p50(50, async () => void (await get(`${base}/api/deliveries?limit=50&status=failed`, token, agent)));
-    const rssAfterQueriesMb = rssMb(child.pid!);
+    const rssAfterQueriesMb = memKb(child.pid!).rss / 1024;
     await kill9(child);
     await agent.close();
     const restartMs = [...runs].sort((a, b) => a - b)[1]!;

@@ -9,7 +9,7 @@
 // relay minus direct. The relay runs as a child process (the bundled CLI) so its RSS is its own.
 // A benchmark, not a test: it prints the figures measured in this run and writes
 // bench/results/relay.json.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { performance } from 'node:perf_hooks';
 import { once } from 'node:events';
 import { Agent, request } from 'undici';
 import { sign } from '../src/core/signing';
+import { cpuMs, memKb } from './procStats';
 import { bundleCli, RELAY_READY, ROOT, spawnListening } from './relayChild';
 
 const SECRET = 'bench-secret';
@@ -115,19 +116,6 @@ function combine(rounds: RunResult[]): RunResult {
 
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
-}
-
-/** CPU time (user + system, all threads) of a process so far, ms, from /proc (10 ms ticks). */
-function cpuMs(pid: number, thread?: number): number {
-  const path = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
-  const f = readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(f[11]) + Number(f[12])) * 1000) / 100;
-}
-
-function memKb(pid: number): { rss: number; hwm: number } {
-  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const get = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+) kB`).exec(s)?.[1] ?? NaN);
-  return { rss: get('VmRSS'), hwm: get('VmHWM') };
 }
 
 async function main(): Promise<void> {
