@@ -7,49 +7,43 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
-import { startRelay, type RelayServer } from '../../../relay/server';
+import { startRelay } from '../../../relay/server';
 import { crc32 } from '../../../relay/server/crc32';
 import { HEADER_BYTES } from '../../../relay/server/journal';
-import { cli, post, spawnRelay, startTarget, tempDir } from './helpers';
+import { cli, post, relayPerTest, spawnRelay, startTarget, tempDir } from './helpers';
 
 describe('relay API over HTTP', function () {
   this.timeout(60_000);
-  let relay: RelayServer;
-  beforeEach(async () => {
-    relay = await startRelay({ port: 0, dataDir: tempDir() });
-  });
-  afterEach(async () => {
-    await relay.close();
-  });
-  const auth = () => ({ authorization: `Bearer ${relay.token}`, 'content-type': 'application/json' });
+  const relay = relayPerTest();
+  const auth = () => ({ authorization: `Bearer ${relay().token}`, 'content-type': 'application/json' });
 
   it('answers 413 with an error body to an API body over 64 KiB (the connection is not just dropped)', async () => {
     for (const chunked of [false, true]) {
       const big = '{"keep":1,"pad":"' + 'x'.repeat(70 * 1024) + '"}';
       const body = chunked ? Readable.from([Buffer.from(big)]) : big;
-      const r = await request(`${relay.url}/api/prune`, { method: 'POST', headers: auth(), body });
+      const r = await request(`${relay().url}/api/prune`, { method: 'POST', headers: auth(), body });
       assert.equal(r.statusCode, 413, chunked ? 'streamed' : 'declared');
       assert.match(((await r.body.json()) as { error: string }).error, /65536-byte limit/);
     }
   });
 
   it('answers 405 with Allow to a known API path with the wrong method, 404 to an unknown one', async () => {
-    const r = await request(`${relay.url}/api/prune`, { headers: auth() });
+    const r = await request(`${relay().url}/api/prune`, { headers: auth() });
     assert.equal(r.statusCode, 405);
     assert.equal(r.headers.allow, 'POST');
     await r.body.dump();
-    const n = await request(`${relay.url}/api/nothing`, { headers: auth() });
+    const n = await request(`${relay().url}/api/nothing`, { headers: auth() });
     assert.equal(n.statusCode, 404);
     await n.body.dump();
   });
 
   const list = async (query: string) => {
-    const r = await request(`${relay.url}/api/deliveries?${query}`, { headers: auth() });
+    const r = await request(`${relay().url}/api/deliveries?${query}`, { headers: auth() });
     return { status: r.statusCode, body: (await r.body.json()) as { deliveries?: { seq: number }[]; error?: string } };
   };
 
   it('answers 400 to an unknown ?status= and to a malformed number, an empty list to limit=0', async () => {
-    assert.equal((await post(`${relay.url}/hooks/default`, '{}')).status, 200);
+    assert.equal((await post(`${relay().url}/hooks/default`, '{}')).status, 200);
     const bad = await list('status=verifed');
     assert.equal(bad.status, 400);
     assert.match(bad.body.error!, /status must be one of verified, unverified, rejected, pending, ok, failed/);
@@ -59,7 +53,7 @@ describe('relay API over HTTP', function () {
   });
 
   it('pages back with before=<seq> past the newest page', async () => {
-    for (let i = 0; i < 5; i++) assert.equal((await post(`${relay.url}/hooks/default`, `{"n":${i}}`)).status, 200);
+    for (let i = 0; i < 5; i++) assert.equal((await post(`${relay().url}/hooks/default`, `{"n":${i}}`)).status, 200);
     const seqs = async (q: string) => (await list(q)).body.deliveries!.map((d) => d.seq);
     assert.deepEqual(await seqs('limit=2'), [5, 4]);
     assert.deepEqual(await seqs('limit=2&before=4'), [3, 2]);
@@ -69,10 +63,10 @@ describe('relay API over HTTP', function () {
   });
 
   it('answers 400 to replay and prune bodies that are a JSON string, boolean or number', async () => {
-    assert.equal((await post(`${relay.url}/hooks/default`, '{}')).status, 200);
+    assert.equal((await post(`${relay().url}/hooks/default`, '{}')).status, 200);
     for (const path of ['/api/deliveries/1/replay', '/api/prune']) {
       for (const body of ['"x"', 'true', 'false', '12', '[]', 'null']) {
-        const r = await request(relay.url + path, { method: 'POST', headers: auth(), body });
+        const r = await request(relay().url + path, { method: 'POST', headers: auth(), body });
         assert.equal(r.statusCode, 400, `${path} ${body}`);
         assert.match(((await r.body.json()) as { error: string }).error, /JSON object/);
       }
@@ -80,9 +74,9 @@ describe('relay API over HTTP', function () {
   });
 
   it('answers 500 (not 400) when a stored record fails to parse', async () => {
-    assert.equal((await post(`${relay.url}/hooks/default`, '{"n":1}')).status, 200);
+    assert.equal((await post(`${relay().url}/hooks/default`, '{"n":1}')).status, 200);
     // Break the record's metadata JSON and fix its checksum, so only parsing can fail.
-    const file = join(relay.dataDir, readdirSync(relay.dataDir).find((f) => f.startsWith('journal-'))!);
+    const file = join(relay().dataDir, readdirSync(relay().dataDir).find((f) => f.startsWith('journal-'))!);
     const buf = readFileSync(file);
     const meta = buf.indexOf('{"seq":1,');
     assert.ok(meta > 0);
@@ -92,17 +86,17 @@ describe('relay API over HTTP', function () {
     buf[meta] = '!'.charCodeAt(0);
     buf.writeUInt32LE(crc32(buf.subarray(payloadAt, payloadAt + length), crc32(buf.subarray(headerAt + 8, headerAt + 9))), headerAt + 4);
     writeFileSync(file, buf);
-    const r = await request(`${relay.url}/api/deliveries/1`, { headers: auth() });
+    const r = await request(`${relay().url}/api/deliveries/1`, { headers: auth() });
     assert.equal(r.statusCode, 500);
     assert.ok(((await r.body.json()) as { error: string }).error);
     assert.equal((await list('')).status, 200, 'the relay keeps serving');
   });
 
   it('refuses a wrong token before reading a body, and keeps serving', async () => {
-    const r = await request(`${relay.url}/api/prune`, { method: 'POST', headers: { authorization: 'Bearer nope' }, body: '{}' });
+    const r = await request(`${relay().url}/api/prune`, { method: 'POST', headers: { authorization: 'Bearer nope' }, body: '{}' });
     assert.equal(r.statusCode, 401);
     await r.body.dump();
-    assert.equal((await post(`${relay.url}/hooks/default`, '{}')).status, 200);
+    assert.equal((await post(`${relay().url}/hooks/default`, '{}')).status, 200);
   });
 });
 

@@ -6,7 +6,7 @@ import { isUsageError, type CliIO } from '../../../relay/cli/io';
 import channelsCommand from '../../../relay/commands/channels';
 import { subscribe } from '../../../relay/client/subscribe';
 import { RelayApi, RelayApiError } from '../../../relay/client/api';
-import { post, signed, tempDir, type RelayProcess } from './helpers';
+import { post, relayProcesses, signed, tempDir, type RelayProcess } from './helpers';
 import { call, runCli, spawnRelayWith } from './publicHelpers';
 
 const ALICE = 'alice-secret-0123456789';
@@ -20,10 +20,7 @@ const BOB = 'bob-secret-0123456789ab';
 
 describe('relay channels API and scoped channel tokens (real relay process)', function () {
   this.timeout(60_000);
-  const procs: RelayProcess[] = [];
-  after(async () => {
-    for (const p of procs) await p.stop('SIGKILL');
-  });
+  const procs = relayProcesses();
   async function start(args: string[], env: Record<string, string> = {}): Promise<RelayProcess> {
     const r = await spawnRelayWith(args, env);
     procs.push(r);

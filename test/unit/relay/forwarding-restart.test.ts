@@ -3,16 +3,13 @@
 // next attempt is a minute away: longer than this test may take).
 import { strict as assert } from 'node:assert';
 import { Agent, request } from 'undici';
-import { signed, spawnRelay, startTarget, tempDir, type RelayProcess } from './helpers';
+import { relayProcesses, signed, spawnRelay, startTarget, tempDir } from './helpers';
 
 const SECRET = 'restart-secret';
 
 describe('relay forwarding across kill -9 with the app down', function () {
   this.timeout(60_000);
-  const procs: RelayProcess[] = [];
-  after(async () => {
-    for (const p of procs) await p.stop('SIGKILL');
-  });
+  const procs = relayProcesses();
 
   it('after a restart with the app up, every acknowledged delivery arrives (the service schedule is not waited for)', async () => {
     const probe = await startTarget();

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import { once } from 'node:events';
 import { request } from 'undici';
 import { sign } from '../../../src/core/signing';
+import { startRelay, type RelayServer } from '../../../relay/server';
 
 export const ROOT = resolve(__dirname, '../../..');
 
@@ -171,4 +172,29 @@ export function settled(store: import('../../../relay/server/storeTypes').RelayS
       return () => store.off('forward', wake);
     },
   ).then(() => undefined);
+}
+
+/**
+ * A relay of its own (in this process, defaults, a fresh data folder) for each test of the calling
+ * describe block, closed after the test. Returns the current test's relay.
+ */
+export function relayPerTest(): () => RelayServer {
+  let relay: RelayServer | undefined;
+  beforeEach(async () => {
+    relay = await startRelay({ port: 0, dataDir: tempDir() });
+  });
+  afterEach(async () => {
+    await relay?.close();
+    relay = undefined;
+  });
+  return () => relay!;
+}
+
+/** Where a describe block puts the relay processes it starts: each is killed (-9) once its tests are done. */
+export function relayProcesses(): RelayProcess[] {
+  const procs: RelayProcess[] = [];
+  after(async () => {
+    for (const p of procs) await p.stop('SIGKILL');
+  });
+  return procs;
 }

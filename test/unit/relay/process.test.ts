@@ -3,16 +3,13 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { RelayApi } from '../../../relay/client';
-import { post, signed, spawnRelay, startTarget, tempDir, type RelayProcess } from './helpers';
+import { post, relayProcesses, signed, spawnRelay, startTarget, tempDir } from './helpers';
 
 const SECRET = 'proc-secret';
 
 describe('relay process (dist-style CLI bundle, real signals)', function () {
   this.timeout(120_000);
-  const procs: RelayProcess[] = [];
-  after(async () => {
-    for (const p of procs) await p.stop('SIGKILL');
-  });
+  const procs = relayProcesses();
 
   it('prints its address, creates the token 0600 in a 0700 data dir and prints it only the first time', async () => {
     const data = join(tempDir(), 'relay-data');

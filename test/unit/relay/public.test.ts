@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { post, signed, tempDir, type RelayProcess } from './helpers';
+import { post, relayProcesses, signed, tempDir } from './helpers';
 import { call, runCli, spawnRelayWith } from './publicHelpers';
 
 const SECRET = 'public-secret-0123456789';
@@ -9,10 +9,7 @@ const ADMIN = 'admin-token-from-env-0123456789';
 
 describe('relay --public (real relay process)', function () {
   this.timeout(60_000);
-  const procs: RelayProcess[] = [];
-  after(async () => {
-    for (const p of procs) await p.stop('SIGKILL');
-  });
+  const procs = relayProcesses();
 
   it('refuses to start without TLS or --trust-proxy, with half a TLS pair, or with a configured channel without secrets (exit 2)', async () => {
     const data = tempDir();

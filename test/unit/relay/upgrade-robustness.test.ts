@@ -1,8 +1,7 @@
 // Regression tests: bad or reset WebSocket upgrade requests never crash the relay.
 import { strict as assert } from 'node:assert';
 import { connect } from 'node:net';
-import { startRelay, type RelayServer } from '../../../relay/server';
-import { tempDir } from './helpers';
+import { relayPerTest } from './helpers';
 
 /** Sends a raw upgrade request and resolves with the status line the relay answered (or '' if none). */
 function rawUpgrade(port: number, target: string): Promise<string> {
@@ -32,20 +31,14 @@ function resetUpgrade(port: number, target: string): Promise<void> {
 
 describe('relay upgrade robustness', function () {
   this.timeout(60_000);
-  let relay: RelayServer;
-  beforeEach(async () => {
-    relay = await startRelay({ port: 0, dataDir: tempDir() });
-  });
-  afterEach(async () => {
-    await relay.close();
-  });
+  const relay = relayPerTest();
 
   it('answers 400 to an upgrade whose target is not a URL path, and keeps serving', async () => {
-    assert.equal(await rawUpgrade(relay.port, '//'), 'HTTP/1.1 400 Bad Request');
-    assert.equal(await rawUpgrade(relay.port, 'http://['), 'HTTP/1.1 400 Bad Request');
-    assert.equal(await rawUpgrade(relay.port, '/nope'), 'HTTP/1.1 404 Not Found');
-    assert.equal(await rawUpgrade(relay.port, '/ws'), 'HTTP/1.1 401 Unauthorized');
-    assert.equal((await fetch(`${relay.url}/healthz`)).status, 200);
+    assert.equal(await rawUpgrade(relay().port, '//'), 'HTTP/1.1 400 Bad Request');
+    assert.equal(await rawUpgrade(relay().port, 'http://['), 'HTTP/1.1 400 Bad Request');
+    assert.equal(await rawUpgrade(relay().port, '/nope'), 'HTTP/1.1 404 Not Found');
+    assert.equal(await rawUpgrade(relay().port, '/ws'), 'HTTP/1.1 401 Unauthorized');
+    assert.equal((await fetch(`${relay().url}/healthz`)).status, 200);
   });
 
   it('survives upgrade requests followed by a TCP reset (refused path and unauthorized /ws)', async () => {
@@ -54,12 +47,12 @@ describe('relay upgrade robustness', function () {
     process.on('uncaughtException', onErr);
     try {
       for (let i = 0; i < 100; i++) {
-        await resetUpgrade(relay.port, '/nope');
-        await resetUpgrade(relay.port, '/ws');
+        await resetUpgrade(relay().port, '/nope');
+        await resetUpgrade(relay().port, '/ws');
       }
       // One more full round trip on a fresh connection: the server has handled the resets by now.
-      assert.equal(await rawUpgrade(relay.port, '/nope'), 'HTTP/1.1 404 Not Found');
-      assert.equal((await fetch(`${relay.url}/healthz`)).status, 200);
+      assert.equal(await rawUpgrade(relay().port, '/nope'), 'HTTP/1.1 404 Not Found');
+      assert.equal((await fetch(`${relay().url}/healthz`)).status, 200);
     } finally {
       process.off('uncaughtException', onErr);
     }
