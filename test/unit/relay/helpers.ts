@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { once } from 'node:events';
 import { request } from 'undici';
+import WebSocket from 'ws';
 import { sign } from '../../../src/core/signing';
 import { startRelay, type RelayServer } from '../../../relay/server';
 
@@ -197,4 +198,21 @@ export function relayProcesses(): RelayProcess[] {
     for (const p of procs) await p.stop('SIGKILL');
   });
   return procs;
+}
+
+/** Opens a raw WebSocket and reports how the upgrade ended: 'open' or the HTTP status. */
+export function tryConnect(url: string, opts: { headers?: Record<string, string>; protocols?: string[] } = {}): Promise<'open' | number> {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(url, opts.protocols ?? [], { headers: opts.headers });
+    ws.on('open', () => {
+      ws.close();
+      resolve('open');
+    });
+    ws.on('unexpected-response', (_req, res) => {
+      resolve(res.statusCode ?? 0);
+      res.resume();
+      ws.terminate();
+    });
+    ws.on('error', () => undefined);
+  });
 }

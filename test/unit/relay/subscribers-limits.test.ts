@@ -10,7 +10,7 @@ import { SubscriberHub, type SubscriberOptions } from '../../../relay/server/sub
 import { DeliveryStore } from '../../../relay/server/store';
 import { subscribe } from '../../../relay/client';
 import { WS_CLOSE_SLOW_SUBSCRIBER, WS_TOO_MANY_SUBSCRIBERS_STATUS, type DeliveryMessage } from '../../../src/core/relay/protocol';
-import { tempDir } from './helpers';
+import { tempDir, tryConnect } from './helpers';
 
 const TOKEN = 'limits-token';
 
@@ -56,20 +56,6 @@ async function neverReader(url: string, query = ''): Promise<{ ws: WebSocket; so
   const socket = (ws as unknown as { _socket: Socket })._socket;
   socket.pause();
   return { ws, socket };
-}
-
-/** Opens a ws connection and says how the upgrade ended: 'open' (then closes it) or the HTTP status. */
-function connectOnce(url: string): Promise<'open' | number> {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(url, { headers: { authorization: `Bearer ${TOKEN}` } });
-    ws.on('open', () => resolve('open'));
-    ws.on('unexpected-response', (_req, res) => {
-      resolve(res.statusCode ?? 0);
-      res.resume();
-      ws.terminate();
-    });
-    ws.on('error', () => undefined);
-  });
 }
 
 describe('relay subscribers: resource limits', function () {
@@ -156,11 +142,11 @@ describe('relay subscribers: resource limits', function () {
       await once(ws, 'open');
       open.push(ws);
     }
-    assert.equal(await connectOnce(h.url), WS_TOO_MANY_SUBSCRIBERS_STATUS);
+    assert.equal(await tryConnect(h.url, { headers: { authorization: `Bearer ${TOKEN}` } }), WS_TOO_MANY_SUBSCRIBERS_STATUS);
     open[0]!.terminate();
     // The relay notices the leave on its own side; try until it does (each try is a real upgrade).
     let r: 'open' | number = WS_TOO_MANY_SUBSCRIBERS_STATUS;
-    for (let i = 0; i < 200 && r !== 'open'; i++) r = await connectOnce(h.url);
+    for (let i = 0; i < 200 && r !== 'open'; i++) r = await tryConnect(h.url, { headers: { authorization: `Bearer ${TOKEN}` } });
     assert.equal(r, 'open');
   });
 

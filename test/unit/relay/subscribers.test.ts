@@ -2,30 +2,12 @@ import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
 import { createServer, connect, type Socket } from 'node:net';
 import { once } from 'node:events';
-import WebSocket from 'ws';
 import { startRelay, type RelayServer } from '../../../relay/server';
 import { subscribe, type SubscriptionState } from '../../../relay/client';
 import type { DeliveryMessage } from '../../../src/core/relay/protocol';
-import { cli, post, startTarget, tempDir } from './helpers';
+import { cli, post, startTarget, tempDir, tryConnect } from './helpers';
 
 type Delivery = DeliveryMessage['delivery'];
-
-/** Opens a raw WebSocket and reports how the upgrade ended: 'open' or the HTTP status. */
-function tryConnect(url: string, opts: { headers?: Record<string, string>; protocols?: string[] } = {}): Promise<'open' | number> {
-  return new Promise((resolve) => {
-    const ws = new WebSocket(url, opts.protocols ?? [], { headers: opts.headers });
-    ws.on('open', () => {
-      ws.close();
-      resolve('open');
-    });
-    ws.on('unexpected-response', (_req, res) => {
-      resolve(res.statusCode ?? 0);
-      res.resume();
-      ws.terminate();
-    });
-    ws.on('error', () => undefined);
-  });
-}
 
 describe('relay subscribers (WebSocket)', function () {
   this.timeout(60_000);
