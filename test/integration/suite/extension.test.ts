@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { run } from './editor';
 import type { WebhookTreeNode } from '../../../src/core/tree';
 import type { ServiceHooksApi } from '../../../src/extension/activate';
 import { COMMANDS, CONTEXT, EXTENSION_ID, SETTINGS } from '../../../src/extension/ids';
@@ -15,6 +16,7 @@ import { figures } from './index';
 import {
   HOOK_SECRET,
   TOKEN,
+  emulatorCall,
   startApp,
   startEmulatorFixture,
   startRelayFixture,
@@ -25,7 +27,6 @@ import {
 } from './fixtures';
 
 const REPO = 'acme/widgets';
-const run = <T = unknown>(id: string, ...args: unknown[]) => vscode.commands.executeCommand<T>(id, ...args);
 
 interface Hook {
   id: string;
@@ -51,16 +52,7 @@ describe('Service Webhooks extension', function () {
   const config = () => vscode.workspace.getConfiguration();
   const target = vscode.ConfigurationTarget.Global;
 
-  async function service<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await fetch(emulator.url + path, {
-      method,
-      headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    assert.ok(res.ok, `${method} ${path} → ${res.status} ${text}`);
-    return (text ? JSON.parse(text) : undefined) as T;
-  }
+  const service = <T>(method: string, path: string, body?: unknown) => emulatorCall<T>(emulator, method, path, body);
   const hooks = () => service<Hook[]>('GET', `/api/v1/repos/${REPO}/webhooks`);
   const deliveries = (id: string) => service<{ total: number; failed: number; deliveries: Delivery[] }>('GET', `/api/v1/webhooks/${id}/deliveries?limit=100`);
   const fire = (event: string) => service('POST', `/_emulator/repos/${REPO}/events`, { event });

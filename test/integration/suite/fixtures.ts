@@ -1,5 +1,6 @@
 // The servers the suite starts itself, in-process, on port 0: the service emulator, the relay,
 // and a local "app" the relay forwards to. Adapters over the emulator's and relay's library entries.
+import { strict as assert } from 'node:assert';
 import { EventEmitter } from 'node:events';
 import { mkdtempSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -53,6 +54,18 @@ export async function startEmulatorFixture(opts: { deliveriesEndpoint?: boolean 
     },
     close: () => emu.close(),
   };
+}
+
+/** A call to the emulator's API with the suite's token; fails the test on a non-2xx answer. */
+export async function emulatorCall<T>(emulator: Emulator, method: string, path: string, body?: unknown): Promise<T> {
+  const res = await fetch(emulator.url + path, {
+    method,
+    headers: { authorization: `Bearer ${TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  assert.ok(res.ok, `${method} ${path} → ${res.status} ${text}`);
+  return (text ? JSON.parse(text) : undefined) as T;
 }
 
 export async function startRelayFixture(forwardTo: string): Promise<Relay> {

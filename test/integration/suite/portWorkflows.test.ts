@@ -5,11 +5,11 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { run } from './editor';
 import type { ServiceHooksApi } from '../../../src/extension/activate';
 import { COMMANDS, EXTENSION_ID } from '../../../src/extension/ids';
 import { until } from './fixtures';
 
-const run = <T = unknown>(id: string, ...args: unknown[]) => vscode.commands.executeCommand<T>(id, ...args);
 
 const PINNED = 'on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n      - uses: actions/github-script@60a0d83039c74a4aee543508d2ffcb1c3799cdea # v8.0.0\n      - run: echo ${{ github.event.ref }}\n';
 const ACTION = 'name: a\ndescription: d\nruns:\n  using: composite\n  steps:\n    - uses: actions/github-script@v7\n';

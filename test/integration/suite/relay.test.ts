@@ -3,7 +3,7 @@
 import { strict as assert } from 'node:assert';
 import { createHmac } from 'node:crypto';
 import * as vscode from 'vscode';
-import type { RelayTreeNode } from '../../../src/core/tree';
+import { relayView, run } from './editor';
 import type { ServiceHooksApi } from '../../../src/extension/activate';
 import { COMMANDS, EXTENSION_ID, SETTINGS } from '../../../src/extension/ids';
 import { HOOK_SECRET, TOKEN, startApp, startEmulatorFixture, startRelayFixture, type App, type Emulator, type Relay } from './fixtures';
@@ -19,7 +19,6 @@ async function post(relay: { port: number }, body: string): Promise<void> {
   assert.equal(res.status, 200, await res.text());
 }
 
-const run = <T = unknown>(id: string, ...args: unknown[]) => vscode.commands.executeCommand<T>(id, ...args);
 
 describe('Relay view and relay commands', function () {
   let api: ServiceHooksApi;
@@ -28,18 +27,7 @@ describe('Relay view and relay commands', function () {
   const relays: Relay[] = [];
   const config = () => vscode.workspace.getConfiguration();
   const target = vscode.ConfigurationTarget.Global;
-  const manager = () => api.commandContext.services.relay;
-  const rows = (): RelayTreeNode[] => api.commandContext.relayTree.getChildren();
-  /** Resolves once `check` holds, re-checked on each change of the relay manager. */
-  const when = (check: () => boolean) =>
-    new Promise<void>((resolve) => {
-      if (check()) return resolve();
-      const sub = manager().onDidChange(() => {
-        if (!check()) return;
-        sub.dispose();
-        resolve();
-      });
-    });
+  const { manager, rows, when } = relayView(() => api);
 
   before(async function () {
     const ext = vscode.extensions.getExtension<ServiceHooksApi>(EXTENSION_ID);

@@ -6,14 +6,13 @@
 import { strict as assert } from 'node:assert';
 import { request } from 'undici';
 import * as vscode from 'vscode';
+import { relayView, run } from './editor';
 import { RelayApi } from '../../../relay/client';
-import type { RelayTreeNode } from '../../../src/core/tree';
 import type { ServiceHooksApi } from '../../../src/extension/activate';
 import { COMMANDS, EXTENSION_ID, RELAY_STORAGE, SETTINGS } from '../../../src/extension/ids';
-import { TOKEN, startApp, startEmulatorFixture, until, type App, type Emulator } from './fixtures';
+import { TOKEN, emulatorCall, startApp, startEmulatorFixture, until, type App, type Emulator } from './fixtures';
 import { startTlsRelay, type TlsRelay } from './tlsRelay';
 
-const run = <T = unknown>(id: string, ...args: unknown[]) => vscode.commands.executeCommand<T>(id, ...args);
 
 describe('a team relay over TLS (Connect to Relay…)', function () {
   let api: ServiceHooksApi;
@@ -21,31 +20,11 @@ describe('a team relay over TLS (Connect to Relay…)', function () {
   let emulator: Emulator;
   const config = () => vscode.workspace.getConfiguration();
   const target = vscode.ConfigurationTarget.Global;
-  const manager = () => api.commandContext.services.relay;
-  const rows = (): RelayTreeNode[] => api.commandContext.relayTree.getChildren();
-  /** Resolves once `check` holds, re-checked on each change of the relay manager. */
-  const when = (check: () => boolean) =>
-    new Promise<void>((resolve) => {
-      if (check()) return resolve();
-      const sub = manager().onDidChange(() => {
-        if (!check()) return;
-        sub.dispose();
-        resolve();
-      });
-    });
+  const { manager, rows, when } = relayView(() => api);
   const REPO = 'acme/widgets';
   let tls: TlsRelay;
   let forwarding: { channel: string; ingressUrl: string; webhookId: string };
-  const emulatorApi = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const res = await fetch(emulator.url + path, {
-      method,
-      headers: { authorization: `Bearer ${TOKEN}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const text = await res.text();
-    assert.ok(res.ok, `${method} ${path}: ${res.status} ${text}`);
-    return (text ? JSON.parse(text) : undefined) as T;
-  };
+  const emulatorApi = <T>(method: string, path: string, body?: unknown) => emulatorCall<T>(emulator, method, path, body);
   const push = () => emulatorApi('POST', `/_emulator/repos/${REPO}/events`, { event: 'push' });
   /** The app's requests that came through the channel, by X-Service-Delivery. */
   const forwardedIds = () => app.requests.map((r) => String(r.headers['x-service-delivery'] ?? '')).filter(Boolean);

@@ -2,13 +2,13 @@
 // error rows that act and recover by themselves, the token kept per base URL, input checks.
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
+import { run } from './editor';
 import type { WebhookTreeNode } from '../../../src/core/tree';
 import type { ServiceHooksApi } from '../../../src/extension/activate';
 import { COMMANDS, EXTENSION_ID, SETTINGS } from '../../../src/extension/ids';
-import { TOKEN, startApp, startEmulatorFixture, startProxy, until, type App, type Emulator, type Proxy } from './fixtures';
+import { TOKEN, emulatorCall, startApp, startEmulatorFixture, startProxy, until, type App, type Emulator, type Proxy } from './fixtures';
 
 const REPO = 'acme/gadgets';
-const run = <T = unknown>(id: string, ...args: unknown[]) => vscode.commands.executeCommand<T>(id, ...args);
 
 describe('Webhooks view: live, acting, per-address token', function () {
   let api: ServiceHooksApi;
@@ -21,16 +21,7 @@ describe('Webhooks view: live, acting, per-address token', function () {
   const tree = () => api.commandContext.webhooks;
   const lastError = () => api.takeLastError();
 
-  async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await fetch(emulator.url + path, {
-      method,
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    assert.ok(res.ok, `${method} ${path} → ${res.status}`);
-    const text = await res.text();
-    return (text ? JSON.parse(text) : undefined) as T;
-  }
+  const call = <T>(method: string, path: string, body?: unknown) => emulatorCall<T>(emulator, method, path, body);
   async function rows(node?: WebhookTreeNode): Promise<WebhookTreeNode[]> {
     return tree().getChildren(node);
   }
