@@ -2,8 +2,7 @@
 // forwards every acknowledged delivery promptly, without waiting for the retry schedule (whose
 // next attempt is a minute away: longer than this test may take).
 import { strict as assert } from 'node:assert';
-import { Agent, request } from 'undici';
-import { relayProcesses, signed, spawnRelay, startTarget, tempDir } from './helpers';
+import { loadThenKill, relayProcesses, spawnRelay, startTarget, tempDir } from './helpers';
 
 const SECRET = 'restart-secret';
 
@@ -20,29 +19,7 @@ describe('relay forwarding across kill -9 with the app down', function () {
     const relay = await spawnRelay(args);
     procs.push(relay);
     const N = 200;
-    const acked = new Set<string>();
-    const agent = new Agent({ connections: 8 });
-    let sent = 0;
-    let killed = false;
-    const worker = async () => {
-      while (sent < N) {
-        const body = JSON.stringify({ delivery: sent++ });
-        try {
-          const res = await request(`${relay.url}/hooks/default`, { method: 'POST', body, headers: signed(SECRET, body), dispatcher: agent });
-          await res.body.dump();
-          if (res.statusCode === 200) acked.add(body);
-        } catch {
-          // killed mid-request: not acknowledged, so nothing was promised
-        }
-        if (!killed && acked.size >= N / 2) {
-          killed = true;
-          relay.child.kill('SIGKILL');
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: 8 }, worker));
-    await relay.exited;
-    await agent.close();
+    const acked = new Set((await loadThenKill(relay, { secret: SECRET, total: N, concurrency: 8, killAfter: N / 2, body: (i) => JSON.stringify({ delivery: i }) })).values());
     assert.ok(acked.size >= N / 2, `acked ${acked.size}`);
 
     const app = await startTarget(port);

@@ -5,7 +5,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { once } from 'node:events';
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import WebSocket from 'ws';
 import { sign } from '../../../src/core/signing';
 import { startRelay, type RelayServer } from '../../../relay/server';
@@ -215,4 +215,38 @@ export function tryConnect(url: string, opts: { headers?: Record<string, string>
     });
     ws.on('error', () => undefined);
   });
+}
+
+/**
+ * Posts `total` signed deliveries to `relay` from `concurrency` senders and kills it (-9) once
+ * `killAfter` were answered 200. Resolves once it is gone, with what it acknowledged (seq → body).
+ */
+export async function loadThenKill(
+  relay: RelayProcess,
+  o: { secret: string; total: number; concurrency: number; killAfter: number; body: (i: number) => string },
+): Promise<Map<number, string>> {
+  const acked = new Map<number, string>();
+  const agent = new Agent({ connections: o.concurrency });
+  let sent = 0;
+  let killed = false;
+  const worker = async () => {
+    while (sent < o.total) {
+      const body = o.body(sent++);
+      try {
+        const res = await request(`${relay.url}/hooks/default`, { method: 'POST', body, headers: signed(o.secret, body), dispatcher: agent });
+        const text = await res.body.text();
+        if (res.statusCode === 200) acked.set((JSON.parse(text) as { seq: number }).seq, body);
+      } catch {
+        // killed mid-request: not acknowledged, so nothing was promised
+      }
+      if (!killed && acked.size >= o.killAfter) {
+        killed = true;
+        relay.child.kill('SIGKILL');
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: o.concurrency }, worker));
+  await relay.exited;
+  await agent.close();
+  return acked;
 }

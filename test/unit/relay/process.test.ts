@@ -1,9 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Agent, request } from 'undici';
 import { RelayApi } from '../../../relay/client';
-import { post, relayProcesses, signed, spawnRelay, startTarget, tempDir } from './helpers';
+import { loadThenKill, post, relayProcesses, spawnRelay, startTarget, tempDir } from './helpers';
 
 const SECRET = 'proc-secret';
 
@@ -56,30 +55,7 @@ describe('relay process (dist-style CLI bundle, real signals)', function () {
     const relay = await spawnRelay(args);
     procs.push(relay);
     const N = 300;
-    const acked = new Map<number, string>();
-    const agent = new Agent({ connections: 16 });
-    let sent = 0;
-    let killed = false;
-    const worker = async () => {
-      while (sent < N) {
-        const i = sent++;
-        const body = JSON.stringify({ delivery: i, pad: 'x'.repeat(200) });
-        try {
-          const res = await request(`${relay.url}/hooks/default`, { method: 'POST', body, headers: signed(SECRET, body), dispatcher: agent });
-          const text = await res.body.text();
-          if (res.statusCode === 200) acked.set((JSON.parse(text) as { seq: number }).seq, body);
-        } catch {
-          // the relay was killed mid-request: not acknowledged, so no promise was made
-        }
-        if (!killed && acked.size >= N / 3) {
-          killed = true;
-          relay.child.kill('SIGKILL');
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: 16 }, worker));
-    await relay.exited;
-    await agent.close();
+    const acked = await loadThenKill(relay, { secret: SECRET, total: N, concurrency: 16, killAfter: N / 3, body: (i) => JSON.stringify({ delivery: i, pad: 'x'.repeat(200) }) });
     assert.ok(acked.size >= N / 3, `acked ${acked.size}`);
     const again = await spawnRelay(args);
     procs.push(again);
