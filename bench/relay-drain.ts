@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { cpuMs } from './procStats';
-import { bundleCli, RELAY_READY, ROOT, spawnListening, type Child } from './relayChild';
+import { bundleCli, listenLocal, RELAY_READY, ROOT, spawnListening, type Child } from './relayChild';
 
 const N = Number(process.env.BENCH_N ?? 10_000);
 const GOAL = 2000;
@@ -83,10 +83,7 @@ async function backlog(r: Child, label: string, agent: Agent): Promise<string[]>
 }
 
 async function main(): Promise<void> {
-  app.keepAliveTimeout = 30_000;
-  app.listen(0, '127.0.0.1');
-  await once(app, 'listening');
-  const appUrl = `http://127.0.0.1:${(app.address() as { port: number }).port}/webhook`;
+  const appUrl = await listenLocal(app, '/webhook');
   const work = mkdtempSync(join(tmpdir(), 'sh-bench-drain-'));
   const cli = await bundleCli(work);
   const agent = new Agent({ connections: 32, keepAliveTimeout: 30_000 });

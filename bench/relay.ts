@@ -18,7 +18,7 @@ import { once } from 'node:events';
 import { Agent, request } from 'undici';
 import { sign } from '../src/core/signing';
 import { cpuMs, memKb } from './procStats';
-import { bundleCli, RELAY_READY, ROOT, spawnListening } from './relayChild';
+import { bundleCli, listenLocal, RELAY_READY, ROOT, spawnListening } from './relayChild';
 
 const SECRET = 'bench-secret';
 const N = Number(process.env.BENCH_N ?? 6000);
@@ -119,10 +119,7 @@ function pct(sorted: number[], p: number): number {
 }
 
 async function main(): Promise<void> {
-  target.keepAliveTimeout = 30_000;
-  target.listen(0, '127.0.0.1');
-  await once(target, 'listening');
-  const targetUrl = `http://127.0.0.1:${(target.address() as { port: number }).port}/webhook`;
+  const targetUrl = await listenLocal(target, '/webhook');
 
   const work = mkdtempSync(join(tmpdir(), 'sh-bench-relay-'));
   const cli = await bundleCli(work);

@@ -1,5 +1,7 @@
 // Bench helpers: the relay CLI bundled once, and a relay child process started on a free port.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
 
@@ -35,3 +37,11 @@ export async function spawnListening(nodeArgs: string[], script: string, args: s
 }
 
 export const RELAY_READY = /relay listening on http:\/\/127\.0\.0\.1:(\d+)/;
+
+/** Starts a benchmark's app on a free loopback port (keep-alive 30 s); resolves with its URL for `path`. */
+export async function listenLocal(server: Server, path: string): Promise<string> {
+  server.keepAliveTimeout = 30_000;
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return `http://127.0.0.1:${(server.address() as { port: number }).port}${path}`;
+}
