@@ -1,7 +1,16 @@
 // The editor side of the suite: running commands, and watching the Relay view's manager.
+import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import type { RelayTreeNode } from '../../../src/core/tree';
 import type { ServiceHooksApi } from '../../../src/extension/activate';
+import { EXTENSION_ID } from '../../../src/extension/ids';
+
+/** The extension's API, once it is activated (activating it if nothing has yet). */
+export async function activated(): Promise<ServiceHooksApi> {
+  const ext = vscode.extensions.getExtension<ServiceHooksApi>(EXTENSION_ID);
+  assert.ok(ext, `extension ${EXTENSION_ID} is installed`);
+  return ext.isActive ? ext.exports : await ext.activate();
+}
 
 /** Runs one of the editor's commands. */
 export const run = <T = unknown>(id: string, ...args: unknown[]) => vscode.commands.executeCommand<T>(id, ...args);

@@ -7,10 +7,10 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { run } from './editor';
+import { activated, run } from './editor';
 import type { WebhookTreeNode } from '../../../src/core/tree';
 import type { ServiceHooksApi } from '../../../src/extension/activate';
-import { COMMANDS, CONTEXT, EXTENSION_ID, SETTINGS } from '../../../src/extension/ids';
+import { COMMANDS, CONTEXT, SETTINGS } from '../../../src/extension/ids';
 import { tokenKey } from '../../../src/extension/tokenStore';
 import { figures } from './index';
 import {
@@ -72,9 +72,7 @@ describe('Service Webhooks extension', function () {
   }
 
   before(async function () {
-    const ext = vscode.extensions.getExtension<ServiceHooksApi>(EXTENSION_ID);
-    assert.ok(ext, `extension ${EXTENSION_ID} is installed`);
-    api = ext.isActive ? ext.exports : await ext.activate();
+    api = await activated();
     figures.activationMs = Number(api.activationMs.toFixed(2));
     app = await startApp();
     emulator = await startEmulatorFixture();

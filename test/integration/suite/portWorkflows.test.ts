@@ -5,9 +5,8 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { run } from './editor';
-import type { ServiceHooksApi } from '../../../src/extension/activate';
-import { COMMANDS, EXTENSION_ID } from '../../../src/extension/ids';
+import { activated, run } from './editor';
+import { COMMANDS } from '../../../src/extension/ids';
 import { until } from './fixtures';
 
 
@@ -28,9 +27,7 @@ describe('Port Workflows… and the pinned-SHA suggestion', function () {
   let action: vscode.Uri;
 
   before(async function () {
-    const ext = vscode.extensions.getExtension<ServiceHooksApi>(EXTENSION_ID);
-    assert.ok(ext);
-    if (!ext.isActive) await ext.activate();
+    await activated();
     const folder = vscode.workspace.workspaceFolders?.[0];
     assert.ok(folder, 'the suite needs a workspace folder');
     const wf = join(folder.uri.fsPath, '.github', 'workflows');

@@ -3,9 +3,9 @@
 import { strict as assert } from 'node:assert';
 import { createHmac } from 'node:crypto';
 import * as vscode from 'vscode';
-import { relayView, run } from './editor';
+import { activated, relayView, run } from './editor';
 import type { ServiceHooksApi } from '../../../src/extension/activate';
-import { COMMANDS, EXTENSION_ID, SETTINGS } from '../../../src/extension/ids';
+import { COMMANDS, SETTINGS } from '../../../src/extension/ids';
 import { HOOK_SECRET, TOKEN, startApp, startEmulatorFixture, startRelayFixture, type App, type Emulator, type Relay } from './fixtures';
 
 /** A delivery signed with the suite's hook secret, as the service sends it. */
@@ -30,9 +30,7 @@ describe('Relay view and relay commands', function () {
   const { manager, rows, when } = relayView(() => api);
 
   before(async function () {
-    const ext = vscode.extensions.getExtension<ServiceHooksApi>(EXTENSION_ID);
-    assert.ok(ext);
-    api = ext.isActive ? ext.exports : await ext.activate();
+    api = await activated();
     app = await startApp();
     emulator = await startEmulatorFixture();
   });

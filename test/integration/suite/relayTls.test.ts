@@ -6,10 +6,10 @@
 import { strict as assert } from 'node:assert';
 import { request } from 'undici';
 import * as vscode from 'vscode';
-import { relayView, run } from './editor';
+import { activated, relayView, run } from './editor';
 import { RelayApi } from '../../../relay/client';
 import type { ServiceHooksApi } from '../../../src/extension/activate';
-import { COMMANDS, EXTENSION_ID, RELAY_STORAGE, SETTINGS } from '../../../src/extension/ids';
+import { COMMANDS, RELAY_STORAGE, SETTINGS } from '../../../src/extension/ids';
 import { TOKEN, emulatorCall, startApp, startEmulatorFixture, until, type App, type Emulator } from './fixtures';
 import { startTlsRelay, type TlsRelay } from './tlsRelay';
 
@@ -30,9 +30,7 @@ describe('a team relay over TLS (Connect to Relay…)', function () {
   const forwardedIds = () => app.requests.map((r) => String(r.headers['x-service-delivery'] ?? '')).filter(Boolean);
 
   before(async function () {
-    const ext = vscode.extensions.getExtension<ServiceHooksApi>(EXTENSION_ID);
-    assert.ok(ext);
-    api = ext.isActive ? ext.exports : await ext.activate();
+    api = await activated();
     app = await startApp();
     emulator = await startEmulatorFixture();
     await run(COMMANDS.stopRelay);

@@ -2,10 +2,10 @@
 // error rows that act and recover by themselves, the token kept per base URL, input checks.
 import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
-import { run } from './editor';
+import { activated, run } from './editor';
 import type { WebhookTreeNode } from '../../../src/core/tree';
 import type { ServiceHooksApi } from '../../../src/extension/activate';
-import { COMMANDS, EXTENSION_ID, SETTINGS } from '../../../src/extension/ids';
+import { COMMANDS, SETTINGS } from '../../../src/extension/ids';
 import { TOKEN, emulatorCall, startApp, startEmulatorFixture, startProxy, until, type App, type Emulator, type Proxy } from './fixtures';
 
 const REPO = 'acme/gadgets';
@@ -45,8 +45,7 @@ describe('Webhooks view: live, acting, per-address token', function () {
   }
 
   before(async function () {
-    const ext = vscode.extensions.getExtension<ServiceHooksApi>(EXTENSION_ID)!;
-    api = ext.isActive ? ext.exports : await ext.activate();
+    api = await activated();
     emulator = await startEmulatorFixture();
     proxy = await startProxy(emulator.url);
     recorder = await startApp();
