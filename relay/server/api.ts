@@ -21,13 +21,15 @@ import { hostAllowed } from './access';
 import { adminOnly, channelRoutes, requireAdmin as admin } from './channelApi';
 import type { ChannelDirectory } from './channelDirectory';
 import { scopedChannel, sees, type Scope } from './scope';
-import type { Forwarder } from './forwarder';
+import type { Forwarder, RetryFilter } from './forwarder';
 import { parseRetryRequest } from './retryRequest';
 import type { RelayStore, StoreListQuery } from './storeTypes';
 
 export interface ApiContext {
   store: RelayStore;
   forwarder: Forwarder;
+  /** "Retry pending now" (POST /api/forward/retry): the local forwarder's, or on JetStream the shared forwarding's. */
+  retryNow: (filter: RetryFilter) => number;
   /** The scope of a bearer token; undefined: 401. */
   authenticate: (given: string | undefined) => Scope | undefined;
   channels: ChannelDirectory;
@@ -139,7 +141,7 @@ function apiRoutes(ctx: ApiContext): Route[] {
           const narrowed = scopedChannel(scope, filter.channel);
           if ('error' in narrowed) return sendError(res, 403, narrowed.error);
           filter.channel = narrowed.channel;
-          sendJson(res, 200, { queued: forwarder.retryNow(filter) } satisfies RetryPendingResponse);
+          sendJson(res, 200, { queued: ctx.retryNow(filter) } satisfies RetryPendingResponse);
         },
       },
     },

@@ -11,7 +11,7 @@ import { openChannelDirectory, type ChannelDirectory } from './channelDirectory'
 import type { ChannelRegistry } from './channelRegistry';
 import { clientErrors, type ClientErrors } from './clientErrors';
 import { ChannelConfigs, type ChannelDefaults } from './channels';
-import { Forwarder, DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
+import { Forwarder, DEFAULT_RETRY_SCHEDULE_MS, type RetryFilter } from './forwarder';
 import { createIngress, hookChannel, PLAIN_HOOK_RE, type IngressHandler } from './ingress';
 import { lockDataDir, type DataLock } from './dataLock';
 import { listen, stopper } from './lifecycle';
@@ -152,7 +152,8 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   const rejectLimiter = new RejectLimiter(options.rejectLimits, options.now);
   const trustProxy = options.trustProxy ?? false;
   const ingress = createIngress({ store, forwarder: sharedForwarding ? NO_LOCAL_FORWARDING : forwarder, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter });
-  const api = createApi({ store, forwarder, authenticate: scopeOf, channels: directory, onChannelDeleted: (n) => hub.revoke(n), log, boundHost: host, allowedHosts, port: () => state.port });
+  const retryNow = (filter: RetryFilter) => (sharedForwarding ?? forwarder).retryNow(filter);
+  const api = createApi({ store, forwarder, retryNow, authenticate: scopeOf, channels: directory, onChannelDeleted: (n) => hub.revoke(n), log, boundHost: host, allowedHosts, port: () => state.port });
   const server = httpServer(options, { store, ingress, api, log, accepting: () => state.accepting }, hub);
 
   let retention: NodeJS.Timeout | undefined;

@@ -3,12 +3,14 @@
 // posts it, records the attempt in the store (visible from every instance), then acks (2xx, or the
 // last scheduled attempt failed) or naks with the schedule's next delay. An instance that dies
 // before acking loses its claim after `ack_wait`, and another instance gets the delivery again:
-// at least once, never lost.
+// at least once, never lost. "Retry pending now" (retryNow) posts the pending forwards at once from
+// this instance; a forward it delivers is acked without a second post when its consumer hands it
+// out again.
 import { createHash } from 'node:crypto';
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from 'nats';
 import type { Dispatcher } from 'undici';
 import type { ForwardAttempt, ForwardState } from '../../../src/core/relay/protocol';
-import { forwardHeaders } from '../forwarder';
+import { forwardHeaders, type RetryFilter } from '../forwarder';
 import { postOnce } from '../post';
 import type { DeliveryMeta } from '../storeTypes';
 import { META_HEADER, type NatsStore } from './natsStore';
@@ -29,6 +31,8 @@ export interface SharedForwardingOptions {
 export class SharedForwarding {
   private readonly running: ConsumerMessages[] = [];
   private stopped = false;
+  /** Forwards ("seq target") that retryNow is attempting, so a second request does not double them. */
+  private readonly retrying = new Set<string>();
 
   constructor(
     private readonly store: NatsStore,
@@ -76,6 +80,11 @@ export class SharedForwarding {
       return;
     }
     if (meta.verification === 'rejected' || !meta.targets.includes(target)) return m.ack();
+    const known = this.store.forwardState(seq, target);
+    if (known?.status === 'ok') {
+      this.options.log?.(`forward: seq ${seq} to ${target} was delivered by "retry pending now"; acknowledged without a second post`);
+      return m.ack();
+    }
     const attemptNo = m.info.redeliveryCount; // 1 for the first delivery
     m.working();
     const attempt: ForwardAttempt = await postOnce(this.options.dispatcher, target, forwardHeaders(meta.headers), m.data, { timeoutMs: this.options.timeoutMs });
@@ -86,7 +95,8 @@ export class SharedForwarding {
       target,
       status,
       ...(attempt.status !== undefined ? { lastStatus: attempt.status } : {}),
-      attempts: attemptNo,
+      // Attempts made by "retry pending now" count too (the consumer's count does not know them).
+      attempts: Math.max(attemptNo, (known?.attempts ?? 0) + 1),
       ...(status === 'pending' ? { nextAttemptAt: new Date(Date.now() + nextDelay).toISOString() } : {}),
     };
     try {
@@ -98,6 +108,54 @@ export class SharedForwarding {
     }
     if (status === 'pending') m.nak(nextDelay);
     else m.ack();
+  }
+
+  /**
+   * "Retry pending now": posts every pending forward (of `filter`'s channel and target) at once,
+   * oldest first, at most `perTarget` at a time per target, and records each attempt. A failed one
+   * stays pending on its consumer's schedule. Returns how many were started (those already being
+   * retried are not counted twice).
+   */
+  retryNow(filter: RetryFilter = {}): number {
+    if (this.stopped) return 0;
+    const byTarget = new Map<string, number[]>();
+    for (const e of [...this.store.pending()].sort((a, b) => a.seq - b.seq)) {
+      if (filter.channel !== undefined && e.summary.channel !== filter.channel) continue;
+      for (const f of e.summary.forward) {
+        if (f.status !== 'pending' || (filter.target !== undefined && f.target !== filter.target)) continue;
+        const key = `${e.seq} ${f.target}`;
+        if (this.retrying.has(key)) continue;
+        this.retrying.add(key);
+        byTarget.set(f.target, [...(byTarget.get(f.target) ?? []), e.seq]);
+      }
+    }
+    let n = 0;
+    for (const [target, seqs] of byTarget) {
+      n += seqs.length;
+      const next = async (): Promise<void> => {
+        for (let seq = seqs.shift(); seq !== undefined && !this.stopped; seq = seqs.shift()) await this.retryOne(seq, target);
+        for (const seq of seqs) this.retrying.delete(`${seq} ${target}`); // stopped first
+      };
+      for (let i = 0; i < Math.min(this.options.perTarget, seqs.length); i++) void next();
+    }
+    return n;
+  }
+
+  private async retryOne(seq: number, target: string): Promise<void> {
+    try {
+      const r = this.store.forwardState(seq, target)?.status === 'pending' ? await this.store.read(seq) : undefined;
+      if (!r) return;
+      const attempt = await postOnce(this.options.dispatcher, target, forwardHeaders(r.meta.headers), r.body, { timeoutMs: this.options.timeoutMs });
+      const now = this.store.forwardState(seq, target);
+      if (now?.status !== 'pending') return await this.store.recordAttempt(seq, attempt); // settled meanwhile by its consumer
+      const lastStatus = attempt.status !== undefined ? { lastStatus: attempt.status } : {};
+      const state: ForwardState = attempt.ok ? { target, status: 'ok', attempts: now.attempts + 1, ...lastStatus } : { ...now, attempts: now.attempts + 1, ...lastStatus };
+      await this.store.recordAttempt(seq, attempt, state);
+    } catch (err) {
+      this.options.log?.(`forward: retry of seq ${seq} to ${target} failed (${(err as Error).message}); it stays pending`);
+    } finally {
+      this.retrying.delete(`${seq} ${target}`);
+    }
   }
 
   /** The wait after attempt `n` (1-based) before attempt n + 1. */

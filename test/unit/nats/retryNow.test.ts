@@ -1,0 +1,58 @@
+// "Retry pending now" on a JetStream store (a real nats-server and relay process): forwarding is the
+// consumers' shared work there, so the request posts the pending forwards from this instance, and
+// the consumer's later hand-out of a forward delivered that way is acked without a second post.
+import { strict as assert } from 'node:assert';
+import { EventEmitter, once } from 'node:events';
+import { RelayApi, subscribe, type Subscription } from '../../../relay/client';
+import type { ForwardMessage } from '../../../src/core/relay/protocol';
+import { post, spawnRelay, startTarget, tempDir, type RelayProcess, type TargetApp } from '../relay/helpers';
+import { startNats, type NatsCluster } from './natsServers';
+
+const ADMIN = 'retry-now-admin-token-0123456789';
+/** The consumer hands a failed forward out again this long after it failed: long after the retry settled. */
+const REDELIVERY = '2500ms';
+
+describe('retry pending now on JetStream (nats-server and relay processes)', function () {
+  this.timeout(60_000);
+  let nats: NatsCluster;
+  let relay: RelayProcess | undefined;
+  let app: TargetApp | undefined;
+  let sub: Subscription | undefined;
+  before(async () => (nats = await startNats(1)));
+  after(async () => {
+    sub?.close();
+    await relay?.stop();
+    await app?.close();
+    await nats?.stop();
+  });
+
+  it('posts the pending forwards at once; the consumer acks its later hand-out without a second post', async () => {
+    app = await startTarget();
+    app.status = 503;
+    relay = await spawnRelay(['--store', nats.urls, '--data', tempDir(), '--forward', app.url, '--retry-schedule', `0,${REDELIVERY},1h`], { ...process.env, SERVICE_HOOKS_RELAY_TOKEN: ADMIN });
+    const forwards = new EventEmitter();
+    sub = subscribe({ url: relay.url.replace('http', 'ws'), token: ADMIN, since: 0, bodies: false, onDelivery: () => undefined, onForward: (m) => forwards.emit('forward', m) });
+    const firstAttempt = once(forwards, 'forward') as Promise<[ForwardMessage]>;
+    const seq = ((await post(`${relay.url}/hooks/default`, '{"retry":"now"}')).json as { seq: number }).seq;
+    const [failed] = await firstAttempt;
+    assert.deepEqual([failed.seq, failed.attempt.status, failed.state?.status], [seq, 503, 'pending']);
+
+    const api = new RelayApi({ baseUrl: relay.url, token: ADMIN });
+    assert.deepEqual(await api.retryPending({ channel: 'other' }), { queued: 0 }, 'another channel has nothing pending');
+    app.status = 200;
+    const retried = once(forwards, 'forward') as Promise<[ForwardMessage]>;
+    assert.deepEqual(await api.retryPending(), { queued: 1 });
+    const [ok] = await retried;
+    assert.deepEqual(ok.state, { target: app.url, status: 'ok', attempts: 2, lastStatus: 200 });
+    assert.deepEqual(await api.retryPending(), { queued: 0 }, 'nothing left pending');
+
+    const line = `seq ${seq} to ${app.url} was delivered by "retry pending now"`;
+    while (!relay.stderr().includes(line)) await once(relay.child.stderr!, 'data'); // the relay's log
+    assert.deepEqual(
+      app.received.map((r) => r.status),
+      [503, 200],
+      'one failed post, one by the retry; none from the consumer',
+    );
+    assert.equal((await api.getDelivery(seq)).attempts.length, 2);
+  });
+});
