@@ -14,7 +14,8 @@ export const PUBLIC_OPTIONS = {
 
 export const PUBLIC_HELP = `Public endpoint:
   --tls-cert FILE       serve HTTPS and WSS on the port with this PEM certificate (chain)...
-  --tls-key FILE        ...and its PEM private key (plain HTTP to the port is not served)
+  --tls-key FILE        ...and its PEM private key (plain HTTP to the port is not served);
+                        SIGHUP reads both again (a renewed certificate without a restart)
   --public-url URL      the public address put in channel ingress URLs (<URL>/hooks/<name>) and
                         accepted as Host on /api and /ws (default: the listen address)
   --public              the safe preset for the internet: needs --tls-cert/--tls-key or

@@ -1,4 +1,5 @@
-// `service-hooks relay`: the local dev relay (relay/server). Runs until SIGINT/SIGTERM.
+// `service-hooks relay`: the local dev relay (relay/server). Runs until SIGINT/SIGTERM; with TLS,
+// SIGHUP reloads the certificate and key.
 import { readFileSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineCommand, parseDuration, type ParsedValues, port, positiveDuration, size } from '../cli/args';
@@ -6,7 +7,8 @@ import { defineCommand, parseDuration, type ParsedValues, port, positiveDuration
 export { parseDuration } from '../cli/args';
 import { EXIT, UsageError, type CliIO } from '../cli/io';
 import { PUBLIC_HELP, PUBLIC_OPTIONS, publicRelayOptions } from '../cli/publicOptions';
-import { DataDirLockedError, DEFAULT_DATA_DIR, DEFAULT_MAX_BODY, RelayConfigError, startRelay, type ChannelConfig, type RelayOptions } from '../server';
+import { DataDirLockedError, DEFAULT_DATA_DIR, DEFAULT_MAX_BODY, RelayConfigError, startRelay, type ChannelConfig, type RelayOptions, type RelayServer } from '../server';
+import { loadTls } from '../server/tls';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 import { parseNatsServers } from '../server/nats/urls';
 
@@ -199,6 +201,29 @@ function listenProblem(code: string, host = '127.0.0.1', portFlag = String(DEFAU
   return `cannot listen on ${where}: no such address on this machine; check --host`;
 }
 
+/**
+ * With --tls-cert/--tls-key, SIGHUP reads both files again and serves the new pair to new
+ * handshakes (a renewed certificate without a restart); a pair that does not load is refused and
+ * the current one stays. Without TLS, SIGHUP keeps its default (the relay ends, as on a closed
+ * terminal). Returns the remover of the handler.
+ */
+function reloadTlsOnHangup(relay: RelayServer, values: Values, io: CliIO): () => void {
+  const cert = values['tls-cert'];
+  const key = values['tls-key'];
+  if (!cert || !key) return () => undefined;
+  const files = { cert: resolve(io.cwd, cert), key: resolve(io.cwd, key) };
+  const reload = () => {
+    try {
+      relay.useTls(loadTls(files));
+      io.stderr.write(`relay: SIGHUP: serving the certificate in ${files.cert} to new connections\n`);
+    } catch (err) {
+      io.stderr.write(`relay: SIGHUP: the certificate was not reloaded, the current one stays: ${(err as Error).message}\n`);
+    }
+  };
+  process.on('SIGHUP', reload);
+  return () => process.off('SIGHUP', reload);
+}
+
 export default defineCommand({
   help,
   options: OPTIONS,
@@ -227,7 +252,9 @@ export default defineCommand({
     if (created) io.stdout.write(`relay token (shown once; stored in ${created.path}): ${created.token}\n`);
     io.stdout.write(`relay listening on ${relay.url}\n`);
     io.stdout.write(`relay data in ${relay.dataDir}; ingress ${relay.url}/hooks/<channel>\n`);
+    const stopReloading = reloadTlsOnHangup(relay, values, io);
     if (!io.stopSignal.aborted) await new Promise<void>((r) => io.stopSignal.addEventListener('abort', () => r(), { once: true }));
+    stopReloading();
     io.stderr.write('relay: stopping (pending forwards stay in the journal)\n');
     await relay.close();
     io.stderr.write('relay: stopped\n');

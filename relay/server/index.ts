@@ -23,7 +23,7 @@ import type { NatsChoice } from './nats/wiring';
 import { authenticate } from './scope';
 import type { RelayStore } from './storeTypes';
 import { SubscriberHub, type SubscriberOptions } from './subscribers';
-import { createHttpServer, type TlsMaterial } from './tls';
+import { createHttpServer, useTls, type TlsMaterial } from './tls';
 import { ensureToken } from './token';
 import { WS_PATH } from '../../src/core/relay/protocol';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
@@ -97,6 +97,8 @@ export interface RelayServer {
   token: string;
   dataDir: string;
   store: RelayStore;
+  /** Serves this certificate and key to new TLS handshakes (checked with loadTls); false without TLS. */
+  useTls(tls: TlsMaterial): boolean;
   /** Stop accepting, finish in-flight requests, flush the journal; pending forwards stay journaled. */
   close(): Promise<void>;
 }
@@ -178,7 +180,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   }
   retention = setInterval(() => void store.applyRetention().catch(() => undefined), 60_000);
   retention.unref();
-  return { port: state.port, host, url: baseUrl(), token, dataDir, store, close };
+  return { port: state.port, host, url: baseUrl(), token, dataDir, store, useTls: (tls) => useTls(server, tls), close };
 }
 
 interface OpenedStore {

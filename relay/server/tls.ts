@@ -1,9 +1,11 @@
-// HTTPS for the relay: the certificate and key are read once at start, and a key that does not
-// belong to the certificate is refused then (not at the first handshake). The same port serves
+// HTTPS for the relay: the certificate and key are read at start, and a key that does not belong
+// to the certificate is refused then (not at the first handshake). useTls() swaps them on a
+// running server (the relay command does on SIGHUP): new handshakes get the new pair, open
+// connections keep theirs. The same port serves
 // the REST API, the ingress and the WebSocket (wss); plain HTTP to it fails the TLS handshake.
 import { readFileSync } from 'node:fs';
 import { createServer, type RequestListener, type Server, type ServerOptions as HttpServerOptions } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { createSecureContext } from 'node:tls';
 
 export interface TlsFiles {
@@ -45,4 +47,11 @@ export function loadTls(files: TlsFiles): TlsMaterial {
 /** An HTTP server, or with `tls` an HTTPS one (the same API: upgrade, closeAllConnections, …). */
 export function createHttpServer(options: HttpServerOptions, tls: TlsMaterial | undefined, handler: RequestListener): Server {
   return tls ? createHttpsServer({ ...options, cert: tls.cert, key: tls.key }, handler) : createServer(options, handler);
+}
+
+/** Serves `tls` to new handshakes from now on; false if the server was not started with TLS. */
+export function useTls(server: Server, tls: TlsMaterial): boolean {
+  if (!('setSecureContext' in server)) return false;
+  (server as unknown as HttpsServer).setSecureContext({ cert: tls.cert, key: tls.key });
+  return true;
 }

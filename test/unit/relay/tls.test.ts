@@ -1,5 +1,10 @@
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
+import { once } from 'node:events';
+import { copyFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { connect } from 'node:tls';
 import { request, Agent } from 'undici';
 import { RelayApi } from '../../../relay/client/api';
 import { sign } from '../../../src/core/signing';
@@ -88,5 +93,43 @@ describe('relay over TLS: HTTPS and WSS on one port, clients trusting a test CA 
     assert.deepEqual(target.received[0]!.body, body);
     assert.equal(target.received[0]!.headers['x-service-signature'], sign(SECRET, body));
     await target.close();
+  });
+
+  it('SIGHUP serves a renewed certificate to new connections; a pair that does not load is refused and the current one stays', async () => {
+    const renewed = makeTestCerts();
+    const live = tempDir('sh-relay-live-certs-');
+    const cert = join(live, 'relay.crt');
+    const key = join(live, 'relay.key');
+    copyFileSync(certs.serverCert, cert);
+    copyFileSync(certs.serverKey, key);
+    const r = await spawnRelayWith(['--data', tempDir(), '--tls-cert', cert, '--tls-key', key], { SERVICE_HOOKS_RELAY_TOKEN: admin });
+    try {
+      const served = async () => {
+        const socket = connect({ host: '127.0.0.1', port: r.port, ca: [certs.ca, renewed.ca], servername: 'localhost' });
+        await once(socket, 'secureConnect');
+        const fp = socket.getPeerX509Certificate()!.fingerprint256;
+        socket.destroy();
+        return fp;
+      };
+      const fingerprint = (file: string) => new X509Certificate(readFileSync(file)).fingerprint256;
+      const hangup = async (says: RegExp) => {
+        const seen = r.stderr().length;
+        r.child.kill('SIGHUP');
+        while (!says.test(r.stderr().slice(seen))) await once(r.child.stderr!, 'data');
+      };
+      assert.equal(await served(), fingerprint(certs.serverCert));
+
+      copyFileSync(renewed.serverCert, cert); // the new certificate, the old key: not a pair
+      await hangup(/SIGHUP: the certificate was not reloaded, the current one stays: .*the key does not belong to the certificate/);
+      assert.equal(await served(), fingerprint(certs.serverCert), 'the current pair stays');
+
+      copyFileSync(renewed.serverKey, key);
+      await hangup(/SIGHUP: serving the certificate in .*relay\.crt to new connections/);
+      assert.equal(await served(), fingerprint(renewed.serverCert));
+      assert.equal((await call('GET', `${r.url}/healthz`, undefined, undefined, renewed.ca)).status, 200);
+      assert.equal(r.child.exitCode, null, 'still running');
+    } finally {
+      await r.stop();
+    }
   });
 });
