@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { DeliveryList, DeliveryListQuery, RelayDelivery, RelayStatus, ReplayResponse } from '../../relay/client';
-import { describeConnectError, parseRelayAddress, relayChannelOfUrl, RelayLiveList, seqKey, webhookUrlChoices, type ForwardSession, type RelayAddress, type RelayState, type WebhookUrlChoice } from '../core/tree';
+import { describeConnectError, forwardTargets, parseRelayAddress, relayChannelOfUrl, RelayLiveList, seqKey, webhookUrlChoices, type ForwardSession, type RelayAddress, type RelayState, type WebhookUrlChoice } from '../core/tree';
 import { settings } from './config';
 import { loadRelayClient } from './deps';
 import { UserError } from './errors';
@@ -90,9 +90,13 @@ export class RelayManager implements vscode.Disposable {
   get connection(): RelayConnection | undefined {
     return this.conn;
   }
-  /** Where deliveries of a remote relay are forwarded. */
+  /** The apps deliveries of a remote relay are forwarded to: the forward sessions' first, then the setting's. */
+  get forwardTargets(): string[] {
+    return this.remote ? forwardTargets(this.sessions(), settings().relayForwardUrl || undefined) : [];
+  }
+  /** Where deliveries of a remote relay are forwarded (the first of forwardTargets). */
   get forwardTo(): string | undefined {
-    return this.remote ? settings().relayForwardUrl || this.sessions()[0]?.to : undefined;
+    return this.forwardTargets[0];
   }
 
   /** Ingress URL of a channel on the relay in use (or the local relay's, configured port). */
@@ -128,6 +132,7 @@ export class RelayManager implements vscode.Disposable {
       port: this.port,
       remote: this.remote?.label,
       forwardTo: this.forwardTo,
+      otherTargets: Math.max(0, this.forwardTargets.length - 1),
       detail: this.detail,
       ownsProcess: this.ownsProcess,
       forwardFailing: this.forwardProblem !== undefined,

@@ -63,8 +63,10 @@ export interface StatusBarInput {
   port?: number;
   /** Remote relay: its label (relay.example.com). */
   remote?: string;
-  /** Where deliveries are forwarded (URL). */
+  /** Where deliveries are forwarded (URL): the first of forwardTargets(). */
   forwardTo?: string;
+  /** How many other apps deliveries are forwarded to as well. */
+  otherTargets?: number;
   /** A problem sentence (failed start, forwarding failing). */
   detail?: string;
   /** The relay process was started by this window. */
@@ -104,9 +106,18 @@ export function relayStatusBar(s: StatusBarInput): StatusBarModel {
   }
 }
 
+/**
+ * Where a connected relay's deliveries go: each Forward Webhooks to Local App session's app (its
+ * channel), then serviceHooks.relay.forwardUrl (every other channel); each app once.
+ */
+export function forwardTargets(sessions: readonly { to: string }[], setting: string | undefined): string[] {
+  return [...new Set([...sessions.map((f) => f.to), ...(setting ? [setting] : [])])];
+}
+
 function remoteStatusBar(s: StatusBarInput, remote: string): StatusBarModel {
-  const pair = s.forwardTo ? `${remote} ⇄ ${shortUrl(s.forwardTo)}` : remote;
-  const forwarding = s.forwardTo ? `forwarding to ${s.forwardTo}` : 'not forwarding (set serviceHooks.relay.forwardUrl)';
+  const others = s.otherTargets ?? 0;
+  const pair = s.forwardTo ? `${remote} ⇄ ${shortUrl(s.forwardTo)}${others ? ` +${others}` : ''}` : remote;
+  const forwarding = s.forwardTo ? `forwarding to ${s.forwardTo}${others ? ` and ${others} other app${others > 1 ? 's' : ''}` : ''}` : 'not forwarding (set serviceHooks.relay.forwardUrl)';
   switch (s.state) {
     case 'running':
       return s.forwardFailing

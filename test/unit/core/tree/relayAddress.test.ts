@@ -1,6 +1,6 @@
 // Connect to Relay's address rules, the status bar text and the Relay view's state row.
 import { strict as assert } from 'node:assert';
-import { parseRelayAddress, relayRow, relayStatusBar, seqKey, serviceIsLocal, shortUrl, webhookUrlChoices, channelNameFor, localAppUrlProblem, describeConnectError, type RelayState } from '../../../../src/core/tree';
+import { forwardTargets, parseRelayAddress, relayRow, relayStatusBar, seqKey, serviceIsLocal, shortUrl, webhookUrlChoices, channelNameFor, localAppUrlProblem, describeConnectError, type RelayState } from '../../../../src/core/tree';
 
 describe('relay address (Connect to Relay…)', () => {
   it('defaults to https and derives the WebSocket URL', () => {
@@ -41,6 +41,18 @@ describe('relay status bar', () => {
     const off = relayStatusBar({ state: 'offline', remote: 'relay.example.com', detail: 'Cannot connect' });
     assert.equal(off.command, 'serviceHooks.connectRelay');
     assert.match(relayStatusBar({ state: 'running', remote: 'r.example' }).tooltip, /not forwarding/);
+  });
+
+  it("names the forward set-up's own app first, then serviceHooks.relay.forwardUrl, each app once", () => {
+    const sessions = [{ to: 'http://localhost:3000/webhook' }, { to: 'http://localhost:4000/hooks' }, { to: 'http://localhost:3000/webhook' }];
+    assert.deepEqual(forwardTargets(sessions, 'http://localhost:5000/'), ['http://localhost:3000/webhook', 'http://localhost:4000/hooks', 'http://localhost:5000/']);
+    assert.deepEqual(forwardTargets([], 'http://localhost:5000/'), ['http://localhost:5000/']);
+    assert.deepEqual(forwardTargets(sessions.slice(0, 1), undefined), ['http://localhost:3000/webhook']);
+    assert.deepEqual(forwardTargets([], undefined), []);
+    const two = relayStatusBar({ state: 'running', remote: 'relay.example.com', forwardTo: 'http://localhost:3000/webhook', otherTargets: 2 });
+    assert.equal(two.text, '$(radio-tower) relay.example.com ⇄ localhost:3000 +2');
+    assert.match(two.tooltip, /forwarding to http:\/\/localhost:3000\/webhook and 2 other apps\./);
+    assert.match(relayStatusBar({ state: 'running', remote: 'r.example', forwardTo: 'http://localhost:3000', otherTargets: 1 }).tooltip, /and 1 other app\./);
   });
 
   it('shows the port of a local relay, and the failure when it did not start', () => {
