@@ -88,7 +88,10 @@ function apiRoutes(ctx: ApiContext): Route[] {
       pattern: /^\/api\/status$/,
       methods: {
         GET: (_req, res, _p, _u, scope) => {
-          const channels = store.channels().filter((c) => sees(scope, c.name));
+          const channels = store
+            .channels()
+            .filter((c) => sees(scope, c.name))
+            .map((c) => ({ ...c, ingressUrl: ctx.channels.ingressUrl(c.name) }));
           sendJson(res, 200, { port: ctx.port(), channels, lastSeq: store.lastSeq, journal: store.integrity() } satisfies RelayStatus);
         },
       },

@@ -101,7 +101,8 @@ export class RelayManager implements vscode.Disposable {
 
   /** Ingress URL of a channel on the relay in use (or the local relay's, configured port). */
   ingressUrl(channel = 'default'): string {
-    if (this.remote) return `${this.remote.httpUrl}/hooks/${encodeURIComponent(channel)}`;
+    // The relay's own URL for it first: behind --public-url it differs from the address connected to.
+    if (this.remote) return this.status?.channels.find((c) => c.name === channel)?.ingressUrl ?? `${this.remote.httpUrl}/hooks/${encodeURIComponent(channel)}`;
     return `http://127.0.0.1:${this.localPort ?? settings().relayPort}/hooks/${channel}`;
   }
 

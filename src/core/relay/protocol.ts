@@ -67,6 +67,8 @@ export interface ChannelStatus {
   failed: number;
   /** Deliveries still waiting for a forward to at least one target. */
   pending?: number;
+  /** Where the service posts to this channel (the relay's --public-url when set); older relays: absent. */
+  ingressUrl?: string;
 }
 
 /** GET /api/status */

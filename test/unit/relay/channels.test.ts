@@ -54,6 +54,12 @@ describe('relay channels API and scoped channel tokens (real relay process)', fu
     const mine = await call('GET', `${relay.url}/api/deliveries`, token);
     assert.equal(mine.status, 200, 'the channel token survives the restart');
     assert.equal(mine.json.deliveries.length, 4);
+    // The status a channel token sees names the public URL (the editor offers it in Add Webhook).
+    const status = await call('GET', `${relay.url}/api/status`, token);
+    assert.deepEqual(
+      status.json.channels.map((c: { name: string; ingressUrl: string }) => [c.name, c.ingressUrl]),
+      [['alice', 'https://relay.example.com/hooks/alice']],
+    );
     const list = await call('GET', `${relay.url}/api/channels`, admin);
     assert.equal(list.status, 200);
     const alice = list.json.channels.find((c: { name: string }) => c.name === 'alice');
