@@ -23,6 +23,12 @@ export type { JournalFile, JournalFs } from './journalFs';
 export { HEADER_BYTES } from './journalScan';
 const SEGMENT_RE = /^journal-(\d{10})\.log$/;
 
+/** crc32 of each record type byte, the start of every record's checksum (computed once per type). */
+const TYPE_CRC: number[] = [];
+function typeCrc(type: number): number {
+  return (TYPE_CRC[type] ??= crc32(Buffer.of(type)));
+}
+
 export interface RecordLocation {
   segment: number;
   /** Offset of the record header in the segment file. */
@@ -250,8 +256,7 @@ export class Journal {
     if (this.failure) return Promise.reject(this.failure);
     if (type < 1 || type > 255) throw new RangeError('record type must be 1..255');
     let length = 0;
-    const typeByte = Buffer.of(type);
-    let sum = crc32(typeByte);
+    let sum = typeCrc(type);
     for (const p of parts) {
       length += p.byteLength;
       sum = crc32(p, sum);
