@@ -88,7 +88,7 @@ describe('relay ingress', function () {
     assert.equal(rejected.deliveries.length, 3);
     assert.ok(rejected.deliveries.every((d) => d.forward.length === 0 && d.reason));
     const status = await api.status();
-    assert.deepEqual(status.channels, [{ name: 'default', received: 4, verified: 1, unverified: 0, rejected: 3, forwarded: 1, failed: 0, pending: 0 }]);
+    assert.deepEqual(status.channels, [{ name: 'default', received: 4, verified: 1, unverified: 0, rejected: 3, forwarded: 1, failed: 0, pending: 0, ingressUrl: `${relay.url}/hooks/default` }]);
     assert.equal(target.received.length, 1);
   });
 
