@@ -133,7 +133,7 @@ export const flows = [
       await wb.pane('Webhooks').locator('.welcome-view-content', { hasText: 'Sign in' }).waitFor();
       await wb.runCommand(`${PALETTE}: Sign In`);
       await wb.submitInput(demo.token, { title: 'Sign in to the service' });
-      await wb.notification('Signed in to the service.').waitFor();
+      await wb.seeNotification('Signed in to the service.');
       await wb.treeRow('Webhooks', 'acme/widgets').waitFor();
       for (const h of hooks) await wb.treeRow('Webhooks', hostPath(h.url)).waitFor();
       await wb.clearNotifications();
@@ -154,7 +154,7 @@ export const flows = [
       await wb.runCommand(`${PALETTE}: Ping Webhook`);
       await wb.waitForQuickInput('Ping Webhook');
       await wb.pick(label);
-      await wb.notification(/Ping sent to/).waitFor();
+      await wb.seeNotification(/Ping sent to/);
       // The counts row repaints with one more delivery; expanded, it lists the ping.
       const after = wb.treeRow('Webhooks', new RegExp(`^Deliveries ${before + 1} `));
       await wb.expand(after);
@@ -186,7 +186,7 @@ export const flows = [
       await wb.pick(label);
       await wb.waitForQuickInput('Retry Delivery: delivery');
       await wb.pick(failed.id, { filter: failed.id });
-      await wb.notification(`Retried delivery ${failed.id}`).waitFor();
+      await wb.seeNotification(`Retried delivery ${failed.id}`);
       const now = (await api.deliveries(failHook.id)).deliveries.find((d) => d.id === failed.id);
       assert(now.attempts.length > attemptsBefore, `the emulator shows ${now.attempts.length} attempts, expected more than ${attemptsBefore}`);
       await wb.clearNotifications();
@@ -288,7 +288,7 @@ export const flows = [
       await wb.acceptPick();
       await wb.waitForQuickInput('Add Webhook (3/3)');
       await wb.pick('Generate a strong secret', { filter: 'Generate' });
-      await wb.notification(/Webhook created/).waitFor();
+      await wb.seeNotification(/Webhook created/);
       const created = (await api.webhooks()).find((h) => h.url === url);
       assert(created, `the emulator does not list a webhook to ${url}`);
       assert(JSON.stringify([...created.events].sort()) === JSON.stringify(['push', 'release']), `events ${JSON.stringify(created.events)}, expected push, release`);
@@ -308,7 +308,7 @@ export const flows = [
         await wb.runCommand(`${PALETTE}: Connect to Relay…`);
         await wb.submitInput(demo.relayUrl, { title: 'Connect to Relay (1/2): Address' });
         await wb.submitInput(demo.relayToken(), { title: 'Connect to Relay (2/2): Token' });
-        await wb.notification(`Connected to ${remote}`).waitFor();
+        await wb.seeNotification(`Connected to ${remote}`);
         await wb.showContainer('Service');
         await wb.treeRow('Relay', `Connected to ${remote}`).waitFor();
 
@@ -319,7 +319,7 @@ export const flows = [
         await wb.checkItems(['pull_request']);
         await wb.acceptPick();
         await wb.submitInput(app.url, { title: 'Forward Webhooks to Local App (3/3): Local URL' });
-        await wb.notification(/Forwarding acme\/widgets webhooks \(pull_request\)/).waitFor();
+        await wb.seeNotification(/Forwarding acme\/widgets webhooks \(pull_request\)/);
 
         // What the command set up: a channel with a secret on the relay, a webhook to its ingress URL.
         const channel = apiChannels(demo.relayData).find((c) => !channelsBefore.has(c.name));

@@ -130,6 +130,23 @@ export class Workbench {
     return this.page.locator('.notifications-toasts .notification-toast', { hasText: text });
   }
 
+  /**
+   * Waits for a notification whose message matches `text`: as a toast, or else in the notification
+   * center. VS Code shows at most 3 new toasts per 800 ms (its spam protection); one past that goes
+   * to the center without a toast, as a user finds it under the bell. SERVICE_HOOKS_E2E_TOAST_MS
+   * (default 5000) is how long a toast is waited for first; 0 checks the center path.
+   */
+  async seeNotification(text) {
+    const toastMs = Number(process.env.SERVICE_HOOKS_E2E_TOAST_MS ?? 5000);
+    if (toastMs > 0 && (await this.notification(text).waitFor({ timeout: toastMs }).then(() => true, () => false))) return;
+    // The command that shows it may still have its input open: opening the palette now would cancel it.
+    await this.page.locator(QUICK_INPUT).waitFor({ state: 'hidden' });
+    await this.runCommand('Notifications: Show Notifications');
+    await this.page.locator('.notifications-center .notification-list-item', { hasText: text }).first().waitFor();
+    await this.runCommand('Notifications: Hide Notifications');
+    await this.page.locator('.notifications-center').first().waitFor({ state: 'hidden' });
+  }
+
   async clearNotifications() {
     await this.page.evaluate(() => {
       for (const el of document.querySelectorAll('.notifications-toasts .notification-toast .codicon-notifications-clear')) el.click();
