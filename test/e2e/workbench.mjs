@@ -143,6 +143,7 @@ export class Workbench {
     await this.page.locator(QUICK_INPUT).waitFor({ state: 'hidden' });
     await this.runCommand('Notifications: Show Notifications');
     await this.page.locator('.notifications-center .notification-list-item', { hasText: text }).first().waitFor();
+    process.stdout.write(`    (notification ${text} found under the bell, not as a toast)\n`);
     await this.runCommand('Notifications: Hide Notifications');
     await this.page.locator('.notifications-center').first().waitFor({ state: 'hidden' });
   }
