@@ -249,10 +249,11 @@ export default defineCommand({
       if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new Error(listenProblem(code, values.host, values.port));
       throw err;
     }
+    // Before the ready line: whoever waits for it may send SIGHUP at once.
+    const stopReloading = reloadTlsOnHangup(relay, values, io);
     if (created) io.stdout.write(`relay token (shown once; stored in ${created.path}): ${created.token}\n`);
     io.stdout.write(`relay listening on ${relay.url}\n`);
     io.stdout.write(`relay data in ${relay.dataDir}; ingress ${relay.url}/hooks/<channel>\n`);
-    const stopReloading = reloadTlsOnHangup(relay, values, io);
     if (!io.stopSignal.aborted) await new Promise<void>((r) => io.stopSignal.addEventListener('abort', () => r(), { once: true }));
     stopReloading();
     io.stderr.write('relay: stopping (pending forwards stay in the journal)\n');

@@ -1,8 +1,8 @@
 // HTTPS for the relay: the certificate and key are read at start, and a key that does not belong
 // to the certificate is refused then (not at the first handshake). useTls() swaps them on a
 // running server (the relay command does on SIGHUP): new handshakes get the new pair, open
-// connections keep theirs. The same port serves
-// the REST API, the ingress and the WebSocket (wss); plain HTTP to it fails the TLS handshake.
+// connections keep theirs. The same port serves the REST API, the ingress and the WebSocket
+// (wss); plain HTTP to it fails the TLS handshake.
 import { readFileSync } from 'node:fs';
 import { createServer, type RequestListener, type Server, type ServerOptions as HttpServerOptions } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';

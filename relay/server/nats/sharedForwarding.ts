@@ -82,7 +82,7 @@ export class SharedForwarding {
     if (meta.verification === 'rejected' || !meta.targets.includes(target)) return m.ack();
     const known = this.store.forwardState(seq, target);
     if (known?.status === 'ok') {
-      this.options.log?.(`forward: seq ${seq} to ${target} was delivered by "retry pending now"; acknowledged without a second post`);
+      this.options.log?.(`forward: seq ${seq} to ${target} was already delivered ("retry pending now", or a hand-out whose ack was lost); acknowledged without a second post`);
       return m.ack();
     }
     const attemptNo = m.info.redeliveryCount; // 1 for the first delivery
@@ -126,7 +126,9 @@ export class SharedForwarding {
         const key = `${e.seq} ${f.target}`;
         if (this.retrying.has(key)) continue;
         this.retrying.add(key);
-        byTarget.set(f.target, [...(byTarget.get(f.target) ?? []), e.seq]);
+        const seqs = byTarget.get(f.target);
+        if (seqs) seqs.push(e.seq);
+        else byTarget.set(f.target, [e.seq]);
       }
     }
     let n = 0;

@@ -46,7 +46,7 @@ describe('retry pending now on JetStream (nats-server and relay processes)', fun
     assert.deepEqual(ok.state, { target: app.url, status: 'ok', attempts: 2, lastStatus: 200 });
     assert.deepEqual(await api.retryPending(), { queued: 0 }, 'nothing left pending');
 
-    const line = `seq ${seq} to ${app.url} was delivered by "retry pending now"`;
+    const line = `seq ${seq} to ${app.url} was already delivered`;
     while (!relay.stderr().includes(line)) await once(relay.child.stderr!, 'data'); // the relay's log
     assert.deepEqual(
       app.received.map((r) => r.status),
