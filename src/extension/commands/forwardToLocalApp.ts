@@ -33,7 +33,9 @@ const command: CommandModule = {
     const problem = localAppUrlProblem(to);
     if (problem) throw new UserError(problem);
     const client = await ctx.services.client(); // signed out: fails before anything is created
-    return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Setting up forwarding…' }, () => setUp(ctx, repo, events, to, client));
+    // In the status bar: a progress toast here, next to Connect to Relay's, could crowd out the
+    // message with Copy Signing Secret (VS Code lets 3 toasts through per 800 ms).
+    return vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Setting up forwarding…' }, () => setUp(ctx, repo, events, to, client));
   },
 };
 export default command;
