@@ -66,12 +66,19 @@ function nodeFile(fh: FileHandle): JournalFile {
   };
 }
 
-/** Fills `buf` from `position` (an error if the file ends first). */
+/** readFully's error when the file ends before the buffer is full. */
+export class EndOfFileError extends Error {
+  constructor() {
+    super('unexpected end of file');
+  }
+}
+
+/** Fills `buf` from `position` (EndOfFileError if the file ends first). */
 export async function readFully(fh: JournalFile, buf: Buffer, position: number): Promise<void> {
   let done = 0;
   while (done < buf.length) {
     const { bytesRead } = await fh.read(buf, done, buf.length - done, position + done);
-    if (bytesRead === 0) throw new Error('unexpected end of file');
+    if (bytesRead === 0) throw new EndOfFileError();
     done += bytesRead;
   }
 }

@@ -13,7 +13,7 @@
 import { join } from 'node:path';
 import { crc32 } from './crc32';
 import { wellFormed, type IndexSnapshot } from './indexBuffer';
-import type { JournalFs } from './journalFs';
+import { EndOfFileError, readFully, type JournalFs } from './journalFs';
 
 const MAGIC = 0x58494853; // "SHIX" little-endian
 const VERSION = 3;
@@ -83,11 +83,11 @@ export async function readIndex(fs: JournalFs, dir: string, segment: number, seg
   }
   try {
     const buf = buffer((await fh.stat()).size);
-    let done = 0;
-    while (done < buf.length) {
-      const { bytesRead } = await fh.read(buf, done, buf.length - done, done);
-      if (bytesRead === 0) return undefined;
-      done += bytesRead;
+    try {
+      await readFully(fh, buf, 0);
+    } catch (err) {
+      if (err instanceof EndOfFileError) return undefined; // shorter than its size said: as bad as damaged
+      throw err;
     }
     return decodeIndex(buf, segment, segmentBytes);
   } finally {
