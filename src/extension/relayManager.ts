@@ -128,12 +128,13 @@ export class RelayManager implements vscode.Disposable {
   }
 
   showStatusBar(): void {
+    const targets = this.forwardTargets;
     this.statusBar.show({
       state: this.state,
       port: this.port,
       remote: this.remote?.label,
-      forwardTo: this.forwardTo,
-      otherTargets: Math.max(0, this.forwardTargets.length - 1),
+      forwardTo: targets[0],
+      otherTargets: Math.max(0, targets.length - 1),
       detail: this.detail,
       ownsProcess: this.ownsProcess,
       forwardFailing: this.forwardProblem !== undefined,
