@@ -11,7 +11,7 @@ import { openChannelDirectory, type ChannelDirectory } from './channelDirectory'
 import type { ChannelRegistry } from './channelRegistry';
 import { clientErrors, type ClientErrors } from './clientErrors';
 import { ChannelConfigs, type ChannelDefaults } from './channels';
-import { Forwarder, DEFAULT_RETRY_SCHEDULE_MS, type RetryFilter } from './forwarder';
+import { Forwarder, DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
 import { createIngress, hookChannel, PLAIN_HOOK_RE, type IngressHandler } from './ingress';
 import { lockDataDir, type DataLock } from './dataLock';
 import { listen, stopper } from './lifecycle';
@@ -37,9 +37,6 @@ export { DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
 export { DEFAULT_REJECT_LIMITS, type RejectLimits } from './rateLimit';
 export { REJECTED_BODY_KEEP } from './rejected';
 export { ensureToken } from './token';
-
-/** Ingress's forwarder on JetStream: the consumers forward, not the instance that received the delivery. */
-const NO_LOCAL_FORWARDING: Pick<Forwarder, 'deliver'> = { deliver: () => undefined };
 
 export const DEFAULT_DATA_DIR = join(homedir(), '.service-hooks', 'relay');
 export const DEFAULT_MAX_BODY = 25 * 1024 * 1024;
@@ -153,9 +150,10 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   const sharedForwarding = shared?.(channels);
   const rejectLimiter = new RejectLimiter(options.rejectLimits, options.now);
   const trustProxy = options.trustProxy ?? false;
-  const ingress = createIngress({ store, forwarder: sharedForwarding ? NO_LOCAL_FORWARDING : forwarder, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter });
-  const retryNow = (filter: RetryFilter) => (sharedForwarding ?? forwarder).retryNow(filter);
-  const api = createApi({ store, forwarder, retryNow, authenticate: scopeOf, channels: directory, onChannelDeleted: (n) => hub.revoke(n), log, boundHost: host, allowedHosts, port: () => state.port });
+  // On JetStream the consumers forward; the local forwarder still replays.
+  const forwarding: Pick<Forwarder, 'deliver' | 'retryNow'> = sharedForwarding ?? forwarder;
+  const ingress = createIngress({ store, forwarder: forwarding, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter });
+  const api = createApi({ store, forwarder, retryNow: (filter) => forwarding.retryNow(filter), authenticate: scopeOf, channels: directory, onChannelDeleted: (n) => hub.revoke(n), log, boundHost: host, allowedHosts, port: () => state.port });
   const server = httpServer(options, { store, ingress, api, log, accepting: () => state.accepting }, hub);
 
   let retention: NodeJS.Timeout | undefined;

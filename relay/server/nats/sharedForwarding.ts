@@ -110,6 +110,11 @@ export class SharedForwarding {
     else m.ack();
   }
 
+  /** Ingress's hand-over: nothing to do, every delivery reaches the consumers through the stream. */
+  deliver(): void {
+    return;
+  }
+
   /**
    * "Retry pending now": posts every pending forward (of `filter`'s channel and target) at once,
    * oldest first, at most `perTarget` at a time per target, and records each attempt. A failed one
