@@ -174,7 +174,9 @@ function demoToken(dir, fresh) {
     const t = readFileSync(file, 'utf8').trim();
     if (t) return t;
   }
-  const t = randomBytes(24).toString('base64url');
+  let t;
+  do t = randomBytes(24).toString('base64url'); // never starting with '-', which `--token -…` would refuse
+  while (t.startsWith('-'));
   writeFileSync(file, t + '\n', { mode: 0o600 });
   return t;
 }

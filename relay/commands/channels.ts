@@ -1,5 +1,5 @@
 // `service-hooks channels create|list|delete`: manage a relay's channels through its admin API.
-import { randomBytes } from 'node:crypto';
+import { randomToken } from '../../src/core/randomToken';
 import { defineCommand } from '../cli/args';
 import { RELAY_TARGET_HELP, RELAY_TARGET_OPTIONS, callRelay, relayApi } from '../cli/relayTarget';
 import { EXIT, UsageError, type CliIO } from '../cli/io';
@@ -38,7 +38,7 @@ function row(c: ChannelInfo): string {
 async function create(api: RelayApi, relayUrl: string, name: string, values: { secret?: string[]; 'generate-secret'?: boolean; json?: boolean }, io: CliIO): Promise<number> {
   const secrets = [...(values.secret ?? [])];
   if (secrets.some((s) => s === '')) throw new UsageError('--secret must not be empty');
-  const generated = values['generate-secret'] ? randomBytes(32).toString('base64url') : undefined;
+  const generated = values['generate-secret'] ? randomToken(32) : undefined;
   if (generated) secrets.push(generated);
   if (secrets.length === 0) throw new UsageError('create needs --secret S or --generate-secret (a channel without a secret accepts forged deliveries)');
   const created = await api.createChannel({ name, secrets });

@@ -1,6 +1,6 @@
 // `service-hooks emulate`: the service emulator (relay/emulator). Runs until SIGINT/SIGTERM.
-import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
+import { randomToken } from '../../src/core/randomToken';
 import { DEFAULT_SERVICE_PORT } from '../../src/core/defaults';
 import { forbiddenTarget } from '../../src/core/net/address';
 import { defineCommand, port, size, type ParsedValues } from '../cli/args';
@@ -79,7 +79,7 @@ function emulatorOptions(values: Values, io: Pick<CliIO, 'env' | 'cwd' | 'stderr
   if (refused) throw new UsageError(`--demo-relay-url must not point there: ${refused}`);
   if (values.token === '') throw new UsageError('--token must not be empty');
   const envToken = io.env[TOKEN_ENV];
-  const token = values.token ?? (envToken ? envToken : undefined) ?? randomBytes(24).toString('base64url');
+  const token = values.token ?? (envToken ? envToken : undefined) ?? randomToken(24);
   const generated = values.token === undefined && !envToken;
 
   const maxBody = size(values['max-body'], DEFAULT_MAX_BODY, '--max-body');

@@ -4,7 +4,8 @@
 // the secrets must stay readable because the relay verifies HMACs with them.
 // A deleted channel's name is remembered: its URL answers 404 until the name is created again,
 // so a webhook still pointing at it never falls back to an implicit, unverified channel.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { randomToken } from '../../src/core/randomToken';
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
@@ -176,7 +177,7 @@ export class ChannelRegistry {
   async create(name: string, secrets: readonly string[], now = new Date()): Promise<{ channel: StoredChannel; token: string }> {
     if (this.byName.has(name)) throw new ChannelError('exists', `channel '${name}' already exists`);
     if (this.byName.size >= MAX_CHANNELS) throw new ChannelError('full', `the relay holds its maximum of ${MAX_CHANNELS} channels`);
-    const token = CHANNEL_TOKEN_PREFIX + randomBytes(32).toString('base64url');
+    const token = CHANNEL_TOKEN_PREFIX + randomToken(32);
     const channel: StoredChannel = { name, secrets: [...secrets], tokenHash: hashToken(token), createdAt: now.toISOString() };
     const wasDeleted = this.deleted.delete(name);
     this.index(channel);

@@ -1,7 +1,7 @@
 // The relay token: read from `<dataDir>/token`, or generated there once (mode 0600).
-import { randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { randomToken } from '../../src/core/randomToken';
 
 /** Reads `<dataDir>/token`, or generates it (mode 0600) and tells `onCreated` (the only time it is shown). */
 export function ensureToken(dataDir: string, onCreated?: (token: string, path: string) => void): string {
@@ -15,7 +15,7 @@ export function ensureToken(dataDir: string, onCreated?: (token: string, path: s
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  const token = randomBytes(32).toString('base64url');
+  const token = randomToken(32);
   writeFileSync(path, token + '\n', { mode: 0o600, flag: 'w' });
   chmodSync(path, 0o600);
   onCreated?.(token, path);
