@@ -339,7 +339,11 @@ export const flows = [
         assert(got.valid && got.event === 'pull_request', `the local app got delivery ${delivery.id} as ${JSON.stringify(got)}, expected a pull_request with a valid signature`);
         // The Relay view shows it live: the channel counts it verified, its row says so.
         await wb.pane('Relay').locator('.monaco-list-row', { hasText: new RegExp(`${channel.name}\\s*received 1 · verified 1 `) }).waitFor();
-        await wb.treeRow('Relay', /#\d+ pull_request.*✓ verified/).first().waitFor();
+        // The editor's ack carried the app's 204: its row says "→ 204 (subscriber)", not "not forwarded".
+        const listed = await fetch(`${demo.relayUrl}/api/deliveries?channel=${channel.name}&limit=1`, { headers: { authorization: `Bearer ${demo.relayToken()}` } });
+        const seq = (await listed.json()).deliveries[0]?.seq;
+        assert(seq, `the relay lists no delivery on channel ${channel.name}`);
+        await wb.treeRow('Relay', new RegExp(`#${seq} pull_request\\s*✓ verified → 204 \\(subscriber\\)`)).waitFor();
         await wb.runCommand('View: Close All Editors');
         await page.locator('.tabs-container .tab').first().waitFor({ state: 'detached' });
         await wb.clearNotifications();

@@ -3,6 +3,7 @@ import { toSecond } from './labels';
 import type { DeliveryView, RelayChannelView, RelayDeliveryView, RelayStatusView } from './types';
 import type { TreeRow } from './nodes';
 import { shortUrl, type ForwardSession } from './relayAddress';
+import { SUBSCRIBER_TARGET } from '../relay/protocol';
 
 export type RelayState = 'stopped' | 'starting' | 'running' | 'connecting' | 'offline' | 'failed';
 
@@ -58,8 +59,16 @@ const VERIFY_MARK: Record<RelayDeliveryView['verification'], string> = {
 export function forwardSummary(d: RelayDeliveryView): string {
   if (d.forward.length === 0) return 'not forwarded';
   return d.forward
-    .map((f) => (f.status === 'ok' ? `→ ${f.lastStatus ?? 'ok'}` : f.status === 'pending' ? '→ pending' : `→ failed${f.lastStatus ? ` ${f.lastStatus}` : ''}`))
+    .map((f) => {
+      const state = f.status === 'ok' ? `→ ${f.lastStatus ?? 'ok'}` : f.status === 'pending' ? '→ pending' : `→ failed${f.lastStatus ? ` ${f.lastStatus}` : ''}`;
+      return f.target === SUBSCRIBER_TARGET ? `${state} (subscriber)` : state;
+    })
     .join(', ');
+}
+
+/** A forward state's target in words: the relay's own target URL, or the subscriber that forwarded it. */
+function forwardTargetText(target: string): string {
+  return target === SUBSCRIBER_TARGET ? 'by a subscriber (the editor or service-hooks forward)' : `to ${target}`;
 }
 
 export function relayRow(node: RelayTreeNode): TreeRow {
@@ -107,7 +116,7 @@ export function relayRow(node: RelayTreeNode): TreeRow {
           `Received: ${toSecond(d.receivedAt)} UTC, ${d.size} bytes`,
           `Signature: ${d.verification}${d.reason ? ` (${d.reason})` : ''}`,
           ...(d.deliveryId ? [`Delivery: ${d.deliveryId}`] : []),
-          ...d.forward.map((f) => `Forward to ${f.target}: ${f.status}${f.lastStatus ? ` (HTTP ${f.lastStatus})` : ''}, ${f.attempts} attempt(s)`),
+          ...d.forward.map((f) => `Forward ${forwardTargetText(f.target)}: ${f.status}${f.lastStatus ? ` (HTTP ${f.lastStatus})` : ''}, ${f.attempts} attempt(s)`),
         ].join('\n'),
         contextValue: `relayDelivery.${d.verification}`,
         collapsible: 'none',

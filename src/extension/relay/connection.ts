@@ -18,9 +18,12 @@ import type {
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { RelayLiveList, type RelayDeliveryView } from '../../core/tree';
+import type { AckMessage } from '../../core/relay/protocol';
 
 export type RelayClientModule = typeof import('../../../relay/client');
 export type RelayDeliveryMessage = DeliveryMessage['delivery'];
+/** What a handler tells the relay with its ack: the app's 2xx status when it forwarded the delivery. */
+export type HandledDelivery = void | Pick<AckMessage, 'forwarded'>;
 
 export interface RelayEndpoint {
   /** http(s)://host:port (REST) */
@@ -40,8 +43,11 @@ export interface ConnectionOptions {
   client: RelayClientModule;
   /** Resume after this seq; default: after the newest delivery listed at open(). */
   since?: number;
-  /** Subscribe with bodies and hand each delivery here in seq order; it is acked when this resolves. */
-  handle?: (delivery: RelayDeliveryMessage) => Promise<void>;
+  /**
+   * Subscribe with bodies and hand each delivery here in seq order; it is acked when this resolves,
+   * with what it resolves to (a forwarded status is recorded by the relay, as for `service-hooks forward`).
+   */
+  handle?: (delivery: RelayDeliveryMessage) => Promise<HandledDelivery>;
   /** The relay's head seq when the subscription opens (forwarding stores it as its first resume point). */
   onOpen?: (relayLastSeq: number) => void;
   log?: (level: 'info' | 'warn' | 'debug', line: string) => void;
@@ -131,10 +137,11 @@ export class RelayConnection {
         // A live delivery shows with its channel's new counts (one coalesced status request);
         // a replayed one shows at once and the catch-up reads the status once at its end.
         if (d.seq <= this.replayHead) this.changedSoon();
-        if (handle) await handle(d);
+        const handled = handle ? await handle(d) : undefined;
         this.handledSeq = d.seq;
         if (d.seq > this.replayHead) this.statusSoon();
         else if (this.catchUpPending) this.catchUpSoon(d.seq >= this.replayHead);
+        return handled;
       },
       onForward: (m) => this.onForward(m),
       onState: (s) => this.onState(s),

@@ -2,7 +2,7 @@
 // the local app with relay/client's forwardDelivery, the code `service-hooks forward` uses, and is
 // acknowledged only after a 2xx; until then it is retried with the same backoff. The last handled
 // seq is kept per relay and channel (the extension's globalState), so a restart resumes there.
-import type { RelayClientModule, RelayDeliveryMessage } from './connection';
+import type { HandledDelivery, RelayClientModule, RelayDeliveryMessage } from './connection';
 
 export interface SeqStore {
   get(key: string): number | undefined;
@@ -42,8 +42,11 @@ export class EditorForwarder {
     if (this.since === undefined) void this.o.store.set(this.o.key, relayLastSeq);
   }
 
-  /** The subscription's handler: resolves once the app answered 2xx (then the delivery is acked). */
-  handle = async (d: RelayDeliveryMessage): Promise<void> => {
+  /**
+   * The subscription's handler: resolves once the app answered 2xx (then the delivery is acked, with
+   * that status, which the relay records under its 'subscriber' target), or once it is skipped.
+   */
+  handle = async (d: RelayDeliveryMessage): Promise<HandledDelivery> => {
     const to = this.o.targetFor(d.channel);
     if (d.verification === 'rejected' || !to) {
       const skipped = d.verification === 'rejected' ? `rejected: ${d.reason ?? 'bad signature'}` : 'no forward URL for this channel';
@@ -59,7 +62,7 @@ export class EditorForwarder {
         if (attempt > 1) this.o.onProblem?.(undefined);
         this.forwarded++;
         await this.done(d.seq, { status: r.status });
-        return;
+        return r.status === undefined ? undefined : { forwarded: { status: r.status } };
       }
       this.o.onProblem?.(`delivery #${d.seq} to ${to}: ${r.error ?? `HTTP ${r.status}`}`);
       await this.pause(backoffMs(attempt, this.o.backoff));

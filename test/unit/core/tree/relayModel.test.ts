@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { SUBSCRIBER_TARGET } from '../../../../src/core/relay/protocol';
 import {
   RelayLiveList,
   channelDescription,
@@ -38,6 +39,12 @@ describe('relay view model', () => {
     assert.equal(row.contextValue, 'relayDelivery.verified');
     const rej = relayRow({ kind: 'relayDelivery', delivery: rd(8, { verification: 'rejected', reason: 'mismatch', forward: [] }) });
     assert.match(rej.description!, /✗ rejected not forwarded/);
+    const both = relayRow({
+      kind: 'relayDelivery',
+      delivery: rd(9, { forward: [{ target: 'http://127.0.0.1:3000/', status: 'ok', lastStatus: 200, attempts: 1 }, { target: SUBSCRIBER_TARGET, status: 'ok', lastStatus: 204, attempts: 1 }] }),
+    });
+    assert.match(both.description!, /✓ verified → 200, → 204 \(subscriber\) · /, 'the state a subscriber acked is told apart from the relay target');
+    assert.match(String(both.tooltip), /Forward to http:\/\/127\.0\.0\.1:3000\/: ok \(HTTP 200\), 1 attempt\(s\)\nForward by a subscriber \(the editor or service-hooks forward\): ok \(HTTP 204\)/);
     assert.equal(relayRow({ kind: 'relayState', state: 'running', port: 8788 }).label, 'Running on port 8788');
     assert.match(channelDescription({ name: 'default', received: 3, verified: 2, unverified: 0, rejected: 1, forwarded: 2, failed: 0 }), /received 3 · verified 2/);
   });

@@ -6,7 +6,8 @@ import { Agent, request } from 'undici';
 import * as client from '../../../../relay/client';
 import { startRelay, type RelayServer } from '../../../../relay/server';
 import { loadTls } from '../../../../relay/server/tls';
-import { seqKey } from '../../../../src/core/tree';
+import { SUBSCRIBER_TARGET } from '../../../../src/core/relay/protocol';
+import { forwardSummary, seqKey } from '../../../../src/core/tree';
 import { extraCa, RelayConnection, type RelayEndpoint } from '../../../../src/extension/relay/connection';
 import { EditorForwarder } from '../../../../src/extension/relay/forwarding';
 import { makeTestCerts } from '../../relay/certs';
@@ -122,6 +123,12 @@ describe('editor relay connection (src/extension/relay)', function () {
     }
     await app.waitUntil((r) => r.filter((x) => x.status === 200).length === 3);
     await until(conn, () => stored.get(key) === 3);
+    // Each ack carries the app's status: the relay records it (as for `service-hooks forward`) and
+    // the Relay view shows "→ 200 (subscriber)", not "not forwarded".
+    const byEditor = (seq: number) => conn.live.get(seq)?.forward.find((f) => f.target === SUBSCRIBER_TARGET);
+    await until(conn, () => [1, 2, 3].every((seq) => byEditor(seq)?.status === 'ok'));
+    assert.deepEqual(relay.store.get(1)!.summary.forward, [{ target: SUBSCRIBER_TARGET, status: 'ok', lastStatus: 200, attempts: 1 }]);
+    assert.equal(forwardSummary(conn.live.get(3)!), '→ 200 (subscriber)');
     assert.deepEqual(storedAtProblem.slice(0, 2), [0, 0], 'seq 1 was not stored (acked) while the app answered 502');
     assert.equal(problems.at(-1), undefined, 'recovered');
     const ok = app.received.filter((x) => x.status === 200);
