@@ -1,63 +1,45 @@
 // The in-memory index a JetStream store keeps: every instance builds it from the streams it
-// consumes, so every instance lists, streams and counts the same deliveries.
-import type { ChannelStatus, ForwardAttempt, ForwardState, ForwardStatus, RelayDeliverySummary } from '../../../src/core/relay/protocol';
-import { sizeFields } from '../rejected';
-import { headerIds } from '../storeRecords';
+// consumes, so every instance lists, streams and counts the same deliveries. It is the file
+// store's CompactIndex (typed-array rows, per-channel counters, the pending set), so both stores
+// list, count and page alike. A delivery's record here is its stream message, read by seq: the
+// location kept for it only carries the body's size, in the file record's layout
+// (length = 4 + meta length + body, with a meta length of 0).
+import type { ChannelStatus, ForwardAttempt, ForwardState, RelayDeliverySummary } from '../../../src/core/relay/protocol';
+import { CompactIndex } from '../compactIndex';
+import { attemptFields, indexedDelivery, stateFields } from '../storeRecords';
 import type { DeliveryMeta, StoredDelivery, StoreListQuery } from '../storeTypes';
 
-type Counts = Omit<ChannelStatus, 'name'>;
-
 export class DeliveryIndex {
-  private readonly bySeq = new Map<number, StoredDelivery>();
-  /** Ascending. */
-  private seqs: number[] = [];
-  private readonly counts = new Map<string, Counts>();
-  private readonly pendingSeqs = new Set<number>();
+  private readonly rows = new CompactIndex();
 
   get size(): number {
-    return this.bySeq.size;
+    return this.rows.size;
   }
 
+  /** The oldest seq held, 0 when none. */
   get firstSeq(): number {
-    return this.seqs[0] ?? 0;
+    return this.rows.firstSeq ?? 0;
   }
 
   get(seq: number): StoredDelivery | undefined {
-    return this.bySeq.get(seq);
+    const i = this.rows.find(seq);
+    return i < 0 ? undefined : this.rows.row(i);
   }
 
-  /** Adds a delivery (seqs arrive ascending; a seq seen before is ignored). */
+  /** The forward state of one target of `seq` (no summary built). */
+  forwardState(seq: number, target: string): ForwardState | undefined {
+    const i = this.rows.find(seq);
+    return i < 0 ? undefined : this.rows.forwardStateAt(i, target);
+  }
+
+  /** Adds a delivery (seqs arrive ascending; an older or repeated seq is ignored). */
   insert(meta: DeliveryMeta, size: number): StoredDelivery | undefined {
-    if (this.bySeq.has(meta.seq) || (this.seqs.length > 0 && meta.seq < this.seqs[this.seqs.length - 1]!)) return undefined;
-    const summary: RelayDeliverySummary = {
-      seq: meta.seq,
-      channel: meta.channel,
-      receivedAt: meta.receivedAt,
-      verification: meta.verification,
-      ...(meta.reason ? { reason: meta.reason } : {}),
-      ...definedIds(meta.headers),
-      ...sizeFields(meta, size),
-      forward: meta.verification === 'rejected' ? [] : meta.targets.map((target) => ({ target, status: 'pending' as ForwardStatus, attempts: 0 })),
-    };
-    const d: StoredDelivery = { seq: meta.seq, summary, attempts: [], receivedMs: Date.parse(meta.receivedAt) };
-    this.bySeq.set(meta.seq, d);
-    this.seqs.push(meta.seq);
-    this.count(d, +1);
-    return d;
+    if (!this.rows.insert(indexedDelivery(meta, 0), { segment: 0, offset: 0, length: 4 + size })) return undefined;
+    return this.get(meta.seq);
   }
 
-  applyAttempt(seq: number, attempt: ForwardAttempt, state?: ForwardState): StoredDelivery | undefined {
-    const d = this.bySeq.get(seq);
-    if (!d) return undefined;
-    this.count(d, -1);
-    d.attempts.push(attempt);
-    if (state) {
-      const i = d.summary.forward.findIndex((f) => f.target === state.target);
-      if (i >= 0) d.summary.forward[i] = state;
-      else d.summary.forward.push(state); // a subscriber that forwarded it (SUBSCRIBER_TARGET)
-    }
-    this.count(d, +1);
-    return d;
+  applyAttempt(seq: number, attempt: ForwardAttempt, state?: ForwardState): void {
+    this.rows.applyAttempt(seq, attemptFields(attempt), stateFields(state));
   }
 
   /**
@@ -65,82 +47,30 @@ export class DeliveryIndex {
    * `cutoffMs`, or undefined when none stays. Walks only the deliveries that go (oldest first).
    */
   keepFrom(keep: number | undefined, cutoffMs: number | undefined): number | undefined {
-    let i = keep === undefined ? 0 : Math.max(0, this.seqs.length - keep);
-    if (cutoffMs !== undefined) while (i < this.seqs.length && this.bySeq.get(this.seqs[i]!)!.receivedMs < cutoffMs) i++;
-    return this.seqs[i];
+    const { first, last } = this.rows.rows;
+    let i = keep === undefined ? first : Math.max(first, last - keep);
+    if (cutoffMs !== undefined) while (i < last && this.rows.receivedMsAt(i) < cutoffMs) i++;
+    return i < last ? this.rows.seqAt(i) : undefined;
   }
 
   /** Forgets every delivery below `minSeq`; returns how many. */
   dropBelow(minSeq: number): number {
-    let cut = 0;
-    while (cut < this.seqs.length && this.seqs[cut]! < minSeq) {
-      const d = this.bySeq.get(this.seqs[cut]!)!;
-      this.count(d, -1);
-      this.bySeq.delete(d.seq);
-      cut++;
-    }
-    if (cut) this.seqs = this.seqs.slice(cut);
-    return cut;
+    return this.rows.dropBelow(minSeq);
   }
 
-  *after(since: number, channel?: string): Generator<StoredDelivery> {
-    for (let i = this.lowerBound(since + 1); i < this.seqs.length; i++) {
-      const d = this.bySeq.get(this.seqs[i]!);
-      if (d && (!channel || d.summary.channel === channel)) yield d;
-    }
+  after(since: number, channel?: string): IterableIterator<StoredDelivery> {
+    return this.rows.after(since, channel);
   }
 
   pending(): StoredDelivery[] {
-    return [...this.pendingSeqs].sort((a, b) => a - b).map((s) => this.bySeq.get(s)!);
+    return this.rows.pending();
   }
 
   list(q: StoreListQuery): RelayDeliverySummary[] {
-    const limit = Math.max(0, Math.min(q.limit ?? 100, 10_000));
-    const out: RelayDeliverySummary[] = [];
-    const start = q.before !== undefined ? this.lowerBound(q.before) - 1 : this.seqs.length - 1;
-    for (let i = start; i >= 0 && out.length < limit; i--) {
-      const s = this.bySeq.get(this.seqs[i]!)!.summary;
-      if (q.since !== undefined && s.seq <= q.since) break;
-      if (q.channel && s.channel !== q.channel) continue;
-      if (q.status && !(s.verification === q.status || s.forward.some((f) => f.status === q.status))) continue;
-      out.push(s);
-    }
-    return out;
+    return this.rows.list(q);
   }
 
   channels(): ChannelStatus[] {
-    return [...this.counts].map(([name, c]) => ({ name, ...c })).sort((a, b) => a.name.localeCompare(b.name));
+    return this.rows.channelStatus();
   }
-
-  private lowerBound(seq: number): number {
-    let lo = 0;
-    let hi = this.seqs.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.seqs[mid]! < seq) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  /** Adds (+1) or removes (-1) a delivery's contribution to its channel's counters and the pending set. */
-  private count(d: StoredDelivery, sign: 1 | -1): void {
-    const s = d.summary;
-    let c = this.counts.get(s.channel);
-    if (!c) this.counts.set(s.channel, (c = { received: 0, verified: 0, unverified: 0, rejected: 0, forwarded: 0, failed: 0 }));
-    c.received += sign;
-    c[s.verification] += sign;
-    if (s.forward.length > 0 && s.forward.every((f) => f.status === 'ok')) c.forwarded += sign;
-    if (s.forward.some((f) => f.status === 'failed')) c.failed += sign;
-    if (s.forward.some((f) => f.status === 'pending')) {
-      if (sign > 0) this.pendingSeqs.add(s.seq);
-      else this.pendingSeqs.delete(s.seq);
-    }
-  }
-}
-
-/** The ids the summary shows, leaving out the absent ones (as the file store's summaries do). */
-function definedIds(pairs: [string, string][]): { event?: string; deliveryId?: string } {
-  const { event, deliveryId } = headerIds(pairs);
-  return { ...(event !== undefined ? { event } : {}), ...(deliveryId !== undefined ? { deliveryId } : {}) };
 }

@@ -277,7 +277,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
   }
 
   forwardState(seq: number, target: string): ForwardState | undefined {
-    return this.index.get(seq)?.summary.forward.find((f) => f.target === target);
+    return this.index.forwardState(seq, target);
   }
 
   after(since: number, channel?: string): IterableIterator<StoredDelivery> {
@@ -308,8 +308,8 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
   }
 
   async detail(seq: number): Promise<RelayDelivery | undefined> {
-    const d = this.index.get(seq);
-    const r = d && (await this.read(seq));
+    const r = await this.read(seq);
+    const d = this.index.get(seq); // after the read: a row is read at once, never across an await
     if (!d || !r) return undefined;
     return { ...d.summary, headers: headerRecord(r.meta.headers), bodyBase64: r.body.toString('base64'), attempts: [...d.attempts] };
   }
