@@ -134,8 +134,7 @@ export class Forwarder {
   resume(): number {
     let n = 0;
     const probed = new Set<string>();
-    const entries = this.store.pending().sort((a, b) => a.seq - b.seq);
-    for (const e of entries) {
+    for (const e of this.store.pending()) { // ascending by seq (RelayStore.pending)
       for (const f of e.summary.forward) {
         if (f.status !== 'pending') continue;
         n++;

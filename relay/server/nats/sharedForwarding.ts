@@ -124,7 +124,7 @@ export class SharedForwarding {
   retryNow(filter: RetryFilter = {}): number {
     if (this.stopped) return 0;
     const byTarget = new Map<string, number[]>();
-    for (const e of [...this.store.pending()].sort((a, b) => a.seq - b.seq)) {
+    for (const e of this.store.pending()) { // ascending by seq (RelayStore.pending)
       if (filter.channel !== undefined && e.summary.channel !== filter.channel) continue;
       for (const f of e.summary.forward) {
         if (f.status !== 'pending' || (filter.target !== undefined && f.target !== filter.target)) continue;
