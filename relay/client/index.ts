@@ -1,6 +1,6 @@
 // The relay's client half: REST (RelayApi) and the WebSocket subscriber. No process-level side
 // effects and no 'vscode': used by `service-hooks forward` and by the editor.
 export { RelayApi, RelayApiError, type RelayApiOptions } from './api';
-export { subscribe, type SubscribeOptions, type Subscription, type SubscriptionState } from './subscribe';
+export { subscribe, type DeliveryHandled, type SubscribeOptions, type Subscription, type SubscriptionState } from './subscribe';
 export { forwardDelivery, type ForwardResult } from './forward';
 export type * from '../../src/core/relay/protocol';

@@ -22,6 +22,9 @@ export type SubscriptionState =
   | { state: 'reconnecting'; delayMs: number; reason: string; refused?: number }
   | { state: 'closed'; reason: string };
 
+/** What a delivery handler resolves to: nothing, or the 2xx status of the app it forwarded the delivery to (sent with the ack). */
+export type DeliveryHandled = void | Pick<AckMessage, 'forwarded'>;
+
 export interface SubscribeOptions {
   /** ws(s)://HOST:PORT/ws (the /ws path is added when missing). */
   url: string;
@@ -36,7 +39,7 @@ export interface SubscribeOptions {
    * delivery is re-sent after reconnect. Resolving to `{ forwarded: { status } }` (a forwarder's
    * app answered 2xx) tells the relay, which records it as the delivery's forward state.
    */
-  onDelivery: (delivery: DeliveryMessage['delivery']) => void | Pick<AckMessage, 'forwarded'> | Promise<void | Pick<AckMessage, 'forwarded'>>;
+  onDelivery: (delivery: DeliveryMessage['delivery']) => DeliveryHandled | Promise<DeliveryHandled>;
   onForward?: (message: ForwardMessage) => void;
   onState?: (state: SubscriptionState) => void;
   /** Send the token as subprotocol instead of an Authorization header (browsers cannot set headers). */
@@ -177,7 +180,7 @@ class Subscriber implements Subscription {
   /** Hands one delivery to the handler, in seq order, and acknowledges it once the handler resolved. */
   private async handle(c: Connection, d: DeliveryMessage['delivery']): Promise<void> {
     if (this.stopped || c.sock.readyState !== WebSocket.OPEN || d.seq <= this.last) return;
-    let handled: void | Pick<AckMessage, 'forwarded'>;
+    let handled: DeliveryHandled;
     try {
       handled = await this.options.onDelivery(d);
     } catch (err) {

@@ -3,6 +3,7 @@
 // unit suite drives it against a real relay. A new relay means a new RelayConnection: rows of two
 // relays never mix.
 import type {
+  DeliveryHandled,
   DeliveryList,
   DeliveryListQuery,
   DeliveryMessage,
@@ -18,12 +19,9 @@ import type {
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { RelayLiveList, type RelayDeliveryView } from '../../core/tree';
-import type { AckMessage } from '../../core/relay/protocol';
 
 export type RelayClientModule = typeof import('../../../relay/client');
 export type RelayDeliveryMessage = DeliveryMessage['delivery'];
-/** What a handler tells the relay with its ack: the app's 2xx status when it forwarded the delivery. */
-export type HandledDelivery = void | Pick<AckMessage, 'forwarded'>;
 
 export interface RelayEndpoint {
   /** http(s)://host:port (REST) */
@@ -47,7 +45,7 @@ export interface ConnectionOptions {
    * Subscribe with bodies and hand each delivery here in seq order; it is acked when this resolves,
    * with what it resolves to (a forwarded status is recorded by the relay, as for `service-hooks forward`).
    */
-  handle?: (delivery: RelayDeliveryMessage) => Promise<HandledDelivery>;
+  handle?: (delivery: RelayDeliveryMessage) => Promise<DeliveryHandled>;
   /** The relay's head seq when the subscription opens (forwarding stores it as its first resume point). */
   onOpen?: (relayLastSeq: number) => void;
   log?: (level: 'info' | 'warn' | 'debug', line: string) => void;

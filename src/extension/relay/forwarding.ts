@@ -2,7 +2,8 @@
 // the local app with relay/client's forwardDelivery, the code `service-hooks forward` uses, and is
 // acknowledged only after a 2xx; until then it is retried with the same backoff. The last handled
 // seq is kept per relay and channel (the extension's globalState), so a restart resumes there.
-import type { HandledDelivery, RelayClientModule, RelayDeliveryMessage } from './connection';
+import type { DeliveryHandled } from '../../../relay/client';
+import type { RelayClientModule, RelayDeliveryMessage } from './connection';
 
 export interface SeqStore {
   get(key: string): number | undefined;
@@ -46,7 +47,7 @@ export class EditorForwarder {
    * The subscription's handler: resolves once the app answered 2xx (then the delivery is acked, with
    * that status, which the relay records under its 'subscriber' target), or once it is skipped.
    */
-  handle = async (d: RelayDeliveryMessage): Promise<HandledDelivery> => {
+  handle = async (d: RelayDeliveryMessage): Promise<DeliveryHandled> => {
     const to = this.o.targetFor(d.channel);
     if (d.verification === 'rejected' || !to) {
       const skipped = d.verification === 'rejected' ? `rejected: ${d.reason ?? 'bad signature'}` : 'no forward URL for this channel';
