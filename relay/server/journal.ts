@@ -16,6 +16,7 @@ import type { ByteReader } from './bytes';
 import { IndexBuffer, type IndexSnapshot } from './indexBuffer';
 import { indexName, writeIndex } from './segmentIndex';
 import { loadSegment, segmentName, type LoadContext } from './journalLoad';
+import { RecordReader } from './recordReader';
 
 export { JournalClosedError, JournalCorruptError, JournalFailedError } from './journalErrors';
 export type { JournalFile, JournalFs } from './journalFs';
@@ -356,6 +357,11 @@ export class Journal {
     if (buf.readUInt32LE(0) !== loc.length) throw new JournalCorruptError(loc.segment, loc.offset, 'record length does not match the index');
     if (crc32(payload, crc32(buf.subarray(8, 9))) !== buf.readUInt32LE(4)) throw new JournalCorruptError(loc.segment, loc.offset, 'checksum mismatch');
     return payload;
+  }
+
+  /** Opens a record to read its payload in parts, in order (checked as the last part is read). */
+  async openRecord(loc: RecordLocation): Promise<RecordReader> {
+    return RecordReader.open(await this.reader(loc.segment), loc);
   }
 
   /** Reads `length` bytes of a record's payload from `start`, unchecked (for parts of large records). */

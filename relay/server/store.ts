@@ -10,7 +10,7 @@ import { T_ATTEMPT, T_DELIVERY, T_PRUNE, attemptFields, stateFields, indexedDeli
 import { decodeAttempt, decodeDelivery, decodePrune, encodeAttempt, encodeDelivery, encodePrune } from './indexEntries';
 import type { ByteReader } from './bytes';
 import type { ChannelStatus, ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../src/core/relay/protocol';
-import type { DeliveryMeta, NewDelivery, PruneOptions, RecordAttemptOptions, RelayStore, StoreEvents, StoreIntegrity, StoreListQuery } from './storeTypes';
+import type { BodyReader, DeliveryMeta, NewDelivery, PruneOptions, RecordAttemptOptions, RelayStore, StoreEvents, StoreIntegrity, StoreListQuery } from './storeTypes';
 
 export type { DeliveryMeta, RelayStore, StoreEvents, StoredDelivery } from './storeTypes';
 
@@ -183,15 +183,33 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
   async read(seq: number): Promise<{ meta: DeliveryMeta; body: Buffer } | undefined> {
     const e = this.get(seq);
     if (!e) return undefined;
-    const payload = await this.journal.read(e.loc).catch((err: unknown) => {
-      if (err instanceof JournalCorruptError && !this.damaged.has(seq)) {
-        this.damaged.add(seq);
-        this.options.onCorrupt?.({ segment: e.loc.segment, offset: e.loc.offset, bytes: e.loc.length });
-      }
-      throw err;
-    });
+    const payload = await this.journal.read(e.loc).catch((err: unknown) => this.noteDamage(e, err));
     const { meta, metaLength } = parseMeta(payload);
     return { meta, body: payload.subarray(4 + metaLength) };
+  }
+
+  /**
+   * The stored request with its body read from disk part by part as asked for (a large body goes
+   * to a subscriber without being held whole); the checksum is checked with the last part.
+   */
+  async openBody(seq: number): Promise<BodyReader | undefined> {
+    const e = this.get(seq);
+    if (!e) return undefined;
+    if (this.damaged.has(seq)) throw new JournalCorruptError(e.loc.segment, e.loc.offset, 'damaged record');
+    const record = await this.journal.openRecord(e.loc).catch((err: unknown) => this.noteDamage(e, err));
+    const next = (max: number) => record.next(max).catch((err: unknown) => this.noteDamage(e, err));
+    const metaLength = (await next(4)).readUInt32LE(0);
+    const meta = JSON.parse((await next(metaLength)).toString('utf8')) as DeliveryMeta;
+    return { meta, size: record.remaining, next };
+  }
+
+  /** A read found the record damaged: told once per seq, then rethrown. */
+  private noteDamage(e: Entry, err: unknown): never {
+    if (err instanceof JournalCorruptError && !this.damaged.has(e.seq)) {
+      this.damaged.add(e.seq);
+      this.options.onCorrupt?.({ segment: e.loc.segment, offset: e.loc.offset, bytes: e.loc.length });
+    }
+    throw err;
   }
 
   async detail(seq: number): Promise<RelayDelivery | undefined> {

@@ -65,6 +65,15 @@ export interface RecordAttemptOptions {
   lazy?: boolean;
 }
 
+/** A stored delivery's headers now and its body in parts, read as they are asked for (RelayStore.openBody). */
+export interface BodyReader {
+  meta: DeliveryMeta;
+  /** Body bytes. */
+  size: number;
+  /** The next at most `max` body bytes, in order; throws if the record turns out damaged (at the latest with its last part). */
+  next(max: number): Promise<Buffer>;
+}
+
 export interface RelayStore extends Pick<EventEmitter<StoreEvents>, 'on' | 'off' | 'once'> {
   /** The highest seq ever given out (never reused, even after its delivery is gone). */
   readonly lastSeq: number;
@@ -86,6 +95,11 @@ export interface RelayStore extends Pick<EventEmitter<StoreEvents>, 'on' | 'off'
   pending(): StoredDelivery[];
   list(query: StoreListQuery): RelayDeliverySummary[];
   read(seq: number): Promise<{ meta: DeliveryMeta; body: Buffer } | undefined>;
+  /**
+   * The delivery's body without holding it whole (a store that can read parts of it, as the file
+   * journal can); without it, large bodies are read whole, under a relay-wide bound.
+   */
+  openBody?(seq: number): Promise<BodyReader | undefined>;
   detail(seq: number): Promise<RelayDelivery | undefined>;
   channels(): ChannelStatus[];
   prune(options: PruneOptions): Promise<{ removed: number; remaining: number }>;

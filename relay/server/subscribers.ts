@@ -5,6 +5,9 @@
 // subscribers), capped per token, flow-controlled by what their connection drains, and dropped
 // with WS_CLOSE_SLOW_SUBSCRIBER when more than `maxUnsentBytes` wait for a connection that does
 // not drain. A dropped subscriber loses nothing: it reconnects with since=<last acked seq>.
+// Memory is bounded per subscriber, per token and relay-wide: a large body goes as fragments read
+// from the journal as the connection drains (./deliveryStream.ts), never as a copy per subscriber,
+// and a subscriber waits to write while its token's or the relay's queued bytes are over their bound.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -19,11 +22,16 @@ import {
 } from '../../src/core/relay/protocol';
 import { bearer, hostAllowed, originAllowed } from './access';
 import { DeliveryMessages } from './deliveryMessages';
+import { DeliveryStreams, PART_BYTES } from './deliveryStream';
 import { scopedChannel, type Scope } from './scope';
 import type { RelayStore, StoredDelivery } from './storeTypes';
 
 export const DEFAULT_MAX_UNSENT_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_MAX_SUBSCRIBERS_PER_TOKEN = 64;
+export const DEFAULT_MAX_QUEUED_BYTES_PER_TOKEN = 16 * 1024 * 1024;
+export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+/** Bodies larger than this go to subscribers as fragments read from the store (smaller ones as one shared message). */
+export const STREAM_BODY_BYTES = 4 * PART_BYTES;
 
 export interface SubscriberOptions {
   /** The scope of a presented token; undefined: 401. */
@@ -42,6 +50,14 @@ export interface SubscriberOptions {
   maxUnsentBytes?: number;
   /** Connected subscribers per token; more are refused with HTTP 429 (default 64). */
   maxSubscribersPerToken?: number;
+  /**
+   * Bytes queued on the connections of one token's subscribers (default 16 MiB), and of all
+   * subscribers (default 64 MiB; also the bound on bodies a store without part reads holds whole
+   * for them): past it, a subscriber with something still queued waits for it to drain before
+   * writing more (one without writes one message or fragment, so each goes on).
+   */
+  maxQueuedBytesPerToken?: number;
+  maxQueuedBytes?: number;
   /** A subscriber forwarded a delivery it was sent to its app, which answered `status` (AckMessage.forwarded). */
   onForwarded?: (seq: number, status: number) => void;
 }
@@ -66,6 +82,10 @@ class Subscriber {
   oversize = 0;
   /** Resolves when everything written so far has gone to the kernel. */
   lastWrite: Promise<void> = Promise.resolve();
+  /** A fragmented delivery is being written: other messages wait in `deferred` until its last fragment. */
+  fragmenting = false;
+  deferred: Buffer[] = [];
+  deferredBytes = 0;
 
   constructor(
     readonly ws: WebSocket,
@@ -82,9 +102,9 @@ class Subscriber {
     return !this.dropped && this.ws.readyState === this.ws.OPEN;
   }
 
-  /** Bytes queued on the connection, not counting one oversize delivery. */
+  /** Bytes queued on the connection or deferred, not counting one oversize delivery. */
   get unsent(): number {
-    return Math.max(0, this.queued - this.oversize);
+    return Math.max(0, this.queued - this.oversize) + this.deferredBytes;
   }
 }
 
@@ -96,6 +116,8 @@ export interface SubscriberStats {
   wakeups: number;
   /** The largest number of bytes queued on any subscriber's connection right now. */
   maxQueuedBytes: number;
+  /** Bytes queued on all subscribers' connections right now. */
+  queuedBytes: number;
 }
 
 export class SubscriberHub {
@@ -116,7 +138,12 @@ export class SubscriberHub {
   /** The pump writes while less than this is queued (a delivery larger than it waits for an empty queue). */
   private readonly lowWater: number;
   private readonly maxPerToken: number;
+  private readonly maxQueuedPerToken: number;
+  private readonly maxQueued: number;
+  private queuedTotal = 0;
+  private readonly queuedByToken = new Map<string, number>();
   private readonly messages: DeliveryMessages;
+  private readonly streams: DeliveryStreams;
   private readonly pinger: ReturnType<typeof setInterval>;
   private droppedCount = 0;
   private wakeups = 0;
@@ -129,7 +156,10 @@ export class SubscriberHub {
     this.maxUnsent = Math.max(1, options.maxUnsentBytes ?? DEFAULT_MAX_UNSENT_BYTES);
     this.lowWater = Math.min(1024 * 1024, Math.ceil(this.maxUnsent / 4));
     this.maxPerToken = Math.max(1, options.maxSubscribersPerToken ?? DEFAULT_MAX_SUBSCRIBERS_PER_TOKEN);
+    this.maxQueuedPerToken = Math.max(1, options.maxQueuedBytesPerToken ?? DEFAULT_MAX_QUEUED_BYTES_PER_TOKEN);
+    this.maxQueued = Math.max(1, options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES);
     this.messages = new DeliveryMessages(store);
+    this.streams = new DeliveryStreams(store, this.maxQueued);
     store.on('delivery', (entry) => this.wake(entry));
     store.on('forward', (seq, attempt, state) => {
       this.messages.invalidate(seq);
@@ -155,7 +185,7 @@ export class SubscriberHub {
   get stats(): SubscriberStats {
     let maxQueuedBytes = 0;
     for (const s of this.subs) maxQueuedBytes = Math.max(maxQueuedBytes, s.queued);
-    return { subscribers: this.subs.size, dropped: this.droppedCount, wakeups: this.wakeups, maxQueuedBytes };
+    return { subscribers: this.subs.size, dropped: this.droppedCount, wakeups: this.wakeups, maxQueuedBytes, queuedBytes: this.queuedTotal };
   }
 
   /** Handles an HTTP upgrade on /ws; refuses with a plain HTTP status on any failed check. */
@@ -278,22 +308,93 @@ export class SubscriberHub {
     setTimeout(() => sub.ws.terminate(), 5_000).unref();
   }
 
-  /** Queues bytes on the connection; a message that would pass the bound drops the subscriber. */
-  private write(sub: Subscriber, msg: Buffer, options: { delivery?: boolean } = {}): void {
+  /**
+   * Queues bytes on the connection; a message that would pass the bound drops the subscriber. A
+   * `fragment` (fin: its last) belongs to the delivery being streamed; any other message written
+   * meanwhile waits until that delivery's last fragment (WebSocket messages cannot interleave).
+   */
+  private write(sub: Subscriber, msg: Buffer, options: { delivery?: boolean; fragment?: { fin: boolean } } = {}): void {
     if (!sub.open) return;
-    if (!options.delivery && sub.unsent + msg.length > this.maxUnsent) return this.drop(sub);
+    if (!options.delivery && !options.fragment && sub.unsent + msg.length > this.maxUnsent) return this.drop(sub);
+    if (sub.fragmenting && !options.fragment) {
+      sub.deferred.push(msg);
+      sub.deferredBytes += msg.length;
+      return;
+    }
     const big = options.delivery && msg.length > this.lowWater ? msg.length : 0;
     if (big) sub.oversize = big;
-    sub.queued += msg.length;
+    this.account(sub, msg.length);
     // Callbacks run in write order (also with an error when the connection closes), so once the
     // last write's has run, `queued` is back to 0.
     sub.lastWrite = new Promise<void>((resolve) =>
-      sub.ws.send(msg, () => {
-        sub.queued -= msg.length;
+      sub.ws.send(msg, { binary: true, fin: options.fragment?.fin ?? true }, () => {
+        this.account(sub, -msg.length);
         if (big && sub.oversize === big) sub.oversize = 0;
         resolve();
       }),
     );
+  }
+
+  /** Counts bytes queued on a subscriber's connection, for it, its token and the relay. */
+  private account(sub: Subscriber, bytes: number): void {
+    sub.queued += bytes;
+    this.queuedTotal += bytes;
+    const t = (this.queuedByToken.get(sub.token) ?? 0) + bytes;
+    if (t > 0) this.queuedByToken.set(sub.token, t);
+    else this.queuedByToken.delete(sub.token);
+  }
+
+  /** Writes the messages that waited for a fragmented delivery to end. */
+  private flushDeferred(sub: Subscriber): void {
+    sub.fragmenting = false;
+    const msgs = sub.deferred.splice(0);
+    sub.deferredBytes = 0;
+    for (const m of msgs) this.write(sub, m);
+  }
+
+  /**
+   * Waits until `bytes` more may be queued for `sub`: under its low-water mark and its token's and
+   * the relay's bounds. A subscriber with nothing queued always may (so every one makes progress).
+   */
+  private async room(sub: Subscriber, bytes: number): Promise<void> {
+    const over = () =>
+      sub.queued > 0 &&
+      (sub.queued + bytes > this.lowWater ||
+        (this.queuedByToken.get(sub.token) ?? 0) + bytes > this.maxQueuedPerToken ||
+        this.queuedTotal + bytes > this.maxQueued);
+    while (sub.open && over()) {
+      sub.stalled = true;
+      await sub.lastWrite;
+    }
+    sub.stalled = false;
+    sub.lagBytes = 0;
+  }
+
+  /** Writes a large delivery as fragments read from the store as the connection drains; false if its body cannot be read. */
+  private async stream(sub: Subscriber, entry: StoredDelivery): Promise<boolean> {
+    const parts = await this.streams.open(entry);
+    if (!parts) return false;
+    try {
+      for await (const part of parts) {
+        await this.room(sub, part.data.length);
+        if (!sub.open) break;
+        if (!sub.fragmenting) {
+          // The delivery counts as sent from its first fragment (a reconnect resumes after the last acked one).
+          if (entry.seq <= sub.sent) break;
+          sub.fragmenting = true;
+          sub.sent = entry.seq;
+          sub.unacked.push(entry.seq);
+        }
+        this.write(sub, part.data, { fragment: { fin: part.last } });
+      }
+    } catch {
+      // The body failed part-way (damaged, or pruned meanwhile): cut the connection rather than
+      // end the message with wrong bytes; the subscriber resumes by seq.
+      sub.ws.terminate();
+    } finally {
+      if (sub.fragmenting) this.flushDeferred(sub);
+    }
+    return true;
   }
 
   /** Sends every delivery after `sub.sent`, in seq order, within the ack window and the bound. */
@@ -310,14 +411,10 @@ export class SubscriberHub {
           }
           break;
         }
+        if (sub.bodies && next.summary.size > STREAM_BODY_BYTES && (await this.stream(sub, next))) continue;
         const msg = await this.messages.get(next, sub.bodies);
         // Flow control: wait until the connection has drained enough for this message.
-        while (sub.open && sub.queued > 0 && sub.queued + msg.length > this.lowWater) {
-          sub.stalled = true;
-          await sub.lastWrite;
-        }
-        sub.stalled = false;
-        sub.lagBytes = 0;
+        await this.room(sub, msg.length);
         if (!sub.open || next.seq <= sub.sent) continue;
         sub.sent = next.seq;
         sub.unacked.push(next.seq);

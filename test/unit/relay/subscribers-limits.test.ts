@@ -6,10 +6,11 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
-import { SubscriberHub, type SubscriberOptions } from '../../../relay/server/subscribers';
-import { DeliveryStore } from '../../../relay/server/store';
+import { randomBytes } from 'node:crypto';
+import { STREAM_BODY_BYTES, SubscriberHub, type SubscriberOptions } from '../../../relay/server/subscribers';
+import { DeliveryStore, type RelayStore } from '../../../relay/server/store';
 import { subscribe } from '../../../relay/client';
-import { WS_CLOSE_SLOW_SUBSCRIBER, WS_TOO_MANY_SUBSCRIBERS_STATUS, type DeliveryMessage } from '../../../src/core/relay/protocol';
+import { WS_CLOSE_SLOW_SUBSCRIBER, WS_TOO_MANY_SUBSCRIBERS_STATUS, type DeliveryMessage, type ServerMessage } from '../../../src/core/relay/protocol';
 import { tempDir, tryConnect } from './helpers';
 
 const TOKEN = 'limits-token';
@@ -22,10 +23,14 @@ interface Harness {
 }
 
 /** A store, a hub and an HTTP server that hands /ws upgrades to the hub: the relay's subscriber half. */
-async function harness(limits: Partial<SubscriberOptions> = {}): Promise<Harness> {
+async function harness(limits: Partial<SubscriberOptions> = {}, o: { wholeBodies?: boolean } = {}): Promise<Harness> {
   const store = await DeliveryStore.open(tempDir());
   const authenticate = (given: string | undefined) => (given === TOKEN ? ({ kind: 'admin' } as const) : undefined);
-  const hub = new SubscriberHub(store, { authenticate, boundHost: '127.0.0.1', allowedHosts: [], allowedOrigins: [], ...limits });
+  // A store that reads bodies only whole, as the JetStream store does (no openBody).
+  const seen: RelayStore = o.wholeBodies
+    ? new Proxy(store, { get: (t, k) => (k === 'openBody' ? undefined : typeof t[k as keyof DeliveryStore] === 'function' ? (t[k as keyof DeliveryStore] as (...a: unknown[]) => unknown).bind(t) : t[k as keyof DeliveryStore]) })
+    : store;
+  const hub = new SubscriberHub(seen, { authenticate, boundHost: '127.0.0.1', allowedHosts: [], allowedOrigins: [], ...limits });
   const server: Server = createServer((_req, res) => res.writeHead(404).end());
   server.on('upgrade', (req, socket, head) => hub.upgrade(req, socket, head, new URL(req.url!, 'http://relay.invalid')));
   server.listen(0, '127.0.0.1');
@@ -132,6 +137,55 @@ describe('relay subscribers: resource limits', function () {
     const message = Math.ceil((body.length * 4) / 3) + 1024;
     assert.ok(maxQueued <= maxUnsentBytes + message, `at most the bound plus one message waited for a subscriber (saw ${maxQueued})`);
   });
+
+  for (const wholeBodies of [false, true]) {
+    it(`a slow but reading subscriber gets every delivery byte-exact and in order, large bodies as fragments with forward notices between messages${wholeBodies ? ' (a store that reads bodies whole)' : ''}`, async () => {
+      h = await harness({ maxUnsentBytes: 64 * 1024 * 1024, maxQueuedBytes: 1024 * 1024 }, { wholeBodies });
+      // Sizes around the streaming threshold and well past it, small ones between, random bytes.
+      const sizes = [10, STREAM_BODY_BYTES, STREAM_BODY_BYTES + 1, 3 * 1024 * 1024 + 2, 1, 700 * 1024, 5 * 1024 * 1024 + 1, 64];
+      const bodies = sizes.map((n) => randomBytes(n));
+      for (const b of bodies) await add(h.store, 'default', b);
+      const ws = new WebSocket(`${h.url}?since=0`, { headers: { authorization: `Bearer ${TOKEN}` }, perMessageDeflate: false, maxPayload: 1 << 30 });
+      clients.push(ws);
+      // Reads one chunk at a time, yielding between chunks, so the relay's writes keep waiting for it to drain.
+      ws.once('open', () => {
+        const socket = (ws as unknown as { _socket: Socket })._socket;
+        socket.on('data', () => {
+          socket.pause();
+          setImmediate(() => socket.resume());
+        });
+      });
+      const deliveries: DeliveryMessage['delivery'][] = [];
+      const forwards: number[] = [];
+      let noted = false;
+      const closed = once(ws, 'close') as Promise<[number, Buffer]>;
+      await new Promise<void>((resolve, reject) => {
+        closed.then(([code]) => reject(new Error(`closed with ${code}`)), reject);
+        ws.on('message', (data) => {
+          const msg = JSON.parse(data.toString()) as ServerMessage;
+          if (msg.type === 'forward') {
+            assert.ok(msg.seq <= deliveries.length, `forward notice for ${msg.seq} after its delivery`);
+            forwards.push(msg.seq);
+          }
+          if (msg.type !== 'delivery') return;
+          deliveries.push(msg.delivery);
+          if (!noted) {
+            // While the large ones are on their way: forward notices for everything, to be sent between messages.
+            noted = true;
+            for (let seq = 1; seq <= bodies.length; seq++) void h!.store.recordAttempt(seq, { target: 'http://app.invalid/', at: new Date().toISOString(), status: 204, ok: true, durationMs: 1 });
+          }
+          if (deliveries.length === bodies.length) resolve();
+        });
+      });
+      assert.deepEqual(deliveries.map((d) => d.seq), bodies.map((_, i) => i + 1));
+      deliveries.forEach((d, i) => {
+        assert.ok(Buffer.from(d.bodyBase64!, 'base64').equals(bodies[i]!), `body of ${d.seq}`);
+        assert.equal(d.headers?.['content-type'], 'application/octet-stream');
+        assert.equal(d.size, sizes[i]);
+      });
+      assert.ok(forwards.length > 0, 'forward notices arrived');
+    });
+  }
 
   it('caps subscribers per token with HTTP 429; a slot frees when one leaves', async () => {
     h = await harness({ maxSubscribersPerToken: 3 });
