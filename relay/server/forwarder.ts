@@ -180,7 +180,7 @@ export class Forwarder {
 
   private lane(target: string): Lane {
     let lane = this.lanes.get(target);
-    if (!lane) this.lanes.set(target, (lane = new Lane(target)));
+    if (!lane) this.lanes.set(target, (lane = new Lane(target, this.perTarget)));
     return lane;
   }
 
@@ -300,7 +300,7 @@ export class Forwarder {
       body = r.body;
       headers = forwardHeaders(r.meta.headers);
     }
-    const attempt = await postOnce(this.dispatcher, target, headers!, body!, { timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes, now: this.now });
+    const attempt = await postOnce(this.dispatcherFor(target), target, headers!, body!, { timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes, now: this.now });
     release();
     if (this.stopped && !attempt.ok) return; // interrupted by stop: stays pending for the next start
     if (fresh?.durable && !(await fresh.durable.then(() => true, () => false))) return;
@@ -327,6 +327,12 @@ export class Forwarder {
     return attempt.ok ? { drain: true } : undefined; // back up: its parked backlog now, in seq order
   }
 
+  /** The connections to `target`: its lane's own pool (a given dispatcher serves every target; a replay elsewhere: the shared one). */
+  private dispatcherFor(target: string): Dispatcher {
+    if (!this.ownsDispatcher) return this.dispatcher;
+    return this.lanes.get(target)?.dispatcher ?? this.dispatcher;
+  }
+
   /** The delay before retrying after a fault of ours: the schedule's, never 0 past its end. */
   private retryDelay(attemptsDone: number): number {
     return this.delay(attemptsDone) || this.delay(this.schedule.length - 1) || this.timeScale * 60_000;
@@ -341,7 +347,7 @@ export class Forwarder {
     const targets = opts.to ? [opts.to] : e.summary.forward.map((f) => f.target);
     const out: ForwardAttempt[] = [];
     for (const target of targets) {
-      const posted = await postOnce(this.dispatcher, target, headers, r.body, { timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes, now: this.now });
+      const posted = await postOnce(this.dispatcherFor(target), target, headers, r.body, { timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes, now: this.now });
       const attempt = { ...posted, replay: true };
       const state = e.summary.forward.find((f) => f.target === target);
       const next: ForwardState | undefined =
@@ -358,7 +364,7 @@ export class Forwarder {
     for (const lane of this.lanes.values()) lane.clear();
     this.heldBytes = 0;
     // Cut in-flight attempts: they stay pending in the journal.
-    if (this.ownsDispatcher) await this.dispatcher.destroy().catch(() => undefined);
+    if (this.ownsDispatcher) await Promise.all([this.dispatcher.destroy().catch(() => undefined), ...[...this.lanes.values()].map((l) => l.destroy())]);
     await Promise.allSettled([...this.inflight]);
   }
 }

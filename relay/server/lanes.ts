@@ -1,6 +1,10 @@
 // Per-target forwarding lanes: the forwards ready to run (in seq order), those running, and those
 // parked until their next scheduled attempt. The forwarder runs at most `perTarget` attempts of a
-// lane at once and picks lanes round-robin, so one slow target cannot take every slot.
+// lane at once and picks lanes round-robin, so one slow target cannot take every slot. A target is
+// a URL, not an origin: each lane has its own connection pool (undici pools per origin, so two
+// paths on one host:port would share one, and a hanging path would hold the healthy one's
+// connections until its attempts timed out).
+import { Agent, type Dispatcher } from 'undici';
 
 /** Seqs in ascending order, with an O(1) take from the front and cheap appends of higher seqs. */
 export class SeqQueue {
@@ -60,8 +64,23 @@ export class Lane {
   readonly held = new Map<number, { body: Buffer; headers: string[] }>();
   /** Forwards waiting for their next scheduled attempt: seq → timer. */
   readonly parked = new Map<number, ReturnType<typeof setTimeout>>();
+  private pool: Agent | undefined;
 
-  constructor(readonly target: string) {}
+  constructor(
+    readonly target: string,
+    private readonly connections: number,
+  ) {}
+
+  /** This target's own keep-alive connections (at most the lane's concurrency), made at first use. */
+  get dispatcher(): Dispatcher {
+    return (this.pool ??= new Agent({ keepAliveTimeout: 10_000, connections: this.connections }));
+  }
+
+  /** Cuts this target's connections (in-flight attempts fail; they stay pending in the journal). */
+  async destroy(): Promise<void> {
+    await this.pool?.destroy().catch(() => undefined);
+    this.pool = undefined;
+  }
 
   /** Takes every parked forward off its timer, in seq order. */
   unparkAll(filter: (seq: number) => boolean = () => true): number[] {

@@ -4,6 +4,7 @@
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer, type ServerResponse } from 'node:http';
 import { startRelay, type RelayServer } from '../../../relay/server';
 import { forwardDelivery } from '../../../relay/client';
 import { DEFAULT_PER_TARGET_CONCURRENCY } from '../../../relay/server/forwarder';
@@ -44,6 +45,53 @@ describe('relay forwarding limits', function () {
     await target.waitFor(5);
     assert.deepEqual(target.received.map((r) => r.body.toString()), [0, 1, 2, 3, 4].map((i) => `{"fast":${i}}`));
     assert.equal(slow.received, DEFAULT_PER_TARGET_CONCURRENCY, 'at most the per-target concurrency is in flight to the slow target');
+  });
+
+  it('a hanging path does not hold up a healthy path on the same origin (a pool per target URL)', async () => {
+    // One server, two paths: /hang takes requests and never answers, /ok answers 204 at once.
+    const okBodies: string[] = [];
+    let hanging = 0;
+    let okWaiter: (() => void) | undefined;
+    let hangWaiter: (() => void) | undefined;
+    const held = new Set<ServerResponse>();
+    const app = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        if (req.url === '/hang') {
+          held.add(res);
+          if (++hanging === DEFAULT_PER_TARGET_CONCURRENCY) hangWaiter?.();
+          return;
+        }
+        okBodies.push(Buffer.concat(chunks).toString());
+        res.writeHead(204).end();
+        if (okBodies.length === N) okWaiter?.();
+      });
+    });
+    app.listen(0, '127.0.0.1');
+    await once(app, 'listening');
+    const origin = `http://127.0.0.1:${(app.address() as { port: number }).port}`;
+    const N = DEFAULT_PER_TARGET_CONCURRENCY + 8;
+    try {
+      relay = await startRelay({
+        port: 0,
+        dataDir: tempDir(),
+        channels: { hang: { forward: [`${origin}/hang`] }, ok: { forward: [`${origin}/ok`] } },
+        forwardTimeoutMs: 600_000, // the hanging attempts outlast the test: only separate pools keep /ok moving
+      });
+      const hangFull = new Promise<void>((r) => (hangWaiter = r));
+      for (let i = 0; i < N; i++) assert.equal((await post(`${relay.url}/hooks/hang`, `{"hang":${i}}`)).status, 200);
+      await hangFull; // /hang holds a full lane of connections to the origin
+      const okAll = new Promise<void>((r) => (okWaiter = r));
+      for (let i = 0; i < N; i++) assert.equal((await post(`${relay.url}/hooks/ok`, `{"ok":${i}}`)).status, 200);
+      await okAll;
+      assert.deepEqual(okBodies, Array.from({ length: N }, (_, i) => `{"ok":${i}}`));
+      assert.equal(hanging, DEFAULT_PER_TARGET_CONCURRENCY);
+    } finally {
+      for (const res of held) res.destroy();
+      app.closeAllConnections();
+      app.close();
+    }
   });
 
   it('an attempt to a target that trickles its answer fails at the deadline and is retried', async () => {
