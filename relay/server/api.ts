@@ -88,9 +88,11 @@ function apiRoutes(ctx: ApiContext): Route[] {
       pattern: /^\/api\/status$/,
       methods: {
         GET: (_req, res, _p, _u, scope) => {
+          // Only channels the relay serves, as GET /api/channels: a deleted channel's deliveries stay
+          // in the journal, but its URL answers 404 and must not be offered.
           const channels = store
             .channels()
-            .filter((c) => sees(scope, c.name))
+            .filter((c) => sees(scope, c.name) && ctx.channels.lookup(c.name).ok)
             .map((c) => ({ ...c, ingressUrl: ctx.channels.ingressUrl(c.name) }));
           sendJson(res, 200, { port: ctx.port(), channels, lastSeq: store.lastSeq, journal: store.integrity() } satisfies RelayStatus);
         },

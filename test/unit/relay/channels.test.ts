@@ -165,6 +165,13 @@ describe('relay channels API and scoped channel tokens (real relay process)', fu
       const s = subscribe({ url: relay.url.replace('http', 'ws'), token, onDelivery: () => undefined, onState: (st) => { if (st.state === 'reconnecting') { s.close(); resolve(st.reason); } } });
     });
     assert.equal((await call('GET', `${relay.url}/api/deliveries`, token)).status, 200);
+    const first = JSON.stringify({ before: 'delete' });
+    assert.equal((await post(`${relay.url}/hooks/alice`, first, signed(ALICE, first))).status, 200);
+    const names = async () => ({
+      status: (await call('GET', `${relay.url}/api/status`, admin)).json.channels.map((c: { name: string }) => c.name) as string[],
+      channels: (await call('GET', `${relay.url}/api/channels`, admin)).json.channels.map((c: { name: string }) => c.name) as string[],
+    });
+    assert.ok((await names()).status.includes('alice'));
     const del = await call('DELETE', `${relay.url}/api/channels/alice`, admin);
     assert.equal(del.status, 204);
     assert.match(await closedBy, /closed|1008|4401|channel deleted/, 'an open stream of the channel is closed');
@@ -173,11 +180,14 @@ describe('relay channels API and scoped channel tokens (real relay process)', fu
     const late = await post(`${relay.url}/hooks/alice`, body, signed(ALICE, body));
     assert.equal(late.status, 404);
     assert.match((late.json as { error: string }).error, /alice/);
+    // Issue 28 item 5: the status no longer offers it (nor its ingress URL), as the channel list does not.
+    assert.deepEqual(await names(), { status: [], channels: ['default'] });
     await relay.stop('SIGTERM');
     relay = await start(['--data', data]);
     assert.equal((await post(`${relay.url}/hooks/alice`, body, signed(ALICE, body))).status, 404, 'still deleted after a restart');
     assert.equal((await call('GET', `${relay.url}/api/deliveries`, token)).status, 401);
     assert.deepEqual((await call('GET', `${relay.url}/api/channels`, admin)).json.channels.filter((c: { source: string }) => c.source === 'api'), []);
+    assert.deepEqual(await names(), { status: [], channels: ['default'] }, 'nor after a restart');
   });
 
   it('RelayApi: createChannel, listChannels, getChannel, deleteChannel; refusals are RelayApiError with the status', async () => {
