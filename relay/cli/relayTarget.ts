@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { DEFAULT_DATA_DIR } from '../server/index';
 import { RelayApi } from '../client/api';
 import { UsageError, type CliIO } from './io';
+import { tlsHint } from './tlsProbe';
 
 export const RELAY_TARGET_OPTIONS = {
   relay: { type: 'string' },
@@ -42,7 +43,8 @@ export async function callRelay<T>(baseUrl: string | undefined, call: () => Prom
     const code = (err as { code?: string; cause?: { code?: string } }).code ?? (err as { cause?: { code?: string } }).cause?.code;
     if (code === 'ECONNREFUSED') throw new Error(`no relay answers at ${baseUrl ?? 'http://127.0.0.1:8788'}: start one with \`service-hooks relay\` or pass --relay URL`);
     if (code === 'UND_ERR_SOCKET' && baseUrl?.startsWith('http://')) {
-      throw new Error(`the relay at ${baseUrl} closed the connection without answering; if it serves TLS (--tls-cert), use https://`);
+      const hint = await tlsHint(new URL(baseUrl)).catch(() => undefined);
+      throw new Error(`the relay at ${baseUrl} closed the connection without answering; ${hint ?? 'if it serves TLS (--tls-cert), use https://'}`);
     }
     if (code !== undefined && UNTRUSTED_CERT.has(code)) {
       throw new Error(`the relay's certificate at ${baseUrl} is not trusted (${code}): set NODE_EXTRA_CA_CERTS to the PEM file of the CA that signed it`);

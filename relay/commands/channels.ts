@@ -86,6 +86,7 @@ export default defineCommand({
       }
       const channels = await api.listChannels();
       if (values.json) io.stdout.write(JSON.stringify({ channels }, null, 2) + '\n');
+      else if (channels.length === 0) io.stdout.write('no channels yet; create one with: service-hooks channels create NAME --generate-secret\n');
       else for (const c of channels) io.stdout.write(row(c) + '\n');
       return EXIT.ok;
     });

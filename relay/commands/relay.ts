@@ -9,6 +9,7 @@ import { EXIT, UsageError, type CliIO } from '../cli/io';
 import { PUBLIC_HELP, PUBLIC_OPTIONS, publicRelayOptions } from '../cli/publicOptions';
 import { DataDirLockedError, DEFAULT_DATA_DIR, DEFAULT_MAX_BODY, RelayConfigError, startRelay, type ChannelConfig, type RelayOptions, type RelayServer } from '../server';
 import { loadTls } from '../server/tls';
+import { CIDR_PRESETS, SourceAllowList } from '../server/access';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 import { parseNatsServers } from '../server/nats/urls';
 
@@ -192,6 +193,23 @@ function relayOptions(values: Values, io: CliIO): RelayOptions {
   };
 }
 
+/**
+ * What an active source allow-list means for someone trying the relay (a --public relay has one
+ * by default): which sources may deliver, and how to deliver from this machine.
+ */
+function allowListNotice(allowCidr: readonly string[], url: string): string[] {
+  if (allowCidr.length === 0) return [];
+  const shown = allowCidr.map((c) => (CIDR_PRESETS[c] ? `${CIDR_PRESETS[c]!.join(', ')} (${c})` : c)).join(', ');
+  const loopback = new SourceAllowList(allowCidr).allows('127.0.0.1');
+  const send = `service-hooks send ping --to ${url}/hooks/<channel> --secret <its secret>`;
+  return [
+    `source allow-list active: deliveries are accepted only from ${shown}; any other source gets 403`,
+    loopback
+      ? `to try it from this machine: ${send}`
+      : `to try it from this machine, start with --allow-cidr loopback added (e.g. ${allowCidr.map((c) => `--allow-cidr ${c}`).join(' ')} --allow-cidr loopback), then: ${send}`,
+  ];
+}
+
 /** A listen error in words, chosen by its code. */
 function listenProblem(code: string, host = '127.0.0.1', portFlag = String(DEFAULT_RELAY_PORT)): string {
   // The code stays in the sentence: the editor's Start Relay recognises it (src/extension/relay/process.ts).
@@ -232,8 +250,11 @@ export default defineCommand({
     // A new token is shown once the relay listens: a start that fails (port taken, NATS refused)
     // removes the token it just made, so the next start makes and shows one instead of neither.
     let created: { token: string; path: string } | undefined;
+    let allowCidr: string[] = [];
     try {
-      relay = await startRelay({ ...relayOptions(values, io), onTokenCreated: (token, path) => (created = { token, path }) });
+      const options = relayOptions(values, io);
+      allowCidr = options.allowCidr ?? [];
+      relay = await startRelay({ ...options, onTokenCreated: (token, path) => (created = { token, path }) });
     } catch (err) {
       if (created) rmSync(created.path, { force: true });
       if (io.stopSignal.aborted) {
@@ -254,6 +275,7 @@ export default defineCommand({
     if (created) io.stdout.write(`relay token (shown once; stored in ${created.path}): ${created.token}\n`);
     io.stdout.write(`relay listening on ${relay.url}\n`);
     io.stdout.write(`relay data in ${relay.dataDir}; ingress ${relay.url}/hooks/<channel>\n`);
+    for (const line of allowListNotice(allowCidr, relay.url)) io.stdout.write(line + '\n');
     if (!io.stopSignal.aborted) await new Promise<void>((r) => io.stopSignal.addEventListener('abort', () => r(), { once: true }));
     stopReloading();
     io.stderr.write('relay: stopping (pending forwards stay in the journal)\n');

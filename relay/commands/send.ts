@@ -9,6 +9,7 @@ import { EVENT_TYPES, isEventType, samplePayload } from '../../src/core/events';
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, sign } from '../../src/core/signing';
 import { defineCommand } from '../cli/args';
 import { EXIT, UsageError, type CliIO } from '../cli/io';
+import { tlsHint } from '../cli/tlsProbe';
 
 const EVENTS = [...EVENT_TYPES, 'ping'] as const;
 
@@ -245,9 +246,10 @@ export default defineCommand({
       return res.statusCode >= 200 && res.statusCode < 300 ? EXIT.ok : EXIT.failure;
     } catch (err) {
       const e = err as { code?: string; message?: string };
+      const cutOff = !abort.signal.aborted && (e.code === 'UND_ERR_SOCKET' || e.code === 'ECONNRESET');
       const why = abort.signal.aborted
         ? io.stopSignal.aborted ? 'interrupted' : `no answer within ${timeout} ms`
-        : [e.code, e.message].filter(Boolean).join(' ');
+        : ((cutOff && (await tlsHint(url))) || [e.code, e.message].filter(Boolean).join(' '));
       io.stderr.write(`service-hooks send: could not deliver to ${shown}: ${why}\n`);
       return EXIT.failure;
     } finally {
