@@ -1,7 +1,8 @@
 // The WebSocket delivery messages, built once per delivery (and per bodies/summary mode) and
 // shared by every subscriber that sends them: one journal read, one base64 and one JSON string
-// per delivery however many subscribers there are, and subscribers stuck on the same large
-// delivery hold one buffer between them, not one each.
+// per delivery however many subscribers there are. Bodies over STREAM_BODY_BYTES do not come here:
+// they go as fragments read from the store as each connection drains (./deliveryStream.ts), so
+// subscribers stuck at different large deliveries do not hold a message each.
 import type { DeliveryMessage } from '../../src/core/relay/protocol';
 import { headerRecord } from './store';
 import type { RelayStore, StoredDelivery } from './storeTypes';

@@ -7,6 +7,8 @@ import { createServer, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { STREAM_BODY_BYTES, SubscriberHub, type SubscriberOptions } from '../../../relay/server/subscribers';
 import { DeliveryStore, type RelayStore } from '../../../relay/server/store';
 import { subscribe } from '../../../relay/client';
@@ -16,6 +18,8 @@ import { tempDir, tryConnect } from './helpers';
 const TOKEN = 'limits-token';
 
 interface Harness {
+  /** The store's data folder (its journal segments). */
+  dir: string;
   store: DeliveryStore;
   hub: SubscriberHub;
   url: string;
@@ -24,7 +28,8 @@ interface Harness {
 
 /** A store, a hub and an HTTP server that hands /ws upgrades to the hub: the relay's subscriber half. */
 async function harness(limits: Partial<SubscriberOptions> = {}, o: { wholeBodies?: boolean } = {}): Promise<Harness> {
-  const store = await DeliveryStore.open(tempDir());
+  const dir = tempDir();
+  const store = await DeliveryStore.open(dir);
   const authenticate = (given: string | undefined) => (given === TOKEN ? ({ kind: 'admin' } as const) : undefined);
   // A store that reads bodies only whole, as the JetStream store does (no openBody).
   const seen: RelayStore = o.wholeBodies
@@ -37,6 +42,7 @@ async function harness(limits: Partial<SubscriberOptions> = {}, o: { wholeBodies
   await once(server, 'listening');
   const url = `ws://127.0.0.1:${(server.address() as { port: number }).port}/ws`;
   return {
+    dir,
     store,
     hub,
     url,
@@ -186,6 +192,41 @@ describe('relay subscribers: resource limits', function () {
       assert.ok(forwards.length > 0, 'forward notices arrived');
     });
   }
+
+  it('a large delivery whose record is damaged is never completed with wrong bytes: the stream is cut, and after the reconnect it comes without its body', async () => {
+    h = await harness();
+    const big = Buffer.alloc(STREAM_BODY_BYTES * 2, 'damaged-large-body ');
+    await add(h.store, 'default', big);
+    await add(h.store, 'default', Buffer.from('{"after":1}'));
+    // One flipped body byte in the segment file (the record's checksum no longer matches).
+    const seg = join(h.dir, readdirSync(h.dir).find((f) => /^journal-\d+\.log$/.test(f))!);
+    const bytes = readFileSync(seg);
+    bytes[bytes.indexOf('damaged-large-body') + big.length / 2]! ^= 0x01;
+    writeFileSync(seg, bytes);
+
+    const messagesUntilClose = async () => {
+      const ws = new WebSocket(`${h!.url}?since=0`, { headers: { authorization: `Bearer ${TOKEN}` }, perMessageDeflate: false, maxPayload: 1 << 30 });
+      clients.push(ws);
+      const got: ServerMessage[] = [];
+      ws.on('message', (data) => {
+        const msg = JSON.parse(data.toString()) as ServerMessage;
+        got.push(msg);
+        if (msg.type === 'caught-up') ws.close();
+      });
+      ws.on('error', () => undefined);
+      const [code] = (await once(ws, 'close')) as [number];
+      return { code, deliveries: got.flatMap((m) => (m.type === 'delivery' ? [m.delivery] : [])) };
+    };
+    const first = await messagesUntilClose();
+    assert.equal(first.code, 1006, 'cut off, not closed cleanly');
+    assert.deepEqual(first.deliveries, [], 'the damaged delivery never arrived whole');
+    const second = await messagesUntilClose();
+    assert.deepEqual(second.deliveries.map((d) => [d.seq, d.bodyBase64 === undefined ? 'no body' : Buffer.from(d.bodyBase64, 'base64').toString()]), [
+      [1, 'no body'],
+      [2, '{"after":1}'],
+    ]);
+    assert.equal(h.store.integrity().corruptRecords, 1);
+  });
 
   it('caps subscribers per token with HTTP 429; a slot frees when one leaves', async () => {
     h = await harness({ maxSubscribersPerToken: 3 });
