@@ -118,6 +118,8 @@ export interface SubscriberStats {
   maxQueuedBytes: number;
   /** Bytes queued on all subscribers' connections right now. */
   queuedBytes: number;
+  /** Subscribers waiting for their connection to drain before they are sent more. */
+  stalled: number;
 }
 
 export class SubscriberHub {
@@ -184,8 +186,12 @@ export class SubscriberHub {
 
   get stats(): SubscriberStats {
     let maxQueuedBytes = 0;
-    for (const s of this.subs) maxQueuedBytes = Math.max(maxQueuedBytes, s.queued);
-    return { subscribers: this.subs.size, dropped: this.droppedCount, wakeups: this.wakeups, maxQueuedBytes, queuedBytes: this.queuedTotal };
+    let stalled = 0;
+    for (const s of this.subs) {
+      maxQueuedBytes = Math.max(maxQueuedBytes, s.queued);
+      if (s.stalled) stalled++;
+    }
+    return { subscribers: this.subs.size, dropped: this.droppedCount, wakeups: this.wakeups, maxQueuedBytes, queuedBytes: this.queuedTotal, stalled };
   }
 
   /** Handles an HTTP upgrade on /ws; refuses with a plain HTTP status on any failed check. */

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { STREAM_BODY_BYTES, SubscriberHub, type SubscriberOptions } from '../../../relay/server/subscribers';
+import { PART_BYTES } from '../../../relay/server/deliveryStream';
 import { DeliveryStore, type RelayStore } from '../../../relay/server/store';
 import { subscribe } from '../../../relay/client';
 import { WS_CLOSE_SLOW_SUBSCRIBER, WS_TOO_MANY_SUBSCRIBERS_STATUS, type DeliveryMessage, type ServerMessage } from '../../../src/core/relay/protocol';
@@ -227,6 +228,24 @@ describe('relay subscribers: resource limits', function () {
     ]);
     assert.equal(h.store.integrity().corruptRecords, 1);
   });
+
+  for (const bound of ['relay-wide', 'per token'] as const) {
+    it(`what is queued for never-reading subscribers stays under the ${bound} bound (plus one fragment each)`, async () => {
+      const max = 256 * 1024;
+      h = await harness(bound === 'relay-wide' ? { maxQueuedBytes: max } : { maxQueuedBytesPerToken: max });
+      // More than loopback's socket buffers take, so each subscriber ends up waiting for its connection.
+      for (let i = 0; i < 8; i++) await add(h.store, 'default', randomBytes(4 * 1024 * 1024));
+      const N = 8;
+      for (let i = 0; i < N; i++) clients.push((await neverReader(h.url, '?since=0')).ws);
+      for (let turns = 0; h.hub.stats.stalled < N; turns++) {
+        assert.ok(turns < 1_000_000, `only ${h.hub.stats.stalled} of ${N} stalled`);
+        await new Promise((r) => setImmediate(r)); // the hub's writes and reads go on meanwhile
+      }
+      const { queuedBytes } = h.hub.stats;
+      const fragment = Math.ceil((PART_BYTES * 4) / 3);
+      assert.ok(queuedBytes <= max + N * fragment, `${queuedBytes} bytes queued, bound ${max} + ${N} fragments`);
+    });
+  }
 
   it('caps subscribers per token with HTTP 429; a slot frees when one leaves', async () => {
     h = await harness({ maxSubscribersPerToken: 3 });
