@@ -9,7 +9,7 @@
 // A reading subscriber's side (slow but complete, byte-exact) is in subscribers-limits.test.ts.
 import { strict as assert } from 'node:assert';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -71,15 +71,20 @@ describe('relay subscribers: memory under never-reading subscribers (real relay 
   const procs = relayProcesses();
   const socks: Socket[] = [];
   const clients: WebSocket[] = [];
+  const dirs: string[] = [];
 
-  after(() => {
+  after(async () => {
     for (const s of socks) s.destroy();
     for (const c of clients) c.terminate();
+    for (const p of procs) await p.stop('SIGKILL');
+    for (const d of dirs) rmSync(d, { recursive: true, force: true }); // 200 MB of journal
   });
 
   it(`${SUBSCRIBERS} never-reading subscribers at different since over 25 MB deliveries keep the relay under 400 MB RSS, and it stays there after they are dropped`, async function () {
     if (process.platform !== 'linux') this.skip(); // RSS from /proc
-    const data = join(tempDir(), 'relay-data');
+    const dir = tempDir();
+    dirs.push(dir);
+    const data = join(dir, 'relay-data');
     const relay = await spawnRelay(['--data', data]);
     procs.push(relay);
     const token = readFileSync(join(data, 'token'), 'utf8').trim();
