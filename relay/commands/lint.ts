@@ -11,7 +11,7 @@ import { ShortRunJit } from '../lint/jit';
 import { formatReport } from '../lint/report';
 import { formatSarif } from '../lint/sarif';
 import { writeAtomic } from '../lint/write';
-import { applyFixes, lintText, ruleTable, type Finding, type LintOptions, type ReportFile } from '../../src/core/lint';
+import { applyFixesChecked, lintText, ruleTable, type Finding, type LintOptions, type ReportFile } from '../../src/core/lint';
 
 const VERSION = '0.1.0';
 const DEFAULT_DIR = '.github/workflows';
@@ -105,10 +105,11 @@ async function lintFile(file: string, f: Flags, options: LintOptions, io: CliIO)
     io.stderr.write(`service-hooks lint: ${file}: not valid UTF-8, not fixed\n`);
     return { findings, fixed: 0, status };
   }
-  const fixed = applyFixes(text, findings, { suggestions: f.fixPinned });
+  const { text: fixed, refused } = applyFixesChecked(text, findings, { suggestions: f.fixPinned });
+  for (const r of refused) io.stderr.write(`service-hooks lint: ${file}:${r.line}:${r.column}: fix refused: the file would no longer parse as YAML [${r.rule}]\n`);
   if (fixed === text) return { findings, fixed: 0, status };
   await writeAtomic(path, fixed);
-  return { findings: lintText(fixed, options), fixed: edits, status };
+  return { findings: lintText(fixed, options), fixed: edits - refused.length, status };
 }
 
 async function workflowFiles(positionals: string[], workflowDirs: string[], io: CliIO): Promise<{ files: string[]; status: number }> {

@@ -4,7 +4,7 @@
 // originalUriBaseIds); others are file:// URIs. Every path segment is percent-encoded, so `#`, `?`
 // and `:` in a file name stay part of the name (not a fragment, a query or a scheme).
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { BUILTIN_RULES, NOTE_RULES, describeRule, type RenameRule } from '../../src/core/lint';
+import { BUILTIN_RULES, NOTE_RULES, describeRule, fixTitle, type RenameRule } from '../../src/core/lint';
 import type { FileFinding } from './format';
 
 export const SRCROOT = '%SRCROOT%';
@@ -50,7 +50,7 @@ export function formatSarif(findings: readonly FileFinding[], extra: readonly Re
         ? {
             fixes: [
               {
-                description: { text: `Replace with '${f.replacement}'` },
+                description: { text: fixTitle(f.replacement) },
                 artifactChanges: [{ artifactLocation: location, replacements: [{ deletedRegion: region, insertedContent: { text: f.replacement } }] }],
               },
             ],

@@ -21,7 +21,13 @@ export interface Finding {
    * `suggestions`): e.g. the version named in the comment after a SHA pin. The editor offers it as a
    * quick fix titled `title`; the CLI applies it with --fix-pinned.
    */
-  suggestion?: { title: string; replacement: string };
+  suggestion?: {
+    title: string;
+    replacement: string;
+    /** The edit's own range when it is wider than the finding's (e.g. it also drops a comment); default the finding's. */
+    offset?: number;
+    length?: number;
+  };
 }
 
 export interface FixOptions {
