@@ -49,6 +49,21 @@ export function formatSarif(findings: readonly FileFinding[], extra: readonly Re
       level: f.severity,
       message: { text: f.message },
       locations: [{ physicalLocation: { artifactLocation: location, region } }],
+      ...(f.quickFix !== undefined
+        ? {
+            fixes: [
+              {
+                description: { text: f.quickFix.title },
+                artifactChanges: [
+                  {
+                    artifactLocation: location,
+                    replacements: f.quickFix.edits.map((e) => ({ deletedRegion: { charOffset: f.bom ? Math.max(0, e.offset - 1) : e.offset, charLength: e.length }, insertedContent: { text: e.replacement } })),
+                  },
+                ],
+              },
+            ],
+          }
+        : {}),
       ...(f.replacement !== undefined
         ? {
             fixes: [

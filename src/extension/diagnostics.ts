@@ -61,6 +61,8 @@ export class WorkflowDiagnostics implements vscode.CodeActionProvider, vscode.Di
         if (diag.source !== DIAGNOSTIC_SOURCE) continue;
         const f = entry.findings.find((x) => (x.replacement !== undefined || x.suggestion) && !entry.refused.has(x) && sameRange(doc, x, diag.range));
         if (f) actions.push(quickFix(doc, f, diag, entry.title));
+        // A fix of several edits (untrusted-input: move the value into env:), checked by the linter to parse.
+        for (const x of entry.findings.filter((y) => y.quickFix && String(diag.code) === y.rule && sameRange(doc, y, diag.range))) actions.push(multiEdit(doc, x, diag));
       }
     }
     const fixable = entry.findings.filter((f) => f.replacement !== undefined);
@@ -102,6 +104,14 @@ function quickFix(doc: vscode.TextDocument, f: LintFinding, diag: vscode.Diagnos
   action.edit.replace(doc.uri, range, text);
   action.diagnostics = [diag];
   action.isPreferred = f.replacement !== undefined;
+  return action;
+}
+
+function multiEdit(doc: vscode.TextDocument, f: LintFinding, diag: vscode.Diagnostic): vscode.CodeAction {
+  const action = new vscode.CodeAction(f.quickFix!.title, vscode.CodeActionKind.QuickFix);
+  action.edit = new vscode.WorkspaceEdit();
+  for (const e of f.quickFix!.edits) action.edit.replace(doc.uri, new vscode.Range(doc.positionAt(e.offset), doc.positionAt(e.offset + e.length)), e.replacement);
+  action.diagnostics = [diag];
   return action;
 }
 

@@ -2,5 +2,5 @@
 export { lintText } from './lint';
 export { applyFixes, applyFixesChecked, fixTitle, type CheckedFix } from './fix';
 export { BUILTIN_RULES, NOTE_RULES, describeRule, ruleTable } from './rules';
-export type { Finding, FixOptions, Severity, RenameRule, ExtraRule, LintOptions } from './types';
+export type { Edit, QuickFix, Finding, FixOptions, Severity, RenameRule, ExtraRule, LintOptions } from './types';
 export { portReport, summarize, type ReportFile, type ReportOptions, type ReportSummary } from './report';

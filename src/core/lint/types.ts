@@ -21,6 +21,8 @@ export interface Finding {
    * `suggestions`): e.g. the version named in the comment after a SHA pin. The editor offers it as a
    * quick fix titled `title`; the CLI applies it with --fix-pinned.
    */
+  /** An editor-only fix of several edits (e.g. move an untrusted value into `env:`); checked to parse before it is offered. */
+  quickFix?: QuickFix;
   suggestion?: {
     title: string;
     replacement: string;
@@ -28,6 +30,19 @@ export interface Finding {
     offset?: number;
     length?: number;
   };
+}
+
+/** One edit of the text: [offset, offset + length) becomes `replacement`. */
+export interface Edit {
+  offset: number;
+  length: number;
+  replacement: string;
+}
+
+/** A fix of several edits that only the editor offers (a quick fix titled `title`); --fix and Fix All never apply it. */
+export interface QuickFix {
+  title: string;
+  edits: Edit[];
 }
 
 export interface FixOptions {

@@ -12,7 +12,7 @@ export const UPDATE = process.env.UPDATE_GOLDEN === '1';
 
 export function formatOut(name: string, findings: readonly Finding[]): string {
   return findings
-    .map((f) => `${name}:${f.line}:${f.column}: ${f.severity} ${f.message} [${f.rule}]\n${f.suggestion ? `  suggestion: ${f.suggestion.title} → ${f.suggestion.replacement}${f.suggestion.length !== undefined ? ` (over ${f.suggestion.length} characters)` : ''}\n` : ''}`)
+    .map((f) => `${name}:${f.line}:${f.column}: ${f.severity} ${f.message} [${f.rule}]\n${f.suggestion ? `  suggestion: ${f.suggestion.title} → ${f.suggestion.replacement}${f.suggestion.length !== undefined ? ` (over ${f.suggestion.length} characters)` : ''}\n` : ''}${f.quickFix ? `  quick fix: ${f.quickFix.title}\n` : ''}`)
     .join('');
 }
 
@@ -40,6 +40,14 @@ export function checkGolden(source: string, name: string, outPath: string, fixed
     else assert.equal(f.severity === 'error', f.rule === 'yaml-syntax', `${name}: only yaml-syntax is an error without a fix`);
   }
   if (parses(text)) assert.ok(parses(fixed), `${name}: the fixed file parses`);
+  for (const f of findings.filter((x) => x.quickFix)) {
+    // An editor quick fix of several edits: the file still parses and that finding is gone.
+    let out = text;
+    for (const e of [...f.quickFix!.edits].sort((a, b) => b.offset - a.offset)) out = out.slice(0, e.offset) + e.replacement + out.slice(e.offset + e.length);
+    assert.ok(parses(out), `${name}:${f.line}: the quick fix leaves a file that parses`);
+    const count = (fs: readonly Finding[]) => fs.filter((x) => x.rule === f.rule).length;
+    assert.ok(count(lintText(out, options)) < count(findings), `${name}:${f.line}: the quick fix removes the finding`);
+  }
   const again = lintText(fixed, options);
   assert.deepEqual(again.filter((f) => f.replacement !== undefined), [], `${name}: a second fix would change something`);
   assert.equal(applyFixes(fixed, again), fixed);
