@@ -15,6 +15,7 @@ export async function loadLinter(): Promise<{
   /** The findings whose edit (fix or suggestion) would leave a file that does not parse. */
   refusedFixes(text: string, findings: readonly LintFinding[]): LintFinding[];
   fixTitle(replacement: string): string;
+  reportHtml(markdown: string): string;
   portReport(files: readonly ReportFile[], options: ReportOptions): string;
   summarize(files: readonly ReportFile[]): ReportSummary;
   ruleTable(extra?: readonly ExtraRule[]): RenameRule[];
@@ -25,6 +26,7 @@ export async function loadLinter(): Promise<{
     applyFixes: (t, f) => lint.applyFixes(t, f),
     refusedFixes: (t, f) => lint.applyFixesChecked(t, f, { suggestions: true }).refused,
     fixTitle: (r) => lint.fixTitle(r),
+    reportHtml: (m) => lint.reportHtml(m),
     portReport: (f, o) => lint.portReport(f, o),
     summarize: (f) => lint.summarize(f),
     ruleTable: (e) => lint.ruleTable(e),

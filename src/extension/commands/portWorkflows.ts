@@ -1,12 +1,13 @@
 // Port Workflows…: the port report (src/core/lint/report.ts) for every workflow file and action in
-// the workspace, written as Markdown to the extension's storage and shown in a Markdown preview;
-// each finding links to its line (file URI with #L<line>). Authors decide from it whether to run
-// Fix All Workflow Names in Workspace.
+// the workspace, written as Markdown to the extension's storage (to keep or share) and shown in the
+// report view (../portReportView.ts), where each file and finding opens the file at its line.
+// Authors decide from it whether to run Fix All Workflow Names in Workspace.
 import * as vscode from 'vscode';
 import type { ReportFile } from '../../core/lint';
 import { loadLinter } from '../deps';
 import { COMMANDS } from '../ids';
 import { lintRulesFor } from '../lintRules';
+import { showReport } from '../portReportView';
 import { workflowUris } from '../workflowFiles';
 import type { CommandModule } from './context';
 
@@ -35,8 +36,9 @@ const command: CommandModule = {
     await vscode.workspace.fs.createDirectory(folder);
     const report = vscode.Uri.joinPath(folder, REPORT_FILE);
     await vscode.workspace.fs.writeFile(report, new TextEncoder().encode(markdown));
-    await vscode.commands.executeCommand('markdown.showPreview', report);
-    return { report: report.toString(), markdown, ...lint.summarize(files) };
+    const html = lint.reportHtml(markdown);
+    showReport(html);
+    return { report: report.toString(), markdown, html, ...lint.summarize(files) };
   },
 };
 export default command;

@@ -1,5 +1,5 @@
 // Port Workflows… and the pinned-SHA quick fix, in the editor: a workflow and a composite action in
-// the workspace, the report as a Markdown preview with links to each line, and the suggestion
+// the workspace, the report in its view with links to each line, and the suggestion
 // "Use service/script@v8.0.0 (from the comment)" offered as a quick fix that Fix all in this file skips.
 import { strict as assert } from 'node:assert';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -16,6 +16,7 @@ const ACTION = 'name: a\ndescription: d\nruns:\n  using: composite\n  steps:\n  
 interface Report {
   report: string;
   markdown: string;
+  html: string;
   files: number;
   renames: number;
   decisions: number;
@@ -45,7 +46,7 @@ describe('Port Workflows… and the pinned-SHA suggestion', function () {
     for (const uri of [workflow, action, vscode.Uri.joinPath(action, '..')]) await vscode.workspace.fs.delete(uri, { recursive: true }).then(undefined, () => undefined);
   });
 
-  it('shows the port report as a Markdown preview, linking each finding to its line', async function () {
+  it('shows the port report in its view, linking each finding to its line', async function () {
     const r = await run<Report>(COMMANDS.portWorkflows);
     assert.ok(r, 'the command returns its report');
     assert.ok(r.files >= 2 && r.renames >= 2 && r.decisions >= 1, JSON.stringify({ ...r, markdown: undefined }));
@@ -55,9 +56,11 @@ describe('Port Workflows… and the pinned-SHA suggestion', function () {
     assert.ok(r.markdown.includes('Suggested: Use service/script@v8.0.0 (from the comment)'));
     const saved = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.parse(r.report)));
     assert.equal(saved, r.markdown);
-    const preview = () =>
-      vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes('markdown.preview') && t.label.includes('port-report'));
-    assert.ok(await until((l) => vscode.window.tabGroups.onDidChangeTabs(l), () => preview(), 'the Markdown preview tab'));
+    // The report view: every link of the Markdown is an anchor that the view opens (the UI flow clicks one).
+    assert.ok(r.html.includes(`data-target="${workflow.with({ fragment: 'L6' }).toString().replace(/&/g, '&amp;')}"`), 'the view links the pinned action to its line');
+    assert.ok(!/\]\(file:/.test(r.html), 'no raw Markdown link left in the view');
+    const view = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes('serviceHooks.portReport'));
+    assert.ok(await until((l) => vscode.window.tabGroups.onDidChangeTabs(l), () => view(), 'the report view tab'));
   });
 
   it('offers the version from the comment as a quick fix that Fix all in this file does not apply', async function () {
