@@ -84,4 +84,28 @@ describe('Port Workflows… and the pinned-SHA suggestion', function () {
     assert.ok(/uses: service\/script@v8\.0\.0\r?\n/.test(doc.getText()), doc.getText());
     await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
   });
+
+  it('offers the untrusted-input quick fix (value into env:) and titles a quoted replacement readably', async function () {
+    const folder = vscode.workspace.workspaceFolders![0]!;
+    const file = vscode.Uri.joinPath(folder.uri, '.github', 'workflows', `untrusted-${process.pid}.yml`);
+    const text = 'on: issues\njobs:\n  a:\n    runs-on: ubuntu-latest\n    if: github.event_name == "issues"\n    steps:\n      - run: echo ${{ github.event.issue.title }}\n';
+    await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(text));
+    try {
+      const doc = await vscode.workspace.openTextDocument(file);
+      await vscode.window.showTextDocument(doc);
+      const diag = (code: string) => vscode.languages.getDiagnostics(file).find((d) => d.code === code);
+      const untrusted = await until((l) => vscode.languages.onDidChangeDiagnostics(l), () => diag('untrusted-input'), 'the untrusted-input warning');
+      assert.equal(untrusted.severity, vscode.DiagnosticSeverity.Warning);
+      const quoted = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', file, diag('expression-double-quote')!.range);
+      assert.ok(quoted.some((a) => a.title === `Replace with "'issues'"`), quoted.map((a) => a.title).join('; '));
+      const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', file, untrusted.range);
+      const move = actions.find((a) => a.title === 'Move the value into env: ISSUE_TITLE and read "$ISSUE_TITLE"');
+      assert.ok(move?.edit, actions.map((a) => a.title).join('; '));
+      await vscode.workspace.applyEdit(move.edit);
+      assert.ok(doc.getText().endsWith('      - run: echo "$ISSUE_TITLE"\n        env:\n          ISSUE_TITLE: ${{ github.event.issue.title }}\n'), doc.getText());
+      await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    } finally {
+      await vscode.workspace.fs.delete(file).then(undefined, () => undefined);
+    }
+  });
 });
