@@ -69,3 +69,56 @@ describe('untrusted-input against actionlint test data', () => {
   }
   it('covers all 9 findings of actionlint test data', () => assert.equal(total, 9));
 });
+
+interface Expressions {
+  untrusted: string[];
+  flagged: [string, string[]][];
+  clean: string[];
+}
+
+/** The fields flagged in `expr` used in a run: script, in order, for the original and the ported spelling. */
+function flagsIn(expr: string): string[] {
+  const text = `on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n      - run: echo "\${{ ${expr} }}"\n`;
+  return lintText(text)
+    .filter((f) => f.rule === 'untrusted-input')
+    .map((f) => [...f.message.matchAll(/`((?:github|service)\.[^`]+)`/g)].map((m) => m[1]!).join(' '));
+}
+
+describe("untrusted-input against actionlint's expression cases", () => {
+  const data = JSON.parse(readFileSync(join(DIR, 'expressions.json'), 'utf8')) as Expressions;
+  const service = (s: string) => s.replace(/\bgithub(\.event\b|\['event'\])/g, 'service$1');
+
+  it('flags each untrusted field, as a property path, with string indexes, and through [0] for arrays (github and service)', () => {
+    for (const input of data.untrusted) {
+      const props = input.split('.');
+      const forms = [input, props[0] + props.slice(1).map((p) => (p === '*' ? '.*' : `['${p}']`)).join('')];
+      if (input.includes('.*')) forms.push(input.replace(/\.\*/g, '[0]'), props[0] + props.slice(1).map((p) => (p === '*' ? '[0]' : `['${p}']`)).join(''));
+      for (const form of forms) {
+        assert.deepEqual(flagsIn(form), [input], form);
+        if (input.startsWith('github.event.')) assert.deepEqual(flagsIn(service(form)), [service(input)], service(form));
+      }
+    }
+  });
+
+  it('flags the fields actionlint flags in compound expressions (findings sorted by position here)', () => {
+    for (const [expr, want] of data.flagged) {
+      const got = flagsIn(expr);
+      assert.equal(got.length, want.length, `${expr}: ${JSON.stringify(got)}`);
+      const left = [...got];
+      for (const w of want) {
+        const k = left.findIndex((g) => g === w || (w.endsWith('.') && g.startsWith(w)));
+        assert.ok(k >= 0, `${expr}: ${w} not flagged in ${JSON.stringify(got)}`);
+        left.splice(k, 1);
+      }
+      const ported = flagsIn(service(expr));
+      assert.equal(ported.length, want.length, `${service(expr)}: ${JSON.stringify(ported)}`);
+    }
+  });
+
+  it('flags nothing where actionlint flags nothing', () => {
+    for (const expr of data.clean) {
+      assert.deepEqual(flagsIn(expr), [], expr);
+      assert.deepEqual(flagsIn(service(expr)), [], service(expr));
+    }
+  });
+});
