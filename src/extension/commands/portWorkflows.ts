@@ -21,10 +21,11 @@ const command: CommandModule = {
     const byName = new Map<string, vscode.Uri>();
     const files: ReportFile[] = [];
     for (const uri of uris) {
-      const doc = await vscode.workspace.openTextDocument(uri);
       const file = vscode.workspace.asRelativePath(uri);
       byName.set(file, uri);
-      files.push({ file, findings: lint.lintText(doc.getText(), { rules: await lintRulesFor(uri) }) });
+      const doc = await vscode.workspace.openTextDocument(uri).then(undefined, (err: unknown) => String((err as Error)?.message ?? err));
+      if (typeof doc === 'string') files.push({ file, findings: [], unreadable: doc }); // listed as such, never as portable
+      else files.push({ file, findings: lint.lintText(doc.getText(), { rules: await lintRulesFor(uri) }) });
     }
     const markdown = lint.portReport(files, {
       rules: lint.ruleTable(uris[0] ? await lintRulesFor(uris[0]) : []),
