@@ -11,7 +11,7 @@ import { ShortRunJit } from '../lint/jit';
 import { formatReport } from '../lint/report';
 import { formatSarif } from '../lint/sarif';
 import { writeAtomic } from '../lint/write';
-import { applyFixes, lintText, ruleTable, type Finding, type LintOptions, type ReportFile } from '../../src/core/lint';
+import { applyFixesChecked, lintText, ruleTable, type Finding, type LintOptions, type ReportFile } from '../../src/core/lint';
 
 const VERSION = '0.1.0';
 const DEFAULT_DIR = '.github/workflows';
@@ -82,6 +82,10 @@ function flags(values: ParsedValues<typeof OPTIONS>): Flags {
 
 interface FileResult {
   findings: Finding[];
+  /** The text starts with a byte-order mark. */
+  bom?: boolean;
+  /** Why the file could not be read. */
+  unreadable?: string;
   fixed: number;
   status: number;
 }
@@ -93,9 +97,16 @@ async function lintFile(file: string, f: Flags, options: LintOptions, io: CliIO)
   try {
     bytes = readFileSync(path); // sync: a CLI reading many small files; async reads cost a thread-pool hop each
   } catch (err) {
-    io.stderr.write(`service-hooks lint: ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}\n`);
-    return { findings: [], fixed: 0, status: EXIT.usage };
+    const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    io.stderr.write(`service-hooks lint: ${file}: ${why}\n`);
+    return { findings: [], fixed: 0, status: EXIT.usage, unreadable: why };
   }
+  const r = await lintAndFix(file, path, bytes, f, options, io);
+  return bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? { ...r, bom: true } : r;
+}
+
+/** Lints the bytes read from `path` and, with --fix, rewrites the file. */
+async function lintAndFix(file: string, path: string, bytes: Buffer, f: Flags, options: LintOptions, io: CliIO): Promise<FileResult> {
   const text = bytes.toString('utf8');
   const findings = lintText(text, options);
   const status = findings.some((x) => x.rule === 'yaml-syntax') ? EXIT.usage : EXIT.ok;
@@ -105,10 +116,11 @@ async function lintFile(file: string, f: Flags, options: LintOptions, io: CliIO)
     io.stderr.write(`service-hooks lint: ${file}: not valid UTF-8, not fixed\n`);
     return { findings, fixed: 0, status };
   }
-  const fixed = applyFixes(text, findings, { suggestions: f.fixPinned });
+  const { text: fixed, refused } = applyFixesChecked(text, findings, { suggestions: f.fixPinned });
+  for (const r of refused) io.stderr.write(`service-hooks lint: ${file}:${r.line}:${r.column}: fix refused: the file would no longer parse as YAML [${r.rule}]\n`);
   if (fixed === text) return { findings, fixed: 0, status };
   await writeAtomic(path, fixed);
-  return { findings: lintText(fixed, options), fixed: edits, status };
+  return { findings: lintText(fixed, options), fixed: edits - refused.length, status };
 }
 
 async function workflowFiles(positionals: string[], workflowDirs: string[], io: CliIO): Promise<{ files: string[]; status: number }> {
@@ -138,6 +150,7 @@ export default defineCommand({
     const results: ReportFile[] = [];
     let fixedCount = 0;
     let fixedFiles = 0;
+    const boms = new Set<string>();
     const jit = new ShortRunJit(files.length);
     for (const file of files) {
       if (io.stopSignal.aborted) return EXIT.failure;
@@ -145,9 +158,10 @@ export default defineCommand({
       jit.fileDone();
       if (r.status === EXIT.usage) status = EXIT.usage;
       if (r.fixed > 0) [fixedCount, fixedFiles] = [fixedCount + r.fixed, fixedFiles + 1];
-      results.push({ file, findings: r.findings });
+      results.push({ file, findings: r.findings, ...(r.unreadable !== undefined ? { unreadable: r.unreadable } : {}) });
+      if (r.bom) boms.add(file);
     }
-    const all: FileFinding[] = results.flatMap((r) => r.findings.map((x) => ({ ...x, file: r.file })));
+    const all: FileFinding[] = results.flatMap((r) => r.findings.map((x) => ({ ...x, file: r.file, ...(boms.has(r.file) ? { bom: true } : {}) })));
     const table = ruleTable(config.rules);
     if (f.report) io.stdout.write(formatReport(results, table, io.cwd));
     else if (f.format === 'json') io.stdout.write(formatJson(all));

@@ -1,10 +1,15 @@
-// Expands the lint command's PATHS|GLOBS into workflow files: directories recurse into *.yml and
-// *.yaml, globs (*, **, ?, [..], {a,b}) are matched while walking from their literal prefix.
+// Expands the lint command's PATHS|GLOBS into workflow files: a path that exists is a file or a
+// folder whatever its characters (`a[1].yml`, `b{x}.yml`); only one that does not exist is a glob
+// (*, **, ?, [..], {a,b}), matched while walking from its literal prefix. Folders recurse into *.yml
+// and *.yaml. A backslash separates folders only on Windows; elsewhere it is part of a file name.
 import { readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
 const SKIP = new Set(['node_modules', '.git']);
 const GLOB_CHARS = /[*?[{]/;
+/** Folder separators of this platform (a backslash is one only on Windows). */
+const WINDOWS = process.platform === 'win32';
+const toSlashes = (p: string) => (WINDOWS ? p.replace(/\\/g, '/') : p);
 
 export interface Expanded {
   files: string[];
@@ -25,15 +30,15 @@ export async function expandPaths(args: readonly string[], cwd: string): Promise
   };
   for (const arg of args) {
     const before = files.length;
-    if (GLOB_CHARS.test(arg)) {
-      const norm = arg.replace(/\\/g, '/');
+    const info = await stat(resolve(cwd, arg)).catch(() => undefined);
+    if (!info && GLOB_CHARS.test(arg)) {
+      const norm = toSlashes(arg);
       const segs = norm.split('/');
       const firstGlob = segs.findIndex((s) => GLOB_CHARS.test(s));
       const base = segs.slice(0, firstGlob).join('/') || (norm.startsWith('/') ? '/' : '.');
       const re = globToRegExp(norm.replace(/^\.\//, ''));
       for (const f of await walk(cwd, base, () => true)) if (re.test(f.replace(/^\.\//, ''))) add(f);
     } else {
-      const info = await stat(resolve(cwd, arg)).catch(() => undefined);
       if (info?.isDirectory()) for (const f of await walk(cwd, arg.replace(/\/+$/, '') || '/', (n) => /\.ya?ml$/i.test(n))) add(f);
       else if (info?.isFile()) add(arg);
     }
@@ -48,7 +53,7 @@ async function walk(cwd: string, dir: string, want: (name: string) => boolean): 
   const entries = await readdir(resolve(cwd, dir), { withFileTypes: true }).catch(() => []);
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const e of entries) {
-    const p = dir === '.' ? e.name : join(dir, e.name).replace(/\\/g, '/');
+    const p = dir === '.' ? e.name : toSlashes(join(dir, e.name));
     if (e.isDirectory()) {
       if (!SKIP.has(e.name)) out.push(...(await walk(cwd, p, want)));
     } else if (e.isFile() && want(e.name)) out.push(p);

@@ -4,6 +4,8 @@ import type { Finding } from '../../src/core/lint';
 
 export interface FileFinding extends Finding {
   file: string;
+  /** The file starts with a byte-order mark, which `offset` counts and SARIF's charOffset does not (§3.30.2). */
+  bom?: boolean;
 }
 
 const C = { bold: '\x1b[1m', red: '\x1b[31m', yellow: '\x1b[33m', dim: '\x1b[2m', reset: '\x1b[0m' };

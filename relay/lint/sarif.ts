@@ -4,18 +4,19 @@
 // originalUriBaseIds); others are file:// URIs. Every path segment is percent-encoded, so `#`, `?`
 // and `:` in a file name stay part of the name (not a fragment, a query or a scheme).
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { BUILTIN_RULES, NOTE_RULES, describeRule, type RenameRule } from '../../src/core/lint';
+import { BUILTIN_RULES, NOTE_RULES, describeRule, fixTitle, type RenameRule } from '../../src/core/lint';
 import type { FileFinding } from './format';
 
 export const SRCROOT = '%SRCROOT%';
 export const INFORMATION_URI = 'https://example.invalid/service-hooks/service-hooks#service-hooks-lint';
 
-const segments = (path: string) => path.split(/[\\/]/);
+/** Path segments: split at `/`, and at `\\` only on Windows (elsewhere a backslash is part of a name). */
+const segments = (path: string, windows = process.platform === 'win32') => path.split(windows ? /[\\/]/ : /\//);
 const encodeSegments = (segs: readonly string[]) => segs.map((s) => encodeURIComponent(s)).join('/');
 
 /** `file://` URI of an absolute path (a Windows drive letter stays as it is). */
 export function fileUri(abs: string): string {
-  const segs = segments(abs);
+  const segs = segments(abs, process.platform === 'win32' || /^[A-Za-z]:\\/.test(abs)); // a Windows path, wherever it is formatted
   const drive = /^[A-Za-z]:$/.test(segs[0]!) ? segs.shift()! : '';
   if (!drive && segs[0] === '') segs.shift();
   return `file:///${drive ? drive + '/' : ''}${encodeSegments(segs)}`;
@@ -38,7 +39,9 @@ export function formatSarif(findings: readonly FileFinding[], extra: readonly Re
   ];
   const index = new Map(rules.map((r, i) => [r.id, i]));
   const results = findings.map((f) => {
-    const region = { startLine: f.line, startColumn: f.column, endLine: f.endLine, endColumn: f.endColumn, charOffset: f.offset, charLength: f.length };
+    // Offsets do not count a byte-order mark (SARIF 2.1.0 §3.30.2); lines and columns already do not.
+    const charOffset = f.bom ? Math.max(0, f.offset - 1) : f.offset;
+    const region = { startLine: f.line, startColumn: f.column, endLine: f.endLine, endColumn: f.endColumn, charOffset, charLength: f.length };
     const location = artifactLocation(f.file, cwd);
     return {
       ruleId: f.rule,
@@ -46,11 +49,26 @@ export function formatSarif(findings: readonly FileFinding[], extra: readonly Re
       level: f.severity,
       message: { text: f.message },
       locations: [{ physicalLocation: { artifactLocation: location, region } }],
+      ...(f.quickFix !== undefined
+        ? {
+            fixes: [
+              {
+                description: { text: f.quickFix.title },
+                artifactChanges: [
+                  {
+                    artifactLocation: location,
+                    replacements: f.quickFix.edits.map((e) => ({ deletedRegion: { charOffset: f.bom ? Math.max(0, e.offset - 1) : e.offset, charLength: e.length }, insertedContent: { text: e.replacement } })),
+                  },
+                ],
+              },
+            ],
+          }
+        : {}),
       ...(f.replacement !== undefined
         ? {
             fixes: [
               {
-                description: { text: `Replace with '${f.replacement}'` },
+                description: { text: fixTitle(f.replacement) },
                 artifactChanges: [{ artifactLocation: location, replacements: [{ deletedRegion: region, insertedContent: { text: f.replacement } }] }],
               },
             ],

@@ -12,6 +12,10 @@ export async function createServiceClient(baseUrl: string, token: string | undef
 export async function loadLinter(): Promise<{
   lintText(text: string, options?: LintOptions): LintFinding[];
   applyFixes(text: string, findings: readonly LintFinding[]): string;
+  /** The findings whose edit (fix or suggestion) would leave a file that does not parse. */
+  refusedFixes(text: string, findings: readonly LintFinding[]): LintFinding[];
+  fixTitle(replacement: string): string;
+  reportHtml(markdown: string): string;
   portReport(files: readonly ReportFile[], options: ReportOptions): string;
   summarize(files: readonly ReportFile[]): ReportSummary;
   ruleTable(extra?: readonly ExtraRule[]): RenameRule[];
@@ -20,6 +24,9 @@ export async function loadLinter(): Promise<{
   return {
     lintText: (t, o) => lint.lintText(t, o),
     applyFixes: (t, f) => lint.applyFixes(t, f),
+    refusedFixes: (t, f) => lint.applyFixesChecked(t, f, { suggestions: true }).refused,
+    fixTitle: (r) => lint.fixTitle(r),
+    reportHtml: (m) => lint.reportHtml(m),
     portReport: (f, o) => lint.portReport(f, o),
     summarize: (f) => lint.summarize(f),
     ruleTable: (e) => lint.ruleTable(e),

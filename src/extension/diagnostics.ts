@@ -13,7 +13,7 @@ const FIX_ALL_KIND = vscode.CodeActionKind.SourceFixAll.append('serviceHooks');
 
 export class WorkflowDiagnostics implements vscode.CodeActionProvider, vscode.Disposable {
   readonly collection = vscode.languages.createDiagnosticCollection('serviceHooks.workflows');
-  private readonly findings = new Map<string, { version: number; findings: LintFinding[] }>();
+  private readonly findings = new Map<string, { version: number; findings: LintFinding[]; refused: Set<LintFinding>; title(r: string): string }>();
   private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
 
   isWorkflow(doc: vscode.TextDocument): boolean {
@@ -34,10 +34,13 @@ export class WorkflowDiagnostics implements vscode.CodeActionProvider, vscode.Di
   }
 
   async lint(doc: vscode.TextDocument): Promise<LintFinding[]> {
-    const [{ lintText }, rules] = await Promise.all([loadLinter(), lintRulesFor(doc.uri)]);
+    const [{ lintText, refusedFixes, fixTitle }, rules] = await Promise.all([loadLinter(), lintRulesFor(doc.uri)]);
     if (doc.isClosed) return [];
-    const findings = lintText(doc.getText(), { rules });
-    this.findings.set(doc.uri.toString(), { version: doc.version, findings });
+    const text = doc.getText();
+    const findings = lintText(text, { rules });
+    // A quick fix is offered only when its edit leaves a file that parses (the fixer's own check).
+    const refused = new Set(refusedFixes(text, findings));
+    this.findings.set(doc.uri.toString(), { version: doc.version, findings, refused, title: fixTitle });
     this.collection.set(doc.uri, findings.map((f) => toDiagnostic(doc, f)));
     return findings;
   }
@@ -56,8 +59,10 @@ export class WorkflowDiagnostics implements vscode.CodeActionProvider, vscode.Di
     if (wantsQuickFix) {
       for (const diag of context.diagnostics) {
         if (diag.source !== DIAGNOSTIC_SOURCE) continue;
-        const f = entry.findings.find((x) => (x.replacement !== undefined || x.suggestion) && sameRange(doc, x, diag.range));
-        if (f) actions.push(quickFix(doc, f, diag));
+        const f = entry.findings.find((x) => (x.replacement !== undefined || x.suggestion) && !entry.refused.has(x) && sameRange(doc, x, diag.range));
+        if (f) actions.push(quickFix(doc, f, diag, entry.title));
+        // A fix of several edits (untrusted-input: move the value into env:), checked by the linter to parse.
+        for (const x of entry.findings.filter((y) => y.quickFix && String(diag.code) === y.rule && sameRange(doc, y, diag.range))) actions.push(multiEdit(doc, x, diag));
       }
     }
     const fixable = entry.findings.filter((f) => f.replacement !== undefined);
@@ -88,13 +93,25 @@ export class WorkflowDiagnostics implements vscode.CodeActionProvider, vscode.Di
  * A finding's fix ("Replace with …", preferred) or its suggestion (e.g. "Use service/script@v8.0.0
  * (from the comment)"), which is offered here but never applied by Fix All.
  */
-function quickFix(doc: vscode.TextDocument, f: LintFinding, diag: vscode.Diagnostic): vscode.CodeAction {
-  const [title, text] = f.replacement !== undefined ? [`Replace with '${f.replacement}'`, f.replacement] : [f.suggestion!.title, f.suggestion!.replacement];
+function quickFix(doc: vscode.TextDocument, f: LintFinding, diag: vscode.Diagnostic, fixTitle: (r: string) => string): vscode.CodeAction {
+  const s = f.suggestion;
+  const [title, text, range] =
+    f.replacement !== undefined
+      ? [fixTitle(f.replacement), f.replacement, rangeOf(doc, f)]
+      : [s!.title, s!.replacement, new vscode.Range(doc.positionAt(s!.offset ?? f.offset), doc.positionAt((s!.offset ?? f.offset) + (s!.length ?? f.length)))];
   const action = new vscode.CodeAction(title, vscode.CodeActionKind.QuickFix);
   action.edit = new vscode.WorkspaceEdit();
-  action.edit.replace(doc.uri, rangeOf(doc, f), text);
+  action.edit.replace(doc.uri, range, text);
   action.diagnostics = [diag];
   action.isPreferred = f.replacement !== undefined;
+  return action;
+}
+
+function multiEdit(doc: vscode.TextDocument, f: LintFinding, diag: vscode.Diagnostic): vscode.CodeAction {
+  const action = new vscode.CodeAction(f.quickFix!.title, vscode.CodeActionKind.QuickFix);
+  action.edit = new vscode.WorkspaceEdit();
+  for (const e of f.quickFix!.edits) action.edit.replace(doc.uri, new vscode.Range(doc.positionAt(e.offset), doc.positionAt(e.offset + e.length)), e.replacement);
+  action.diagnostics = [diag];
   return action;
 }
 

@@ -40,6 +40,11 @@ export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
 /** Commands that only make sense with an argument (tree rows, code actions): hidden from the palette. */
 export const HIDDEN_COMMANDS: readonly CommandId[] = [COMMANDS.loadMore];
 
+/** Webview panel types (not contributed in package.json). */
+export const WEBVIEWS = {
+  portReport: 'serviceHooks.portReport',
+} as const;
+
 export const VIEW_CONTAINER = 'service';
 export const VIEWS = {
   webhooks: 'serviceHooks.webhooks',

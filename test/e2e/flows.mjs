@@ -259,6 +259,37 @@ export const flows = [
     },
   },
   {
+    name: '"Port Workflows…" shows the report; clicking a finding opens the file at its line',
+    async run({ wb, page, shot }) {
+      await wb.runCommand('View: Close All Editors');
+      await page.locator('.tabs-container .tab').first().waitFor({ state: 'detached' });
+      await wb.runCommand(`${PALETTE}: Port Workflows…`);
+      await page.locator('.tabs-container .tab.active', { hasText: 'Workflow Port Report' }).waitFor();
+      // The report view is a webview: an outer iframe, and the document in its active frame.
+      const view = page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+      const finding = view.locator('li a[data-target*="ci.yml#L"]').first();
+      await finding.waitFor();
+      const target = await finding.getAttribute('data-target');
+      const line = Number(/#L(\d+)$/.exec(target)?.[1]);
+      assert(line > 1, `the finding links to ${target}, not to a line`);
+      // Nothing is cut off: the page is no wider than the view; a wide table scrolls inside its box.
+      const fits = await view.locator('body').evaluate((body) => ({
+        page: document.documentElement.scrollWidth <= window.innerWidth + 1,
+        tables: [...document.querySelectorAll('.table')].every((t) => t.scrollWidth <= t.clientWidth + 1 || getComputedStyle(t).overflowX === 'auto'),
+        raw: /\]\((?:file|vscode)/.test(body.innerText),
+      }));
+      assert(fits.page && fits.tables && !fits.raw, `the report does not fit or shows raw links: ${JSON.stringify(fits)}`);
+      await shot('port-report');
+      await finding.click();
+      await page.locator('.tabs-container .tab.active', { hasText: 'ci.yml' }).waitFor();
+      // The editor shows that line: the cursor is on it (status bar) and its line number is painted as the active one.
+      await page.locator('.statusbar-item', { hasText: new RegExp(`^Ln ${line}, Col 1$`) }).waitFor();
+      await page.locator('.editor-instance .margin-view-overlays .active-line-number', { hasText: new RegExp(`^${line}$`) }).waitFor();
+      await shot('port-report-opened');
+      await wb.runCommand('View: Close All Editors');
+    },
+  },
+  {
     name: '"Add Webhook": a URL\'s problem shows as you type, and Back returns to the step before',
     async run({ wb, page, demo, shot }) {
       await wb.runCommand(`${PALETTE}: Add Webhook`);

@@ -8,6 +8,8 @@ export interface ReportFile {
   /** As shown (relative to the repository root where possible). */
   file: string;
   findings: readonly Finding[];
+  /** Why the file could not be read (it is then listed as such, never as portable). */
+  unreadable?: string;
 }
 
 export interface ReportOptions {
@@ -28,10 +30,14 @@ export interface ReportSummary {
   decisions: number;
   decisionFiles: number;
   portable: number;
+  unreadable: number;
 }
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 const text = (s: string) => s.replace(/([\\[\]<>*_])/g, '\\$1');
+/** A file name as Markdown text: every character Markdown could read as syntax is escaped (`&semi;`, `` `x` ``, `*`, `_`, `~`). */
+const name = (s: string) => s.replace(/([\\[\]<>*_`&~|])/g, '\\$1');
+const isPortable = (f: ReportFile) => f.findings.length === 0 && f.unreadable === undefined;
 const isRename = (f: Finding) => f.replacement !== undefined;
 
 export function summarize(files: readonly ReportFile[]): ReportSummary {
@@ -43,7 +49,8 @@ export function summarize(files: readonly ReportFile[]): ReportSummary {
     renameFiles: renames.filter((n) => n > 0).length,
     decisions: decisions.reduce((a, b) => a + b, 0),
     decisionFiles: decisions.filter((n) => n > 0).length,
-    portable: files.filter((f) => f.findings.length === 0).length,
+    portable: files.filter(isPortable).length,
+    unreadable: files.filter((f) => f.unreadable !== undefined).length,
   };
 }
 
@@ -67,7 +74,7 @@ function renameSection(files: readonly ReportFile[], o: ReportOptions): string[]
       byRule.set(x.rule, r);
     }
     const rules = [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([rule, n]) => `\`${rule}\` ${n}`).join(', ');
-    byFile.push(`| [${cell(text(f.file))}](${o.link(f.file, renames[0]!.line)}) | ${renames.length} | ${rules} |`);
+    byFile.push(`| [${name(f.file)}](${o.link(f.file, renames[0]!.line)}) | ${renames.length} | ${rules} |`);
   }
   const out = ['## Renamed by a fix', ''];
   if (byRule.size === 0) return [...out, 'Nothing to rename.', ''];
@@ -86,7 +93,7 @@ function decisionSection(files: readonly ReportFile[], o: ReportOptions): string
   for (const [rule, items] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
     out.push(`### \`${rule}\` (${items.length})`, '', text(describe(rule, o.rules)), '');
     for (const { file, f } of items) {
-      const where = `[${text(file)}:${f.line}](${o.link(file, f.line)})`;
+      const where = `[${name(file)}:${f.line}](${o.link(file, f.line)})`;
       const hint = f.suggestion ? ` Suggested: ${text(f.suggestion.title)} (${o.suggestWith}).` : '';
       out.push(`- ${where}: ${f.message}.${hint}`);
     }
@@ -97,19 +104,22 @@ function decisionSection(files: readonly ReportFile[], o: ReportOptions): string
 
 export function portReport(files: readonly ReportFile[], o: ReportOptions): string {
   const s = summarize(files);
-  const portable = files.filter((f) => f.findings.length === 0);
+  const portable = files.filter(isPortable);
+  const unreadable = files.filter((f) => f.unreadable !== undefined);
   const out = [
     '# Workflow port report',
     '',
     `${s.files} file(s) checked: ${s.renames} rename(s) in ${s.renameFiles} file(s) are applied by ${o.fixWith}; ` +
-      `${s.decisions} finding(s) in ${s.decisionFiles} file(s) need a decision; ${s.portable} file(s) are already portable.`,
+      `${s.decisions} finding(s) in ${s.decisionFiles} file(s) need a decision; ${s.portable} file(s) are already portable` +
+      (s.unreadable > 0 ? `; ${s.unreadable} file(s) could not be read.` : '.'),
     '',
     ...renameSection(files, o),
     ...decisionSection(files, o),
     '## Already portable',
     '',
-    ...(portable.length === 0 ? ['No file is portable as it is.'] : portable.map((f) => `- [${text(f.file)}](${o.link(f.file, 1)})`)),
+    ...(portable.length === 0 ? ['No file is portable as it is.'] : portable.map((f) => `- [${name(f.file)}](${o.link(f.file, 1)})`)),
     '',
+    ...(unreadable.length === 0 ? [] : ['## Could not be read', '', ...unreadable.map((f) => `- ${name(f.file)}: ${text(f.unreadable!)}`), '']),
   ];
   return out.join('\n');
 }

@@ -21,6 +21,11 @@ export const NOTE_RULES: readonly { id: string; severity: Severity; description:
   { id: 'context-whole', severity: 'warning', description: 'a whole context is used (e.g. toJSON(github)); names inside it differ on the service' },
   { id: 'context-dynamic', severity: 'warning', description: 'a context is indexed dynamically (e.g. github[\'event\']); it may reach a renamed name' },
   { id: 'action-pinned-sha', severity: 'warning', description: 'a renamed action is pinned to a commit of the external repository; pin the service action by hand' },
+  {
+    id: 'untrusted-input',
+    severity: 'warning',
+    description: 'an untrusted value (an issue or pull request title or body, a branch name, a commit message, an author…) is used directly in a run: or script: (script injection); pass it through env: and read the variable',
+  },
 ];
 
 /** One-line description of a rename, for SARIF rule metadata and messages. */

@@ -21,7 +21,28 @@ export interface Finding {
    * `suggestions`): e.g. the version named in the comment after a SHA pin. The editor offers it as a
    * quick fix titled `title`; the CLI applies it with --fix-pinned.
    */
-  suggestion?: { title: string; replacement: string };
+  /** An editor-only fix of several edits (e.g. move an untrusted value into `env:`); checked to parse before it is offered. */
+  quickFix?: QuickFix;
+  suggestion?: {
+    title: string;
+    replacement: string;
+    /** The edit's own range when it is wider than the finding's (e.g. it also drops a comment); default the finding's. */
+    offset?: number;
+    length?: number;
+  };
+}
+
+/** One edit of the text: [offset, offset + length) becomes `replacement`. */
+export interface Edit {
+  offset: number;
+  length: number;
+  replacement: string;
+}
+
+/** A fix of several edits that only the editor offers (a quick fix titled `title`); --fix and Fix All never apply it. */
+export interface QuickFix {
+  title: string;
+  edits: Edit[];
 }
 
 export interface FixOptions {

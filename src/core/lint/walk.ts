@@ -9,6 +9,8 @@ import { StringScalar, type Reporter } from './checks/base';
 import { checkUses } from './checks/actions';
 import { checkExpression, type ExprRules } from './checks/expressions';
 import { checkShell } from './checks/shell';
+import { checkUntrusted } from './checks/untrusted';
+import type { Lang } from './checks/untrustedFix';
 import { checkTargets } from './checks/envTargets';
 import { anchoredEnvKey, envAlias } from './checks/envAliases';
 import { envConsumer } from './checks/envConsumers';
@@ -112,5 +114,33 @@ function scalar(ctx: WalkContext, node: import('yaml').Scalar, path: Path, key?:
     checkUses(ctx.rep, s, ctx.rules, atJob ? 'reusable workflow' : 'action');
   } else if (last === 'run' && atStep) {
     checkShell(ctx.rep, s, spans, ctx.rules);
+    if (spans.length > 0) checkUntrusted(ctx.rep, s, spans, 'a run: script', { doc: ctx.doc, path, step: owner, lang: shellOf(ctx, owner) });
+  } else if (last === 'script' && spans.length > 0 && owner[owner.length - 1] === 'with' && isScriptStep(ctx, owner.slice(0, -1))) {
+    checkUntrusted(ctx.rep, s, spans, 'the script: of a script action', { doc: ctx.doc, path, step: owner.slice(0, -1), lang: 'js' });
   }
+}
+
+/** A step (of a workflow or a composite action) that uses actions/github-script or service/script. */
+function isScriptStep(ctx: WalkContext, step: Path): boolean {
+  if (!(ctx.composite ? isActionStep(step) : isWorkflowStep(step))) return false;
+  const uses = ctx.doc.getIn([...step, 'uses']);
+  return typeof uses === 'string' && /^(?:actions\/github-script|service\/script)@/i.test(uses.trim());
+}
+
+/** The language a step's run: script is in, for the quick fix: its shell, the job's or workflow's default, or the runner's. */
+function shellOf(ctx: WalkContext, step: Path): Lang | undefined {
+  const job = ctx.composite ? [] : step.slice(0, 2);
+  const get = (p: Path) => {
+    const v = ctx.doc.getIn(p);
+    return typeof v === 'string' ? v : undefined;
+  };
+  const shell = get([...step, 'shell']) ?? (ctx.composite ? undefined : get([...job, 'defaults', 'run', 'shell']) ?? get(['defaults', 'run', 'shell']));
+  if (shell !== undefined) {
+    const cmd = shell.trim().split(/\s+/)[0]!.toLowerCase();
+    return cmd === 'bash' || cmd === 'sh' ? 'sh' : cmd === 'pwsh' || cmd === 'powershell' ? 'pwsh' : undefined;
+  }
+  if (ctx.composite) return undefined;
+  const runsOn = ctx.doc.getIn([...job, 'runs-on']);
+  if (typeof runsOn !== 'string' || runsOn.includes('${{')) return undefined;
+  return /windows/i.test(runsOn) ? 'pwsh' : 'sh';
 }

@@ -24,7 +24,7 @@
 //   loadMore          a "Load more…" row | { webhookId }
 //   fixAllInFile      a file Uri (none: the active editor), then { confirm: true } skips the count's modal
 //   fixAllWorkflowNames { confirm: true }                    (skips the count's modal; the files are saved)
-//   portWorkflows     nothing; returns { report, markdown, files, renames, decisions, portable, … }
+//   portWorkflows     nothing; returns { report, markdown, html, files, renames, decisions, portable, … }
 import * as vscode from 'vscode';
 import { wrapCommand } from '../errors';
 import addWebhook from './addWebhook';

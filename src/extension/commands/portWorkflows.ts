@@ -1,12 +1,13 @@
 // Port Workflows…: the port report (src/core/lint/report.ts) for every workflow file and action in
-// the workspace, written as Markdown to the extension's storage and shown in a Markdown preview;
-// each finding links to its line (file URI with #L<line>). Authors decide from it whether to run
-// Fix All Workflow Names in Workspace.
+// the workspace, written as Markdown to the extension's storage (to keep or share) and shown in the
+// report view (../portReportView.ts), where each file and finding opens the file at its line.
+// Authors decide from it whether to run Fix All Workflow Names in Workspace.
 import * as vscode from 'vscode';
 import type { ReportFile } from '../../core/lint';
 import { loadLinter } from '../deps';
 import { COMMANDS } from '../ids';
 import { lintRulesFor } from '../lintRules';
+import { showReport } from '../portReportView';
 import { workflowUris } from '../workflowFiles';
 import type { CommandModule } from './context';
 
@@ -20,10 +21,11 @@ const command: CommandModule = {
     const byName = new Map<string, vscode.Uri>();
     const files: ReportFile[] = [];
     for (const uri of uris) {
-      const doc = await vscode.workspace.openTextDocument(uri);
       const file = vscode.workspace.asRelativePath(uri);
       byName.set(file, uri);
-      files.push({ file, findings: lint.lintText(doc.getText(), { rules: await lintRulesFor(uri) }) });
+      const doc = await vscode.workspace.openTextDocument(uri).then(undefined, (err: unknown) => String((err as Error)?.message ?? err));
+      if (typeof doc === 'string') files.push({ file, findings: [], unreadable: doc }); // listed as such, never as portable
+      else files.push({ file, findings: lint.lintText(doc.getText(), { rules: await lintRulesFor(uri) }) });
     }
     const markdown = lint.portReport(files, {
       rules: lint.ruleTable(uris[0] ? await lintRulesFor(uris[0]) : []),
@@ -35,8 +37,9 @@ const command: CommandModule = {
     await vscode.workspace.fs.createDirectory(folder);
     const report = vscode.Uri.joinPath(folder, REPORT_FILE);
     await vscode.workspace.fs.writeFile(report, new TextEncoder().encode(markdown));
-    await vscode.commands.executeCommand('markdown.showPreview', report);
-    return { report: report.toString(), markdown, ...lint.summarize(files) };
+    const html = lint.reportHtml(markdown);
+    showReport(html);
+    return { report: report.toString(), markdown, html, ...lint.summarize(files) };
   },
 };
 export default command;

@@ -6,12 +6,13 @@ import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { applyFixes, lintText, type Finding, type LintOptions } from '../../../src/core/lint';
+import { parses } from '../../../src/core/lint/fix';
 
 export const UPDATE = process.env.UPDATE_GOLDEN === '1';
 
 export function formatOut(name: string, findings: readonly Finding[]): string {
   return findings
-    .map((f) => `${name}:${f.line}:${f.column}: ${f.severity} ${f.message} [${f.rule}]\n${f.suggestion ? `  suggestion: ${f.suggestion.title} → ${f.suggestion.replacement}\n` : ''}`)
+    .map((f) => `${name}:${f.line}:${f.column}: ${f.severity} ${f.message} [${f.rule}]\n${f.suggestion ? `  suggestion: ${f.suggestion.title} → ${f.suggestion.replacement}${f.suggestion.length !== undefined ? ` (over ${f.suggestion.length} characters)` : ''}\n` : ''}${f.quickFix ? `  quick fix: ${f.quickFix.title}\n` : ''}`)
     .join('');
 }
 
@@ -38,6 +39,15 @@ export function checkGolden(source: string, name: string, outPath: string, fixed
     if (f.replacement !== undefined) assert.equal(f.severity, 'error', `${name}: a finding with a fix is an error`);
     else assert.equal(f.severity === 'error', f.rule === 'yaml-syntax', `${name}: only yaml-syntax is an error without a fix`);
   }
+  if (parses(text)) assert.ok(parses(fixed), `${name}: the fixed file parses`);
+  for (const f of findings.filter((x) => x.quickFix)) {
+    // An editor quick fix of several edits: the file still parses and that finding is gone.
+    let out = text;
+    for (const e of [...f.quickFix!.edits].sort((a, b) => b.offset - a.offset)) out = out.slice(0, e.offset) + e.replacement + out.slice(e.offset + e.length);
+    assert.ok(parses(out), `${name}:${f.line}: the quick fix leaves a file that parses`);
+    const count = (fs: readonly Finding[]) => fs.filter((x) => x.rule === f.rule).length;
+    assert.ok(count(lintText(out, options)) < count(findings), `${name}:${f.line}: the quick fix removes the finding`);
+  }
   const again = lintText(fixed, options);
   assert.deepEqual(again.filter((f) => f.replacement !== undefined), [], `${name}: a second fix would change something`);
   assert.equal(applyFixes(fixed, again), fixed);
@@ -46,6 +56,7 @@ export function checkGolden(source: string, name: string, outPath: string, fixed
     assert.ok(findings.every((f) => !f.suggestion || (f.severity === 'warning' && f.replacement === undefined)), `${name}: a suggestion is offered on a warning without a fix`);
     const pinned = applyFixes(text, findings, { suggestions: true });
     expectFile(pinnedPath, pinned);
+    assert.ok(parses(pinned), `${name}: the pinned file parses`);
     const left = lintText(pinned, options);
     assert.deepEqual(left.filter((f) => f.replacement !== undefined || f.suggestion), [], `${name}: --fix-pinned leaves nothing to fix`);
   } else assert.ok(!existsSync(pinnedPath), `${name}: ${pinnedPath} but no suggestion`);

@@ -37,6 +37,32 @@ describe('lint port report', () => {
     assert.equal(s.portable, 1);
   });
 
+  it('escapes Markdown in link texts: &semi; and backticks show as written', () => {
+    const [finding] = lintText('jobs:\n  a:\n    steps:\n      - run: echo ${{ github.event.ref }}\n');
+    const md = portReport(
+      [
+        { file: 'amp&semi;.yml', findings: [finding!] },
+        { file: 'tick`x`.yml', findings: [] },
+        { file: 'a_b*c*|d.yml', findings: [] },
+      ],
+      options,
+    );
+    assert.match(md, /^\| \[amp\\&semi;\.yml\]\(amp&semi;\.yml#L4\) \| 1 \|/m);
+    assert.ok(md.includes('- [tick\\`x\\`.yml](tick`x`.yml#L1)'), md);
+    assert.ok(md.includes('- [a\\_b\\*c\\*\\|d.yml](a_b*c*|d.yml#L1)'), md);
+  });
+
+  it('a file that could not be read is listed as such, never as portable', () => {
+    const all: ReportFile[] = [{ file: 'gone.yml', findings: [], unreadable: 'EACCES' }, { file: 'ok.yml', findings: [] }];
+    const md = portReport(all, options);
+    assert.equal(summarize(all).portable, 1);
+    assert.equal(summarize(all).unreadable, 1);
+    assert.match(md, /1 file\(s\) are already portable; 1 file\(s\) could not be read\./);
+    const portable = md.slice(md.indexOf('## Already portable'), md.indexOf('## Could not be read'));
+    assert.ok(!portable.includes('gone.yml'), portable);
+    assert.match(md, /^## Could not be read\n\n- gone\.yml: EACCES$/m);
+  });
+
   it('says so when there is nothing to rename, decide or port', () => {
     const md = portReport([{ file: 'a.yml', findings: [] }], options);
     assert.match(md, /Nothing to rename\./);

@@ -6,7 +6,8 @@ import { join, resolve } from 'node:path';
 import { parseConfig } from '../../../src/core/lint/config';
 import { globToRegExp } from '../../../relay/lint/files';
 import { templateSpans, tokenize } from '../../../src/core/lint/expression';
-import { applyFixes, lintText, type Finding } from '../../../src/core/lint';
+import { parseDocument } from 'yaml';
+import { applyFixes, applyFixesChecked, fixTitle, lintText, type Finding } from '../../../src/core/lint';
 
 const texts = (value: string) => templateSpans(value).map((s) => s.tokens.map((t) => `${t.kind}:${t.text}`).join(' '));
 
@@ -33,6 +34,33 @@ describe('lint parts', () => {
     assert.equal(applyFixes('abcdef', [f(0, 3, '1'), f(2, 2, '2')]), '1def');
     assert.equal(applyFixes('abcdef', [f(1, 1, 'Q'), f(1, 1, 'Q')]), 'aQcdef');
     assert.equal(applyFixes('abc', []), 'abc');
+  });
+
+  it('applyFixes refuses an edit that would leave a file that does not parse, and keeps the others', () => {
+    const text = "a: 'x'\nb: y\n";
+    const f = (offset: number, length: number, replacement: string): Finding => ({
+      rule: 'r', severity: 'error', message: '', offset, length, line: 1, column: 1, endLine: 1, endColumn: 1, replacement,
+    });
+    const breaks = f(4, 1, "'q'"); // a: ''q'' -> not YAML
+    const fine = f(10, 1, 'z');
+    const r = applyFixesChecked(text, [breaks, fine]);
+    assert.equal(r.text, "a: 'x'\nb: z\n");
+    assert.deepEqual(r.refused, [breaks]);
+    assert.equal(applyFixes(text, [breaks]), text);
+    assert.deepEqual(applyFixesChecked(text, [fine]).refused, []);
+  });
+
+  it('the double-quote fix inside a single-quoted scalar writes YAML\'s escape and the file still parses', () => {
+    const text = `jobs:\n  a:\n    if: '\${{ github.event_name == "push" }}'\n`;
+    const fixed = applyFixes(text, lintText(text));
+    assert.equal(fixed, `jobs:\n  a:\n    if: '\${{ github.event_name == ''push'' }}'\n`);
+    assert.equal(parseDocument(fixed).get('jobs', true) && (parseDocument(fixed).getIn(['jobs', 'a', 'if']) as string), "\${{ github.event_name == 'push' }}");
+  });
+
+  it('a fix title quotes a replacement that holds quotes so that it reads right', () => {
+    assert.equal(fixTitle('service.event'), "Replace with 'service.event'");
+    assert.equal(fixTitle("'pull_request'"), `Replace with "'pull_request'"`);
+    assert.equal(fixTitle(`'a"b'`), "Replace with `'a\"b'`");
   });
 
   it('a rename inside an escape in a double-quoted scalar is a warning without a fix', () => {

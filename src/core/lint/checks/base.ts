@@ -39,6 +39,8 @@ export interface EnvOccurrence {
    * any other whole-word use in a run script (`NAME=…`, `export NAME`, `%NAME%`, …), which is never fixed.
    */
   where: 'key' | 'shell' | 'expression' | 'other';
+  /** For `shell`: how the read looks before and after the rename (`$NAME`, `%NAME%`, `os.environ['NAME']`, …). */
+  shown?: [string, string];
   /** For env keys read by name by something outside the file: "the action `x`", "the container `y`". */
   consumer?: string;
 }

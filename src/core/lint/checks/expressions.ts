@@ -88,11 +88,16 @@ export function checkExpression(rep: Reporter, s: StringScalar, tokens: Token[],
   }
 }
 
-/** `"push"` in an expression: invalid on both hosts (only single-quoted strings); fixed to `'push'`. */
+/**
+ * `"push"` in an expression: invalid on both hosts (only single-quoted strings); fixed to `'push'`.
+ * Inside a single-quoted YAML scalar each `'` of the fix is written as YAML's escape `''`
+ * (`if: '${{ x == "push" }}'` becomes `if: '${{ x == ''push'' }}'`), or the file would not parse.
+ */
 function doubleQuoted(rep: Reporter, s: StringScalar, t: Token): void {
   const single = `'${t.text.replace(/'/g, "''")}'`;
+  const inFile = s.node.type === 'QUOTE_SINGLE' ? single.replace(/'/g, "''") : single;
   const message = `the double-quoted string \`"${t.text}"\` is not valid in an expression (strings take single quotes: \`${single}\`)`;
-  rep.rename('expression-double-quote', message, s, t.start, t.end, single);
+  rep.rename('expression-double-quote', message, s, t.start, t.end, inFile);
 }
 
 function adjacent(tokens: Token[], from: Token, to: Token): boolean {
