@@ -93,7 +93,7 @@ export function listChannels(ctx: ChannelApiContext, res: ServerResponse): void 
 }
 
 export function getChannel(ctx: ChannelApiContext, res: ServerResponse, name: string, scope: Scope): void {
-  const info = scope.kind === 'admin' || scope.channel === name ? ctx.directory.info(name, ctx.store.channels()) : undefined;
+  const info = scope.kind === 'admin' || (scope.channel === name && scope.key === ctx.directory.registry.keyOf(name)) ? ctx.directory.info(name, ctx.store.channels()) : undefined;
   if (info) sendJson(res, 200, info);
   else sendError(res, 404, `no channel '${name}'`);
 }

@@ -11,6 +11,7 @@ import { Interner } from './interner';
 import { AttemptArena, type AttemptFields } from './attemptArena';
 import { sizeFields } from './rejected';
 import { StringColumn } from './stringColumn';
+import { channelKey, channelOfKey } from './channelKey';
 
 export type { AttemptFields } from './attemptArena';
 
@@ -28,6 +29,8 @@ export interface IndexedDelivery {
   seq: number;
   receivedMs: number;
   channel: string;
+  /** The API channel's generation (./channelKey.ts). */
+  gen?: string;
   verification: Verification;
   reason?: string;
   event?: string;
@@ -47,6 +50,8 @@ export interface IndexRow {
   receivedMs: number;
   loc: RecordLocation;
   metaLength: number;
+  /** Its channel's identity (./channelKey.ts). */
+  readonly channelKey: string;
 }
 
 type Counts = Omit<ChannelStatus, 'name'> & { pending: number };
@@ -120,7 +125,9 @@ export class CompactIndex {
   private readonly reasons = new Map<number, string>();
   /** Rejected deliveries stored as a prefix (rare): their received size and sha256. */
   private readonly received = new Map<number, { size: number; sha256: string }>();
+  /** Channel identities (name and generation: ./channelKey.ts), and the name of each id. */
   private readonly channels = new Interner();
+  private readonly channelNames: string[] = [];
   private readonly events = new Interner();
   private readonly targetLists = new Interner();
   /** Parsed target lists, by targetLists id. */
@@ -151,7 +158,7 @@ export class CompactIndex {
     c.length[i] = loc.length;
     c.metaLength[i] = d.metaLength;
     c.receivedMs[i] = d.receivedMs;
-    c.channel[i] = this.channels.id(d.channel);
+    c.channel[i] = this.channelId(channelKey(d.channel, d.gen));
     c.event[i] = d.event === undefined ? 0 : this.events.id(d.event) + 1;
     c.targets[i] = this.targetListId(targets);
     c.verification[i] = VERIFICATIONS.indexOf(d.verification);
@@ -170,6 +177,17 @@ export class CompactIndex {
     if (d.received) this.received.set(d.seq, d.received);
     this.count(i, +1);
     return true;
+  }
+
+  private channelId(key: string): number {
+    const id = this.channels.id(key);
+    this.channelNames[id] ??= channelOfKey(key);
+    return id;
+  }
+
+  /** The channel identity of row `i`. */
+  channelKeyAt(i: number): string {
+    return this.channels.name(this.cols.channel[i]!);
   }
 
   private grow(): void {
@@ -318,7 +336,7 @@ export class CompactIndex {
     const deliveryId = this.deliveryIds.get(i - this.head);
     return {
       seq,
-      channel: this.channels.name(c.channel[i]!),
+      channel: this.channelNames[c.channel[i]!]!,
       receivedAt: new Date(c.receivedMs[i]!).toISOString(),
       verification: VERIFICATIONS[c.verification[i]!]!,
       ...(reason ? { reason } : {}),
@@ -345,7 +363,7 @@ export class CompactIndex {
     return this.arena.list(this.cols.aHead[i]!);
   }
 
-  /** Rows with seq > since, ascending, optionally one channel. */
+  /** Rows with seq > since, ascending, optionally one channel identity (./channelKey.ts). */
   *after(since: number, channel?: string): Generator<IndexRow> {
     const ch = channel === undefined ? -1 : this.channels.find(channel);
     if (channel !== undefined && ch < 0) return;
@@ -381,10 +399,10 @@ export class CompactIndex {
     return VERIFICATIONS[this.cols.verification[i]!] === status;
   }
 
-  /** Per-channel counts, O(channels). */
-  channelStatus(): ChannelStatus[] {
-    const out: ChannelStatus[] = [];
-    for (const [ch, c] of this.counts) if (c.received > 0) out.push({ name: this.channels.name(ch), ...c });
+  /** Per-channel counts (one row per channel identity), O(channels). */
+  channelStatus(): (ChannelStatus & { key: string })[] {
+    const out: (ChannelStatus & { key: string })[] = [];
+    for (const [ch, c] of this.counts) if (c.received > 0) out.push({ name: this.channelNames[ch]!, key: this.channels.name(ch), ...c });
     return out.sort((a, b) => a.name.localeCompare(b.name));
   }
 }
@@ -411,6 +429,10 @@ class LazyRow implements IndexRow {
 
   get attempts(): ForwardAttempt[] {
     return (this.builtAttempts ??= this.index.attemptsAt(this.rowIndex()));
+  }
+
+  get channelKey(): string {
+    return this.index.channelKeyAt(this.rowIndex());
   }
 
   private rowIndex(): number {

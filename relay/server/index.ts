@@ -143,7 +143,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   });
   const allowedHosts = options.allowedHosts ?? [];
   const onForwarded = (seq: number, status: number) => recordSubscriberForward(store, seq, status, log);
-  const hubOptions = { authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, onForwarded };
+  const hubOptions = { authenticate: scopeOf, keyOf: (name: string) => directory.registry.keyOf(name), boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, onForwarded };
   const hub = new SubscriberHub(store, { ...hubOptions, ...options.subscriberLimits });
   const state = { accepting: true, port: options.port ?? DEFAULT_RELAY_PORT };
   // On JetStream, forwarding is shared work of every instance (durable consumers), not this process's.

@@ -61,9 +61,10 @@ export function createIngress(ctx: IngressContext): IngressHandler {
     if (body === 'too-large') return sendTooLarge(req, res, tooLarge);
     const { headers, signature } = pairs(req.rawHeaders);
     const { verification, reason } = check(body, signature, found.settings.secrets);
-    if (verification === 'rejected') return rejected(req, res, channel, headers, body, reason!);
+    const gen = found.gen === undefined ? {} : { gen: found.gen };
+    if (verification === 'rejected') return rejected(req, res, { channel, ...gen }, headers, body, reason!);
     const targets = found.settings.forward;
-    const { seq, durable } = ctx.store.begin({ channel, verification, headers, targets }, body);
+    const { seq, durable } = ctx.store.begin({ channel, ...gen, verification, headers, targets }, body);
     // The first forward attempt runs in parallel with the journal write; the answer waits for the write.
     ctx.forwarder.deliver(seq, targets, body, headers, durable);
     // A store whose seq comes with durability (JetStream's publish ack) gives it here.
@@ -72,14 +73,14 @@ export function createIngress(ctx: IngressContext): IngressHandler {
   };
 
   /** 401 after journaling what the doctor needs (./rejected.ts), or 429 and nothing journaled past the rate. */
-  async function rejected(req: IncomingMessage, res: ServerResponse, channel: string, headers: [string, string][], body: Buffer, reason: string) {
+  async function rejected(req: IncomingMessage, res: ServerResponse, channel: { channel: string; gen?: string }, headers: [string, string][], body: Buffer, reason: string) {
     const source = clientAddress(req, ctx.trustProxy);
     if (!ctx.rejectLimiter.take(source)) {
       const retry = String(ctx.rejectLimiter.retryAfter(source));
       return sendError(res, 429, `too many deliveries that failed verification from this address; retry after ${retry} s`, undefined, { 'retry-after': retry });
     }
     const { stored, received } = keepOfRejected(body);
-    await ctx.store.add({ channel, verification: 'rejected', reason, headers, targets: [], ...(received ? { received } : {}) }, stored);
+    await ctx.store.add({ ...channel, verification: 'rejected', reason, headers, targets: [], ...(received ? { received } : {}) }, stored);
     sendError(res, 401, reason);
   }
 }

@@ -9,8 +9,8 @@ import { CompactIndex, type IndexRow } from './compactIndex';
 import { T_ATTEMPT, T_DELIVERY, T_PRUNE, attemptFields, stateFields, indexedDelivery, parseMeta, summarize, type AttemptRecord } from './storeRecords';
 import { decodeAttempt, decodeDelivery, decodePrune, encodeAttempt, encodeDelivery, encodePrune } from './indexEntries';
 import type { ByteReader } from './bytes';
-import type { ChannelStatus, ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../src/core/relay/protocol';
-import type { DeliveryMeta, NewDelivery, PruneOptions, RecordAttemptOptions, RelayStore, StoreEvents, StoreIntegrity, StoreListQuery } from './storeTypes';
+import type { ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../src/core/relay/protocol';
+import type { DeliveryMeta, KeyedChannelStatus, NewDelivery, PruneOptions, RecordAttemptOptions, RelayStore, StoreEvents, StoreIntegrity, StoreListQuery } from './storeTypes';
 
 export type { DeliveryMeta, RelayStore, StoreEvents, StoredDelivery } from './storeTypes';
 
@@ -202,7 +202,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
   }
 
   /** Per-channel counts, kept as deliveries arrive, are forwarded and are pruned (O(channels)). */
-  channels(): ChannelStatus[] {
+  channels(): KeyedChannelStatus[] {
     return this.index.channelStatus();
   }
 

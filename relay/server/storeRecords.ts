@@ -41,6 +41,7 @@ export function indexedDelivery(meta: DeliveryMeta, metaLength: number): Indexed
     seq: meta.seq,
     receivedMs: Date.parse(meta.receivedAt),
     channel: meta.channel,
+    ...(meta.gen ? { gen: meta.gen } : {}),
     verification: meta.verification,
     ...(meta.reason ? { reason: meta.reason } : {}),
     event,

@@ -16,6 +16,8 @@ import type {
 export interface DeliveryMeta {
   seq: number;
   channel: string;
+  /** The generation of an API channel (relay/server/channelKey.ts); absent for other channels. */
+  gen?: string;
   receivedAt: string;
   verification: Verification;
   reason?: string;
@@ -35,7 +37,12 @@ export interface StoredDelivery {
   summary: RelayDeliverySummary;
   attempts: ForwardAttempt[];
   receivedMs: number;
+  /** The identity of the channel it was received on: name and generation (relay/server/channelKey.ts). */
+  readonly channelKey: string;
 }
+
+/** A channel's counts as the store keeps them: per channel identity (`key`), named by its channel. */
+export type KeyedChannelStatus = ChannelStatus & { key: string };
 
 export interface StoreEvents {
   delivery: [StoredDelivery];
@@ -80,14 +87,15 @@ export interface RelayStore extends Pick<EventEmitter<StoreEvents>, 'on' | 'off'
   get(seq: number): StoredDelivery | undefined;
   /** One target's forward state of a delivery (without building the delivery's summary). */
   forwardState(seq: number, target: string): ForwardState | undefined;
-  /** Deliveries with seq > since, ascending (one channel if given). */
+  /** Deliveries with seq > since, ascending (one channel identity if given: relay/server/channelKey.ts). */
   after(since: number, channel?: string): IterableIterator<StoredDelivery>;
   /** Deliveries still pending a forward to at least one target, ascending. */
   pending(): StoredDelivery[];
   list(query: StoreListQuery): RelayDeliverySummary[];
   read(seq: number): Promise<{ meta: DeliveryMeta; body: Buffer } | undefined>;
   detail(seq: number): Promise<RelayDelivery | undefined>;
-  channels(): ChannelStatus[];
+  /** Counts per channel identity (a re-created name has a row per generation). */
+  channels(): KeyedChannelStatus[];
   prune(options: PruneOptions): Promise<{ removed: number; remaining: number }>;
   applyRetention(): Promise<void>;
   /** Damage found in storage: records skipped as corrupt, bytes cut as torn tails. */

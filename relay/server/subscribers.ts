@@ -28,6 +28,8 @@ export const DEFAULT_MAX_SUBSCRIBERS_PER_TOKEN = 64;
 export interface SubscriberOptions {
   /** The scope of a presented token; undefined: 401. */
   authenticate: (given: string | undefined) => Scope | undefined;
+  /** The current identity of a channel name (relay/server/channelKey.ts): what a stream of one channel follows. */
+  keyOf?: (name: string) => string;
   boundHost: string;
   allowedHosts: readonly string[];
   allowedOrigins: readonly string[];
@@ -183,7 +185,7 @@ export class SubscriberHub {
     const since = sinceRaw === null ? this.store.lastSeq : Number(sinceRaw);
     if (!Number.isInteger(since) || since < 0) return refuse(400, 'Bad since');
     const asked = url.searchParams.get('channel') || undefined;
-    const narrowed = scopedChannel(scope, asked);
+    const narrowed = scopedChannel(scope, asked, this.options.keyOf ?? ((name) => name));
     if ('error' in narrowed) return refuse(403, 'Forbidden Channel');
     const channel = narrowed.channel;
     const bodies = url.searchParams.get('bodies') !== '0';
@@ -250,7 +252,7 @@ export class SubscriberHub {
   /** A new delivery: wakes only the subscribers of its channel (and those of every channel). */
   private wake(entry: StoredDelivery): void {
     if (this.subs.size === 0) return; // (and no summary built for nobody)
-    for (const key of ['', entry.summary.channel]) {
+    for (const key of ['', entry.channelKey]) {
       const set = this.byChannel.get(key);
       if (!set) continue;
       for (const s of set) {
@@ -333,7 +335,7 @@ export class SubscriberHub {
     if (this.subs.size === 0) return; // nobody to tell: no message to build
     const e = this.store.get(seq);
     if (!e) return;
-    const subs = [this.byChannel.get(''), this.byChannel.get(e.summary.channel)];
+    const subs = [this.byChannel.get(''), this.byChannel.get(e.channelKey)];
     if (!subs[0] && !subs[1]) return;
     const current = state ?? e.summary.forward.find((f) => f.target === attempt.target) ?? { target: attempt.target, status: attempt.ok ? 'ok' : 'failed', attempts: 1 };
     const msg = Buffer.from(JSON.stringify({ type: 'forward', seq, attempt, state: current } satisfies ServerMessage));

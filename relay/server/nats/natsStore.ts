@@ -5,13 +5,14 @@
 // index by consuming both streams, so subscribers and the API see deliveries ingested anywhere.
 import { EventEmitter } from 'node:events';
 import { DeliverPolicy, headers as natsHeaders, StorageType, type ConsumerMessages, type JetStreamClient, type JsMsg, type JetStreamManager, type NatsConnection } from 'nats';
-import type { ChannelStatus, ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../../src/core/relay/protocol';
+import type { ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../../src/core/relay/protocol';
 import { StoreUnavailableError } from '../errors';
 import { headerRecord } from '../store';
 
 export { StoreUnavailableError };
-import type { DeliveryMeta, NewDelivery, PruneOptions, RelayStore, StoreEvents, StoredDelivery, StoreIntegrity, StoreListQuery } from '../storeTypes';
+import type { DeliveryMeta, KeyedChannelStatus, NewDelivery, PruneOptions, RelayStore, StoreEvents, StoredDelivery, StoreIntegrity, StoreListQuery } from '../storeTypes';
 import { DeliveryIndex } from './index';
+import { channelKey } from '../channelKey';
 import { sizeFields } from '../rejected';
 
 /** The delivery's meta (channel, time, verification, raw headers, targets) as JSON, beside the body bytes. */
@@ -242,7 +243,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
       throw new StoreUnavailableError(`JetStream did not acknowledge the delivery: ${(err as Error).message}`);
     }
     await this.indexed(seq);
-    return this.index.get(seq) ?? { seq, summary: provisional(seq, full, body.length), attempts: [], receivedMs: Date.parse(full.receivedAt) };
+    return this.index.get(seq) ?? { seq, summary: provisional(seq, full, body.length), attempts: [], receivedMs: Date.parse(full.receivedAt), channelKey: channelKey(meta.channel, meta.gen) };
   }
 
   /**
@@ -292,7 +293,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     return this.index.list(query);
   }
 
-  channels(): ChannelStatus[] {
+  channels(): KeyedChannelStatus[] {
     return this.index.channels();
   }
 
