@@ -22,6 +22,8 @@ import type { SharedForwarding } from './nats/sharedForwarding';
 import type { NatsChoice } from './nats/wiring';
 import { authenticate } from './scope';
 import type { RelayStore } from './storeTypes';
+import type { JournalFs } from './journalFs';
+import { JournalFailedError } from './journalErrors';
 import { SubscriberHub, type SubscriberOptions } from './subscribers';
 import { createHttpServer, useTls, type TlsMaterial } from './tls';
 import { ensureToken } from './token';
@@ -84,6 +86,8 @@ export interface RelayOptions extends ChannelDefaults {
   signal?: AbortSignal;
   /** Keep deliveries in NATS JetStream instead of the file journal (issue 15; docs: "Running a team relay"). */
   nats?: NatsChoice;
+  /** The file journal's file operations (tests inject failures); default node:fs. */
+  journalFs?: JournalFs;
 }
 
 
@@ -201,9 +205,21 @@ async function openStore(dataDir: string, options: RelayOptions, log: (line: str
     onTruncate: (t) => log(`journal: truncated a torn tail of ${t.dropped} bytes in segment ${t.segment} at offset ${t.offset}`),
     onCorrupt: (c) => log(`journal: skipped ${c.bytes} damaged bytes in segment ${c.segment} at offset ${c.offset}; the records after them are kept`),
     onRebuild: (r) => log(`journal: segment ${r.segment} has no valid index file; reading its ${(r.bytes / 1048576).toFixed(1)} MiB to rebuild it (once)`),
+    onProblem: (line) => log(`journal: ${line}`),
+    onWriteError: (err, fatal) => log(writeErrorLine(dataDir, err, fatal)),
+    onSeqDamaged: (d) => log(`journal: ERROR: the seq file ${d.path} is damaged; numbering resumes after the journal's last seq ${d.resumedAt} (a seq given out above it before a crash may be given out again)`),
+    fs: options.journalFs,
   });
   await store.applyRetention();
   return { store };
+}
+
+function writeErrorLine(dataDir: string, err: Error | undefined, fatal: boolean): string {
+  if (!err) return 'journal: writes work again; the relay is ready (/readyz)';
+  const code = (err as NodeJS.ErrnoException).code ?? ((err.cause as NodeJS.ErrnoException | undefined)?.code);
+  const why = code === 'EROFS' || code === 'EACCES' || code === 'EPERM' ? ` (the data folder ${dataDir} is not writable)` : code === 'ENOSPC' ? ` (the disk of ${dataDir} is full)` : '';
+  if (fatal) return `journal: ERROR: ${err.message}${why}; every delivery is refused with 503 until the relay is restarted (/healthz and /readyz answer 503)`;
+  return `journal: ERROR: a write failed${why}: ${err.message}; deliveries are refused until a write succeeds (/readyz answers 503)`;
 }
 
 /** The channels: configured, created through the API (persisted in the data folder), implicit. */
@@ -256,7 +272,7 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
   const failed = (req: IncomingMessage, res: ServerResponse, path: string) => (err: Error) => {
     r.log(`request ${req.method} ${path} failed: ${err.message}`);
     if (res.headersSent) res.destroy();
-    else if (err instanceof StoreUnavailableError) sendError(res, 503, err.message, undefined, { 'retry-after': '5' });
+    else if (err instanceof StoreUnavailableError || err instanceof JournalFailedError) sendError(res, 503, err.message, undefined, { 'retry-after': '5' });
     else sendError(res, 500, err.message);
   };
   return (req, res) => {
@@ -270,7 +286,7 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
     if (!url) return sendError(res, 400, 'bad request target');
     const path = url.pathname;
     const handle = async () => {
-      if (path === '/healthz') return sendJson(res, 200, { ok: true, lastSeq: r.store.lastSeq });
+      if (path === '/healthz' || path === '/readyz') return health(res, path, r);
       if (!r.accepting()) return sendError(res, 503, 'relay is stopping', undefined, { connection: 'close' });
       if (path === '/hooks' || path.startsWith('/hooks/')) {
         if (req.method !== 'POST') return sendError(res, 405, 'use POST', undefined, { allow: 'POST' });
@@ -283,6 +299,18 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
     };
     handle().catch(failed(req, res, path));
   };
+}
+
+/**
+ * GET /healthz (liveness: 503 when only a restart helps, e.g. a journal that refuses every write)
+ * and GET /readyz (readiness: 503 while deliveries cannot be stored, e.g. NATS unreachable, the
+ * last journal write failed, the relay stopping). Each 503 says why.
+ */
+function health(res: ServerResponse, path: string, r: Routes): void {
+  const h = r.store.health();
+  if (path === '/healthz') return h.fatal ? sendJson(res, 503, { ok: false, error: h.notReady }) : sendJson(res, 200, { ok: true, lastSeq: r.store.lastSeq });
+  if (!r.accepting()) return sendJson(res, 503, { ready: false, error: 'relay is stopping' });
+  return h.notReady ? sendJson(res, 503, { ready: false, error: h.notReady }) : sendJson(res, 200, { ready: true });
 }
 
 function parseTarget(target: string | undefined): URL | undefined {

@@ -4,13 +4,14 @@
 import { EventEmitter } from 'node:events';
 import { Journal, JournalCorruptError, type CorruptRegion, type JournalFs, type RecordLocation } from './journal';
 import { nodeFs } from './journalFs';
-import { SeqMark } from './seqMark';
+import { join } from 'node:path';
+import { SeqMark, SEQ_FILE } from './seqMark';
 import { CompactIndex, type IndexRow } from './compactIndex';
 import { T_ATTEMPT, T_DELIVERY, T_PRUNE, attemptFields, stateFields, indexedDelivery, parseMeta, summarize, type AttemptRecord } from './storeRecords';
 import { decodeAttempt, decodeDelivery, decodePrune, encodeAttempt, encodeDelivery, encodePrune } from './indexEntries';
 import type { ByteReader } from './bytes';
 import type { ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../src/core/relay/protocol';
-import type { DeliveryMeta, KeyedChannelStatus, NewDelivery, PruneOptions, RecordAttemptOptions, RelayStore, StoreEvents, StoreIntegrity, StoreListQuery } from './storeTypes';
+import type { DeliveryMeta, KeyedChannelStatus, NewDelivery, StoreHealth, PruneOptions, RecordAttemptOptions, RelayStore, StoreEvents, StoreIntegrity, StoreListQuery } from './storeTypes';
 
 export type { DeliveryMeta, RelayStore, StoreEvents, StoredDelivery } from './storeTypes';
 
@@ -30,6 +31,12 @@ export interface StoreOptions {
   onRebuild?: (info: { segment: number; bytes: number }) => void;
   /** The journal's file operations (tests inject failures); default node:fs. */
   fs?: JournalFs;
+  /** Told when a write fails after the last one succeeded (`fatal`: the journal refuses every later one), and when writes work again. */
+  onWriteError?: (err: Error | undefined, fatal: boolean) => void;
+  /** Told about writes the journal worked around (a segment or index file it could not create). */
+  onProblem?: (line: string) => void;
+  /** Told when the seq file did not check out at open. */
+  onSeqDamaged?: (info: { path: string; resumedAt: number }) => void;
 }
 
 export function headerRecord(pairs: [string, string][]): Record<string, string> {
@@ -52,6 +59,9 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
   private readonly damaged = new Set<number>();
   private journal!: Journal;
   private mark!: SeqMark;
+  /** The last failed write, until a write succeeds again. */
+  private writeError: Error | undefined;
+  private fatalTold = false;
 
   private constructor(private readonly options: StoreOptions) {
     super();
@@ -70,6 +80,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
       },
       onCorrupt: options.onCorrupt,
       onRebuild: options.onRebuild,
+      onProblem: options.onProblem,
       summarize,
       onEntry: (type, entry, loc) => store.apply(type, entry, loc),
     });
@@ -77,6 +88,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     // Seqs above the last record may have been given out (its record damaged, or a crash inside
     // a reserved block): the durable mark says how far.
     store.lastSeq = Math.max(store.lastSeq, store.mark.found);
+    if (store.mark.damaged) options.onSeqDamaged?.({ path: join(dir, SEQ_FILE), resumedAt: store.lastSeq });
     return store;
   }
 
@@ -126,13 +138,36 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     const indexed = indexedDelivery(full, metaBuf.length);
     const append = this.journal.append(T_DELIVERY, [len, metaBuf, body], { entry: encodeDelivery(indexed) });
     const durable = Promise.all([append, this.mark.cover(full.seq)]).then(([loc]) => {
+      this.wrote();
       this.index.insert(indexed, loc);
       this.touchSegment(loc.segment, full.seq);
       const entry = this.get(full.seq)!;
       this.emit('delivery', entry);
       return entry;
-    });
+    }, (err: Error) => this.writeFailed(err));
     return { seq: full.seq, durable };
+  }
+
+  /** Remembers a failed delivery write (readiness), telling the first of a run, and the fatal one once. */
+  private writeFailed(err: Error): never {
+    const fatal = this.journal.failed !== undefined;
+    if (!this.writeError || (fatal && !this.fatalTold)) this.options.onWriteError?.(err, fatal);
+    this.fatalTold ||= fatal;
+    this.writeError = err;
+    throw err;
+  }
+
+  private wrote(): void {
+    if (!this.writeError) return;
+    this.writeError = undefined;
+    this.options.onWriteError?.(undefined, false);
+  }
+
+  health(): StoreHealth {
+    const failed = this.journal.failed;
+    if (failed) return { notReady: failed.message, fatal: true };
+    if (this.writeError) return { notReady: `the last journal write failed: ${this.writeError.message}` };
+    return {};
   }
 
   /**
@@ -248,7 +283,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     const c = this.journal.corruption;
     let damagedBytes = 0;
     for (const seq of this.damaged) damagedBytes += this.get(seq)?.loc.length ?? 0;
-    return { corruptRecords: c.regions + this.damaged.size, corruptBytes: c.bytes + damagedBytes, truncatedBytes: this.truncatedBytes };
+    return { corruptRecords: c.regions + this.damaged.size, corruptBytes: c.bytes + damagedBytes, truncatedBytes: this.truncatedBytes, ...(this.mark.damaged ? { seqFileDamaged: true } : {}) };
   }
 
   /** Lets go of the files without a clean stop (no checkpoint, no exact seq mark): a kill, for tests. */

@@ -60,6 +60,16 @@ export interface StoreIntegrity {
   corruptBytes: number;
   /** Bytes of incomplete last records (torn writes, never acknowledged) cut off at open. */
   truncatedBytes: number;
+  /** The seq high-water mark file did not check out at open (numbering resumed from the journal). */
+  seqFileDamaged?: boolean;
+}
+
+/** Whether the store takes deliveries now (readiness), and whether it ever will again without a restart (liveness). */
+export interface StoreHealth {
+  /** Why the store takes no delivery now; absent: it does. */
+  notReady?: string;
+  /** Set when it never will again in this process (a restart is needed). */
+  fatal?: boolean;
 }
 
 export interface PruneOptions {
@@ -100,5 +110,7 @@ export interface RelayStore extends Pick<EventEmitter<StoreEvents>, 'on' | 'off'
   applyRetention(): Promise<void>;
   /** Damage found in storage: records skipped as corrupt, bytes cut as torn tails. */
   integrity(): StoreIntegrity;
+  /** Whether deliveries can be stored now (GET /readyz), and whether a restart is needed (GET /healthz). */
+  health(): StoreHealth;
   close(): Promise<void>;
 }

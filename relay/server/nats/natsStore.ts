@@ -10,7 +10,7 @@ import { StoreUnavailableError } from '../errors';
 import { headerRecord } from '../store';
 
 export { StoreUnavailableError };
-import type { DeliveryMeta, KeyedChannelStatus, NewDelivery, PruneOptions, RelayStore, StoreEvents, StoredDelivery, StoreIntegrity, StoreListQuery } from '../storeTypes';
+import type { DeliveryMeta, KeyedChannelStatus, NewDelivery, StoreHealth, PruneOptions, RelayStore, StoreEvents, StoredDelivery, StoreIntegrity, StoreListQuery } from '../storeTypes';
 import { DeliveryIndex } from './index';
 import { channelKey } from '../channelKey';
 import { sizeFields } from '../rejected';
@@ -51,6 +51,8 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
   private syncTimer: NodeJS.Timeout | undefined;
   private highestSeq = 0;
   private closed = false;
+  /** Why the connection to NATS is down (readiness), while it is. */
+  private disconnected: string | undefined;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -106,7 +108,14 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
   /** Follows the connection's status: after a reconnect the stream followers start again. */
   private async watchConnection(): Promise<void> {
     for await (const st of this.nc.status()) {
-      if (st.type === 'reconnect') for (const restart of this.onReconnect) restart();
+      if (st.type === 'disconnect' && !this.disconnected) {
+        this.disconnected = `lost the connection to NATS (${String(st.data)}); reconnecting`;
+        this.options.log?.(`store: ${this.disconnected}`);
+      }
+      if (st.type !== 'reconnect') continue;
+      if (this.disconnected) this.options.log?.(`store: connected to NATS again (${String(st.data)})`);
+      this.disconnected = undefined;
+      for (const restart of this.onReconnect) restart();
     }
   }
 
@@ -327,6 +336,12 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
   /** JetStream applies --keep and --max-age itself (the stream's limits); the index follows. */
   async applyRetention(): Promise<void> {
     await this.syncFirstSeq();
+  }
+
+  /** Not ready while the connection to NATS is down (publishes would time out: 503). */
+  health(): StoreHealth {
+    if (this.nc.isClosed()) return { notReady: 'the connection to NATS is closed', fatal: true };
+    return this.disconnected ? { notReady: this.disconnected } : {};
   }
 
   /** JetStream checks its own storage: nothing for the relay to report. */
