@@ -24,6 +24,7 @@ import { authenticate } from './scope';
 import type { RelayStore } from './storeTypes';
 import type { JournalFs } from './journalFs';
 import { JournalFailedError } from './journalErrors';
+import { describeRanges, rangeCount } from './journalLoss';
 import { SubscriberHub, type SubscriberOptions } from './subscribers';
 import { createHttpServer, useTls, type TlsMaterial } from './tls';
 import { ensureToken } from './token';
@@ -202,7 +203,9 @@ async function openStore(dataDir: string, options: RelayOptions, log: (line: str
   const store = await DeliveryStore.open(dataDir, {
     segmentBytes: options.segmentBytes,
     retention: options.retention ?? { maxCount: 100_000, maxAgeMs: 30 * 24 * 3600 * 1000 },
-    onTruncate: (t) => log(`journal: truncated a torn tail of ${t.dropped} bytes in segment ${t.segment} at offset ${t.offset}`),
+    onTruncate: (t) =>
+      log(t.sealed ? `journal: ERROR: sealed segment ${t.segment} is cut short: dropped ${t.dropped} bytes of a partial record at offset ${t.offset} (damage, not a torn write)` : `journal: truncated a torn tail of ${t.dropped} bytes in segment ${t.segment} at offset ${t.offset}`),
+    onLoss: (ranges) => log(`journal: ERROR: ${rangeCount(ranges)} acknowledged deliveries are lost: ${describeRanges(ranges)}`),
     onCorrupt: (c) => log(`journal: skipped ${c.bytes} damaged bytes in segment ${c.segment} at offset ${c.offset}; the records after them are kept`),
     onRebuild: (r) => log(`journal: segment ${r.segment} has no valid index file; reading its ${(r.bytes / 1048576).toFixed(1)} MiB to rebuild it (once)`),
     onProblem: (line) => log(`journal: ${line}`),
@@ -308,9 +311,10 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
  */
 function health(res: ServerResponse, path: string, r: Routes): void {
   const h = r.store.health();
-  if (path === '/healthz') return h.fatal ? sendJson(res, 503, { ok: false, error: h.notReady }) : sendJson(res, 200, { ok: true, lastSeq: r.store.lastSeq });
+  const warning = h.warning ? { warning: h.warning } : {};
+  if (path === '/healthz') return h.fatal ? sendJson(res, 503, { ok: false, error: h.notReady, ...warning }) : sendJson(res, 200, { ok: true, lastSeq: r.store.lastSeq, ...warning });
   if (!r.accepting()) return sendJson(res, 503, { ready: false, error: 'relay is stopping' });
-  return h.notReady ? sendJson(res, 503, { ready: false, error: h.notReady }) : sendJson(res, 200, { ready: true });
+  return h.notReady ? sendJson(res, 503, { ready: false, error: h.notReady, ...warning }) : sendJson(res, 200, { ready: true, ...warning });
 }
 
 function parseTarget(target: string | undefined): URL | undefined {

@@ -54,8 +54,11 @@ export interface JournalOptions {
    * file or summarize); the reader is only good during the call.
    */
   onEntry?: (type: number, entry: ByteReader, loc: RecordLocation) => void;
-  /** Told about truncated torn tails (segment, offset, bytes dropped). */
-  onTruncate?: (info: { segment: number; offset: number; dropped: number }) => void;
+  /**
+   * Told about truncated tails (segment, offset, bytes dropped). `sealed`: not the newest segment,
+   * where no write was in progress, so the cut is damage, not a torn write.
+   */
+  onTruncate?: (info: TruncatedTail) => void;
   /** Told about damaged regions in the middle of a segment (skipped; later records are kept). */
   onCorrupt?: (info: CorruptRegion) => void;
   /**
@@ -69,6 +72,13 @@ export interface JournalOptions {
   fs?: JournalFs;
   /** Told about a write the journal could work around: a segment it could not start, an index file it could not write. */
   onProblem?: (line: string) => void;
+}
+
+export interface TruncatedTail {
+  segment: number;
+  offset: number;
+  dropped: number;
+  sealed: boolean;
 }
 
 export interface CorruptRegion {

@@ -2,10 +2,11 @@
 // pending set) while headers and bodies stay on disk. At open it rebuilds the index from the
 // sealed segments' index files and a scan of the current segment only.
 import { EventEmitter } from 'node:events';
-import { Journal, JournalCorruptError, type CorruptRegion, type JournalFs, type RecordLocation } from './journal';
+import { Journal, JournalCorruptError, type TruncatedTail, type CorruptRegion, type JournalFs, type RecordLocation } from './journal';
 import { nodeFs } from './journalFs';
 import { join } from 'node:path';
 import { SeqMark, SEQ_FILE } from './seqMark';
+import { lostRanges, rememberLoss, rangeCount, describeRanges, type SeqRange, type SegmentSeqs } from './journalLoss';
 import { CompactIndex, type IndexRow } from './compactIndex';
 import { T_ATTEMPT, T_DELIVERY, T_PRUNE, attemptFields, stateFields, indexedDelivery, parseMeta, summarize, type AttemptRecord } from './storeRecords';
 import { decodeAttempt, decodeDelivery, decodePrune, encodeAttempt, encodeDelivery, encodePrune } from './indexEntries';
@@ -24,7 +25,9 @@ export interface StoreOptions {
   checkpointBytes?: number;
   retention?: { maxCount?: number; maxAgeMs?: number };
   now?: () => number;
-  onTruncate?: (info: { segment: number; offset: number; dropped: number }) => void;
+  onTruncate?: (info: TruncatedTail) => void;
+  /** Told at open about acknowledged deliveries lost (a sealed segment cut short, a segment deleted). */
+  onLoss?: (ranges: SeqRange[]) => void;
   /** Told about damaged records skipped at open (later records are kept). */
   onCorrupt?: (info: CorruptRegion) => void;
   /** Told before a sealed segment without a valid index file is read in full (see JournalOptions.onRebuild). */
@@ -62,6 +65,10 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
   /** The last failed write, until a write succeeds again. */
   private writeError: Error | undefined;
   private fatalTold = false;
+  /** Acknowledged deliveries found lost at open (./journalLoss.ts). */
+  private lost: SeqRange[] = [];
+  /** While opening: the delivery seqs of each segment. */
+  private loading: Map<number, SegmentSeqs> | undefined;
 
   private constructor(private readonly options: StoreOptions) {
     super();
@@ -70,20 +77,30 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
 
   static async open(dir: string, options: StoreOptions = {}): Promise<DeliveryStore> {
     const store = new DeliveryStore(options);
+    const cut = new Set<number>();
+    const deliveries = new Map<number, SegmentSeqs>();
+    store.loading = deliveries;
     store.journal = await Journal.open(dir, {
       segmentBytes: options.segmentBytes,
       checkpointBytes: options.checkpointBytes,
       fs: options.fs,
       onTruncate: (info) => {
         store.truncatedBytes += info.dropped;
+        if (info.sealed) cut.add(info.segment);
         options.onTruncate?.(info);
       },
       onCorrupt: options.onCorrupt,
-      onRebuild: options.onRebuild,
+      onRebuild: (info) => {
+        cut.add(info.segment); // a sealed segment without its index: maybe cut at a record boundary
+        options.onRebuild?.(info);
+      },
       onProblem: options.onProblem,
       summarize,
       onEntry: (type, entry, loc) => store.apply(type, entry, loc),
     });
+    store.loading = undefined;
+    store.lost = rememberLoss(dir, lostRanges({ segments: store.journal.segments, deliveries, cut, minSeq: store.minSeq }), store.minSeq);
+    if (store.lost.length > 0) options.onLoss?.(store.lost);
     store.mark = await SeqMark.open(dir, options.fs ?? nodeFs);
     // Seqs above the last record may have been given out (its record damaged, or a crash inside
     // a reserved block): the durable mark says how far.
@@ -97,6 +114,9 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     if (type === T_DELIVERY) {
       const d = decodeDelivery(entry, true);
       this.lastSeq = Math.max(this.lastSeq, d.seq);
+      const seqs = this.loading?.get(loc.segment);
+      if (seqs) seqs.maxSeq = d.seq;
+      else this.loading?.set(loc.segment, { minSeq: d.seq, maxSeq: d.seq });
       if (d.seq < this.minSeq) return;
       this.index.insert(d, loc);
       this.touchSegment(loc.segment, d.seq);
@@ -166,8 +186,11 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
   health(): StoreHealth {
     const failed = this.journal.failed;
     if (failed) return { notReady: failed.message, fatal: true };
-    if (this.writeError) return { notReady: `the last journal write failed: ${this.writeError.message}` };
-    return {};
+    // (lost deliveries: a warning; a restart brings nothing back)
+    const warning = this.lost.length > 0 ? `journal: ${rangeCount(this.lost)} acknowledged deliveries lost: ${describeRanges(this.lost)}` : undefined;
+    const warn = warning ? { warning } : {};
+    if (this.writeError) return { notReady: `the last journal write failed: ${this.writeError.message}`, ...warn };
+    return warn;
   }
 
   /**
@@ -283,7 +306,10 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     const c = this.journal.corruption;
     let damagedBytes = 0;
     for (const seq of this.damaged) damagedBytes += this.get(seq)?.loc.length ?? 0;
-    return { corruptRecords: c.regions + this.damaged.size, corruptBytes: c.bytes + damagedBytes, truncatedBytes: this.truncatedBytes, ...(this.mark.damaged ? { seqFileDamaged: true } : {}) };
+    return { corruptRecords: c.regions + this.damaged.size, corruptBytes: c.bytes + damagedBytes, truncatedBytes: this.truncatedBytes,
+      ...(this.mark.damaged ? { seqFileDamaged: true } : {}),
+      ...(this.lost.length > 0 ? { lostDeliveries: rangeCount(this.lost), lost: describeRanges(this.lost) } : {}),
+    };
   }
 
   /** Lets go of the files without a clean stop (no checkpoint, no exact seq mark): a kill, for tests. */

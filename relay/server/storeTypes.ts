@@ -62,6 +62,10 @@ export interface StoreIntegrity {
   truncatedBytes: number;
   /** The seq high-water mark file did not check out at open (numbering resumed from the journal). */
   seqFileDamaged?: boolean;
+  /** Acknowledged deliveries found lost at open: a sealed segment cut short, a segment deleted. */
+  lostDeliveries?: number;
+  /** Which seqs, and why. */
+  lost?: string;
 }
 
 /** Whether the store takes deliveries now (readiness), and whether it ever will again without a restart (liveness). */
@@ -70,6 +74,8 @@ export interface StoreHealth {
   notReady?: string;
   /** Set when it never will again in this process (a restart is needed). */
   fatal?: boolean;
+  /** Damage that does not stop it (acknowledged deliveries lost), shown by both health routes. */
+  warning?: string;
 }
 
 export interface PruneOptions {

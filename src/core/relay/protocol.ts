@@ -76,8 +76,11 @@ export interface RelayStatus {
   port: number;
   channels: ChannelStatus[];
   lastSeq: number;
-  /** Damage the journal found at start-up (records skipped as corrupt, torn-tail bytes cut). */
-  journal?: { corruptRecords: number; corruptBytes: number; truncatedBytes: number };
+  /**
+   * Damage the journal found at start-up (records skipped as corrupt, torn-tail bytes cut, a
+   * damaged seq file, acknowledged deliveries lost with a sealed segment cut short or deleted).
+   */
+  journal?: { corruptRecords: number; corruptBytes: number; truncatedBytes: number; seqFileDamaged?: boolean; lostDeliveries?: number; lost?: string };
 }
 
 /**
