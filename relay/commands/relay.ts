@@ -39,7 +39,9 @@ Options:
                         that trickles its answer gets a failed attempt and a retry
   --allow-host H        also accept this Host on /api and /ws (repeatable; for a public relay)
   --allow-origin O      also accept this browser Origin on /ws (repeatable)
-  --keep N              retention: keep at most N deliveries (default 100000)
+  --keep N              retention: keep at most N accepted (verified or unverified) deliveries
+                        (default 100000); rejected ones never push them out
+  --keep-rejected N     retention of rejected (401) deliveries, apart: the newest N (default 1000)
   --max-age D           retention: drop deliveries older than D, e.g. 7d, 12h (default 30d)
   --store URLS          keep deliveries in NATS JetStream instead of the file journal:
                         nats://HOST:PORT[,nats://HOST:PORT…] (tls:// for TLS; user:pass@ in
@@ -138,6 +140,7 @@ const OPTIONS = {
   'allow-host': { type: 'string', multiple: true },
   'allow-origin': { type: 'string', multiple: true },
   keep: { type: 'string' },
+  'keep-rejected': { type: 'string' },
   'max-age': { type: 'string' },
   store: { type: 'string' },
   'nats-creds': { type: 'string' },
@@ -184,6 +187,7 @@ function relayOptions(values: Values, io: CliIO): RelayOptions {
     retention: {
       maxCount: values.keep === undefined ? 100_000 : positiveInt(values.keep, '--keep'),
       maxAgeMs: values['max-age'] === undefined ? 30 * DAY_MS : parseDuration(values['max-age'], '--max-age'),
+      ...(values['keep-rejected'] === undefined ? {} : { maxRejected: positiveInt(values['keep-rejected'], '--keep-rejected') }),
     },
     ...natsChoice(values.store, values['nats-creds'], values['nats-replicas'], io.cwd),
     signal: io.stopSignal,

@@ -61,6 +61,9 @@ const STATUSES: ForwardStatus[] = ['pending', 'ok', 'failed'];
 const PENDING = 1;
 const FAILED = 2;
 const ALL_OK = 4;
+/** A rejected delivery past the rejected deliveries' own retention: out of every list and count. */
+const HIDDEN = 8;
+const REJECTED = 2; // VERIFICATIONS.indexOf('rejected')
 
 function flagsOf(states: readonly { status: ForwardStatus }[]): number {
   let f = 0;
@@ -137,8 +140,13 @@ export class CompactIndex {
   private readonly pendingSeqs = new Set<number>();
   private readonly arena = new AttemptArena(this.targetNames);
 
+  /** Live rows that are hidden (HIDDEN). */
+  private hidden = 0;
+  /** Rejected rows up to this seq are hidden. */
+  private hiddenUpTo = 0;
+
   get size(): number {
-    return this.end - this.head;
+    return this.end - this.head - this.hidden;
   }
 
   get firstSeq(): number | undefined {
@@ -208,7 +216,34 @@ export class CompactIndex {
   /** The row of `seq`, or -1. */
   find(seq: number): number {
     const i = this.lowerBound(seq);
-    return i < this.end && this.cols.seq[i] === seq ? i : -1;
+    return i < this.end && this.cols.seq[i] === seq && !(this.cols.flags[i]! & HIDDEN) ? i : -1;
+  }
+
+  /** Hides every rejected row with seq <= `upTo` (the rejected deliveries' own retention). */
+  hideRejectedUpTo(upTo: number): void {
+    if (upTo <= this.hiddenUpTo) return;
+    const stop = this.lowerBound(upTo + 1);
+    for (let i = this.lowerBound(this.hiddenUpTo + 1); i < stop; i++) {
+      if (this.cols.verification[i] !== REJECTED || this.cols.flags[i]! & HIDDEN) continue;
+      this.count(i, -1);
+      this.cols.flags[i]! |= HIDDEN;
+      this.hidden++;
+    }
+    this.hiddenUpTo = upTo;
+  }
+
+  /**
+   * The newest seq whose rows go when `keep` rows of one kind stay: accepted rows (`rejected`
+   * false: verified or unverified) or visible rejected ones. 0 when no more than `keep` are held.
+   */
+  floorKeeping(keep: number, rejected: boolean): number {
+    let n = 0;
+    for (let i = this.end - 1; i >= this.head; i--) {
+      const f = this.cols.flags[i]!;
+      if (f & HIDDEN || (this.cols.verification[i] === REJECTED) !== rejected) continue;
+      if (n++ === keep) return this.cols.seq[i]!;
+    }
+    return 0;
   }
 
   /** First row with seq >= `seq`. */
@@ -292,8 +327,12 @@ export class CompactIndex {
   dropBelow(minSeq: number): number {
     const cut = this.lowerBound(minSeq);
     const dropped = cut - this.head;
+    let visible = dropped;
     for (let i = this.head; i < cut; i++) {
-      this.count(i, -1);
+      if (this.cols.flags[i]! & HIDDEN) {
+        this.hidden--;
+        visible--;
+      } else this.count(i, -1);
       this.reasons.delete(this.cols.seq[i]!);
       this.received.delete(this.cols.seq[i]!);
       this.arena.live -= this.cols.aCount[i]!;
@@ -312,7 +351,7 @@ export class CompactIndex {
         this.cols.aTail[this.head + k] = tail;
       });
     }
-    return dropped;
+    return visible;
   }
 
   seqAt(i: number): number {
@@ -367,7 +406,7 @@ export class CompactIndex {
   *after(since: number, channel?: string): Generator<IndexRow> {
     const ch = channel === undefined ? -1 : this.channels.find(channel);
     if (channel !== undefined && ch < 0) return;
-    for (let i = this.lowerBound(since + 1); i < this.end; i++) if (ch < 0 || this.cols.channel[i] === ch) yield this.row(i);
+    for (let i = this.lowerBound(since + 1); i < this.end; i++) if ((ch < 0 || this.cols.channel[i] === ch) && !(this.cols.flags[i]! & HIDDEN)) yield this.row(i);
   }
 
   /** Rows still pending a forward, ascending by seq (O(pending)). */
@@ -385,6 +424,7 @@ export class CompactIndex {
     const stop = q.since === undefined ? this.head : this.lowerBound(q.since + 1);
     for (let i = start - 1; i >= stop && out.length < limit; i--) {
       if (ch >= 0 && this.cols.channel[i] !== ch) continue;
+      if (this.cols.flags[i]! & HIDDEN) continue;
       if (q.status && !this.matches(i, q.status)) continue;
       out.push(this.summary(i));
     }

@@ -60,7 +60,8 @@ export interface RelayOptions extends ChannelDefaults {
   forwardTimeoutMs?: number;
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
-  retention?: { maxCount?: number; maxAgeMs?: number };
+  /** maxCount: accepted deliveries kept; maxRejected: rejected ones kept, apart (default 1,000); maxAgeMs: both. */
+  retention?: { maxCount?: number; maxAgeMs?: number; maxRejected?: number };
   allowedHosts?: string[];
   allowedOrigins?: string[];
   segmentBytes?: number;

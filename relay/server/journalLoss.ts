@@ -31,6 +31,11 @@ export interface LossInput {
   cut: ReadonlySet<number>;
   /** Seqs below this were pruned on purpose. */
   minSeq: number;
+  /**
+   * Rejected deliveries up to this seq were dropped on purpose (their own retention), and a segment
+   * holding nothing else is deleted: a missing segment's seqs up to it are not called lost.
+   */
+  rejectedUpTo?: number;
 }
 
 export function lostRanges(input: LossInput): SeqRange[] {
@@ -50,9 +55,9 @@ export function lostRanges(input: LossInput): SeqRange[] {
     }
     return undefined;
   };
-  const add = (lowKept: number, highKept: number | undefined, cause: string) => {
+  const add = (lowKept: number, highKept: number | undefined, cause: string, missing = true) => {
     if (highKept === undefined) return;
-    const from = Math.max(lowKept + 1, input.minSeq);
+    const from = Math.max(lowKept + 1, input.minSeq, missing ? (input.rejectedUpTo ?? 0) + 1 : 0);
     const to = highKept - 1;
     if (from <= to) out.push({ from, to, cause });
   };
@@ -61,7 +66,7 @@ export function lostRanges(input: LossInput): SeqRange[] {
     const prev = segments[i - 1]!;
     const seg = segments[i]!;
     if (seg - prev > 1) add(maxBefore(i - 1), minFrom(i), seg - prev > 2 ? `segments ${prev + 1}-${seg - 1} missing` : `segment ${prev + 1} missing`);
-    else if (input.cut.has(prev)) add(maxBefore(i - 1), minFrom(i), `sealed segment ${prev} cut short`);
+    else if (input.cut.has(prev)) add(maxBefore(i - 1), minFrom(i), `sealed segment ${prev} cut short`, false);
   }
   return out;
 }

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { SeqMark, SEQ_FILE } from './seqMark';
 import { lostRanges, rememberLoss, rangeCount, describeRanges, type SeqRange, type SegmentSeqs } from './journalLoss';
 import { CompactIndex, type IndexRow } from './compactIndex';
-import { T_ATTEMPT, T_DELIVERY, T_PRUNE, attemptFields, stateFields, indexedDelivery, parseMeta, summarize, type AttemptRecord } from './storeRecords';
+import { REJECTED_KEEP } from './rejected';
+import { T_ATTEMPT, T_DELIVERY, T_DROP_REJECTED, T_PRUNE, attemptFields, stateFields, indexedDelivery, parseMeta, summarize, type AttemptRecord } from './storeRecords';
 import { decodeAttempt, decodeDelivery, decodePrune, encodeAttempt, encodeDelivery, encodePrune } from './indexEntries';
 import type { ByteReader } from './bytes';
 import type { ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../src/core/relay/protocol';
@@ -23,7 +24,11 @@ export interface StoreOptions {
   segmentBytes?: number;
   /** Checkpoint the current segment's index after this many bytes (default 16 MiB). */
   checkpointBytes?: number;
-  retention?: { maxCount?: number; maxAgeMs?: number };
+  /**
+   * maxCount: accepted (verified or unverified) deliveries kept; maxRejected: rejected ones kept,
+   * apart (default REJECTED_KEEP), so rejected traffic never pushes out an accepted delivery.
+   */
+  retention?: { maxCount?: number; maxAgeMs?: number; maxRejected?: number };
   now?: () => number;
   onTruncate?: (info: TruncatedTail) => void;
   /** Told at open about acknowledged deliveries lost (a sealed segment cut short, a segment deleted). */
@@ -54,6 +59,10 @@ export function headerRecord(pairs: [string, string][]): Record<string, string> 
 export class DeliveryStore extends EventEmitter<StoreEvents> implements RelayStore {
   private readonly index = new CompactIndex();
   private readonly segmentMaxSeq = new Map<number, number>();
+  /** The largest rejected delivery seq of each segment (those go with their own retention). */
+  private readonly segmentMaxRejected = new Map<number, number>();
+  /** Rejected deliveries up to this seq are gone (T_DROP_REJECTED). */
+  private rejectedUpTo = 0;
   lastSeq = 0;
   private minSeq = 0;
   private readonly now: () => number;
@@ -99,7 +108,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
       onEntry: (type, entry, loc) => store.apply(type, entry, loc),
     });
     store.loading = undefined;
-    store.lost = rememberLoss(dir, lostRanges({ segments: store.journal.segments, deliveries, cut, minSeq: store.minSeq }), store.minSeq);
+    store.lost = rememberLoss(dir, lostRanges({ segments: store.journal.segments, deliveries, cut, minSeq: store.minSeq, rejectedUpTo: store.rejectedUpTo }), store.minSeq);
     if (store.lost.length > 0) options.onLoss?.(store.lost);
     store.mark = await SeqMark.open(dir, options.fs ?? nodeFs);
     // Seqs above the last record may have been given out (its record damaged, or a crash inside
@@ -119,7 +128,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
       else this.loading?.set(loc.segment, { minSeq: d.seq, maxSeq: d.seq });
       if (d.seq < this.minSeq) return;
       this.index.insert(d, loc);
-      this.touchSegment(loc.segment, d.seq);
+      this.touchDelivery(loc.segment, d.seq, d.verification === 'rejected');
     } else if (type === T_ATTEMPT) {
       const rec = decodeAttempt(entry);
       this.lastSeq = Math.max(this.lastSeq, rec.seq);
@@ -130,7 +139,22 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
       // Every seq below minSeq was given out once (its record may be deleted): never reuse them.
       this.lastSeq = Math.max(this.lastSeq, minSeq - 1);
       this.dropBelow(minSeq);
+    } else if (type === T_DROP_REJECTED) {
+      const upTo = decodePrune(entry);
+      this.touchSegment(loc.segment, upTo); // kept while rejected records up to it may remain elsewhere
+      this.rejectedUpTo = Math.max(this.rejectedUpTo, upTo);
+      this.index.hideRejectedUpTo(upTo);
     }
+  }
+
+  private touchDelivery(segment: number, seq: number, rejected: boolean): void {
+    if (!rejected) return this.touchSegment(segment, seq);
+    this.segmentMaxRejected.set(segment, Math.max(this.segmentMaxRejected.get(segment) ?? 0, seq));
+  }
+
+  /** Whether nothing in `segment` is kept with the prune floor `minSeq`. */
+  private unneeded(segment: number, minSeq: number): boolean {
+    return (this.segmentMaxSeq.get(segment) ?? 0) < minSeq && (this.segmentMaxRejected.get(segment) ?? 0) < Math.max(minSeq, this.rejectedUpTo + 1);
   }
 
   /** Remembers the largest seq any record of a segment refers to (a segment is deleted only when all are pruned). */
@@ -160,7 +184,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     const durable = Promise.all([append, this.mark.cover(full.seq)]).then(([loc]) => {
       this.wrote();
       this.index.insert(indexed, loc);
-      this.touchSegment(loc.segment, full.seq);
+      this.touchDelivery(loc.segment, full.seq, full.verification === 'rejected');
       const entry = this.get(full.seq)!;
       this.emit('delivery', entry);
       return entry;
@@ -269,7 +293,8 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     let minSeq = this.minSeq;
     const { first, last } = this.index.rows;
     if (opts.keep === 0) minSeq = this.lastSeq + 1;
-    else if (opts.keep !== undefined && last - first > opts.keep) minSeq = Math.max(minSeq, this.index.seqAt(last - opts.keep));
+    // `keep` counts accepted deliveries only: rejected ones have their own retention (dropRejected).
+    else if (opts.keep !== undefined) minSeq = Math.max(minSeq, this.index.floorKeeping(opts.keep, false) + 1);
     if (opts.olderThanMs !== undefined) {
       const cutoff = this.now() - opts.olderThanMs;
       for (let i = first; i < last && this.index.receivedMsAt(i) < cutoff; i++) minSeq = Math.max(minSeq, this.index.seqAt(i) + 1);
@@ -283,12 +308,32 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     if (minSeq <= this.minSeq) return { removed: 0, remaining: this.index.size };
     // When nothing in the active segment is kept, seal it so it can be deleted too (the prune
     // record goes to the new one, which stays).
-    if ((this.segmentMaxSeq.get(this.journal.currentSegment) ?? 0) < minSeq && this.journal.currentSize > 0) await this.journal.rotate();
+    if (this.unneeded(this.journal.currentSegment, minSeq) && this.journal.currentSize > 0) await this.journal.rotate();
     await this.journal.append(T_PRUNE, [Buffer.from(JSON.stringify({ minSeq }), 'utf8')], { entry: encodePrune(minSeq) });
     const removed = this.dropBelow(minSeq);
-    const gone = await this.journal.removeSegments((seg) => (this.segmentMaxSeq.get(seg) ?? 0) < minSeq);
-    for (const seg of gone) this.segmentMaxSeq.delete(seg);
+    await this.removeSegments(minSeq);
     return { removed, remaining: this.index.size };
+  }
+
+  private async removeSegments(minSeq: number): Promise<void> {
+    const gone = await this.journal.removeSegments((seg) => this.unneeded(seg, minSeq));
+    for (const seg of gone) {
+      this.segmentMaxSeq.delete(seg);
+      this.segmentMaxRejected.delete(seg);
+    }
+  }
+
+  /** Keeps the newest `keep` rejected deliveries; older ones leave every list and count, and their segments go once nothing else in them is kept. */
+  async dropRejected(keep: number): Promise<number> {
+    const upTo = this.index.floorKeeping(keep, true);
+    if (upTo <= this.rejectedUpTo) return 0;
+    const before = this.index.size;
+    const loc = await this.journal.append(T_DROP_REJECTED, [Buffer.from(JSON.stringify({ upTo }), 'utf8')], { entry: encodePrune(upTo) });
+    this.touchSegment(loc.segment, upTo);
+    this.rejectedUpTo = upTo;
+    this.index.hideRejectedUpTo(upTo);
+    await this.removeSegments(this.minSeq);
+    return before - this.index.size;
   }
 
   /** Applies the configured retention (count and age). */
@@ -296,6 +341,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     const r = this.options.retention;
     if (!r) return;
     if (r.maxCount !== undefined || r.maxAgeMs !== undefined) await this.prune({ keep: r.maxCount, olderThanMs: r.maxAgeMs });
+    await this.dropRejected(r.maxRejected ?? REJECTED_KEEP);
   }
 
   /**
