@@ -9,6 +9,7 @@ import { EXIT, UsageError, type CliIO } from '../cli/io';
 import { PUBLIC_HELP, PUBLIC_OPTIONS, publicRelayOptions } from '../cli/publicOptions';
 import { DataDirLockedError, DEFAULT_DATA_DIR, DEFAULT_MAX_BODY, RelayConfigError, startRelay, type ChannelConfig, type RelayOptions, type RelayServer } from '../server';
 import { loadTls } from '../server/tls';
+import { SourceAllowList } from '../server/access';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 import { parseNatsServers } from '../server/nats/urls';
 
@@ -29,7 +30,9 @@ Options:
   --data DIR            journal and token directory (default ${DEFAULT_DATA_DIR.replace(/^.*\.service-hooks/, '~/.service-hooks')})
   --allow-cidr C        accept deliveries only from C (CIDR, or preset 'service' = 203.0.113.0/24 +
                         198.51.100.0/24, or 'loopback'); repeatable; default: any source
-  --trust-proxy         take the client address from X-Forwarded-For (behind a proxy only)
+  --trust-proxy ADDR    the reverse proxy in front (an address or CIDR, repeatable, e.g.
+                        127.0.0.1): X-Forwarded-For names the client on its connections only;
+                        from any other peer the header is ignored
   --max-body SIZE       body cap (default 25mb); larger bodies get 413
   --retry-schedule L    delays before attempts, e.g. 0,1m,5m,30m (default: the service's)
   --time-scale F        speed the retry schedule up by F: 1000 turns one minute into 60 ms
@@ -132,7 +135,7 @@ const OPTIONS = {
   config: { type: 'string' },
   data: { type: 'string' },
   'allow-cidr': { type: 'string', multiple: true },
-  'trust-proxy': { type: 'boolean' },
+  'trust-proxy': { type: 'string', multiple: true },
   'max-body': { type: 'string' },
   'retry-schedule': { type: 'string' },
   'time-scale': { type: 'string' },
@@ -161,6 +164,19 @@ function secretsOf(values: string[] | undefined): string[] {
   return values ?? [];
 }
 
+/** --trust-proxy ADDR|CIDR (repeatable, or comma-separated); each checked like --allow-cidr. */
+function trustedProxies(values: string[] | undefined): string[] {
+  const out = (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim());
+  for (const v of out) {
+    try {
+      new SourceAllowList([v]);
+    } catch {
+      throw new UsageError(`--trust-proxy takes the proxy's address or CIDR (e.g. --trust-proxy 127.0.0.1), got '${v}'`);
+    }
+  }
+  return out;
+}
+
 /** The relay's options from the flags and the config file (flags add to the file's lists). */
 function relayOptions(values: Values, io: CliIO): RelayOptions {
   const cfg = values.config ? readConfig(resolve(io.cwd, values.config)) : {};
@@ -169,7 +185,7 @@ function relayOptions(values: Values, io: CliIO): RelayOptions {
   }
   const secrets = [...(cfg.secrets ?? []), ...secretsOf(values.secret)];
   const allowCidr = [...(cfg.allowCidr ?? []), ...(values['allow-cidr'] ?? [])];
-  const trustProxy = values['trust-proxy'] ?? false;
+  const trustProxy = trustedProxies(values['trust-proxy']);
   // host, allowCidr, allowedHosts, TLS, --public and the admin token from the environment:
   const open = publicRelayOptions(values, { host: values.host, allowCidr, trustProxy, secrets, channels: cfg.channels ?? {}, allowedHosts: values['allow-host'] ?? [] }, io);
   return {

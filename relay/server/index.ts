@@ -51,7 +51,8 @@ export interface RelayOptions extends ChannelDefaults {
   dataDir?: string;
   /** CIDRs or presets (`service`, `loopback`); empty: every source is accepted. */
   allowCidr?: string[];
-  trustProxy?: boolean;
+  /** The reverse proxies (addresses, CIDRs or presets) whose X-Forwarded-For names the client; empty or absent: none. */
+  trustProxy?: readonly string[];
   maxBody?: number;
   retrySchedule?: readonly number[];
   /** Speed-up of the retry schedule: 1000 turns one minute into 60 ms; Infinity makes every delay 0. Default 1. */
@@ -116,6 +117,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
   for (const w of channels.weakSecrets()) options.log?.(`warning: ${w}`);
   if (!((options.timeScale ?? 1) > 0)) throw new RangeError('startRelay: timeScale must be a positive number (Infinity: no delays)');
   new SourceAllowList(options.allowCidr ?? []); // a bad CIDR is a config error before the data folder is touched
+  new SourceAllowList(options.trustProxy ?? []);
 
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   chmodSync(dataDir, 0o700);
@@ -155,7 +157,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   // On JetStream, forwarding is shared work of every instance (durable consumers), not this process's.
   const sharedForwarding = shared?.(channels);
   const rejectLimiter = new RejectLimiter(options.rejectLimits, options.now);
-  const trustProxy = options.trustProxy ?? false;
+  const trustProxy = options.trustProxy?.length ? new SourceAllowList(options.trustProxy) : undefined;
   // On JetStream the consumers forward; the local forwarder still replays.
   const forwarding: Pick<Forwarder, 'deliver' | 'retryNow'> = sharedForwarding ?? forwarder;
   const ingress = createIngress({ store, forwarder: forwarding, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter });

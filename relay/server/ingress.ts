@@ -20,7 +20,8 @@ export interface IngressContext {
   /** The channel a name refers to and its settings, or why there is none (404): relay/server/channelDirectory.ts. */
   channels: { lookup(name: string): Lookup };
   allow: SourceAllowList;
-  trustProxy: boolean;
+  /** The reverse proxies whose X-Forwarded-For counts (relay/server/access.ts clientAddress); undefined: none. */
+  trustProxy: SourceAllowList | undefined;
   maxBody: number;
   rejectLimiter: RejectLimiter;
 }
