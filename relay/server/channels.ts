@@ -36,6 +36,21 @@ export class ChannelConfigs {
     }
   }
 
+  /**
+   * The warning for a relay that accepts unsigned deliveries (no secret for the default and
+   * implicit channels, or a --config channel without one), or undefined.
+   */
+  unsignedWarning(strict: boolean): string | undefined {
+    if (strict) return undefined;
+    const relayWide = this.options.secrets ?? [];
+    const open = Object.entries(this.options.channels ?? {})
+      .filter(([, c]) => (c.secrets ?? relayWide).length === 0)
+      .map(([n]) => `'${n}'`);
+    if (relayWide.length > 0 && open.length === 0) return undefined;
+    const which = relayWide.length === 0 ? `channel 'default' and every implicit channel${open.length ? `, and ${open.join(', ')}` : ''}` : `channel(s) ${open.join(', ')}`;
+    return `${which} accept deliveries without a signature: anyone who can reach this port can have them forwarded to your app (give --secret, or secrets in --config)`;
+  }
+
   /** Warnings (never the secrets themselves) for secrets shorter than MIN_SECRET_BYTES. */
   weakSecrets(): string[] {
     const out: string[] = [];

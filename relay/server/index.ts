@@ -115,6 +115,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
   const dataDir = options.dataDir ?? DEFAULT_DATA_DIR;
   const channels = new ChannelConfigs(options);
   for (const w of channels.weakSecrets()) options.log?.(`warning: ${w}`);
+  const unsigned = channels.unsignedWarning(options.requireVerified ?? false);
+  if (unsigned) options.log?.(`warning: ${unsigned}`);
   if (!((options.timeScale ?? 1) > 0)) throw new RangeError('startRelay: timeScale must be a positive number (Infinity: no delays)');
   new SourceAllowList(options.allowCidr ?? []); // a bad CIDR is a config error before the data folder is touched
   new SourceAllowList(options.trustProxy ?? []);

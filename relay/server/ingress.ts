@@ -45,6 +45,11 @@ export function createIngress(ctx: IngressContext): IngressHandler {
   const tooLarge = `body exceeds the ${ctx.maxBody}-byte limit`;
   return async function ingress(req, res, channel) {
     if (!CHANNEL_RE.test(channel)) return sendError(res, 400, `invalid channel name (letters, digits, '.', '_', '-'; at most 64)`);
+    const browser = fromBrowser(req);
+    if (browser) {
+      req.resume();
+      return sendError(res, 403, browser, undefined, { connection: 'close' });
+    }
     if (!ctx.allow.allows(clientAddress(req, ctx.trustProxy))) {
       req.resume();
       return sendError(res, 403, 'source address not in the allow-list', undefined, { connection: 'close' });
@@ -84,6 +89,18 @@ export function createIngress(ctx: IngressContext): IngressHandler {
     await ctx.store.add({ ...channel, verification: 'rejected', reason, headers, targets: [], ...(received ? { received } : {}) }, stored);
     sendError(res, 401, reason);
   }
+}
+
+/**
+ * Why a request is a browser's cross-site one (an Origin header, Sec-Fetch-Site cross-site or
+ * same-site), or undefined. The service never sends these; a web page that makes a visitor's
+ * browser post to the relay does, and must not reach the app behind it.
+ */
+function fromBrowser(req: IncomingMessage): string | undefined {
+  const site = req.headers['sec-fetch-site'];
+  if (site === 'cross-site' || site === 'same-site') return `a browser's ${site} request is refused (Sec-Fetch-Site); the service never sends one`;
+  if (req.headers.origin !== undefined) return "a browser's request (with an Origin header) is refused; the service never sends one";
+  return undefined;
 }
 
 function check(body: Buffer, signature: string | undefined, secrets: string[]): { verification: Verification; reason?: string } {
