@@ -42,6 +42,7 @@ async function create(api: RelayApi, relayUrl: string, name: string, values: { s
   if (generated) secrets.push(generated);
   if (secrets.length === 0) throw new UsageError('create needs --secret S or --generate-secret (a channel without a secret accepts forged deliveries)');
   const created = await api.createChannel({ name, secrets });
+  if (created.warning) io.stderr.write(`channels: warning: ${created.warning}\n`);
   if (values.json) {
     io.stdout.write(JSON.stringify(generated ? { ...created, secret: generated } : created, null, 2) + '\n');
     return EXIT.ok;

@@ -84,13 +84,15 @@ function apiRoutes(ctx: ApiContext): Route[] {
     return e !== undefined && sees(scope, e.channelKey);
   };
   const keyOf = (name: string) => ctx.channels.registry.keyOf(name);
+  /** The relay-wide lastSeq for the admin; a channel token's own channel's only. */
+  const lastSeqFor = (scope: Scope) => (scope.kind === 'admin' ? store.lastSeq : store.lastSeqOf(scope.key));
   return [
     {
       pattern: /^\/api\/status$/,
       methods: {
         GET: (_req, res, _p, _u, scope) => {
           const channels = byName(store.channels().filter((c) => sees(scope, c.key))).map((c) => ({ ...c, ingressUrl: ctx.channels.ingressUrl(c.name) }));
-          sendJson(res, 200, { port: ctx.port(), channels, lastSeq: store.lastSeq, journal: store.integrity() } satisfies RelayStatus);
+          sendJson(res, 200, { port: ctx.port(), channels, lastSeq: lastSeqFor(scope), ...(scope.kind === 'admin' ? { journal: store.integrity() } : {}) } satisfies RelayStatus);
         },
       },
     },
@@ -103,7 +105,7 @@ function apiRoutes(ctx: ApiContext): Route[] {
           const narrowed = scopedChannel(scope, q.channel, keyOf);
           if ('error' in narrowed) return sendError(res, 403, narrowed.error);
           q.channel = narrowed.channel;
-          sendJson(res, 200, { deliveries: q.limit === 0 ? [] : store.list(q), lastSeq: store.lastSeq });
+          sendJson(res, 200, { deliveries: q.limit === 0 ? [] : store.list(q), lastSeq: lastSeqFor(scope) });
         },
       },
     },

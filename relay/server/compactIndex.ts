@@ -131,6 +131,8 @@ export class CompactIndex {
   /** Channel identities (name and generation: ./channelKey.ts), and the name of each id. */
   private readonly channels = new Interner();
   private readonly channelNames: string[] = [];
+  /** The highest seq each channel identity received (by channel id). */
+  private readonly channelLast: number[] = [];
   private readonly events = new Interner();
   private readonly targetLists = new Interner();
   /** Parsed target lists, by targetLists id. */
@@ -167,6 +169,7 @@ export class CompactIndex {
     c.metaLength[i] = d.metaLength;
     c.receivedMs[i] = d.receivedMs;
     c.channel[i] = this.channelId(channelKey(d.channel, d.gen));
+    this.channelLast[c.channel[i]!] = d.seq;
     c.event[i] = d.event === undefined ? 0 : this.events.id(d.event) + 1;
     c.targets[i] = this.targetListId(targets);
     c.verification[i] = VERIFICATIONS.indexOf(d.verification);
@@ -191,6 +194,12 @@ export class CompactIndex {
     const id = this.channels.id(key);
     this.channelNames[id] ??= channelOfKey(key);
     return id;
+  }
+
+  /** The highest seq channel identity `key` received (0: none held since start). */
+  lastSeqOf(key: string): number {
+    const id = this.channels.find(key);
+    return id < 0 ? 0 : (this.channelLast[id] ?? 0);
   }
 
   /** The channel identity of row `i`. */

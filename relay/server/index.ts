@@ -317,7 +317,7 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
 function health(res: ServerResponse, path: string, r: Routes): void {
   const h = r.store.health();
   const warning = h.warning ? { warning: h.warning } : {};
-  if (path === '/healthz') return h.fatal ? sendJson(res, 503, { ok: false, error: h.notReady, ...warning }) : sendJson(res, 200, { ok: true, lastSeq: r.store.lastSeq, ...warning });
+  if (path === '/healthz') return h.fatal ? sendJson(res, 503, { ok: false, error: h.notReady, ...warning }) : sendJson(res, 200, { ok: true, ...warning });
   if (!r.accepting()) return sendJson(res, 503, { ready: false, error: 'relay is stopping' });
   return h.notReady ? sendJson(res, 503, { ready: false, error: h.notReady, ...warning }) : sendJson(res, 200, { ready: true, ...warning });
 }

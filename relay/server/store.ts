@@ -242,6 +242,10 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     return i < 0 ? undefined : this.index.forwardStateAt(i, target);
   }
 
+  lastSeqOf(key: string): number {
+    return this.index.lastSeqOf(key);
+  }
+
   get size(): number {
     return this.index.size;
   }

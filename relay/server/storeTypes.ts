@@ -93,6 +93,8 @@ export interface RelayStore extends Pick<EventEmitter<StoreEvents>, 'on' | 'off'
   readonly lastSeq: number;
   /** Deliveries held. */
   readonly size: number;
+  /** The highest seq of channel identity `key` (relay/server/channelKey.ts) the store holds or held since it opened; what a channel token is told instead of lastSeq. */
+  lastSeqOf(key: string): number;
   /**
    * Stores a delivery; `durable` resolves once it is safe. The file journal assigns `seq` at once; a
    * store whose seq comes with durability (JetStream) gives 0 here and the seq in `durable`'s result.

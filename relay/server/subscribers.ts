@@ -235,8 +235,13 @@ export class SubscriberHub {
         void this.pump(sub);
       }
     });
-    this.write(sub, Buffer.from(JSON.stringify({ type: 'hello', lastSeq: this.store.lastSeq, since: sub.sent } satisfies ServerMessage)));
+    this.write(sub, Buffer.from(JSON.stringify({ type: 'hello', lastSeq: this.lastSeqFor(sub), since: sub.sent } satisfies ServerMessage)));
     void this.pump(sub);
+  }
+
+  /** The relay-wide last seq for the admin token; a channel token's own channel's only. */
+  private lastSeqFor(sub: Subscriber): number {
+    return sub.scopedTo === undefined ? this.store.lastSeq : this.store.lastSeqOf(sub.channel ?? '');
   }
 
   /** Forgets a subscriber (once): indexes and the per-token count. */
@@ -308,7 +313,7 @@ export class SubscriberHub {
         if (!next) {
           if (!sub.caughtUp) {
             sub.caughtUp = true;
-            this.write(sub, Buffer.from(JSON.stringify({ type: 'caught-up', lastSeq: this.store.lastSeq } satisfies ServerMessage)));
+            this.write(sub, Buffer.from(JSON.stringify({ type: 'caught-up', lastSeq: this.lastSeqFor(sub) } satisfies ServerMessage)));
           }
           break;
         }

@@ -12,6 +12,10 @@ import type { DeliveryMeta, KeyedChannelStatus, StoredDelivery, StoreListQuery }
 export class DeliveryIndex {
   private readonly rows = new CompactIndex();
 
+  lastSeqOf(key: string): number {
+    return this.rows.lastSeqOf(key);
+  }
+
   get size(): number {
     return this.rows.size;
   }

@@ -226,6 +226,10 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     return this.highestSeq;
   }
 
+  lastSeqOf(key: string): number {
+    return this.index.lastSeqOf(key);
+  }
+
   get size(): number {
     return this.index.size;
   }

@@ -153,6 +153,8 @@ export interface CreatedChannel {
   ingressUrl: string;
   /** Scoped to this channel: its deliveries, its stream, nothing else. */
   token: string;
+  /** Set when a secret is weak (under 16 bytes; a --public relay refuses those). */
+  warning?: string;
 }
 /**
  * Where a channel is defined: the channels API, --config, the relay-wide `default`, or an

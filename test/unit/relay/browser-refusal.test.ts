@@ -25,7 +25,7 @@ describe('relay: unsigned-delivery warning and browser refusal (relay process)',
     const relay = await spawnRelay(['--data', tempDir(), '--forward', app.url]);
     procs.push(relay);
     await stderrMatching(relay, /warning: channel 'default' and every implicit channel accept deliveries without a signature/);
-    const refused = [
+    const refused: Record<string, string>[] = [
       { origin: 'https://evil.example' },
       { origin: 'null' },
       { 'sec-fetch-site': 'cross-site' },
