@@ -228,8 +228,10 @@ export class SubscriberHub {
       }
       if (typeof msg !== 'object' || msg === null) return; // `null`, numbers, strings: ignored
       if (msg.type === 'ack' && Number.isInteger(msg.seq)) {
+        const refused = ackRefusal(msg);
+        if (refused) return this.write(sub, Buffer.from(JSON.stringify({ type: 'error', error: refused } satisfies ServerMessage)));
         const status = msg.forwarded?.status;
-        if (Number.isInteger(status) && sub.unacked.includes(msg.seq)) this.options.onForwarded?.(msg.seq, status!);
+        if (status !== undefined && sub.unacked.includes(msg.seq)) this.options.onForwarded?.(msg.seq, status);
         sub.acked = Math.max(sub.acked, msg.seq);
         sub.unacked = sub.unacked.filter((s) => s > sub.acked);
         void this.pump(sub);
@@ -365,4 +367,12 @@ export class SubscriberHub {
 function first<T>(items: Iterable<T>): T | undefined {
   for (const x of items) return x;
   return undefined;
+}
+
+/** Why an ack is refused: a `forwarded` that is not { status: an integer HTTP status 100-599 }. */
+function ackRefusal(msg: ClientMessage): string | undefined {
+  if (msg.forwarded === undefined) return undefined;
+  const status = (msg.forwarded as { status?: unknown } | null)?.status;
+  if (typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599) return undefined;
+  return `ack of seq ${msg.seq} refused: forwarded.status must be an integer HTTP status from 100 to 599, got ${JSON.stringify(status ?? msg.forwarded)?.slice(0, 40)}`;
 }

@@ -223,7 +223,12 @@ export interface CaughtUpMessage {
   type: 'caught-up';
   lastSeq: number;
 }
-export type ServerMessage = HelloMessage | DeliveryMessage | ForwardMessage | CaughtUpMessage;
+/** Server → client: a message of the client's was refused (e.g. an ack whose forwarded.status is no HTTP status); nothing of it was applied. */
+export interface ErrorMessage {
+  type: 'error';
+  error: string;
+}
+export type ServerMessage = HelloMessage | DeliveryMessage | ForwardMessage | CaughtUpMessage | ErrorMessage;
 
 /** Client → server: the client has handled every delivery up to and including `seq`. */
 export interface AckMessage {
@@ -231,7 +236,8 @@ export interface AckMessage {
   seq: number;
   /**
    * Set by a client that forwarded the delivery to an app (`service-hooks forward`): the app's
-   * 2xx status. The relay records it as the forward state of target SUBSCRIBER_TARGET.
+   * 2xx status. The relay records it as the forward state of target SUBSCRIBER_TARGET. An
+   * integer from 100 to 599; anything else refuses the whole ack with an `error` message.
    */
   forwarded?: { status: number };
 }
