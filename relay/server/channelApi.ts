@@ -12,6 +12,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CreateChannelRequest } from '../../src/core/relay/protocol';
 import { sendEmpty, sendError, sendJson } from '../shared/http';
 import { CHANNEL_RE, MIN_SECRET_BYTES } from './channels';
+import { CHANNEL_NAME_RULE } from '../../src/core/relay/channelName';
 import { ChannelError } from './channelRegistry';
 import type { ChannelDirectory } from './channelDirectory';
 import type { Scope } from './scope';
@@ -28,7 +29,7 @@ export interface ChannelApiContext {
   log: (line: string) => void;
 }
 
-export const NAME_RULE = "name must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit";
+export const NAME_RULE = `name must be ${CHANNEL_NAME_RULE}`;
 const MAX_SECRETS = 16;
 const MAX_SECRET_LENGTH = 1024;
 

@@ -2,7 +2,10 @@
 // the relay-wide defaults. Checked once at start-up (RelayConfigError), then resolved per delivery.
 import { RelayConfigError } from './errors';
 
-export const CHANNEL_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+import { CHANNEL_NAME_RE } from '../../src/core/relay/channelName';
+
+/** Channel names: one rule for both stores (src/core/relay/channelName.ts). */
+export const CHANNEL_RE = CHANNEL_NAME_RE;
 
 export interface ChannelConfig {
   secrets?: string[];

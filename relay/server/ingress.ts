@@ -9,6 +9,7 @@ import { readRaw, sendError, sendTooLarge } from '../shared/http';
 import { clientAddress, type SourceAllowList } from './access';
 import type { Lookup } from './channelDirectory';
 import { CHANNEL_RE } from './channels';
+import { CHANNEL_NAME_RULE } from '../../src/core/relay/channelName';
 import type { Forwarder } from './forwarder';
 import type { RejectLimiter } from './rateLimit';
 import { keepOfRejected } from './rejected';
@@ -44,7 +45,7 @@ export function hookChannel(path: string): string | undefined {
 export function createIngress(ctx: IngressContext): IngressHandler {
   const tooLarge = `body exceeds the ${ctx.maxBody}-byte limit`;
   return async function ingress(req, res, channel) {
-    if (!CHANNEL_RE.test(channel)) return sendError(res, 400, `invalid channel name (letters, digits, '.', '_', '-'; at most 64)`);
+    if (!CHANNEL_RE.test(channel)) return sendError(res, 400, `invalid channel name (${CHANNEL_NAME_RULE})`);
     const browser = fromBrowser(req);
     if (browser) {
       req.resume();

@@ -141,7 +141,7 @@ export interface PruneResponse {
 
 /** POST /api/channels */
 export interface CreateChannelRequest {
-  /** CHANNEL_RE: letters, digits, '.', '_', '-'; at most 64; not 'default' nor a --config channel. */
+  /** src/core/relay/channelName.ts: letters, digits, '.', '_', '-'; at most 64; no '..' or trailing '.'; not 'default' nor a --config channel. */
   name: string;
   /** Signing secrets (non-empty strings; rotation: several). A `--public` relay requires at least one. */
   secrets: string[];
