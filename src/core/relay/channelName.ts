@@ -4,4 +4,4 @@
 // dot-separated tokens must not be empty: 'x.' and 'a..b' would break it, so neither store takes them.
 export const CHANNEL_NAME_RE = /^[A-Za-z0-9](?:[A-Za-z0-9_-]|\.(?![.]|$)){0,63}$/;
 
-export const CHANNEL_NAME_RULE = "letters, digits, '.', '_' or '-', at most 64, starting with a letter or digit; no '..' and no '.' at the end";
+export const CHANNEL_NAME_RULE = "1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit; no '..' and no '.' at the end";
