@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { startRelay, type RelayServer } from '../../../relay/server';
 import { FaultyFs } from './faultyFs';
-import { post, relayProcesses, spawnRelay, tempDir } from './helpers';
+import { post, relayProcesses, spawnRelay, tempDir, type RelayProcess } from './helpers';
 import { call } from './publicHelpers';
 import { startNats, type NatsCluster } from '../nats/natsServers';
 
@@ -17,22 +17,17 @@ async function get(url: string): Promise<{ status: number; json: { ok?: boolean;
   return { status: res.statusCode, json: (await res.body.json()) as { ok?: boolean; ready?: boolean; error?: string } };
 }
 
-/** Resolves with the first line of `lines` (as it grows) that matches `re`. */
-function logLine(lines: string[], re: RegExp): Promise<string> {
+/** Resolves once the relay process's output (stdout and stderr, as it grows) matches `re`. */
+function output(relay: RelayProcess, re: RegExp): Promise<void> {
   return new Promise((resolve) => {
+    const streams = [relay.child.stdout!, relay.child.stderr!];
     const check = () => {
-      const l = lines.find((x) => re.test(x));
-      if (l === undefined) return false;
-      resolve(l);
-      return true;
+      if (!re.test(relay.stdout() + relay.stderr())) return;
+      for (const s of streams) s.off('data', check);
+      resolve();
     };
-    if (check()) return;
-    const push = lines.push.bind(lines);
-    lines.push = (...items: string[]) => {
-      const n = push(...items);
-      check();
-      return n;
-    };
+    for (const s of streams) s.on('data', check);
+    check();
   });
 }
 
@@ -105,17 +100,14 @@ describe('relay health: /healthz and /readyz', function () {
       const relay = await spawnRelay(['--store', nats.urls, '--data', tempDir()]);
       procs.push(relay);
       assert.equal((await get(`${relay.url}/readyz`)).status, 200);
-      const lines: string[] = [];
-      relay.child.stdout!.on('data', (c: Buffer) => lines.push(...c.toString().split('\n')));
-      relay.child.stderr!.on('data', (c: Buffer) => lines.push(...c.toString().split('\n')));
       await nats.nodes[0]!.kill();
-      await logLine(lines, /lost the connection to NATS/);
+      await output(relay, /lost the connection to NATS/);
       const ready = await get(`${relay.url}/readyz`);
       assert.equal(ready.status, 503);
       assert.match(ready.json.error!, /NATS/);
       assert.equal((await get(`${relay.url}/healthz`)).status, 200);
       await nats.nodes[0]!.start();
-      await logLine(lines, /connected to NATS again/);
+      await output(relay, /connected to NATS again/);
       assert.equal((await get(`${relay.url}/readyz`)).status, 200);
     });
   });
