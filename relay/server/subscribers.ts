@@ -182,7 +182,8 @@ export class SubscriberHub {
     const token = given!;
     if ((this.perToken.get(token) ?? 0) >= this.maxPerToken) return refuse(WS_TOO_MANY_SUBSCRIBERS_STATUS, 'Too Many Subscribers');
     const sinceRaw = url.searchParams.get('since');
-    const since = sinceRaw === null ? this.store.lastSeq : Number(sinceRaw);
+    // From now by default: for a channel token, its channel's last seq (the relay-wide one is not its to learn).
+    const since = sinceRaw === null ? (scope.kind === 'channel' ? this.store.lastSeqOf(scope.key) : this.store.lastSeq) : Number(sinceRaw);
     if (!Number.isInteger(since) || since < 0) return refuse(400, 'Bad since');
     const asked = url.searchParams.get('channel') || undefined;
     const narrowed = scopedChannel(scope, asked, this.options.keyOf ?? ((name) => name));

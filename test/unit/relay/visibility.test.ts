@@ -12,11 +12,11 @@ const SECRET = 'visibility-secret-0123456789';
 const ADMIN = 'visibility-admin-token-0123456789';
 
 /** The stream's hello message for `token`. */
-function hello(url: string, token: string): Promise<{ lastSeq: number }> {
+function hello(url: string, token: string, query = '?since=0'): Promise<{ lastSeq: number; since: number }> {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/ws?since=0`, { headers: { authorization: `Bearer ${token}` } });
+    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/ws${query}`, { headers: { authorization: `Bearer ${token}` } });
     ws.on('message', (data) => {
-      const m = JSON.parse(data.toString()) as { type: string; lastSeq: number };
+      const m = JSON.parse(data.toString()) as { type: string; lastSeq: number; since: number };
       if (m.type !== 'hello') return;
       ws.close();
       resolve(m);
@@ -47,6 +47,7 @@ describe('relay visibility: seqs and weak secrets (relay process)', function () 
     assert.equal(status.json.journal, undefined, 'the journal report is the admin\'s');
     assert.equal((await call('GET', `${relay.url}/api/deliveries`, alice)).json.lastSeq, aliceSeq);
     assert.equal((await hello(relay.url, alice)).lastSeq, aliceSeq);
+    assert.deepEqual(await hello(relay.url, alice, ''), { type: 'hello', lastSeq: aliceSeq, since: aliceSeq }, 'from now: its channel\'s last seq');
     assert.equal((await hello(relay.url, admin)).lastSeq, aliceSeq + 3);
   });
 
