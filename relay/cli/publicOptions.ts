@@ -19,7 +19,8 @@ export const PUBLIC_HELP = `Public endpoint:
   --public-url URL      the public address put in channel ingress URLs (<URL>/hooks/<name>) and
                         accepted as Host on /api and /ws (default: the listen address)
   --public              the safe preset for the internet: needs --tls-cert/--tls-key or
-                        --trust-proxy (exit 2 otherwise); binds 0.0.0.0 unless --host; applies
+                        --trust-proxy ADDR (exit 2 otherwise); binds 0.0.0.0 with TLS, 127.0.0.1
+                        without (for the proxy on this machine) unless --host; applies
                         --allow-cidr service unless --allow-cidr; serves only configured, 'default'
                         (with --secret) and API-created channels, each with a secret; a channel
                         cannot be created without secrets; unverified deliveries are refused
@@ -72,7 +73,7 @@ export function adminTokenFromEnv(env: NodeJS.ProcessEnv): string | undefined {
 /** Resolves the public-endpoint flags against the rest of the relay's settings. */
 export function publicRelayOptions(
   flags: PublicFlags,
-  base: { host?: string; allowCidr: string[]; trustProxy: boolean; secrets: string[]; channels: Record<string, { secrets?: string[] }>; allowedHosts: string[] },
+  base: { host?: string; allowCidr: string[]; trustProxy: readonly string[]; secrets: string[]; channels: Record<string, { secrets?: string[] }>; allowedHosts: string[] },
   io: CliIO,
 ): PublicRelayOptions {
   if ((flags['tls-cert'] === undefined) !== (flags['tls-key'] === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
@@ -80,7 +81,7 @@ export function publicRelayOptions(
   let settings;
   try {
     if (flags['tls-cert'] && flags['tls-key']) tls = loadTls({ cert: resolve(io.cwd, flags['tls-cert']), key: resolve(io.cwd, flags['tls-key']) });
-    settings = publicSettings({ public: flags.public ?? false, tls: tls !== undefined, trustProxy: base.trustProxy, host: base.host, allowCidr: base.allowCidr });
+    settings = publicSettings({ public: flags.public ?? false, tls: tls !== undefined, trustProxy: base.trustProxy.length > 0, host: base.host, allowCidr: base.allowCidr });
   } catch (err) {
     if (err instanceof TlsConfigError || err instanceof PublicConfigError) throw new UsageError(err.message);
     throw err;

@@ -72,7 +72,8 @@ export class RelayApi {
     }
   }
 
-  health(): Promise<{ ok: boolean; lastSeq: number }> {
+  /** GET /healthz: liveness only (no seq: it needs no token). */
+  health(): Promise<{ ok: boolean; warning?: string }> {
     return this.call('GET', '/healthz', undefined, false);
   }
 

@@ -1,4 +1,5 @@
 // `service-hooks channels create|list|delete`: manage a relay's channels through its admin API.
+import { CHANNEL_NAME_RE, CHANNEL_NAME_RULE } from '../../src/core/relay/channelName';
 import { randomToken } from '../../src/core/randomToken';
 import { defineCommand } from '../cli/args';
 import { RELAY_TARGET_HELP, RELAY_TARGET_OPTIONS, callRelay, relayApi } from '../cli/relayTarget';
@@ -42,6 +43,7 @@ async function create(api: RelayApi, relayUrl: string, name: string, values: { s
   if (generated) secrets.push(generated);
   if (secrets.length === 0) throw new UsageError('create needs --secret S or --generate-secret (a channel without a secret accepts forged deliveries)');
   const created = await api.createChannel({ name, secrets });
+  if (created.warning) io.stderr.write(`channels: warning: ${created.warning}\n`);
   if (values.json) {
     io.stdout.write(JSON.stringify(generated ? { ...created, secret: generated } : created, null, 2) + '\n');
     return EXIT.ok;
@@ -72,8 +74,8 @@ export default defineCommand({
     }
     if (action === 'list' && name !== undefined) throw new UsageError(`list takes no name, got '${name}'`);
     if (action !== 'list' && !name) throw new UsageError(`${action} needs a channel NAME`);
-    if (action === 'create' && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name!)) {
-      throw new UsageError(`a channel NAME is 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit; got '${name}'`);
+    if (action === 'create' && !CHANNEL_NAME_RE.test(name!)) {
+      throw new UsageError(`a channel NAME is ${CHANNEL_NAME_RULE}; got '${name}'`);
     }
     if (action !== 'create' && (values.secret || values['generate-secret'])) throw new UsageError(`--secret and --generate-secret belong to create`);
     const api = relayApi(values, io);

@@ -30,7 +30,9 @@ Options:
   --data DIR            journal and token directory (default ${DEFAULT_DATA_DIR.replace(/^.*\.service-hooks/, '~/.service-hooks')})
   --allow-cidr C        accept deliveries only from C (CIDR, or preset 'service' = 203.0.113.0/24 +
                         198.51.100.0/24, or 'loopback'); repeatable; default: any source
-  --trust-proxy         take the client address from X-Forwarded-For (behind a proxy only)
+  --trust-proxy ADDR    the reverse proxy in front (an address or CIDR, repeatable, e.g.
+                        127.0.0.1): X-Forwarded-For names the client on its connections only;
+                        from any other peer the header is ignored
   --max-body SIZE       body cap (default 25mb); larger bodies get 413
   --retry-schedule L    delays before attempts, e.g. 0,1m,5m,30m (default: the service's)
   --time-scale F        speed the retry schedule up by F: 1000 turns one minute into 60 ms
@@ -40,7 +42,9 @@ Options:
                         that trickles its answer gets a failed attempt and a retry
   --allow-host H        also accept this Host on /api and /ws (repeatable; for a public relay)
   --allow-origin O      also accept this browser Origin on /ws (repeatable)
-  --keep N              retention: keep at most N deliveries (default 100000)
+  --keep N              retention: keep at most N accepted (verified or unverified) deliveries
+                        (default 100000); rejected ones never push them out
+  --keep-rejected N     retention of rejected (401) deliveries, apart: the newest N (default 1000)
   --max-age D           retention: drop deliveries older than D, e.g. 7d, 12h (default 30d)
   --store URLS          keep deliveries in NATS JetStream instead of the file journal:
                         nats://HOST:PORT[,nats://HOST:PORT…] (tls:// for TLS; user:pass@ in
@@ -131,7 +135,7 @@ const OPTIONS = {
   config: { type: 'string' },
   data: { type: 'string' },
   'allow-cidr': { type: 'string', multiple: true },
-  'trust-proxy': { type: 'boolean' },
+  'trust-proxy': { type: 'string', multiple: true },
   'max-body': { type: 'string' },
   'retry-schedule': { type: 'string' },
   'time-scale': { type: 'string' },
@@ -139,6 +143,7 @@ const OPTIONS = {
   'allow-host': { type: 'string', multiple: true },
   'allow-origin': { type: 'string', multiple: true },
   keep: { type: 'string' },
+  'keep-rejected': { type: 'string' },
   'max-age': { type: 'string' },
   store: { type: 'string' },
   'nats-creds': { type: 'string' },
@@ -159,6 +164,19 @@ function secretsOf(values: string[] | undefined): string[] {
   return values ?? [];
 }
 
+/** --trust-proxy ADDR|CIDR (repeatable, or comma-separated); each checked like --allow-cidr. */
+function trustedProxies(values: string[] | undefined): string[] {
+  const out = (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim());
+  for (const v of out) {
+    try {
+      new SourceAllowList([v]);
+    } catch {
+      throw new UsageError(`--trust-proxy takes the proxy's address or CIDR (e.g. --trust-proxy 127.0.0.1), got '${v}'`);
+    }
+  }
+  return out;
+}
+
 /** The relay's options from the flags and the config file (flags add to the file's lists). */
 function relayOptions(values: Values, io: CliIO): RelayOptions {
   const cfg = values.config ? readConfig(resolve(io.cwd, values.config)) : {};
@@ -167,7 +185,7 @@ function relayOptions(values: Values, io: CliIO): RelayOptions {
   }
   const secrets = [...(cfg.secrets ?? []), ...secretsOf(values.secret)];
   const allowCidr = [...(cfg.allowCidr ?? []), ...(values['allow-cidr'] ?? [])];
-  const trustProxy = values['trust-proxy'] ?? false;
+  const trustProxy = trustedProxies(values['trust-proxy']);
   // host, allowCidr, allowedHosts, TLS, --public and the admin token from the environment:
   const open = publicRelayOptions(values, { host: values.host, allowCidr, trustProxy, secrets, channels: cfg.channels ?? {}, allowedHosts: values['allow-host'] ?? [] }, io);
   return {
@@ -185,6 +203,7 @@ function relayOptions(values: Values, io: CliIO): RelayOptions {
     retention: {
       maxCount: values.keep === undefined ? 100_000 : positiveInt(values.keep, '--keep'),
       maxAgeMs: values['max-age'] === undefined ? 30 * DAY_MS : parseDuration(values['max-age'], '--max-age'),
+      ...(values['keep-rejected'] === undefined ? {} : { maxRejected: positiveInt(values['keep-rejected'], '--keep-rejected') }),
     },
     ...natsChoice(values.store, values['nats-creds'], values['nats-replicas'], io.cwd),
     signal: io.stopSignal,

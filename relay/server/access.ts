@@ -44,19 +44,23 @@ export class SourceAllowList {
   }
 }
 
-/** The client address: the socket's, or with `trustProxy` the last X-Forwarded-For entry (added by the proxy). */
-export function clientAddress(req: IncomingMessage, trustProxy: boolean): string | undefined {
-  if (trustProxy) {
-    const xff = req.headers['x-forwarded-for'];
-    const value = Array.isArray(xff) ? xff.join(',') : xff;
-    const last = value
-      ?.split(',')
-      .map((s) => s.trim())
-      .filter(Boolean)
-      .at(-1);
-    if (last) return last.replace(/^\[|\]$/g, '');
-  }
-  return req.socket.remoteAddress;
+/**
+ * The client address. X-Forwarded-For counts only on a connection from a trusted proxy
+ * (`--trust-proxy` addresses or CIDRs): then the address is the entry its proxy chain appended
+ * last that is not itself a trusted proxy. From any other peer the header is ignored, so a client
+ * that reaches the port directly cannot pose as an allowed network.
+ */
+export function clientAddress(req: IncomingMessage, trusted: SourceAllowList | undefined): string | undefined {
+  const peer = req.socket.remoteAddress;
+  if (!trusted?.enabled || !trusted.allows(peer)) return peer;
+  const xff = req.headers['x-forwarded-for'];
+  const value = Array.isArray(xff) ? xff.join(',') : xff;
+  const hops = (value ?? '')
+    .split(',')
+    .map((s) => s.trim().replace(/^\[|\]$/g, ''))
+    .filter(Boolean);
+  for (let i = hops.length - 1; i >= 0; i--) if (!trusted.allows(hops[i]) || i === 0) return hops[i];
+  return peer;
 }
 
 /** Host must name this machine's loopback, the bound host, or an allowed host (port ignored). */

@@ -15,7 +15,7 @@
 //   POST /api/prune                       → 200 PruneResponse ({ keep?, olderThanMs? })  (admin)
 //   /api/channels, /api/channels/<name>   → relay/server/channelApi.ts
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ForwardStatus, RelayStatus, RetryPendingResponse, Verification } from '../../src/core/relay/protocol';
+import type { ChannelStatus, ForwardStatus, RelayStatus, RetryPendingResponse, Verification } from '../../src/core/relay/protocol';
 import { bearer, isJsonObject, readJson, sendError, sendJson, sendTooLarge } from '../shared/http';
 import { hostAllowed } from './access';
 import { adminOnly, channelRoutes, requireAdmin as admin } from './channelApi';
@@ -23,7 +23,7 @@ import type { ChannelDirectory } from './channelDirectory';
 import { scopedChannel, sees, type Scope } from './scope';
 import type { Forwarder, RetryFilter } from './forwarder';
 import { parseRetryRequest } from './retryRequest';
-import type { RelayStore, StoreListQuery } from './storeTypes';
+import type { KeyedChannelStatus, RelayStore, StoreListQuery } from './storeTypes';
 
 export interface ApiContext {
   store: RelayStore;
@@ -81,8 +81,11 @@ function apiRoutes(ctx: ApiContext): Route[] {
   /** Whether delivery `seq` exists and `scope` may see it. */
   const visible = (seq: number, scope: Scope) => {
     const e = store.get(seq);
-    return e !== undefined && sees(scope, e.summary.channel);
+    return e !== undefined && sees(scope, e.channelKey);
   };
+  const keyOf = (name: string) => ctx.channels.registry.keyOf(name);
+  /** The relay-wide lastSeq for the admin; a channel token's own channel's only. */
+  const lastSeqFor = (scope: Scope) => (scope.kind === 'admin' ? store.lastSeq : store.lastSeqOf(scope.key));
   return [
     {
       pattern: /^\/api\/status$/,
@@ -90,11 +93,8 @@ function apiRoutes(ctx: ApiContext): Route[] {
         GET: (_req, res, _p, _u, scope) => {
           // Only channels the relay serves, as GET /api/channels: a deleted channel's deliveries stay
           // in the journal, but its URL answers 404 and must not be offered.
-          const channels = store
-            .channels()
-            .filter((c) => sees(scope, c.name) && ctx.channels.lookup(c.name).ok)
-            .map((c) => ({ ...c, ingressUrl: ctx.channels.ingressUrl(c.name) }));
-          sendJson(res, 200, { port: ctx.port(), channels, lastSeq: store.lastSeq, journal: store.integrity() } satisfies RelayStatus);
+          const channels = byName(store.channels().filter((c) => sees(scope, c.key) && ctx.channels.lookup(c.name).ok)).map((c) => ({ ...c, ingressUrl: ctx.channels.ingressUrl(c.name) }));
+          sendJson(res, 200, { port: ctx.port(), channels, lastSeq: lastSeqFor(scope), ...(scope.kind === 'admin' ? { journal: store.integrity() } : {}) } satisfies RelayStatus);
         },
       },
     },
@@ -104,10 +104,10 @@ function apiRoutes(ctx: ApiContext): Route[] {
         GET: (_req, res, _p, url, scope) => {
           const q = listQuery(url.searchParams);
           if ('error' in q) return sendError(res, 400, q.error);
-          const narrowed = scopedChannel(scope, q.channel);
+          const narrowed = scopedChannel(scope, q.channel, keyOf);
           if ('error' in narrowed) return sendError(res, 403, narrowed.error);
           q.channel = narrowed.channel;
-          sendJson(res, 200, { deliveries: q.limit === 0 ? [] : store.list(q), lastSeq: store.lastSeq });
+          sendJson(res, 200, { deliveries: q.limit === 0 ? [] : store.list(q), lastSeq: lastSeqFor(scope) });
         },
       },
     },
@@ -115,8 +115,8 @@ function apiRoutes(ctx: ApiContext): Route[] {
       pattern: /^\/api\/deliveries\/(\d+)$/,
       methods: {
         GET: async (_req, res, p, _u, scope) => {
-          const d = await store.detail(Number(p[0]));
-          return d && sees(scope, d.channel) ? sendJson(res, 200, d) : sendError(res, 404, `no delivery ${p[0]}`);
+          const d = visible(Number(p[0]), scope) ? await store.detail(Number(p[0])) : undefined;
+          return d ? sendJson(res, 200, d) : sendError(res, 404, `no delivery ${p[0]}`);
         },
       },
     },
@@ -143,9 +143,11 @@ function apiRoutes(ctx: ApiContext): Route[] {
           if (!body) return;
           const filter = parseRetryRequest(body);
           if ('error' in filter) return sendError(res, 400, filter.error);
-          const narrowed = scopedChannel(scope, filter.channel);
-          if ('error' in narrowed) return sendError(res, 403, narrowed.error);
-          filter.channel = narrowed.channel;
+          if (scope.kind === 'channel' && filter.channel !== undefined && filter.channel !== scope.channel) return sendError(res, 403, `this token is limited to channel '${scope.channel}'`);
+          // An API channel has no server-side targets: nothing of its own is pending. (Its name's
+          // earlier deliveries, of an earlier channel, are not its token's to hurry.)
+          if (scope.kind === 'channel' && scope.key !== scope.channel) return sendJson(res, 200, { queued: 0 } satisfies RetryPendingResponse);
+          if (scope.kind === 'channel') filter.channel = scope.channel;
           sendJson(res, 200, { queued: ctx.retryNow(filter) } satisfies RetryPendingResponse);
         },
       },
@@ -164,6 +166,20 @@ function apiRoutes(ctx: ApiContext): Route[] {
     },
     ...channelRoutes({ directory: ctx.channels, store, objectBody, onDeleted: ctx.onChannelDeleted, log: ctx.log }),
   ];
+}
+
+/** Counts per channel name (the store keeps them per channel identity: a re-created name has several). */
+function byName(rows: readonly KeyedChannelStatus[]): ChannelStatus[] {
+  const out = new Map<string, ChannelStatus>();
+  for (const { key: _key, ...r } of rows) {
+    const c = out.get(r.name);
+    if (!c) out.set(r.name, { ...r });
+    else {
+      for (const k of ['received', 'verified', 'unverified', 'rejected', 'forwarded', 'failed'] as const) c[k] += r[k];
+      c.pending = (c.pending ?? 0) + (r.pending ?? 0);
+    }
+  }
+  return [...out.values()];
 }
 
 /** Reads a JSON object body (an empty body is {}); on failure answers and returns undefined. */

@@ -1,7 +1,8 @@
 // The channels routes of the REST API (admin token; a channel token may read only its own channel):
 //
 //   GET    /api/channels          → 200 { channels: ChannelInfo[] }            (admin)
-//   POST   /api/channels          → 201 CreatedChannel ({ name, secrets })      (admin)
+//   POST   /api/channels          → 201 CreatedChannel ({ name, secrets })      (admin); with a
+//            `warning` when a secret has under 16 bytes (a --public relay refuses it: 400)
 //            400 bad name/body, or no secret on a --public relay · 409 name taken (also 'default'
 //            and --config names) · 507 at the 10,000-channel limit · 500 the registry could not be written
 //   GET    /api/channels/<name>   → 200 ChannelInfo                            (admin, or its own token)
@@ -10,7 +11,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CreateChannelRequest } from '../../src/core/relay/protocol';
 import { sendEmpty, sendError, sendJson } from '../shared/http';
-import { CHANNEL_RE } from './channels';
+import { CHANNEL_RE, MIN_SECRET_BYTES } from './channels';
+import { CHANNEL_NAME_RULE } from '../../src/core/relay/channelName';
 import { ChannelError } from './channelRegistry';
 import type { ChannelDirectory } from './channelDirectory';
 import type { Scope } from './scope';
@@ -27,7 +29,7 @@ export interface ChannelApiContext {
   log: (line: string) => void;
 }
 
-export const NAME_RULE = "name must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit";
+export const NAME_RULE = `name must be ${CHANNEL_NAME_RULE}`;
 const MAX_SECRETS = 16;
 const MAX_SECRET_LENGTH = 1024;
 
@@ -43,7 +45,15 @@ export function createChannelRequest(body: Record<string, unknown>, strict: bool
     return { error: `at most ${MAX_SECRETS} secrets of at most ${MAX_SECRET_LENGTH} characters` };
   }
   if (strict && secrets.length === 0) return { error: 'a --public relay never accepts unverified deliveries: a channel needs at least one secret' };
+  const short = (secrets as string[]).findIndex((s) => Buffer.byteLength(s) < MIN_SECRET_BYTES);
+  if (short >= 0 && strict) return { error: `secret #${short + 1} has fewer than ${MIN_SECRET_BYTES} bytes: a --public relay refuses secrets that short (e.g. openssl rand -hex 32)` };
   return { name, secrets: secrets as string[] };
+}
+
+/** The warning for secrets under MIN_SECRET_BYTES (a local relay accepts them), or undefined. */
+export function weakSecretWarning(secrets: readonly string[]): string | undefined {
+  const short = secrets.findIndex((s) => Buffer.byteLength(s) < MIN_SECRET_BYTES);
+  return short < 0 ? undefined : `secret #${short + 1} has fewer than ${MIN_SECRET_BYTES} bytes; a short secret can be guessed (use e.g. openssl rand -hex 32)`;
 }
 
 /** The answer for a channel token on an admin route. */
@@ -93,7 +103,7 @@ export function listChannels(ctx: ChannelApiContext, res: ServerResponse): void 
 }
 
 export function getChannel(ctx: ChannelApiContext, res: ServerResponse, name: string, scope: Scope): void {
-  const info = scope.kind === 'admin' || scope.channel === name ? ctx.directory.info(name, ctx.store.channels()) : undefined;
+  const info = scope.kind === 'admin' || (scope.channel === name && scope.key === ctx.directory.registry.keyOf(name)) ? ctx.directory.info(name, ctx.store.channels()) : undefined;
   if (info) sendJson(res, 200, info);
   else sendError(res, 404, `no channel '${name}'`);
 }
@@ -107,8 +117,9 @@ export async function createChannel(ctx: ChannelApiContext, req: IncomingMessage
   if (taken) return sendError(res, 409, taken);
   try {
     const created = await ctx.directory.create(r.name, r.secrets);
-    ctx.log(`channel '${r.name}' created`);
-    sendJson(res, 201, created);
+    const warning = weakSecretWarning(r.secrets);
+    ctx.log(`channel '${r.name}' created${warning ? `; warning: ${warning}` : ''}`);
+    sendJson(res, 201, warning ? { ...created, warning } : created);
   } catch (err) {
     if (err instanceof ChannelError) return sendError(res, err.kind === 'exists' ? 409 : 507, err.message);
     ctx.log(`channel '${r.name}' not created: ${(err as Error).message}`);

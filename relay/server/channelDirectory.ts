@@ -7,7 +7,8 @@
 //   implicit  any other valid name gets the relay-wide settings (local relays only)
 // A deleted API channel answers 404 until created again, whatever the mode. A strict relay
 // (--public) serves no implicit channel and no channel without a secret.
-import type { ChannelInfo, ChannelSource, ChannelStatus, CreatedChannel } from '../../src/core/relay/protocol';
+import type { ChannelInfo, ChannelSource, CreatedChannel } from '../../src/core/relay/protocol';
+import type { KeyedChannelStatus } from './storeTypes';
 import { ChannelRegistry } from './channelRegistry';
 import { RelayConfigError } from './errors';
 
@@ -16,7 +17,8 @@ export interface ChannelSettings {
   forward: string[];
 }
 
-export type Lookup = { ok: true; source: ChannelSource; settings: ChannelSettings } | { ok: false; error: string };
+/** A served channel; `gen`: an API channel's generation, stored with each delivery (./channelKey.ts). */
+export type Lookup = { ok: true; source: ChannelSource; settings: ChannelSettings; gen?: string } | { ok: false; error: string };
 
 export interface DirectoryOptions {
   /** The settings of a config, default or implicit channel (relay/server/channels.ts). */
@@ -60,7 +62,7 @@ export class ChannelDirectory {
 
   private find(name: string): Lookup {
     const api = this.registry.get(name);
-    if (api) return { ok: true, source: 'api', settings: { secrets: api.secrets, forward: [] } };
+    if (api) return { ok: true, source: 'api', settings: { secrets: api.secrets, forward: [] }, ...(api.gen ? { gen: api.gen } : {}) };
     if (this.configured.has(name)) return { ok: true, source: 'config', settings: this.options.settingsOf(name) };
     if (this.registry.wasDeleted(name)) return { ok: false, error: `channel '${name}' was deleted` };
     if (name === 'default') return { ok: true, source: 'default', settings: this.options.settingsOf(name) };
@@ -90,17 +92,18 @@ export class ChannelDirectory {
   }
 
   /** A served channel's description (not one a strict relay refuses, such as a secretless `default`). */
-  info(name: string, counts: readonly ChannelStatus[]): ChannelInfo | undefined {
+  info(name: string, counts: readonly KeyedChannelStatus[]): ChannelInfo | undefined {
     const found = this.lookup(name);
     if (!found.ok) return undefined;
-    const c = counts.find((s) => s.name === name);
-    if (found.source === 'implicit' && !c) return undefined;
+    const key = this.registry.keyOf(name);
+    const { key: _key, ...c } = counts.find((s) => s.key === key) ?? { key };
+    if (found.source === 'implicit' && !('name' in c)) return undefined;
     const createdAt = this.registry.get(name)?.createdAt;
     return { ...NO_COUNTS, ...c, name, source: found.source, ingressUrl: this.ingressUrl(name), secrets: found.settings.secrets.length, ...(createdAt ? { createdAt } : {}) };
   }
 
   /** Every API, config and default channel, and every implicit one that has deliveries; by name. */
-  list(counts: readonly ChannelStatus[]): ChannelInfo[] {
+  list(counts: readonly KeyedChannelStatus[]): ChannelInfo[] {
     const names = new Set<string>([...this.registry.list().map((c) => c.name), ...this.configured, 'default', ...counts.map((c) => c.name)]);
     const out: ChannelInfo[] = [];
     for (const n of [...names].sort()) {

@@ -8,6 +8,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { randomToken } from '../../src/core/randomToken';
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { channelKey } from './channelKey';
 
 export const CHANNELS_FILE = 'channels.json';
 /** A channel token: recognisable in a leak scan, and never confused with the admin token. */
@@ -20,6 +21,11 @@ export interface StoredChannel {
   /** `sha256:<hex>` of the channel token. */
   tokenHash: string;
   createdAt: string;
+  /**
+   * This channel's generation: random, new at each creation, stored with each of its deliveries
+   * (./channelKey.ts). Absent on channels created before generations existed.
+   */
+  gen?: string;
 }
 
 export interface ChannelsFile {
@@ -80,7 +86,7 @@ function parseFile(path: string, text: string): ChannelsFile {
   const f = raw as Partial<ChannelsFile>;
   if (typeof raw !== 'object' || raw === null || f.version !== 1 || !Array.isArray(f.channels)) throw bad('expected { version: 1, channels: [...] }');
   for (const c of f.channels) {
-    const ok = typeof c?.name === 'string' && typeof c.tokenHash === 'string' && Array.isArray(c.secrets) && c.secrets.every((s) => typeof s === 'string' && s !== '');
+    const ok = typeof c?.name === 'string' && typeof c.tokenHash === 'string' && (c.gen === undefined || (typeof c.gen === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(c.gen))) && Array.isArray(c.secrets) && c.secrets.every((s) => typeof s === 'string' && s !== '');
     if (!ok) throw bad(`malformed channel entry ${JSON.stringify(c?.name ?? null)}`);
   }
   const deleted = Array.isArray(f.deleted) ? f.deleted.filter((n): n is string => typeof n === 'string') : [];
@@ -169,6 +175,11 @@ export class ChannelRegistry {
     return [...this.byName.values()].sort((a, b) => a.name.localeCompare(b.name));
   }
 
+  /** The identity the store knows channel `name` by now: with the API channel's generation, else the name. */
+  keyOf(name: string): string {
+    return channelKey(name, this.byName.get(name)?.gen);
+  }
+
   wasDeleted(name: string): boolean {
     return this.deleted.has(name);
   }
@@ -178,7 +189,7 @@ export class ChannelRegistry {
     if (this.byName.has(name)) throw new ChannelError('exists', `channel '${name}' already exists`);
     if (this.byName.size >= MAX_CHANNELS) throw new ChannelError('full', `the relay holds its maximum of ${MAX_CHANNELS} channels`);
     const token = CHANNEL_TOKEN_PREFIX + randomToken(32);
-    const channel: StoredChannel = { name, secrets: [...secrets], tokenHash: hashToken(token), createdAt: now.toISOString() };
+    const channel: StoredChannel = { name, secrets: [...secrets], tokenHash: hashToken(token), createdAt: now.toISOString(), gen: randomToken(8) };
     const wasDeleted = this.deleted.delete(name);
     this.index(channel);
     try {

@@ -2,7 +2,10 @@
 // the relay-wide defaults. Checked once at start-up (RelayConfigError), then resolved per delivery.
 import { RelayConfigError } from './errors';
 
-export const CHANNEL_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+import { CHANNEL_NAME_RE } from '../../src/core/relay/channelName';
+
+/** Channel names: one rule for both stores (src/core/relay/channelName.ts). */
+export const CHANNEL_RE = CHANNEL_NAME_RE;
 
 export interface ChannelConfig {
   secrets?: string[];
@@ -34,6 +37,21 @@ export class ChannelConfigs {
     for (const [where, list] of this.secretLists()) {
       if (list.some((s) => s === '')) throw new RelayConfigError(`empty secret in ${where}: a delivery signed with the empty key would be accepted as verified`);
     }
+  }
+
+  /**
+   * The warning for a relay that accepts unsigned deliveries (no secret for the default and
+   * implicit channels, or a --config channel without one), or undefined.
+   */
+  unsignedWarning(strict: boolean): string | undefined {
+    if (strict) return undefined;
+    const relayWide = this.options.secrets ?? [];
+    const open = Object.entries(this.options.channels ?? {})
+      .filter(([, c]) => (c.secrets ?? relayWide).length === 0)
+      .map(([n]) => `'${n}'`);
+    if (relayWide.length > 0 && open.length === 0) return undefined;
+    const which = relayWide.length === 0 ? `channel 'default' and every implicit channel${open.length ? `, and ${open.join(', ')}` : ''}` : `channel(s) ${open.join(', ')}`;
+    return `${which} accept deliveries without a signature: anyone who can reach this port can have them forwarded to your app (give --secret, or secrets in --config)`;
   }
 
   /** Warnings (never the secrets themselves) for secrets shorter than MIN_SECRET_BYTES. */

@@ -11,6 +11,7 @@ import { Interner } from './interner';
 import { AttemptArena, type AttemptFields } from './attemptArena';
 import { sizeFields } from './rejected';
 import { StringColumn } from './stringColumn';
+import { channelKey, channelOfKey } from './channelKey';
 
 export type { AttemptFields } from './attemptArena';
 
@@ -28,6 +29,8 @@ export interface IndexedDelivery {
   seq: number;
   receivedMs: number;
   channel: string;
+  /** The API channel's generation (./channelKey.ts). */
+  gen?: string;
   verification: Verification;
   reason?: string;
   event?: string;
@@ -47,6 +50,8 @@ export interface IndexRow {
   receivedMs: number;
   loc: RecordLocation;
   metaLength: number;
+  /** Its channel's identity (./channelKey.ts). */
+  readonly channelKey: string;
 }
 
 type Counts = Omit<ChannelStatus, 'name'> & { pending: number };
@@ -56,6 +61,9 @@ const STATUSES: ForwardStatus[] = ['pending', 'ok', 'failed'];
 const PENDING = 1;
 const FAILED = 2;
 const ALL_OK = 4;
+/** A rejected delivery past the rejected deliveries' own retention: out of every list and count. */
+const HIDDEN = 8;
+const REJECTED = 2; // VERIFICATIONS.indexOf('rejected')
 
 function flagsOf(states: readonly { status: ForwardStatus }[]): number {
   let f = 0;
@@ -120,7 +128,11 @@ export class CompactIndex {
   private readonly reasons = new Map<number, string>();
   /** Rejected deliveries stored as a prefix (rare): their received size and sha256. */
   private readonly received = new Map<number, { size: number; sha256: string }>();
+  /** Channel identities (name and generation: ./channelKey.ts), and the name of each id. */
   private readonly channels = new Interner();
+  private readonly channelNames: string[] = [];
+  /** The highest seq each channel identity received (by channel id). */
+  private readonly channelLast: number[] = [];
   private readonly events = new Interner();
   private readonly targetLists = new Interner();
   /** Parsed target lists, by targetLists id. */
@@ -130,8 +142,13 @@ export class CompactIndex {
   private readonly pendingSeqs = new Set<number>();
   private readonly arena = new AttemptArena(this.targetNames);
 
+  /** Live rows that are hidden (HIDDEN). */
+  private hidden = 0;
+  /** Rejected rows up to this seq are hidden. */
+  private hiddenUpTo = 0;
+
   get size(): number {
-    return this.end - this.head;
+    return this.end - this.head - this.hidden;
   }
 
   get firstSeq(): number | undefined {
@@ -151,7 +168,8 @@ export class CompactIndex {
     c.length[i] = loc.length;
     c.metaLength[i] = d.metaLength;
     c.receivedMs[i] = d.receivedMs;
-    c.channel[i] = this.channels.id(d.channel);
+    c.channel[i] = this.channelId(channelKey(d.channel, d.gen));
+    this.channelLast[c.channel[i]!] = d.seq;
     c.event[i] = d.event === undefined ? 0 : this.events.id(d.event) + 1;
     c.targets[i] = this.targetListId(targets);
     c.verification[i] = VERIFICATIONS.indexOf(d.verification);
@@ -172,6 +190,23 @@ export class CompactIndex {
     return true;
   }
 
+  private channelId(key: string): number {
+    const id = this.channels.id(key);
+    this.channelNames[id] ??= channelOfKey(key);
+    return id;
+  }
+
+  /** The highest seq channel identity `key` received (0: none held since start). */
+  lastSeqOf(key: string): number {
+    const id = this.channels.find(key);
+    return id < 0 ? 0 : (this.channelLast[id] ?? 0);
+  }
+
+  /** The channel identity of row `i`. */
+  channelKeyAt(i: number): string {
+    return this.channels.name(this.cols.channel[i]!);
+  }
+
   private grow(): void {
     const live = this.size;
     const capacity = Math.max(1024, live * 2);
@@ -190,7 +225,34 @@ export class CompactIndex {
   /** The row of `seq`, or -1. */
   find(seq: number): number {
     const i = this.lowerBound(seq);
-    return i < this.end && this.cols.seq[i] === seq ? i : -1;
+    return i < this.end && this.cols.seq[i] === seq && !(this.cols.flags[i]! & HIDDEN) ? i : -1;
+  }
+
+  /** Hides every rejected row with seq <= `upTo` (the rejected deliveries' own retention). */
+  hideRejectedUpTo(upTo: number): void {
+    if (upTo <= this.hiddenUpTo) return;
+    const stop = this.lowerBound(upTo + 1);
+    for (let i = this.lowerBound(this.hiddenUpTo + 1); i < stop; i++) {
+      if (this.cols.verification[i] !== REJECTED || this.cols.flags[i]! & HIDDEN) continue;
+      this.count(i, -1);
+      this.cols.flags[i]! |= HIDDEN;
+      this.hidden++;
+    }
+    this.hiddenUpTo = upTo;
+  }
+
+  /**
+   * The newest seq whose rows go when `keep` rows of one kind stay: accepted rows (`rejected`
+   * false: verified or unverified) or visible rejected ones. 0 when no more than `keep` are held.
+   */
+  floorKeeping(keep: number, rejected: boolean): number {
+    let n = 0;
+    for (let i = this.end - 1; i >= this.head; i--) {
+      const f = this.cols.flags[i]!;
+      if (f & HIDDEN || (this.cols.verification[i] === REJECTED) !== rejected) continue;
+      if (n++ === keep) return this.cols.seq[i]!;
+    }
+    return 0;
   }
 
   /** First row with seq >= `seq`. */
@@ -274,8 +336,12 @@ export class CompactIndex {
   dropBelow(minSeq: number): number {
     const cut = this.lowerBound(minSeq);
     const dropped = cut - this.head;
+    let visible = dropped;
     for (let i = this.head; i < cut; i++) {
-      this.count(i, -1);
+      if (this.cols.flags[i]! & HIDDEN) {
+        this.hidden--;
+        visible--;
+      } else this.count(i, -1);
       this.reasons.delete(this.cols.seq[i]!);
       this.received.delete(this.cols.seq[i]!);
       this.arena.live -= this.cols.aCount[i]!;
@@ -294,7 +360,7 @@ export class CompactIndex {
         this.cols.aTail[this.head + k] = tail;
       });
     }
-    return dropped;
+    return visible;
   }
 
   seqAt(i: number): number {
@@ -318,7 +384,7 @@ export class CompactIndex {
     const deliveryId = this.deliveryIds.get(i - this.head);
     return {
       seq,
-      channel: this.channels.name(c.channel[i]!),
+      channel: this.channelNames[c.channel[i]!]!,
       receivedAt: new Date(c.receivedMs[i]!).toISOString(),
       verification: VERIFICATIONS[c.verification[i]!]!,
       ...(reason ? { reason } : {}),
@@ -345,11 +411,11 @@ export class CompactIndex {
     return this.arena.list(this.cols.aHead[i]!);
   }
 
-  /** Rows with seq > since, ascending, optionally one channel. */
+  /** Rows with seq > since, ascending, optionally one channel identity (./channelKey.ts). */
   *after(since: number, channel?: string): Generator<IndexRow> {
     const ch = channel === undefined ? -1 : this.channels.find(channel);
     if (channel !== undefined && ch < 0) return;
-    for (let i = this.lowerBound(since + 1); i < this.end; i++) if (ch < 0 || this.cols.channel[i] === ch) yield this.row(i);
+    for (let i = this.lowerBound(since + 1); i < this.end; i++) if ((ch < 0 || this.cols.channel[i] === ch) && !(this.cols.flags[i]! & HIDDEN)) yield this.row(i);
   }
 
   /** Rows still pending a forward, ascending by seq (O(pending)). */
@@ -367,6 +433,7 @@ export class CompactIndex {
     const stop = q.since === undefined ? this.head : this.lowerBound(q.since + 1);
     for (let i = start - 1; i >= stop && out.length < limit; i--) {
       if (ch >= 0 && this.cols.channel[i] !== ch) continue;
+      if (this.cols.flags[i]! & HIDDEN) continue;
       if (q.status && !this.matches(i, q.status)) continue;
       out.push(this.summary(i));
     }
@@ -381,10 +448,10 @@ export class CompactIndex {
     return VERIFICATIONS[this.cols.verification[i]!] === status;
   }
 
-  /** Per-channel counts, O(channels). */
-  channelStatus(): ChannelStatus[] {
-    const out: ChannelStatus[] = [];
-    for (const [ch, c] of this.counts) if (c.received > 0) out.push({ name: this.channels.name(ch), ...c });
+  /** Per-channel counts (one row per channel identity), O(channels). */
+  channelStatus(): (ChannelStatus & { key: string })[] {
+    const out: (ChannelStatus & { key: string })[] = [];
+    for (const [ch, c] of this.counts) if (c.received > 0) out.push({ name: this.channelNames[ch]!, key: this.channels.name(ch), ...c });
     return out.sort((a, b) => a.name.localeCompare(b.name));
   }
 }
@@ -411,6 +478,10 @@ class LazyRow implements IndexRow {
 
   get attempts(): ForwardAttempt[] {
     return (this.builtAttempts ??= this.index.attemptsAt(this.rowIndex()));
+  }
+
+  get channelKey(): string {
+    return this.index.channelKeyAt(this.rowIndex());
   }
 
   private rowIndex(): number {

@@ -22,6 +22,9 @@ import type { SharedForwarding } from './nats/sharedForwarding';
 import type { NatsChoice } from './nats/wiring';
 import { authenticate } from './scope';
 import type { RelayStore } from './storeTypes';
+import type { JournalFs } from './journalFs';
+import { JournalFailedError } from './journalErrors';
+import { describeRanges, rangeCount } from './journalLoss';
 import { SubscriberHub, type SubscriberOptions } from './subscribers';
 import { createHttpServer, useTls, type TlsMaterial } from './tls';
 import { ensureToken } from './token';
@@ -48,7 +51,8 @@ export interface RelayOptions extends ChannelDefaults {
   dataDir?: string;
   /** CIDRs or presets (`service`, `loopback`); empty: every source is accepted. */
   allowCidr?: string[];
-  trustProxy?: boolean;
+  /** The reverse proxies (addresses, CIDRs or presets) whose X-Forwarded-For names the client; empty or absent: none. */
+  trustProxy?: readonly string[];
   maxBody?: number;
   retrySchedule?: readonly number[];
   /** Speed-up of the retry schedule: 1000 turns one minute into 60 ms; Infinity makes every delay 0. Default 1. */
@@ -57,7 +61,8 @@ export interface RelayOptions extends ChannelDefaults {
   forwardTimeoutMs?: number;
   headersTimeoutMs?: number;
   requestTimeoutMs?: number;
-  retention?: { maxCount?: number; maxAgeMs?: number };
+  /** maxCount: accepted deliveries kept; maxRejected: rejected ones kept, apart (default 1,000); maxAgeMs: both. */
+  retention?: { maxCount?: number; maxAgeMs?: number; maxRejected?: number };
   allowedHosts?: string[];
   allowedOrigins?: string[];
   segmentBytes?: number;
@@ -84,6 +89,8 @@ export interface RelayOptions extends ChannelDefaults {
   signal?: AbortSignal;
   /** Keep deliveries in NATS JetStream instead of the file journal (issue 15; docs: "Running a team relay"). */
   nats?: NatsChoice;
+  /** The file journal's file operations (tests inject failures); default node:fs. */
+  journalFs?: JournalFs;
 }
 
 
@@ -108,8 +115,11 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
   const dataDir = options.dataDir ?? DEFAULT_DATA_DIR;
   const channels = new ChannelConfigs(options);
   for (const w of channels.weakSecrets()) options.log?.(`warning: ${w}`);
+  const unsigned = channels.unsignedWarning(options.requireVerified ?? false);
+  if (unsigned) options.log?.(`warning: ${unsigned}`);
   if (!((options.timeScale ?? 1) > 0)) throw new RangeError('startRelay: timeScale must be a positive number (Infinity: no delays)');
   new SourceAllowList(options.allowCidr ?? []); // a bad CIDR is a config error before the data folder is touched
+  new SourceAllowList(options.trustProxy ?? []);
 
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   chmodSync(dataDir, 0o700);
@@ -143,13 +153,13 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   });
   const allowedHosts = options.allowedHosts ?? [];
   const onForwarded = (seq: number, status: number) => recordSubscriberForward(store, seq, status, log);
-  const hubOptions = { authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, onForwarded };
+  const hubOptions = { authenticate: scopeOf, keyOf: (name: string) => directory.registry.keyOf(name), boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, onForwarded };
   const hub = new SubscriberHub(store, { ...hubOptions, ...options.subscriberLimits });
   const state = { accepting: true, port: options.port ?? DEFAULT_RELAY_PORT };
   // On JetStream, forwarding is shared work of every instance (durable consumers), not this process's.
   const sharedForwarding = shared?.(channels);
   const rejectLimiter = new RejectLimiter(options.rejectLimits, options.now);
-  const trustProxy = options.trustProxy ?? false;
+  const trustProxy = options.trustProxy?.length ? new SourceAllowList(options.trustProxy) : undefined;
   // On JetStream the consumers forward; the local forwarder still replays.
   const forwarding: Pick<Forwarder, 'deliver' | 'retryNow'> = sharedForwarding ?? forwarder;
   const ingress = createIngress({ store, forwarder: forwarding, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter });
@@ -198,12 +208,26 @@ async function openStore(dataDir: string, options: RelayOptions, log: (line: str
   const store = await DeliveryStore.open(dataDir, {
     segmentBytes: options.segmentBytes,
     retention: options.retention ?? { maxCount: 100_000, maxAgeMs: 30 * 24 * 3600 * 1000 },
-    onTruncate: (t) => log(`journal: truncated a torn tail of ${t.dropped} bytes in segment ${t.segment} at offset ${t.offset}`),
+    onTruncate: (t) =>
+      log(t.sealed ? `journal: ERROR: sealed segment ${t.segment} is cut short: dropped ${t.dropped} bytes of a partial record at offset ${t.offset} (damage, not a torn write)` : `journal: truncated a torn tail of ${t.dropped} bytes in segment ${t.segment} at offset ${t.offset}`),
+    onLoss: (ranges) => log(`journal: ERROR: ${rangeCount(ranges)} acknowledged deliveries are lost: ${describeRanges(ranges)}`),
     onCorrupt: (c) => log(`journal: skipped ${c.bytes} damaged bytes in segment ${c.segment} at offset ${c.offset}; the records after them are kept`),
     onRebuild: (r) => log(`journal: segment ${r.segment} has no valid index file; reading its ${(r.bytes / 1048576).toFixed(1)} MiB to rebuild it (once)`),
+    onProblem: (line) => log(`journal: ${line}`),
+    onWriteError: (err, fatal) => log(writeErrorLine(dataDir, err, fatal)),
+    onSeqDamaged: (d) => log(`journal: ERROR: the seq file ${d.path} is damaged; numbering resumes after the journal's last seq ${d.resumedAt} (a seq given out above it before a crash may be given out again)`),
+    fs: options.journalFs,
   });
   await store.applyRetention();
   return { store };
+}
+
+function writeErrorLine(dataDir: string, err: Error | undefined, fatal: boolean): string {
+  if (!err) return 'journal: writes work again; the relay is ready (/readyz)';
+  const code = (err as NodeJS.ErrnoException).code ?? ((err.cause as NodeJS.ErrnoException | undefined)?.code);
+  const why = code === 'EROFS' || code === 'EACCES' || code === 'EPERM' ? ` (the data folder ${dataDir} is not writable)` : code === 'ENOSPC' ? ` (the disk of ${dataDir} is full)` : '';
+  if (fatal) return `journal: ERROR: ${err.message}${why}; every delivery is refused with 503 until the relay is restarted (/healthz and /readyz answer 503)`;
+  return `journal: ERROR: a write failed${why}: ${err.message}; deliveries are refused until a write succeeds (/readyz answers 503)`;
 }
 
 /** The channels: configured, created through the API (persisted in the data folder), implicit. */
@@ -256,7 +280,7 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
   const failed = (req: IncomingMessage, res: ServerResponse, path: string) => (err: Error) => {
     r.log(`request ${req.method} ${path} failed: ${err.message}`);
     if (res.headersSent) res.destroy();
-    else if (err instanceof StoreUnavailableError) sendError(res, 503, err.message, undefined, { 'retry-after': '5' });
+    else if (err instanceof StoreUnavailableError || err instanceof JournalFailedError) sendError(res, 503, err.message, undefined, { 'retry-after': '5' });
     else sendError(res, 500, err.message);
   };
   return (req, res) => {
@@ -270,7 +294,7 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
     if (!url) return sendError(res, 400, 'bad request target');
     const path = url.pathname;
     const handle = async () => {
-      if (path === '/healthz') return sendJson(res, 200, { ok: true, lastSeq: r.store.lastSeq });
+      if (path === '/healthz' || path === '/readyz') return health(res, path, r);
       if (!r.accepting()) return sendError(res, 503, 'relay is stopping', undefined, { connection: 'close' });
       if (path === '/hooks' || path.startsWith('/hooks/')) {
         if (req.method !== 'POST') return sendError(res, 405, 'use POST', undefined, { allow: 'POST' });
@@ -283,6 +307,19 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
     };
     handle().catch(failed(req, res, path));
   };
+}
+
+/**
+ * GET /healthz (liveness: 503 when only a restart helps, e.g. a journal that refuses every write)
+ * and GET /readyz (readiness: 503 while deliveries cannot be stored, e.g. NATS unreachable, the
+ * last journal write failed, the relay stopping). Each 503 says why.
+ */
+function health(res: ServerResponse, path: string, r: Routes): void {
+  const h = r.store.health();
+  const warning = h.warning ? { warning: h.warning } : {};
+  if (path === '/healthz') return h.fatal ? sendJson(res, 503, { ok: false, error: h.notReady, ...warning }) : sendJson(res, 200, { ok: true, ...warning });
+  if (!r.accepting()) return sendJson(res, 503, { ready: false, error: 'relay is stopping' });
+  return h.notReady ? sendJson(res, 503, { ready: false, error: h.notReady, ...warning }) : sendJson(res, 200, { ready: true, ...warning });
 }
 
 function parseTarget(target: string | undefined): URL | undefined {

@@ -4,7 +4,7 @@
 //
 //   delivery: f64 seq | f64 receivedMs | u8 verification | u8 flags | u32 metaLength | str channel
 //             | [str event] | [str deliveryId] | u32 n | n × str target | [str reason]
-//             | [f64 received.size | str received.sha256]
+//             | [f64 received.size | str received.sha256] | [str gen]
 //   attempt:  f64 seq | f64 atMs | f64 durationMs | u8 flags | u16 status | str target | [str error]
 //             | [u8 state.status | u32 state.attempts | u16 state.lastStatus | f64 state.nextAttemptMs
 //                | str state.target]
@@ -21,6 +21,7 @@ const D_EVENT = 1;
 const D_ID = 2;
 const D_REASON = 4;
 const D_RECEIVED = 8;
+const D_GEN = 16;
 // Attempt flags.
 const A_OK = 1;
 const A_REPLAY = 2;
@@ -35,6 +36,7 @@ const K_CHANNEL = 0;
 const K_EVENT = 1;
 const K_TARGET = 2;
 const K_ERROR = 3;
+const K_GEN = 4;
 
 export interface AttemptEntry {
   seq: number;
@@ -57,7 +59,7 @@ function decoded<T>(table: readonly T[], i: number): T {
 }
 
 export function encodeDelivery(d: IndexedDelivery): Buffer {
-  const flags = (d.event != null ? D_EVENT : 0) | (d.deliveryId != null ? D_ID : 0) | (d.reason ? D_REASON : 0) | (d.received ? D_RECEIVED : 0);
+  const flags = (d.event != null ? D_EVENT : 0) | (d.deliveryId != null ? D_ID : 0) | (d.reason ? D_REASON : 0) | (d.received ? D_RECEIVED : 0) | (d.gen ? D_GEN : 0);
   w.reset().f64(d.seq).f64(d.receivedMs).u8(code(VERIFICATIONS, d.verification)).u8(flags).u32(d.metaLength).str(d.channel);
   if (d.event != null) w.str(d.event);
   if (d.deliveryId != null) w.str(d.deliveryId);
@@ -65,6 +67,7 @@ export function encodeDelivery(d: IndexedDelivery): Buffer {
   for (const t of d.targets) w.str(t);
   if (d.reason) w.str(d.reason);
   if (d.received) w.f64(d.received.size).str(d.received.sha256);
+  if (d.gen) w.str(d.gen);
   return w.finish();
 }
 
@@ -86,6 +89,7 @@ export function decodeDelivery(r: ByteReader, rawId = false): IndexedDelivery {
   for (let i = 0; i < n; i++) d.targets.push(r.str(K_TARGET));
   if (flags & D_REASON) d.reason = r.str();
   if (flags & D_RECEIVED) d.received = { size: r.f64(), sha256: r.str() };
+  if (flags & D_GEN) d.gen = r.str(K_GEN);
   return d;
 }
 

@@ -9,6 +9,7 @@ import { readRaw, sendError, sendTooLarge } from '../shared/http';
 import { clientAddress, type SourceAllowList } from './access';
 import type { Lookup } from './channelDirectory';
 import { CHANNEL_RE } from './channels';
+import { CHANNEL_NAME_RULE } from '../../src/core/relay/channelName';
 import type { Forwarder } from './forwarder';
 import type { RejectLimiter } from './rateLimit';
 import { keepOfRejected } from './rejected';
@@ -20,7 +21,8 @@ export interface IngressContext {
   /** The channel a name refers to and its settings, or why there is none (404): relay/server/channelDirectory.ts. */
   channels: { lookup(name: string): Lookup };
   allow: SourceAllowList;
-  trustProxy: boolean;
+  /** The reverse proxies whose X-Forwarded-For counts (relay/server/access.ts clientAddress); undefined: none. */
+  trustProxy: SourceAllowList | undefined;
   maxBody: number;
   rejectLimiter: RejectLimiter;
 }
@@ -43,7 +45,12 @@ export function hookChannel(path: string): string | undefined {
 export function createIngress(ctx: IngressContext): IngressHandler {
   const tooLarge = `body exceeds the ${ctx.maxBody}-byte limit`;
   return async function ingress(req, res, channel) {
-    if (!CHANNEL_RE.test(channel)) return sendError(res, 400, `invalid channel name (letters, digits, '.', '_', '-'; at most 64)`);
+    if (!CHANNEL_RE.test(channel)) return sendError(res, 400, `invalid channel name (${CHANNEL_NAME_RULE})`);
+    const browser = fromBrowser(req);
+    if (browser) {
+      req.resume();
+      return sendError(res, 403, browser, undefined, { connection: 'close' });
+    }
     if (!ctx.allow.allows(clientAddress(req, ctx.trustProxy))) {
       req.resume();
       return sendError(res, 403, 'source address not in the allow-list', undefined, { connection: 'close' });
@@ -61,9 +68,10 @@ export function createIngress(ctx: IngressContext): IngressHandler {
     if (body === 'too-large') return sendTooLarge(req, res, tooLarge);
     const { headers, signature } = pairs(req.rawHeaders);
     const { verification, reason } = check(body, signature, found.settings.secrets);
-    if (verification === 'rejected') return rejected(req, res, channel, headers, body, reason!);
+    const gen = found.gen === undefined ? {} : { gen: found.gen };
+    if (verification === 'rejected') return rejected(req, res, { channel, ...gen }, headers, body, reason!);
     const targets = found.settings.forward;
-    const { seq, durable } = ctx.store.begin({ channel, verification, headers, targets }, body);
+    const { seq, durable } = ctx.store.begin({ channel, ...gen, verification, headers, targets }, body);
     // The first forward attempt runs in parallel with the journal write; the answer waits for the write.
     ctx.forwarder.deliver(seq, targets, body, headers, durable);
     // A store whose seq comes with durability (JetStream's publish ack) gives it here.
@@ -72,16 +80,28 @@ export function createIngress(ctx: IngressContext): IngressHandler {
   };
 
   /** 401 after journaling what the doctor needs (./rejected.ts), or 429 and nothing journaled past the rate. */
-  async function rejected(req: IncomingMessage, res: ServerResponse, channel: string, headers: [string, string][], body: Buffer, reason: string) {
+  async function rejected(req: IncomingMessage, res: ServerResponse, channel: { channel: string; gen?: string }, headers: [string, string][], body: Buffer, reason: string) {
     const source = clientAddress(req, ctx.trustProxy);
     if (!ctx.rejectLimiter.take(source)) {
       const retry = String(ctx.rejectLimiter.retryAfter(source));
       return sendError(res, 429, `too many deliveries that failed verification from this address; retry after ${retry} s`, undefined, { 'retry-after': retry });
     }
     const { stored, received } = keepOfRejected(body);
-    await ctx.store.add({ channel, verification: 'rejected', reason, headers, targets: [], ...(received ? { received } : {}) }, stored);
+    await ctx.store.add({ ...channel, verification: 'rejected', reason, headers, targets: [], ...(received ? { received } : {}) }, stored);
     sendError(res, 401, reason);
   }
+}
+
+/**
+ * Why a request is a browser's cross-site one (an Origin header, Sec-Fetch-Site cross-site or
+ * same-site), or undefined. The service never sends these; a web page that makes a visitor's
+ * browser post to the relay does, and must not reach the app behind it.
+ */
+function fromBrowser(req: IncomingMessage): string | undefined {
+  const site = req.headers['sec-fetch-site'];
+  if (site === 'cross-site' || site === 'same-site') return `a browser's ${site} request is refused (Sec-Fetch-Site); the service never sends one`;
+  if (req.headers.origin !== undefined) return "a browser's request (with an Origin header) is refused; the service never sends one";
+  return undefined;
 }
 
 function check(body: Buffer, signature: string | undefined, secrets: string[]): { verification: Verification; reason?: string } {

@@ -55,8 +55,11 @@ export interface JournalOptions {
    * file or summarize); the reader is only good during the call.
    */
   onEntry?: (type: number, entry: ByteReader, loc: RecordLocation) => void;
-  /** Told about truncated torn tails (segment, offset, bytes dropped). */
-  onTruncate?: (info: { segment: number; offset: number; dropped: number }) => void;
+  /**
+   * Told about truncated tails (segment, offset, bytes dropped). `sealed`: not the newest segment,
+   * where no write was in progress, so the cut is damage, not a torn write.
+   */
+  onTruncate?: (info: TruncatedTail) => void;
   /** Told about damaged regions in the middle of a segment (skipped; later records are kept). */
   onCorrupt?: (info: CorruptRegion) => void;
   /**
@@ -68,6 +71,15 @@ export interface JournalOptions {
   lazyMs?: number;
   /** The file operations (tests inject failures here); default node:fs. */
   fs?: JournalFs;
+  /** Told about a write the journal could work around: a segment it could not start, an index file it could not write. */
+  onProblem?: (line: string) => void;
+}
+
+export interface TruncatedTail {
+  segment: number;
+  offset: number;
+  dropped: number;
+  sealed: boolean;
 }
 
 export interface CorruptRegion {
@@ -119,6 +131,7 @@ export class Journal {
   private sealing: Promise<void> = Promise.resolve();
   /** Index files that could not be written (they are rebuilt at the next open). */
   indexWriteErrors = 0;
+  private rotateFailing = false;
   /** Bytes of the current segment covered by its last index checkpoint. */
   private checkpointed = 0;
 
@@ -130,12 +143,13 @@ export class Journal {
     /** Whether sealed segments get index files (the store gave a summarize function). */
     private readonly indexing: boolean,
     private readonly checkpointBytes: number,
+    private readonly onProblem: (line: string) => void = () => undefined,
   ) {}
 
   static async open(dir: string, options: JournalOptions = {}): Promise<Journal> {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     chmodSync(dir, 0o700);
-    const j = new Journal(dir, options.segmentBytes ?? 64 * 1024 * 1024, options.lazyMs ?? 10, options.fs ?? nodeFs, !!options.summarize, options.checkpointBytes ?? 16 * 1024 * 1024);
+    const j = new Journal(dir, options.segmentBytes ?? 64 * 1024 * 1024, options.lazyMs ?? 10, options.fs ?? nodeFs, !!options.summarize, options.checkpointBytes ?? 16 * 1024 * 1024, options.onProblem);
     const names = (await j.fs.readdir(dir)).filter((n) => SEGMENT_RE.test(n)).sort();
     for (const name of names) j.segments.push(Number(SEGMENT_RE.exec(name)![1]));
     const last = j.segments.at(-1);
@@ -175,6 +189,7 @@ export class Journal {
     if (this.fh) this.seal(this.tail.snapshot(this.size));
     await this.fh?.close().catch(() => undefined);
     this.fh = fh;
+    this.rotateFailing = false;
     this.segment = n;
     this.size = 0;
     this.tail = new IndexBuffer(n);
@@ -193,10 +208,21 @@ export class Journal {
     this.seal(this.tail.snapshot(this.size));
   }
 
+  /** Says once (until a segment starts again) that segments cannot be started: the data folder is read-only or full. */
+  private rotateFailed(err: Error): void {
+    if (this.rotateFailing) return;
+    this.rotateFailing = true;
+    this.onProblem(`cannot start a new segment in ${this.dir} (${err.message}); segment ${this.segment} grows instead`);
+  }
+
   /** Writes a segment's index file in the background (a failure only costs a scan at the next open). */
   private seal(index: IndexSnapshot): void {
     if (!this.indexing) return;
-    this.sealing = this.sealing.then(() => writeIndex(this.fs, this.dir, index)).catch(() => void this.indexWriteErrors++);
+    this.sealing = this.sealing
+      .then(() => writeIndex(this.fs, this.dir, index))
+      .catch((err: Error) => {
+        if (this.indexWriteErrors++ === 0) this.onProblem(`cannot write the index file of segment ${index.segment} in ${this.dir} (${err.message}); the next start reads the segment instead`);
+      });
   }
 
   /**
@@ -309,7 +335,7 @@ export class Journal {
       while (this.queue.length > 0 && (includeLazy || this.eager > 0) && !this.failure) {
         includeLazy = false;
         // A segment that cannot be rotated just grows: the records are as safe in it.
-        if (this.size >= this.segmentBytes) await this.openSegment(this.segment + 1).catch(() => undefined);
+        if (this.size >= this.segmentBytes) await this.openSegment(this.segment + 1).catch((err: Error) => this.rotateFailed(err));
         this.eager = 0;
         const batch = this.queue.splice(0);
         const locs: RecordLocation[] = [];

@@ -50,7 +50,7 @@ export async function loadSegment(ctx: LoadContext, seg: number, current: boolea
   if (complete && !current) return { index: new IndexBuffer(seg), checkpointed: file.bytes, indexWriteFailed: false };
   const index = file ? IndexBuffer.from(file) : new IndexBuffer(seg);
   if (!complete && !current && ctx.indexing) ctx.options.onRebuild?.({ segment: seg, bytes: segmentBytes - (file?.bytes ?? 0) });
-  if (!complete) await scan(ctx, seg, index);
+  if (!complete) await scan(ctx, seg, index, current);
   let indexWriteFailed = false;
   if (!current && ctx.indexing) await writeIndex(ctx.fs, ctx.dir, index.snapshot(index.bytes)).catch(() => (indexWriteFailed = true));
   return { index, checkpointed: file?.bytes ?? 0, indexWriteFailed };
@@ -71,7 +71,7 @@ async function loadIndex(ctx: LoadContext, seg: number, segmentBytes: number): P
  * Corruption in the middle is skipped (the scan resynchronises on the next valid frame) and
  * reported; a torn tail (no valid frame after it) is cut off.
  */
-async function scan(ctx: LoadContext, seg: number, index: IndexBuffer): Promise<void> {
+async function scan(ctx: LoadContext, seg: number, index: IndexBuffer, current: boolean): Promise<void> {
   const { options } = ctx;
   const from = index.bytes;
   const fh = await ctx.fs.open(join(ctx.dir, segmentName(seg)), 'update');
@@ -98,7 +98,7 @@ async function scan(ctx: LoadContext, seg: number, index: IndexBuffer): Promise<
     if (end < buf.length) {
       await fh.truncate(from + end);
       await fh.datasync();
-      options.onTruncate?.({ segment: seg, offset: from + end, dropped: buf.length - end });
+      options.onTruncate?.({ segment: seg, offset: from + end, dropped: buf.length - end, sealed: !current });
     }
   } finally {
     await fh.close();

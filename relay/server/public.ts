@@ -1,11 +1,12 @@
 // `--public`: the safe preset for a relay on the internet. Pure, so the CLI and tests share it.
 // It refuses a relay that would take deliveries in clear text without a proxy in front, binds all
-// interfaces unless told otherwise, accepts deliveries only from the service's networks unless told
+// interfaces with TLS and loopback without (the proxy is on this machine) unless --host says otherwise, accepts deliveries only from the service's networks unless told
 // otherwise, and never accepts an unverified delivery (every served channel must have a secret).
 
 export interface PublicInput {
   public: boolean;
   tls: boolean;
+  /** Whether --trust-proxy names a proxy. */
   trustProxy: boolean;
   host?: string;
   allowCidr: readonly string[];
@@ -24,13 +25,14 @@ export class PublicConfigError extends Error {
 }
 
 export const PUBLIC_NEEDS_TLS =
-  '--public needs HTTPS: pass --tls-cert FILE --tls-key FILE, or run behind a TLS reverse proxy and pass --trust-proxy';
+  '--public needs HTTPS: pass --tls-cert FILE --tls-key FILE, or run behind a TLS reverse proxy and pass --trust-proxy <its address>';
 
 export function publicSettings(input: PublicInput): PublicSettings {
   if (!input.public) return { host: input.host ?? '127.0.0.1', allowCidr: [...input.allowCidr], requireVerified: false };
   if (!input.tls && !input.trustProxy) throw new PublicConfigError(PUBLIC_NEEDS_TLS);
   return {
-    host: input.host ?? '0.0.0.0',
+    // Plain HTTP is for the proxy on this machine: never all interfaces unless --host says so.
+    host: input.host ?? (input.tls ? '0.0.0.0' : '127.0.0.1'),
     allowCidr: input.allowCidr.length > 0 ? [...input.allowCidr] : ['service'],
     requireVerified: true,
   };

@@ -5,6 +5,12 @@ import { createHash } from 'node:crypto';
 import type { RelayDeliverySummary } from '../../src/core/relay/protocol';
 import type { DeliveryMeta } from './storeTypes';
 
+/**
+ * Rejected deliveries kept (the newest; default of --keep-rejected). They have their own
+ * retention: --keep counts only accepted deliveries, so rejected traffic never evicts one.
+ */
+export const REJECTED_KEEP = 1000;
+
 /** Bytes of a rejected delivery's body the journal keeps. */
 export const REJECTED_BODY_KEEP = 64 * 1024;
 

@@ -1,9 +1,12 @@
 // What a bearer token may do. The admin token (the relay token) may do everything; a channel
-// token (relay/server/channelRegistry.ts) sees only its own channel's deliveries and stream.
+// token (relay/server/channelRegistry.ts) sees only its own channel's deliveries and stream, and
+// only those of its own generation (relay/server/channelKey.ts): never what an earlier channel of
+// the same name received.
 import { tokenMatches } from './access';
 import type { ChannelRegistry } from './channelRegistry';
 
-export type Scope = { kind: 'admin' } | { kind: 'channel'; channel: string };
+/** A channel token's scope: its channel's name, and the identity its deliveries are stored under. */
+export type Scope = { kind: 'admin' } | { kind: 'channel'; channel: string; key: string };
 
 export const ADMIN: Scope = { kind: 'admin' };
 
@@ -11,20 +14,21 @@ export const ADMIN: Scope = { kind: 'admin' };
 export function authenticate(given: string | undefined, adminToken: string, channels: ChannelRegistry): Scope | undefined {
   if (tokenMatches(given, adminToken)) return ADMIN;
   const channel = channels.channelOf(given);
-  return channel === undefined ? undefined : { kind: 'channel', channel };
+  return channel === undefined ? undefined : { kind: 'channel', channel, key: channels.keyOf(channel) };
 }
 
-/** Whether a delivery of `channel` is visible to `scope` (another channel's delivery is "not found"). */
-export function sees(scope: Scope, channel: string): boolean {
-  return scope.kind === 'admin' || scope.channel === channel;
+/** Whether a delivery stored under channel identity `key` is visible to `scope` (another channel's is "not found"). */
+export function sees(scope: Scope, key: string): boolean {
+  return scope.kind === 'admin' || scope.key === key;
 }
 
 /**
- * The channel a request asks about, as `scope` allows it: what it asked (admin), or the channel
- * token's own channel; an error when a channel token asks for another channel.
+ * The channel identity a request asks about, as `scope` allows it: the current identity of the
+ * channel it asked for (admin; `keyOf`), or the channel token's own; an error when a channel token
+ * asks for another channel.
  */
-export function scopedChannel(scope: Scope, asked: string | undefined): { channel: string | undefined } | { error: string } {
-  if (scope.kind === 'admin') return { channel: asked };
+export function scopedChannel(scope: Scope, asked: string | undefined, keyOf: (name: string) => string): { channel: string | undefined } | { error: string } {
+  if (scope.kind === 'admin') return { channel: asked === undefined ? undefined : keyOf(asked) };
   if (asked !== undefined && asked !== scope.channel) return { error: `this token is limited to channel '${scope.channel}'` };
-  return { channel: scope.channel };
+  return { channel: scope.key };
 }

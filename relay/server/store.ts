@@ -2,15 +2,18 @@
 // pending set) while headers and bodies stay on disk. At open it rebuilds the index from the
 // sealed segments' index files and a scan of the current segment only.
 import { EventEmitter } from 'node:events';
-import { Journal, JournalCorruptError, type CorruptRegion, type JournalFs, type RecordLocation } from './journal';
+import { Journal, JournalCorruptError, type TruncatedTail, type CorruptRegion, type JournalFs, type RecordLocation } from './journal';
 import { nodeFs } from './journalFs';
-import { SeqMark } from './seqMark';
+import { join } from 'node:path';
+import { SeqMark, SEQ_FILE } from './seqMark';
+import { lostRanges, rememberLoss, rangeCount, describeRanges, type SeqRange, type SegmentSeqs } from './journalLoss';
 import { CompactIndex, type IndexRow } from './compactIndex';
-import { T_ATTEMPT, T_DELIVERY, T_PRUNE, attemptFields, stateFields, indexedDelivery, parseMeta, summarize, type AttemptRecord } from './storeRecords';
+import { REJECTED_KEEP } from './rejected';
+import { T_ATTEMPT, T_DELIVERY, T_DROP_REJECTED, T_PRUNE, attemptFields, stateFields, indexedDelivery, parseMeta, summarize, type AttemptRecord } from './storeRecords';
 import { decodeAttempt, decodeDelivery, decodePrune, encodeAttempt, encodeDelivery, encodePrune } from './indexEntries';
 import type { ByteReader } from './bytes';
-import type { ChannelStatus, ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../src/core/relay/protocol';
-import type { BodyReader, DeliveryMeta, NewDelivery, PruneOptions, RecordAttemptOptions, RelayStore, StoreEvents, StoreIntegrity, StoreListQuery } from './storeTypes';
+import type { ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../src/core/relay/protocol';
+import type { BodyReader, DeliveryMeta, KeyedChannelStatus, NewDelivery, StoreHealth, PruneOptions, RecordAttemptOptions, RelayStore, StoreEvents, StoreIntegrity, StoreListQuery } from './storeTypes';
 
 export type { DeliveryMeta, RelayStore, StoreEvents, StoredDelivery } from './storeTypes';
 
@@ -21,15 +24,27 @@ export interface StoreOptions {
   segmentBytes?: number;
   /** Checkpoint the current segment's index after this many bytes (default 16 MiB). */
   checkpointBytes?: number;
-  retention?: { maxCount?: number; maxAgeMs?: number };
+  /**
+   * maxCount: accepted (verified or unverified) deliveries kept; maxRejected: rejected ones kept,
+   * apart (default REJECTED_KEEP), so rejected traffic never pushes out an accepted delivery.
+   */
+  retention?: { maxCount?: number; maxAgeMs?: number; maxRejected?: number };
   now?: () => number;
-  onTruncate?: (info: { segment: number; offset: number; dropped: number }) => void;
+  onTruncate?: (info: TruncatedTail) => void;
+  /** Told at open about acknowledged deliveries lost (a sealed segment cut short, a segment deleted). */
+  onLoss?: (ranges: SeqRange[]) => void;
   /** Told about damaged records skipped at open (later records are kept). */
   onCorrupt?: (info: CorruptRegion) => void;
   /** Told before a sealed segment without a valid index file is read in full (see JournalOptions.onRebuild). */
   onRebuild?: (info: { segment: number; bytes: number }) => void;
   /** The journal's file operations (tests inject failures); default node:fs. */
   fs?: JournalFs;
+  /** Told when a write fails after the last one succeeded (`fatal`: the journal refuses every later one), and when writes work again. */
+  onWriteError?: (err: Error | undefined, fatal: boolean) => void;
+  /** Told about writes the journal worked around (a segment or index file it could not create). */
+  onProblem?: (line: string) => void;
+  /** Told when the seq file did not check out at open. */
+  onSeqDamaged?: (info: { path: string; resumedAt: number }) => void;
 }
 
 export function headerRecord(pairs: [string, string][]): Record<string, string> {
@@ -44,6 +59,10 @@ export function headerRecord(pairs: [string, string][]): Record<string, string> 
 export class DeliveryStore extends EventEmitter<StoreEvents> implements RelayStore {
   private readonly index = new CompactIndex();
   private readonly segmentMaxSeq = new Map<number, number>();
+  /** The largest rejected delivery seq of each segment (those go with their own retention). */
+  private readonly segmentMaxRejected = new Map<number, number>();
+  /** Rejected deliveries up to this seq are gone (T_DROP_REJECTED). */
+  private rejectedUpTo = 0;
   lastSeq = 0;
   private minSeq = 0;
   private readonly now: () => number;
@@ -52,6 +71,13 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
   private readonly damaged = new Set<number>();
   private journal!: Journal;
   private mark!: SeqMark;
+  /** The last failed write, until a write succeeds again. */
+  private writeError: Error | undefined;
+  private fatalTold = false;
+  /** Acknowledged deliveries found lost at open (./journalLoss.ts). */
+  private lost: SeqRange[] = [];
+  /** While opening: the delivery seqs of each segment. */
+  private loading: Map<number, SegmentSeqs> | undefined;
 
   private constructor(private readonly options: StoreOptions) {
     super();
@@ -60,23 +86,35 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
 
   static async open(dir: string, options: StoreOptions = {}): Promise<DeliveryStore> {
     const store = new DeliveryStore(options);
+    const cut = new Set<number>();
+    const deliveries = new Map<number, SegmentSeqs>();
+    store.loading = deliveries;
     store.journal = await Journal.open(dir, {
       segmentBytes: options.segmentBytes,
       checkpointBytes: options.checkpointBytes,
       fs: options.fs,
       onTruncate: (info) => {
         store.truncatedBytes += info.dropped;
+        if (info.sealed) cut.add(info.segment);
         options.onTruncate?.(info);
       },
       onCorrupt: options.onCorrupt,
-      onRebuild: options.onRebuild,
+      onRebuild: (info) => {
+        cut.add(info.segment); // a sealed segment without its index: maybe cut at a record boundary
+        options.onRebuild?.(info);
+      },
+      onProblem: options.onProblem,
       summarize,
       onEntry: (type, entry, loc) => store.apply(type, entry, loc),
     });
+    store.loading = undefined;
+    store.lost = rememberLoss(dir, lostRanges({ segments: store.journal.segments, deliveries, cut, minSeq: store.minSeq, rejectedUpTo: store.rejectedUpTo }), store.minSeq);
+    if (store.lost.length > 0) options.onLoss?.(store.lost);
     store.mark = await SeqMark.open(dir, options.fs ?? nodeFs);
     // Seqs above the last record may have been given out (its record damaged, or a crash inside
     // a reserved block): the durable mark says how far.
     store.lastSeq = Math.max(store.lastSeq, store.mark.found);
+    if (store.mark.damaged) options.onSeqDamaged?.({ path: join(dir, SEQ_FILE), resumedAt: store.lastSeq });
     return store;
   }
 
@@ -85,9 +123,12 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     if (type === T_DELIVERY) {
       const d = decodeDelivery(entry, true);
       this.lastSeq = Math.max(this.lastSeq, d.seq);
+      const seqs = this.loading?.get(loc.segment);
+      if (seqs) seqs.maxSeq = d.seq;
+      else this.loading?.set(loc.segment, { minSeq: d.seq, maxSeq: d.seq });
       if (d.seq < this.minSeq) return;
       this.index.insert(d, loc);
-      this.touchSegment(loc.segment, d.seq);
+      this.touchDelivery(loc.segment, d.seq, d.verification === 'rejected');
     } else if (type === T_ATTEMPT) {
       const rec = decodeAttempt(entry);
       this.lastSeq = Math.max(this.lastSeq, rec.seq);
@@ -98,7 +139,22 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
       // Every seq below minSeq was given out once (its record may be deleted): never reuse them.
       this.lastSeq = Math.max(this.lastSeq, minSeq - 1);
       this.dropBelow(minSeq);
+    } else if (type === T_DROP_REJECTED) {
+      const upTo = decodePrune(entry);
+      this.touchSegment(loc.segment, upTo); // kept while rejected records up to it may remain elsewhere
+      this.rejectedUpTo = Math.max(this.rejectedUpTo, upTo);
+      this.index.hideRejectedUpTo(upTo);
     }
+  }
+
+  private touchDelivery(segment: number, seq: number, rejected: boolean): void {
+    if (!rejected) return this.touchSegment(segment, seq);
+    this.segmentMaxRejected.set(segment, Math.max(this.segmentMaxRejected.get(segment) ?? 0, seq));
+  }
+
+  /** Whether nothing in `segment` is kept with the prune floor `minSeq`. */
+  private unneeded(segment: number, minSeq: number): boolean {
+    return (this.segmentMaxSeq.get(segment) ?? 0) < minSeq && (this.segmentMaxRejected.get(segment) ?? 0) < Math.max(minSeq, this.rejectedUpTo + 1);
   }
 
   /** Remembers the largest seq any record of a segment refers to (a segment is deleted only when all are pruned). */
@@ -126,13 +182,39 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     const indexed = indexedDelivery(full, metaBuf.length);
     const append = this.journal.append(T_DELIVERY, [len, metaBuf, body], { entry: encodeDelivery(indexed) });
     const durable = Promise.all([append, this.mark.cover(full.seq)]).then(([loc]) => {
+      this.wrote();
       this.index.insert(indexed, loc);
-      this.touchSegment(loc.segment, full.seq);
+      this.touchDelivery(loc.segment, full.seq, full.verification === 'rejected');
       const entry = this.get(full.seq)!;
       this.emit('delivery', entry);
       return entry;
-    });
+    }, (err: Error) => this.writeFailed(err));
     return { seq: full.seq, durable };
+  }
+
+  /** Remembers a failed delivery write (readiness), telling the first of a run, and the fatal one once. */
+  private writeFailed(err: Error): never {
+    const fatal = this.journal.failed !== undefined;
+    if (!this.writeError || (fatal && !this.fatalTold)) this.options.onWriteError?.(err, fatal);
+    this.fatalTold ||= fatal;
+    this.writeError = err;
+    throw err;
+  }
+
+  private wrote(): void {
+    if (!this.writeError) return;
+    this.writeError = undefined;
+    this.options.onWriteError?.(undefined, false);
+  }
+
+  health(): StoreHealth {
+    const failed = this.journal.failed;
+    if (failed) return { notReady: failed.message, fatal: true };
+    // (lost deliveries: a warning; a restart brings nothing back)
+    const warning = this.lost.length > 0 ? `journal: ${rangeCount(this.lost)} acknowledged deliveries lost: ${describeRanges(this.lost)}` : undefined;
+    const warn = warning ? { warning } : {};
+    if (this.writeError) return { notReady: `the last journal write failed: ${this.writeError.message}`, ...warn };
+    return warn;
   }
 
   /**
@@ -158,6 +240,10 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
   forwardState(seq: number, target: string): ForwardState | undefined {
     const i = this.index.find(seq);
     return i < 0 ? undefined : this.index.forwardStateAt(i, target);
+  }
+
+  lastSeqOf(key: string): number {
+    return this.index.lastSeqOf(key);
   }
 
   get size(): number {
@@ -220,7 +306,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
   }
 
   /** Per-channel counts, kept as deliveries arrive, are forwarded and are pruned (O(channels)). */
-  channels(): ChannelStatus[] {
+  channels(): KeyedChannelStatus[] {
     return this.index.channelStatus();
   }
 
@@ -229,7 +315,8 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     let minSeq = this.minSeq;
     const { first, last } = this.index.rows;
     if (opts.keep === 0) minSeq = this.lastSeq + 1;
-    else if (opts.keep !== undefined && last - first > opts.keep) minSeq = Math.max(minSeq, this.index.seqAt(last - opts.keep));
+    // `keep` counts accepted deliveries only: rejected ones have their own retention (dropRejected).
+    else if (opts.keep !== undefined) minSeq = Math.max(minSeq, this.index.floorKeeping(opts.keep, false) + 1);
     if (opts.olderThanMs !== undefined) {
       const cutoff = this.now() - opts.olderThanMs;
       for (let i = first; i < last && this.index.receivedMsAt(i) < cutoff; i++) minSeq = Math.max(minSeq, this.index.seqAt(i) + 1);
@@ -243,12 +330,32 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     if (minSeq <= this.minSeq) return { removed: 0, remaining: this.index.size };
     // When nothing in the active segment is kept, seal it so it can be deleted too (the prune
     // record goes to the new one, which stays).
-    if ((this.segmentMaxSeq.get(this.journal.currentSegment) ?? 0) < minSeq && this.journal.currentSize > 0) await this.journal.rotate();
+    if (this.unneeded(this.journal.currentSegment, minSeq) && this.journal.currentSize > 0) await this.journal.rotate();
     await this.journal.append(T_PRUNE, [Buffer.from(JSON.stringify({ minSeq }), 'utf8')], { entry: encodePrune(minSeq) });
     const removed = this.dropBelow(minSeq);
-    const gone = await this.journal.removeSegments((seg) => (this.segmentMaxSeq.get(seg) ?? 0) < minSeq);
-    for (const seg of gone) this.segmentMaxSeq.delete(seg);
+    await this.removeSegments(minSeq);
     return { removed, remaining: this.index.size };
+  }
+
+  private async removeSegments(minSeq: number): Promise<void> {
+    const gone = await this.journal.removeSegments((seg) => this.unneeded(seg, minSeq));
+    for (const seg of gone) {
+      this.segmentMaxSeq.delete(seg);
+      this.segmentMaxRejected.delete(seg);
+    }
+  }
+
+  /** Keeps the newest `keep` rejected deliveries; older ones leave every list and count, and their segments go once nothing else in them is kept. */
+  async dropRejected(keep: number): Promise<number> {
+    const upTo = this.index.floorKeeping(keep, true);
+    if (upTo <= this.rejectedUpTo) return 0;
+    const before = this.index.size;
+    const loc = await this.journal.append(T_DROP_REJECTED, [Buffer.from(JSON.stringify({ upTo }), 'utf8')], { entry: encodePrune(upTo) });
+    this.touchSegment(loc.segment, upTo);
+    this.rejectedUpTo = upTo;
+    this.index.hideRejectedUpTo(upTo);
+    await this.removeSegments(this.minSeq);
+    return before - this.index.size;
   }
 
   /** Applies the configured retention (count and age). */
@@ -256,6 +363,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     const r = this.options.retention;
     if (!r) return;
     if (r.maxCount !== undefined || r.maxAgeMs !== undefined) await this.prune({ keep: r.maxCount, olderThanMs: r.maxAgeMs });
+    await this.dropRejected(r.maxRejected ?? REJECTED_KEEP);
   }
 
   /**
@@ -266,7 +374,10 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     const c = this.journal.corruption;
     let damagedBytes = 0;
     for (const seq of this.damaged) damagedBytes += this.get(seq)?.loc.length ?? 0;
-    return { corruptRecords: c.regions + this.damaged.size, corruptBytes: c.bytes + damagedBytes, truncatedBytes: this.truncatedBytes };
+    return { corruptRecords: c.regions + this.damaged.size, corruptBytes: c.bytes + damagedBytes, truncatedBytes: this.truncatedBytes,
+      ...(this.mark.damaged ? { seqFileDamaged: true } : {}),
+      ...(this.lost.length > 0 ? { lostDeliveries: rangeCount(this.lost), lost: describeRanges(this.lost) } : {}),
+    };
   }
 
   /** Lets go of the files without a clean stop (no checkpoint, no exact seq mark): a kill, for tests. */

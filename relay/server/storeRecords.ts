@@ -2,6 +2,7 @@
 //   1 delivery: u32 LE meta length | meta JSON (DeliveryMeta) | body — indexed as IndexedDelivery
 //   2 attempt:  JSON {seq, attempt, state?}                       — indexed as AttemptEntry
 //   3 prune:    JSON {minSeq}                                     — indexed as minSeq
+//   4 drop rejected: JSON {upTo}                                  — indexed as upTo
 // (entries in binary: ./indexEntries.ts)
 import { DELIVERY_HEADER, EVENT_HEADER } from '../../src/core/signing';
 import type { ForwardAttempt, ForwardState } from '../../src/core/relay/protocol';
@@ -12,6 +13,8 @@ import { encodeAttempt, encodeDelivery, encodePrune } from './indexEntries';
 export const T_DELIVERY = 1;
 export const T_ATTEMPT = 2;
 export const T_PRUNE = 3;
+/** JSON {upTo}: every rejected delivery with seq <= upTo is gone (their own retention); indexed as upTo. */
+export const T_DROP_REJECTED = 4;
 
 const EVENT_NAME = EVENT_HEADER.toLowerCase();
 const DELIVERY_NAME = DELIVERY_HEADER.toLowerCase();
@@ -41,6 +44,7 @@ export function indexedDelivery(meta: DeliveryMeta, metaLength: number): Indexed
     seq: meta.seq,
     receivedMs: Date.parse(meta.receivedAt),
     channel: meta.channel,
+    ...(meta.gen ? { gen: meta.gen } : {}),
     verification: meta.verification,
     ...(meta.reason ? { reason: meta.reason } : {}),
     event,
@@ -77,5 +81,6 @@ export function summarize(type: number, payload: Buffer): Buffer {
     return encodeAttempt(rec.seq, attemptFields(rec.attempt), stateFields(rec.state));
   }
   if (type === T_PRUNE) return encodePrune((JSON.parse(payload.toString('utf8')) as { minSeq: number }).minSeq);
+  if (type === T_DROP_REJECTED) return encodePrune((JSON.parse(payload.toString('utf8')) as { upTo: number }).upTo);
   return Buffer.alloc(0);
 }

@@ -16,6 +16,8 @@ import type {
 export interface DeliveryMeta {
   seq: number;
   channel: string;
+  /** The generation of an API channel (relay/server/channelKey.ts); absent for other channels. */
+  gen?: string;
   receivedAt: string;
   verification: Verification;
   reason?: string;
@@ -35,7 +37,12 @@ export interface StoredDelivery {
   summary: RelayDeliverySummary;
   attempts: ForwardAttempt[];
   receivedMs: number;
+  /** The identity of the channel it was received on: name and generation (relay/server/channelKey.ts). */
+  readonly channelKey: string;
 }
+
+/** A channel's counts as the store keeps them: per channel identity (`key`), named by its channel. */
+export type KeyedChannelStatus = ChannelStatus & { key: string };
 
 export interface StoreEvents {
   delivery: [StoredDelivery];
@@ -53,6 +60,22 @@ export interface StoreIntegrity {
   corruptBytes: number;
   /** Bytes of incomplete last records (torn writes, never acknowledged) cut off at open. */
   truncatedBytes: number;
+  /** The seq high-water mark file did not check out at open (numbering resumed from the journal). */
+  seqFileDamaged?: boolean;
+  /** Acknowledged deliveries found lost at open: a sealed segment cut short, a segment deleted. */
+  lostDeliveries?: number;
+  /** Which seqs, and why. */
+  lost?: string;
+}
+
+/** Whether the store takes deliveries now (readiness), and whether it ever will again without a restart (liveness). */
+export interface StoreHealth {
+  /** Why the store takes no delivery now; absent: it does. */
+  notReady?: string;
+  /** Set when it never will again in this process (a restart is needed). */
+  fatal?: boolean;
+  /** Damage that does not stop it (acknowledged deliveries lost), shown by both health routes. */
+  warning?: string;
 }
 
 export interface PruneOptions {
@@ -79,6 +102,8 @@ export interface RelayStore extends Pick<EventEmitter<StoreEvents>, 'on' | 'off'
   readonly lastSeq: number;
   /** Deliveries held. */
   readonly size: number;
+  /** The highest seq of channel identity `key` (relay/server/channelKey.ts) the store holds or held since it opened; what a channel token is told instead of lastSeq. */
+  lastSeqOf(key: string): number;
   /**
    * Stores a delivery; `durable` resolves once it is safe. The file journal assigns `seq` at once; a
    * store whose seq comes with durability (JetStream) gives 0 here and the seq in `durable`'s result.
@@ -89,7 +114,7 @@ export interface RelayStore extends Pick<EventEmitter<StoreEvents>, 'on' | 'off'
   get(seq: number): StoredDelivery | undefined;
   /** One target's forward state of a delivery (without building the delivery's summary). */
   forwardState(seq: number, target: string): ForwardState | undefined;
-  /** Deliveries with seq > since, ascending (one channel if given). */
+  /** Deliveries with seq > since, ascending (one channel identity if given: relay/server/channelKey.ts). */
   after(since: number, channel?: string): IterableIterator<StoredDelivery>;
   /** Deliveries still pending a forward to at least one target, ascending. */
   pending(): StoredDelivery[];
@@ -101,10 +126,13 @@ export interface RelayStore extends Pick<EventEmitter<StoreEvents>, 'on' | 'off'
    */
   openBody?(seq: number): Promise<BodyReader | undefined>;
   detail(seq: number): Promise<RelayDelivery | undefined>;
-  channels(): ChannelStatus[];
+  /** Counts per channel identity (a re-created name has a row per generation). */
+  channels(): KeyedChannelStatus[];
   prune(options: PruneOptions): Promise<{ removed: number; remaining: number }>;
   applyRetention(): Promise<void>;
   /** Damage found in storage: records skipped as corrupt, bytes cut as torn tails. */
   integrity(): StoreIntegrity;
+  /** Whether deliveries can be stored now (GET /readyz), and whether a restart is needed (GET /healthz). */
+  health(): StoreHealth;
   close(): Promise<void>;
 }

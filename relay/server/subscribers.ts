@@ -36,6 +36,8 @@ export const STREAM_BODY_BYTES = 4 * PART_BYTES;
 export interface SubscriberOptions {
   /** The scope of a presented token; undefined: 401. */
   authenticate: (given: string | undefined) => Scope | undefined;
+  /** The current identity of a channel name (relay/server/channelKey.ts): what a stream of one channel follows. */
+  keyOf?: (name: string) => string;
   boundHost: string;
   allowedHosts: readonly string[];
   allowedOrigins: readonly string[];
@@ -216,10 +218,11 @@ export class SubscriberHub {
     const token = given!;
     if ((this.perToken.get(token) ?? 0) >= this.maxPerToken) return refuse(WS_TOO_MANY_SUBSCRIBERS_STATUS, 'Too Many Subscribers');
     const sinceRaw = url.searchParams.get('since');
-    const since = sinceRaw === null ? this.store.lastSeq : Number(sinceRaw);
+    // From now by default: for a channel token, its channel's last seq (the relay-wide one is not its to learn).
+    const since = sinceRaw === null ? (scope.kind === 'channel' ? this.store.lastSeqOf(scope.key) : this.store.lastSeq) : Number(sinceRaw);
     if (!Number.isInteger(since) || since < 0) return refuse(400, 'Bad since');
     const asked = url.searchParams.get('channel') || undefined;
-    const narrowed = scopedChannel(scope, asked);
+    const narrowed = scopedChannel(scope, asked, this.options.keyOf ?? ((name) => name));
     if ('error' in narrowed) return refuse(403, 'Forbidden Channel');
     const channel = narrowed.channel;
     const bodies = url.searchParams.get('bodies') !== '0';
@@ -262,15 +265,22 @@ export class SubscriberHub {
       }
       if (typeof msg !== 'object' || msg === null) return; // `null`, numbers, strings: ignored
       if (msg.type === 'ack' && Number.isInteger(msg.seq)) {
+        const refused = ackRefusal(msg);
+        if (refused) return this.write(sub, Buffer.from(JSON.stringify({ type: 'error', error: refused } satisfies ServerMessage)));
         const status = msg.forwarded?.status;
-        if (Number.isInteger(status) && sub.unacked.includes(msg.seq)) this.options.onForwarded?.(msg.seq, status!);
+        if (status !== undefined && sub.unacked.includes(msg.seq)) this.options.onForwarded?.(msg.seq, status);
         sub.acked = Math.max(sub.acked, msg.seq);
         sub.unacked = sub.unacked.filter((s) => s > sub.acked);
         void this.pump(sub);
       }
     });
-    this.write(sub, Buffer.from(JSON.stringify({ type: 'hello', lastSeq: this.store.lastSeq, since: sub.sent } satisfies ServerMessage)));
+    this.write(sub, Buffer.from(JSON.stringify({ type: 'hello', lastSeq: this.lastSeqFor(sub), since: sub.sent } satisfies ServerMessage)));
     void this.pump(sub);
+  }
+
+  /** The relay-wide last seq for the admin token; a channel token's own channel's only. */
+  private lastSeqFor(sub: Subscriber): number {
+    return sub.scopedTo === undefined ? this.store.lastSeq : this.store.lastSeqOf(sub.channel ?? '');
   }
 
   /** Forgets a subscriber (once): indexes and the per-token count. */
@@ -286,7 +296,7 @@ export class SubscriberHub {
   /** A new delivery: wakes only the subscribers of its channel (and those of every channel). */
   private wake(entry: StoredDelivery): void {
     if (this.subs.size === 0) return; // (and no summary built for nobody)
-    for (const key of ['', entry.summary.channel]) {
+    for (const key of ['', entry.channelKey]) {
       const set = this.byChannel.get(key);
       if (!set) continue;
       for (const s of set) {
@@ -413,7 +423,7 @@ export class SubscriberHub {
         if (!next) {
           if (!sub.caughtUp) {
             sub.caughtUp = true;
-            this.write(sub, Buffer.from(JSON.stringify({ type: 'caught-up', lastSeq: this.store.lastSeq } satisfies ServerMessage)));
+            this.write(sub, Buffer.from(JSON.stringify({ type: 'caught-up', lastSeq: this.lastSeqFor(sub) } satisfies ServerMessage)));
           }
           break;
         }
@@ -436,7 +446,7 @@ export class SubscriberHub {
     if (this.subs.size === 0) return; // nobody to tell: no message to build
     const e = this.store.get(seq);
     if (!e) return;
-    const subs = [this.byChannel.get(''), this.byChannel.get(e.summary.channel)];
+    const subs = [this.byChannel.get(''), this.byChannel.get(e.channelKey)];
     if (!subs[0] && !subs[1]) return;
     const current = state ?? e.summary.forward.find((f) => f.target === attempt.target) ?? { target: attempt.target, status: attempt.ok ? 'ok' : 'failed', attempts: 1 };
     const msg = Buffer.from(JSON.stringify({ type: 'forward', seq, attempt, state: current } satisfies ServerMessage));
@@ -461,4 +471,12 @@ export class SubscriberHub {
 function first<T>(items: Iterable<T>): T | undefined {
   for (const x of items) return x;
   return undefined;
+}
+
+/** Why an ack is refused: a `forwarded` that is not { status: an integer HTTP status 100-599 }. */
+function ackRefusal(msg: ClientMessage): string | undefined {
+  if (msg.forwarded === undefined) return undefined;
+  const status = (msg.forwarded as { status?: unknown } | null)?.status;
+  if (typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599) return undefined;
+  return `ack of seq ${msg.seq} refused: forwarded.status must be an integer HTTP status from 100 to 599, got ${JSON.stringify(status ?? msg.forwarded)?.slice(0, 40)}`;
 }

@@ -4,13 +4,17 @@
 // list, count and page alike. A delivery's record here is its stream message, read by seq: the
 // location kept for it only carries the body's size, in the file record's layout
 // (length = 4 + meta length + body, with a meta length of 0).
-import type { ChannelStatus, ForwardAttempt, ForwardState, RelayDeliverySummary } from '../../../src/core/relay/protocol';
+import type { ForwardAttempt, ForwardState, RelayDeliverySummary } from '../../../src/core/relay/protocol';
 import { CompactIndex } from '../compactIndex';
 import { attemptFields, indexedDelivery, stateFields } from '../storeRecords';
-import type { DeliveryMeta, StoredDelivery, StoreListQuery } from '../storeTypes';
+import type { DeliveryMeta, KeyedChannelStatus, StoredDelivery, StoreListQuery } from '../storeTypes';
 
 export class DeliveryIndex {
   private readonly rows = new CompactIndex();
+
+  lastSeqOf(key: string): number {
+    return this.rows.lastSeqOf(key);
+  }
 
   get size(): number {
     return this.rows.size;
@@ -70,7 +74,7 @@ export class DeliveryIndex {
     return this.rows.list(q);
   }
 
-  channels(): ChannelStatus[] {
+  channels(): KeyedChannelStatus[] {
     return this.rows.channelStatus();
   }
 }

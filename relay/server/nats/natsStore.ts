@@ -5,13 +5,14 @@
 // index by consuming both streams, so subscribers and the API see deliveries ingested anywhere.
 import { EventEmitter } from 'node:events';
 import { DeliverPolicy, headers as natsHeaders, StorageType, type ConsumerMessages, type JetStreamClient, type JsMsg, type JetStreamManager, type NatsConnection } from 'nats';
-import type { ChannelStatus, ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../../src/core/relay/protocol';
+import type { ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../../src/core/relay/protocol';
 import { StoreUnavailableError } from '../errors';
 import { headerRecord } from '../store';
 
 export { StoreUnavailableError };
-import type { DeliveryMeta, NewDelivery, PruneOptions, RelayStore, StoreEvents, StoredDelivery, StoreIntegrity, StoreListQuery } from '../storeTypes';
+import type { DeliveryMeta, KeyedChannelStatus, NewDelivery, StoreHealth, PruneOptions, RelayStore, StoreEvents, StoredDelivery, StoreIntegrity, StoreListQuery } from '../storeTypes';
 import { DeliveryIndex } from './index';
+import { channelKey } from '../channelKey';
 import { sizeFields } from '../rejected';
 
 /** The delivery's meta (channel, time, verification, raw headers, targets) as JSON, beside the body bytes. */
@@ -50,6 +51,8 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
   private syncTimer: NodeJS.Timeout | undefined;
   private highestSeq = 0;
   private closed = false;
+  /** Why the connection to NATS is down (readiness), while it is. */
+  private disconnected: string | undefined;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -105,7 +108,14 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
   /** Follows the connection's status: after a reconnect the stream followers start again. */
   private async watchConnection(): Promise<void> {
     for await (const st of this.nc.status()) {
-      if (st.type === 'reconnect') for (const restart of this.onReconnect) restart();
+      if (st.type === 'disconnect' && !this.disconnected) {
+        this.disconnected = `lost the connection to NATS (${String(st.data)}); reconnecting`;
+        this.options.log?.(`store: ${this.disconnected}`);
+      }
+      if (st.type !== 'reconnect') continue;
+      if (this.disconnected) this.options.log?.(`store: connected to NATS again (${String(st.data)})`);
+      this.disconnected = undefined;
+      for (const restart of this.onReconnect) restart();
     }
   }
 
@@ -216,6 +226,10 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     return this.highestSeq;
   }
 
+  lastSeqOf(key: string): number {
+    return this.index.lastSeqOf(key);
+  }
+
   get size(): number {
     return this.index.size;
   }
@@ -242,7 +256,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
       throw new StoreUnavailableError(`JetStream did not acknowledge the delivery: ${(err as Error).message}`);
     }
     await this.indexed(seq);
-    return this.index.get(seq) ?? { seq, summary: provisional(seq, full, body.length), attempts: [], receivedMs: Date.parse(full.receivedAt) };
+    return this.index.get(seq) ?? { seq, summary: provisional(seq, full, body.length), attempts: [], receivedMs: Date.parse(full.receivedAt), channelKey: channelKey(meta.channel, meta.gen) };
   }
 
   /**
@@ -292,7 +306,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     return this.index.list(query);
   }
 
-  channels(): ChannelStatus[] {
+  channels(): KeyedChannelStatus[] {
     return this.index.channels();
   }
 
@@ -326,6 +340,12 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
   /** JetStream applies --keep and --max-age itself (the stream's limits); the index follows. */
   async applyRetention(): Promise<void> {
     await this.syncFirstSeq();
+  }
+
+  /** Not ready while the connection to NATS is down (publishes would time out: 503). */
+  health(): StoreHealth {
+    if (this.nc.isClosed()) return { notReady: 'the connection to NATS is closed', fatal: true };
+    return this.disconnected ? { notReady: this.disconnected } : {};
   }
 
   /** JetStream checks its own storage: nothing for the relay to report. */

@@ -76,8 +76,11 @@ export interface RelayStatus {
   port: number;
   channels: ChannelStatus[];
   lastSeq: number;
-  /** Damage the journal found at start-up (records skipped as corrupt, torn-tail bytes cut). */
-  journal?: { corruptRecords: number; corruptBytes: number; truncatedBytes: number };
+  /**
+   * Damage the journal found at start-up (records skipped as corrupt, torn-tail bytes cut, a
+   * damaged seq file, acknowledged deliveries lost with a sealed segment cut short or deleted).
+   */
+  journal?: { corruptRecords: number; corruptBytes: number; truncatedBytes: number; seqFileDamaged?: boolean; lostDeliveries?: number; lost?: string };
 }
 
 /**
@@ -138,7 +141,7 @@ export interface PruneResponse {
 
 /** POST /api/channels */
 export interface CreateChannelRequest {
-  /** CHANNEL_RE: letters, digits, '.', '_', '-'; at most 64; not 'default' nor a --config channel. */
+  /** src/core/relay/channelName.ts: letters, digits, '.', '_', '-'; at most 64; no '..' or trailing '.'; not 'default' nor a --config channel. */
   name: string;
   /** Signing secrets (non-empty strings; rotation: several). A `--public` relay requires at least one. */
   secrets: string[];
@@ -150,6 +153,8 @@ export interface CreatedChannel {
   ingressUrl: string;
   /** Scoped to this channel: its deliveries, its stream, nothing else. */
   token: string;
+  /** Set when a secret is weak (under 16 bytes; a --public relay refuses those). */
+  warning?: string;
 }
 /**
  * Where a channel is defined: the channels API, --config, the relay-wide `default`, or an
@@ -218,7 +223,12 @@ export interface CaughtUpMessage {
   type: 'caught-up';
   lastSeq: number;
 }
-export type ServerMessage = HelloMessage | DeliveryMessage | ForwardMessage | CaughtUpMessage;
+/** Server → client: a message of the client's was refused (e.g. an ack whose forwarded.status is no HTTP status); nothing of it was applied. */
+export interface ErrorMessage {
+  type: 'error';
+  error: string;
+}
+export type ServerMessage = HelloMessage | DeliveryMessage | ForwardMessage | CaughtUpMessage | ErrorMessage;
 
 /** Client → server: the client has handled every delivery up to and including `seq`. */
 export interface AckMessage {
@@ -226,7 +236,8 @@ export interface AckMessage {
   seq: number;
   /**
    * Set by a client that forwarded the delivery to an app (`service-hooks forward`): the app's
-   * 2xx status. The relay records it as the forward state of target SUBSCRIBER_TARGET.
+   * 2xx status. The relay records it as the forward state of target SUBSCRIBER_TARGET. An
+   * integer from 100 to 599; anything else refuses the whole ack with an `error` message.
    */
   forwarded?: { status: number };
 }

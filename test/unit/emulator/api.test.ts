@@ -103,6 +103,8 @@ describe('emulator API', () => {
       ['url link-local, decimal form', { url: 'http://2852039166/', content_type: 'json', events: ['push'] }, 'url', /169\.254\.169\.254 is a link-local/],
       ['url link-local, IPv4-mapped IPv6', { url: 'http://[::ffff:169.254.169.254]/', content_type: 'json', events: ['push'] }, 'url', /link-local/],
       ['url link-local IPv6', { url: 'http://[fe80::1]:8080/h', content_type: 'json', events: ['push'] }, 'url', /link-local/],
+      ['url link-local through NAT64', { url: 'http://[64:ff9b::a9fe:a9fe]/', content_type: 'json', events: ['push'] }, 'url', /link-local/],
+      ['url link-local, IPv4-compatible IPv6', { url: 'http://[::a9fe:a9fe]/', content_type: 'json', events: ['push'] }, 'url', /link-local/],
       ['url unspecified IPv4', { url: 'http://0.0.0.0:8788/hooks/default', content_type: 'json', events: ['push'] }, 'url', /unspecified/],
       ['url unspecified, short form', { url: 'http://0/', content_type: 'json', events: ['push'] }, 'url', /unspecified/],
       ['url unspecified IPv6', { url: 'http://[::]/h', content_type: 'json', events: ['push'] }, 'url', /unspecified/],

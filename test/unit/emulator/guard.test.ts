@@ -10,6 +10,10 @@ describe('delivery target guard', () => {
     for (const a of ['169.254.169.254', '169.254.0.1', '::ffff:169.254.169.254', 'fe80::1', 'febf::1', '[fe80::1]']) {
       assert.match(forbiddenAddress(a) ?? '', /link-local/, a);
     }
+    // IPv6 forms embedding 169.254.0.0/16 that a NAT64 gateway, translator or tunnel takes there.
+    const embedded = ['[64:ff9b::a9fe:a9fe]', '64:ff9b::169.254.169.254', '[::a9fe:a9fe]', '::169.254.0.1', '::ffff:0:a9fe:a9fe', '64:ff9b:1:a9fe:a9:fe00::', '2002:a9fe:a9fe::1', '2001:0:a9fe:a9fe::1'];
+    for (const a of embedded) assert.match(forbiddenAddress(a) ?? '', /link-local/, a);
+    for (const a of ['64:ff9b::cb00:7105', '::cb00:7105', '2002:cb00:7105::1']) assert.equal(forbiddenAddress(a), undefined, `${a} embeds 203.0.113.5`);
     for (const a of ['0.0.0.0', '0.1.2.3', '::', '::ffff:0.0.0.0']) assert.match(forbiddenAddress(a) ?? '', /unspecified/, a);
     assert.match(forbiddenAddress('fd00:ec2::254') ?? '', /metadata/);
     for (const a of ['127.0.0.1', '::1', '10.0.0.1', '192.168.1.1', '203.0.113.5', '2001:db8::1', 'fec0::1', 'example.com', 'localhost']) {

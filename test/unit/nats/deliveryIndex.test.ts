@@ -46,7 +46,7 @@ describe('JetStream store index (relay/server/nats/index.ts)', () => {
     assert.deepEqual(index.get(1)!.attempts, [{ target: APP, at, status: 200, ok: true, durationMs: 3 }]);
     assert.deepEqual(index.get(2)!.summary.forward.map((f) => `${f.target} ${f.status}`), [`${APP} pending`, `${SUBSCRIBER_TARGET} ok`]);
     assert.deepEqual(index.pending().map((e) => e.seq), [2]);
-    assert.deepEqual(index.channels(), [{ name: 'default', received: 2, verified: 2, unverified: 0, rejected: 0, forwarded: 1, failed: 0, pending: 1 }]);
+    assert.deepEqual(index.channels(), [{ name: 'default', key: 'default', received: 2, verified: 2, unverified: 0, rejected: 0, forwarded: 1, failed: 0, pending: 1 }]);
     assert.deepEqual(index.list({ status: 'ok' }).map((s) => s.seq), [1]);
     assert.deepEqual([...index.after(1)].map((e) => e.seq), [2]);
   });

@@ -70,9 +70,12 @@ describe('relay channel registry (channels.json)', async () => {
     const t = (await reg.create('alice', ['x'])).token;
     assert.deepEqual(authenticate('admin-token-123', 'admin-token-123', reg), { kind: 'admin' });
     const scope = authenticate(t, 'admin-token-123', reg);
-    assert.deepEqual(scope, { kind: 'channel', channel: 'alice' });
+    const gen = reg.get('alice')!.gen!;
+    assert.match(gen, /^[A-Za-z0-9_-]{11}$/, 'a channel gets a generation');
+    assert.deepEqual(scope, { kind: 'channel', channel: 'alice', key: `alice@${gen}` });
     assert.equal(authenticate('wrong', 'admin-token-123', reg), undefined);
-    assert.equal(sees(scope!, 'alice'), true);
+    assert.equal(sees(scope!, `alice@${gen}`), true);
+    assert.equal(sees(scope!, 'alice'), false, 'not the deliveries of an implicit channel of that name');
     assert.equal(sees(scope!, 'bob'), false);
     assert.equal(sees({ kind: 'admin' }, 'bob'), true);
   });
@@ -86,7 +89,7 @@ describe('relay channel directory (which channels a relay serves)', () => {
   it('a local relay: api, config, default and implicit channels; a deleted name is 404 until created again', async () => {
     const d = open(false);
     await d.create('alice', ['a-secret']);
-    assert.deepEqual(d.lookup('alice'), { ok: true, source: 'api', settings: { secrets: ['a-secret'], forward: [] } }, 'an API channel is streamed to its token holders, not sent to the relay-wide targets');
+    assert.deepEqual(d.lookup('alice'), { ok: true, source: 'api', settings: { secrets: ['a-secret'], forward: [] }, gen: d.registry.get('alice')!.gen }, 'an API channel is streamed to its token holders, not sent to the relay-wide targets');
     assert.equal((d.lookup('cfg') as { source: string }).source, 'config');
     assert.equal((d.lookup('default') as { source: string }).source, 'default');
     assert.equal((d.lookup('anything') as { source: string }).source, 'implicit');

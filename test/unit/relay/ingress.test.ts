@@ -152,7 +152,7 @@ describe('relay ingress', function () {
   });
 
   it('applies the source allow-list (preset service) through X-Forwarded-For only with --trust-proxy', async () => {
-    await start({ allowCidr: ['service'], trustProxy: true });
+    await start({ allowCidr: ['service'], trustProxy: ['127.0.0.1'] });
     const body = '{}';
     assert.equal((await post(`${relay.url}/hooks`, body, signed(SECRET, body, { 'x-forwarded-for': '203.0.113.7' }))).status, 200);
     assert.equal((await post(`${relay.url}/hooks`, body, signed(SECRET, body, { 'x-forwarded-for': '10.0.0.1, 198.51.100.200' }))).status, 200);
@@ -160,9 +160,13 @@ describe('relay ingress', function () {
     assert.equal(refused.status, 403);
     assert.equal((await post(`${relay.url}/hooks`, body, signed(SECRET, body))).status, 403, 'no XFF: loopback is not in the list');
     await relay.close();
-    await start({ allowCidr: ['service'], trustProxy: false });
+    await start({ allowCidr: ['service'] });
     const spoofed = await post(`${relay.url}/hooks`, body, signed(SECRET, body, { 'x-forwarded-for': '203.0.113.7' }));
     assert.equal(spoofed.status, 403, 'X-Forwarded-For is ignored without --trust-proxy');
+    await relay.close();
+    await start({ allowCidr: ['service'], trustProxy: ['10.0.0.0/8'] });
+    const notTheProxy = await post(`${relay.url}/hooks`, body, signed(SECRET, body, { 'x-forwarded-for': '203.0.113.7' }));
+    assert.equal(notTheProxy.status, 403, 'X-Forwarded-For is ignored from a peer that is not a trusted proxy');
     await relay.close();
     await start({ allowCidr: ['service', '127.0.0.1/32'] });
     assert.equal((await post(`${relay.url}/hooks`, body, signed(SECRET, body))).status, 200);

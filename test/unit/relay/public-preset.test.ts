@@ -17,6 +17,11 @@ describe('relay --public preset and TLS files (pure checks)', () => {
     });
   });
 
+  it('--public without TLS binds loopback (the proxy is on this machine) unless --host says otherwise', () => {
+    assert.equal(publicSettings({ public: true, tls: false, trustProxy: true, allowCidr: [] }).host, '127.0.0.1');
+    assert.equal(publicSettings({ public: true, tls: false, trustProxy: true, host: '0.0.0.0', allowCidr: [] }).host, '0.0.0.0');
+  });
+
   it('without --public nothing changes: loopback, no allow-list, unverified accepted', () => {
     assert.deepEqual(publicSettings({ public: false, tls: false, trustProxy: false, allowCidr: [] }), { host: '127.0.0.1', allowCidr: [], requireVerified: false });
   });

@@ -1,5 +1,6 @@
 // Connect to Relay's address rules, the status bar text and the Relay view's state row.
 import { strict as assert } from 'node:assert';
+import { CHANNEL_NAME_RE } from '../../../../src/core/relay/channelName';
 import { forwardTargets, parseRelayAddress, relayRow, relayStatusBar, seqKey, serviceIsLocal, shortUrl, webhookUrlChoices, channelNameFor, localAppUrlProblem, describeConnectError, type RelayState } from '../../../../src/core/tree';
 
 describe('relay address (Connect to Relay…)', () => {
@@ -105,9 +106,9 @@ describe('Add Webhook payload URL choices', () => {
 
 describe('Forward Webhooks to Local App helpers', () => {
   it('names a channel after the repository, within the relay\'s channel rule', () => {
-    const re = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+    const re = CHANNEL_NAME_RE;
     assert.equal(channelNameFor('acme/widgets', 'a1b2c3d4'), 'widgets-a1b2c3');
-    for (const repo of ['acme/.hidden', 'x/' + 'y'.repeat(80), 'a/ü-name', 'a/___']) assert.match(channelNameFor(repo, 'ffffff'), re, repo);
+    for (const repo of ['acme/.hidden', 'x/' + 'y'.repeat(80), 'a/ü-name', 'a/___', 'a/dots..in...name']) assert.match(channelNameFor(repo, 'ffffff'), re, repo);
   });
 
   it('checks the local app URL', () => {
