@@ -100,6 +100,12 @@ export const RELAY_STORAGE = {
   remoteTokenPrefix: 'serviceHooks.relay.token:',
   /** globalState: ForwardSession[] ("Forward Webhooks to Local App"). */
   sessions: 'serviceHooks.relay.sessions',
+  /** SecretStorage: a channel's signing secret the editor made (`<prefix><relay base>#<channel>`): Copy Signing Secret. */
+  channelSecretPrefix: 'serviceHooks.relay.channelSecret:',
+  /** globalState: the address last typed into Connect to Relay… (pre-filled next time; kept after Disconnect). */
+  lastAddress: 'serviceHooks.relay.lastAddress',
+  /** globalState: the loopback warning of Forward with the local relay was shown. */
+  loopbackWarned: 'serviceHooks.relay.loopbackWarned',
 } as const;
 
 /** The "Open Settings" button of an error about serviceHooks.baseUrl. */

@@ -166,15 +166,22 @@ export function webhookUrlChoices(o: { remote?: { label: string; channels: { nam
   return out;
 }
 
-/** One "Forward Webhooks to Local App" set-up: a channel on a remote relay, the service webhook pointing at it, the local app. */
+/**
+ * One "Forward Webhooks to Local App" set-up: a channel on a relay (remote, or the local one at
+ * http://127.0.0.1:<port>), the service webhook pointing at it, the local app. A set-up made with a
+ * channel token forwards that channel only: it created no webhook (repo and webhookId are '').
+ */
 export interface ForwardSession {
-  /** The relay's https base (RelayAddress.httpUrl). */
+  /** The relay's base (RelayAddress.httpUrl). */
   relay: string;
   channel: string;
   ingressUrl: string;
-  /** owner/repo */
+  /** owner/repo ('' for a channel-token set-up) */
   repo: string;
+  /** '' for a channel-token set-up */
   webhookId: string;
+  /** The relay's last seq when the set-up was made: forwarding never starts later than this. */
+  since?: number;
   /** The local app (http://localhost:3000/webhook). */
   to: string;
 }
