@@ -34,6 +34,9 @@ export const COMMANDS = {
   showLogs: 'serviceHooks.showLogs',
   showActivationTime: 'serviceHooks.showActivationTime',
   loadMore: 'serviceHooks.loadMore',
+  relayMenu: 'serviceHooks.relayMenu',
+  copySigningSecret: 'serviceHooks.copySigningSecret',
+  changeRelayPort: 'serviceHooks.changeRelayPort',
 } as const;
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
 

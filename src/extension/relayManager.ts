@@ -17,12 +17,12 @@ import { describeConnectError, forwardTargets, parseRelayAddress, RelayLiveList,
 import { settings } from './config';
 import { loadRelayClient } from './deps';
 import { UserError } from './errors';
-import { CONTEXT, RELAY_STORAGE } from './ids';
+import { COMMANDS, CONTEXT, RELAY_STORAGE } from './ids';
 import { log } from './log';
 import { extraCa, RelayConnection, tokenScope, type RelayDeliveryMessage, type RelayEndpoint, type TokenScope } from './relay/connection';
 import { EditorForwarder } from './relay/forwarding';
 import { ForwardLease } from './relay/lease';
-import { RelayProcess } from './relay/process';
+import { RelayProcess, RelayStartError } from './relay/process';
 import { ForwardSetups } from './relay/setups';
 import { RelayStatusBar } from './relay/statusBar';
 
@@ -194,6 +194,20 @@ export class RelayManager implements vscode.Disposable {
     await this.setups.storeSecret(base, channel, generated);
     void this.conn.reload().catch(() => undefined);
     return { secret: generated, how: 'created', channel };
+  }
+
+  /** The signing secrets the editor holds for the relay in use: its set-ups' channels, the relay started here. */
+  async signingSecrets(): Promise<{ channel: string; label: string; description?: string; secret: string }[]> {
+    const base = this.relayBase;
+    const out: { channel: string; label: string; description?: string; secret: string }[] = [];
+    if (base) {
+      for (const f of this.setups.of(base)) {
+        const secret = await this.setups.secret(base, f.channel);
+        if (secret) out.push({ channel: f.channel, label: `channel ${f.channel}`, description: `${f.repo || 'set-up'} → ${f.to}`, secret });
+      }
+    }
+    if (this.process.running) out.push({ channel: 'default', label: `the relay on port ${this.localPort ?? '?'}`, description: 'its own secret (every channel without one)', secret: await this.localSecret() });
+    return out;
   }
 
   /** The status bar item's text (read by the tests). */
@@ -384,7 +398,7 @@ export class RelayManager implements vscode.Disposable {
       return;
     }
     try {
-      await this.attachNow(port, await this.readLocalToken());
+      await this.attachNow(port, await this.readLocalToken(port));
     } catch (err) {
       log().warn(`relay on port ${port} answers but cannot be used: ${(err as Error).message}`);
       if (!this.conn) this.setPhase('offline', `A relay answers on port ${port}, but not with the token in ${this.dataDir}: it was not started by this editor. Use "Connect to Relay…" for it, or set serviceHooks.relay.port.`);
@@ -409,8 +423,20 @@ export class RelayManager implements vscode.Disposable {
     return this.restoring;
   }
 
-  private async readLocalToken(): Promise<string> {
-    return (await readFile(join(this.dataDir, 'token'), 'utf8')).trim();
+  /** The token of the relay of this editor's on `port`: its own data folder's, or the one it started there for that port. */
+  private async readLocalToken(port: number): Promise<string> {
+    const client = await loadRelayClient();
+    let last: unknown;
+    for (const dir of [this.dataDir, this.portDataDir(port)]) {
+      try {
+        const token = (await readFile(join(dir, 'token'), 'utf8')).trim();
+        await new client.RelayApi({ baseUrl: localBase(port), token, timeoutMs: 2000 }).status();
+        return token;
+      } catch (err) {
+        last = err;
+      }
+    }
+    throw last;
   }
 
   /** The secret the local relay verifies with, shared with Add Webhook (SecretStorage; generated once). */
@@ -432,27 +458,55 @@ export class RelayManager implements vscode.Disposable {
     if (this.process.running) return 'attached';
     const s = settings();
     if (this.conn && this.localPort === s.relayPort && this.connected) return 'attached';
+    // A relay of this editor's (the demo's, another window's) already runs on the port: use it.
+    if (!this.remote) await this.probeNow();
+    if (this.conn && this.localPort === s.relayPort && this.connected) return 'attached';
     this.busy = true;
     try {
       await this.detach();
       this.setPhase('starting');
-      const started = await this.process.start({
-        cliPath: join(this.o.extensionPath, 'dist', 'cli.js'),
-        port: s.relayPort,
-        dataDir: this.dataDir,
-        secrets: [await this.localSecret()],
-        forward: s.relayForwardUrl ? [s.relayForwardUrl] : [],
-        log: (line) => log().info(line),
-      });
+      const started = await this.spawnRelay(s.relayPort, s.relayForwardUrl);
       await this.attachNow(started.port, started.token);
       return 'started';
     } catch (err) {
       await this.process.stop();
       this.setPhase('failed', (err as Error).message);
+      if (err instanceof RelayStartError && /already in use/.test(err.message)) {
+        throw new UserError(err.message, [
+          { title: 'Change Relay Port…', command: COMMANDS.changeRelayPort },
+          { title: 'Show Logs', command: COMMANDS.showLogs },
+        ]);
+      }
       throw err;
     } finally {
       this.busy = false;
     }
+  }
+
+  /**
+   * Runs the relay on `port` with the editor's data folder; when another relay holds that folder
+   * (exit 3: one started elsewhere on another port), with a folder of its own for this port.
+   */
+  private async spawnRelay(port: number, forwardUrl: string): Promise<{ port: number; token: string }> {
+    const options = {
+      cliPath: join(this.o.extensionPath, 'dist', 'cli.js'),
+      port,
+      secrets: [await this.localSecret()],
+      forward: forwardUrl ? [forwardUrl] : [],
+      log: (line: string) => log().info(line),
+    };
+    try {
+      return await this.process.start({ ...options, dataDir: this.dataDir });
+    } catch (err) {
+      if (!(err instanceof RelayStartError) || err.exitCode !== 3 || port === 0) throw err;
+      log().info(`the data folder ${this.dataDir} is in use by another relay: using ${this.portDataDir(port)} for port ${port}`);
+      return await this.process.start({ ...options, dataDir: this.portDataDir(port) });
+    }
+  }
+
+  /** The data folder of a relay started here on `port` while another relay holds the editor's own. */
+  private portDataDir(port: number): string {
+    return `${this.dataDir}-${port}`;
   }
 
   /** Stop Relay: ends the relay started here; a relay started elsewhere is only disconnected. */

@@ -6,3 +6,4 @@ export * from './nodes';
 export * from './relayModel';
 export * from './refreshLoop';
 export * from './relayAddress';
+export * from './relayMenu';

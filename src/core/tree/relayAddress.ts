@@ -78,9 +78,11 @@ export interface StatusBarInput {
 export interface StatusBarModel {
   text: string;
   tooltip: string;
-  /** Command id run on click (undefined: none). */
-  command?: 'serviceHooks.startRelay' | 'serviceHooks.stopRelay' | 'serviceHooks.disconnectRelay' | 'serviceHooks.connectRelay';
+  /** Command id run on click: the relay menu (relayMenu.ts), never an action that destroys at once. */
+  command?: 'serviceHooks.relayMenu';
 }
+
+const MENU = 'serviceHooks.relayMenu';
 
 /** `relay.example.com ⇄ localhost:3000` plus the state; `Relay :8788` for a local relay. */
 export function relayStatusBar(s: StatusBarInput): StatusBarModel {
@@ -89,19 +91,19 @@ export function relayStatusBar(s: StatusBarInput): StatusBarModel {
     case 'running':
       return {
         text: `$(radio-tower) Relay :${s.port}`,
-        tooltip: `Relay running on port ${s.port}${s.ownsProcess ? ' (started here)' : ''}. Click to stop.`,
-        command: 'serviceHooks.stopRelay',
+        tooltip: `Relay running on port ${s.port}${s.ownsProcess ? ' (started here)' : ''}. Click for relay actions.`,
+        command: MENU,
       };
     case 'starting':
     case 'connecting':
-      return { text: '$(loading~spin) Relay', tooltip: s.state === 'starting' ? 'Relay starting…' : `Connecting to the relay on port ${s.port ?? '?'}…` };
+      return { text: '$(loading~spin) Relay', tooltip: s.state === 'starting' ? 'Relay starting…' : `Connecting to the relay on port ${s.port ?? '?'}…`, command: MENU };
     case 'offline':
     case 'failed':
     case 'stopped':
       return {
         text: s.state === 'failed' ? '$(error) Relay' : '$(debug-disconnect) Relay off',
-        tooltip: s.detail ?? 'Relay not running. Click to start.',
-        command: 'serviceHooks.startRelay',
+        tooltip: s.detail ?? 'Relay not running. Click for relay actions.',
+        command: MENU,
       };
   }
 }
@@ -121,15 +123,15 @@ function remoteStatusBar(s: StatusBarInput, remote: string): StatusBarModel {
   switch (s.state) {
     case 'running':
       return s.forwardFailing
-        ? { text: `$(warning) ${pair}`, tooltip: `Connected to ${remote}; ${s.detail ?? 'the local app does not answer 2xx'}: retrying. Click to disconnect.`, command: 'serviceHooks.disconnectRelay' }
-        : { text: `$(radio-tower) ${pair}`, tooltip: `Connected to ${remote}, ${forwarding}. Click to disconnect.`, command: 'serviceHooks.disconnectRelay' };
+        ? { text: `$(warning) ${pair}`, tooltip: `Connected to ${remote}; ${s.detail ?? 'the local app does not answer 2xx'}: retrying. Click for relay actions.`, command: MENU }
+        : { text: `$(radio-tower) ${pair}`, tooltip: `Connected to ${remote}, ${forwarding}. Click for relay actions.`, command: MENU };
     case 'starting':
     case 'connecting':
-      return { text: `$(loading~spin) ${pair}`, tooltip: `Connecting to ${remote}…${s.detail ? ` (${s.detail})` : ''}`, command: 'serviceHooks.disconnectRelay' };
+      return { text: `$(loading~spin) ${pair}`, tooltip: `Connecting to ${remote}…${s.detail ? ` (${s.detail})` : ''}`, command: MENU };
     case 'offline':
     case 'failed':
     case 'stopped':
-      return { text: `$(debug-disconnect) ${pair}`, tooltip: s.detail ?? `Not connected to ${remote}. Click to connect.`, command: 'serviceHooks.connectRelay' };
+      return { text: `$(debug-disconnect) ${pair}`, tooltip: s.detail ?? `Not connected to ${remote}. Click for relay actions.`, command: MENU };
   }
 }
 

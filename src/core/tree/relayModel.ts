@@ -97,9 +97,9 @@ export function relayRow(node: RelayTreeNode): TreeRow {
       const f = node.session;
       return {
         id: `relay:forwarding:${f.relay}#${f.channel}`,
-        label: `${f.repo} → ${shortUrl(f.to)}`,
+        label: `${f.repo || `channel ${f.channel}`} → ${shortUrl(f.to)}`,
         description: `channel ${f.channel}`,
-        tooltip: `Webhook ${f.webhookId} of ${f.repo} delivers to ${f.ingressUrl};\nthe editor forwards each delivery to ${f.to}.`,
+        tooltip: `${f.webhookId ? `Webhook ${f.webhookId} of ${f.repo}` : 'The service'} delivers to ${f.ingressUrl};\nthe editor forwards each delivery to ${f.to}.`,
         contextValue: 'relayForwarding',
         collapsible: 'none',
         icon: { id: 'arrow-swap' },

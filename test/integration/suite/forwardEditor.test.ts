@@ -70,7 +70,7 @@ describe('Forwarding from the editor: every way in, each delivery once', functio
     await config().update(SETTINGS.relayPort, relay.port, target);
   });
   after(async function () {
-    await run(COMMANDS.disconnectRelay);
+    await run(COMMANDS.disconnectRelay, { force: true });
     await run(COMMANDS.signOut);
     if (ownToken !== undefined) writeFileSync(tokenFile, ownToken, { mode: 0o600 });
     else rmSync(tokenFile, { force: true });
@@ -82,7 +82,7 @@ describe('Forwarding from the editor: every way in, each delivery once', functio
   });
 
   it('Forward with the local relay on the port works (its token file), and Connect with the admin token then forwards only the set-ups: each delivery once', async function () {
-    await run(COMMANDS.disconnectRelay);
+    await run(COMMANDS.disconnectRelay, { force: true });
     await manager().probe({ force: true });
     await when(() => manager().connected && manager().port === relay.port);
     const r = await run<{ channel: string; webhookId: string }>(COMMANDS.forwardToLocalApp, { repo: REPO, events: ['push'], to: mine.url });
