@@ -7,3 +7,4 @@ export * from './relayModel';
 export * from './refreshLoop';
 export * from './relayAddress';
 export * from './relayMenu';
+export * from './relayGroups';
