@@ -119,7 +119,7 @@ export function forwardTargets(sessions: readonly { to: string }[], setting: str
 function remoteStatusBar(s: StatusBarInput, remote: string): StatusBarModel {
   const others = s.otherTargets ?? 0;
   const pair = s.forwardTo ? `${remote} ⇄ ${shortUrl(s.forwardTo)}${others ? ` +${others}` : ''}` : remote;
-  const forwarding = s.forwardTo ? `forwarding to ${s.forwardTo}${others ? ` and ${others} other app${others > 1 ? 's' : ''}` : ''}` : 'not forwarding (set serviceHooks.relay.forwardUrl)';
+  const forwarding = s.forwardTo ? `forwarding to ${s.forwardTo}${others ? ` and ${others} other app${others > 1 ? 's' : ''}` : ''}` : 'not forwarding (Forward Webhooks to Local App… sets it up)';
   switch (s.state) {
     case 'running':
       return s.forwardFailing

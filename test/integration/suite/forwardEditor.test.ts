@@ -163,4 +163,17 @@ describe('Forwarding from the editor: every way in, each delivery once', functio
       await alice.close();
     }
   });
+
+  it('after Disconnect the local relay on the port comes back by itself; Start Relay uses it instead of failing; Connect remembers the address', async function () {
+    assert.ok(await run(COMMANDS.disconnectRelay, { force: true }));
+    await when(() => manager().connected && manager().port === relay.port);
+    assert.equal(manager().lastAddress, base(), 'the address is offered again after Disconnect');
+    assert.deepEqual(await run(COMMANDS.stopRelay), { result: 'disconnected' }, 'a relay not started here is only let go');
+    assert.equal(manager().connected, false);
+    const started = await run<{ result: string }>(COMMANDS.startRelay);
+    assert.ok(started, JSON.stringify(api.takeLastError()));
+    assert.equal(started.result, 'attached', 'no second relay on a port (and data folder) in use');
+    assert.equal(manager().ownsProcess, false);
+    assert.equal(manager().port, relay.port);
+  });
 });
