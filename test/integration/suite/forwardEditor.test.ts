@@ -103,6 +103,12 @@ describe('Forwarding from the editor: every way in, each delivery once', functio
     await mine.next(before);
     assert.deepEqual([...counts(bodies(app)).values()], [1, 1, 1], `the relay's app got each delivery once: ${JSON.stringify(bodies(app))}`);
     assert.equal(mine.requests.length, before + 1, 'the set-up\'s app got the push once');
+    // Copy Signing Secret (the set-up row's button): the secret the app verifies that push with.
+    const copied = await run<{ channel: string }>(COMMANDS.copySigningSecret, { kind: 'relayForwarding', session: { channel: setup.channel } });
+    assert.ok(copied, JSON.stringify(api.takeLastError()));
+    const secret = await vscode.env.clipboard.readText();
+    const got = mine.requests[before]!;
+    assert.equal(got.headers['x-service-signature'], 'sha256=' + createHmac('sha256', secret).update(got.body).digest('hex'), 'the copied secret verifies the delivery');
   });
 
   it('after a reload (connection closed, activation restores) the connection and the set-up come back by themselves; each delivery arrives once', async function () {
