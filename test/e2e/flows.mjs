@@ -327,6 +327,9 @@ export const flows = [
         await wb.treeRow('Relay', `Connected to ${remote}`).waitFor();
 
         await wb.runCommand(`${PALETTE}: Forward Webhooks to Local App…`);
+        // The admin token: a new channel and webhook, or one of the relay's channels.
+        await wb.waitForQuickInput('Forward Webhooks to Local App: Channel');
+        await wb.pick('A new channel and webhook', { filter: 'new channel' });
         // One repository in the workspace: no repository pick; step 2 is the events.
         await wb.waitForQuickInput('Forward Webhooks to Local App (2/3): Events');
         // pull_request: of the other webhooks only the demo relay's one gets it (no rejected row).

@@ -20,6 +20,8 @@ export interface ForwardToLocalAppArgs {
   events?: string[];
   /** The local app, e.g. http://localhost:3000/webhook */
   to?: string;
+  /** An existing channel of the relay to forward (admin token): no channel or webhook is created. */
+  channel?: string;
 }
 
 const command: CommandModule = {
@@ -30,8 +32,11 @@ const command: CommandModule = {
     if (!relay.connected) return explainMissingRelay(relay.remoteLabel);
     const args = asArgs<ForwardToLocalAppArgs>(arg);
     const { scope } = relay.relayApi();
-    if (scope.kind === 'channel') return forwardChannel(ctx, scope.channel, args.to);
+    if (scope.kind === 'channel') return forwardChannel(ctx, scope.channel, args.to, 'channel');
     if (relay.port !== undefined) warnLoopbackOnce(ctx);
+    // The admin token: a new channel and webhook (the default), or a channel the relay already has.
+    const existing = args.channel ?? (args.repo || args.events || args.to ? undefined : await pickChannel(ctx));
+    if (existing !== undefined) return forwardChannel(ctx, existing, args.to, 'admin');
     const repo = await pickRepo(ctx, arg);
     const picked = args.events ?? (await askEvents([], 'Forward Webhooks to Local App (2/3): Events'));
     const events = picked === BACK ? [] : picked;
@@ -82,18 +87,38 @@ function offerSecret(text: string, secret: string): void {
  * A channel token forwards its own channel: the local URL is the only question, and its prompt says
  * what the token can and cannot do.
  */
-async function forwardChannel(ctx: CommandContext, channel: string | undefined, given: string | undefined) {
+async function forwardChannel(ctx: CommandContext, channel: string | undefined, given: string | undefined, token: 'channel' | 'admin') {
   const relay = ctx.services.relay;
   if (!channel) throw new UserError('The relay did not say which channel this token belongs to. Ask for the channel token again, or connect with the admin token.');
   const { relay: address } = relay.relayApi();
   const ingressUrl = relay.ingressUrl(channel);
-  const prompt = `A channel token forwards and replays channel ${channel} only. It cannot create channels or webhooks: the service webhook to ${ingressUrl} is set up with the admin token. Your app's webhook endpoint on this machine:`;
+  const prompt =
+    token === 'channel'
+      ? `A channel token forwards and replays channel ${channel} only. It cannot create channels or webhooks: the service webhook to ${ingressUrl} is set up with the admin token. Your app's webhook endpoint on this machine:`
+      : `Channel ${channel}'s deliveries (webhooks to ${ingressUrl}) go to your app's webhook endpoint on this machine:`;
   const to = (given ?? (await askLocalUrl(`Forward channel ${channel} of ${address.label} to Local App`, prompt))).trim();
   const problem = localAppUrlProblem(to);
   if (problem) throw new UserError(problem);
   await relay.startSession({ relay: address.httpUrl, channel, ingressUrl, repo: '', webhookId: '', to });
   void vscode.window.showInformationMessage(`Forwarding channel ${channel} of ${address.label} to ${to}. Stop with "Stop Forwarding".`);
   return { channel, ingressUrl, to };
+}
+
+const NEW_CHANNEL = '$(add) A new channel and webhook';
+
+/** With the admin token: a new channel (and webhook) for a repository, or one of the relay's channels that no set-up forwards yet. */
+async function pickChannel(ctx: CommandContext): Promise<string | undefined> {
+  const relay = ctx.services.relay;
+  const taken = new Set(relay.sessions().map((f) => f.channel));
+  const channels = (relay.status?.channels ?? []).filter((c) => !taken.has(c.name));
+  if (channels.length === 0) return undefined;
+  const items = [
+    { label: NEW_CHANNEL, description: 'recommended: a channel with a fresh secret, and a service webhook to it', channel: undefined },
+    ...channels.map((c) => ({ label: `$(symbol-namespace) ${c.name}`, description: `received ${c.received}`, detail: c.ingressUrl, channel: c.name })),
+  ];
+  const choice = await vscode.window.showQuickPick(items, { title: 'Forward Webhooks to Local App: Channel', placeHolder: 'Forward a new channel, or one the relay already has', ignoreFocusOut: true });
+  if (!choice) throw new Cancelled();
+  return choice.channel;
 }
 
 /** Once: a relay on this machine is reachable by the emulator or a service on this network, not by the service on the internet. */

@@ -143,6 +143,22 @@ describe('Forwarding from the editor: every way in, each delivery once', functio
     assert.match(String(api.takeLastError()?.message), /secrets the editor does not hold/);
   });
 
+  it('the admin token can forward a channel the relay already has (picked, no webhook created): only that channel, once', async function () {
+    const admin = new RelayApi({ baseUrl: base(), token: relay.token });
+    await admin.createChannel({ name: 'picked', secrets: [CHANNEL_SECRET] });
+    const other = await startApp();
+    try {
+      const r = await run<{ channel: string }>(COMMANDS.forwardToLocalApp, { channel: 'picked', to: other.url });
+      assert.ok(r, JSON.stringify(api.takeLastError()));
+      assert.ok(manager().sessions().some((f) => f.channel === 'picked' && f.webhookId === '' && f.to === other.url));
+      await post(relay, 'picked', CHANNEL_SECRET, '{"picked":1}');
+      assert.equal((await other.next(0)).body.toString(), '{"picked":1}');
+      assert.ok(await run(COMMANDS.stopForwarding, { channel: 'picked' }));
+    } finally {
+      await other.close();
+    }
+  });
+
   it('a channel token: Forward asks only the local URL, Replay sends to that app, and a deleted channel stops with 401 and Connect to Relay…', async function () {
     const admin = new RelayApi({ baseUrl: base(), token: relay.token });
     const channel = await admin.createChannel({ name: 'team-alice', secrets: [CHANNEL_SECRET] });
