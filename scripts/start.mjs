@@ -101,17 +101,16 @@ export function mergeJsonFile(file, values) {
 }
 
 /** The sample workspace: git repo with a remote on the emulator, a workflow to port, settings
- *  (relay port, forward URL — never the token; the base URL is a machine setting, see startDemo).
+ *  (the relay port — never the token; the base URL and forward URL are machine settings, see startDemo).
  *  Created once; later runs update only what it owns (the workflow, the README, its settings keys,
  *  the remote) and keep every file the user added. */
-export function prepareWorkspace(dir, { emulatorUrl, relayPort, forwardUrl }) {
+export function prepareWorkspace(dir, { emulatorUrl, relayPort }) {
   const fresh = !existsSync(join(dir, '.git'));
   mkdirSync(join(dir, '.github', 'workflows'), { recursive: true });
   writeFileSync(join(dir, '.github', 'workflows', 'ci.yml'), WORKFLOW);
   writeFileSync(join(dir, 'README.md'), '# widgets\n\nA sample repository for the service-hooks demo.\n');
   mergeJsonFile(join(dir, '.vscode', 'settings.json'), {
     'serviceHooks.relay.port': relayPort,
-    'serviceHooks.relay.forwardUrl': forwardUrl,
     'git.openRepositoryInParentFolders': 'never',
   });
   const git = (...args) => runStep('git', args, { cwd: dir, stdio: 'ignore' });
@@ -270,11 +269,12 @@ export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerP
     );
     await started(emulator.stop);
 
-    const workspace = prepareWorkspace(join(dir, 'workspace'), { emulatorUrl, relayPort, forwardUrl: appUrl });
+    const workspace = prepareWorkspace(join(dir, 'workspace'), { emulatorUrl, relayPort });
 
     if (vsix) installVsix(vsix, csDir);
     // serviceHooks.baseUrl is a machine setting (a workspace cannot redirect the token): the editor's user settings.
-    mergeJsonFile(join(prepareDataDir(csDir).userDataDir, 'User', 'settings.json'), { 'serviceHooks.baseUrl': emulatorUrl });
+    // So is serviceHooks.relay.forwardUrl (a workspace cannot redirect relayed deliveries).
+    mergeJsonFile(join(prepareDataDir(csDir).userDataDir, 'User', 'settings.json'), { 'serviceHooks.baseUrl': emulatorUrl, 'serviceHooks.relay.forwardUrl': appUrl });
     const logFile = join(dir, 'code-server.log');
     writeFileSync(logFile, '');
     const cs = await startCodeServer({ workspace, dataDir: csDir, port: codeServerPort, logFile });

@@ -29,7 +29,12 @@ export default defineCommand({
       ...(values.to ? { to: values.to } : {}),
       ...(values['resign-secret'] !== undefined ? { resignSecret: values['resign-secret'] } : {}),
     }));
-    if (attempts.length === 0) io.stderr.write('replay: the delivery has no target; pass --to URL\n');
+    if (attempts.length === 0) {
+      io.stderr.write(
+        'replay: the relay forwards this delivery nowhere itself (a forward subscriber, such as the editor or `service-hooks forward`, may have taken it).\n' +
+          '  Replay it to your app from the editor (Replay Delivery), with `service-hooks forward --since <seq - 1>`, or, with the admin token, pass --to URL.\n',
+      );
+    }
     for (const a of attempts) {
       const outcome = a.status !== undefined ? `HTTP ${a.status}` : `no answer (${a.error ?? 'error'})`;
       io.stdout.write(`${a.ok ? 'ok' : 'failed'}  ${a.target}  ${outcome}  ${a.durationMs} ms\n`);

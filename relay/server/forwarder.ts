@@ -6,7 +6,7 @@
 // so does each target at start-up once its oldest pending forward went through.
 import { Agent, type Dispatcher } from 'undici';
 import { sign, SIGNATURE_HEADER } from '../../src/core/signing';
-import { connectionListed, isHopByHop, type ForwardAttempt, type ForwardState } from '../../src/core/relay/protocol';
+import { connectionListed, isHopByHop, SUBSCRIBER_TARGET, type ForwardAttempt, type ForwardState } from '../../src/core/relay/protocol';
 import { Lane } from './lanes';
 import { DEFAULT_FORWARD_TIMEOUT_MS, postOnce } from './post';
 import { JournalClosedError } from './journalErrors';
@@ -344,7 +344,8 @@ export class Forwarder {
     const e = this.store.get(seq);
     if (!r || !e) return undefined;
     const headers = forwardHeaders(r.meta.headers, opts.resignSecret, r.body);
-    const targets = opts.to ? [opts.to] : e.summary.forward.map((f) => f.target);
+    // A subscriber's forward state (the editor, `service-hooks forward`) names no URL: the relay cannot post there.
+    const targets = opts.to ? [opts.to] : e.summary.forward.map((f) => f.target).filter((t) => t !== SUBSCRIBER_TARGET);
     const out: ForwardAttempt[] = [];
     for (const target of targets) {
       const posted = await postOnce(this.dispatcherFor(target), target, headers, r.body, { timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes, now: this.now });

@@ -7,7 +7,7 @@ import type { CommandContext } from './commands/context';
 import { DeliveryDocuments } from './deliveryDocument';
 import { registerDiagnostics, type WorkflowDiagnostics } from './diagnostics';
 import { takeLastError, type ErrorRecord } from './errors';
-import { CONTEXT, DELIVERY_SCHEME, SETTINGS, VIEWS } from './ids';
+import { COMMANDS, CONTEXT, DELIVERY_SCHEME, SETTINGS, VIEWS } from './ids';
 import { disposeLog, log } from './log';
 import { RelayManager } from './relayManager';
 import { RelayTree } from './relayTree';
@@ -56,8 +56,16 @@ export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
   const diagnostics = registerDiagnostics(context);
   registerWorkflowContext(context);
   relay.showStatusBar();
-  // A remote relay connected in an earlier session resumes forwarding from its stored seq (after activation: no network during it).
-  setTimeout(() => void relay.restoreRemote(), 0);
+  // The relay connected in an earlier session (Reload Window too) comes back with its forward set-ups
+  // and resumes from its stored seq; only then a local relay on the port is looked for.
+  context.subscriptions.push(
+    relay.onRefused((label, status) => {
+      void vscode.window
+        .showWarningMessage(`${label} refused the relay token (HTTP ${status}): it was revoked, or its channel was deleted. Forwarding stopped.`, 'Connect to Relay…')
+        .then((c) => (c ? vscode.commands.executeCommand(COMMANDS.connectRelay) : undefined));
+    }),
+  );
+  void relay.restore();
 
   const activationTime = performance.now() - t0;
   recordActivationTime(activationTime);

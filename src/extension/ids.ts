@@ -34,6 +34,9 @@ export const COMMANDS = {
   showLogs: 'serviceHooks.showLogs',
   showActivationTime: 'serviceHooks.showActivationTime',
   loadMore: 'serviceHooks.loadMore',
+  relayMenu: 'serviceHooks.relayMenu',
+  copySigningSecret: 'serviceHooks.copySigningSecret',
+  changeRelayPort: 'serviceHooks.changeRelayPort',
 } as const;
 export type CommandId = (typeof COMMANDS)[keyof typeof COMMANDS];
 
@@ -105,6 +108,12 @@ export const RELAY_STORAGE = {
   remoteTokenPrefix: 'serviceHooks.relay.token:',
   /** globalState: ForwardSession[] ("Forward Webhooks to Local App"). */
   sessions: 'serviceHooks.relay.sessions',
+  /** SecretStorage: a channel's signing secret the editor made (`<prefix><relay base>#<channel>`): Copy Signing Secret. */
+  channelSecretPrefix: 'serviceHooks.relay.channelSecret:',
+  /** globalState: the address last typed into Connect to Relay… (pre-filled next time; kept after Disconnect). */
+  lastAddress: 'serviceHooks.relay.lastAddress',
+  /** globalState: the loopback warning of Forward with the local relay was shown. */
+  loopbackWarned: 'serviceHooks.relay.loopbackWarned',
 } as const;
 
 /** The "Open Settings" button of an error about serviceHooks.baseUrl. */

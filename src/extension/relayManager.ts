@@ -1,30 +1,37 @@
 // The relay as the editor sees it: at most one connection (a local relay on the configured port,
 // started here or found there, or a remote relay from "Connect to Relay…"), the process Start Relay
 // runs, and the status bar item. The parts live in ./relay/: process.ts (spawn/stop),
-// connection.ts (RelayApi, subscription, live list), forwarding.ts (remote → local app),
-// statusBar.ts. This class only decides which of them is in use.
+// connection.ts (RelayApi, subscription, live list), forwarding.ts (the relay → local app engine),
+// setups.ts (forward set-ups and their secrets), lease.ts (one forwarding host), statusBar.ts.
+// This class decides which of them is in use. Forwarding follows the forward set-ups of the relay
+// in use (local or remote) and nothing else: the admin token never sends every channel to one app.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { DeliveryList, DeliveryListQuery, RelayDelivery, RelayStatus, ReplayResponse } from '../../relay/client';
-import { describeConnectError, forwardTargets, parseRelayAddress, relayChannelOfUrl, RelayLiveList, seqKey, webhookUrlChoices, type ForwardSession, type RelayAddress, type RelayState, type WebhookUrlChoice } from '../core/tree';
+import { alreadyForwarded } from '../core/relay/forwardOnce';
+import { ingressChannel } from '../core/relay/ingressChannel';
+import { SUBSCRIBER_TARGET } from '../core/relay/protocol';
+import { describeConnectError, forwardTargets, parseRelayAddress, RelayLiveList, seqKey, webhookUrlChoices, type ForwardSession, type RelayAddress, type RelayState, type WebhookUrlChoice } from '../core/tree';
 import { settings } from './config';
 import { loadRelayClient } from './deps';
 import { UserError } from './errors';
-import { CONTEXT, RELAY_STORAGE } from './ids';
+import { COMMANDS, CONTEXT, RELAY_STORAGE } from './ids';
 import { log } from './log';
-import { extraCa, RelayConnection, type RelayEndpoint } from './relay/connection';
+import { extraCa, RelayConnection, tokenScope, type RelayDeliveryMessage, type RelayEndpoint, type TokenScope } from './relay/connection';
 import { EditorForwarder } from './relay/forwarding';
-import { RelayProcess } from './relay/process';
+import { ForwardLease } from './relay/lease';
+import { RelayProcess, RelayStartError } from './relay/process';
+import { ForwardSetups } from './relay/setups';
 import { RelayStatusBar } from './relay/statusBar';
 
 export type RelayDeliveryDetail = RelayDelivery;
 
-
 const REMOTE_KEY = RELAY_STORAGE.remote;
 const LOCAL_SECRET_KEY = RELAY_STORAGE.localSecret;
 const remoteTokenKey = (httpUrl: string) => RELAY_STORAGE.remoteTokenPrefix + httpUrl;
+const localBase = (port: number) => `http://127.0.0.1:${port}`;
 const EMPTY = new RelayLiveList(0);
 
 export interface RelayManagerOptions {
@@ -34,18 +41,29 @@ export interface RelayManagerOptions {
   globalState: vscode.Memento;
 }
 
+/** Told when the relay refuses the token of the connection in use (revoked token, deleted channel). */
+export type RefusedListener = (label: string, status: number) => void;
+
 export class RelayManager implements vscode.Disposable {
   readonly dataDir: string;
+  readonly setups: ForwardSetups;
   private conn: RelayConnection | undefined;
   private connSub: { dispose(): void } | undefined;
   private forwarder: EditorForwarder | undefined;
   private remote: RelayAddress | undefined;
   private localPort: number | undefined;
+  private tokenScope: TokenScope | undefined;
   private phase: RelayState = 'stopped';
   private phaseDetail: string | undefined;
   private forwardProblem: string | undefined;
   private probed = false;
   private busy = false;
+  /** restore() in progress: probe() waits for it (a remembered connection comes first). */
+  private restoring: Promise<void> | undefined;
+  /** Connection changes, one at a time (restore, probe, connect, set-ups). */
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly lease: ForwardLease;
+  private readonly refusedListeners = new Set<RefusedListener>();
   private readonly process = new RelayProcess();
   private readonly statusBar = new RelayStatusBar();
   private readonly changed = new vscode.EventEmitter<void>();
@@ -53,10 +71,24 @@ export class RelayManager implements vscode.Disposable {
 
   constructor(private readonly o: RelayManagerOptions) {
     this.dataDir = o.dataDir;
+    this.setups = new ForwardSetups(o.globalState, o.secrets);
+    this.lease = new ForwardLease(join(dirname(o.dataDir), 'forward-owner.json'));
     this.process.onExit((code, output) => {
       const last = output.trim().split(/\r?\n/).filter((l) => !/token/i.test(l)).slice(-2).join(' ');
       void this.detach().then(() => this.setPhase(code === 0 || code === null ? 'stopped' : 'failed', `Relay exited with code ${code}. ${last}`));
     });
+  }
+
+  /** Runs `fn` after every connection change before it: two never interleave (Reload Window restores while the Relay view probes). */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  onRefused(listener: RefusedListener): { dispose(): void } {
+    this.refusedListeners.add(listener);
+    return { dispose: () => this.refusedListeners.delete(listener) };
   }
 
   get state(): RelayState {
@@ -74,6 +106,14 @@ export class RelayManager implements vscode.Disposable {
   get remoteLabel(): string | undefined {
     return this.remote?.label;
   }
+  /** The base URL of the relay in use (remote, or http://127.0.0.1:<port>): forward set-ups are kept under it. */
+  get relayBase(): string | undefined {
+    return this.remote?.httpUrl ?? (this.localPort !== undefined && this.conn ? localBase(this.localPort) : undefined);
+  }
+  /** What the token in use may do: admin, or one channel (undefined: not connected). */
+  get scope(): TokenScope | undefined {
+    return this.conn ? this.tokenScope : undefined;
+  }
   get status(): RelayStatus | undefined {
     return this.conn?.status;
   }
@@ -90,19 +130,29 @@ export class RelayManager implements vscode.Disposable {
   get connection(): RelayConnection | undefined {
     return this.conn;
   }
-  /** The apps deliveries of a remote relay are forwarded to: the forward sessions' first, then the setting's. */
+  /** The apps deliveries of the relay in use are forwarded to: the forward set-ups', and the setting's for a channel token's channel. */
   get forwardTargets(): string[] {
-    return this.remote ? forwardTargets(this.sessions(), settings().relayForwardUrl || undefined) : [];
+    if (!this.relayBase) return [];
+    return forwardTargets(this.sessions(), this.tokenScope?.kind === 'channel' ? settings().relayForwardUrl || undefined : undefined);
   }
-  /** Where deliveries of a remote relay are forwarded (the first of forwardTargets). */
+  /** Where deliveries are forwarded (the first of forwardTargets). */
   get forwardTo(): string | undefined {
     return this.forwardTargets[0];
+  }
+
+  /** The app a delivery of `channel` goes to: its set-up's, or (a channel token's own channel) the forward URL setting. */
+  targetFor(channel: string, relay = this.relayBase, scope = this.tokenScope): string | undefined {
+    const session = this.setups.of(relay).find((f) => f.channel === channel);
+    if (session) return session.to;
+    if (scope?.kind === 'channel' && (scope.channel === undefined || scope.channel === channel)) return settings().relayForwardUrl || undefined;
+    return undefined;
   }
 
   /** Ingress URL of a channel on the relay in use (or the local relay's, configured port). */
   ingressUrl(channel = 'default'): string {
     // The relay's own URL for it first: behind --public-url it differs from the address connected to.
-    if (this.remote) return this.status?.channels.find((c) => c.name === channel)?.ingressUrl ?? `${this.remote.httpUrl}/hooks/${encodeURIComponent(channel)}`;
+    const known = this.status?.channels.find((c) => c.name === channel)?.ingressUrl;
+    if (this.remote) return known ?? `${this.remote.httpUrl}/hooks/${encodeURIComponent(channel)}`;
     return `http://127.0.0.1:${this.localPort ?? settings().relayPort}/hooks/${channel}`;
   }
 
@@ -116,10 +166,48 @@ export class RelayManager implements vscode.Disposable {
     return webhookUrlChoices({ remote, localUrl, serviceBaseUrl: settings().baseUrl });
   }
 
-  /** The secret a generated-secret webhook to `url` gets: the local relay's shared one for its ingress, else none (generate). */
-  async sharedSecretFor(url: string): Promise<string | undefined> {
-    if (relayChannelOfUrl(url, this.localPort ?? settings().relayPort) === undefined) return undefined;
-    return this.localSecret();
+  /**
+   * The secret a webhook to `url` gets when Add Webhook generates one, so that its deliveries
+   * verify at the relay: `generated` itself when `url` is no channel of the relay in use; the
+   * channel's own secret when the editor made it (a forward set-up, an earlier Add Webhook); the
+   * relay's own secret for a channel of the relay started here; with the admin token, a new
+   * channel created with `generated`. Anything else is a UserError that says what to do instead.
+   */
+  async secretForGenerated(url: string, generated: string): Promise<{ secret: string; how: 'plain' | 'channel' | 'relay' | 'created'; channel?: string }> {
+    const base = this.relayBase ?? localBase(settings().relayPort);
+    const channel = ingressChannel(url, base, this.status?.channels ?? []);
+    if (channel === undefined) return { secret: generated, how: 'plain' };
+    const own = this.conn ? await this.setups.secret(base, channel) : undefined;
+    if (own) return { secret: own, how: 'channel', channel };
+    if (!this.conn) return { secret: generated, how: 'plain' }; // no relay here to check against
+    const scope = this.tokenScope;
+    const known = scope?.kind === 'admin' ? await this.conn.api.listChannels() : [];
+    const listed = known.find((c) => c.name === channel);
+    if (this.process.running && listed?.source !== 'api' && listed?.source !== 'config') return { secret: await this.localSecret(), how: 'relay', channel };
+    if (scope?.kind !== 'admin') {
+      throw new UserError(`A channel token cannot add a secret to channel ${channel}: enter the channel's own secret (ask whoever created the channel) instead of generating one.`);
+    }
+    if (listed && listed.source !== 'implicit') {
+      throw new UserError(`Channel ${channel} on ${this.remote?.label ?? `port ${this.localPort}`} verifies with secrets the editor does not hold (${listed.source === 'default' ? "the relay's --secret" : `its ${listed.source} secrets`}): enter that secret, or use a new channel's URL (…/hooks/<new name>), which gets the generated secret.`);
+    }
+    await this.conn.api.createChannel({ name: channel, secrets: [generated] });
+    await this.setups.storeSecret(base, channel, generated);
+    void this.conn.reload().catch(() => undefined);
+    return { secret: generated, how: 'created', channel };
+  }
+
+  /** The signing secrets the editor holds for the relay in use: its set-ups' channels, the relay started here. */
+  async signingSecrets(): Promise<{ channel: string; label: string; description?: string; secret: string }[]> {
+    const base = this.relayBase;
+    const out: { channel: string; label: string; description?: string; secret: string }[] = [];
+    if (base) {
+      for (const f of this.setups.of(base)) {
+        const secret = await this.setups.secret(base, f.channel);
+        if (secret) out.push({ channel: f.channel, label: `channel ${f.channel}`, description: `${f.repo || 'set-up'} → ${f.to}`, secret });
+      }
+    }
+    if (this.process.running) out.push({ channel: 'default', label: `the relay on port ${this.localPort ?? '?'}`, description: 'its own secret (every channel without one)', secret: await this.localSecret() });
+    return out;
   }
 
   /** The status bar item's text (read by the tests). */
@@ -155,7 +243,7 @@ export class RelayManager implements vscode.Disposable {
   }
 
   /** Opens `conn`, then makes it the one connection: the previous one (and its rows) goes. A connection that fails to open changes nothing. */
-  private async use(conn: RelayConnection, where: { remote?: RelayAddress; port?: number }): Promise<void> {
+  private async use(conn: RelayConnection, where: { remote?: RelayAddress; port?: number }, scope: TokenScope): Promise<void> {
     try {
       await conn.open();
     } catch (err) {
@@ -166,7 +254,11 @@ export class RelayManager implements vscode.Disposable {
     this.conn = conn;
     this.remote = where.remote;
     this.localPort = where.port;
-    this.connSub = conn.onDidChange(() => this.fire());
+    this.tokenScope = scope;
+    this.connSub = conn.onDidChange(() => {
+      if (conn.refused !== undefined && conn === this.conn) void this.refused(conn);
+      else this.fire();
+    });
     this.phaseDetail = undefined;
     this.fire();
   }
@@ -180,17 +272,102 @@ export class RelayManager implements vscode.Disposable {
     this.conn = undefined;
     this.remote = undefined;
     this.localPort = undefined;
+    this.tokenScope = undefined;
     this.connSub?.dispose();
     this.connSub = undefined;
     await conn?.close();
     this.fire();
   }
 
-  /** Uses the local relay listening on `port` with `token` (its admin token). */
-  async attach(port: number, token: string): Promise<void> {
+  /** The relay refused the token on a reconnect (revoked, or its channel deleted): stop, say so, offer Connect to Relay…. */
+  private async refused(conn: RelayConnection): Promise<void> {
+    const remote = this.remote;
+    const label = remote?.label ?? conn.endpoint.label;
+    const status = conn.refused!;
+    await this.detach();
+    this.remote = remote; // "Not connected to <relay>"; Connect to Relay… is the way back
+    this.setPhase('failed', `${label} refused the token (HTTP ${status}): it was revoked, or its channel was deleted. Run "Connect to Relay…" with a valid token.`);
+    for (const l of [...this.refusedListeners]) l(label, status);
+  }
+
+  /**
+   * Opens the relay at `address` with `token` and makes it the one in use. Deliveries of the
+   * channels of its forward set-ups (and a channel token's own channel, with the forward URL
+   * setting) go to their apps; each once: not when the relay's own --forward posts it to the same
+   * app, nor when a subscriber already did (before a Reload Window), nor from two windows (lease).
+   */
+  private async openRelay(address: RelayAddress, token: string, where: { remote?: RelayAddress; port?: number }): Promise<void> {
     const client = await loadRelayClient();
-    const endpoint: RelayEndpoint = { httpUrl: `http://127.0.0.1:${port}`, wsUrl: `ws://127.0.0.1:${port}/ws`, token, label: `port ${port}` };
-    await this.use(new RelayConnection({ endpoint, client, log: (level, line) => log()[level](line) }), { port });
+    const relay = address.httpUrl;
+    const scope = await tokenScope(new client.RelayApi({ baseUrl: relay, token, timeoutMs: 10_000 }));
+    const sessions = this.setups.of(relay);
+    const forwards = sessions.length > 0 || (scope.kind === 'channel' && Boolean(settings().relayForwardUrl));
+    const forwarder = forwards
+      ? new EditorForwarder({
+          client,
+          targetFor: (channel) => this.targetFor(channel, relay, scope),
+          store: { get: (k) => this.o.globalState.get<number>(k), set: (k, v) => this.o.globalState.update(k, v) },
+          key: seqKey(relay),
+          onProblem: (p) => {
+            this.forwardProblem = p;
+            this.fire();
+          },
+          log: (line) => log().info(`forward: ${line}`),
+        })
+      : undefined;
+    // Never later than the oldest set-up: a resume point lost with a Reload Window must not skip deliveries.
+    const floors = sessions.map((f) => f.since).filter((n): n is number => n !== undefined);
+    const since = forwarder?.since ?? (floors.length ? Math.min(...floors) : undefined);
+    const handle = forwarder && ((d: RelayDeliveryMessage) => this.forwardOnce(forwarder, d, relay, scope));
+    const conn = new RelayConnection({
+      endpoint: { httpUrl: relay, wsUrl: address.wsUrl, token, label: where.remote ? address.label : `port ${where.port}` } satisfies RelayEndpoint,
+      client,
+      since,
+      handle,
+      onOpen: (head) => (since === undefined ? forwarder?.remember(head) : undefined),
+      log: (level, line) => log()[level](line),
+      ca: address.tls ? extraCa() : undefined,
+    });
+    if (forwarder) {
+      await this.detach(); // the old subscription stops forwarding before the new one starts
+      this.lease.take();
+    }
+    await this.use(conn, where, scope);
+    this.forwarder = forwarder;
+  }
+
+  /** One delivery to its app, unless that would be a second post (see openRelay); throws when another window took forwarding over. */
+  private async forwardOnce(forwarder: EditorForwarder, d: RelayDeliveryMessage, relay: string, scope: TokenScope) {
+    if (!this.lease.held()) {
+      void this.serial(() => this.leaseLost(forwarder));
+      throw new Error('another window forwards these deliveries now');
+    }
+    const to = this.targetFor(d.channel, relay, scope);
+    const why = to ? alreadyForwarded(d.forward, to) : undefined;
+    if (why) {
+      log().info(`forward: #${d.seq} ${d.channel} not posted to ${to}: ${why === 'relay' ? "the relay's own --forward posts it there" : 'a subscriber already forwarded it'}`);
+      return undefined;
+    }
+    return forwarder.handle(d);
+  }
+
+  private async leaseLost(forwarder: EditorForwarder): Promise<void> {
+    if (this.forwarder !== forwarder) return;
+    const remote = this.remote;
+    await this.detach();
+    this.remote = remote;
+    this.setPhase('offline', 'Another VS Code window forwards these deliveries now. Run "Connect to Relay…" here to take over.');
+  }
+
+  /** Uses the local relay listening on `port` with `token` (its admin token). */
+  attach(port: number, token: string): Promise<void> {
+    return this.serial(() => this.attachNow(port, token));
+  }
+
+  private async attachNow(port: number, token: string): Promise<void> {
+    const address = parseRelayAddress(localBase(port));
+    if ('problem' in address) throw new UserError(address.problem);
+    await this.openRelay(address, token, { port });
   }
 
   /**
@@ -198,9 +375,14 @@ export class RelayManager implements vscode.Disposable {
    * editor's data folder (a relay started by another window or session). `force`: probe again even
    * if done; a changed port setting drops the rows of the relay on the old port first.
    */
-  async probe(options: { force?: boolean } = {}): Promise<void> {
-    if ((this.probed && !options.force) || this.busy || this.process.running || this.remote) return;
+  probe(options: { force?: boolean } = {}): Promise<void> {
+    if ((this.probed && !options.force) || this.busy || this.restoring) return Promise.resolve();
     this.probed = true;
+    return this.serial(() => this.probeNow());
+  }
+
+  private async probeNow(): Promise<void> {
+    if (this.process.running || this.remote) return;
     const port = settings().relayPort;
     if (this.conn && this.localPort === port) return;
     if (this.conn) {
@@ -210,22 +392,51 @@ export class RelayManager implements vscode.Disposable {
     if (!port) return;
     const client = await loadRelayClient();
     try {
-      await new client.RelayApi({ baseUrl: `http://127.0.0.1:${port}`, token: '', timeoutMs: 1000 }).health();
+      await new client.RelayApi({ baseUrl: localBase(port), token: '', timeoutMs: 1000 }).health();
     } catch {
-      if (this.phase !== 'stopped' && !this.conn) this.setPhase('offline', `No relay answers on port ${port}.`);
+      if (this.phase !== 'stopped' && this.phase !== 'failed' && !this.conn) this.setPhase('offline', `No relay answers on port ${port}.`);
       return;
     }
-    if (this.conn || this.process.running) return; // attached or started meanwhile
     try {
-      await this.attach(port, await this.readLocalToken());
+      await this.attachNow(port, await this.readLocalToken(port));
     } catch (err) {
       log().warn(`relay on port ${port} answers but cannot be used: ${(err as Error).message}`);
       if (!this.conn) this.setPhase('offline', `A relay answers on port ${port}, but not with the token in ${this.dataDir}: it was not started by this editor. Use "Connect to Relay…" for it, or set serviceHooks.relay.port.`);
     }
   }
 
-  private async readLocalToken(): Promise<string> {
-    return (await readFile(join(this.dataDir, 'token'), 'utf8')).trim();
+  /**
+   * Activation (and so Reload Window): the connection remembered from before comes back by itself,
+   * with its forward set-ups, and only then a local relay on the port is looked for: the two never
+   * race for the view.
+   */
+  restore(): Promise<void> {
+    this.restoring ??= (async () => {
+      let restored = false;
+      try {
+        restored = await this.restoreRemote();
+      } finally {
+        this.restoring = undefined;
+      }
+      if (!restored) await this.probe({ force: true });
+    })();
+    return this.restoring;
+  }
+
+  /** The token of the relay of this editor's on `port`: its own data folder's, or the one it started there for that port. */
+  private async readLocalToken(port: number): Promise<string> {
+    const client = await loadRelayClient();
+    let last: unknown;
+    for (const dir of [this.dataDir, this.portDataDir(port)]) {
+      try {
+        const token = (await readFile(join(dir, 'token'), 'utf8')).trim();
+        await new client.RelayApi({ baseUrl: localBase(port), token, timeoutMs: 2000 }).status();
+        return token;
+      } catch (err) {
+        last = err;
+      }
+    }
+    throw last;
   }
 
   /** The secret the local relay verifies with, shared with Add Webhook (SecretStorage; generated once). */
@@ -238,39 +449,71 @@ export class RelayManager implements vscode.Disposable {
   }
 
   /** Start Relay: runs the bundled CLI; 'attached' when this editor's relay already runs on the port. */
-  async start(): Promise<'started' | 'attached'> {
-    if (this.remote) throw new UserError(`Connected to ${this.remote.label}. Run "Disconnect from Relay" before starting a local relay.`);
+  start(): Promise<'started' | 'attached'> {
+    return this.serial(() => this.startNow());
+  }
+
+  private async startNow(): Promise<'started' | 'attached'> {
+    if (this.remote && this.conn) throw new UserError(`Connected to ${this.remote.label}. Run "Disconnect from Relay" before starting a local relay.`);
     if (this.process.running) return 'attached';
     const s = settings();
+    if (this.conn && this.localPort === s.relayPort && this.connected) return 'attached';
+    // A relay of this editor's (the demo's, another window's) already runs on the port: use it.
+    if (!this.remote) await this.probeNow();
     if (this.conn && this.localPort === s.relayPort && this.connected) return 'attached';
     this.busy = true;
     try {
       await this.detach();
       this.setPhase('starting');
-      const started = await this.process.start({
-        cliPath: join(this.o.extensionPath, 'dist', 'cli.js'),
-        port: s.relayPort,
-        dataDir: this.dataDir,
-        secrets: [await this.localSecret()],
-        forward: s.relayForwardUrl ? [s.relayForwardUrl] : [],
-        log: (line) => log().info(line),
-      });
-      await this.attach(started.port, started.token);
+      const started = await this.spawnRelay(s.relayPort, s.relayForwardUrl);
+      await this.attachNow(started.port, started.token);
       return 'started';
     } catch (err) {
       await this.process.stop();
       this.setPhase('failed', (err as Error).message);
+      if (err instanceof RelayStartError && /already in use/.test(err.message)) {
+        throw new UserError(err.message, [
+          { title: 'Change Relay Port…', command: COMMANDS.changeRelayPort },
+          { title: 'Show Logs', command: COMMANDS.showLogs },
+        ]);
+      }
       throw err;
     } finally {
       this.busy = false;
     }
   }
 
+  /**
+   * Runs the relay on `port` with the editor's data folder; when another relay holds that folder
+   * (exit 3: one started elsewhere on another port), with a folder of its own for this port.
+   */
+  private async spawnRelay(port: number, forwardUrl: string): Promise<{ port: number; token: string }> {
+    const options = {
+      cliPath: join(this.o.extensionPath, 'dist', 'cli.js'),
+      port,
+      secrets: [await this.localSecret()],
+      forward: forwardUrl ? [forwardUrl] : [],
+      log: (line: string) => log().info(line),
+    };
+    try {
+      return await this.process.start({ ...options, dataDir: this.dataDir });
+    } catch (err) {
+      if (!(err instanceof RelayStartError) || err.exitCode !== 3 || port === 0) throw err;
+      log().info(`the data folder ${this.dataDir} is in use by another relay: using ${this.portDataDir(port)} for port ${port}`);
+      return await this.process.start({ ...options, dataDir: this.portDataDir(port) });
+    }
+  }
+
+  /** The data folder of a relay started here on `port` while another relay holds the editor's own. */
+  private portDataDir(port: number): string {
+    return `${this.dataDir}-${port}`;
+  }
+
   /** Stop Relay: ends the relay started here; a relay started elsewhere is only disconnected. */
   async stop(): Promise<'stopped' | 'disconnected' | 'not-running'> {
     if (this.remote) return (await this.disconnectRemote()) ? 'disconnected' : 'not-running';
     const was = this.conn !== undefined;
-    await this.detach();
+    await this.serial(() => this.detach());
     const stopped = await this.process.stop();
     this.setPhase('stopped');
     return stopped ? 'stopped' : was ? 'disconnected' : 'not-running';
@@ -278,14 +521,20 @@ export class RelayManager implements vscode.Disposable {
 
   // ---- remote relays (Connect to Relay…) ----
 
-  /** Connects to a remote relay (address + token), keeps the token in SecretStorage, forwards to the forward URL. */
+  /** The address Connect to Relay… offers first: the last one typed (kept after Disconnect). */
+  get lastAddress(): string | undefined {
+    return this.o.globalState.get<string>(RELAY_STORAGE.lastAddress) ?? this.o.globalState.get<{ address: string }>(REMOTE_KEY)?.address;
+  }
+
+  /** Connects to a remote relay (address + token), keeps the token in SecretStorage; forwards its set-ups' channels. */
   async connectRemote(input: string, token: string): Promise<void> {
     const address = parseRelayAddress(input);
     if ('problem' in address) throw new UserError(address.problem);
     if (!token.trim()) throw new UserError('Enter the relay token.');
     if (this.process.running) throw new UserError('The relay started here is running. Stop Relay before connecting to another relay.');
+    await this.o.globalState.update(RELAY_STORAGE.lastAddress, input.trim());
     try {
-      await this.openRemote(address, token.trim());
+      await this.serial(() => this.openRelay(address, token.trim(), { remote: address }));
     } catch (err) {
       throw new UserError(describeConnectError(address.label, err as { status?: number; code?: string; cause?: { code?: string }; message?: string }));
     }
@@ -293,102 +542,88 @@ export class RelayManager implements vscode.Disposable {
     await this.o.globalState.update(REMOTE_KEY, { address: address.httpUrl });
   }
 
-  private async openRemote(address: RelayAddress, token: string): Promise<void> {
-    const client = await loadRelayClient();
-    const targetFor = (channel: string) => this.sessionsOf(address.httpUrl).find((f) => f.channel === channel)?.to ?? (settings().relayForwardUrl || undefined);
-    const forwards = Boolean(settings().relayForwardUrl) || this.sessionsOf(address.httpUrl).length > 0;
-    const forwarder = forwards
-      ? new EditorForwarder({
-          client,
-          targetFor,
-          store: { get: (k) => this.o.globalState.get<number>(k), set: (k, v) => this.o.globalState.update(k, v) },
-          key: seqKey(address.httpUrl),
-          onProblem: (p) => {
-            this.forwardProblem = p;
-            this.fire();
-          },
-          log: (line) => log().info(`forward: ${line}`),
-        })
-      : undefined;
-    const endpoint: RelayEndpoint = { httpUrl: address.httpUrl, wsUrl: address.wsUrl, token, label: address.label };
-    const conn = new RelayConnection({
-      endpoint,
-      client,
-      since: forwarder?.since,
-      handle: forwarder?.handle,
-      onOpen: (head) => forwarder?.remember(head),
-      log: (level, line) => log()[level](line),
-      ca: address.tls ? extraCa() : undefined,
-    });
-    await this.use(conn, { remote: address });
-    this.forwarder = forwarder;
-  }
-
-  private sessionsOf(relay: string): ForwardSession[] {
-    return (this.o.globalState.get<ForwardSession[]>(RELAY_STORAGE.sessions) ?? []).filter((f) => f.relay === relay);
-  }
-
-  /** "Forward Webhooks to Local App" set-ups on the remote relay in use. */
+  /** "Forward Webhooks to Local App" set-ups on the relay in use. */
   sessions(): ForwardSession[] {
-    return this.remote ? this.sessionsOf(this.remote.httpUrl) : [];
+    return this.setups.of(this.relayBase);
   }
 
-  /** The API of the remote relay in use (channels: POST/DELETE /api/channels); explains what is missing otherwise. */
+  /** The API of the relay in use (channels: POST/DELETE /api/channels, with the admin token); explains what is missing otherwise. */
+  relayApi(): { api: RelayConnection['api']; relay: RelayAddress; scope: TokenScope } {
+    const base = this.relayBase;
+    const address = base && parseRelayAddress(base);
+    if (!this.conn || !address || 'problem' in address) throw new UserError('Not connected to a relay. Run "Connect to Relay…" or "Start Relay" first.');
+    return { api: this.conn.api, relay: this.remote ?? address, scope: this.tokenScope ?? { kind: 'admin' } };
+  }
+
+  /** Same as relayApi() (its former name). */
   remoteApi(): { api: RelayConnection['api']; relay: RelayAddress } {
-    if (!this.remote || !this.conn) throw new UserError('Not connected to a relay the service can reach. Run "Connect to Relay…" first.');
-    return { api: this.conn.api, relay: this.remote };
+    return this.relayApi();
   }
 
-  /** Remembers a forward set-up and reconnects so its channel's deliveries go to its local app. */
-  async startSession(session: ForwardSession): Promise<void> {
-    const all = (this.o.globalState.get<ForwardSession[]>(RELAY_STORAGE.sessions) ?? []).filter((f) => !(f.relay === session.relay && f.channel === session.channel));
-    await this.o.globalState.update(RELAY_STORAGE.sessions, [...all, session]);
-    await this.reopenRemote();
+  /**
+   * Remembers a forward set-up (with the relay's head, so forwarding never starts later than now,
+   * and its channel's secret when the editor made one), then reconnects so its channel's
+   * deliveries go to its local app.
+   */
+  async startSession(session: ForwardSession, secret?: string): Promise<void> {
+    const head = session.since ?? (await this.conn?.api.listDeliveries({ limit: 0 }).then((l) => l.lastSeq, () => undefined));
+    if (secret) await this.setups.storeSecret(session.relay, session.channel, secret);
+    await this.setups.put({ ...session, ...(head !== undefined ? { since: head } : {}) });
+    await this.reopen();
   }
 
   /** Forgets a forward set-up (its channel is no longer forwarded); returns it. */
   async endSession(channel: string): Promise<ForwardSession | undefined> {
-    const relay = this.remote?.httpUrl;
-    const all = this.o.globalState.get<ForwardSession[]>(RELAY_STORAGE.sessions) ?? [];
-    const ended = all.find((f) => f.relay === relay && f.channel === channel);
-    if (!ended) return undefined;
-    await this.o.globalState.update(RELAY_STORAGE.sessions, all.filter((f) => f !== ended));
-    await this.reopenRemote();
+    const relay = this.relayBase;
+    if (!relay) return undefined;
+    const ended = await this.setups.remove(relay, channel);
+    if (ended) await this.reopen();
     return ended;
   }
 
-  /** Re-opens the remote connection (forward targets changed): the old one goes first, so nothing is forwarded twice. */
-  private async reopenRemote(): Promise<void> {
-    const remote = this.remote;
-    const token = this.conn?.endpoint.token;
-    if (!remote || !token) return;
-    await this.detach();
-    try {
-      await this.openRemote(remote, token);
-    } catch (err) {
-      this.remote = remote;
-      this.setPhase('offline', `Cannot connect to ${remote.label}: ${(err as Error).message}`);
-      throw err;
-    }
+  /** Re-opens the connection in use (forward targets changed): the old one goes first, so nothing is forwarded twice. */
+  private reopen(): Promise<void> {
+    return this.serial(async () => {
+      const remote = this.remote;
+      const port = this.localPort;
+      const token = this.conn?.endpoint.token;
+      const base = this.relayBase;
+      const address = base && parseRelayAddress(base);
+      if (!token || !address || 'problem' in address) return;
+      await this.detach();
+      try {
+        await this.openRelay(remote ?? address, token, remote ? { remote } : { port });
+      } catch (err) {
+        this.remote = remote;
+        this.setPhase('offline', `Cannot connect to ${remote?.label ?? `port ${port}`}: ${(err as Error).message}`);
+        throw err;
+      }
+    });
   }
 
   /** Reconnects to the remote relay remembered from an earlier session (activation, forward URL change). */
-  async restoreRemote(): Promise<boolean> {
-    const remembered = this.o.globalState.get<{ address: string }>(REMOTE_KEY);
-    if (!remembered) return false;
-    const address = parseRelayAddress(remembered.address);
-    const token = await this.o.secrets.get(remoteTokenKey(remembered.address));
-    if ('problem' in address || !token) return false;
-    if (this.remote) await this.detach(); // one subscription at a time: nothing is forwarded twice
-    try {
-      await this.openRemote(address, token);
-      return true;
-    } catch (err) {
-      log().warn(`relay ${address.label}: ${(err as Error).message}`);
-      this.remote = address;
-      this.setPhase('offline', `Cannot connect to ${address.label}: ${(err as Error).message}`);
-      return false;
-    }
+  restoreRemote(): Promise<boolean> {
+    return this.serial(async () => {
+      const remembered = this.o.globalState.get<{ address: string }>(REMOTE_KEY);
+      if (!remembered) return false;
+      const address = parseRelayAddress(remembered.address);
+      const token = await this.o.secrets.get(remoteTokenKey(remembered.address));
+      if ('problem' in address || !token) return false;
+      if (this.conn) await this.detach(); // one subscription at a time: nothing is forwarded twice
+      try {
+        await this.openRelay(address, token, { remote: address });
+        return true;
+      } catch (err) {
+        log().warn(`relay ${address.label}: ${(err as Error).message}`);
+        this.remote = address;
+        const status = (err as { status?: number }).status;
+        if (status === 401 || status === 403) {
+          this.setPhase('failed', `${address.label} refused the token (HTTP ${status}): it was revoked, or its channel was deleted. Run "Connect to Relay…" with a valid token.`);
+          for (const l of [...this.refusedListeners]) l(address.label, status);
+        } else this.setPhase('offline', `Cannot connect to ${address.label}: ${(err as Error).message}`);
+        return false;
+      }
+    });
   }
 
   /**
@@ -396,20 +631,26 @@ export class RelayManager implements vscode.Disposable {
    * stay, so restoreRemote() (the next activation) resumes where forwarding stopped.
    */
   async closeConnection(): Promise<void> {
-    const remote = this.remote;
-    await this.detach();
-    if (remote) this.remote = remote;
-    this.setPhase(remote ? 'offline' : 'stopped', remote ? `Not connected to ${remote.label}.` : undefined);
+    await this.serial(async () => {
+      const remote = this.remote;
+      await this.detach();
+      if (remote) this.remote = remote;
+      this.setPhase(remote ? 'offline' : 'stopped', remote ? `Not connected to ${remote.label}.` : undefined);
+    });
   }
 
-  /** Disconnect from Relay: closes the connection and forgets the token (the resume point stays). */
+  /** Disconnect from Relay: closes the connection and forgets the token (the resume point stays); then a local relay on the port is attached again. */
   async disconnectRemote(): Promise<boolean> {
-    const remembered = this.o.globalState.get<{ address: string }>(REMOTE_KEY);
-    const address = this.remote?.httpUrl ?? remembered?.address;
-    await this.detach();
-    if (address) await this.o.secrets.delete(remoteTokenKey(address));
-    await this.o.globalState.update(REMOTE_KEY, undefined);
-    this.setPhase('stopped');
+    const address = await this.serial(async () => {
+      const remembered = this.o.globalState.get<{ address: string }>(REMOTE_KEY);
+      const address = this.remote?.httpUrl ?? remembered?.address;
+      await this.detach();
+      if (address) await this.o.secrets.delete(remoteTokenKey(address));
+      await this.o.globalState.update(REMOTE_KEY, undefined);
+      this.setPhase('stopped');
+      return address;
+    });
+    await this.probe({ force: true }); // the demo's relay still runs on the port: the view shows it again
     return address !== undefined;
   }
 
@@ -439,8 +680,28 @@ export class RelayManager implements vscode.Disposable {
   }
 
   /**
+   * Replay Delivery: to the app that forwards the delivery's channel (its set-up's, or a channel
+   * token's forward URL), posted by the editor byte-exact as forwarding does (any token may); a
+   * delivery of a channel nobody here forwards goes to the relay's own targets (POST …/replay).
+   */
+  async replayDelivery(seq: number): Promise<{ to?: string; response: ReplayResponse }> {
+    const conn = this.api();
+    const d = await conn.getDelivery(seq);
+    const to = this.targetFor(d.channel);
+    if (!to) {
+      const targets = d.forward.filter((f) => f.target !== SUBSCRIBER_TARGET);
+      if (targets.length === 0) throw new UserError(`Delivery #${seq} (channel ${d.channel}) goes to no app: the relay forwards it nowhere and no forward set-up here takes channel ${d.channel}. Run "Forward Webhooks to Local App…" for it first.`);
+      return { response: await conn.replay(seq, {}) };
+    }
+    const client = await loadRelayClient();
+    const r = await client.forwardDelivery(d, to, { timeoutMs: 10_000 });
+    const attempt = { target: to, at: new Date().toISOString(), status: r.status, ok: r.ok, durationMs: r.durationMs, error: r.error, replay: true };
+    return { to, response: { attempts: [attempt] } };
+  }
+
+  /**
    * Retry pending now: the relay attempts its pending forwards at once (POST /api/forward/retry),
-   * and a delivery the editor itself is forwarding (Connect to Relay) is tried again now.
+   * and a delivery the editor itself is forwarding is tried again now.
    */
   async retryPending(filter: { channel?: string } = {}): Promise<{ queued: number; editor: boolean }> {
     const conn = this.api();

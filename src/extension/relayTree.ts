@@ -1,6 +1,7 @@
-// The Relay view: running state, channels with counts, live deliveries (newest first, paged).
+// The Relay view: running state, forward set-ups, channels with counts, each holding its live
+// deliveries (newest first, paged).
 import * as vscode from 'vscode';
-import { relayRow, type RelayTreeNode } from '../core/tree';
+import { groupByChannel, relayRow, type RelayTreeNode } from '../core/tree';
 import type { RelayManager } from './relayManager';
 import { toTreeItem } from './treeItem';
 
@@ -9,6 +10,8 @@ export class RelayTree implements vscode.TreeDataProvider<RelayTreeNode>, vscode
   readonly onDidChangeTreeData = this.changed.event;
   private readonly sub: vscode.Disposable;
   shown = 100;
+  /** The rows of each channel, from the last top-level read. */
+  private grouped = new Map<string, RelayTreeNode[]>();
 
   constructor(
     private readonly relay: RelayManager,
@@ -31,18 +34,17 @@ export class RelayTree implements vscode.TreeDataProvider<RelayTreeNode>, vscode
   }
 
   getChildren(node?: RelayTreeNode): RelayTreeNode[] {
-    if (node) return [];
+    if (node) return node.kind === 'relayChannel' ? (this.grouped.get(node.channel.name) ?? []) : [];
     void this.relay.probe(); // once per session; connects to a relay already running on the port
     const r = this.relay;
     if (r.state === 'stopped' && !r.remoteLabel) return []; // the welcome view offers "Start Relay" and "Connect to Relay…"
     const nodes: RelayTreeNode[] = [{ kind: 'relayState', state: r.state, port: r.port, detail: r.detail, remote: r.remoteLabel, forwardTo: r.forwardTo }];
     if (r.state !== 'running') return nodes;
     for (const session of r.sessions()) nodes.push({ kind: 'relayForwarding', session });
-    for (const channel of r.status?.channels ?? []) nodes.push({ kind: 'relayChannel', channel });
-    const live = r.live.newestFirst(this.shown);
-    for (const delivery of live) nodes.push({ kind: 'relayDelivery', delivery });
-    if (r.live.size > live.length) nodes.push({ kind: 'relayMore', shown: live.length, total: r.live.size });
-    return nodes;
+    // Rows grouped by channel (the admin token sees every channel's deliveries).
+    const groups = groupByChannel(r.status?.channels ?? [], r.live.newestFirst(), this.shown);
+    this.grouped = groups.children;
+    return [...nodes, ...groups.top];
   }
 
   dispose(): void {

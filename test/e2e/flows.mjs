@@ -116,6 +116,9 @@ async function startLocalApp(relayData) {
   };
 }
 
+/** What the forward flow leaves for the reload flow: its local app and the forwarding webhook. */
+const forwarding = { app: undefined, hook: undefined };
+
 const hostPath = (url) => {
   const u = new URL(url);
   return `${u.host}${u.pathname}`;
@@ -326,6 +329,17 @@ export const flows = [
       assert(created.secret_set === true, 'the new webhook has no secret set');
       await wb.showContainer('Service');
       await wb.treeRow('Webhooks', hostPath(url)).waitFor();
+      // The generated secret verifies: the relay's new channel e2e holds it, so the ping arrives verified.
+      await wb.clearNotifications();
+      await wb.runCommand(`${PALETTE}: Ping Webhook`);
+      await wb.waitForQuickInput('Ping Webhook');
+      await wb.pick(hostPath(url));
+      await wb.seeNotification(/Ping sent to/);
+      await wb.pane('Relay').locator('.monaco-list-row', { hasText: /e2e\s*received 1 · verified 1 · unverified 0 · rejected 0/ }).waitFor();
+      const listed = await fetch(`${demo.relayUrl}/api/deliveries?channel=e2e&limit=1`, { headers: { authorization: `Bearer ${demo.relayToken()}` } });
+      const [ping] = (await listed.json()).deliveries;
+      assert(ping?.event === 'ping' && ping.verification === 'verified', `the ping to the generated-secret webhook is ${JSON.stringify(ping)}, expected verified`);
+      await shot('generated-secret');
     },
   },
   {
@@ -344,6 +358,9 @@ export const flows = [
         await wb.treeRow('Relay', `Connected to ${remote}`).waitFor();
 
         await wb.runCommand(`${PALETTE}: Forward Webhooks to Local App…`);
+        // The admin token: a new channel and webhook, or one of the relay's channels.
+        await wb.waitForQuickInput('Forward Webhooks to Local App: Channel');
+        await wb.pick('A new channel and webhook', { filter: 'new channel' });
         // One repository in the workspace: no repository pick; step 2 is the events.
         await wb.waitForQuickInput('Forward Webhooks to Local App (2/3): Events');
         // pull_request: of the other webhooks only the demo relay's one gets it (no rejected row).
@@ -380,9 +397,65 @@ export const flows = [
         await wb.clearNotifications();
         await page.mouse.move(5, 5);
         await shot('forward');
+        Object.assign(forwarding, { app, hook });
+      } catch (err) {
+        await app.close();
+        throw err;
+      }
+    },
+  },
+  {
+    name: 'Reload Window while forwarding: the connection and the set-up come back by themselves; each delivery arrives once',
+    async run({ wb, page, demo, api, shot }) {
+      const { app, hook } = forwarding;
+      assert(app && hook, 'the forward flow did not leave a forwarding set-up');
+      try {
+        const remote = new URL(demo.relayUrl).host;
+        const idOf = (fired) => fired.deliveries.find((d) => d.webhook_id === hook.id)?.id;
+        const loaded = page.waitForEvent('load', { timeout: 90_000 });
+        await wb.runCommand('Developer: Reload Window');
+        // Deliveries while the window reloads: nobody forwards them until the editor is back.
+        const during = [idOf(await api.fire('pull_request')), idOf(await api.fire('pull_request'))];
+        await loaded;
+        await wb.activityItem('Service').waitFor({ timeout: 90_000 });
+        await until('the local app to receive the deliveries sent during the reload', app.events, 'delivery', () => during.every((id) => app.seen.some((d) => d.id === id)), 60_000);
+        const after = idOf(await api.fire('pull_request'));
+        await until('the local app to receive the delivery sent after the reload', app.events, 'delivery', () => app.seen.some((d) => d.id === after));
+        // Nothing twice, nothing unverified: every delivery id the app saw, once.
+        const ids = app.seen.map((d) => d.id);
+        const twice = ids.filter((id, i) => ids.indexOf(id) !== i);
+        assert(twice.length === 0, `the local app got ${JSON.stringify(twice)} more than once (all: ${JSON.stringify(ids)})`);
+        assert(app.seen.every((d) => d.valid), `an unverified delivery reached the app: ${JSON.stringify(app.seen)}`);
+        // The view shows the connection (not the local relay on the port) and the set-up.
+        await wb.showContainer('Service');
+        await wb.treeRow('Relay', `Connected to ${remote}`).waitFor();
+        await wb.treeRow('Relay', /acme\/widgets →/).waitFor();
+        await page.mouse.move(5, 5);
+        await shot('reload');
       } finally {
         await app.close();
       }
+    },
+  },
+  {
+    name: 'a click on the relay status bar item opens a menu; Disconnect… warns about the set-up; then the Relay view re-attaches the demo relay',
+    async run({ wb, page, demo, shot }) {
+      const remote = new URL(demo.relayUrl).host;
+      await wb.clearNotifications();
+      await page.locator('.statusbar-item', { hasText: remote }).first().click();
+      await wb.waitForQuickInput();
+      for (const item of ['Show Relay View', 'Copy Signing Secret', 'Disconnect…']) await page.locator('.quick-input-list .monaco-list-row', { hasText: item }).first().waitFor();
+      await shot('relay-menu');
+      await wb.pick('Disconnect…', { filter: 'Disconnect' });
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.filter({ hasText: /forward set-up still points at/ }).waitFor();
+      await shot('disconnect-warning');
+      await dialog.locator('.monaco-button', { hasText: 'Disconnect' }).first().click();
+      await wb.seeNotification(`Disconnected from ${remote}`);
+      // The demo's relay still runs on serviceHooks.relay.port: the view shows it again by itself.
+      await wb.showContainer('Service');
+      await wb.treeRow('Relay', `Running on port ${demo.relayPort}`).waitFor();
+      await page.locator('.statusbar-item', { hasText: `Relay :${demo.relayPort}` }).first().waitFor();
     },
   },
 ];

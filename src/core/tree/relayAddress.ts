@@ -78,9 +78,11 @@ export interface StatusBarInput {
 export interface StatusBarModel {
   text: string;
   tooltip: string;
-  /** Command id run on click (undefined: none). */
-  command?: 'serviceHooks.startRelay' | 'serviceHooks.stopRelay' | 'serviceHooks.disconnectRelay' | 'serviceHooks.connectRelay';
+  /** Command id run on click: the relay menu (relayMenu.ts), never an action that destroys at once. */
+  command?: 'serviceHooks.relayMenu';
 }
+
+const MENU = 'serviceHooks.relayMenu';
 
 /** `relay.example.com ⇄ localhost:3000` plus the state; `Relay :8788` for a local relay. */
 export function relayStatusBar(s: StatusBarInput): StatusBarModel {
@@ -89,19 +91,19 @@ export function relayStatusBar(s: StatusBarInput): StatusBarModel {
     case 'running':
       return {
         text: `$(radio-tower) Relay :${s.port}`,
-        tooltip: `Relay running on port ${s.port}${s.ownsProcess ? ' (started here)' : ''}. Click to stop.`,
-        command: 'serviceHooks.stopRelay',
+        tooltip: `Relay running on port ${s.port}${s.ownsProcess ? ' (started here)' : ''}. Click for relay actions.`,
+        command: MENU,
       };
     case 'starting':
     case 'connecting':
-      return { text: '$(loading~spin) Relay', tooltip: s.state === 'starting' ? 'Relay starting…' : `Connecting to the relay on port ${s.port ?? '?'}…` };
+      return { text: '$(loading~spin) Relay', tooltip: s.state === 'starting' ? 'Relay starting…' : `Connecting to the relay on port ${s.port ?? '?'}…`, command: MENU };
     case 'offline':
     case 'failed':
     case 'stopped':
       return {
         text: s.state === 'failed' ? '$(error) Relay' : '$(debug-disconnect) Relay off',
-        tooltip: s.detail ?? 'Relay not running. Click to start.',
-        command: 'serviceHooks.startRelay',
+        tooltip: s.detail ?? 'Relay not running. Click for relay actions.',
+        command: MENU,
       };
   }
 }
@@ -117,19 +119,19 @@ export function forwardTargets(sessions: readonly { to: string }[], setting: str
 function remoteStatusBar(s: StatusBarInput, remote: string): StatusBarModel {
   const others = s.otherTargets ?? 0;
   const pair = s.forwardTo ? `${remote} ⇄ ${shortUrl(s.forwardTo)}${others ? ` +${others}` : ''}` : remote;
-  const forwarding = s.forwardTo ? `forwarding to ${s.forwardTo}${others ? ` and ${others} other app${others > 1 ? 's' : ''}` : ''}` : 'not forwarding (set serviceHooks.relay.forwardUrl)';
+  const forwarding = s.forwardTo ? `forwarding to ${s.forwardTo}${others ? ` and ${others} other app${others > 1 ? 's' : ''}` : ''}` : 'not forwarding (Forward Webhooks to Local App… sets it up)';
   switch (s.state) {
     case 'running':
       return s.forwardFailing
-        ? { text: `$(warning) ${pair}`, tooltip: `Connected to ${remote}; ${s.detail ?? 'the local app does not answer 2xx'}: retrying. Click to disconnect.`, command: 'serviceHooks.disconnectRelay' }
-        : { text: `$(radio-tower) ${pair}`, tooltip: `Connected to ${remote}, ${forwarding}. Click to disconnect.`, command: 'serviceHooks.disconnectRelay' };
+        ? { text: `$(warning) ${pair}`, tooltip: `Connected to ${remote}; ${s.detail ?? 'the local app does not answer 2xx'}: retrying. Click for relay actions.`, command: MENU }
+        : { text: `$(radio-tower) ${pair}`, tooltip: `Connected to ${remote}, ${forwarding}. Click for relay actions.`, command: MENU };
     case 'starting':
     case 'connecting':
-      return { text: `$(loading~spin) ${pair}`, tooltip: `Connecting to ${remote}…${s.detail ? ` (${s.detail})` : ''}`, command: 'serviceHooks.disconnectRelay' };
+      return { text: `$(loading~spin) ${pair}`, tooltip: `Connecting to ${remote}…${s.detail ? ` (${s.detail})` : ''}`, command: MENU };
     case 'offline':
     case 'failed':
     case 'stopped':
-      return { text: `$(debug-disconnect) ${pair}`, tooltip: s.detail ?? `Not connected to ${remote}. Click to connect.`, command: 'serviceHooks.connectRelay' };
+      return { text: `$(debug-disconnect) ${pair}`, tooltip: s.detail ?? `Not connected to ${remote}. Click for relay actions.`, command: MENU };
   }
 }
 
@@ -166,15 +168,22 @@ export function webhookUrlChoices(o: { remote?: { label: string; channels: { nam
   return out;
 }
 
-/** One "Forward Webhooks to Local App" set-up: a channel on a remote relay, the service webhook pointing at it, the local app. */
+/**
+ * One "Forward Webhooks to Local App" set-up: a channel on a relay (remote, or the local one at
+ * http://127.0.0.1:<port>), the service webhook pointing at it, the local app. A set-up made with a
+ * channel token forwards that channel only: it created no webhook (repo and webhookId are '').
+ */
 export interface ForwardSession {
-  /** The relay's https base (RelayAddress.httpUrl). */
+  /** The relay's base (RelayAddress.httpUrl). */
   relay: string;
   channel: string;
   ingressUrl: string;
-  /** owner/repo */
+  /** owner/repo ('' for a channel-token set-up) */
   repo: string;
+  /** '' for a channel-token set-up */
   webhookId: string;
+  /** The relay's last seq when the set-up was made: forwarding never starts later than this. */
+  since?: number;
   /** The local app (http://localhost:3000/webhook). */
   to: string;
 }

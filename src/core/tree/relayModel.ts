@@ -9,10 +9,11 @@ export type RelayState = 'stopped' | 'starting' | 'running' | 'connecting' | 'of
 
 export type RelayTreeNode =
   | { kind: 'relayState'; state: RelayState; port?: number; detail?: string; remote?: string; forwardTo?: string }
-  | { kind: 'relayChannel'; channel: RelayChannelView }
+  /** grouped: its deliveries are its children (the Relay view groups rows by channel). */
+  | { kind: 'relayChannel'; channel: RelayChannelView; grouped?: boolean }
   | { kind: 'relayForwarding'; session: ForwardSession }
   | { kind: 'relayDelivery'; delivery: RelayDeliveryView }
-  | { kind: 'relayMore'; shown: number; total: number };
+  | { kind: 'relayMore'; shown: number; total: number; channel?: string };
 
 export function relayStateLabel(state: RelayState, port?: number, remote?: string): string {
   if (remote) return remoteStateLabel(state, remote);
@@ -90,16 +91,16 @@ export function relayRow(node: RelayTreeNode): TreeRow {
         description: channelDescription(node.channel),
         tooltip: `Channel ${node.channel.name}\n${channelDescription(node.channel).replaceAll(' · ', '\n')}`,
         contextValue: 'relayChannel',
-        collapsible: 'none',
+        collapsible: node.grouped ? 'expanded' : 'none',
         icon: { id: 'symbol-namespace' },
       };
     case 'relayForwarding': {
       const f = node.session;
       return {
         id: `relay:forwarding:${f.relay}#${f.channel}`,
-        label: `${f.repo} → ${shortUrl(f.to)}`,
+        label: `${f.repo || `channel ${f.channel}`} → ${shortUrl(f.to)}`,
         description: `channel ${f.channel}`,
-        tooltip: `Webhook ${f.webhookId} of ${f.repo} delivers to ${f.ingressUrl};\nthe editor forwards each delivery to ${f.to}.`,
+        tooltip: `${f.webhookId ? `Webhook ${f.webhookId} of ${f.repo}` : 'The service'} delivers to ${f.ingressUrl};\nthe editor forwards each delivery to ${f.to}.`,
         contextValue: 'relayForwarding',
         collapsible: 'none',
         icon: { id: 'arrow-swap' },
@@ -131,7 +132,7 @@ export function relayRow(node: RelayTreeNode): TreeRow {
     }
     case 'relayMore':
       return {
-        id: `relay:more:${node.shown}`,
+        id: `relay:more:${node.channel ?? ''}:${node.shown}`,
         label: `… ${node.total - node.shown} older deliveries not shown`,
         contextValue: 'relayMore',
         collapsible: 'none',

@@ -30,15 +30,19 @@ const command: CommandModule = {
     if (events.length === 0) throw new UserError('Pick at least one event.');
     const unknown = events.filter((e) => !(SUBSCRIBABLE_EVENTS as readonly string[]).includes(e));
     if (unknown.length) throw new UserError(`Unknown event type(s): ${unknown.join(', ')}`);
-    // A webhook to the local relay gets the relay's own secret (SecretStorage, shared with Start Relay), so its deliveries verify.
-    const shared = secretChoice === 'generate' ? await ctx.services.relay.sharedSecretFor(url.trim()) : undefined;
-    const secret = secretChoice === 'generate' ? shared ?? randomBytes(32).toString('hex') : secretChoice === 'none' ? undefined : secretChoice;
+    // A generated secret must verify where the webhook delivers: a relay channel's own secret, or one added to the relay (relayManager).
+    const generated = secretChoice === 'generate' ? await ctx.services.relay.secretForGenerated(url.trim(), randomBytes(32).toString('hex')) : undefined;
+    const shared = generated && generated.how !== 'plain' ? generated : undefined;
+    const secret = generated ? generated.secret : secretChoice === 'none' ? undefined : secretChoice;
     const client = await ctx.services.client();
     const body = { url: url.trim(), content_type: 'json' as const, events, ...(secret ? { secret } : {}) };
     const created = await withProgress('Creating the webhook…', () => client.createWebhook(repo, body));
     ctx.webhooks.refresh();
     if (shared) {
-      void vscode.window.showInformationMessage("Webhook created with the local relay's secret (kept in the editor's secret storage): its deliveries arrive verified.");
+      const where = shared.how === 'created' ? `a new relay channel ${shared.channel} holds it` : shared.how === 'relay' ? "it is the local relay's own" : `it is channel ${shared.channel}'s`;
+      void vscode.window
+        .showInformationMessage(`Webhook created with a generated secret (${where}; kept in the editor's secret storage): its deliveries arrive verified.`, 'Copy Signing Secret')
+        .then((choice) => (choice === 'Copy Signing Secret' ? vscode.env.clipboard.writeText(shared.secret) : undefined));
     } else if (secret && secretChoice === 'generate') {
       // Not awaited: the command completes; the secret stays in this closure only until the toast goes.
       void vscode.window
@@ -47,7 +51,7 @@ const command: CommandModule = {
     } else {
       void vscode.window.showInformationMessage('Webhook created.');
     }
-    return { webhook: created, secretGenerated: secretChoice === 'generate', secretShared: shared !== undefined, secretLength: secret?.length ?? 0 };
+    return { webhook: created, secretGenerated: secretChoice === 'generate', secretShared: shared !== undefined, secretHow: generated?.how, secretLength: secret?.length ?? 0 };
   },
 };
 export default command;

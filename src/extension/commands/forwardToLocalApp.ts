@@ -1,13 +1,16 @@
-// Forward Webhooks to Local App… (like `gh webhook forward`): with a connected relay, a channel with
-// a fresh strong secret, the service webhook pointing at the channel's ingress URL with that
-// secret, and the editor forwarding the channel's deliveries to the local app. Without a relay the
-// service can reach, it says what is needed and offers Connect to Relay or Start Relay.
+// Forward Webhooks to Local App… (like `gh webhook forward`), with the relay in use: a remote one
+// (Connect to Relay…) or the local one (started here, or found on serviceHooks.relay.port with the
+// token in the editor's data folder). With the admin token: a channel with a fresh strong secret,
+// the service webhook pointing at the channel's ingress URL with that secret, and the editor
+// forwarding the channel's deliveries to the local app. With a channel token: that channel, to the
+// local app (the only question). Without a relay it offers Connect to Relay… or Start Relay, and
+// goes on here once connected.
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { channelNameFor, localAppUrlProblem, repoKey } from '../../core/tree';
+import { channelNameFor, localAppUrlProblem, repoKey, serviceIsLocal } from '../../core/tree';
 import { settings } from '../config';
 import { Cancelled, UserError } from '../errors';
-import { COMMANDS } from '../ids';
+import { COMMANDS, RELAY_STORAGE } from '../ids';
 import { asArgs, pickRepo } from '../pickers';
 import { BACK, askEvents } from '../webhookInputs';
 import type { CommandContext, CommandModule } from './context';
@@ -17,14 +20,23 @@ export interface ForwardToLocalAppArgs {
   events?: string[];
   /** The local app, e.g. http://localhost:3000/webhook */
   to?: string;
+  /** An existing channel of the relay to forward (admin token): no channel or webhook is created. */
+  channel?: string;
 }
 
 const command: CommandModule = {
   id: COMMANDS.forwardToLocalApp,
   async run(ctx, arg) {
     const relay = ctx.services.relay;
-    if (!relay.remoteLabel || !relay.connected) return explainMissingRelay(relay.remoteLabel);
+    if (!relay.connected && !relay.remoteLabel) await relay.probe({ force: true }); // the demo's relay, or one another window started
+    if (!relay.connected) return explainMissingRelay(relay.remoteLabel);
     const args = asArgs<ForwardToLocalAppArgs>(arg);
+    const { scope } = relay.relayApi();
+    if (scope.kind === 'channel') return forwardChannel(ctx, scope.channel, args.to, 'channel');
+    if (relay.port !== undefined) warnLoopbackOnce(ctx);
+    // The admin token: a new channel and webhook (the default), or a channel the relay already has.
+    const existing = args.channel ?? (args.repo || args.events || args.to ? undefined : await pickChannel(ctx));
+    if (existing !== undefined) return forwardChannel(ctx, existing, args.to, 'admin');
     const repo = await pickRepo(ctx, arg);
     const picked = args.events ?? (await askEvents([], 'Forward Webhooks to Local App (2/3): Events'));
     const events = picked === BACK ? [] : picked;
@@ -42,7 +54,7 @@ export default command;
 
 async function setUp(ctx: CommandContext, repo: Parameters<typeof repoKey>[0], events: string[], to: string, client: Awaited<ReturnType<CommandContext['services']['client']>>) {
   const relay = ctx.services.relay;
-  const { api, relay: address } = relay.remoteApi();
+  const { api, relay: address } = relay.relayApi();
   const secret = randomBytes(32).toString('hex');
   const channel = await api.createChannel({ name: channelNameFor(repoKey(repo), randomBytes(4).toString('hex')), secrets: [secret] });
   let webhook;
@@ -53,7 +65,7 @@ async function setUp(ctx: CommandContext, repo: Parameters<typeof repoKey>[0], e
     throw err;
   }
   if (!webhook) throw new UserError('The service did not return the new webhook.');
-  await relay.startSession({ relay: address.httpUrl, channel: channel.name, ingressUrl: channel.ingressUrl, repo: repoKey(repo), webhookId: webhook.id, to });
+  await relay.startSession({ relay: address.httpUrl, channel: channel.name, ingressUrl: channel.ingressUrl, repo: repoKey(repo), webhookId: webhook.id, to }, secret);
   ctx.webhooks.refresh();
   offerSecret(`Forwarding ${repoKey(repo)} webhooks (${events.join(', ')}) through ${address.label} to ${to}. Stop with "Stop Forwarding". Your app verifies X-Service-Signature with this webhook's signing secret.`, secret);
   return { channel: channel.name, ingressUrl: channel.ingressUrl, webhookId: webhook.id, to };
@@ -71,22 +83,71 @@ function offerSecret(text: string, secret: string): void {
   });
 }
 
+/**
+ * A channel token forwards its own channel: the local URL is the only question, and its prompt says
+ * what the token can and cannot do.
+ */
+async function forwardChannel(ctx: CommandContext, channel: string | undefined, given: string | undefined, token: 'channel' | 'admin') {
+  const relay = ctx.services.relay;
+  if (!channel) throw new UserError('The relay did not say which channel this token belongs to. Ask for the channel token again, or connect with the admin token.');
+  const { relay: address } = relay.relayApi();
+  const ingressUrl = relay.ingressUrl(channel);
+  const prompt =
+    token === 'channel'
+      ? `A channel token forwards and replays channel ${channel} only. It cannot create channels or webhooks: the service webhook to ${ingressUrl} is set up with the admin token. Your app's webhook endpoint on this machine:`
+      : `Channel ${channel}'s deliveries (webhooks to ${ingressUrl}) go to your app's webhook endpoint on this machine:`;
+  const to = (given ?? (await askLocalUrl(`Forward channel ${channel} of ${address.label} to Local App`, prompt))).trim();
+  const problem = localAppUrlProblem(to);
+  if (problem) throw new UserError(problem);
+  await relay.startSession({ relay: address.httpUrl, channel, ingressUrl, repo: '', webhookId: '', to });
+  void vscode.window.showInformationMessage(`Forwarding channel ${channel} of ${address.label} to ${to}. Stop with "Stop Forwarding".`);
+  return { channel, ingressUrl, to };
+}
+
+const NEW_CHANNEL = '$(add) A new channel and webhook';
+
+/** With the admin token: a new channel (and webhook) for a repository, or one of the relay's channels that no set-up forwards yet. */
+async function pickChannel(ctx: CommandContext): Promise<string | undefined> {
+  const relay = ctx.services.relay;
+  const taken = new Set(relay.sessions().map((f) => f.channel));
+  const channels = (relay.status?.channels ?? []).filter((c) => !taken.has(c.name));
+  if (channels.length === 0) return undefined;
+  const items = [
+    { label: NEW_CHANNEL, description: 'recommended: a channel with a fresh secret, and a service webhook to it', channel: undefined },
+    ...channels.map((c) => ({ label: `$(symbol-namespace) ${c.name}`, description: `received ${c.received}`, detail: c.ingressUrl, channel: c.name })),
+  ];
+  const choice = await vscode.window.showQuickPick(items, { title: 'Forward Webhooks to Local App: Channel', placeHolder: 'Forward a new channel, or one the relay already has', ignoreFocusOut: true });
+  if (!choice) throw new Cancelled();
+  return choice.channel;
+}
+
+/** Once: a relay on this machine is reachable by the emulator or a service on this network, not by the service on the internet. */
+function warnLoopbackOnce(ctx: CommandContext): void {
+  const state = ctx.extension.globalState;
+  const baseUrl = settings().baseUrl;
+  if (serviceIsLocal(baseUrl) || state.get<boolean>(RELAY_STORAGE.loopbackWarned)) return;
+  void state.update(RELAY_STORAGE.loopbackWarned, true);
+  void vscode.window.showWarningMessage(
+    `The relay runs on this machine (127.0.0.1): the service at ${baseUrl} cannot deliver to it. Forwarding through it works with the emulator or a service on this network; for the service on the internet, use "Connect to Relay…" with a relay it can reach.`,
+  );
+}
+
 function explainMissingRelay(remote: string | undefined): { needsRelay: true } {
   const text = remote
     ? `Not connected to ${remote} right now. Forwarding needs the relay: reconnect, or start a local relay for a service on this machine or network.`
     : 'Forwarding needs a relay the service can reach: connect to one on the internet (your team\'s relay), or start a local relay when the service is on this machine or network.';
   // Not awaited: the command ends; the buttons run the next step.
   void vscode.window.showInformationMessage(text, 'Connect to Relay…', 'Start Relay').then((choice) => {
-    if (choice === 'Connect to Relay…') void vscode.commands.executeCommand(COMMANDS.connectRelay);
-    else if (choice === 'Start Relay') void vscode.commands.executeCommand(COMMANDS.startRelay);
+    if (choice === 'Connect to Relay…') void vscode.commands.executeCommand(COMMANDS.connectRelay, { then: 'forward' });
+    else if (choice === 'Start Relay') void vscode.commands.executeCommand(COMMANDS.startRelay, { then: 'forward' });
   });
   return { needsRelay: true };
 }
 
-async function askLocalUrl(): Promise<string> {
+async function askLocalUrl(title = 'Forward Webhooks to Local App (3/3): Local URL', prompt = 'Your app\'s webhook endpoint on this machine'): Promise<string> {
   const value = await vscode.window.showInputBox({
-    title: 'Forward Webhooks to Local App (3/3): Local URL',
-    prompt: 'Your app\'s webhook endpoint on this machine',
+    title,
+    prompt,
     value: settings().relayForwardUrl || 'http://localhost:3000/webhook',
     ignoreFocusOut: true,
     validateInput: (v) => localAppUrlProblem(v),

@@ -10,16 +10,20 @@
 //   pingWebhook       { webhookId }
 //   retryDelivery     { webhookId, deliveryId }
 //   retryAllFailed    { webhookId, confirm: true }            (none: asks which webhook; confirm skips the count's modal)
-//   replayDelivery    { seq, to? } | { deliveryId }           (to defaults to serviceHooks.relay.forwardUrl)
+//   replayDelivery    { seq, to? } | { deliveryId }           (default: the app of the channel's set-up, else the relay's targets)
 //   openDelivery      { webhookId, deliveryId } | { seq }
 //   explainSignature  ({ webhookId, deliveryId } | { seq }) & { secrets: string[] }
 //   copyAsCurl        { webhookId, deliveryId } | { seq }
 //   importIssues      { file, repo, chunkSize? }
 //   createSecret      { repo, name, value, protected }
 //   setUpRunner       { token, execute? }                     (execute: false types without running)
-//   connectRelay      { address, token }                      (token kept in SecretStorage)
+//   connectRelay      { address, token, then? }               (token kept in SecretStorage; then: 'forward' goes on into Forward)
+//   disconnectRelay   { confirm? }                            (confirm: true asks first; set-ups on the relay always warn, unless { force: true })
+//   stopRelay         { confirm? }                            (confirm: true asks before stopping a relay started here)
+//   copySigningSecret { channel? } | a set-up row             (the secret to the clipboard)
+//   changeRelayPort   { port }
 //   retryPending      { channel? }                            (the relay in use; every channel when absent)
-//   forwardToLocalApp { repo, events, to }                    (needs a relay from Connect to Relay)
+//   forwardToLocalApp { repo, events, to } | { to }           (the relay in use; a channel token: only { to })
 //   stopForwarding    { channel, deleteBoth? }                (deleteBoth skips the question)
 //   loadMore          a "Load more…" row | { webhookId }
 //   fixAllInFile      a file Uri (none: the active editor), then { confirm: true } skips the count's modal
@@ -57,12 +61,15 @@ import disconnectRelay from './disconnectRelay';
 import retryPending from './retryPending';
 import forwardToLocalApp from './forwardToLocalApp';
 import stopForwarding from './stopForwarding';
+import relayMenu from './relayMenu';
+import copySigningSecret from './copySigningSecret';
+import changeRelayPort from './changeRelayPort';
 
 export const COMMAND_MODULES: readonly CommandModule[] = [
   signIn, signOut, addWebhook, editEvents, deleteWebhook, pingWebhook, retryDelivery, retryAllFailed,
   replayDelivery, openDelivery, explainSignature, copyAsCurl, startRelay, stopRelay, connectRelay, disconnectRelay, retryPending, forwardToLocalApp, stopForwarding, importIssues,
   createSecret, setUpRunner, fixAllWorkflowNames, fixAllInFile, refresh, showLogs, showActivationTime, loadMore,
-  portWorkflows,
+  portWorkflows, relayMenu, copySigningSecret, changeRelayPort,
 ];
 
 export function registerCommands(context: vscode.ExtensionContext, ctx: () => CommandContext): void {

@@ -23,23 +23,25 @@ const command: CommandModule = {
     const channel = row?.kind === 'relayForwarding' ? row.session!.channel : args.channel ?? (await pick(sessions));
     const session = sessions.find((f) => f.channel === channel);
     if (!session) throw new UserError(`No forwarding set-up for channel ${channel}.`);
+    const made = session.webhookId !== ''; // a channel-token set-up made no webhook and no channel
     const deleteBoth =
-      args.deleteBoth ??
+      made &&
+      (args.deleteBoth ??
       (await vscode.window.showInformationMessage(
         `Stop forwarding ${session.repo} to ${session.to}. Also delete the webhook on the service and the channel on the relay?`,
         { modal: true },
         'Delete Both',
         'Keep Them',
-      )) === 'Delete Both';
+      )) === 'Delete Both');
     await relay.endSession(session.channel);
     if (deleteBoth) {
       const client = await ctx.services.client();
       const repo = parseRepoRef(session.repo);
       if (repo) await client.deleteWebhook(repo, session.webhookId);
-      await relay.remoteApi().api.deleteChannel(session.channel);
+      await relay.relayApi().api.deleteChannel(session.channel);
       ctx.webhooks.refresh();
     }
-    void vscode.window.showInformationMessage(`Stopped forwarding ${session.repo}${deleteBoth ? '; the webhook and the channel are deleted' : ''}.`);
+    void vscode.window.showInformationMessage(`Stopped forwarding ${session.repo || `channel ${session.channel}`}${deleteBoth ? '; the webhook and the channel are deleted' : ''}.`);
     return { channel: session.channel, deleted: deleteBoth };
   },
 };

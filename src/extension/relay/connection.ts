@@ -53,6 +53,8 @@ export interface ConnectionOptions {
   timeoutMs?: number;
   /** Certificate authorities for wss:// (see extraCa()). */
   ca?: (string | Buffer)[];
+  /** Subscribe to this channel only (the forward set-ups' one channel). */
+  channel?: string;
   /** Coalescing window for change events and status refreshes (ms). */
   coalesceMs?: number;
 }
@@ -65,6 +67,8 @@ export class RelayConnection {
   status: RelayStatus | undefined;
   /** Status requests made (read by the tests: one per catch-up, not one per delivery). */
   statusRequests = 0;
+  /** 401/403: the relay refused the token on a reconnect; the subscription has ended. */
+  refused: number | undefined;
   /** Catch-ups completed (the replay after each (re)connect reached the live head and the status was read). */
   catchUps = 0;
   private sub: Subscription | undefined;
@@ -127,6 +131,7 @@ export class RelayConnection {
       url: this.options.endpoint.wsUrl,
       token: this.options.endpoint.token,
       since,
+      ...(this.options.channel ? { channel: this.options.channel } : {}),
       bodies: handle !== undefined,
       ca: this.options.ca,
       onDelivery: async (d) => {
@@ -169,6 +174,7 @@ export class RelayConnection {
         this.catchUpSoon(this.handledSeq >= this.replayHead);
         return;
       case 'reconnecting':
+        if (s.refused === 401 || s.refused === 403) return this.refuse(s.refused, s.reason);
         this.setState('connecting', `Reconnecting to ${this.options.endpoint.label}: ${s.reason}`);
         return;
       case 'closed':
@@ -206,6 +212,18 @@ export class RelayConnection {
     const others = known.forward.filter((f) => f.target !== m.state.target);
     this.live.upsert({ ...known, forward: [...others, m.state] });
     this.statusSoon(); // fires the change with the new counts
+  }
+
+  /**
+   * The relay refused the token (revoked, or its channel deleted): retrying cannot help, so the
+   * subscription ends and `refused` says why (the manager offers Connect to Relay…).
+   */
+  private refuse(status: number, reason: string): void {
+    this.refused = status;
+    const sub = this.sub;
+    this.sub = undefined;
+    sub?.close();
+    this.setState('closed', `The relay refused the token (HTTP ${status}): ${reason}`);
   }
 
   private setState(state: ConnectionState, detail?: string): void {
@@ -293,6 +311,30 @@ export class RelayConnection {
     }
     this.listeners.clear();
   }
+}
+
+/** What a token may do on a relay: everything (the admin token), or one channel. */
+export type TokenScope = { kind: 'admin' } | { kind: 'channel'; channel: string | undefined };
+
+/**
+ * Asks the relay what `api`'s token is: the channels list is admin-only (403 for a channel token),
+ * and asking a channel token for another channel's deliveries names its own channel.
+ */
+export async function tokenScope(api: RelayApi): Promise<TokenScope> {
+  try {
+    await api.listChannels();
+    return { kind: 'admin' };
+  } catch (err) {
+    if ((err as { status?: number }).status !== 403) throw err;
+  }
+  try {
+    await api.listDeliveries({ channel: '.scope-probe', limit: 0 });
+  } catch (err) {
+    const m = /limited to channel '([^']+)'/.exec((err as Error).message);
+    if (m) return { kind: 'channel', channel: m[1] };
+  }
+  const status = await api.status().catch(() => undefined);
+  return { kind: 'channel', channel: status?.channels.length === 1 ? status.channels[0]!.name : undefined };
 }
 
 /** The view keeps summaries only (no headers or body). */

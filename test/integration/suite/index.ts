@@ -74,13 +74,16 @@ class FileReporter extends Mocha.reporters.Spec {
 }
 
 export async function run(): Promise<void> {
-  const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, reporter: FileReporter as unknown as string });
+  // SERVICE_HOOKS_INTEGRATION_GREP: only the tests whose full title matches (for working on a few).
+  const grep = process.env.SERVICE_HOOKS_INTEGRATION_GREP || undefined;
+  const mocha = new Mocha({ ui: 'bdd', timeout: 60_000, color: false, reporter: FileReporter as unknown as string, ...(grep ? { grep } : {}) });
   // The test files are bundled into this file: expose the bdd globals, then load them.
   mocha.suite.emit('pre-require', globalThis, join(__dirname, 'suite'), mocha);
   await import('./extension.test');
   await import('./ux.test');
   await import('./relay.test');
   await import('./relayTls.test');
+  await import('./forwardEditor.test');
   await import('./portWorkflows.test');
   const failures = await new Promise<number>((resolveRun) => mocha.run(resolveRun));
   // A suite with no tests or any pending test is a failure: nothing may be skipped silently.

@@ -4,6 +4,7 @@
 // and an editor restart resume with no gap. (A real extension-host restart would end this suite,
 // which runs in it: the restart is what activation does, closeConnection() then restoreRemote().)
 import { strict as assert } from 'node:assert';
+import { createHmac } from 'node:crypto';
 import { request } from 'undici';
 import * as vscode from 'vscode';
 import { activated, relayView, run } from './editor';
@@ -118,5 +119,36 @@ describe('a team relay over TLS (Connect to Relay…)', function () {
     assert.deepEqual(await run(COMMANDS.disconnectRelay), { disconnected: true });
     assert.equal(await api.commandContext.extension.secrets.get(RELAY_STORAGE.remoteTokenPrefix + tls.url), undefined);
     assert.equal(manager().remoteLabel, undefined);
+  });
+
+  it('a channel token over TLS: Forward asks only the local URL, the channel\'s deliveries reach the app, Replay sends to that app', async function () {
+    const admin = new RelayApi({ baseUrl: tls.url, token: tls.token });
+    const secret = 'tls-channel-token-secret-0123456789';
+    const channel = await admin.createChannel({ name: 'tls-alice', secrets: [secret] });
+    const alice = await startApp();
+    try {
+      assert.ok(await run(COMMANDS.connectRelay, { address: tls.url, token: channel.token }), JSON.stringify(api.takeLastError()));
+      assert.deepEqual(manager().scope, { kind: 'channel', channel: 'tls-alice' });
+      const r = await run<{ channel: string; ingressUrl: string }>(COMMANDS.forwardToLocalApp, { to: alice.url });
+      assert.ok(r, JSON.stringify(api.takeLastError()));
+      assert.equal(r.ingressUrl, `${tls.url}/hooks/tls-alice`);
+      const body = '{"over":"tls"}';
+      const res = await request(r.ingressUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-event': 'push', 'x-service-signature': 'sha256=' + createHmac('sha256', secret).update(body).digest('hex') },
+        body,
+      });
+      const { seq } = (await res.body.json()) as { seq: number };
+      assert.equal(res.statusCode, 200);
+      assert.equal((await alice.next(0)).body.toString(), body);
+      const replayed = await run<{ to: string }>(COMMANDS.replayDelivery, { seq });
+      assert.ok(replayed, JSON.stringify(api.takeLastError()));
+      assert.equal(replayed.to, alice.url);
+      assert.equal((await alice.next(1)).body.toString(), body);
+      assert.ok(await run(COMMANDS.stopForwarding, { channel: 'tls-alice' }));
+      assert.deepEqual(await run(COMMANDS.disconnectRelay), { disconnected: true });
+    } finally {
+      await alice.close();
+    }
   });
 });

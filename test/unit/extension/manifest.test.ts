@@ -94,6 +94,7 @@ describe('package.json contributes ↔ src/extension/ids.ts', () => {
     assert.equal(props[SETTINGS.relayForwardUrl].type, 'string');
     assert.ok(!Object.keys(props).some((k) => /token/i.test(k)), 'no setting holds a token');
     assert.equal(props[SETTINGS.baseUrl].scope, 'machine', 'a workspace cannot redirect the token to another address');
+    assert.equal(props[SETTINGS.relayForwardUrl].scope, 'machine', 'a workspace cannot redirect relayed deliveries to another app');
   });
 
   it('commands referenced by tree rows are declared', () => {

@@ -12,7 +12,7 @@ const START = join(ROOT, 'scripts', 'start.mjs');
 type StartModule = {
   relayTokenLine(line: string): string;
   watchParent(onGone: () => void, o?: { everyMs?: number; ppid?: () => number }): () => void;
-  prepareWorkspace(dir: string, o: { emulatorUrl: string; relayPort: number; forwardUrl: string }): string;
+  prepareWorkspace(dir: string, o: { emulatorUrl: string; relayPort: number }): string;
 };
 const load = () => import(pathToFileURL(START).href) as Promise<StartModule>;
 
@@ -51,16 +51,17 @@ describe('npm start helpers', () => {
     const { prepareWorkspace } = await load();
     const dir = join(mkdtempSync(join(tmpdir(), 'sh-ws-')), 'workspace');
     try {
-      prepareWorkspace(dir, { emulatorUrl: 'http://127.0.0.1:1', relayPort: 2, forwardUrl: 'http://127.0.0.1:3/' });
+      prepareWorkspace(dir, { emulatorUrl: 'http://127.0.0.1:1', relayPort: 2 });
       writeFileSync(join(dir, 'notes.md'), 'mine\n');
       const settingsFile = join(dir, '.vscode', 'settings.json');
       writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(readFileSync(settingsFile, 'utf8')), 'editor.fontSize': 15 }));
-      prepareWorkspace(dir, { emulatorUrl: 'http://127.0.0.1:4', relayPort: 5, forwardUrl: 'http://127.0.0.1:6/' });
+      prepareWorkspace(dir, { emulatorUrl: 'http://127.0.0.1:4', relayPort: 5 });
       assert.equal(readFileSync(join(dir, 'notes.md'), 'utf8'), 'mine\n');
       const settings = JSON.parse(readFileSync(settingsFile, 'utf8'));
       assert.equal(settings['editor.fontSize'], 15, "the user's setting is kept");
       assert.equal(settings['serviceHooks.relay.port'], 5, 'its own settings are updated');
       assert.equal(settings['serviceHooks.baseUrl'], undefined, 'the base URL is a machine setting: not in the workspace');
+      assert.equal(settings['serviceHooks.relay.forwardUrl'], undefined, 'the forward URL is a machine setting: not in the workspace');
       assert.match(readFileSync(join(dir, '.git', 'config'), 'utf8'), /url = http:\/\/127\.0\.0\.1:4\/acme\/widgets\.git/);
       assert.ok(existsSync(join(dir, '.github', 'workflows', 'ci.yml')));
     } finally {

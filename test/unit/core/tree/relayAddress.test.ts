@@ -34,13 +34,13 @@ describe('relay status bar', () => {
   it('shows relay ⇄ local app and the state for a remote relay', () => {
     const up = relayStatusBar({ state: 'running', remote: 'relay.example.com', forwardTo: 'http://localhost:3000/webhook' });
     assert.equal(up.text, '$(radio-tower) relay.example.com ⇄ localhost:3000');
-    assert.equal(up.command, 'serviceHooks.disconnectRelay');
+    assert.equal(up.command, 'serviceHooks.relayMenu', 'a click opens the menu: it never disconnects at once');
     const failing = relayStatusBar({ state: 'running', remote: 'relay.example.com', forwardTo: 'http://localhost:3000/webhook', forwardFailing: true, detail: 'delivery #4 to http://localhost:3000/webhook: HTTP 502' });
     assert.equal(failing.text, '$(warning) relay.example.com ⇄ localhost:3000');
     assert.match(failing.tooltip, /HTTP 502.*retrying/);
     assert.match(relayStatusBar({ state: 'connecting', remote: 'relay.example.com', forwardTo: 'http://localhost:3000' }).text, /^\$\(loading~spin\) relay\.example\.com ⇄ localhost:3000$/);
     const off = relayStatusBar({ state: 'offline', remote: 'relay.example.com', detail: 'Cannot connect' });
-    assert.equal(off.command, 'serviceHooks.connectRelay');
+    assert.equal(off.command, 'serviceHooks.relayMenu');
     assert.match(relayStatusBar({ state: 'running', remote: 'r.example' }).tooltip, /not forwarding/);
   });
 
@@ -61,7 +61,8 @@ describe('relay status bar', () => {
     const failed = relayStatusBar({ state: 'failed', detail: 'Port 8788 is already in use' });
     assert.equal(failed.text, '$(error) Relay');
     assert.equal(failed.tooltip, 'Port 8788 is already in use');
-    assert.equal(failed.command, 'serviceHooks.startRelay');
+    assert.equal(failed.command, 'serviceHooks.relayMenu');
+    assert.equal(relayStatusBar({ state: 'running', port: 8788, ownsProcess: true }).command, 'serviceHooks.relayMenu', 'a click never stops the relay at once');
   });
 
   it('has a text for every state, local and remote', () => {
