@@ -92,7 +92,7 @@ function apiRoutes(ctx: ApiContext): Route[] {
             .channels()
             .filter((c) => sees(scope, c.name))
             .map((c) => ({ ...c, ingressUrl: ctx.channels.ingressUrl(c.name) }));
-          sendJson(res, 200, { port: ctx.port(), channels, lastSeq: store.lastSeq, journal: store.integrity() } satisfies RelayStatus);
+          sendJson(res, 200, { port: ctx.port(), ingressBase: ctx.channels.ingressBase, channels, lastSeq: store.lastSeq, journal: store.integrity() } satisfies RelayStatus);
         },
       },
     },

@@ -74,6 +74,11 @@ export interface ChannelStatus {
 /** GET /api/status */
 export interface RelayStatus {
   port: number;
+  /**
+   * The base of this relay's ingress URLs (`<ingressBase>/hooks/<channel>`): its --public-url, else
+   * the address it listens on. The editor matches webhook URLs against it. Older relays: absent.
+   */
+  ingressBase?: string;
   channels: ChannelStatus[];
   lastSeq: number;
   /** Damage the journal found at start-up (records skipped as corrupt, torn-tail bytes cut). */

@@ -6,3 +6,5 @@ export * from './nodes';
 export * from './relayModel';
 export * from './refreshLoop';
 export * from './relayAddress';
+export * from './relayMatch';
+export * from './webhookDeliveries';

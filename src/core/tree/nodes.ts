@@ -1,6 +1,7 @@
 // The Webhooks and Relay trees as plain data: node kinds and the row each one shows.
 // The extension maps a TreeRow onto a vscode.TreeItem one-to-one.
 import {
+  byCreatedDesc,
   deliveriesLabel,
   deliveriesTooltip,
   deliveryDescription,
@@ -144,7 +145,7 @@ export function deliveryChildren(
   hasMore = loaded.length < total,
   inRelay: (d: DeliveryView) => boolean = () => false,
 ): WebhookTreeNode[] {
-  const nodes: WebhookTreeNode[] = loaded.map((delivery) => ({ kind: 'delivery', repo, webhook, delivery, source, ...(inRelay(delivery) ? { inRelay: true } : {}) }));
+  const nodes: WebhookTreeNode[] = byCreatedDesc(loaded).map((delivery) => ({ kind: 'delivery', repo, webhook, delivery, source, ...(inRelay(delivery) ? { inRelay: true } : {}) }));
   if (hasMore) nodes.push({ kind: 'loadMore', repo, webhook, shown: loaded.length, total });
   return nodes;
 }
