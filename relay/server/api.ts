@@ -15,7 +15,7 @@
 //   POST /api/prune                       → 200 PruneResponse ({ keep?, olderThanMs? })  (admin)
 //   /api/channels, /api/channels/<name>   → relay/server/channelApi.ts
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ForwardStatus, RelayStatus, RetryPendingResponse, Verification } from '../../src/core/relay/protocol';
+import type { ChannelStatus, ForwardStatus, RelayStatus, RetryPendingResponse, Verification } from '../../src/core/relay/protocol';
 import { bearer, isJsonObject, readJson, sendError, sendJson, sendTooLarge } from '../shared/http';
 import { hostAllowed } from './access';
 import { adminOnly, channelRoutes, requireAdmin as admin } from './channelApi';
@@ -40,6 +40,8 @@ export interface ApiContext {
   allowedHosts: readonly string[];
   /** The port the relay listens on (known once it listens). */
   port: () => number;
+  /** Adds the allow-list's refusals to channel counts (./refusals.ts). */
+  withRefusals?: (counts: ChannelStatus[]) => ChannelStatus[];
 }
 
 /** API request bodies are small JSON objects. */
@@ -88,8 +90,8 @@ function apiRoutes(ctx: ApiContext): Route[] {
       pattern: /^\/api\/status$/,
       methods: {
         GET: (_req, res, _p, _u, scope) => {
-          const channels = store
-            .channels()
+          const counts = store.channels();
+          const channels = (ctx.withRefusals?.(counts) ?? counts)
             .filter((c) => sees(scope, c.name))
             .map((c) => ({ ...c, ingressUrl: ctx.channels.ingressUrl(c.name) }));
           sendJson(res, 200, { port: ctx.port(), ingressBase: ctx.channels.ingressBase, channels, lastSeq: store.lastSeq, journal: store.integrity() } satisfies RelayStatus);
@@ -160,7 +162,7 @@ function apiRoutes(ctx: ApiContext): Route[] {
         }),
       },
     },
-    ...channelRoutes({ directory: ctx.channels, store, objectBody, onDeleted: ctx.onChannelDeleted, log: ctx.log }),
+    ...channelRoutes({ directory: ctx.channels, store, objectBody, onDeleted: ctx.onChannelDeleted, log: ctx.log, counts: () => ctx.withRefusals?.(store.channels()) ?? store.channels() }),
   ];
 }
 

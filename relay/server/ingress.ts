@@ -11,6 +11,7 @@ import type { Lookup } from './channelDirectory';
 import { CHANNEL_RE } from './channels';
 import type { Forwarder } from './forwarder';
 import type { RejectLimiter } from './rateLimit';
+import type { SourceRefusals } from './refusals';
 import { keepOfRejected } from './rejected';
 import type { RelayStore } from './storeTypes';
 
@@ -23,6 +24,8 @@ export interface IngressContext {
   trustProxy: boolean;
   maxBody: number;
   rejectLimiter: RejectLimiter;
+  /** Counts and logs deliveries the allow-list refused (./refusals.ts). */
+  refusals?: Pick<SourceRefusals, 'record'>;
 }
 
 export type IngressHandler = (req: IncomingMessage, res: ServerResponse, channel: string) => Promise<void>;
@@ -44,9 +47,12 @@ export function createIngress(ctx: IngressContext): IngressHandler {
   const tooLarge = `body exceeds the ${ctx.maxBody}-byte limit`;
   return async function ingress(req, res, channel) {
     if (!CHANNEL_RE.test(channel)) return sendError(res, 400, `invalid channel name (letters, digits, '.', '_', '-'; at most 64)`);
-    if (!ctx.allow.allows(clientAddress(req, ctx.trustProxy))) {
+    const source = clientAddress(req, ctx.trustProxy);
+    if (!ctx.allow.allows(source)) {
       req.resume();
-      return sendError(res, 403, 'source address not in the allow-list', undefined, { connection: 'close' });
+      // Counted under its channel only when the relay serves it; the answer is the same either way.
+      ctx.refusals?.record(ctx.channels.lookup(channel).ok ? channel : undefined, source);
+      return sendError(res, 403, `source address ${source ?? '(unknown)'} is not in the allow-list`, undefined, { connection: 'close' });
     }
     // After the allow-list, so a source outside it cannot probe which channels exist.
     const found = ctx.channels.lookup(channel);
