@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { DeliveryList, DeliveryListQuery, RelayDelivery, RelayStatus, ReplayResponse } from '../../relay/client';
-import { describeConnectError, forwardTargets, parseRelayAddress, relayChannelOfUrl, RelayLiveList, seqKey, webhookUrlChoices, type ForwardSession, type RelayAddress, type RelayState, type WebhookUrlChoice } from '../core/tree';
+import { describeConnectError, forwardTargets, parseRelayAddress, relayChannelFor, RelayLiveList, relayUrlsOf, seqKey, webhookUrlChoices, type ForwardSession, type RelayAddress, type RelayState, type RelayUrls, type WebhookUrlChoice } from '../core/tree';
 import { settings } from './config';
 import { loadRelayClient } from './deps';
 import { UserError } from './errors';
@@ -116,9 +116,24 @@ export class RelayManager implements vscode.Disposable {
     return webhookUrlChoices({ remote, localUrl, serviceBaseUrl: settings().baseUrl });
   }
 
+  /**
+   * The URLs the relay in use answers ingress at, as it reports them (GET /api/status: its ingress
+   * base, each channel's URL) plus the address connected to; with no relay in use, the local relay's
+   * address on the configured port. The Webhooks view matches webhook URLs against these.
+   */
+  urls(): RelayUrls {
+    const address = this.remote?.httpUrl ?? `http://127.0.0.1:${this.localPort ?? settings().relayPort}`;
+    return relayUrlsOf(this.conn ? this.status : undefined, address);
+  }
+
+  /** The channel of the relay in use (or the local relay's) that `url` delivers to. */
+  channelOf(url: string): string | undefined {
+    return relayChannelFor(url, this.urls());
+  }
+
   /** The secret a generated-secret webhook to `url` gets: the local relay's shared one for its ingress, else none (generate). */
   async sharedSecretFor(url: string): Promise<string | undefined> {
-    if (relayChannelOfUrl(url, this.localPort ?? settings().relayPort) === undefined) return undefined;
+    if (this.remote || this.channelOf(url) === undefined) return undefined;
     return this.localSecret();
   }
 

@@ -24,7 +24,8 @@ import {
 export type WebhookTreeNode =
   | { kind: 'repository'; repo: RepoRef }
   | { kind: 'webhook'; repo: RepoRef; webhook: WebhookView }
-  | { kind: 'deliveries'; repo: RepoRef; webhook: WebhookView; counts: DeliveryCounts; source: DeliverySource }
+  /** `detail`: what the count row says after the counts (the relay channel, what was filtered). */
+  | { kind: 'deliveries'; repo: RepoRef; webhook: WebhookView; counts: DeliveryCounts; source: DeliverySource; detail?: string }
   /** `inRelay`: the relay's journal holds this delivery, so Replay can work (its contextValue ends in `.inRelay`). */
   | { kind: 'delivery'; repo: RepoRef; webhook: WebhookView; delivery: DeliveryView; source: DeliverySource; inRelay?: boolean }
   | { kind: 'loadMore'; repo: RepoRef; webhook: WebhookView; shown: number; total: number }
@@ -90,8 +91,8 @@ export function webhookRow(node: WebhookTreeNode): TreeRow {
       return {
         id: `deliveries:${node.webhook.id}`,
         label: deliveriesLabel(node.counts),
-        description: node.source === 'relay' ? 'relay journal' : undefined,
-        tooltip: deliveriesTooltip(node.counts, node.source),
+        description: node.detail ?? (node.source === 'relay' ? 'relay journal' : undefined),
+        tooltip: deliveriesTooltip(node.counts, node.source) + (node.detail ? `\n${node.detail.replaceAll(' · ', '\n')}` : ''),
         contextValue: 'deliveries',
         collapsible: node.counts.total > 0 ? 'collapsed' : 'none',
         icon: { id: 'history' },

@@ -2,7 +2,11 @@
 // delivery on it is the webhook's; on a channel several webhooks share, only the events the webhook
 // subscribes to (and `ping`, which the service sends to any webhook) are its own, and the view says
 // that it filtered. Test sends (testSend.ts) are shown marked and never counted as the service's.
+// Entries with the same delivery id (the service's retries of one delivery: each reached the relay
+// and was journaled) are one row, as the service shows one delivery with several attempts: created
+// at the first, with the outcome and seq of the last.
 import { isTestDeliveryId } from '../testSend';
+import { byCreatedDesc } from './labels';
 import { relayToDelivery } from './relayModel';
 import { relayChannelFor, type RelayUrls } from './relayMatch';
 import type { DeliveryCounts, DeliveryView, RelayDeliveryView, WebhookView } from './types';
@@ -27,16 +31,25 @@ const ALWAYS = new Set(['ping']);
  */
 export function webhookRelayDeliveries(entries: readonly RelayDeliveryView[], webhook: Pick<WebhookView, 'events'>, shared: boolean): WebhookRelayView {
   const events = new Set(webhook.events);
-  const deliveries: DeliveryView[] = [];
+  const groups = new Map<string, RelayDeliveryView[]>(); // newest first within each
   let otherEvents = 0;
   for (const e of [...entries].sort((a, b) => b.seq - a.seq)) {
     if (shared && !(e.event !== undefined && (events.has(e.event) || ALWAYS.has(e.event)))) {
       otherEvents++;
       continue;
     }
-    const d = relayToDelivery(e);
-    deliveries.push(isTestDeliveryId(e.deliveryId) ? { ...d, test: true } : d);
+    const key = e.deliveryId !== undefined ? `id:${e.deliveryId}` : `seq:${e.seq}`;
+    const g = groups.get(key);
+    if (g) g.push(e);
+    else groups.set(key, [e]);
   }
+  const deliveries: DeliveryView[] = [];
+  for (const g of groups.values()) {
+    const last = relayToDelivery(g[0]!);
+    const d: DeliveryView = g.length === 1 ? last : { ...last, created_at: g[g.length - 1]!.receivedAt, attempts: [...g].reverse().map((e) => ({ at: e.receivedAt, seq: e.seq })) };
+    deliveries.push(isTestDeliveryId(g[0]!.deliveryId) ? { ...d, test: true } : d);
+  }
+  deliveries.splice(0, deliveries.length, ...byCreatedDesc(deliveries));
   const counted = deliveries.filter((d) => !d.test);
   const successful = counted.filter((d) => d.success).length;
   return { deliveries, counts: { total: counted.length, successful, failed: counted.length - successful }, tests: deliveries.length - counted.length, otherEvents };

@@ -43,6 +43,17 @@ describe("a webhook's own deliveries from a relay channel", () => {
     const none = webhookRelayDeliveries([entry(9, 'push', { event: undefined })], { events: ['push'] }, true);
     assert.equal(none.deliveries.length, 0, 'an entry without an event is nobody\'s on a shared channel');
   });
+  it("the service's retries of one delivery (same delivery id, journaled each time) are one row with its attempts", () => {
+    const v = webhookRelayDeliveries(
+      [entry(1, 'push', { deliveryId: 'd1', verification: 'rejected', forward: [] }), entry(2, 'push', { deliveryId: 'd2' }), entry(3, 'push', { deliveryId: 'd1' })],
+      { events: ['push'] },
+      false,
+    );
+    assert.deepEqual(v.deliveries.map((d) => [d.id, d.seq, d.success, d.attempts?.length]), [['d2', 2, true, undefined], ['d1', 3, true, 2]], 'newest created first');
+    assert.equal(v.deliveries[1]!.created_at, '2026-11-25T10:00:01Z', 'created at its first attempt');
+    assert.equal(v.deliveries[1]!.delivered_at, '2026-11-25T10:00:03Z');
+    assert.deepEqual(v.counts, { total: 2, successful: 2, failed: 0 });
+  });
   it('finds which webhooks share a channel', () => {
     const relay = { bases: ['https://relay.example.com'], channels: [] };
     const m = webhooksByChannel(
