@@ -106,14 +106,18 @@ export class RelayManager implements vscode.Disposable {
     return `http://127.0.0.1:${this.localPort ?? settings().relayPort}/hooks/${channel}`;
   }
 
-  /** Payload URLs for Add Webhook: the connected relay's channels first, the local relay's when the service can reach it. */
-  webhookUrlChoices(): WebhookUrlChoice[] {
+  /**
+   * Payload URLs for Add Webhook: a channel of the webhook's own (`newChannel`) first, then the
+   * connected relay's channels with the URLs it reports; the local relay's only with no remote relay.
+   */
+  webhookUrlChoices(newChannel?: string): WebhookUrlChoice[] {
     const remote = this.remote && {
       label: this.remote.label,
       channels: (this.status?.channels ?? []).map((c) => ({ name: c.name, ingressUrl: this.ingressUrl(c.name) })),
+      ingressBase: this.status?.ingressBase ?? this.remote.httpUrl,
     };
     const localUrl = `http://127.0.0.1:${this.localPort ?? settings().relayPort}/hooks/default`;
-    return webhookUrlChoices({ remote, localUrl, serviceBaseUrl: settings().baseUrl });
+    return webhookUrlChoices({ remote, localUrl, serviceBaseUrl: settings().baseUrl, newChannel });
   }
 
   /**
@@ -302,7 +306,7 @@ export class RelayManager implements vscode.Disposable {
     try {
       await this.openRemote(address, token.trim());
     } catch (err) {
-      throw new UserError(describeConnectError(address.label, err as { status?: number; code?: string; cause?: { code?: string }; message?: string }));
+      throw new UserError(describeConnectError(address.label, err as { status?: number; code?: string; cause?: { code?: string }; message?: string }, address.tls));
     }
     await this.o.secrets.store(remoteTokenKey(address.httpUrl), token.trim());
     await this.o.globalState.update(REMOTE_KEY, { address: address.httpUrl });

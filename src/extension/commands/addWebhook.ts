@@ -3,13 +3,13 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { validateWebhookUrl } from '../../core/input';
-import { SUBSCRIBABLE_EVENTS } from '../../core/tree';
+import { SUBSCRIBABLE_EVENTS, channelNameFor, repoKey } from '../../core/tree';
 import { COMMANDS } from '../ids';
 import { UserError } from '../errors';
 import { asArgs, pickRepo } from '../pickers';
 import { withProgress } from '../progress';
 import { BACK, askEvents, askSecret, askUrl, type UrlChoice } from '../webhookInputs';
-import type { CommandModule } from './context';
+import type { CommandContext, CommandModule } from './context';
 
 export interface AddWebhookArgs {
   repo?: string;
@@ -24,7 +24,9 @@ const command: CommandModule = {
   async run(ctx, arg) {
     const args = asArgs<AddWebhookArgs>(arg);
     const repo = await pickRepo(ctx, arg);
-    const { url, events, secretChoice } = await askAll(args, ctx.services.relay.webhookUrlChoices());
+    // Each webhook gets a channel of its own by default, so the rows and counts under it are its own.
+    const choices = ctx.services.relay.webhookUrlChoices(channelNameFor(repoKey(repo), randomBytes(4).toString('hex')));
+    const { url, events, secretChoice } = await askAll(args, choices);
     const urlProblem = validateWebhookUrl(url);
     if (urlProblem) throw new UserError(urlProblem);
     if (events.length === 0) throw new UserError('Pick at least one event.');
@@ -34,8 +36,16 @@ const command: CommandModule = {
     const shared = secretChoice === 'generate' ? await ctx.services.relay.sharedSecretFor(url.trim()) : undefined;
     const secret = secretChoice === 'generate' ? shared ?? randomBytes(32).toString('hex') : secretChoice === 'none' ? undefined : secretChoice;
     const client = await ctx.services.client();
-    const body = { url: url.trim(), content_type: 'json' as const, events, ...(secret ? { secret } : {}) };
-    const created = await withProgress('Creating the webhook…', () => client.createWebhook(repo, body));
+    const newChannel = choices.find((c) => c.url === url.trim() && c.newChannel)?.newChannel;
+    const ingress = newChannel ? await createChannel(ctx, newChannel, secret) : url.trim();
+    const body = { url: ingress, content_type: 'json' as const, events, ...(secret ? { secret } : {}) };
+    let created;
+    try {
+      created = await withProgress('Creating the webhook…', () => client.createWebhook(repo, body));
+    } catch (err) {
+      if (newChannel) await ctx.services.relay.remoteApi().api.deleteChannel(newChannel).catch(() => undefined); // nothing left behind
+      throw err;
+    }
     ctx.webhooks.refresh();
     if (shared) {
       void vscode.window.showInformationMessage("Webhook created with the local relay's secret (kept in the editor's secret storage): its deliveries arrive verified.");
@@ -47,10 +57,23 @@ const command: CommandModule = {
     } else {
       void vscode.window.showInformationMessage('Webhook created.');
     }
-    return { webhook: created, secretGenerated: secretChoice === 'generate', secretShared: shared !== undefined, secretLength: secret?.length ?? 0 };
+    return { webhook: created, channel: newChannel, secretGenerated: secretChoice === 'generate', secretShared: shared !== undefined, secretLength: secret?.length ?? 0 };
   },
 };
 export default command;
+
+/** Creates the webhook's own channel on the remote relay in use, verifying with `secret`; returns its ingress URL. */
+async function createChannel(ctx: CommandContext, name: string, secret: string | undefined): Promise<string> {
+  const { api, relay } = ctx.services.relay.remoteApi();
+  try {
+    const created = await withProgress(`Creating channel ${name} on ${relay.label}…`, () => api.createChannel({ name, secrets: secret ? [secret] : [] }));
+    await ctx.services.relay.reload();
+    return created.ingressUrl;
+  } catch (err) {
+    if ((err as { status?: number }).status === 403) throw new UserError(`The token in use on ${relay.label} is a channel token: it cannot create channels. Pick its channel's URL, or connect with the admin token.`);
+    throw err;
+  }
+}
 
 /** The steps the arguments do not answer, in order; Back returns to the step asked before. */
 async function askAll(args: AddWebhookArgs, choices: readonly UrlChoice[]): Promise<{ url: string; events: string[]; secretChoice: string }> {
