@@ -125,6 +125,27 @@ describe('the tree with the documented service, a TLS relay under a host name an
     assert.equal(tree().getTreeItem(push.counts).label, 'Deliveries 1 · ✓ 1 · ✗ 0');
   });
 
+  it('Rotate Webhook Secret… (admin token, a channel of its own): a push during the rotation verifies; then only the new secret does', async function () {
+    const connected = await run(COMMANDS.connectRelay, { address: tls.url, token: tls.token });
+    assert.ok(connected, JSON.stringify(api.takeLastError()));
+    const OLD = 'carol-old-secret-0123456789';
+    const carol = await admin.createChannel({ name: 'carol', secrets: [OLD] });
+    const added = await run<{ webhook: { id: string } }>(COMMANDS.addWebhook, { repo: REPO, url: carol.ingressUrl, events: ['issue'], secret: OLD });
+    assert.ok(added?.webhook, JSON.stringify(api.takeLastError()));
+    tree().refresh();
+    const r = await run<{ channel: string; shared: boolean; dropped?: Promise<string> }>(COMMANDS.rotateWebhookSecret, { webhookId: added.webhook.id, graceMs: 600_000 });
+    assert.ok(r, JSON.stringify(api.takeLastError()));
+    assert.deepEqual({ channel: r.channel, shared: r.shared }, { channel: 'carol', shared: false });
+    assert.equal((await admin.getChannel('carol')).secrets, 2, 'both verify while the service switches');
+    // The service now signs with the new secret: the next delivery verifies with it, and the old one goes.
+    await fire('issue');
+    assert.equal(await r.dropped, 'verified');
+    const info = await admin.getChannel('carol');
+    assert.equal(info.secrets, 1, 'the old secret is dropped');
+    assert.equal(info.rejected, 0, 'nothing rejected during the rotation');
+    assert.ok(info.verified >= 1);
+  });
+
   it('Retry All Failed says what it can see: the service lists no failures', async function () {
     const r = await run<{ retried: number; fromRelay: boolean }>(COMMANDS.retryAllFailed, { webhookId: pushHook, repo: REPO, confirm: true });
     assert.deepEqual(r && { retried: r.retried, fromRelay: r.fromRelay }, { retried: 0, fromRelay: true });
