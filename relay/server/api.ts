@@ -94,6 +94,10 @@ function apiRoutes(ctx: ApiContext): Route[] {
           const channels = (ctx.withRefusals?.(counts) ?? counts)
             .filter((c) => sees(scope, c.name))
             .map((c) => ({ ...c, ingressUrl: ctx.channels.ingressUrl(c.name) }));
+          // A channel token sees its own channel before its first delivery too (the editor offers its URL).
+          if (scope.kind === 'channel' && !channels.some((c) => c.name === scope.channel)) {
+            channels.push({ name: scope.channel, received: 0, verified: 0, unverified: 0, rejected: 0, forwarded: 0, failed: 0, ingressUrl: ctx.channels.ingressUrl(scope.channel) });
+          }
           sendJson(res, 200, { port: ctx.port(), ingressBase: ctx.channels.ingressBase, channels, lastSeq: store.lastSeq, journal: store.integrity() } satisfies RelayStatus);
         },
       },
