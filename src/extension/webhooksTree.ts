@@ -313,14 +313,19 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
       if (!this.outage) return;
       this.outage = undefined;
       if (this.view) this.view.message = undefined;
-      this.changed.fire(undefined); // the stale marks go; cached rows, expansion kept
+      this.repaintWebhooks(); // the stale marks go; cached rows, expansion kept
       return;
     }
     const message = sentence(shortMessage(err));
     const first = !this.outage;
     this.outage = { since: this.outage?.since ?? this.lastGood, message };
     if (this.view) this.view.message = `${message} Rows marked stale are from ${toSecond(this.outage.since)} UTC; retrying every ${settings().refreshInterval} s.`;
-    if (first) this.changed.fire(undefined);
+    if (first) this.repaintWebhooks();
+  }
+
+  /** Repaints each webhook row and what is under it (from the cache), no more: the stale marks change. */
+  private repaintWebhooks(): void {
+    for (const n of this.hookNodes.values()) this.changed.fire(n);
   }
 
   /** Reads an expanded webhook's first page again; returns the error when that failed. */
