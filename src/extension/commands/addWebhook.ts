@@ -24,8 +24,10 @@ const command: CommandModule = {
   async run(ctx, arg) {
     const args = asArgs<AddWebhookArgs>(arg);
     const repo = await pickRepo(ctx, arg);
-    // Each webhook gets a channel of its own by default, so the rows and counts under it are its own.
-    const choices = ctx.services.relay.webhookUrlChoices(channelNameFor(repoKey(repo), randomBytes(4).toString('hex')));
+    // Each webhook gets a channel of its own by default, so the rows and counts under it are its own
+    // (on a remote relay only with a token that may create channels: a channel token offers its channel).
+    const own = (await mayCreateChannels(ctx)) ? channelNameFor(repoKey(repo), randomBytes(4).toString('hex')) : undefined;
+    const choices = ctx.services.relay.webhookUrlChoices(own);
     const { url, events, secretChoice } = await askAll(args, choices);
     const urlProblem = validateWebhookUrl(url);
     if (urlProblem) throw new UserError(urlProblem);
@@ -61,6 +63,19 @@ const command: CommandModule = {
   },
 };
 export default command;
+
+/** Whether a new channel can be offered: always on the local relay; on a remote one, with the admin token (GET /api/channels answers). */
+async function mayCreateChannels(ctx: CommandContext): Promise<boolean> {
+  const relay = ctx.services.relay;
+  if (!relay.remoteLabel) return true;
+  if (!relay.connected) return false;
+  try {
+    await relay.remoteApi().api.listChannels();
+    return true;
+  } catch {
+    return false; // 403: a channel token
+  }
+}
 
 /** Creates the webhook's own channel on the remote relay in use, verifying with `secret`; returns its ingress URL. */
 async function createChannel(ctx: CommandContext, name: string, secret: string | undefined): Promise<string> {
