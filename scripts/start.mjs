@@ -277,7 +277,8 @@ export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerP
 
     if (vsix) installVsix(vsix, csDir);
     // serviceHooks.baseUrl is a machine setting (a workspace cannot redirect the token): the editor's user settings.
-    mergeJsonFile(join(prepareDataDir(csDir).userDataDir, 'User', 'settings.json'), { 'serviceHooks.baseUrl': emulatorUrl });
+    const userSettings = join(prepareDataDir(csDir).userDataDir, 'User', 'settings.json');
+    mergeJsonFile(userSettings, { 'serviceHooks.baseUrl': emulatorUrl });
     const logFile = join(dir, 'code-server.log');
     writeFileSync(logFile, '');
     const cs = await startCodeServer({ workspace, dataDir: csDir, port: codeServerPort, logFile });
@@ -297,6 +298,7 @@ export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerP
       emulator,
       codeServer: cs,
       codeServerLog: logFile,
+      userSettings,
       openUrl: `${cs.url}/?folder=${encodeURIComponent(workspace)}`,
       stop: stopAll,
     };
