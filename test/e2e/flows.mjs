@@ -184,7 +184,11 @@ const hostPath = (url) => {
   return `${u.host}${u.pathname}`;
 };
 
-/** The flows: { name, run(t) } with t = { wb, page, demo, api, shot(name) }. */
+/**
+ * The flows: { name, run(t) } with t = { wb, page, demo, api, shot(name), tls } (tls: the test CA
+ * and server certificate files, scripts/lib/test-certs.mjs).
+ * @type {{ name: string, run: (t: { wb: any, page: any, demo: any, api: any, shot: (name: string) => Promise<unknown>, tls: { dir: string, caCert: string, serverCert: string, serverKey: string } }) => Promise<void> }[]}
+ */
 export const flows = [
   {
     name: 'sign in with the token from the palette; the Webhooks tree shows the demo webhooks',
