@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, openBrowser } from './lib/code-server.mjs';
 import { build, packageVsix, startDemo } from './start.mjs';
+import { makeTestCerts } from './lib/test-certs.mjs';
 import { Workbench } from '../test/e2e/workbench.mjs';
 import { emulatorApi, flows } from '../test/e2e/flows.mjs';
 
@@ -77,7 +78,13 @@ async function main() {
 
   scratch = mkdtempSync(join(tmpdir(), 'sh-e2e-'));
   const tStart = Date.now();
-  demo = await startDemo({ dir: scratch, fixedPorts: false, vsix, signal: aborter.signal, sink: (l) => appendFileSync(serversLog, l + '\n') });
+  // The flows below check deliveries through the emulator's listing (--list-deliveries); the
+  // documented-only mode (npm start's) is covered by the in-editor suite and the relay-sourced tree.
+  // A test CA for the TLS relay of the documented-service flow: code-server's extension host (and
+  // the servers the flows start) trust it as a developer's machine trusts a company CA.
+  const tls = makeTestCerts(join(scratch, 'tls'));
+  process.env.NODE_EXTRA_CA_CERTS = tls.caCert;
+  demo = await startDemo({ dir: scratch, fixedPorts: false, vsix, listDeliveries: true, signal: aborter.signal, sink: (l) => appendFileSync(serversLog, l + '\n') });
   say(`e2e: set-up ready in ${secs(tStart)} s (code-server ${demo.codeServer.url}, emulator ${demo.emulatorUrl}, relay ${demo.relayUrl})`);
 
   browser = await openBrowser({ viewport: { width: 1280, height: 800 } });
@@ -95,7 +102,7 @@ async function main() {
   for (const [i, flow] of selected.entries()) {
     const tf = Date.now();
     try {
-      await withTimeout(flow.run({ wb, page, demo, api, shot }), FLOW_TIMEOUT_MS, `flow "${flow.name}"`);
+      await withTimeout(flow.run({ wb, page, demo, api, shot, tls }), FLOW_TIMEOUT_MS, `flow "${flow.name}"`);
       results.push({ name: flow.name, ok: true });
       say(`  ✓ ${flow.name} (${secs(tf)} s)`);
     } catch (err) {

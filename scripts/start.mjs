@@ -186,9 +186,11 @@ function demoToken(dir, fresh) {
  * 8787/8788 (npm start); otherwise free ports from the OS (tests). Emulator state is fresh every run.
  * Returns the URLs, the token, and stop() (stops everything in reverse order; idempotent).
  * `signal` (AbortSignal): aborted during start-up, it stops what already runs and throws.
- * @param {{ dir?: string, fixedPorts?: boolean, codeServerPort?: number, sink?: (line: string) => void, vsix?: string, freshToken?: boolean, signal?: AbortSignal }} [options]
+ * `listDeliveries`: the emulator also serves its deliveries listing (`emulate --list-deliveries`), an
+ * extension the real service does not have; off by default, so `npm start` is the service as it is.
+ * @param {{ dir?: string, fixedPorts?: boolean, codeServerPort?: number, sink?: (line: string) => void, vsix?: string, freshToken?: boolean, signal?: AbortSignal, listDeliveries?: boolean }} [options]
  */
-export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerPort = 0, sink = (l) => void process.stdout.write(l + '\n'), vsix, freshToken = !fixedPorts, signal } = {}) {
+export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerPort = 0, sink = (l) => void process.stdout.write(l + '\n'), vsix, freshToken = !fixedPorts, signal, listDeliveries = false } = {}) {
   ensureSystemPackages();
   ensureCodeServer();
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first`);
@@ -255,6 +257,7 @@ export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerP
         '--host', '127.0.0.1',
         '--state', statePath,
         '--demo-relay-url', `${relayUrl}/hooks/default`,
+        ...(listDeliveries ? ['--list-deliveries'] : []),
       ],
       {
         sink,
@@ -274,7 +277,8 @@ export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerP
     if (vsix) installVsix(vsix, csDir);
     // serviceHooks.baseUrl is a machine setting (a workspace cannot redirect the token): the editor's user settings.
     // So is serviceHooks.relay.forwardUrl (a workspace cannot redirect relayed deliveries).
-    mergeJsonFile(join(prepareDataDir(csDir).userDataDir, 'User', 'settings.json'), { 'serviceHooks.baseUrl': emulatorUrl, 'serviceHooks.relay.forwardUrl': appUrl });
+    const userSettings = join(prepareDataDir(csDir).userDataDir, 'User', 'settings.json');
+    mergeJsonFile(userSettings, { 'serviceHooks.baseUrl': emulatorUrl, 'serviceHooks.relay.forwardUrl': appUrl });
     const logFile = join(dir, 'code-server.log');
     writeFileSync(logFile, '');
     const cs = await startCodeServer({ workspace, dataDir: csDir, port: codeServerPort, logFile });
@@ -290,9 +294,11 @@ export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerP
       relayToken,
       appUrl,
       receiver,
+      relay,
       emulator,
       codeServer: cs,
       codeServerLog: logFile,
+      userSettings,
       openUrl: `${cs.url}/?folder=${encodeURIComponent(workspace)}`,
       stop: stopAll,
     };
@@ -331,6 +337,16 @@ async function main() {
   build();
   const vsix = packageVsix();
   demo = await startDemo({ vsix, codeServerPort: Number(process.env.PORT) || (await portOr(8080)), signal: starting.signal });
+  // A server of the demo that dies leaves an editor that cannot work: say which, stop the rest, exit 1.
+  watchChildren(
+    [['emulator', demo.emulator.child], ['relay', demo.relay.child], ['receiver', demo.receiver.child], ['code-server', demo.codeServer.process]],
+    (name, how) => {
+      if (stopping) return;
+      stopping = true;
+      process.stderr.write(`\n${name} stopped unexpectedly (${how}); the demo cannot work without it: stopping the others. Run npm start again.\n`);
+      void demo.stop().then(() => process.exit(1));
+    },
+  );
   const bar = '─'.repeat(76);
   process.stdout.write(
     `\n${bar}\n` +
@@ -346,6 +362,24 @@ async function main() {
       `  Logs:      ${relative(ROOT, demo.codeServerLog)} (code-server); the others below\n\n` +
       `  Ctrl-C (or ending npm) stops everything.\n${bar}\n\n`,
   );
+}
+
+/**
+ * Calls `onDeath(name, how)` for the first of `children` ([name, ChildProcess] pairs; undefined ones
+ * skipped) that exits, with its exit code or signal in words. The caller ignores it while it stops them itself.
+ * @param {[string, import('node:child_process').ChildProcess | undefined][]} children
+ * @param {(name: string, how: string) => void} onDeath
+ */
+export function watchChildren(children, onDeath) {
+  let fired = false;
+  for (const [name, child] of children) {
+    if (!child) continue;
+    child.once('exit', (code, signal) => {
+      if (fired) return;
+      fired = true;
+      onDeath(name, code !== null ? `exit code ${code}` : `signal ${signal}`);
+    });
+  }
 }
 
 /** The documented demo ports must be free; checked before the build, so a demo still running is

@@ -5,6 +5,7 @@ import type {
   ChannelList,
   CreateChannelRequest,
   CreatedChannel,
+  UpdateChannelSecrets,
   DeliveryList,
   DeliveryListQuery,
   PruneRequest,
@@ -41,7 +42,7 @@ export class RelayApi {
     this.base = options.baseUrl.replace(/\/+$/, '');
   }
 
-  private async call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, auth = true): Promise<T> {
+  private async call<T>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, auth = true): Promise<T> {
     const timeout = this.options.timeoutMs ?? 30_000;
     const res = await request(this.base + path, {
       method,
@@ -122,6 +123,14 @@ export class RelayApi {
   /** The admin token, or the channel's own token. */
   getChannel(name: string): Promise<ChannelInfo> {
     return this.call('GET', `/api/channels/${encodeURIComponent(name)}`);
+  }
+
+  /**
+   * Admin token only. Changes a channel's signing secrets, keeping its token: `{ addSecrets }` adds
+   * (rotation starts: both verify), `{ secrets }` replaces (rotation ends: only the new one).
+   */
+  updateChannelSecrets(name: string, change: UpdateChannelSecrets): Promise<ChannelInfo> {
+    return this.call('PATCH', `/api/channels/${encodeURIComponent(name)}`, change);
   }
 
   /** Admin token only. The channel's token stops working and its ingress answers 404. */

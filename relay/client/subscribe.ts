@@ -130,7 +130,7 @@ class Subscriber implements Subscription {
       c.pongTimer = undefined;
     });
     sock.on('unexpected-response', (_req, res) => {
-      c.failure = `relay refused the connection: HTTP ${res.statusCode}`;
+      c.failure = `relay refused the connection: HTTP ${res.statusCode}${res.statusMessage ? ` ${res.statusMessage}` : ''}`;
       c.refused = res.statusCode;
       res.resume();
       sock.terminate();

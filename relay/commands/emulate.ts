@@ -1,7 +1,7 @@
 // `service-hooks emulate`: the service emulator (relay/emulator). Runs until SIGINT/SIGTERM.
 import { resolve } from 'node:path';
 import { randomToken } from '../../src/core/randomToken';
-import { DEFAULT_SERVICE_PORT } from '../../src/core/defaults';
+import { DEFAULT_SERVICE_PORT, DEMO_SECRET } from '../../src/core/defaults';
 import { forbiddenTarget } from '../../src/core/net/address';
 import { defineCommand, port, size, type ParsedValues } from '../cli/args';
 import { EXIT, UsageError, type CliIO } from '../cli/io';
@@ -25,14 +25,17 @@ Options:
   --time-scale F        speed the retry schedule up by F: delays are divided by F
                         (1000: one minute becomes 60 ms; 60000: it becomes 1 ms), as in \`relay\`
   --demo                when the state is empty: org acme, repo widgets, a webhook to the relay
-                        (secret demo-secret, all events) and one to an endpoint that always
+                        (secret ${DEMO_SECRET}, all events) and one to an endpoint that always
                         fails (push), then fire one push
   --demo-relay-url URL  the demo relay webhook's URL (default ${DEFAULT_DEMO_RELAY_URL})
   --max-body SIZE       request body limit (default 1mb); larger bodies get 413
   --delivery-timeout D  per-attempt delivery time-out in ms, or 10s / 2m (default 10s)
-  --documented-only     serve only the documented endpoints: GET …/deliveries answers 404, as on
-                        a service that shows deliveries in its web UI only (the extension then
-                        reads them from the relay journal)
+  --list-deliveries     also serve the deliveries listing, an emulator extension the real service
+                        does not have (GET …/webhooks/<id>/deliveries[/<delivery_id>]). Without
+                        it (the default) the emulator serves the documented API only, as the real
+                        service does: deliveries are shown in its web UI, and the editor reads
+                        them from the relay journal of the relay a webhook points at
+  --documented-only     the default, said explicitly (kept for scripts that pass it)
   -h, --help            show this help
 
 Emulator-only routes:
@@ -63,9 +66,16 @@ const OPTIONS = {
   'max-body': { type: 'string' },
   'delivery-timeout': { type: 'string' },
   'documented-only': { type: 'boolean' },
+  'list-deliveries': { type: 'boolean' },
 } as const;
 
 type Values = ParsedValues<typeof OPTIONS>;
+
+/** Whether to serve the deliveries listing: only with --list-deliveries (the real service has none). */
+function listDeliveries(values: Values): boolean {
+  if (values['list-deliveries'] && values['documented-only']) throw new UsageError('--list-deliveries and --documented-only contradict each other: give one');
+  return values['list-deliveries'] === true;
+}
 
 /** The emulator's options from the command line; usage errors throw UsageError (exit 2). */
 function emulatorOptions(values: Values, io: Pick<CliIO, 'env' | 'cwd' | 'stderr'>): { options: EmulatorOptions; token: string; generated: boolean } {
@@ -93,7 +103,7 @@ function emulatorOptions(values: Values, io: Pick<CliIO, 'env' | 'cwd' | 'stderr
     demo: values.demo ?? false,
     demoRelayUrl,
     maxBody,
-    deliveriesEndpoint: !values['documented-only'],
+    deliveriesEndpoint: listDeliveries(values),
     deliveryTimeoutMs: parseTimeout(values['delivery-timeout']),
     log: (line) => io.stderr.write(`emulator: ${line}\n`),
   };

@@ -80,6 +80,7 @@ export default defineCommand({
     const stop = new AbortController();
     io.stopSignal.addEventListener('abort', () => stop.abort(), { once: true });
     let refused: number | undefined;
+    let refusedWhy = '';
     const sub = subscribe({
       url: relayUrl,
       token,
@@ -89,6 +90,7 @@ export default defineCommand({
         if (s.state === 'open') io.stderr.write(`forward: connected (relay at seq ${s.lastSeq})\n`);
         else if (s.state === 'reconnecting' && (s.refused === 401 || s.refused === 403)) {
           refused = s.refused;
+          refusedWhy = s.reason;
           stop.abort();
         } else if (s.state === 'reconnecting') io.stderr.write(`forward: ${s.reason}; reconnecting in ${s.delayMs} ms\n`);
       },
@@ -124,7 +126,13 @@ export default defineCommand({
     sub.close();
     await sub.closed;
     if (refused !== undefined) {
-      const why = refused === 401 ? 'the token is not accepted (wrong, or its channel was deleted); pass the relay token or a channel token with --token or SERVICE_HOOKS_RELAY_TOKEN' : 'the Host or Origin is not allowed (see the relay\'s --allow-host)';
+      const limited = /this token is limited to channel '[^']*'/.exec(refusedWhy)?.[0];
+      const why =
+        refused === 401
+          ? 'the token is not accepted (wrong, or its channel was deleted); pass the relay token or a channel token with --token or SERVICE_HOOKS_RELAY_TOKEN'
+          : limited
+            ? `${limited}: --channel asks for another (drop --channel, or pass the admin token)`
+            : 'the Host or Origin is not allowed (see the relay\'s --allow-host)';
       io.stderr.write(`service-hooks forward: the relay refused the connection (HTTP ${refused}): ${why}\n`);
       return EXIT.failure;
     }

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { request } from 'undici';
 import { EVENT_TYPES, isEventType, samplePayload } from '../../src/core/events';
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, sign } from '../../src/core/signing';
+import { testDeliveryId } from '../../src/core/testSend';
 import { defineCommand } from '../cli/args';
 import { EXIT, UsageError, type CliIO } from '../cli/io';
 import { tlsHint } from '../cli/tlsProbe';
@@ -31,7 +32,8 @@ Options:
   --timeout MS      give up after MS milliseconds (default 10000)
 
 Headers sent: Content-Type: application/json, X-Service-Event: <event>,
-X-Service-Delivery: <random UUID>, User-Agent: service-hooks-cli, and the signature.
+X-Service-Delivery: test-<random UUID> (marks a test send: the editor shows it as such and
+does not count it as one of the service's deliveries), User-Agent: service-hooks-cli, and the signature.
 
 Examples:
   service-hooks send push --to http://127.0.0.1:3000/webhook --secret s3cret
@@ -216,7 +218,7 @@ export default defineCommand({
     const repo = parseRepo(values.repo);
 
     const body = values.payload !== undefined ? await readPayload(values.payload, io) : Buffer.from(JSON.stringify(samplePayload(event, repo)));
-    const deliveryId = randomUUID();
+    const deliveryId = testDeliveryId(randomUUID()); // marks a test send: the editor does not count it as the service's
     const headers: Record<string, string> = {
       'Content-Type': 'application/json',
       [EVENT_HEADER]: event,

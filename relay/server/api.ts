@@ -40,6 +40,8 @@ export interface ApiContext {
   allowedHosts: readonly string[];
   /** The port the relay listens on (known once it listens). */
   port: () => number;
+  /** Adds the allow-list's refusals to channel counts (./refusals.ts). */
+  withRefusals?: <T extends ChannelStatus>(counts: T[], blank: (row: ChannelStatus) => T) => T[];
 }
 
 /** API request bodies are small JSON objects. */
@@ -93,8 +95,13 @@ function apiRoutes(ctx: ApiContext): Route[] {
         GET: (_req, res, _p, _u, scope) => {
           // Only channels the relay serves, as GET /api/channels: a deleted channel's deliveries stay
           // in the journal, but its URL answers 404 and must not be offered.
-          const channels = byName(store.channels().filter((c) => sees(scope, c.key) && ctx.channels.lookup(c.name).ok)).map((c) => ({ ...c, ingressUrl: ctx.channels.ingressUrl(c.name) }));
-          sendJson(res, 200, { port: ctx.port(), channels, lastSeq: lastSeqFor(scope), ...(scope.kind === 'admin' ? { journal: store.integrity() } : {}) } satisfies RelayStatus);
+          const counts = byName(store.channels().filter((c) => sees(scope, c.key) && ctx.channels.lookup(c.name).ok));
+          const channels = (ctx.withRefusals?.(counts, (r) => r) ?? counts).map((c) => ({ ...c, ingressUrl: ctx.channels.ingressUrl(c.name) }));
+          // A channel token sees its own channel before its first delivery too (the editor offers its URL).
+          if (scope.kind === 'channel' && !channels.some((c) => c.name === scope.channel)) {
+            channels.push({ name: scope.channel, received: 0, verified: 0, unverified: 0, rejected: 0, forwarded: 0, failed: 0, ingressUrl: ctx.channels.ingressUrl(scope.channel) });
+          }
+          sendJson(res, 200, { port: ctx.port(), ingressBase: ctx.channels.ingressBase, channels, lastSeq: lastSeqFor(scope), ...(scope.kind === 'admin' ? { journal: store.integrity() } : {}) } satisfies RelayStatus);
         },
       },
     },
@@ -164,7 +171,7 @@ function apiRoutes(ctx: ApiContext): Route[] {
         }),
       },
     },
-    ...channelRoutes({ directory: ctx.channels, store, objectBody, onDeleted: ctx.onChannelDeleted, log: ctx.log }),
+    ...channelRoutes({ directory: ctx.channels, store, objectBody, onDeleted: ctx.onChannelDeleted, log: ctx.log, counts: () => ctx.withRefusals?.(store.channels(), (r) => ({ ...r, key: ctx.channels.registry.keyOf(r.name) })) ?? store.channels() }),
   ];
 }
 

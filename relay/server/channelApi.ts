@@ -6,6 +6,10 @@
 //            400 bad name/body, or no secret on a --public relay · 409 name taken (also 'default'
 //            and --config names) · 507 at the 10,000-channel limit · 500 the registry could not be written
 //   GET    /api/channels/<name>   → 200 ChannelInfo                            (admin, or its own token)
+//   PATCH  /api/channels/<name>   → 200 ChannelInfo ({ secrets } replaces the signing secrets,
+//            { addSecrets } adds to them; the token stays): rotation without downtime: add the new
+//            secret, change the webhook, then keep only the new one. 400 bad body, or no secret
+//            left on a --public relay · 404 no such channel · 409 a --config or the default channel  (admin)
 //   DELETE /api/channels/<name>   → 204; its token stops working, its streams close, its URL
 //            answers 404 · 404 no such channel · 409 a --config or the default channel  (admin)
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -16,7 +20,7 @@ import { CHANNEL_NAME_RULE } from '../../src/core/relay/channelName';
 import { ChannelError } from './channelRegistry';
 import type { ChannelDirectory } from './channelDirectory';
 import type { Scope } from './scope';
-import type { RelayStore } from './storeTypes';
+import type { KeyedChannelStatus, RelayStore } from './storeTypes';
 import type { Handler, Route } from './api';
 
 export interface ChannelApiContext {
@@ -27,7 +31,11 @@ export interface ChannelApiContext {
   /** Told after a channel is deleted (closes its token's WebSocket streams). */
   onDeleted: (name: string) => void;
   log: (line: string) => void;
+  /** Channel counts with what the store does not keep (the allow-list's refusals); default store.channels(). */
+  counts?: () => KeyedChannelStatus[];
 }
+
+const countsOf = (ctx: ChannelApiContext): KeyedChannelStatus[] => ctx.counts?.() ?? ctx.store.channels();
 
 export const NAME_RULE = `name must be ${CHANNEL_NAME_RULE}`;
 const MAX_SECRETS = 16;
@@ -83,6 +91,7 @@ export function channelRoutes(ctx: ChannelApiContext): Route[] {
       pattern: /^\/api\/channels\/([^/]+)$/,
       methods: {
         GET: (_req, res, p, _u, scope) => getChannel(ctx, res, decodeName(p[0]!), scope),
+        PATCH: requireAdmin((req, res, p) => patchChannel(ctx, req, res, decodeName(p[0]!))),
         DELETE: requireAdmin((_req, res, p) => deleteChannel(ctx, res, decodeName(p[0]!))),
       },
     },
@@ -99,11 +108,11 @@ function decodeName(segment: string): string {
 }
 
 export function listChannels(ctx: ChannelApiContext, res: ServerResponse): void {
-  sendJson(res, 200, { channels: ctx.directory.list(ctx.store.channels()) });
+  sendJson(res, 200, { channels: ctx.directory.list(countsOf(ctx)) });
 }
 
 export function getChannel(ctx: ChannelApiContext, res: ServerResponse, name: string, scope: Scope): void {
-  const info = scope.kind === 'admin' || (scope.channel === name && scope.key === ctx.directory.registry.keyOf(name)) ? ctx.directory.info(name, ctx.store.channels()) : undefined;
+  const info = scope.kind === 'admin' || (scope.channel === name && scope.key === ctx.directory.registry.keyOf(name)) ? ctx.directory.info(name, countsOf(ctx)) : undefined;
   if (info) sendJson(res, 200, info);
   else sendError(res, 404, `no channel '${name}'`);
 }
@@ -125,6 +134,41 @@ export async function createChannel(ctx: ChannelApiContext, req: IncomingMessage
     ctx.log(`channel '${r.name}' not created: ${(err as Error).message}`);
     sendError(res, 500, 'the channel registry could not be written');
   }
+}
+
+/** The body of PATCH /api/channels/<name>: exactly one of `secrets` (replace) and `addSecrets`. */
+export function patchChannelRequest(body: Record<string, unknown>): Checked<{ secrets: string[]; add: boolean }> {
+  const extra = Object.keys(body).find((k) => k !== 'secrets' && k !== 'addSecrets');
+  if (extra !== undefined) return { error: `unknown field '${extra}' (expected { secrets } or { addSecrets })` };
+  if ((body.secrets === undefined) === (body.addSecrets === undefined)) return { error: 'give exactly one of secrets (replaces them) and addSecrets (adds to them)' };
+  const add = body.addSecrets !== undefined;
+  const list = add ? body.addSecrets : body.secrets;
+  if (!Array.isArray(list) || !list.every((s) => typeof s === 'string' && s !== '')) return { error: `${add ? 'addSecrets' : 'secrets'} must be an array of non-empty strings` };
+  if (list.some((s: string) => s.length > MAX_SECRET_LENGTH)) return { error: `secrets of at most ${MAX_SECRET_LENGTH} characters` };
+  return { secrets: list as string[], add };
+}
+
+export async function patchChannel(ctx: ChannelApiContext, req: IncomingMessage, res: ServerResponse, name: string): Promise<void> {
+  const body = await ctx.objectBody(req, res);
+  if (!body) return;
+  const r = patchChannelRequest(body);
+  if ('error' in r) return sendError(res, 400, r.error);
+  const fixed = ctx.directory.fixed(name);
+  if (fixed) return sendError(res, 409, fixed.replace('cannot be deleted', 'cannot be changed here; use --secret'));
+  const current = ctx.directory.registry.get(name);
+  if (!current) return sendError(res, 404, `no channel '${name}'`);
+  const secrets = r.add ? [...current.secrets, ...r.secrets.filter((s) => !current.secrets.includes(s))] : [...new Set(r.secrets)];
+  if (secrets.length > MAX_SECRETS) return sendError(res, 400, `at most ${MAX_SECRETS} secrets`);
+  if (ctx.directory.strict && secrets.length === 0) return sendError(res, 400, 'a --public relay never accepts unverified deliveries: a channel needs at least one secret');
+  try {
+    await ctx.directory.registry.setSecrets(name, secrets);
+  } catch (err) {
+    if (err instanceof ChannelError) return sendError(res, 404, err.message);
+    ctx.log(`channel '${name}' not changed: ${(err as Error).message}`);
+    return sendError(res, 500, 'the channel registry could not be written');
+  }
+  ctx.log(`channel '${name}': ${r.add ? `${r.secrets.length} secret(s) added` : 'secrets replaced'}, ${secrets.length} in use`);
+  sendJson(res, 200, ctx.directory.info(name, countsOf(ctx)));
 }
 
 export async function deleteChannel(ctx: ChannelApiContext, res: ServerResponse, name: string): Promise<void> {

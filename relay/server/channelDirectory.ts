@@ -49,8 +49,13 @@ export class ChannelDirectory {
     return this.options.strict;
   }
 
+  /** Where the service posts: --public-url, else the listen address (no trailing slash). */
+  get ingressBase(): string {
+    return this.options.ingressBase();
+  }
+
   ingressUrl(name: string): string {
-    return `${this.options.ingressBase()}/hooks/${name}`;
+    return `${this.ingressBase}/hooks/${name}`;
   }
 
   /** The channel a delivery to /hooks/<name> goes to, or why there is none (404). */

@@ -102,6 +102,8 @@ function parseFile(path: string, text: string): ChannelsFile {
 export interface ChannelPersistence {
   created(channel: StoredChannel, all: ChannelsFile): void | Promise<void>;
   deleted(name: string, all: ChannelsFile): void | Promise<void>;
+  /** A channel's secrets changed (PATCH /api/channels/<name>); same name, same token. */
+  updated(channel: StoredChannel, all: ChannelsFile): void | Promise<void>;
 }
 
 export class ChannelRegistry {
@@ -111,6 +113,7 @@ export class ChannelRegistry {
   private persistence: ChannelPersistence = {
     created: (_c, all) => writeAtomic(this.path, JSON.stringify(all, null, 2) + '\n'),
     deleted: (_n, all) => writeAtomic(this.path, JSON.stringify(all, null, 2) + '\n'),
+    updated: (_c, all) => writeAtomic(this.path, JSON.stringify(all, null, 2) + '\n'),
   };
 
   private constructor(readonly path: string) {}
@@ -201,6 +204,21 @@ export class ChannelRegistry {
       throw err;
     }
     return { channel, token };
+  }
+
+  /** Replaces a channel's secrets (rotation); its token stays. Undone when it cannot be persisted. */
+  async setSecrets(name: string, secrets: readonly string[]): Promise<StoredChannel> {
+    const c = this.byName.get(name);
+    if (!c) throw new ChannelError('not-found', `no channel '${name}'`);
+    const next: StoredChannel = { ...c, secrets: [...secrets] };
+    this.byName.set(name, next);
+    try {
+      await this.persistence.updated(next, this.snapshot());
+    } catch (err) {
+      this.byName.set(name, c);
+      throw err;
+    }
+    return next;
   }
 
   async delete(name: string): Promise<void> {

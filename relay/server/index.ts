@@ -5,6 +5,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { refuseRaw, sendError, sendJson } from '../shared/http';
+import { SourceRefusals } from './refusals';
 import { SourceAllowList } from './access';
 import { createApi } from './api';
 import { openChannelDirectory, type ChannelDirectory } from './channelDirectory';
@@ -144,6 +145,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   const { store, shared, shareChannels } = await openStore(dataDir, options, log);
   const stopSharingChannels = await shareChannels?.(directory.registry);
   const allow = new SourceAllowList(options.allowCidr ?? []);
+  const refusals = new SourceRefusals(log, options.now);
   const forwarder = new Forwarder(store, {
     schedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS,
     timeScale: 1 / (options.timeScale ?? 1),
@@ -162,8 +164,8 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   const trustProxy = options.trustProxy?.length ? new SourceAllowList(options.trustProxy) : undefined;
   // On JetStream the consumers forward; the local forwarder still replays.
   const forwarding: Pick<Forwarder, 'deliver' | 'retryNow'> = sharedForwarding ?? forwarder;
-  const ingress = createIngress({ store, forwarder: forwarding, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter });
-  const api = createApi({ store, forwarder, retryNow: (filter) => forwarding.retryNow(filter), authenticate: scopeOf, channels: directory, onChannelDeleted: (n) => hub.revoke(n), log, boundHost: host, allowedHosts, port: () => state.port });
+  const ingress = createIngress({ store, forwarder: forwarding, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter, refusals });
+  const api = createApi({ store, forwarder, retryNow: (filter) => forwarding.retryNow(filter), authenticate: scopeOf, channels: directory, onChannelDeleted: (n) => hub.revoke(n), log, boundHost: host, allowedHosts, port: () => state.port, withRefusals: (c, blank) => refusals.merge(c, blank) });
   const server = httpServer(options, { store, ingress, api, log, accepting: () => state.accepting }, hub);
 
   let retention: NodeJS.Timeout | undefined;
@@ -181,6 +183,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
     await close(); // the journal closed and the lock given back before the caller hears of it
     throw err;
   }
+  if (allow.enabled) log(`accepting deliveries only from ${allow.entries.join(', ')}${trustProxy ? ' (the last X-Forwarded-For address)' : ''}; others get 403, counted per channel as 'refused'`);
   if (sharedForwarding) await sharedForwarding.start();
   else {
     const resumed = forwarder.resume();

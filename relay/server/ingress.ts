@@ -12,6 +12,7 @@ import { CHANNEL_RE } from './channels';
 import { CHANNEL_NAME_RULE } from '../../src/core/relay/channelName';
 import type { Forwarder } from './forwarder';
 import type { RejectLimiter } from './rateLimit';
+import type { SourceRefusals } from './refusals';
 import { keepOfRejected } from './rejected';
 import type { RelayStore } from './storeTypes';
 
@@ -25,6 +26,8 @@ export interface IngressContext {
   trustProxy: SourceAllowList | undefined;
   maxBody: number;
   rejectLimiter: RejectLimiter;
+  /** Counts and logs deliveries the allow-list refused (./refusals.ts). */
+  refusals?: Pick<SourceRefusals, 'record'>;
 }
 
 export type IngressHandler = (req: IncomingMessage, res: ServerResponse, channel: string) => Promise<void>;
@@ -51,9 +54,12 @@ export function createIngress(ctx: IngressContext): IngressHandler {
       req.resume();
       return sendError(res, 403, browser, undefined, { connection: 'close' });
     }
-    if (!ctx.allow.allows(clientAddress(req, ctx.trustProxy))) {
+    const source = clientAddress(req, ctx.trustProxy);
+    if (!ctx.allow.allows(source)) {
       req.resume();
-      return sendError(res, 403, 'source address not in the allow-list', undefined, { connection: 'close' });
+      // Counted under its channel only when the relay serves it; the answer is the same either way.
+      ctx.refusals?.record(ctx.channels.lookup(channel).ok ? channel : undefined, source);
+      return sendError(res, 403, `source address ${source ?? '(unknown)'} is not in the allow-list`, undefined, { connection: 'close' });
     }
     // After the allow-list, so a source outside it cannot probe which channels exist.
     const found = ctx.channels.lookup(channel);

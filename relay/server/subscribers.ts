@@ -223,7 +223,8 @@ export class SubscriberHub {
     if (!Number.isInteger(since) || since < 0) return refuse(400, 'Bad since');
     const asked = url.searchParams.get('channel') || undefined;
     const narrowed = scopedChannel(scope, asked, this.options.keyOf ?? ((name) => name));
-    if ('error' in narrowed) return refuse(403, 'Forbidden Channel');
+    // The reason phrase names the token's channel (names are [A-Za-z0-9._-]: safe in a status line).
+    if ('error' in narrowed) return refuse(403, `Forbidden Channel (${narrowed.error})`);
     const channel = narrowed.channel;
     const bodies = url.searchParams.get('bodies') !== '0';
     // Counted from now, so concurrent upgrades cannot pass the cap together; given back if the

@@ -3,7 +3,7 @@
 // (`sha256=<hex HMAC-SHA-256 of the raw body>`) on the raw bytes, in constant time, before parsing,
 // and logs one line per delivery. No dependencies, so it can be copied as a starting point.
 //
-//   node scripts/demo/receiver.mjs --port 3000 --secret demo-secret [--path /webhook]
+//   node scripts/demo/receiver.mjs --port 3000 --secret demo-secret-0123456789abcdef [--path /webhook]
 //
 // Answers 204 when the signature is valid, 401 when it is missing or wrong, 404 on other paths,
 // 413 over 25 MB.

@@ -2,15 +2,14 @@
 // or, when the service offers none, what reached the relay for that webhook (held whole, paged here).
 import {
   PagedList,
-  countDeliveries,
-  relayChannelOfUrl,
-  relayToDelivery,
+  channelNote,
+  webhookRelayDeliveries,
   type DeliveryCounts,
   type DeliverySource,
   type DeliveryView,
   type WebhookView,
 } from '../core/tree';
-import { settings } from './config';
+import { COMMANDS } from './ids';
 import type { Services } from './services';
 
 export interface DeliveryState {
@@ -20,6 +19,11 @@ export interface DeliveryState {
   /** relay-sourced lists are held whole in memory and paged locally */
   all?: DeliveryView[];
   note?: string;
+  /** What clicking the note row does (Forward…, Connect to Relay…). */
+  noteAction?: { command: string; title: string; arguments?: unknown[] };
+  /** The relay channel the rows come from, and the count row's description naming it. */
+  channel?: string;
+  detail?: string;
 }
 
 /** A delivery list that drops a row already loaded (tree ids must be unique): relay rows by seq, service rows by id. */
@@ -27,7 +31,15 @@ function newList(total: number): PagedList<DeliveryView> {
   return new PagedList<DeliveryView>(total, (d) => (d.seq !== undefined ? `#${d.seq}` : d.id));
 }
 
-export async function loadFirstPage(services: Services, webhook: WebhookView, pageSize: number): Promise<DeliveryState> {
+/** The journal entries one webhook's rows are built from, at most this many (newest). */
+const RELAY_ROWS = 1000;
+
+/**
+ * The first page of a webhook's deliveries: the service's listing when it offers one, else what
+ * reached the relay the webhook points at (`sharesChannel`: other listed webhooks point at the
+ * same channel, so only this webhook's events are its own).
+ */
+export async function loadFirstPage(services: Services, webhook: WebhookView, pageSize: number, sharesChannel: (channel: string) => Promise<boolean> = async () => false): Promise<DeliveryState> {
   const client = await services.client();
   const page = await client.listDeliveries(webhook.id, { limit: pageSize, offset: 0 });
   if (page.offered) {
@@ -35,20 +47,37 @@ export async function loadFirstPage(services: Services, webhook: WebhookView, pa
     list.append(page.deliveries, page.total);
     return { source: 'service', counts: { total: page.total, successful: page.successful, failed: page.failed }, list };
   }
-  // The service offers no deliveries endpoint: show what reached the relay for this webhook.
+  // The service lists deliveries in its web UI only: show what reached the relay for this webhook.
   const relay = services.relay;
-  const channel = relayChannelOfUrl(webhook.url, relay.port ?? settings().relayPort);
-  if (!channel || !relay.connected) {
-    const note = !channel
-      ? 'The service does not list deliveries, and this webhook does not point at the relay.'
-      : 'The service does not list deliveries; start the relay to see the ones it receives.';
-    return { source: 'relay', counts: { total: 0, successful: 0, failed: 0 }, list: newList(0), note };
+  const channel = relay.channelOf(webhook.url);
+  if (channel === undefined) return noRelay(relay.remoteLabel);
+  if (!relay.connected) {
+    return empty({ note: "The service shows deliveries in its web UI only; connect to the relay this webhook points at to see the ones it receives.", noteAction: { command: relay.remoteLabel ? COMMANDS.connectRelay : COMMANDS.startRelay, title: relay.remoteLabel ? 'Connect to Relay…' : 'Start Relay' } });
   }
-  const { deliveries } = await relay.listDeliveries({ channel, limit: 1000 });
-  const all = deliveries.sort((a, b) => b.seq - a.seq).map(relayToDelivery);
-  const list = newList(all.length);
-  list.append(all.slice(0, pageSize), all.length);
-  return { source: 'relay', counts: countDeliveries(all), list, all };
+  let entries;
+  try {
+    ({ deliveries: entries } = await relay.listDeliveries({ channel, limit: RELAY_ROWS }));
+  } catch (err) {
+    if ((err as { status?: number }).status !== 403) throw err;
+    return empty({ channel, note: `The relay token in use is limited to another channel: it cannot read channel '${channel}'. Connect with the admin token or this channel's token.` });
+  }
+  const shared = await sharesChannel(channel);
+  const view = webhookRelayDeliveries(entries, webhook, shared);
+  const list = newList(view.deliveries.length);
+  list.append(view.deliveries.slice(0, pageSize), view.deliveries.length);
+  return { source: 'relay', counts: view.counts, list, all: view.deliveries, channel, detail: channelNote(channel, view, shared) };
+}
+
+function empty(extra: Partial<DeliveryState>): DeliveryState {
+  return { source: 'relay', counts: { total: 0, successful: 0, failed: 0 }, list: newList(0), ...extra };
+}
+
+/** A webhook that points at no relay the editor knows: its deliveries are in the service's web UI; Forward… routes it through one. */
+function noRelay(remote: string | undefined): DeliveryState {
+  return empty({
+    note: `The service shows this webhook's deliveries in its web UI only, and it does not point at ${remote ? `a channel of ${remote}` : 'the relay'}. Forward… routes it through a relay, so its deliveries show here.`,
+    noteAction: { command: COMMANDS.forwardToLocalApp, title: 'Forward Webhooks to Local App…' },
+  });
 }
 
 /** Appends the page at `st.list.nextOffset`. */
@@ -67,6 +96,6 @@ export async function loadDeliveryPage(services: Services, webhook: WebhookView,
 
 /** What the rows of a delivery state show, over its first `count` deliveries: equal fingerprints need no repaint. */
 export function deliveriesFingerprint(st: DeliveryState, count = st.list.items.length): string {
-  const first = st.list.items.slice(0, count).map((d) => [d.id, d.seq, d.success, d.status, d.delivered_at, d.attempts?.length, d.error]);
-  return JSON.stringify([st.source, st.counts, st.note ?? null, st.list.total, first]);
+  const first = st.list.items.slice(0, count).map((d) => [d.id, d.seq, d.success, d.status, d.delivered_at, d.attempts?.length, d.error, d.test]);
+  return JSON.stringify([st.source, st.counts, st.note ?? null, st.detail ?? null, st.list.total, first]);
 }

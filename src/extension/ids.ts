@@ -9,6 +9,7 @@ export const COMMANDS = {
   signOut: 'serviceHooks.signOut',
   addWebhook: 'serviceHooks.addWebhook',
   editEvents: 'serviceHooks.editEvents',
+  rotateWebhookSecret: 'serviceHooks.rotateWebhookSecret',
   deleteWebhook: 'serviceHooks.deleteWebhook',
   pingWebhook: 'serviceHooks.pingWebhook',
   retryDelivery: 'serviceHooks.retryDelivery',

@@ -7,6 +7,7 @@ import {
   repoKey,
   toSecond,
   webhookLabel,
+  type DeliveryView,
   type RelayDeliveryView,
   type RelayTreeNode,
   type RepoRef,
@@ -91,14 +92,15 @@ export async function pickDelivery(
   ctx: CommandContext,
   arg: unknown,
   opts: { failedOnly?: boolean; title: string },
-): Promise<{ repo: RepoRef; webhook: WebhookView; deliveryId: string; delivery?: DeliveryRecordLike }> {
-  if (isNode(arg) && arg.kind === 'delivery') return { repo: arg.repo, webhook: arg.webhook, deliveryId: arg.delivery.id };
+): Promise<PickedDelivery> {
+  // A row from the relay journal carries its seq: serviceDeliveryId gives the service's id for it.
+  if (isNode(arg) && arg.kind === 'delivery') return { repo: arg.repo, webhook: arg.webhook, deliveryId: arg.delivery.id, ...(arg.delivery.seq !== undefined ? { journaled: arg.delivery } : {}) };
   const args = asArgs(arg);
   const { repo, webhook } = await pickWebhook(ctx, arg, `${opts.title}: webhook`);
   if (args.deliveryId) return { repo, webhook, deliveryId: args.deliveryId };
   const client = await ctx.services.client();
   const page = await client.listDeliveries(webhook.id, { limit: 100, offset: 0 });
-  if (!page.offered) throw new UserError(`The service does not list deliveries for this webhook (${page.reason}).`);
+  if (!page.offered) return pickJournaled(ctx, repo, webhook, opts);
   const list = page.deliveries.filter((d) => !opts.failedOnly || !d.success);
   if (list.length === 0) throw new UserError(opts.failedOnly ? 'This webhook has no failed deliveries.' : 'This webhook has no deliveries.');
   const pick = await vscode.window.showQuickPick(
@@ -107,6 +109,30 @@ export async function pickDelivery(
   );
   if (!pick) throw new Cancelled();
   return { repo, webhook, deliveryId: pick.d.id, delivery: pick.d };
+}
+
+/** The service lists no deliveries: pick among the webhook's rows from the relay journal (test sends left out). */
+async function pickJournaled(ctx: CommandContext, repo: RepoRef, webhook: WebhookView, opts: { failedOnly?: boolean; title: string }): Promise<PickedDelivery> {
+  const st = await ctx.webhooks.deliveryState(webhook);
+  if (!st.all) throw new UserError(st.note ?? 'The service shows deliveries in its web UI only, and this webhook does not point at a relay the editor is connected to.');
+  const list = st.all.filter((d) => !opts.failedOnly || (!d.test && !d.success));
+  if (list.length === 0) throw new UserError(opts.failedOnly ? `No delivery of this webhook that reached the relay (channel ${st.channel}) failed.` : 'No delivery of this webhook reached the relay.');
+  const pick = await vscode.window.showQuickPick(
+    list.map((d) => ({ label: deliveryLabel(d), description: `${d.event} · relay #${d.seq}`, detail: d.id, d })),
+    { title: `${opts.title}: delivery (from the relay journal)`, matchOnDetail: true },
+  );
+  if (!pick) throw new Cancelled();
+  return { repo, webhook, deliveryId: pick.d.id, journaled: pick.d };
+}
+
+export interface PickedDelivery {
+  repo: RepoRef;
+  webhook: WebhookView;
+  /** The row's id: for a journaled row, see serviceDeliveryId (src/extension/journalIds.ts). */
+  deliveryId: string;
+  delivery?: DeliveryRecordLike;
+  /** Set for a row read from the relay journal (the service lists no deliveries). */
+  journaled?: DeliveryView;
 }
 
 /**

@@ -13,7 +13,7 @@ import type { DeliveryList, DeliveryListQuery, RelayDelivery, RelayStatus, Repla
 import { alreadyForwarded } from '../core/relay/forwardOnce';
 import { ingressChannel } from '../core/relay/ingressChannel';
 import { SUBSCRIBER_TARGET } from '../core/relay/protocol';
-import { describeConnectError, forwardTargets, parseRelayAddress, RelayLiveList, seqKey, webhookUrlChoices, type ForwardSession, type RelayAddress, type RelayState, type WebhookUrlChoice } from '../core/tree';
+import { describeConnectError, forwardTargets, parseRelayAddress, relayChannelFor, RelayLiveList, relayUrlsOf, seqKey, webhookUrlChoices, type ForwardSession, type RelayAddress, type RelayState, type RelayUrls, type WebhookUrlChoice } from '../core/tree';
 import { settings } from './config';
 import { loadRelayClient } from './deps';
 import { UserError } from './errors';
@@ -156,14 +156,33 @@ export class RelayManager implements vscode.Disposable {
     return `http://127.0.0.1:${this.localPort ?? settings().relayPort}/hooks/${channel}`;
   }
 
-  /** Payload URLs for Add Webhook: the connected relay's channels first, the local relay's when the service can reach it. */
-  webhookUrlChoices(): WebhookUrlChoice[] {
+  /**
+   * Payload URLs for Add Webhook: a channel of the webhook's own (`newChannel`) first, then the
+   * connected relay's channels with the URLs it reports; the local relay's only with no remote relay.
+   */
+  webhookUrlChoices(newChannel?: string): WebhookUrlChoice[] {
     const remote = this.remote && {
       label: this.remote.label,
       channels: (this.status?.channels ?? []).map((c) => ({ name: c.name, ingressUrl: this.ingressUrl(c.name) })),
+      ingressBase: this.status?.ingressBase ?? this.remote.httpUrl,
     };
     const localUrl = `http://127.0.0.1:${this.localPort ?? settings().relayPort}/hooks/default`;
-    return webhookUrlChoices({ remote, localUrl, serviceBaseUrl: settings().baseUrl });
+    return webhookUrlChoices({ remote, localUrl, serviceBaseUrl: settings().baseUrl, newChannel });
+  }
+
+  /**
+   * The URLs the relay in use answers ingress at, as it reports them (GET /api/status: its ingress
+   * base, each channel's URL) plus the address connected to; with no relay in use, the local relay's
+   * address on the configured port. The Webhooks view matches webhook URLs against these.
+   */
+  urls(): RelayUrls {
+    const address = this.remote?.httpUrl ?? `http://127.0.0.1:${this.localPort ?? settings().relayPort}`;
+    return relayUrlsOf(this.conn ? this.status : undefined, address);
+  }
+
+  /** The channel of the relay in use (or the local relay's) that `url` delivers to. */
+  channelOf(url: string): string | undefined {
+    return relayChannelFor(url, this.urls());
   }
 
   /**
@@ -536,7 +555,7 @@ export class RelayManager implements vscode.Disposable {
     try {
       await this.serial(() => this.openRelay(address, token.trim(), { remote: address }));
     } catch (err) {
-      throw new UserError(describeConnectError(address.label, err as { status?: number; code?: string; cause?: { code?: string }; message?: string }));
+      throw new UserError(describeConnectError(address.label, err as { status?: number; code?: string; cause?: { code?: string }; message?: string }, address.tls));
     }
     await this.o.secrets.store(remoteTokenKey(address.httpUrl), token.trim());
     await this.o.globalState.update(REMOTE_KEY, { address: address.httpUrl });

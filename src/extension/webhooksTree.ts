@@ -1,14 +1,20 @@
 // The Webhooks view: repository → webhook → "Deliveries N · ✓ N · ✗ N" → recent deliveries.
 // Every network read is cached; getChildren only fetches what is not cached yet. While the view is
 // visible, a timer (serviceHooks.refreshInterval) re-reads the deliveries of expanded webhooks and
-// the repositories whose listing failed, and repaints only the rows that changed.
+// the webhooks of every listed repository, and repaints only the rows that changed. A refresh that
+// cannot reach the service says so at once in the view's message and marks the rows shown as stale
+// (what they show is from before the outage); the next good refresh clears both, rows and
+// expansion kept.
 import * as vscode from 'vscode';
 import {
   DEFAULT_PAGE_SIZE,
   RefreshLoop,
   deliveryChildren,
   repoKey,
+  sentence,
+  toSecond,
   webhookRow,
+  webhooksByChannel,
   type DeliveryView,
   type MessageNode,
   type RepoRef,
@@ -47,17 +53,23 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
   private readonly expanded = new Set<string>();
   readonly loop: RefreshLoop;
   pageSize = DEFAULT_PAGE_SIZE;
+  private view: vscode.TreeView<WebhookTreeNode> | undefined;
+  /** Set while automatic refreshes fail: when the rows shown were last refreshed, and why not since. */
+  private outage: { since: string; message: string } | undefined;
+  private lastGood = new Date().toISOString();
 
   constructor(
     private readonly services: Services,
     private readonly extensionUri: vscode.Uri,
     timers?: Timers,
   ) {
-    this.loop = new RefreshLoop(() => this.tick(), settings().refreshInterval, timers);
+    // No growing back-off: the view must recover within one interval of the service coming back.
+    this.loop = new RefreshLoop(() => this.tick(), settings().refreshInterval, timers, 0);
   }
 
   /** Follows the view's visibility (the timer runs only while it shows) and its expanded rows. */
   attach(view: vscode.TreeView<WebhookTreeNode>): vscode.Disposable {
+    this.view = view;
     this.loop.setVisible(view.visible);
     return vscode.Disposable.from(
       view.onDidChangeVisibility((e) => this.loop.setVisible(e.visible)),
@@ -70,6 +82,11 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
   /** The webhooks whose rows are expanded (their deliveries are kept fresh). */
   expandedHooks(): WebhookView[] {
     return [...this.hookNodes.values()].filter((n) => this.expanded.has(n.webhook.id)).map((n) => n.webhook);
+  }
+
+  /** The outage the view shows (undefined: the last refresh reached the service). */
+  get staleSince(): string | undefined {
+    return this.outage?.since;
   }
 
   refresh(): void {
@@ -89,7 +106,12 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
   }
 
   getTreeItem(node: WebhookTreeNode): vscode.TreeItem {
-    return toTreeItem(webhookRow(node), this.extensionUri);
+    const item = toTreeItem(webhookRow(node), this.extensionUri);
+    if (this.outage && (node.kind === 'webhook' || node.kind === 'deliveries' || node.kind === 'delivery')) {
+      item.description = `${item.description ? `${item.description} · ` : ''}stale`;
+      item.tooltip = `${typeof item.tooltip === 'string' ? `${item.tooltip}\n\n` : ''}Stale: not refreshed since ${toSecond(this.outage.since)} UTC (${this.outage.message}).`;
+    }
+    return item;
   }
 
   getParent(node: WebhookTreeNode): WebhookTreeNode | undefined {
@@ -127,7 +149,7 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
         try {
           const st = await this.deliveryState(node.webhook);
           const out: WebhookTreeNode[] = [this.deliveriesNode(node.repo, node.webhook, st)];
-          if (st.note) out.push({ kind: 'message', id: `note:${node.webhook.id}`, text: st.note, severity: 'info' });
+          if (st.note) out.push({ kind: 'message', id: `note:${node.webhook.id}`, text: st.note, severity: 'info', ...(st.noteAction ? { action: st.noteAction } : {}) });
           return out;
         } catch (err) {
           this.deliveries.delete(node.webhook.id);
@@ -178,6 +200,7 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
     if (!n) this.deliveriesNodes.set(webhook.id, (n = { kind: 'deliveries', repo, webhook, counts: st.counts, source: st.source }));
     n.counts = st.counts;
     n.source = st.source;
+    n.detail = st.detail;
     return n;
   }
 
@@ -227,57 +250,109 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
   deliveryState(webhook: WebhookView): Promise<DeliveryState> {
     let p = this.deliveries.get(webhook.id);
     if (!p) {
-      p = loadFirstPage(this.services, webhook, this.pageSize);
+      p = loadFirstPage(this.services, webhook, this.pageSize, (ch) => this.sharesChannel(ch));
       this.deliveries.set(webhook.id, p);
       p.catch(() => this.deliveries.delete(webhook.id));
     }
     return p;
   }
 
-  /**
-   * One refresh: repositories whose listing failed are listed again (the tree recovers by itself
-   * when the service comes back), and the first page of every expanded webhook's deliveries is
-   * read again; a row is repainted only when what it shows changed.
-   */
-  async tick(): Promise<TickResult> {
-    let ok = true;
-    for (const [key, p] of [...this.hooks]) {
-      const before = await p;
-      if (before.ok) continue;
-      this.hooks.delete(key);
-      const after = await this.webhooksOf(this.repoNodes.get(key)?.repo ?? parseKey(key));
-      ok &&= after.ok;
-      if (after.ok || classify(after.error) !== classify(before.error)) this.changed.fire(this.repoNodes.get(key));
-    }
-    for (const node of [...this.hookNodes.values()].filter((n) => this.expanded.has(n.webhook.id))) {
-      ok = (await this.refreshWebhook(node)) && ok;
-    }
-    return { ok };
+  /** Whether other listed webhooks point at the same channel of the relay in use. */
+  private async sharesChannel(channel: string): Promise<boolean> {
+    const { hooks } = await this.cachedWebhooks();
+    return (webhooksByChannel(hooks.map((h) => h.webhook), this.services.relay.urls()).get(channel)?.length ?? 0) > 1;
   }
 
-  private async refreshWebhook(node: HookNode): Promise<boolean> {
+  /**
+   * One refresh: every listed repository's webhooks are listed again (a failed listing recovers by
+   * itself, a new or changed webhook shows), and the first page of every expanded webhook's
+   * deliveries is read again; a row is repainted only when what it shows changed. A failure with
+   * rows shown keeps them, marked stale, and says so in the view's message.
+   */
+  async tick(): Promise<TickResult> {
+    const errors: unknown[] = [];
+    for (const key of [...this.hooks.keys()]) {
+      const err = await this.relist(key);
+      if (err !== undefined) errors.push(err);
+    }
+    for (const node of [...this.hookNodes.values()].filter((n) => this.expanded.has(n.webhook.id))) {
+      const err = await this.refreshWebhook(node);
+      if (err !== undefined) errors.push(err);
+    }
+    this.setOutage(errors[0]);
+    return { ok: errors.length === 0 };
+  }
+
+  /** Lists one repository's webhooks again; returns the error when that failed. */
+  private async relist(key: string): Promise<unknown> {
+    const before = await this.hooks.get(key)!;
+    const repo = this.repoNodes.get(key)?.repo ?? parseKey(key);
+    if (!before.ok) {
+      this.hooks.delete(key);
+      const after = await this.webhooksOf(repo);
+      if (after.ok || classify(after.error) !== classify(before.error)) this.changed.fire(this.repoNodes.get(key));
+      return after.ok ? undefined : after.error;
+    }
+    try {
+      const hooks = await (await this.services.client()).listWebhooks(repo);
+      if (JSON.stringify(hooks) !== JSON.stringify(before.hooks)) {
+        this.hooks.set(key, Promise.resolve({ ok: true, hooks }));
+        this.changed.fire(this.repoNodes.get(key));
+      }
+      return undefined;
+    } catch (err) {
+      log().warn(`refreshing the webhooks of ${key}: ${shortMessage(err)}`);
+      return err;
+    }
+  }
+
+  /** Shows (or clears) an outage: the view's message and the stale mark on the rows shown. */
+  private setOutage(err: unknown): void {
+    if (err === undefined) {
+      this.lastGood = new Date().toISOString();
+      if (!this.outage) return;
+      this.outage = undefined;
+      if (this.view) this.view.message = undefined;
+      this.repaintWebhooks(); // the stale marks go; cached rows, expansion kept
+      return;
+    }
+    const message = sentence(shortMessage(err));
+    const first = !this.outage;
+    this.outage = { since: this.outage?.since ?? this.lastGood, message };
+    if (this.view) this.view.message = `${message} Rows marked stale are from ${toSecond(this.outage.since)} UTC; retrying every ${settings().refreshInterval} s.`;
+    if (first) this.repaintWebhooks();
+  }
+
+  /** Repaints each webhook row and what is under it (from the cache), no more: the stale marks change. */
+  private repaintWebhooks(): void {
+    for (const n of this.hookNodes.values()) this.changed.fire(n);
+  }
+
+  /** Reads an expanded webhook's first page again; returns the error when that failed. */
+  private async refreshWebhook(node: HookNode): Promise<unknown> {
     const cached = this.deliveries.get(node.webhook.id);
     const before = cached ? await cached.catch(() => undefined) : undefined;
     let fresh: DeliveryState;
     try {
-      fresh = await loadFirstPage(this.services, node.webhook, this.pageSize);
+      fresh = await loadFirstPage(this.services, node.webhook, this.pageSize, (ch) => this.sharesChannel(ch));
     } catch (err) {
       if (before) log().warn(`refreshing deliveries of ${node.webhook.id}: ${shortMessage(err)}`);
       else this.changed.fire(node); // its error row may read differently now
-      return false;
+      return err;
     }
-    if (before && deliveriesFingerprint(before, fresh.list.items.length) === deliveriesFingerprint(fresh)) return true;
+    if (before && deliveriesFingerprint(before, fresh.list.items.length) === deliveriesFingerprint(fresh)) return undefined;
     this.deliveries.set(node.webhook.id, Promise.resolve(fresh));
     const rows = this.deliveriesNodes.get(node.webhook.id);
     // The counts row and its deliveries; the webhook row when the row under it appears or goes.
     if (rows && before && before.note === fresh.note) {
       rows.counts = fresh.counts;
       rows.source = fresh.source;
+      rows.detail = fresh.detail;
       this.changed.fire(rows);
     } else {
       this.changed.fire(node);
     }
-    return true;
+    return undefined;
   }
 
   /**

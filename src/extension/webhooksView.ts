@@ -1,7 +1,7 @@
 // The Webhooks view's wiring: the tree view itself, the live refresh (visibility, the interval
 // setting, the relay's live deliveries) and what invalidates it (token, base URL, repositories).
 import * as vscode from 'vscode';
-import { relayChannelOfUrl, type WebhookTreeNode } from '../core/tree';
+import type { WebhookTreeNode } from '../core/tree';
 import { settings } from './config';
 import { SETTINGS, VIEWS } from './ids';
 import type { Services } from './services';
@@ -27,7 +27,7 @@ export function registerWebhooksView(context: vscode.ExtensionContext, webhooks:
     }),
     // A delivery reached the relay: refresh at once the expanded webhooks that point at it.
     relay.onDidChange(() => {
-      if (relayTimer || !view.visible || !webhooks.expandedHooks().some((h) => relayChannelOfUrl(h.url, relay.port ?? settings().relayPort))) return;
+      if (relayTimer || !view.visible || !webhooks.expandedHooks().some((h) => relay.channelOf(h.url) !== undefined)) return;
       relayTimer = setTimeout(() => {
         relayTimer = undefined;
         void webhooks.loop.runNow();

@@ -2,10 +2,13 @@
 // the workbench like a user (palette, quick picks, tree, editor) and then checks the outcome where
 // it lands: the tree, the emulator's API, the relay's receiver app, or the file on disk.
 import { EventEmitter } from 'node:events';
-import { existsSync, readFileSync, watch } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, watch } from 'node:fs';
 import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { WORKFLOW } from '../../scripts/start.mjs';
+import { Agent, request } from 'undici';
+import { freePort } from '../../scripts/lib/code-server.mjs';
+import { CLI, WORKFLOW, mergeJsonFile, startChild } from '../../scripts/start.mjs';
 import { verifySignature } from '../../scripts/demo/receiver.mjs';
 
 const PALETTE = 'Service Webhooks';
@@ -118,13 +121,76 @@ async function startLocalApp(relayData) {
 
 /** What the forward flow leaves for the reload flow: its local app and the forwarding webhook. */
 const forwarding = { app: undefined, hook: undefined };
+/**
+ * The service as it really is, next to the demo: an emulator serving the documented API only (no
+ * deliveries listing) and a relay over TLS whose public URL is a host name (https://localhost:PORT,
+ * its certificate names it; the editor connects at https://127.0.0.1:PORT). `tls`: the test CA and
+ * server certificate run-e2e made (the extension host trusts the CA through NODE_EXTRA_CA_CERTS).
+ */
+async function startDocumentedService(tls, sink) {
+  const token = 'e2e-documented-token-0123456789';
+  const emulator = await startChild('documented-emulator', [CLI, 'emulate', '--port', '0', '--host', '127.0.0.1'], {
+    sink,
+    env: { SERVICE_HOOKS_EMULATOR_TOKEN: token },
+    ready: async (out) => /emulator listening on http:\/\/127\.0\.0\.1:\d+/.test(out),
+  });
+  const emulatorUrl = /emulator listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(emulator.output())[1];
+  const port = await freePort();
+  const data = mkdtempSync(join(tmpdir(), 'sh-e2e-tls-relay-'));
+  const relay = await startChild(
+    'tls-relay',
+    [CLI, 'relay', '--port', String(port), '--host', '127.0.0.1', '--data', data, '--tls-cert', tls.serverCert, '--tls-key', tls.serverKey, '--public-url', `https://localhost:${port}`],
+    { sink, redact: [() => (existsSync(join(data, 'token')) ? readFileSync(join(data, 'token'), 'utf8').trim() : '')], ready: async (out) => out.includes(`relay listening on https://127.0.0.1:${port}`) },
+  );
+  const admin = readFileSync(join(data, 'token'), 'utf8').trim();
+  const dispatcher = new Agent({ connect: { ca: readFileSync(tls.caCert) } });
+  const call = async (base, bearer, method, path, body, d) => {
+    const res = await request(`${base}${path}`, { method, dispatcher: d, headers: { authorization: `Bearer ${bearer}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const text = await res.body.text();
+    if (res.statusCode >= 300) throw new Error(`${method} ${base}${path} answered ${res.statusCode}: ${text.slice(0, 200)}`);
+    return text ? JSON.parse(text) : undefined;
+  };
+  return {
+    token,
+    emulatorUrl,
+    relayUrl: `https://127.0.0.1:${port}`,
+    publicUrl: `https://localhost:${port}`,
+    relayApi: (method, path, body) => call(`https://127.0.0.1:${port}`, admin, method, path, body, dispatcher),
+    service: (method, path, body) => call(emulatorUrl, token, method, path, body),
+    stop: async () => {
+      await relay.stop();
+      await emulator.stop();
+      await dispatcher.close();
+    },
+  };
+}
+
+/** Types `url` into serviceHooks.baseUrl in the Settings editor, then closes it. */
+async function setBaseUrl(wb, page, url) {
+  await wb.runCommand('Preferences: Open Settings (UI)');
+  const search = page.locator('.settings-editor .settings-header .suggest-input-container textarea, .settings-editor .settings-header input').first();
+  await search.waitFor();
+  await search.fill('serviceHooks.baseUrl');
+  // A machine setting: code-server keeps it in the Remote tab.
+  await page.locator('.settings-editor .settings-tabs-widget .action-label', { hasText: 'Remote' }).click();
+  const input = page.locator('.settings-editor .setting-item-text input[aria-label="serviceHooks.baseUrl"]').first();
+  await input.waitFor();
+  await input.fill(url);
+  await input.press('Enter');
+  await page.waitForFunction((v) => [...document.querySelectorAll('.settings-editor .setting-item-text input')].some((i) => i.value === v), url);
+  await wb.runCommand('View: Close All Editors');
+}
 
 const hostPath = (url) => {
   const u = new URL(url);
   return `${u.host}${u.pathname}`;
 };
 
-/** The flows: { name, run(t) } with t = { wb, page, demo, api, shot(name) }. */
+/**
+ * The flows: { name, run(t) } with t = { wb, page, demo, api, shot(name), tls } (tls: the test CA
+ * and server certificate files, scripts/lib/test-certs.mjs).
+ * @type {{ name: string, run: (t: { wb: any, page: any, demo: any, api: any, shot: (name: string) => Promise<unknown>, tls: { dir: string, caCert: string, serverCert: string, serverKey: string } }) => Promise<void> }[]}
+ */
 export const flows = [
   {
     name: 'sign in with the token from the palette; the Webhooks tree shows the demo webhooks',
@@ -456,6 +522,97 @@ export const flows = [
       await wb.showContainer('Service');
       await wb.treeRow('Relay', `Running on port ${demo.relayPort}`).waitFor();
       await page.locator('.statusbar-item', { hasText: `Relay :${demo.relayPort}` }).first().waitFor();
+    },
+  },
+  {
+    name: 'the documented API only (the real service), a TLS relay under a host name, a channel token: Add Webhook to its channel, a push, the row under that webhook, Retry on it, a second webhook with other events shows only its own',
+    async run({ wb, page, demo, shot, tls }) {
+      const doc = await startDocumentedService(tls, () => undefined);
+      const CHANNEL_SECRET = 'alice-channel-secret-0123456789';
+      const HOOK_SECRET = 'webhook-secret-not-yet-on-the-relay'; // not the channel's: the first push is rejected
+      try {
+        const alice = await doc.relayApi('POST', '/api/channels', { name: 'alice', secrets: [CHANNEL_SECRET] });
+        assert(alice.ingressUrl === `${doc.publicUrl}/hooks/alice`, `the relay names its ingress ${alice.ingressUrl}`);
+        // The editor on the documented service: its address typed in the Settings editor, as a user would.
+        await setBaseUrl(wb, page, doc.emulatorUrl);
+        await wb.showContainer('Service');
+        await wb.pane('Webhooks').locator('.welcome-view-content', { hasText: 'Sign in' }).waitFor();
+        // The editor takes the file's change when its watcher fires: Sign In names the address it
+        // signs in to, so ask again (a bounded number of times) until it names the new one.
+        for (let tries = 1; ; tries++) {
+          await wb.runCommand(`${PALETTE}: Sign In`);
+          const named = await page.locator('.quick-input-widget .quick-input-title', { hasText: doc.emulatorUrl }).waitFor({ timeout: 5000 }).then(() => true, () => false);
+          if (named) break;
+          await wb.closeQuickInput();
+          if (tries === 5) throw new Error(`Sign In never named ${doc.emulatorUrl}: the editor did not take the new serviceHooks.baseUrl`);
+        }
+        await wb.submitInput(doc.token, { title: doc.emulatorUrl });
+        await wb.seeNotification('Signed in to the service.');
+        await wb.clearNotifications();
+        // Connected with alice's channel token, at the relay's address (not its public name).
+        await wb.runCommand(`${PALETTE}: Connect to Relay…`);
+        await wb.submitInput(doc.relayUrl, { title: 'Connect to Relay (1/2): Address' });
+        await wb.submitInput(alice.token, { title: 'Connect to Relay (2/2): Token' });
+        const label = new URL(doc.relayUrl).host;
+        await wb.seeNotification(`Connected to ${label}`);
+        await wb.clearNotifications();
+
+        const addWebhook = async (events) => {
+          await wb.runCommand(`${PALETTE}: Add Webhook`);
+          await wb.waitForQuickInput('Add Webhook (1/3)');
+          // Offered by the URL the relay reports, and no http://127.0.0.1 "local relay" beside it.
+          await page.locator('.quick-input-widget .monaco-list-row', { hasText: `channel alice on ${label}` }).waitFor();
+          assert((await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'local relay' }).count()) === 0, 'a local relay is offered next to the remote TLS relay');
+          await wb.pick(alice.ingressUrl, { filter: alice.ingressUrl });
+          await wb.waitForQuickInput('Add Webhook (2/3)');
+          await wb.checkItems(events);
+          await wb.acceptPick();
+          await wb.waitForQuickInput('Add Webhook (3/3)');
+          await wb.pick('Enter a secret', { filter: 'Enter' });
+          await wb.submitInput(HOOK_SECRET, { title: 'Add Webhook (3/3)' });
+          await wb.seeNotification(/Webhook created/);
+          await wb.clearNotifications();
+        };
+        await addWebhook(['push']);
+        const hookLabel = hostPath(alice.ingressUrl);
+        const pushHook = wb.treeRow('Webhooks', hookLabel).first();
+        await wb.expand(pushHook);
+        const pushCounts = await wb.rowBelow('Webhooks', pushHook);
+        await pushCounts.filter({ hasText: 'channel alice' }).waitFor();
+
+        // A push: live under that webhook, rejected (the webhook signs with a secret the channel lacks).
+        await doc.service('POST', '/_emulator/repos/acme/widgets/events', { event: 'push' });
+        await pushCounts.filter({ hasText: 'Deliveries 1 · ✓ 0 · ✗ 1' }).waitFor();
+        await wb.expand(pushCounts);
+        const rejected = wb.treeRow('Webhooks', /✗ 401/).first();
+        await rejected.waitFor();
+        // The secret fixed on the relay, then Retry on the row: the service sends it again, verified.
+        await doc.relayApi('PATCH', '/api/channels/alice', { addSecrets: [HOOK_SECRET] });
+        await rejected.hover();
+        await rejected.locator('.action-label[aria-label^="Retry Delivery"]').click();
+        await wb.seeNotification(/Retried delivery/);
+        await pushCounts.filter({ hasText: 'Deliveries 1 · ✓ 1 · ✗ 0' }).waitFor();
+        await wb.clearNotifications();
+        await shot('documented');
+
+        // A second webhook with other events on the same channel: only its own rows.
+        await addWebhook(['release']);
+        await doc.service('POST', '/_emulator/repos/acme/widgets/events', { event: 'release' });
+        const releaseHook = wb.treeRow('Webhooks', hookLabel).nth(1);
+        await wb.expand(releaseHook);
+        const releaseCounts = await wb.rowBelow('Webhooks', releaseHook);
+        await releaseCounts.filter({ hasText: /Deliveries 1 · ✓ 1 · ✗ 0\s*channel alice · shared/ }).waitFor();
+        await wb.expand(releaseCounts);
+        const onlyRow = await wb.rowBelow('Webhooks', releaseCounts);
+        await onlyRow.filter({ hasText: 'release' }).waitFor();
+        // The row after it (if any) is not a push of the other webhook: the list ends, or the next tree row follows.
+        const after = await wb.rowBelow('Webhooks', onlyRow);
+        const next = (await after.count()) > 0 ? await after.innerText() : '';
+        assert(!/\bpush\b/.test(next), `the release webhook lists a push: ${next}`);
+      } finally {
+        await setBaseUrl(wb, page, demo.emulatorUrl).catch(() => mergeJsonFile(demo.userSettings, { 'serviceHooks.baseUrl': demo.emulatorUrl }));
+        await doc.stop();
+      }
     },
   },
 ];

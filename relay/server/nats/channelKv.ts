@@ -55,5 +55,8 @@ function persistence(kv: KV) {
       await kv.put(DEL + name, new TextEncoder().encode('1'));
       await kv.delete(CH + name);
     },
+    async updated(c: StoredChannel): Promise<void> {
+      await kv.put(CH + c.name, new TextEncoder().encode(JSON.stringify(c)));
+    },
   };
 }

@@ -39,7 +39,7 @@ export class ServiceClient {
     return toWebhook(parseJson(res.text));
   }
 
-  async updateWebhook(repo: RepoRef, id: string, body: { events: string[] }): Promise<Webhook | undefined> {
+  async updateWebhook(repo: RepoRef, id: string, body: { events?: string[]; secret?: string }): Promise<Webhook | undefined> {
     const res = await this.http.call('PATCH', api`/repos/${repo.owner}/${repo.repo}/webhooks/${id}`, { body });
     return toWebhook(parseJson(res.text));
   }

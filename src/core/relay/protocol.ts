@@ -67,6 +67,11 @@ export interface ChannelStatus {
   failed: number;
   /** Deliveries still waiting for a forward to at least one target. */
   pending?: number;
+  /**
+   * Deliveries refused (403) by the source allow-list since the relay started: their source address
+   * is not in --allow-cidr / --public's networks. Never journaled. Absent: none (or an older relay).
+   */
+  refused?: number;
   /** Where the service posts to this channel (the relay's --public-url when set); older relays: absent. */
   ingressUrl?: string;
 }
@@ -74,6 +79,11 @@ export interface ChannelStatus {
 /** GET /api/status */
 export interface RelayStatus {
   port: number;
+  /**
+   * The base of this relay's ingress URLs (`<ingressBase>/hooks/<channel>`): its --public-url, else
+   * the address it listens on. The editor matches webhook URLs against it. Older relays: absent.
+   */
+  ingressBase?: string;
   channels: ChannelStatus[];
   lastSeq: number;
   /**
@@ -156,6 +166,8 @@ export interface CreatedChannel {
   /** Set when a secret is weak (under 16 bytes; a --public relay refuses those). */
   warning?: string;
 }
+/** PATCH /api/channels/<name> (admin): exactly one of the two. 200 ChannelInfo. */
+export type UpdateChannelSecrets = { secrets: string[] } | { addSecrets: string[] };
 /**
  * Where a channel is defined: the channels API, --config, the relay-wide `default`, or an
  * `implicit` channel (any other name a local relay accepted, with the relay-wide settings).

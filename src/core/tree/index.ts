@@ -8,3 +8,5 @@ export * from './refreshLoop';
 export * from './relayAddress';
 export * from './relayMenu';
 export * from './relayGroups';
+export * from './relayMatch';
+export * from './webhookDeliveries';

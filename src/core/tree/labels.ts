@@ -61,13 +61,41 @@ export function deliveryOutcome(d: Pick<DeliveryView, 'success' | 'status' | 'er
   return `✗ ${d.error ? 'no response' : 'failed'}`;
 }
 
-/** Row label: "2026-11-22 20:58:10 ✗ 500". */
+/**
+ * When a delivery was created: `created_at`, else its first attempt's time, else `delivered_at`
+ * (which the service sets to the last attempt's time).
+ */
+export function createdAt(d: Pick<DeliveryView, 'created_at' | 'attempts' | 'delivered_at'>): string {
+  if (d.created_at) return d.created_at;
+  const first = d.attempts?.[0] as { at?: unknown } | undefined;
+  return typeof first?.at === 'string' ? first.at : d.delivered_at;
+}
+
+/** Newest created first; equal times keep their order (the service lists in creation order). */
+export function byCreatedDesc<T extends Pick<DeliveryView, 'created_at' | 'attempts' | 'delivered_at'>>(list: readonly T[]): T[] {
+  const t = (d: T) => {
+    const ms = Date.parse(createdAt(d));
+    return Number.isNaN(ms) ? -Infinity : ms;
+  };
+  return list
+    .map((d, i) => ({ d, i, t: t(d) }))
+    .sort((a, b) => b.t - a.t || a.i - b.i)
+    .map((x) => x.d);
+}
+
+/** The last attempt's time when it differs from the creation time (after retries). */
+function lastAttempt(d: DeliveryView): string | undefined {
+  return toSecond(d.delivered_at) !== toSecond(createdAt(d)) ? toSecond(d.delivered_at) : undefined;
+}
+
+/** Row label: "2026-11-22 20:58:10 ✗ 500", the time the delivery was created. */
 export function deliveryLabel(d: DeliveryView): string {
-  return `${toSecond(d.delivered_at)} ${deliveryOutcome(d)}`;
+  return `${toSecond(createdAt(d))} ${deliveryOutcome(d)}`;
 }
 
 export function deliveryDescription(d: DeliveryView): string {
-  return d.redelivery ? `${d.event} · redelivery` : d.event;
+  const last = lastAttempt(d);
+  return [d.event, ...(d.redelivery ? ['redelivery'] : []), ...(d.test ? ['test send'] : []), ...(last ? [`last attempt ${last.slice(11)}`] : [])].join(' · ');
 }
 
 export const SOURCE_TEXT: Record<DeliverySource, string> = {
@@ -79,11 +107,13 @@ export function deliveryTooltip(d: DeliveryView, source: DeliverySource): string
   const lines = [
     `Delivery ${d.id}`,
     `Event: ${d.event}`,
-    `At: ${toSecond(d.delivered_at)} UTC`,
+    `Created: ${toSecond(createdAt(d))} UTC`,
+    `Last attempt: ${toSecond(d.delivered_at)} UTC`,
     d.success ? 'Outcome: success' : `Outcome: failed${d.status !== null ? ` (HTTP ${d.status})` : ''}`,
   ];
   if (!d.success && d.error) lines.push(`Error: ${d.error}`);
   if (d.attempts) lines.push(`Attempts: ${d.attempts.length}`);
+  if (d.test) lines.push('Test send (service-hooks send or a sample): not counted as one of the service\'s deliveries');
   lines.push(`Source: ${SOURCE_TEXT[source]}`);
   return lines.join('\n');
 }

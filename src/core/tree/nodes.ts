@@ -1,6 +1,7 @@
 // The Webhooks and Relay trees as plain data: node kinds and the row each one shows.
 // The extension maps a TreeRow onto a vscode.TreeItem one-to-one.
 import {
+  byCreatedDesc,
   deliveriesLabel,
   deliveriesTooltip,
   deliveryDescription,
@@ -23,7 +24,8 @@ import {
 export type WebhookTreeNode =
   | { kind: 'repository'; repo: RepoRef }
   | { kind: 'webhook'; repo: RepoRef; webhook: WebhookView }
-  | { kind: 'deliveries'; repo: RepoRef; webhook: WebhookView; counts: DeliveryCounts; source: DeliverySource }
+  /** `detail`: what the count row says after the counts (the relay channel, what was filtered). */
+  | { kind: 'deliveries'; repo: RepoRef; webhook: WebhookView; counts: DeliveryCounts; source: DeliverySource; detail?: string }
   /** `inRelay`: the relay's journal holds this delivery, so Replay can work (its contextValue ends in `.inRelay`). */
   | { kind: 'delivery'; repo: RepoRef; webhook: WebhookView; delivery: DeliveryView; source: DeliverySource; inRelay?: boolean }
   | { kind: 'loadMore'; repo: RepoRef; webhook: WebhookView; shown: number; total: number }
@@ -89,8 +91,8 @@ export function webhookRow(node: WebhookTreeNode): TreeRow {
       return {
         id: `deliveries:${node.webhook.id}`,
         label: deliveriesLabel(node.counts),
-        description: node.source === 'relay' ? 'relay journal' : undefined,
-        tooltip: deliveriesTooltip(node.counts, node.source),
+        description: node.detail ?? (node.source === 'relay' ? 'relay journal' : undefined),
+        tooltip: deliveriesTooltip(node.counts, node.source) + (node.detail ? `\n${node.detail.replaceAll(' · ', '\n')}` : ''),
         contextValue: 'deliveries',
         collapsible: node.counts.total > 0 ? 'collapsed' : 'none',
         icon: { id: 'history' },
@@ -144,7 +146,7 @@ export function deliveryChildren(
   hasMore = loaded.length < total,
   inRelay: (d: DeliveryView) => boolean = () => false,
 ): WebhookTreeNode[] {
-  const nodes: WebhookTreeNode[] = loaded.map((delivery) => ({ kind: 'delivery', repo, webhook, delivery, source, ...(inRelay(delivery) ? { inRelay: true } : {}) }));
+  const nodes: WebhookTreeNode[] = byCreatedDesc(loaded).map((delivery) => ({ kind: 'delivery', repo, webhook, delivery, source, ...(inRelay(delivery) ? { inRelay: true } : {}) }));
   if (hasMore) nodes.push({ kind: 'loadMore', repo, webhook, shown: loaded.length, total });
   return nodes;
 }

@@ -37,6 +37,8 @@ export class RefreshLoop {
     private readonly tick: () => Promise<TickResult>,
     intervalSeconds: number,
     private readonly timers: Timers = realTimers,
+    /** The longest wait after failures (0: never longer than the interval). */
+    private readonly maxBackoffMs = MAX_BACKOFF_MS,
   ) {
     this.intervalMs = Math.max(0, intervalSeconds * 1000);
   }
@@ -95,7 +97,7 @@ export class RefreshLoop {
     this.handle = this.timers.setTimeout(() => {
       this.handle = undefined;
       void this.runNow();
-    }, nextDelay(this.intervalMs, this.failures));
+    }, nextDelay(this.intervalMs, this.failures, this.maxBackoffMs));
   }
 
   private cancel(): void {

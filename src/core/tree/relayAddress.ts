@@ -153,18 +153,34 @@ export function serviceIsLocal(baseUrl: string): boolean {
 export interface WebhookUrlChoice {
   url: string;
   description: string;
+  /** Set when picking it means creating this channel first (a channel of the webhook's own on the remote relay). */
+  newChannel?: string;
 }
 
 /**
- * The payload URLs Add Webhook offers, best first: the connected remote relay's channels, then the
- * local relay's ingress when the service can reach this machine.
+ * The payload URLs Add Webhook offers, best first. With a remote relay in use: a new channel of
+ * the webhook's own (`newChannel`, under the relay's reported ingress base: its rows and counts are
+ * then that webhook's), then its channels with the URLs the relay reports; never the local relay's
+ * http://127.0.0.1 address, which the remote relay is not. Without one: a channel of its own on the
+ * local relay, then its `default` channel.
  */
-export function webhookUrlChoices(o: { remote?: { label: string; channels: { name: string; ingressUrl: string }[] }; localUrl: string; serviceBaseUrl: string }): WebhookUrlChoice[] {
+export function webhookUrlChoices(o: {
+  remote?: { label: string; channels: { name: string; ingressUrl: string }[]; ingressBase?: string };
+  localUrl: string;
+  serviceBaseUrl: string;
+  newChannel?: string;
+}): WebhookUrlChoice[] {
   const out: WebhookUrlChoice[] = [];
-  for (const c of o.remote?.channels ?? []) out.push({ url: c.ingressUrl, description: `channel ${c.name} on ${o.remote!.label}` });
-  if (!o.remote || serviceIsLocal(o.serviceBaseUrl)) {
-    out.push({ url: o.localUrl, description: serviceIsLocal(o.serviceBaseUrl) ? 'local relay' : 'local relay (the service must reach this machine)' });
+  if (o.remote) {
+    if (o.newChannel && o.remote.ingressBase) {
+      out.push({ url: `${o.remote.ingressBase.replace(/\/+$/, '')}/hooks/${o.newChannel}`, description: `a new channel of its own on ${o.remote.label} (recommended)`, newChannel: o.newChannel });
+    }
+    for (const c of o.remote.channels) out.push({ url: c.ingressUrl, description: `channel ${c.name} on ${o.remote.label}` });
+    return out;
   }
+  const reach = serviceIsLocal(o.serviceBaseUrl) ? '' : ' (the service must reach this machine)';
+  if (o.newChannel) out.push({ url: o.localUrl.replace(/\/hooks\/[^/]*$/, `/hooks/${o.newChannel}`), description: `a channel of its own on the local relay (recommended)${reach}` });
+  out.push({ url: o.localUrl, description: o.newChannel ? `local relay, channel default (shared)${reach}` : `local relay${reach}` });
   return out;
 }
 
@@ -209,9 +225,16 @@ export function localAppUrlProblem(url: string): string | undefined {
 
 const CERT_CODES = /^(SELF_SIGNED_CERT_IN_CHAIN|DEPTH_ZERO_SELF_SIGNED_CERT|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(_LOCALLY)?|CERT_HAS_EXPIRED|ERR_TLS_CERT_ALTNAME_INVALID)$/;
 
-/** Why "Connect to Relay…" failed, in words a person can act on (status from the REST answer, code from the socket error). */
-export function describeConnectError(label: string, err: { status?: number; code?: string; cause?: { code?: string }; message?: string }): string {
+/**
+ * Why "Connect to Relay…" failed, in words a person can act on (status from the REST answer, code
+ * from the socket error). `tls`: whether the address was https:// (an http:// one to a TLS port
+ * gets its connection closed unanswered: say "use https://", as the CLI does).
+ */
+export function describeConnectError(label: string, err: { status?: number; code?: string; cause?: { code?: string }; message?: string }, tls?: boolean): string {
   const code = err.code ?? err.cause?.code;
+  if (tls === false && (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || /other side closed/i.test(err.message ?? ''))) {
+    return `${label} closed the connection without answering: it speaks TLS on this port, so use https://${label}`;
+  }
   if (err.status === 401) return `${label} rejected the token (401). Check it, or ask the relay's admin for a channel token.`;
   if (err.status === 403) return `${label} refused this token (403): it may be a channel token for another channel.`;
   if (err.status === 404) return `${label} answered 404: is this the relay's address (no path after the host)?`;

@@ -48,7 +48,8 @@ function remoteStateLabel(state: RelayState, remote: string): string {
 }
 
 export function channelDescription(c: RelayChannelView): string {
-  return `received ${c.received} · verified ${c.verified} · unverified ${c.unverified} · rejected ${c.rejected} · forwarded ${c.forwarded} · failed ${c.failed}`;
+  const refused = c.refused ? ` · refused ${c.refused} (source not allowed)` : '';
+  return `received ${c.received} · verified ${c.verified} · unverified ${c.unverified} · rejected ${c.rejected} · forwarded ${c.forwarded} · failed ${c.failed}${refused}`;
 }
 
 const VERIFY_MARK: Record<RelayDeliveryView['verification'], string> = {

@@ -17,6 +17,10 @@ export interface DeliveryView {
   error?: string;
   redelivery?: boolean;
   attempts?: readonly unknown[];
+  /** A test send (service-hooks send, a sample): shown marked, never counted as the service's. */
+  test?: boolean;
+  /** When the delivery was created (its first attempt); rows show and sort by it. */
+  created_at?: string;
   /** Relay journal sequence number, for deliveries read from the relay journal (one id may be journaled several times). */
   seq?: number;
 }

@@ -3,13 +3,13 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { validateWebhookUrl } from '../../core/input';
-import { SUBSCRIBABLE_EVENTS } from '../../core/tree';
+import { SUBSCRIBABLE_EVENTS, channelNameFor, repoKey } from '../../core/tree';
 import { COMMANDS } from '../ids';
 import { UserError } from '../errors';
 import { asArgs, pickRepo } from '../pickers';
 import { withProgress } from '../progress';
 import { BACK, askEvents, askSecret, askUrl, type UrlChoice } from '../webhookInputs';
-import type { CommandModule } from './context';
+import type { CommandContext, CommandModule } from './context';
 
 export interface AddWebhookArgs {
   repo?: string;
@@ -24,19 +24,34 @@ const command: CommandModule = {
   async run(ctx, arg) {
     const args = asArgs<AddWebhookArgs>(arg);
     const repo = await pickRepo(ctx, arg);
-    const { url, events, secretChoice } = await askAll(args, ctx.services.relay.webhookUrlChoices());
+    // Each webhook gets a channel of its own by default, so the rows and counts under it are its own
+    // (on a remote relay only with a token that may create channels: a channel token offers its channel).
+    const own = (await mayCreateChannels(ctx)) ? channelNameFor(repoKey(repo), randomBytes(4).toString('hex')) : undefined;
+    const choices = ctx.services.relay.webhookUrlChoices(own);
+    const { url, events, secretChoice } = await askAll(args, choices);
     const urlProblem = validateWebhookUrl(url);
     if (urlProblem) throw new UserError(urlProblem);
     if (events.length === 0) throw new UserError('Pick at least one event.');
     const unknown = events.filter((e) => !(SUBSCRIBABLE_EVENTS as readonly string[]).includes(e));
     if (unknown.length) throw new UserError(`Unknown event type(s): ${unknown.join(', ')}`);
     // A generated secret must verify where the webhook delivers: a relay channel's own secret, or one added to the relay (relayManager).
-    const generated = secretChoice === 'generate' ? await ctx.services.relay.secretForGenerated(url.trim(), randomBytes(32).toString('hex')) : undefined;
+    // A channel of the webhook's own on the remote relay is created below with the generated secret.
+    const newChannel = choices.find((c) => c.url === url.trim() && c.newChannel)?.newChannel;
+    const fresh = randomBytes(32).toString('hex');
+    const generated =
+      secretChoice !== 'generate' ? undefined : newChannel ? { secret: fresh, how: 'created' as const, channel: newChannel } : await ctx.services.relay.secretForGenerated(url.trim(), fresh);
     const shared = generated && generated.how !== 'plain' ? generated : undefined;
     const secret = generated ? generated.secret : secretChoice === 'none' ? undefined : secretChoice;
     const client = await ctx.services.client();
-    const body = { url: url.trim(), content_type: 'json' as const, events, ...(secret ? { secret } : {}) };
-    const created = await withProgress('Creating the webhook…', () => client.createWebhook(repo, body));
+    const ingress = newChannel ? await createChannel(ctx, newChannel, secret) : url.trim();
+    const body = { url: ingress, content_type: 'json' as const, events, ...(secret ? { secret } : {}) };
+    let created;
+    try {
+      created = await withProgress('Creating the webhook…', () => client.createWebhook(repo, body));
+    } catch (err) {
+      if (newChannel) await ctx.services.relay.remoteApi().api.deleteChannel(newChannel).catch(() => undefined); // nothing left behind
+      throw err;
+    }
     ctx.webhooks.refresh();
     if (shared) {
       const where = shared.how === 'created' ? `a new relay channel ${shared.channel} holds it` : shared.how === 'relay' ? "it is the local relay's own" : `it is channel ${shared.channel}'s`;
@@ -51,10 +66,36 @@ const command: CommandModule = {
     } else {
       void vscode.window.showInformationMessage('Webhook created.');
     }
-    return { webhook: created, secretGenerated: secretChoice === 'generate', secretShared: shared !== undefined, secretHow: generated?.how, secretLength: secret?.length ?? 0 };
+    return { webhook: created, channel: newChannel, secretGenerated: secretChoice === 'generate', secretShared: shared !== undefined, secretHow: generated?.how, secretLength: secret?.length ?? 0 };
   },
 };
 export default command;
+
+/** Whether a new channel can be offered: always on the local relay; on a remote one, with the admin token (GET /api/channels answers). */
+async function mayCreateChannels(ctx: CommandContext): Promise<boolean> {
+  const relay = ctx.services.relay;
+  if (!relay.remoteLabel) return true;
+  if (!relay.connected) return false;
+  try {
+    await relay.remoteApi().api.listChannels();
+    return true;
+  } catch {
+    return false; // 403: a channel token
+  }
+}
+
+/** Creates the webhook's own channel on the remote relay in use, verifying with `secret`; returns its ingress URL. */
+async function createChannel(ctx: CommandContext, name: string, secret: string | undefined): Promise<string> {
+  const { api, relay } = ctx.services.relay.remoteApi();
+  try {
+    const created = await withProgress(`Creating channel ${name} on ${relay.label}…`, () => api.createChannel({ name, secrets: secret ? [secret] : [] }));
+    await ctx.services.relay.reload();
+    return created.ingressUrl;
+  } catch (err) {
+    if ((err as { status?: number }).status === 403) throw new UserError(`The token in use on ${relay.label} is a channel token: it cannot create channels. Pick its channel's URL, or connect with the admin token.`);
+    throw err;
+  }
+}
 
 /** The steps the arguments do not answer, in order; Back returns to the step asked before. */
 async function askAll(args: AddWebhookArgs, choices: readonly UrlChoice[]): Promise<{ url: string; events: string[]; secretChoice: string }> {

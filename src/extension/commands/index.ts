@@ -6,6 +6,7 @@
 //   signIn            { token } | token string
 //   addWebhook        { repo: 'owner/repo', url, events: string[], secret: 'generate' | 'none' | <secret> }
 //   editEvents        { webhookId, events }
+//   rotateWebhookSecret { webhookId, graceMs? }              (returns { channel, shared, dropped?: Promise })
 //   deleteWebhook     { webhookId, confirm: true }            (confirm skips the modal; from rows: every selected webhook)
 //   pingWebhook       { webhookId }
 //   retryDelivery     { webhookId, deliveryId }
@@ -48,6 +49,7 @@ import portWorkflows from './portWorkflows';
 import refresh from './refresh';
 import replayDelivery from './replayDelivery';
 import retryAllFailed from './retryAllFailed';
+import rotateWebhookSecret from './rotateWebhookSecret';
 import retryDelivery from './retryDelivery';
 import setUpRunner from './setUpRunner';
 import showActivationTime from './showActivationTime';
@@ -69,7 +71,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   signIn, signOut, addWebhook, editEvents, deleteWebhook, pingWebhook, retryDelivery, retryAllFailed,
   replayDelivery, openDelivery, explainSignature, copyAsCurl, startRelay, stopRelay, connectRelay, disconnectRelay, retryPending, forwardToLocalApp, stopForwarding, importIssues,
   createSecret, setUpRunner, fixAllWorkflowNames, fixAllInFile, refresh, showLogs, showActivationTime, loadMore,
-  portWorkflows, relayMenu, copySigningSecret, changeRelayPort,
+  portWorkflows, relayMenu, copySigningSecret, changeRelayPort, rotateWebhookSecret,
 ];
 
 export function registerCommands(context: vscode.ExtensionContext, ctx: () => CommandContext): void {

@@ -13,8 +13,8 @@ const command: CommandModule = {
     if (isRelayTarget(arg)) {
       uri = DeliveryDocuments.relayUri((await pickRelayDelivery(ctx, arg, 'Open Delivery')).seq);
     } else {
-      const { webhook, deliveryId } = await pickDelivery(ctx, arg, { title: 'Open Delivery' });
-      uri = DeliveryDocuments.serviceUri(webhook.id, deliveryId);
+      const { webhook, deliveryId, journaled } = await pickDelivery(ctx, arg, { title: 'Open Delivery' });
+      uri = journaled?.seq !== undefined ? DeliveryDocuments.relayUri(journaled.seq) : DeliveryDocuments.serviceUri(webhook.id, deliveryId);
     }
     const doc = await withProgress('Opening the delivery…', () => Promise.resolve(vscode.workspace.openTextDocument(uri)), { location: 'window' });
     await vscode.languages.setTextDocumentLanguage(doc, 'json');

@@ -20,7 +20,8 @@ export async function rawDelivery(ctx: CommandContext, arg: unknown, title: stri
     const d = await withProgress(`Reading #${summary.seq} from the relay…`, () => relay.getDelivery(summary.seq), { cancellable: true, location: 'window' });
     return { source: 'relay', url: relay.ingressUrl(d.channel), headers: d.headers, body: Buffer.from(d.bodyBase64, 'base64') };
   }
-  const { webhook, deliveryId } = await pickDelivery(ctx, arg, { title });
+  const { webhook, deliveryId, journaled } = await pickDelivery(ctx, arg, { title });
+  if (journaled?.seq !== undefined) return rawDelivery(ctx, { seq: journaled.seq }, title);
   const client = await ctx.services.client();
   const detail = await client.getDelivery(webhook.id, deliveryId);
   if (!detail) throw new UserError('The service does not offer delivery details; use the relay journal instead.');

@@ -84,6 +84,7 @@ export async function run(): Promise<void> {
   await import('./relay.test');
   await import('./relayTls.test');
   await import('./forwardEditor.test');
+  await import('./documentedService.test');
   await import('./portWorkflows.test');
   const failures = await new Promise<number>((resolveRun) => mocha.run(resolveRun));
   // A suite with no tests or any pending test is a failure: nothing may be skipped silently.

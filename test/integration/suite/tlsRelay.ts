@@ -41,10 +41,10 @@ async function spawnRelay(cli: string, port: number, dataDir: string, extra: str
   return { child, port: listening };
 }
 
-export async function startTlsRelay(extensionPath: string, extra: string[] = []): Promise<TlsRelay> {
+export async function startTlsRelay(extensionPath: string, extra: string[] = [], atPort = 0): Promise<TlsRelay> {
   const cli = join(extensionPath, 'dist', 'cli.js');
   const dataDir = mkdtempSync(join(tmpdir(), 'sh-tls-relay-'));
-  let { child, port } = await spawnRelay(cli, 0, dataDir, extra);
+  let { child, port } = await spawnRelay(cli, atPort, dataDir, extra);
   const stop = async (signal: NodeJS.Signals) => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((r) => child.once('exit', r));

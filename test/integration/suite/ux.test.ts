@@ -104,6 +104,31 @@ describe('Webhooks view: live, acting, per-address token', function () {
     assert.ok((await rows(repoRow)).some((n) => n.kind === 'webhook'), 'the webhooks are back');
   });
 
+  it('an outage during automatic refresh: rows kept and marked stale at the first failed refresh; the next good one clears it, rows and expansion kept', async function () {
+    tree().refresh();
+    const webhook = await hookNode();
+    const [countsRow] = await rows(webhook); // expanded: its deliveries are refreshed
+    assert.ok(countsRow?.kind === 'deliveries');
+    assert.equal(tree().staleSince, undefined);
+    await proxy.down();
+    try {
+      const nodes = await fired(() => tree().loop.runNow());
+      assert.ok(nodes.includes(webhook), 'the first failed refresh repaints the webhook rows (stale marks)');
+      assert.ok(tree().staleSince, 'the view is marked stale at once');
+      assert.match(String(tree().getTreeItem(webhook).description), /stale$/);
+      assert.match(String(tree().getTreeItem(countsRow).tooltip), /Stale: not refreshed since .* \(Cannot reach the service/);
+      assert.equal((await rows(webhook))[0], countsRow, 'the rows stay (from the cache)');
+      assert.deepEqual(await fired(() => tree().loop.runNow()), [], 'a second failure repaints nothing');
+    } finally {
+      await proxy.up();
+    }
+    const nodes = await fired(() => tree().loop.runNow());
+    assert.ok(nodes.includes(webhook), 'recovered: the stale marks go');
+    assert.equal(tree().staleSince, undefined);
+    assert.doesNotMatch(String(tree().getTreeItem(webhook).description ?? ''), /stale/);
+    assert.ok(tree().expandedHooks().some((h) => h.id === hookId), 'still expanded');
+  });
+
   it('a rejected token is a Sign In row; signed out, commands say so with a Sign In button (no 401)', async function () {
     await api.commandContext.services.tokens.set(proxy.url, 'not-the-token');
     tree().refresh();

@@ -76,6 +76,7 @@ describe('newcomer: the CLI with wrong input and end to end', function () {
     const got = app.received[0]!;
     assert.equal(got.headers['x-service-event'], 'push');
     assert.equal(verify(got.body, got.headers['x-service-signature'] as string, [DEMO_SECRET]).ok, true);
+    assert.doesNotMatch(relay.stderr(), /warning/, 'the demo secret is long enough for the relay (16 bytes or more)');
     emu.child.kill('SIGTERM');
     assert.equal(await emu.code, 0);
   });

@@ -93,7 +93,7 @@ describe('CLI send and verify (child processes)', function () {
       const got = target.received[0]!;
       assert.equal(got.headers['content-type'], 'application/json');
       assert.equal(got.headers['x-service-event'], 'push');
-      assert.match(String(got.headers['x-service-delivery']), UUID);
+      assert.match(String(got.headers['x-service-delivery']), new RegExp(`^test-${UUID.source.replace(/^\^/, '')}`), 'a test send: test-<uuid>');
       assert.equal(got.headers['user-agent'], 'service-hooks-cli');
       assert.ok(await octokitVerify('s3cret', got.body, String(got.headers['x-service-signature'])));
       assert.equal(await octokitVerify('other', got.body, String(got.headers['x-service-signature'])), false);

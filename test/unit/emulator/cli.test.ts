@@ -4,6 +4,7 @@ import { strict as assert } from 'node:assert';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEMO_SECRET } from '../../../src/core/defaults';
 import { call, cliBundle, start, startReceiver, tempDir, TOKEN } from './helpers';
 
 interface Proc {
@@ -73,6 +74,7 @@ describe('service-hooks emulate (process)', function () {
     [['--delivery-timeout', '0'], /--delivery-timeout/],
     [['--token', ''], /--token must not be empty/],
     [['extra-positional'], /positional/i],
+    [['--list-deliveries', '--documented-only'], /contradict/],
   ] as [string[], RegExp][]) {
     it(`usage error exits 2: ${args.join(' ')}`, async () => {
       const r = await run(args);
@@ -80,6 +82,24 @@ describe('service-hooks emulate (process)', function () {
       assert.match(r.stderr, message);
     });
   }
+
+  it('serves the documented API only by default (as the real service); the deliveries listing only with --list-deliveries', async () => {
+    const relay = await startReceiver(200);
+    try {
+      const documented = await spawnEmulator(['--token', TOKEN, '--demo', '--demo-relay-url', relay.url]);
+      const hooks = await call(documented.url, 'GET', '/api/v1/repos/acme/widgets/webhooks');
+      assert.equal(hooks.status, 200);
+      assert.equal((await call(documented.url, 'GET', `/api/v1/webhooks/${hooks.json[0].id}/deliveries`)).status, 404, 'no deliveries listing by default');
+      assert.equal((await call(documented.url, 'POST', `/api/v1/webhooks/${hooks.json[0].id}/ping`)).status, 202, 'the documented endpoints are served');
+      assert.equal(await documented.stop(), 0);
+      const listing = await spawnEmulator(['--token', TOKEN, '--demo', '--demo-relay-url', relay.url, '--list-deliveries']);
+      const hooks2 = await call(listing.url, 'GET', '/api/v1/repos/acme/widgets/webhooks');
+      assert.equal((await call(listing.url, 'GET', `/api/v1/webhooks/${hooks2.json[0].id}/deliveries`)).status, 200);
+      assert.equal(await listing.stop(), 0);
+    } finally {
+      await relay.close();
+    }
+  });
 
   it('serves the API with --token (never echoed), fires the demo, and flushes the state on SIGTERM', async () => {
     const dir = tempDir();
@@ -99,7 +119,7 @@ describe('service-hooks emulate (process)', function () {
       assert.equal(await p.stop(), 0);
       assert.match(p.stderr(), /emulator: stopped/);
       assert.ok(!p.stdout().includes(TOKEN) && !p.stderr().includes(TOKEN), 'the token given on the command line is not printed');
-      assert.ok(!p.stderr().includes('demo-secret'), 'no webhook secret in the log');
+      assert.ok(!p.stderr().includes(DEMO_SECRET), 'no webhook secret in the log');
       assert.equal(statSync(state).mode & 0o777, 0o600);
       const saved = JSON.parse(readFileSync(state, 'utf8'));
       assert.deepEqual(saved.webhooks.map((w: { id: string }) => w.id), ['1', '2', created.json.id]);

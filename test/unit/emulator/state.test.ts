@@ -3,6 +3,7 @@
 import { strict as assert } from 'node:assert';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DEMO_SECRET } from '../../../src/core/defaults';
 import { verify } from '../../../src/core/signing';
 import { startEmulator } from '../../../relay/emulator';
 import { addHook, fire, start, startReceiver, tempDir, TOKEN, type Harness, type Receiver } from './helpers';
@@ -206,7 +207,7 @@ describe('emulator state file', () => {
     await relay.signal.until(() => relay.received.length >= 1, 'the demo push at the relay');
     const got = relay.received[0]!;
     assert.equal(got.headers['x-service-event'], 'push');
-    assert.ok(verify(got.body, got.headers['x-service-signature'] as string, ['demo-secret']).ok);
+    assert.ok(verify(got.body, got.headers['x-service-signature'] as string, [DEMO_SECRET]).ok);
     const failed = await h.signal.until(() => h!.attempts.find((a) => a.record.webhook_id === failing.id && a.record.attempts.length === 4)?.record, 'four failed attempts');
     assert.deepEqual(failed.attempts.map((a) => a.status), [500, 500, 500, 500]);
     const ping = await h.api('POST', `/api/v1/webhooks/${failing.id}/ping`);

@@ -11,6 +11,7 @@ const ROOT = join(__dirname, '..', '..', '..');
 const START = join(ROOT, 'scripts', 'start.mjs');
 type StartModule = {
   relayTokenLine(line: string): string;
+  watchChildren(children: [string, import('node:child_process').ChildProcess | undefined][], onDeath: (name: string, how: string) => void): void;
   watchParent(onGone: () => void, o?: { everyMs?: number; ppid?: () => number }): () => void;
   prepareWorkspace(dir: string, o: { emulatorUrl: string; relayPort: number }): string;
 };
@@ -22,6 +23,18 @@ describe('npm start helpers', () => {
     assert.equal(relayTokenLine('relay token (shown once; stored in /home/u/.service-hooks/relay/token): abc123'), 'relay token: in /home/u/.service-hooks/relay/token (not shown here)');
     assert.equal(relayTokenLine('relay token (shown once; stored in c:\\Users\\u\\relay\\token): ***'), 'relay token: in c:\\Users\\u\\relay\\token (not shown here)');
     assert.equal(relayTokenLine('relay listening on http://127.0.0.1:8788'), 'relay listening on http://127.0.0.1:8788');
+  });
+
+  it('watchChildren names the demo server that died and how (npm start then stops the rest and exits 1)', async () => {
+    const { watchChildren } = await load();
+    const alive = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    const dying = spawn(process.execPath, ['-e', 'process.exit(3)'], { stdio: 'ignore' });
+    try {
+      const death = await new Promise<[string, string]>((resolve) => watchChildren([['relay', alive], ['emulator', dying], ['none', undefined]], (name: string, how: string) => resolve([name, how])));
+      assert.deepEqual(death, ['emulator', 'exit code 3']);
+    } finally {
+      alive.kill('SIGKILL');
+    }
   });
 
   it('watchParent fires once the parent pid changes', async () => {

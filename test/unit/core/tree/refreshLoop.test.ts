@@ -45,6 +45,16 @@ describe('Webhooks view refresh loop', () => {
     assert.equal(timers.delay, undefined);
   });
 
+  it('with no back-off (the Webhooks view: recover within one interval) a failure waits the interval, and still counts', async () => {
+    const timers = new FakeTimers();
+    const loop = new RefreshLoop(async () => ({ ok: false }), 10, timers, 0);
+    loop.setVisible(true);
+    for (let i = 0; i < 3; i++) await loop.runNow();
+    assert.equal(timers.delay, 10_000);
+    assert.equal(loop.failureCount, 3);
+    loop.dispose();
+  });
+
   it('backs off after failures (doubling, capped) and returns to the interval after a success', async () => {
     const timers = new FakeTimers();
     const results = [false, false, false, true];

@@ -100,7 +100,10 @@ describe('Add Webhook payload URL choices', () => {
     const remote = { label: 'relay.example.com', channels: [{ name: 'alice', ingressUrl: 'https://relay.example.com/hooks/alice' }] };
     const localUrl = 'http://127.0.0.1:8788/hooks/default';
     assert.deepEqual(webhookUrlChoices({ remote, localUrl, serviceBaseUrl: 'https://service.example.com' }).map((c) => c.url), ['https://relay.example.com/hooks/alice']);
-    assert.deepEqual(webhookUrlChoices({ remote, localUrl, serviceBaseUrl: 'http://127.0.0.1:8787' }).map((c) => c.url), ['https://relay.example.com/hooks/alice', localUrl]);
+    assert.deepEqual(webhookUrlChoices({ remote, localUrl, serviceBaseUrl: 'http://127.0.0.1:8787' }).map((c) => c.url), ['https://relay.example.com/hooks/alice'], 'never the local relay\'s http://127.0.0.1 for a remote relay');
+    const own = webhookUrlChoices({ remote: { ...remote, ingressBase: 'https://relay.example.com/' }, localUrl, serviceBaseUrl: 'http://127.0.0.1:8787', newChannel: 'widgets-a1b2c3' });
+    assert.deepEqual(own.map((c) => [c.url, c.newChannel]), [['https://relay.example.com/hooks/widgets-a1b2c3', 'widgets-a1b2c3'], ['https://relay.example.com/hooks/alice', undefined]], 'a channel of its own first, under the URL the relay reports');
+    assert.deepEqual(webhookUrlChoices({ localUrl, serviceBaseUrl: 'http://127.0.0.1:8787', newChannel: 'widgets-a1b2c3' }).map((c) => c.url), [localUrl.replace('/default', '/widgets-a1b2c3'), localUrl]);
     assert.deepEqual(webhookUrlChoices({ localUrl, serviceBaseUrl: 'http://127.0.0.1:8787' }), [{ url: localUrl, description: 'local relay' }]);
   });
 });
@@ -127,5 +130,7 @@ describe('Connect to Relay failures, in words', () => {
     assert.match(describeConnectError('r.example', { code: 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' }), /not trusted/);
     assert.equal(describeConnectError('r.example', { code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' }), 'Cannot reach r.example (ECONNREFUSED).');
     assert.match(describeConnectError('r.example', { message: 'boom' }), /Cannot connect to r\.example: boom/);
+    assert.equal(describeConnectError('127.0.0.1:8443', { code: 'UND_ERR_SOCKET', message: 'other side closed' }, false), '127.0.0.1:8443 closed the connection without answering: it speaks TLS on this port, so use https://127.0.0.1:8443');
+    assert.doesNotMatch(describeConnectError('r.example', { code: 'UND_ERR_SOCKET', message: 'other side closed' }, true), /use https/, 'https already: something else');
   });
 });

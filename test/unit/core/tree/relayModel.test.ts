@@ -47,6 +47,8 @@ describe('relay view model', () => {
     assert.match(String(both.tooltip), /Forward to http:\/\/127\.0\.0\.1:3000\/: ok \(HTTP 200\), 1 attempt\(s\)\nForward by a subscriber \(the editor or service-hooks forward\): ok \(HTTP 204\)/);
     assert.equal(relayRow({ kind: 'relayState', state: 'running', port: 8788 }).label, 'Running on port 8788');
     assert.match(channelDescription({ name: 'default', received: 3, verified: 2, unverified: 0, rejected: 1, forwarded: 2, failed: 0 }), /received 3 · verified 2/);
+    assert.doesNotMatch(channelDescription({ name: 'default', received: 3, verified: 2, unverified: 0, rejected: 1, forwarded: 2, failed: 0 }), /refused/);
+    assert.match(channelDescription({ name: 'a', received: 0, verified: 0, unverified: 0, rejected: 0, forwarded: 0, failed: 0, refused: 4 }), /· refused 4 \(source not allowed\)$/);
   });
   it('relay journal entries as webhook deliveries', () => {
     assert.deepEqual(relayToDelivery(rd(5)), { id: 'd5', seq: 5, event: 'push', delivered_at: '2026-11-22T20:58:10Z', success: true, status: 200 });
