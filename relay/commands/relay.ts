@@ -46,6 +46,10 @@ Options:
                         the URL); several relays on one store share deliveries and forwarding
   --nats-creds FILE     NATS credentials file (JWT + NKey seed)
   --nats-replicas N     stream replicas (default: 3 with three or more servers, else 1)
+  --metrics-listen A    serve the Prometheus metrics at http://A/metrics without a token, A being
+                        [HOST:]PORT (HOST default 127.0.0.1); by default they are at /metrics on
+                        the relay's own port and need the admin token
+  --no-metrics          collect no metrics (and serve no /metrics)
 
 ${PUBLIC_HELP}
 
@@ -142,6 +146,8 @@ const OPTIONS = {
   store: { type: 'string' },
   'nats-creds': { type: 'string' },
   'nats-replicas': { type: 'string' },
+  'metrics-listen': { type: 'string' },
+  'no-metrics': { type: 'boolean' },
   ...PUBLIC_OPTIONS,
 } as const;
 
@@ -156,6 +162,16 @@ function timeScaleOf(value: string | undefined): number {
 function secretsOf(values: string[] | undefined): string[] {
   if (values?.some((s) => s === '')) throw new UsageError(`--secret must not be empty: a delivery signed with the empty key would be accepted as verified`);
   return values ?? [];
+}
+
+/** --metrics-listen [HOST:]PORT / --no-metrics → RelayOptions.metrics. */
+export function metricsChoice(listen: string | undefined, off: boolean | undefined): Pick<RelayOptions, 'metrics'> {
+  if (off && listen !== undefined) throw new UsageError('--metrics-listen and --no-metrics exclude each other');
+  if (off) return { metrics: false };
+  if (listen === undefined) return {};
+  const m = /^(?:(\[[0-9a-fA-F:.]+\]|[^:[\]]+):)?(\d+)$/.exec(listen.trim());
+  if (!m) throw new UsageError(`--metrics-listen must be [HOST:]PORT such as 9464 or 127.0.0.1:9464, got '${listen}'`);
+  return { metrics: { host: m[1]?.replace(/^\[|\]$/g, '') ?? '127.0.0.1', port: port(m[2], 0, '--metrics-listen') } };
 }
 
 /** The relay's options from the flags and the config file (flags add to the file's lists). */
@@ -186,6 +202,7 @@ function relayOptions(values: Values, io: CliIO): RelayOptions {
       maxAgeMs: values['max-age'] === undefined ? 30 * DAY_MS : parseDuration(values['max-age'], '--max-age'),
     },
     ...natsChoice(values.store, values['nats-creds'], values['nats-replicas'], io.cwd),
+    ...metricsChoice(values['metrics-listen'], values['no-metrics']),
     signal: io.stopSignal,
     log: (line) => io.stderr.write(`relay: ${line}\n`),
     ...open,
@@ -254,6 +271,7 @@ export default defineCommand({
     if (created) io.stdout.write(`relay token (shown once; stored in ${created.path}): ${created.token}\n`);
     io.stdout.write(`relay listening on ${relay.url}\n`);
     io.stdout.write(`relay data in ${relay.dataDir}; ingress ${relay.url}/hooks/<channel>\n`);
+    if (relay.metricsUrl) io.stdout.write(`relay metrics at ${relay.metricsUrl}${values['metrics-listen'] ? '' : ' (admin token)'}\n`);
     if (!io.stopSignal.aborted) await new Promise<void>((r) => io.stopSignal.addEventListener('abort', () => r(), { once: true }));
     stopReloading();
     io.stderr.write('relay: stopping (pending forwards stay in the journal)\n');

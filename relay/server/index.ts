@@ -5,7 +5,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { refuseRaw, sendError, sendJson } from '../shared/http';
-import { SourceAllowList } from './access';
+import { bearer, hostAllowed, SourceAllowList } from './access';
 import { createApi } from './api';
 import { openChannelDirectory, type ChannelDirectory } from './channelDirectory';
 import type { ChannelRegistry } from './channelRegistry';
@@ -16,7 +16,9 @@ import { createIngress, hookChannel, PLAIN_HOOK_RE, type IngressHandler } from '
 import { lockDataDir, type DataLock } from './dataLock';
 import { listen, stopper } from './lifecycle';
 import { RejectLimiter, type RejectLimits } from './rateLimit';
-import { DeliveryStore } from './store';
+import { DeliveryStore, type StoreOptions } from './store';
+import { metering, type MetricsOption } from './metrics';
+import type { JetStreamHandles } from './metrics/jetstream';
 import { recordSubscriberForward } from './subscriberForward';
 import type { SharedForwarding } from './nats/sharedForwarding';
 import type { NatsChoice } from './nats/wiring';
@@ -84,6 +86,8 @@ export interface RelayOptions extends ChannelDefaults {
   signal?: AbortSignal;
   /** Keep deliveries in NATS JetStream instead of the file journal (issue 15; docs: "Running a team relay"). */
   nats?: NatsChoice;
+  /** Prometheus metrics: true (default) at /metrics with the admin token, { host, port } on a listener of their own, false off. */
+  metrics?: MetricsOption;
 }
 
 
@@ -94,6 +98,8 @@ export interface RelayServer {
   token: string;
   dataDir: string;
   store: RelayStore;
+  /** Where the Prometheus metrics are served (undefined: off). */
+  metricsUrl?: string;
   /** Serves this certificate and key to new TLS handshakes (checked with loadTls); false without TLS. */
   useTls(tls: TlsMaterial): boolean;
   /** Stop accepting, finish in-flight requests, flush the journal; pending forwards stay journaled. */
@@ -131,7 +137,8 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   const baseUrl = () => `${options.tls ? 'https' : 'http'}://${urlHost}:${state.port}`;
   const directory = channelDirectory(dataDir, channels, options, baseUrl);
   const scopeOf = (given: string | undefined) => authenticate(given, token, directory.registry);
-  const { store, shared, shareChannels } = await openStore(dataDir, options, log);
+  const meter = metering(options.metrics);
+  const { store, shared, shareChannels, jetstream } = await openStore(dataDir, options, log, meter?.synced);
   const stopSharingChannels = await shareChannels?.(directory.registry);
   const allow = new SourceAllowList(options.allowCidr ?? []);
   const forwarder = new Forwarder(store, {
@@ -152,9 +159,10 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   const trustProxy = options.trustProxy ?? false;
   // On JetStream the consumers forward; the local forwarder still replays.
   const forwarding: Pick<Forwarder, 'deliver' | 'retryNow'> = sharedForwarding ?? forwarder;
-  const ingress = createIngress({ store, forwarder: forwarding, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter });
+  const ingress = createIngress({ store: meter ? meter.ingressStore(store) : store, forwarder: forwarding, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter });
   const api = createApi({ store, forwarder, retryNow: (filter) => forwarding.retryNow(filter), authenticate: scopeOf, channels: directory, onChannelDeleted: (n) => hub.revoke(n), log, boundHost: host, allowedHosts, port: () => state.port });
-  const server = httpServer(options, { store, ingress, api, log, accepting: () => state.accepting }, hub);
+  const metrics = meter?.route && adminOnlyRoute(meter.route, (req) => hostAllowed(req.headers.host, host, allowedHosts) && scopeOf(bearer(req))?.kind === 'admin');
+  const server = httpServer(options, { store, ingress, api, log, accepting: () => state.accepting, metrics, answered: meter?.answered }, hub);
 
   let retention: NodeJS.Timeout | undefined;
   const close = stopper({
@@ -163,7 +171,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
     forwarder,
     store,
     lock,
-    beforeStop: () => ((state.accepting = false), clearInterval(retention), sharedForwarding?.stop(), stopSharingChannels?.()),
+    beforeStop: () => ((state.accepting = false), clearInterval(retention), sharedForwarding?.stop(), stopSharingChannels?.(), void meter?.close()),
   });
   try {
     state.port = await listen(server, state.port, host);
@@ -178,7 +186,12 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   }
   retention = setInterval(() => void store.applyRetention().catch(() => undefined), 60_000);
   retention.unref();
-  return { port: state.port, host, url: baseUrl(), token, dataDir, store, useTls: (tls) => useTls(server, tls), close };
+  const ownMetricsUrl = await meter?.start({ store, subscribers: hub, storeKind: jetstream ? 'jetstream' : 'file' }, jetstream).catch(async (err) => {
+    await close();
+    throw err;
+  });
+  const metricsUrl = meter ? (ownMetricsUrl ?? `${baseUrl()}/metrics`) : undefined;
+  return { port: state.port, host, url: baseUrl(), token, dataDir, store, metricsUrl, useTls: (tls) => useTls(server, tls), close };
 }
 
 interface OpenedStore {
@@ -187,9 +200,11 @@ interface OpenedStore {
   shared?: (channels: ChannelConfigs) => SharedForwarding;
   /** JetStream only: keeps the API's channels in the store, shared by every instance; returns a stop function. */
   shareChannels?: (registry: ChannelRegistry) => Promise<() => void>;
+  /** JetStream only: what the metrics read. */
+  jetstream?: JetStreamHandles;
 }
 
-async function openStore(dataDir: string, options: RelayOptions, log: (line: string) => void): Promise<OpenedStore> {
+async function openStore(dataDir: string, options: RelayOptions, log: (line: string) => void, onSync?: StoreOptions['onSync']): Promise<OpenedStore> {
   if (options.nats) {
     // Loaded only for --store nats://…: the file journal never loads the NATS client.
     const { openNatsStore } = await import('./nats/wiring');
@@ -201,6 +216,7 @@ async function openStore(dataDir: string, options: RelayOptions, log: (line: str
     onTruncate: (t) => log(`journal: truncated a torn tail of ${t.dropped} bytes in segment ${t.segment} at offset ${t.offset}`),
     onCorrupt: (c) => log(`journal: skipped ${c.bytes} damaged bytes in segment ${c.segment} at offset ${c.offset}; the records after them are kept`),
     onRebuild: (r) => log(`journal: segment ${r.segment} has no valid index file; reading its ${(r.bytes / 1048576).toFixed(1)} MiB to rebuild it (once)`),
+    onSync,
   });
   await store.applyRetention();
   return { store };
@@ -242,10 +258,24 @@ function serverOptions(options: RelayOptions) {
   };
 }
 
+/** GET /metrics on the relay's port: the admin token and an allowed Host, else 401 (no hint what is there). */
+function adminOnlyRoute(route: (req: IncomingMessage, res: ServerResponse) => void, admitted: (req: IncomingMessage) => boolean): Routes['metrics'] {
+  return (req, res) => {
+    req.resume();
+    if (!admitted(req)) return sendError(res, 401, 'missing or wrong relay token (the admin token)', undefined, { 'www-authenticate': 'Bearer' });
+    if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'use GET', undefined, { allow: 'GET' });
+    route(req, res);
+  };
+}
+
 interface Routes {
   store: RelayStore;
   ingress: IngressHandler;
   api: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
+  /** GET /metrics when served on this port. */
+  metrics?: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Told after ingress or the API answered (the metrics count refusals). */
+  answered?: (res: ServerResponse, where: 'ingress' | 'api') => void;
   log: (line: string) => void;
   accepting: () => boolean;
   track: ClientErrors['track'];
@@ -263,7 +293,7 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
     r.track(req, res);
     const plain = req.method === 'POST' && r.accepting() ? PLAIN_HOOK_RE.exec(req.url ?? '') : null;
     if (plain) {
-      r.ingress(req, res, plain[1]!).catch(failed(req, res, req.url!));
+      r.ingress(req, res, plain[1]!).then(r.answered && (() => r.answered!(res, 'ingress')), failed(req, res, req.url!));
       return;
     }
     const url = parseTarget(req.url);
@@ -276,9 +306,14 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
         if (req.method !== 'POST') return sendError(res, 405, 'use POST', undefined, { allow: 'POST' });
         const channel = hookChannel(path);
         if (channel === undefined) return sendError(res, 400, 'invalid channel name (bad percent-encoding)');
-        return r.ingress(req, res, channel);
+        await r.ingress(req, res, channel);
+        return r.answered?.(res, 'ingress');
       }
-      if (path.startsWith('/api/')) return r.api(req, res, url);
+      if (path.startsWith('/api/')) {
+        await r.api(req, res, url);
+        return r.answered?.(res, 'api');
+      }
+      if (path === '/metrics' && r.metrics) return r.metrics(req, res);
       return sendError(res, 404, 'not found');
     };
     handle().catch(failed(req, res, path));

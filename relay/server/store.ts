@@ -2,7 +2,7 @@
 // pending set) while headers and bodies stay on disk. At open it rebuilds the index from the
 // sealed segments' index files and a scan of the current segment only.
 import { EventEmitter } from 'node:events';
-import { Journal, JournalCorruptError, type CorruptRegion, type JournalFs, type RecordLocation } from './journal';
+import { Journal, JournalCorruptError, type CorruptRegion, type JournalFs, type JournalOptions, type RecordLocation } from './journal';
 import { nodeFs } from './journalFs';
 import { SeqMark } from './seqMark';
 import { CompactIndex, type IndexRow } from './compactIndex';
@@ -30,6 +30,8 @@ export interface StoreOptions {
   onRebuild?: (info: { segment: number; bytes: number }) => void;
   /** The journal's file operations (tests inject failures); default node:fs. */
   fs?: JournalFs;
+  /** Told after each group commit of the journal (the metrics). */
+  onSync?: JournalOptions['onSync'];
 }
 
 export function headerRecord(pairs: [string, string][]): Record<string, string> {
@@ -70,6 +72,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
       },
       onCorrupt: options.onCorrupt,
       onRebuild: options.onRebuild,
+      onSync: options.onSync,
       summarize,
       onEntry: (type, entry, loc) => store.apply(type, entry, loc),
     });
