@@ -9,6 +9,8 @@ import { EXIT, UsageError, type CliIO } from '../cli/io';
 import { PUBLIC_HELP, PUBLIC_OPTIONS, publicRelayOptions } from '../cli/publicOptions';
 import { DataDirLockedError, DEFAULT_DATA_DIR, DEFAULT_MAX_BODY, RelayConfigError, startRelay, type ChannelConfig, type RelayOptions, type RelayServer } from '../server';
 import { loadTls } from '../server/tls';
+import type { RelayLog } from '../server/log';
+import { LOG_FORMATS, relayLogger, type LogFormat, type RelayLogger } from '../cli/relayLog';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 import { parseNatsServers } from '../server/nats/urls';
 
@@ -50,6 +52,9 @@ Options:
                         [HOST:]PORT (HOST default 127.0.0.1); by default they are at /metrics on
                         the relay's own port and need the admin token
   --no-metrics          collect no metrics (and serve no /metrics)
+  --log-format F        text (default: 'relay: <message>') or json (one object per line on
+                        stderr: time, level, msg, and seq, channel, target, status, durationMs
+                        where they apply); tokens, secrets and URL credentials are redacted
 
 ${PUBLIC_HELP}
 
@@ -148,6 +153,7 @@ const OPTIONS = {
   'nats-replicas': { type: 'string' },
   'metrics-listen': { type: 'string' },
   'no-metrics': { type: 'boolean' },
+  'log-format': { type: 'string' },
   ...PUBLIC_OPTIONS,
 } as const;
 
@@ -174,8 +180,14 @@ export function metricsChoice(listen: string | undefined, off: boolean | undefin
   return { metrics: { host: m[1]?.replace(/^\[|\]$/g, '') ?? '127.0.0.1', port: port(m[2], 0, '--metrics-listen') } };
 }
 
+function logFormatOf(value: string | undefined): LogFormat {
+  if (value === undefined) return 'text';
+  if (!LOG_FORMATS.includes(value as LogFormat)) throw new UsageError(`--log-format must be one of ${LOG_FORMATS.join(', ')}, got '${value}'`);
+  return value as LogFormat;
+}
+
 /** The relay's options from the flags and the config file (flags add to the file's lists). */
-function relayOptions(values: Values, io: CliIO): RelayOptions {
+function relayOptions(values: Values, io: CliIO, logger: RelayLogger): RelayOptions {
   const cfg = values.config ? readConfig(resolve(io.cwd, values.config)) : {};
   for (const u of values.forward ?? []) {
     if (!/^https?:\/\/[^\s]+$/.test(u)) throw new UsageError(`--forward must be an http(s) URL, got '${u}'`);
@@ -204,7 +216,7 @@ function relayOptions(values: Values, io: CliIO): RelayOptions {
     ...natsChoice(values.store, values['nats-creds'], values['nats-replicas'], io.cwd),
     ...metricsChoice(values['metrics-listen'], values['no-metrics']),
     signal: io.stopSignal,
-    log: (line) => io.stderr.write(`relay: ${line}\n`),
+    log: logger.log,
     ...open,
   };
 }
@@ -224,7 +236,7 @@ function listenProblem(code: string, host = '127.0.0.1', portFlag = String(DEFAU
  * the current one stays. Without TLS, SIGHUP keeps its default (the relay ends, as on a closed
  * terminal). Returns the remover of the handler.
  */
-function reloadTlsOnHangup(relay: RelayServer, values: Values, io: CliIO): () => void {
+function reloadTlsOnHangup(relay: RelayServer, values: Values, io: CliIO, log: RelayLog): () => void {
   const cert = values['tls-cert'];
   const key = values['tls-key'];
   if (!cert || !key) return () => undefined;
@@ -232,9 +244,9 @@ function reloadTlsOnHangup(relay: RelayServer, values: Values, io: CliIO): () =>
   const reload = () => {
     try {
       relay.useTls(loadTls(files));
-      io.stderr.write(`relay: SIGHUP: serving the certificate in ${files.cert} to new connections\n`);
+      log(`SIGHUP: serving the certificate in ${files.cert} to new connections`);
     } catch (err) {
-      io.stderr.write(`relay: SIGHUP: the certificate was not reloaded, the current one stays: ${(err as Error).message}\n`);
+      log(`SIGHUP: the certificate was not reloaded, the current one stays: ${(err as Error).message}`, { level: 'error' });
     }
   };
   process.on('SIGHUP', reload);
@@ -249,12 +261,16 @@ export default defineCommand({
     // A new token is shown once the relay listens: a start that fails (port taken, NATS refused)
     // removes the token it just made, so the next start makes and shows one instead of neither.
     let created: { token: string; path: string } | undefined;
+    const logger = relayLogger(logFormatOf(values['log-format']), (text) => io.stderr.write(text));
+    const log = logger.log;
     try {
-      relay = await startRelay({ ...relayOptions(values, io), onTokenCreated: (token, path) => (created = { token, path }) });
+      const options = relayOptions(values, io, logger);
+      logger.redact([options.token, ...(options.secrets ?? []), ...Object.values(options.channels ?? {}).flatMap((c) => c.secrets ?? [])]);
+      relay = await startRelay({ ...options, onTokenCreated: (token, path) => (logger.redact([token]), (created = { token, path })) });
     } catch (err) {
       if (created) rmSync(created.path, { force: true });
       if (io.stopSignal.aborted) {
-        io.stderr.write('relay: stopped before it started\n');
+        log('stopped before it started');
         return EXIT.ok;
       }
       if (err instanceof RelayConfigError) throw new UsageError(err.message);
@@ -267,16 +283,17 @@ export default defineCommand({
       throw err;
     }
     // Before the ready line: whoever waits for it may send SIGHUP at once.
-    const stopReloading = reloadTlsOnHangup(relay, values, io);
+    logger.redact([relay.token]);
+    const stopReloading = reloadTlsOnHangup(relay, values, io, log);
     if (created) io.stdout.write(`relay token (shown once; stored in ${created.path}): ${created.token}\n`);
     io.stdout.write(`relay listening on ${relay.url}\n`);
     io.stdout.write(`relay data in ${relay.dataDir}; ingress ${relay.url}/hooks/<channel>\n`);
     if (relay.metricsUrl) io.stdout.write(`relay metrics at ${relay.metricsUrl}${values['metrics-listen'] ? '' : ' (admin token)'}\n`);
     if (!io.stopSignal.aborted) await new Promise<void>((r) => io.stopSignal.addEventListener('abort', () => r(), { once: true }));
     stopReloading();
-    io.stderr.write('relay: stopping (pending forwards stay in the journal)\n');
+    log('stopping (pending forwards stay in the journal)');
     await relay.close();
-    io.stderr.write('relay: stopped\n');
+    log('stopped');
     return EXIT.ok;
   },
 });

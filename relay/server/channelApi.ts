@@ -8,6 +8,7 @@
 //   DELETE /api/channels/<name>   → 204; its token stops working, its streams close, its URL
 //            answers 404 · 404 no such channel · 409 a --config or the default channel  (admin)
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RelayLog } from './log';
 import type { CreateChannelRequest } from '../../src/core/relay/protocol';
 import { sendEmpty, sendError, sendJson } from '../shared/http';
 import { CHANNEL_RE } from './channels';
@@ -24,7 +25,7 @@ export interface ChannelApiContext {
   objectBody: (req: IncomingMessage, res: ServerResponse) => Promise<Record<string, unknown> | undefined>;
   /** Told after a channel is deleted (closes its token's WebSocket streams). */
   onDeleted: (name: string) => void;
-  log: (line: string) => void;
+  log: RelayLog;
 }
 
 export const NAME_RULE = "name must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit";
@@ -107,11 +108,11 @@ export async function createChannel(ctx: ChannelApiContext, req: IncomingMessage
   if (taken) return sendError(res, 409, taken);
   try {
     const created = await ctx.directory.create(r.name, r.secrets);
-    ctx.log(`channel '${r.name}' created`);
+    ctx.log(`channel '${r.name}' created`, { channel: r.name });
     sendJson(res, 201, created);
   } catch (err) {
     if (err instanceof ChannelError) return sendError(res, err.kind === 'exists' ? 409 : 507, err.message);
-    ctx.log(`channel '${r.name}' not created: ${(err as Error).message}`);
+    ctx.log(`channel '${r.name}' not created: ${(err as Error).message}`, { level: 'error', channel: r.name });
     sendError(res, 500, 'the channel registry could not be written');
   }
 }
@@ -123,10 +124,10 @@ export async function deleteChannel(ctx: ChannelApiContext, res: ServerResponse,
     await ctx.directory.registry.delete(name);
   } catch (err) {
     if (err instanceof ChannelError) return sendError(res, 404, err.message);
-    ctx.log(`channel '${name}' not deleted: ${(err as Error).message}`);
+    ctx.log(`channel '${name}' not deleted: ${(err as Error).message}`, { level: 'error', channel: name });
     return sendError(res, 500, 'the channel registry could not be written');
   }
   ctx.onDeleted(name);
-  ctx.log(`channel '${name}' deleted`);
+  ctx.log(`channel '${name}' deleted`, { channel: name });
   sendEmpty(res, 204);
 }

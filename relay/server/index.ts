@@ -23,6 +23,7 @@ import { recordSubscriberForward } from './subscriberForward';
 import type { SharedForwarding } from './nats/sharedForwarding';
 import type { NatsChoice } from './nats/wiring';
 import { authenticate } from './scope';
+import type { RelayLog } from './log';
 import type { RelayStore } from './storeTypes';
 import { SubscriberHub, type SubscriberOptions } from './subscribers';
 import { createHttpServer, useTls, type TlsMaterial } from './tls';
@@ -80,8 +81,8 @@ export interface RelayOptions extends ChannelDefaults {
   token?: string;
   /** Told once when a new token is generated (the only time it is shown). */
   onTokenCreated?: (token: string, path: string) => void;
-  /** Operational log lines (never contain the token). */
-  log?: (line: string) => void;
+  /** Operational log lines (never contain the token), with fields where they apply (./log.ts). */
+  log?: RelayLog;
   /** Stops the start-up's waits (for a NATS cluster not there yet): startRelay then rejects. */
   signal?: AbortSignal;
   /** Keep deliveries in NATS JetStream instead of the file journal (issue 15; docs: "Running a team relay"). */
@@ -113,7 +114,7 @@ export interface RelayServer {
 export async function startRelay(options: RelayOptions = {}): Promise<RelayServer> {
   const dataDir = options.dataDir ?? DEFAULT_DATA_DIR;
   const channels = new ChannelConfigs(options);
-  for (const w of channels.weakSecrets()) options.log?.(`warning: ${w}`);
+  for (const w of channels.weakSecrets()) options.log?.(`warning: ${w}`, { level: 'warn' });
   if (!((options.timeScale ?? 1) > 0)) throw new RangeError('startRelay: timeScale must be a positive number (Infinity: no delays)');
   new SourceAllowList(options.allowCidr ?? []); // a bad CIDR is a config error before the data folder is touched
 
@@ -276,7 +277,7 @@ interface Routes {
   metrics?: (req: IncomingMessage, res: ServerResponse) => void;
   /** Told after ingress or the API answered (the metrics count refusals). */
   answered?: (res: ServerResponse, where: 'ingress' | 'api') => void;
-  log: (line: string) => void;
+  log: RelayLog;
   accepting: () => boolean;
   track: ClientErrors['track'];
 }
@@ -284,7 +285,7 @@ interface Routes {
 /** Routes a request: the plain hook fast path, /healthz, /hooks/…, /api/…; a handler that throws answers 500. */
 function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) => void {
   const failed = (req: IncomingMessage, res: ServerResponse, path: string) => (err: Error) => {
-    r.log(`request ${req.method} ${path} failed: ${err.message}`);
+    r.log(`request ${req.method} ${path} failed: ${err.message}`, { level: 'error', status: err instanceof StoreUnavailableError ? 503 : 500 });
     if (res.headersSent) res.destroy();
     else if (err instanceof StoreUnavailableError) sendError(res, 503, err.message, undefined, { 'retry-after': '5' });
     else sendError(res, 500, err.message);
