@@ -18,6 +18,7 @@ import { listen, stopper } from './lifecycle';
 import { RejectLimiter, type RejectLimits } from './rateLimit';
 import { DeliveryStore, type StoreOptions } from './store';
 import { metering, type MetricsOption } from './metrics';
+import { createPage, type Page } from './page';
 import type { JetStreamHandles } from './metrics/jetstream';
 import { recordSubscriberForward } from './subscriberForward';
 import type { SharedForwarding } from './nats/sharedForwarding';
@@ -87,6 +88,8 @@ export interface RelayOptions extends ChannelDefaults {
   signal?: AbortSignal;
   /** Keep deliveries in NATS JetStream instead of the file journal (issue 15; docs: "Running a team relay"). */
   nats?: NatsChoice;
+  /** The built channel page (app.js, app.css); default dist/page beside the bundled CLI (relay/server/page). */
+  pageDir?: string;
   /** Prometheus metrics: true (default) at /metrics with the admin token, { host, port } on a listener of their own, false off. */
   metrics?: MetricsOption;
 }
@@ -161,9 +164,11 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   // On JetStream the consumers forward; the local forwarder still replays.
   const forwarding: Pick<Forwarder, 'deliver' | 'retryNow'> = sharedForwarding ?? forwarder;
   const ingress = createIngress({ store: meter ? meter.ingressStore(store) : store, forwarder: forwarding, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter });
-  const api = createApi({ store, forwarder, retryNow: (filter) => forwarding.retryNow(filter), authenticate: scopeOf, channels: directory, onChannelDeleted: (n) => hub.revoke(n), log, boundHost: host, allowedHosts, port: () => state.port });
+  const page = createPage({ store, authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], tls: !!options.tls, trustProxy, signInLimiter: new RejectLimiter(options.rejectLimits, options.now), assetsDir: options.pageDir, now: options.now });
+  const onChannelDeleted = (name: string) => (hub.revoke(name), page.revoke());
+  const api = createApi({ store, forwarder, retryNow: (filter) => forwarding.retryNow(filter), authenticate: scopeOf, channels: directory, onChannelDeleted, log, boundHost: host, allowedHosts, port: () => state.port });
   const metrics = meter?.route && adminOnlyRoute(meter.route, (req) => hostAllowed(req.headers.host, host, allowedHosts) && scopeOf(bearer(req))?.kind === 'admin');
-  const server = httpServer(options, { store, ingress, api, log, accepting: () => state.accepting, metrics, answered: meter?.answered }, hub);
+  const server = httpServer(options, { store, ingress, api, log, accepting: () => state.accepting, metrics, answered: meter?.answered, page }, hub);
 
   let retention: NodeJS.Timeout | undefined;
   const close = stopper({
@@ -172,7 +177,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
     forwarder,
     store,
     lock,
-    beforeStop: () => ((state.accepting = false), clearInterval(retention), sharedForwarding?.stop(), stopSharingChannels?.(), void meter?.close()),
+    beforeStop: () => ((state.accepting = false), clearInterval(retention), sharedForwarding?.stop(), stopSharingChannels?.(), void meter?.close(), page.close()),
   });
   try {
     state.port = await listen(server, state.port, host);
@@ -275,6 +280,8 @@ interface Routes {
   api: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
   /** GET /metrics when served on this port. */
   metrics?: (req: IncomingMessage, res: ServerResponse) => void;
+  /** GET / and /page/…, and the session cookie's way into /api. */
+  page: Page;
   /** Told after ingress or the API answered (the metrics count refusals). */
   answered?: (res: ServerResponse, where: 'ingress' | 'api') => void;
   log: RelayLog;
@@ -311,10 +318,12 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
         return r.answered?.(res, 'ingress');
       }
       if (path.startsWith('/api/')) {
+        if (!r.page.apiAuth(req, res)) return;
         await r.api(req, res, url);
         return r.answered?.(res, 'api');
       }
       if (path === '/metrics' && r.metrics) return r.metrics(req, res);
+      if (r.page.handle(req, res, url)) return;
       return sendError(res, 404, 'not found');
     };
     handle().catch(failed(req, res, path));
