@@ -19,6 +19,7 @@ export interface EventStream {
 
 export function openEvents(req: IncomingMessage, res: ServerResponse, store: RelayStore, scope: Scope, since: number): EventStream {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
+  res.write(': connected\n\n'); // the headers go out now: the browser's EventSource opens
   const channel = scope.kind === 'channel' ? scope.channel : undefined;
   const send = (event: string, summary: RelayDeliverySummary, id?: number) => {
     if (res.writableLength > MAX_QUEUED) return end();

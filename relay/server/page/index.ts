@@ -52,36 +52,8 @@ export function createPage(ctx: PageContext): Page {
   const streams = new Map<EventStream, string>();
   const scopeOf = (s: Session | undefined) => (s ? ctx.authenticate(s.token) : undefined);
 
-  const originOk = (req: IncomingMessage) => {
-    const origin = req.headers.origin;
-    if (!origin) return false;
-    const proto = ctx.trustProxy && req.headers['x-forwarded-proto'] === 'https' ? 'https' : ctx.tls ? 'https' : 'http';
-    return origin === `${proto}://${req.headers.host}` || ctx.allowedOrigins.includes(origin);
-  };
-  /** For state changes by cookie: this relay's Origin and the session's CSRF token. */
-  const stateChangeOk = (req: IncomingMessage, res: ServerResponse, session: Session | undefined) => {
-    if (!originOk(req)) return (sendError(res, 403, 'cross-site request refused (Origin is not this relay)'), false);
-    if (session && !csrfMatches(session, req.headers['x-csrf-token'])) return (sendError(res, 403, 'missing or wrong CSRF token; reload the page'), false);
-    return true;
-  };
-
-  async function signIn(req: IncomingMessage, res: ServerResponse) {
-    if (!stateChangeOk(req, res, undefined)) return req.resume();
-    const source = clientAddress(req, ctx.trustProxy);
-    const body = await readJson(req, 4096, { requireJsonType: false, empty: () => ({}) });
-    if (body === 'aborted') return;
-    const token = body.ok && typeof (body.value as { token?: unknown })?.token === 'string' ? ((body.value as { token: string }).token).trim() : '';
-    const scope = token ? ctx.authenticate(token) : undefined;
-    if (!scope) {
-      if (!ctx.signInLimiter.take(source)) {
-        const retry = String(ctx.signInLimiter.retryAfter(source));
-        return sendError(res, 429, `too many wrong tokens from this address; try again in ${retry} s`, undefined, { 'retry-after': retry });
-      }
-      return sendError(res, 401, 'that is not a token of this relay (use the admin token or a channel token)');
-    }
-    const session = sessions.create(token);
-    sendJson(res, 200, who(scope, session), { 'set-cookie': sessions.setCookie(session), 'cache-control': 'no-store' });
-  }
+  const stateChangeOk = (req: IncomingMessage, res: ServerResponse, session: Session | undefined) => checkStateChange(ctx, req, res, session);
+  const signIn = (req: IncomingMessage, res: ServerResponse) => signInRequest(ctx, sessions, req, res);
 
   function signOut(req: IncomingMessage, res: ServerResponse) {
     req.resume();
@@ -152,4 +124,34 @@ export function createPage(ctx: PageContext): Page {
 
 function who(scope: Scope, session: Session) {
   return { kind: scope.kind, ...(scope.kind === 'channel' ? { channel: scope.channel } : {}), csrf: session.csrf, expiresAt: new Date(session.expiresAt).toISOString() };
+}
+
+/** This relay's Origin (or an --allow-origin one) and, with a session, its CSRF token; else 403 answered. */
+function checkStateChange(ctx: PageContext, req: IncomingMessage, res: ServerResponse, session: Session | undefined): boolean {
+  const origin = req.headers.origin;
+  const proto = ctx.trustProxy && req.headers['x-forwarded-proto'] === 'https' ? 'https' : ctx.tls ? 'https' : 'http';
+  const sameOrigin = origin !== undefined && (origin === `${proto}://${req.headers.host}` || ctx.allowedOrigins.includes(origin));
+  if (!sameOrigin) return (sendError(res, 403, 'cross-site request refused (Origin is not this relay)'), false);
+  if (session && !csrfMatches(session, req.headers['x-csrf-token'])) return (sendError(res, 403, 'missing or wrong CSRF token; reload the page'), false);
+  return true;
+}
+
+/** POST /page/session { token }: a session cookie, or 401 (then 429 past the rate limit). */
+async function signInRequest(ctx: PageContext, sessions: Sessions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (!checkStateChange(ctx, req, res, undefined)) return void req.resume();
+  const source = clientAddress(req, ctx.trustProxy);
+  const body = await readJson(req, 4096, { requireJsonType: false, empty: () => ({}) });
+  if (body === 'aborted') return;
+  const given = body.ok ? (body.value as { token?: unknown } | null)?.token : undefined;
+  const token = typeof given === 'string' ? given.trim() : '';
+  const scope = token ? ctx.authenticate(token) : undefined;
+  if (!scope) {
+    if (!ctx.signInLimiter.take(source)) {
+      const retry = String(ctx.signInLimiter.retryAfter(source));
+      return sendError(res, 429, `too many wrong tokens from this address; try again in ${retry} s`, undefined, { 'retry-after': retry });
+    }
+    return sendError(res, 401, 'that is not a token of this relay (use the admin token or a channel token)');
+  }
+  const session = sessions.create(token);
+  sendJson(res, 200, who(scope, session), { 'set-cookie': sessions.setCookie(session), 'cache-control': 'no-store' });
 }
