@@ -64,7 +64,8 @@ Exit codes: 0 stopped cleanly, 1 failure (e.g. the port is taken), 2 usage or co
 3 the data folder is in use by another relay.
 
 The API and WebSocket (/ws) need the relay token, generated into <data>/token (mode 0600)
-and printed once when created. The address is printed as: relay listening on http(s)://HOST:PORT
+and printed once when created. GET / is the relay's page: sign in with that token or a
+channel token to watch deliveries arrive, open, replay and copy them (a session cookie). The address is printed as: relay listening on http(s)://HOST:PORT
 `;
 
 /** Parses 0,1m,5m,30m / 500ms / 2s / 1h into milliseconds. */

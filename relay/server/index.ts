@@ -164,7 +164,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   // On JetStream the consumers forward; the local forwarder still replays.
   const forwarding: Pick<Forwarder, 'deliver' | 'retryNow'> = sharedForwarding ?? forwarder;
   const ingress = createIngress({ store: meter ? meter.ingressStore(store) : store, forwarder: forwarding, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter });
-  const page = createPage({ store, authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], tls: !!options.tls, trustProxy, signInLimiter: new RejectLimiter(options.rejectLimits, options.now), assetsDir: options.pageDir, now: options.now });
+  const page = createPage({ store, authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], tls: !!options.tls, trustProxy, signInLimiter: new RejectLimiter(options.rejectLimits, options.now), assetsDir: options.pageDir, now: options.now, secretsOf: (name) => secretsOf(directory, name) });
   const onChannelDeleted = (name: string) => (hub.revoke(name), page.revoke());
   const api = createApi({ store, forwarder, retryNow: (filter) => forwarding.retryNow(filter), authenticate: scopeOf, channels: directory, onChannelDeleted, log, boundHost: host, allowedHosts, port: () => state.port });
   const metrics = meter?.route && adminOnlyRoute(meter.route, (req) => hostAllowed(req.headers.host, host, allowedHosts) && scopeOf(bearer(req))?.kind === 'admin');
@@ -226,6 +226,12 @@ async function openStore(dataDir: string, options: RelayOptions, log: (line: str
   });
   await store.applyRetention();
   return { store };
+}
+
+/** A channel's signing secrets (none for a channel that is gone). */
+function secretsOf(directory: ChannelDirectory, name: string): string[] {
+  const found = directory.lookup(name);
+  return found.ok ? found.settings.secrets : [];
 }
 
 /** The channels: configured, created through the API (persisted in the data folder), implicit. */

@@ -54,5 +54,6 @@ export const api = {
     return call<DeliveryList>('GET', `/api/deliveries?${p}`);
   },
   detail: (seq: number) => call<RelayDelivery>('GET', `/api/deliveries/${seq}`),
+  explain: (seq: number) => call<{ ok: boolean; findings: string[] }>('GET', `/page/explain/${seq}`),
   replay: (seq: number, to?: string) => call<ReplayResponse>('POST', `/api/deliveries/${seq}/replay`, to ? { to } : {}),
 };

@@ -71,7 +71,7 @@ export async function showDelivery(panel: HTMLElement, who: Who, seq: number, cl
       ...fact('Verification', d.verification),
       ...fact('Forward', forwardText(d)),
     ),
-    d.verification === 'rejected' ? h('p', { class: 'doctor', id: 'doctor' }, h('strong', {}, 'Signature doctor: '), d.reason ?? 'the signature did not match') : null,
+    d.verification === 'rejected' ? doctor(d) : null,
     h('h3', {}, 'Headers'),
     h('dl', { class: 'headers', id: 'headers' }, ...Object.entries(headers).flatMap(([k, v]) => fact(k, v))),
     h('h3', {}, 'Body', text === undefined ? h('span', { class: 'muted' }, ' (not UTF-8: shown as hex)') : null),
@@ -80,6 +80,16 @@ export async function showDelivery(panel: HTMLElement, who: Who, seq: number, cl
     actions(d, who, bytes),
     attemptsList(d.attempts),
   );
+}
+
+/** The reason recorded at receipt, then the doctor's findings (run by the relay with the channel's secrets). */
+function doctor(d: RelayDelivery): HTMLElement {
+  const findings = h('ul', { id: 'doctor-findings' });
+  api.explain(d.seq).then(
+    (r) => findings.append(...r.findings.map((f) => h('li', {}, f))),
+    (err: Error) => findings.append(h('li', { class: 'muted' }, `the doctor could not run: ${err.message}`)),
+  );
+  return h('div', { class: 'doctor', id: 'doctor' }, h('p', {}, h('strong', {}, 'Signature doctor: '), d.reason ?? 'the signature did not match'), findings);
 }
 
 function tab(label: string, show: () => void): HTMLButtonElement {

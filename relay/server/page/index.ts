@@ -12,6 +12,7 @@ import type { Scope } from '../scope';
 import type { RelayStore } from '../storeTypes';
 import { findAssets, PageAssets } from './assets';
 import { openEvents, resumeFrom, type EventStream } from './events';
+import { explainDelivery } from './explain';
 import { csrfMatches, Sessions, type Session } from './sessions';
 
 export interface PageContext {
@@ -24,6 +25,8 @@ export interface PageContext {
   trustProxy: boolean;
   /** Failed sign-ins per source address: the relay's rate limit for rejected deliveries, a bucket of its own. */
   signInLimiter: RejectLimiter;
+  /** A channel's signing secrets (for the signature doctor; never sent to the browser). */
+  secretsOf: (channel: string) => string[];
   /** The built page (app.js, app.css); default dist/page beside the CLI. */
   assetsDir?: string;
   sessionMs?: number;
@@ -95,6 +98,11 @@ export function createPage(ctx: PageContext): Page {
         if (scope) sendJson(res, 200, who(scope, session!), { 'cache-control': 'no-store' });
         else sendError(res, 401, 'signed out');
       } else if (path === '/page/events' && method === 'GET') events(req, res, url);
+      else if (/^\/page\/explain\/\d{1,15}$/.test(path) && method === 'GET') {
+        const scope = scopeOf(sessions.of(req));
+        if (!scope) sendError(res, 401, 'signed out');
+        else void explainDelivery(res, ctx.store, scope, Number(path.slice(14)), ctx.secretsOf).catch((err: Error) => sendError(res, 500, err.message));
+      }
       else {
         req.resume();
         sendError(res, 404, 'not found');

@@ -181,6 +181,14 @@ describe('the relay page in Chromium (playwright-core, real relay, emulator, sig
     assert.equal(await page.locator('#rows button.row').count(), 1);
     await page.fill('#f-id', '');
 
+    // The rejected one: the doctor's findings, worked out by the relay without showing the secret.
+    await page.locator('#rows button.row', { has: page.locator('.badge.rejected') }).click();
+    await page.waitForSelector('#doctor-findings li');
+    const findings = (await page.textContent('#doctor'))!;
+    assert.match(findings, /Signature doctor: the signature does not match/);
+    assert.ok(!findings.includes(SECRET));
+    await page.click('#back');
+
     // A delivery: redacted headers, the body, replay to the app (which checks the signature), cURL.
     await row.filter({ hasNot: page.locator('.badge.rejected') }).click();
     await page.waitForSelector('#headers');

@@ -121,6 +121,10 @@ describe('relay page sessions (HTTP)', function () {
     const made = await call(`${relay.url}/api/channels`, 'POST', { authorization: `Bearer ${relay.token}` }, { name: 'gone', secrets: [SECRET] });
     const { cookie } = await signIn(relay, String(made.json.token));
     assert.equal((await call(`${relay.url}/page/session`, 'GET', { cookie })).json.channel, 'gone');
+    // Another channel's delivery is not found for it, in the doctor's endpoint too.
+    const other = (await post(`${relay.url}/hooks/default`, '{"b":2}')).json as { seq: number };
+    assert.equal((await call(`${relay.url}/page/explain/${other.seq}`, 'GET', { cookie })).status, 404);
+    assert.equal((await call(`${relay.url}/api/deliveries/${other.seq}`, 'GET', { cookie })).status, 404);
     const stream = await request(`${relay.url}/page/events`, { headers: { cookie } });
     const ended = (async () => {
       for await (const _ of stream.body) void _;
