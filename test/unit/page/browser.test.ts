@@ -249,14 +249,26 @@ describe('the relay page in Chromium (playwright-core, real relay, emulator, sig
     assert.equal(after, 401);
   });
 
-  it("a channel token sees its own channel only, in the page and in the page's API calls", async () => {
+  it("a channel token sees its own channel only, in the page and in the page's API calls; older ones page in", async () => {
     const { page } = browser;
+    // 51 of its own: one page (50) first, the oldest through "Older deliveries" (before=).
+    for (let i = 0; i < 51; i++) {
+      const body = `{"n":${i}}`;
+      assert.equal((await post(`${relay.url}/hooks/side`, body, signed(SECRET, body, { 'x-service-event': 'push', 'x-service-delivery': `side-${i}` }))).status, 200);
+    }
     await page.goto(`${relay.url}/`);
     await page.fill('#token', channelToken);
     await page.click('#sign-in button[type=submit]');
     await page.waitForSelector('#live-state:has-text("live")');
     assert.equal(await page.textContent('#scope'), 'channel side');
-    await page.waitForSelector('#rows li.empty');
+    await page.locator('#rows button.row').nth(49).waitFor();
+    assert.equal(await page.locator('#rows button.row').count(), 50);
+    assert.equal(await page.locator('#rows .channel').count(), 0, 'no channel column for a channel token');
+    await page.click('#older');
+    await page.locator('#rows button.row', { hasText: 'side-0' }).waitFor();
+    assert.equal(await page.locator('#rows button.row').count(), 51);
+    assert.ok(await page.isHidden('#older'));
+    assert.equal(await page.locator('#rows button.row', { hasText: 'release' }).count(), 0, "none of team's deliveries");
     assert.equal(await page.locator('#f-channel').count(), 0, 'no channel filter for a channel token');
     const teamSeq = relay.store.list({ channel: 'team' })[0]!.seq;
     assert.equal(await page.evaluate(`fetch("/api/deliveries/${teamSeq}").then((r) => r.status)`), 404);
