@@ -136,6 +136,26 @@ describe('relay metrics (GET /metrics, prom-client)', function () {
     assert.ok(used.size >= 10);
   });
 
+  it('counts allow-list (403) and rate-limit (429) refusals', async () => {
+    const guarded = await startRelay({ port: 0, dataDir: tempDir(), secrets: [SECRET], allowCidr: ['203.0.113.0/24'], metrics: { port: 0 } });
+    const limited = await startRelay({ port: 0, dataDir: tempDir(), secrets: [SECRET], rejectLimits: { perSource: { burst: 1, perMinute: 1 }, total: { burst: 10, perMinute: 1 } } });
+    try {
+      const body = '{"x":1}';
+      assert.equal((await post(`${guarded.url}/hooks/default`, body, signed(SECRET, body))).status, 403);
+      assert.equal(sample((await scrape(guarded.metricsUrl!)).text, 'relay_requests_rejected_total', { reason: 'allow-list' }), 1);
+      const forged = signed('another-secret-0123456789', body);
+      assert.equal((await post(`${limited.url}/hooks/default`, body, forged)).status, 401);
+      assert.equal((await post(`${limited.url}/hooks/default`, body, forged)).status, 429);
+      const text = (await scrape(limited.metricsUrl!, limited.token)).text;
+      assert.equal(sample(text, 'relay_requests_rejected_total', { reason: 'signature' }), 1);
+      assert.equal(sample(text, 'relay_requests_rejected_total', { reason: 'rate-limit' }), 1);
+      assert.equal(sample(text, 'relay_deliveries_received_total', { channel: 'default', verification: 'rejected' }), 1, 'the refused one is not stored');
+    } finally {
+      await guarded.close();
+      await limited.close();
+    }
+  });
+
   it('parses --metrics-listen and --no-metrics', () => {
     assert.deepEqual(metricsChoice('9464', undefined), { metrics: { host: '127.0.0.1', port: 9464 } });
     assert.deepEqual(metricsChoice('0.0.0.0:9464', undefined), { metrics: { host: '0.0.0.0', port: 9464 } });
