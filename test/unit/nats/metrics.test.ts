@@ -1,6 +1,7 @@
 // GET /metrics on a relay process whose store is NATS JetStream (a real nats-server): the
 // connection state, the publish-ack latency, the forward consumers' pending counts, and the same
-// delivery and attempt counters as on the file store, moving with real deliveries.
+// delivery and attempt counters as on the file store, moving with real deliveries; and its
+// --log-format json lines.
 import { strict as assert } from 'node:assert';
 import { post, signed, spawnRelay, startTarget, tempDir, type RelayProcess, type TargetApp } from '../relay/helpers';
 import { sample, scrape } from '../relay/metricsText';
@@ -18,7 +19,7 @@ describe('relay metrics on NATS JetStream (real nats-server, relay process)', fu
   before(async () => {
     nats = await startNats(1);
     app = await startTarget();
-    relay = await spawnRelay(['--store', nats.urls, '--data', tempDir(), '--secret', SECRET, '--forward', app.url], { ...process.env, SERVICE_HOOKS_RELAY_TOKEN: ADMIN });
+    relay = await spawnRelay(['--store', nats.urls, '--data', tempDir(), '--secret', SECRET, '--forward', app.url, '--log-format', 'json'], { ...process.env, SERVICE_HOOKS_RELAY_TOKEN: ADMIN });
   });
   after(async () => {
     await relay?.stop('SIGKILL');
@@ -50,5 +51,11 @@ describe('relay metrics on NATS JetStream (real nats-server, relay process)', fu
     // The NATS server goes away: the connection gauge says so.
     await nats.nodes[0]!.kill();
     while (sample(r.text, 'relay_jetstream_connected') !== 0) r = await scrape(metricsUrl, ADMIN);
+
+    // --log-format json on JetStream: every stderr line is one JSON object, the store's lines included.
+    const lines = relay.stderr().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { time: string; level: string; msg: string });
+    assert.ok(lines.some((l) => /^store: created JetStream stream/.test(l.msg)), relay.stderr());
+    assert.ok(lines.every((l) => l.time && l.level && l.msg));
+    assert.ok(!relay.stderr().includes(ADMIN) && !relay.stderr().includes(SECRET));
   });
 });
