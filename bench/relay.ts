@@ -114,6 +114,13 @@ function combine(rounds: RunResult[]): RunResult {
   return { concurrency: rounds[0]!.concurrency, requests, seconds, deliveriesPerSecond: requests / seconds, p50: pct(latencies, 0.5), p99: pct(latencies, 0.99), latencies };
 }
 
+/** The CPU milliseconds process `pid` used while `work` ran. */
+async function cpuOf(pid: number, work: () => Promise<void>): Promise<number> {
+  const t0 = cpuMs(pid);
+  await work();
+  return cpuMs(pid) - t0;
+}
+
 function pct(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 }
@@ -130,6 +137,9 @@ async function main(): Promise<void> {
   const child = relayChild.child;
   if (nodeArgs.length > 0) child.stdout!.on('data', (c: Buffer) => process.stderr.write(c)); // e.g. --trace-gc output
   const relayUrl = `http://127.0.0.1:${relayChild.port}/hooks/default`;
+  // The same relay with --no-metrics, alternating with it: what the Prometheus metrics cost (issue 23: within 3%).
+  const offChild = await spawnListening([], cli, ['relay', '--port', '0', '--data', join(work, 'data-off'), '--secret', SECRET, '--forward', targetUrl, '--no-metrics'], RELAY_READY);
+  const offUrl = `http://127.0.0.1:${offChild.port}/hooks/default`;
   // The bare proxy: node:http + undici forwarding, no verification, no journal (bench/bare-proxy.mjs).
   const bare = await spawnListening([], join(ROOT, 'bench/bare-proxy.mjs'), [targetUrl], /bare proxy listening on http:\/\/127\.0\.0\.1:(\d+)/);
   const bareUrl = `http://127.0.0.1:${bare.port}/hooks/default`;
@@ -139,6 +149,7 @@ async function main(): Promise<void> {
   await run(targetUrl, 'warm-direct', 8, WARMUP, agent);
   await run(bareUrl, 'warm-bare', 8, WARMUP, agent);
   await run(relayUrl, 'warm-relay', 8, WARMUP, agent);
+  await run(offUrl, 'warm-off', 8, WARMUP, agent);
   const memAfterWarmup = memKb(child.pid!);
 
   const results: Record<string, unknown> = {};
@@ -151,6 +162,8 @@ async function main(): Promise<void> {
     const directRounds: RunResult[] = [];
     const bareRounds: RunResult[] = [];
     const relayRounds: RunResult[] = [];
+    const offRounds: RunResult[] = [];
+    let offCpu = 0;
     let relayCpu = 0;
     let relayMain = 0;
     let bareCpu = 0;
@@ -161,6 +174,9 @@ async function main(): Promise<void> {
       const bareCpu0 = cpuMs(bare.child.pid!);
       bareRounds.push(await run(bareUrl, `bare-r${r}`, c, per, agent));
       bareCpu += cpuMs(bare.child.pid!) - bareCpu0;
+      // Metrics on and off take turns going first: whichever runs right after the bare proxy is
+      // slower on this machine (measured: two --no-metrics relays differ by 20% in a fixed order).
+      if (r % 2 === 1) offCpu += await cpuOf(offChild.child.pid!, () => run(offUrl, `off-r${r}`, c, per, agent).then((x) => void offRounds.push(x)));
       const benchCpu0 = process.cpuUsage();
       const relayCpu0 = cpuMs(child.pid!);
       const relayMain0 = cpuMs(child.pid!, child.pid!);
@@ -169,10 +185,14 @@ async function main(): Promise<void> {
       relayCpu += cpuMs(child.pid!) - relayCpu0;
       relayMain += cpuMs(child.pid!, child.pid!) - relayMain0;
       benchCpuUsed += benchCpu.user + benchCpu.system;
+      if (r % 2 === 0) offCpu += await cpuOf(offChild.child.pid!, () => run(offUrl, `off-r${r}`, c, per, agent).then((x) => void offRounds.push(x)));
     }
     const direct = combine(directRounds);
     const bareR = combine(bareRounds);
     const relay = combine(relayRounds);
+    const off = combine(offRounds);
+    const metricsRatio = relay.deliveriesPerSecond / off.deliveriesPerSecond;
+    const offCpuUs = (offCpu * 1000) / off.requests;
     // CPU per delivery during the relay rounds: the relay child (all its threads) and this process.
     const relayCpuUs = (relayCpu * 1000) / relay.requests;
     const relayMainUs = (relayMain * 1000) / relay.requests;
@@ -196,6 +216,8 @@ async function main(): Promise<void> {
       addedP50OverBareMs: relay.p50 - bareR.p50,
       throughputRatio: ratio,
       relayOverBareProxy: bareRatio,
+      metricsOff: { deliveriesPerSecond: off.deliveriesPerSecond, p50Ms: off.p50, p99Ms: off.p99, relayCpuUsPerDelivery: offCpuUs },
+      metricsOnOverOff: metricsRatio,
     };
     lines.push(
       `c=${String(c).padEnd(2)}  direct ${direct.deliveriesPerSecond.toFixed(0).padStart(6)}/s p50 ${direct.p50.toFixed(2)} ms p99 ${direct.p99.toFixed(2)} ms` +
@@ -204,7 +226,11 @@ async function main(): Promise<void> {
       `      relay/bare proxy ${bareRatio.toFixed(2)}× | relay/direct ${ratio.toFixed(2)}× | added p50 ${addedP50.toFixed(2)} ms p99 ${addedP99.toFixed(2)} ms over direct, p50 ${(relay.p50 - bareR.p50).toFixed(2)} ms over the bare proxy` +
         ` | CPU/delivery relay ${relayCpuUs.toFixed(0)} µs (main thread ${relayMainUs.toFixed(0)}; the rest: libuv pool, V8 GC helpers), bare proxy ${bareCpuUs.toFixed(0)} µs, bench ${benchCpuUs.toFixed(0)} µs`,
     );
-    console.log(lines.slice(-2).join('\n'));
+    lines.push(
+      `      metrics on/off: throughput ${metricsRatio.toFixed(3)}× (relay --no-metrics ${off.deliveriesPerSecond.toFixed(0)}/s p50 ${off.p50.toFixed(2)} ms, same rounds)` +
+        ` | relay CPU/delivery ${relayCpuUs.toFixed(0)} µs on, ${offCpuUs.toFixed(0)} µs off (${((relayCpuUs / offCpuUs - 1) * 100).toFixed(1)}%)`,
+    );
+    console.log(lines.slice(-3).join('\n'));
   }
   const memBeforeBig = memKb(child.pid!);
 
@@ -235,13 +261,15 @@ async function main(): Promise<void> {
   await once(child, 'exit');
   bare.child.kill('SIGTERM');
   await once(bare.child, 'exit');
+  offChild.child.kill('SIGTERM');
+  await once(offChild.child, 'exit');
   await agent.close();
   target.close();
   target.closeAllConnections();
   rmSync(work, { recursive: true, force: true });
 
   const c1 = results.c1 as { addedP50Ms: number } | undefined;
-  const c32 = results.c32 as { addedP50Ms: number; throughputRatio: number; relayOverBareProxy: number } | undefined;
+  const c32 = results.c32 as { addedP50Ms: number; throughputRatio: number; relayOverBareProxy: number; metricsOnOverOff: number; relayCpuUsPerDelivery: number; metricsOff: { relayCpuUsPerDelivery: number } } | undefined;
   if (!c1 || !c32) {
     console.log('partial run (BENCH_CONCURRENCY): targets not judged, bench/results/relay.json not written');
     return;
@@ -251,6 +279,8 @@ async function main(): Promise<void> {
     addedP50C1AtMost1Ms: c1.addedP50Ms <= 1,
     addedP50C32AtMost5Ms: c32.addedP50Ms <= 5,
     bigRssGrowthUnder3x: growthRatio < 3,
+    metricsWithin3PercentC32: c32.metricsOnOverOff >= 0.97,
+    metricsCpuWithin3PercentC32: c32.relayCpuUsPerDelivery <= c32.metricsOff.relayCpuUsPerDelivery * 1.03,
   };
   console.log('targets:', JSON.stringify(targets));
   const json = {

@@ -357,6 +357,7 @@ async function main() {
       `             (kept in ${relative(ROOT, join(DEMO_DIR, 'emulator-token'))}; the editor stores it in SecretStorage, never in settings)\n\n` +
       `  Emulator:  ${demo.emulatorUrl}   (org acme, repo widgets: a webhook to the relay, one to a failing endpoint)\n` +
       `  Relay:     ${demo.relayUrl}/hooks/default   (secret ${DEMO_SECRET}; the editor's Relay view attaches to it)\n` +
+      `  Page:      ${demo.relayUrl}/   (the relay's deliveries in a browser; sign in with the relay token from its data folder's token file)\n` +
       `  App:       ${demo.appUrl}   (scripts/demo/receiver.mjs verifies signatures)\n` +
       `  Workspace: ${demo.workspace}   (git remote on the emulator; .github/workflows/ci.yml to port)\n` +
       `  Logs:      ${relative(ROOT, demo.codeServerLog)} (code-server); the others below\n\n` +

@@ -10,6 +10,8 @@ import { PUBLIC_HELP, PUBLIC_OPTIONS, publicRelayOptions } from '../cli/publicOp
 import { DataDirLockedError, DEFAULT_DATA_DIR, DEFAULT_MAX_BODY, RelayConfigError, startRelay, type ChannelConfig, type RelayOptions, type RelayServer } from '../server';
 import { loadTls } from '../server/tls';
 import { CIDR_PRESETS, SourceAllowList } from '../server/access';
+import type { RelayLog } from '../server/log';
+import { LOG_FORMATS, relayLogger, type LogFormat, type RelayLogger } from '../cli/relayLog';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 import { parseNatsServers } from '../server/nats/urls';
 
@@ -51,6 +53,13 @@ Options:
                         the URL); several relays on one store share deliveries and forwarding
   --nats-creds FILE     NATS credentials file (JWT + NKey seed)
   --nats-replicas N     stream replicas (default: 3 with three or more servers, else 1)
+  --metrics-listen A    serve the Prometheus metrics at http://A/metrics without a token, A being
+                        [HOST:]PORT (HOST default 127.0.0.1); by default they are at /metrics on
+                        the relay's own port and need the admin token
+  --no-metrics          collect no metrics (and serve no /metrics)
+  --log-format F        text (default: 'relay: <message>') or json (one object per line on
+                        stderr: time, level, msg, and seq, channel, target, status, durationMs
+                        where they apply); tokens, secrets and URL credentials are redacted
 
 ${PUBLIC_HELP}
 
@@ -60,7 +69,8 @@ Exit codes: 0 stopped cleanly, 1 failure (e.g. the port is taken), 2 usage or co
 3 the data folder is in use by another relay.
 
 The API and WebSocket (/ws) need the relay token, generated into <data>/token (mode 0600)
-and printed once when created. The address is printed as: relay listening on http(s)://HOST:PORT
+and printed once when created. GET / is the relay's page: sign in with that token or a
+channel token to watch deliveries arrive, open, replay and copy them (a session cookie). The address is printed as: relay listening on http(s)://HOST:PORT
 `;
 
 /** Parses 0,1m,5m,30m / 500ms / 2s / 1h into milliseconds. */
@@ -148,6 +158,9 @@ const OPTIONS = {
   store: { type: 'string' },
   'nats-creds': { type: 'string' },
   'nats-replicas': { type: 'string' },
+  'metrics-listen': { type: 'string' },
+  'no-metrics': { type: 'boolean' },
+  'log-format': { type: 'string' },
   ...PUBLIC_OPTIONS,
 } as const;
 
@@ -177,8 +190,24 @@ function trustedProxies(values: string[] | undefined): string[] {
   return out;
 }
 
+/** --metrics-listen [HOST:]PORT / --no-metrics → RelayOptions.metrics. */
+export function metricsChoice(listen: string | undefined, off: boolean | undefined): Pick<RelayOptions, 'metrics'> {
+  if (off && listen !== undefined) throw new UsageError('--metrics-listen and --no-metrics exclude each other');
+  if (off) return { metrics: false };
+  if (listen === undefined) return {};
+  const m = /^(?:(\[[0-9a-fA-F:.]+\]|[^:[\]]+):)?(\d+)$/.exec(listen.trim());
+  if (!m) throw new UsageError(`--metrics-listen must be [HOST:]PORT such as 9464 or 127.0.0.1:9464, got '${listen}'`);
+  return { metrics: { host: m[1]?.replace(/^\[|\]$/g, '') ?? '127.0.0.1', port: port(m[2], 0, '--metrics-listen') } };
+}
+
+function logFormatOf(value: string | undefined): LogFormat {
+  if (value === undefined) return 'text';
+  if (!LOG_FORMATS.includes(value as LogFormat)) throw new UsageError(`--log-format must be one of ${LOG_FORMATS.join(', ')}, got '${value}'`);
+  return value as LogFormat;
+}
+
 /** The relay's options from the flags and the config file (flags add to the file's lists). */
-function relayOptions(values: Values, io: CliIO): RelayOptions {
+function relayOptions(values: Values, io: CliIO, logger: RelayLogger): RelayOptions {
   const cfg = values.config ? readConfig(resolve(io.cwd, values.config)) : {};
   for (const u of values.forward ?? []) {
     if (!/^https?:\/\/[^\s]+$/.test(u)) throw new UsageError(`--forward must be an http(s) URL, got '${u}'`);
@@ -206,8 +235,9 @@ function relayOptions(values: Values, io: CliIO): RelayOptions {
       ...(values['keep-rejected'] === undefined ? {} : { maxRejected: positiveInt(values['keep-rejected'], '--keep-rejected') }),
     },
     ...natsChoice(values.store, values['nats-creds'], values['nats-replicas'], io.cwd),
+    ...metricsChoice(values['metrics-listen'], values['no-metrics']),
     signal: io.stopSignal,
-    log: (line) => io.stderr.write(`relay: ${line}\n`),
+    log: logger.log,
     ...open,
   };
 }
@@ -244,7 +274,7 @@ function listenProblem(code: string, host = '127.0.0.1', portFlag = String(DEFAU
  * the current one stays. Without TLS, SIGHUP keeps its default (the relay ends, as on a closed
  * terminal). Returns the remover of the handler.
  */
-function reloadTlsOnHangup(relay: RelayServer, values: Values, io: CliIO): () => void {
+function reloadTlsOnHangup(relay: RelayServer, values: Values, io: CliIO, log: RelayLog): () => void {
   const cert = values['tls-cert'];
   const key = values['tls-key'];
   if (!cert || !key) return () => undefined;
@@ -252,9 +282,9 @@ function reloadTlsOnHangup(relay: RelayServer, values: Values, io: CliIO): () =>
   const reload = () => {
     try {
       relay.useTls(loadTls(files));
-      io.stderr.write(`relay: SIGHUP: serving the certificate in ${files.cert} to new connections\n`);
+      log(`SIGHUP: serving the certificate in ${files.cert} to new connections`);
     } catch (err) {
-      io.stderr.write(`relay: SIGHUP: the certificate was not reloaded, the current one stays: ${(err as Error).message}\n`);
+      log(`SIGHUP: the certificate was not reloaded, the current one stays: ${(err as Error).message}`, { level: 'error' });
     }
   };
   process.on('SIGHUP', reload);
@@ -269,15 +299,18 @@ export default defineCommand({
     // A new token is shown once the relay listens: a start that fails (port taken, NATS refused)
     // removes the token it just made, so the next start makes and shows one instead of neither.
     let created: { token: string; path: string } | undefined;
+    const logger = relayLogger(logFormatOf(values['log-format']), (text) => io.stderr.write(text));
+    const log = logger.log;
     let allowCidr: string[] = [];
     try {
-      const options = relayOptions(values, io);
+      const options = relayOptions(values, io, logger);
       allowCidr = options.allowCidr ?? [];
-      relay = await startRelay({ ...options, onTokenCreated: (token, path) => (created = { token, path }) });
+      logger.redact([options.token, ...(options.secrets ?? []), ...Object.values(options.channels ?? {}).flatMap((c) => c.secrets ?? [])]);
+      relay = await startRelay({ ...options, onTokenCreated: (token, path) => (logger.redact([token]), (created = { token, path })) });
     } catch (err) {
       if (created) rmSync(created.path, { force: true });
       if (io.stopSignal.aborted) {
-        io.stderr.write('relay: stopped before it started\n');
+        log('stopped before it started');
         return EXIT.ok;
       }
       if (err instanceof RelayConfigError) throw new UsageError(err.message);
@@ -290,16 +323,19 @@ export default defineCommand({
       throw err;
     }
     // Before the ready line: whoever waits for it may send SIGHUP at once.
-    const stopReloading = reloadTlsOnHangup(relay, values, io);
+    logger.redact([relay.token]);
+    const stopReloading = reloadTlsOnHangup(relay, values, io, log);
     if (created) io.stdout.write(`relay token (shown once; stored in ${created.path}): ${created.token}\n`);
     io.stdout.write(`relay listening on ${relay.url}\n`);
     io.stdout.write(`relay data in ${relay.dataDir}; ingress ${relay.url}/hooks/<channel>\n`);
     for (const line of allowListNotice(allowCidr, relay.url)) io.stdout.write(line + '\n');
+    io.stdout.write(`relay page at ${relay.url}/ (sign in with the admin token or a channel token)\n`);
+    if (relay.metricsUrl) io.stdout.write(`relay metrics at ${relay.metricsUrl}${values['metrics-listen'] ? '' : ' (admin token)'}\n`);
     if (!io.stopSignal.aborted) await new Promise<void>((r) => io.stopSignal.addEventListener('abort', () => r(), { once: true }));
     stopReloading();
-    io.stderr.write('relay: stopping (pending forwards stay in the journal)\n');
+    log('stopping (pending forwards stay in the journal)');
     await relay.close();
-    io.stderr.write('relay: stopped\n');
+    log('stopped');
     return EXIT.ok;
   },
 });

@@ -24,6 +24,7 @@ import { scopedChannel, sees, type Scope } from './scope';
 import type { Forwarder, RetryFilter } from './forwarder';
 import { parseRetryRequest } from './retryRequest';
 import type { KeyedChannelStatus, RelayStore, StoreListQuery } from './storeTypes';
+import type { RelayLog } from './log';
 
 export interface ApiContext {
   store: RelayStore;
@@ -35,7 +36,7 @@ export interface ApiContext {
   channels: ChannelDirectory;
   /** Told after a channel is deleted (its streams close). */
   onChannelDeleted: (name: string) => void;
-  log: (line: string) => void;
+  log: RelayLog;
   boundHost: string;
   allowedHosts: readonly string[];
   /** The port the relay listens on (known once it listens). */

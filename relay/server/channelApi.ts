@@ -13,6 +13,7 @@
 //   DELETE /api/channels/<name>   → 204; its token stops working, its streams close, its URL
 //            answers 404 · 404 no such channel · 409 a --config or the default channel  (admin)
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RelayLog } from './log';
 import type { CreateChannelRequest } from '../../src/core/relay/protocol';
 import { sendEmpty, sendError, sendJson } from '../shared/http';
 import { CHANNEL_RE, MIN_SECRET_BYTES } from './channels';
@@ -30,7 +31,7 @@ export interface ChannelApiContext {
   objectBody: (req: IncomingMessage, res: ServerResponse) => Promise<Record<string, unknown> | undefined>;
   /** Told after a channel is deleted (closes its token's WebSocket streams). */
   onDeleted: (name: string) => void;
-  log: (line: string) => void;
+  log: RelayLog;
   /** Channel counts with what the store does not keep (the allow-list's refusals); default store.channels(). */
   counts?: () => KeyedChannelStatus[];
 }
@@ -127,11 +128,11 @@ export async function createChannel(ctx: ChannelApiContext, req: IncomingMessage
   try {
     const created = await ctx.directory.create(r.name, r.secrets);
     const warning = weakSecretWarning(r.secrets);
-    ctx.log(`channel '${r.name}' created${warning ? `; warning: ${warning}` : ''}`);
+    ctx.log(`channel '${r.name}' created${warning ? `; warning: ${warning}` : ''}`, { channel: r.name, ...(warning ? { level: 'warn' as const } : {}) });
     sendJson(res, 201, warning ? { ...created, warning } : created);
   } catch (err) {
     if (err instanceof ChannelError) return sendError(res, err.kind === 'exists' ? 409 : 507, err.message);
-    ctx.log(`channel '${r.name}' not created: ${(err as Error).message}`);
+    ctx.log(`channel '${r.name}' not created: ${(err as Error).message}`, { level: 'error', channel: r.name });
     sendError(res, 500, 'the channel registry could not be written');
   }
 }
@@ -178,10 +179,10 @@ export async function deleteChannel(ctx: ChannelApiContext, res: ServerResponse,
     await ctx.directory.registry.delete(name);
   } catch (err) {
     if (err instanceof ChannelError) return sendError(res, 404, err.message);
-    ctx.log(`channel '${name}' not deleted: ${(err as Error).message}`);
+    ctx.log(`channel '${name}' not deleted: ${(err as Error).message}`, { level: 'error', channel: name });
     return sendError(res, 500, 'the channel registry could not be written');
   }
   ctx.onDeleted(name);
-  ctx.log(`channel '${name}' deleted`);
+  ctx.log(`channel '${name}' deleted`, { channel: name });
   sendEmpty(res, 204);
 }

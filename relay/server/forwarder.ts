@@ -11,6 +11,7 @@ import { Lane } from './lanes';
 import { DEFAULT_FORWARD_TIMEOUT_MS, postOnce } from './post';
 import { JournalClosedError } from './journalErrors';
 import type { RelayStore } from './storeTypes';
+import type { RelayLog } from './log';
 import { RETRY_SCHEDULE_MS } from '../../src/core/defaults';
 
 export { DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, postOnce } from './post';
@@ -37,7 +38,7 @@ export interface ForwarderOptions {
   dispatcher?: Dispatcher;
   now?: () => number;
   /** Operational log lines (a failed journal write of an attempt). */
-  log?: (line: string) => void;
+  log?: RelayLog;
 }
 
 /** Which pending forwards "retry now" takes off their schedule (all when both are absent). */
@@ -85,7 +86,7 @@ export class Forwarder {
   private readonly timeoutMs: number;
   private readonly maxResponseBytes: number | undefined;
   private readonly now: () => number;
-  private readonly log: (line: string) => void;
+  private readonly log: RelayLog;
   private running = 0;
   private heldBytes = 0;
   private readonly lanes = new Map<string, Lane>();
@@ -259,7 +260,7 @@ export class Forwarder {
     };
     const p = this.run(lane, seq, release, fresh)
       .catch((err: Error): Outcome => {
-        this.log(`forward: delivery ${seq} to ${lane.target}: ${err.message}`);
+        this.log(`forward: delivery ${seq} to ${lane.target}: ${err.message}`, { level: 'error', seq, target: lane.target });
         return undefined;
       })
       .then((outcome) => {
@@ -293,7 +294,7 @@ export class Forwarder {
       try {
         r = await this.store.read(seq);
       } catch (err) {
-        this.log(`forward: cannot read delivery ${seq} from the journal (${(err as Error).message}); next try on the schedule`);
+        this.log(`forward: cannot read delivery ${seq} from the journal (${(err as Error).message}); next try on the schedule`, { level: 'error', seq, target });
         return { retryInMs: this.retryDelay(state.attempts + 1) };
       }
       if (!r) return;
@@ -320,7 +321,7 @@ export class Forwarder {
     } catch (err) {
       if (this.stopped || err instanceof JournalClosedError) return; // stopping: the forward stays pending in the journal
       // Not journaled: the forward stays pending with its old count; it is tried again on the schedule.
-      this.log(`forward: could not journal attempt ${attempts} of delivery ${seq} to ${target} (${(err as Error).message}); next try on the schedule`);
+      this.log(`forward: could not journal attempt ${attempts} of delivery ${seq} to ${target} (${(err as Error).message}); next try on the schedule`, { level: 'error', seq, target, status: attempt.status, durationMs: attempt.durationMs });
       return { retryInMs: this.retryDelay(attempts) };
     }
     if (next.status === 'pending') return { retryInMs: this.delay(attempts) };

@@ -6,7 +6,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { refuseRaw, sendError, sendJson } from '../shared/http';
 import { SourceRefusals } from './refusals';
-import { SourceAllowList } from './access';
+import { bearer, hostAllowed, SourceAllowList } from './access';
 import { createApi } from './api';
 import { openChannelDirectory, type ChannelDirectory } from './channelDirectory';
 import type { ChannelRegistry } from './channelRegistry';
@@ -17,11 +17,15 @@ import { createIngress, hookChannel, PLAIN_HOOK_RE, type IngressHandler } from '
 import { lockDataDir, type DataLock } from './dataLock';
 import { listen, stopper } from './lifecycle';
 import { RejectLimiter, type RejectLimits } from './rateLimit';
-import { DeliveryStore } from './store';
+import { DeliveryStore, type StoreOptions } from './store';
+import { metering, type MetricsOption } from './metrics';
+import { createPage, type Page } from './page';
+import type { JetStreamHandles } from './metrics/jetstream';
 import { recordSubscriberForward } from './subscriberForward';
 import type { SharedForwarding } from './nats/sharedForwarding';
 import type { NatsChoice } from './nats/wiring';
 import { authenticate } from './scope';
+import type { RelayLog } from './log';
 import type { RelayStore } from './storeTypes';
 import type { JournalFs } from './journalFs';
 import { JournalFailedError } from './journalErrors';
@@ -84,14 +88,18 @@ export interface RelayOptions extends ChannelDefaults {
   token?: string;
   /** Told once when a new token is generated (the only time it is shown). */
   onTokenCreated?: (token: string, path: string) => void;
-  /** Operational log lines (never contain the token). */
-  log?: (line: string) => void;
+  /** Operational log lines (never contain the token), with fields where they apply (./log.ts). */
+  log?: RelayLog;
   /** Stops the start-up's waits (for a NATS cluster not there yet): startRelay then rejects. */
   signal?: AbortSignal;
   /** Keep deliveries in NATS JetStream instead of the file journal (issue 15; docs: "Running a team relay"). */
   nats?: NatsChoice;
   /** The file journal's file operations (tests inject failures); default node:fs. */
   journalFs?: JournalFs;
+  /** The built channel page (app.js, app.css); default dist/page beside the bundled CLI (relay/server/page). */
+  pageDir?: string;
+  /** Prometheus metrics: true (default) at /metrics with the admin token, { host, port } on a listener of their own, false off. */
+  metrics?: MetricsOption;
 }
 
 
@@ -102,6 +110,8 @@ export interface RelayServer {
   token: string;
   dataDir: string;
   store: RelayStore;
+  /** Where the Prometheus metrics are served (undefined: off). */
+  metricsUrl?: string;
   /** Serves this certificate and key to new TLS handshakes (checked with loadTls); false without TLS. */
   useTls(tls: TlsMaterial): boolean;
   /** Stop accepting, finish in-flight requests, flush the journal; pending forwards stay journaled. */
@@ -115,9 +125,9 @@ export interface RelayServer {
 export async function startRelay(options: RelayOptions = {}): Promise<RelayServer> {
   const dataDir = options.dataDir ?? DEFAULT_DATA_DIR;
   const channels = new ChannelConfigs(options);
-  for (const w of channels.weakSecrets()) options.log?.(`warning: ${w}`);
+  for (const w of channels.weakSecrets()) options.log?.(`warning: ${w}`, { level: 'warn' });
   const unsigned = channels.unsignedWarning(options.requireVerified ?? false);
-  if (unsigned) options.log?.(`warning: ${unsigned}`);
+  if (unsigned) options.log?.(`warning: ${unsigned}`, { level: 'warn' });
   if (!((options.timeScale ?? 1) > 0)) throw new RangeError('startRelay: timeScale must be a positive number (Infinity: no delays)');
   new SourceAllowList(options.allowCidr ?? []); // a bad CIDR is a config error before the data folder is touched
   new SourceAllowList(options.trustProxy ?? []);
@@ -142,7 +152,8 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   const baseUrl = () => `${options.tls ? 'https' : 'http'}://${urlHost}:${state.port}`;
   const directory = channelDirectory(dataDir, channels, options, baseUrl);
   const scopeOf = (given: string | undefined) => authenticate(given, token, directory.registry);
-  const { store, shared, shareChannels } = await openStore(dataDir, options, log);
+  const meter = metering(options.metrics);
+  const { store, shared, shareChannels, jetstream } = await openStore(dataDir, options, log, meter?.synced);
   const stopSharingChannels = await shareChannels?.(directory.registry);
   const allow = new SourceAllowList(options.allowCidr ?? []);
   const refusals = new SourceRefusals(log, options.now);
@@ -164,9 +175,12 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   const trustProxy = options.trustProxy?.length ? new SourceAllowList(options.trustProxy) : undefined;
   // On JetStream the consumers forward; the local forwarder still replays.
   const forwarding: Pick<Forwarder, 'deliver' | 'retryNow'> = sharedForwarding ?? forwarder;
-  const ingress = createIngress({ store, forwarder: forwarding, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter, refusals });
-  const api = createApi({ store, forwarder, retryNow: (filter) => forwarding.retryNow(filter), authenticate: scopeOf, channels: directory, onChannelDeleted: (n) => hub.revoke(n), log, boundHost: host, allowedHosts, port: () => state.port, withRefusals: (c, blank) => refusals.merge(c, blank) });
-  const server = httpServer(options, { store, ingress, api, log, accepting: () => state.accepting }, hub);
+  const ingress = createIngress({ store: meter ? meter.ingressStore(store) : store, forwarder: forwarding, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter, refusals });
+  const page = createPage({ store, authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], tls: !!options.tls, trustProxy, signInLimiter: new RejectLimiter(options.rejectLimits, options.now), assetsDir: options.pageDir, now: options.now, secretsOf: (name) => secretsOf(directory, name) });
+  const onChannelDeleted = (name: string) => (hub.revoke(name), page.revoke());
+  const api = createApi({ store, forwarder, retryNow: (filter) => forwarding.retryNow(filter), authenticate: scopeOf, channels: directory, onChannelDeleted, log, boundHost: host, allowedHosts, port: () => state.port, withRefusals: (c, blank) => refusals.merge(c, blank) });
+  const metrics = meter?.route && adminOnlyRoute(meter.route, (req) => hostAllowed(req.headers.host, host, allowedHosts) && scopeOf(bearer(req))?.kind === 'admin');
+  const server = httpServer(options, { store, ingress, api, log, accepting: () => state.accepting, metrics, answered: meter?.answered, page }, hub);
 
   let retention: NodeJS.Timeout | undefined;
   const close = stopper({
@@ -175,7 +189,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
     forwarder,
     store,
     lock,
-    beforeStop: () => ((state.accepting = false), clearInterval(retention), sharedForwarding?.stop(), stopSharingChannels?.()),
+    beforeStop: () => ((state.accepting = false), clearInterval(retention), sharedForwarding?.stop(), stopSharingChannels?.(), void meter?.close(), page.close()),
   });
   try {
     state.port = await listen(server, state.port, host);
@@ -191,7 +205,12 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   }
   retention = setInterval(() => void store.applyRetention().catch(() => undefined), 60_000);
   retention.unref();
-  return { port: state.port, host, url: baseUrl(), token, dataDir, store, useTls: (tls) => useTls(server, tls), close };
+  const ownMetricsUrl = await meter?.start({ store, subscribers: hub, storeKind: jetstream ? 'jetstream' : 'file' }, jetstream).catch(async (err) => {
+    await close();
+    throw err;
+  });
+  const metricsUrl = meter ? (ownMetricsUrl ?? `${baseUrl()}/metrics`) : undefined;
+  return { port: state.port, host, url: baseUrl(), token, dataDir, store, metricsUrl, useTls: (tls) => useTls(server, tls), close };
 }
 
 interface OpenedStore {
@@ -200,9 +219,11 @@ interface OpenedStore {
   shared?: (channels: ChannelConfigs) => SharedForwarding;
   /** JetStream only: keeps the API's channels in the store, shared by every instance; returns a stop function. */
   shareChannels?: (registry: ChannelRegistry) => Promise<() => void>;
+  /** JetStream only: what the metrics read. */
+  jetstream?: JetStreamHandles;
 }
 
-async function openStore(dataDir: string, options: RelayOptions, log: (line: string) => void): Promise<OpenedStore> {
+async function openStore(dataDir: string, options: RelayOptions, log: (line: string) => void, onSync?: StoreOptions['onSync']): Promise<OpenedStore> {
   if (options.nats) {
     // Loaded only for --store nats://…: the file journal never loads the NATS client.
     const { openNatsStore } = await import('./nats/wiring');
@@ -220,6 +241,7 @@ async function openStore(dataDir: string, options: RelayOptions, log: (line: str
     onWriteError: (err, fatal) => log(writeErrorLine(dataDir, err, fatal)),
     onSeqDamaged: (d) => log(`journal: ERROR: the seq file ${d.path} is damaged; numbering resumes after the journal's last seq ${d.resumedAt} (a seq given out above it before a crash may be given out again)`),
     fs: options.journalFs,
+    onSync,
   });
   await store.applyRetention();
   return { store };
@@ -231,6 +253,12 @@ function writeErrorLine(dataDir: string, err: Error | undefined, fatal: boolean)
   const why = code === 'EROFS' || code === 'EACCES' || code === 'EPERM' ? ` (the data folder ${dataDir} is not writable)` : code === 'ENOSPC' ? ` (the disk of ${dataDir} is full)` : '';
   if (fatal) return `journal: ERROR: ${err.message}${why}; every delivery is refused with 503 until the relay is restarted (/healthz and /readyz answer 503)`;
   return `journal: ERROR: a write failed${why}: ${err.message}; deliveries are refused until a write succeeds (/readyz answers 503)`;
+}
+
+/** A channel's signing secrets (none for a channel that is gone). */
+function secretsOf(directory: ChannelDirectory, name: string): string[] {
+  const found = directory.lookup(name);
+  return found.ok ? found.settings.secrets : [];
 }
 
 /** The channels: configured, created through the API (persisted in the data folder), implicit. */
@@ -269,11 +297,27 @@ function serverOptions(options: RelayOptions) {
   };
 }
 
+/** GET /metrics on the relay's port: the admin token and an allowed Host, else 401 (no hint what is there). */
+function adminOnlyRoute(route: (req: IncomingMessage, res: ServerResponse) => void, admitted: (req: IncomingMessage) => boolean): Routes['metrics'] {
+  return (req, res) => {
+    req.resume();
+    if (!admitted(req)) return sendError(res, 401, 'missing or wrong relay token (the admin token)', undefined, { 'www-authenticate': 'Bearer' });
+    if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'use GET', undefined, { allow: 'GET' });
+    route(req, res);
+  };
+}
+
 interface Routes {
   store: RelayStore;
   ingress: IngressHandler;
   api: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
-  log: (line: string) => void;
+  /** GET /metrics when served on this port. */
+  metrics?: (req: IncomingMessage, res: ServerResponse) => void;
+  /** GET / and /page/…, and the session cookie's way into /api. */
+  page: Page;
+  /** Told after ingress or the API answered (the metrics count refusals). */
+  answered?: (res: ServerResponse, where: 'ingress' | 'api') => void;
+  log: RelayLog;
   accepting: () => boolean;
   track: ClientErrors['track'];
 }
@@ -281,7 +325,7 @@ interface Routes {
 /** Routes a request: the plain hook fast path, /healthz, /hooks/…, /api/…; a handler that throws answers 500. */
 function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) => void {
   const failed = (req: IncomingMessage, res: ServerResponse, path: string) => (err: Error) => {
-    r.log(`request ${req.method} ${path} failed: ${err.message}`);
+    r.log(`request ${req.method} ${path} failed: ${err.message}`, { level: 'error', status: err instanceof StoreUnavailableError ? 503 : 500 });
     if (res.headersSent) res.destroy();
     else if (err instanceof StoreUnavailableError || err instanceof JournalFailedError) sendError(res, 503, err.message, undefined, { 'retry-after': '5' });
     else sendError(res, 500, err.message);
@@ -290,7 +334,7 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
     r.track(req, res);
     const plain = req.method === 'POST' && r.accepting() ? PLAIN_HOOK_RE.exec(req.url ?? '') : null;
     if (plain) {
-      r.ingress(req, res, plain[1]!).catch(failed(req, res, req.url!));
+      r.ingress(req, res, plain[1]!).then(r.answered && (() => r.answered!(res, 'ingress')), failed(req, res, req.url!));
       return;
     }
     const url = parseTarget(req.url);
@@ -303,9 +347,16 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
         if (req.method !== 'POST') return sendError(res, 405, 'use POST', undefined, { allow: 'POST' });
         const channel = hookChannel(path);
         if (channel === undefined) return sendError(res, 400, 'invalid channel name (bad percent-encoding)');
-        return r.ingress(req, res, channel);
+        await r.ingress(req, res, channel);
+        return r.answered?.(res, 'ingress');
       }
-      if (path.startsWith('/api/')) return r.api(req, res, url);
+      if (path.startsWith('/api/')) {
+        if (!r.page.apiAuth(req, res)) return;
+        await r.api(req, res, url);
+        return r.answered?.(res, 'api');
+      }
+      if (path === '/metrics' && r.metrics) return r.metrics(req, res);
+      if (r.page.handle(req, res, url)) return;
       return sendError(res, 404, 'not found');
     };
     handle().catch(failed(req, res, path));

@@ -17,7 +17,8 @@ import { keepOfRejected } from './rejected';
 import type { RelayStore } from './storeTypes';
 
 export interface IngressContext {
-  store: RelayStore;
+  /** Only writes (the metrics count and time them: relay/server/metrics). */
+  store: Pick<RelayStore, 'begin' | 'add'>;
   forwarder: Pick<Forwarder, 'deliver'>;
   /** The channel a name refers to and its settings, or why there is none (404): relay/server/channelDirectory.ts. */
   channels: { lookup(name: string): Lookup };

@@ -73,6 +73,8 @@ export interface JournalOptions {
   fs?: JournalFs;
   /** Told about a write the journal could work around: a segment it could not start, an index file it could not write. */
   onProblem?: (line: string) => void;
+  /** Told after each group commit: records and bytes in the batch, the write's and the fdatasync's time (the metrics). */
+  onSync?: (batch: SyncedBatch) => void;
 }
 
 export interface TruncatedTail {
@@ -80,6 +82,13 @@ export interface TruncatedTail {
   offset: number;
   dropped: number;
   sealed: boolean;
+}
+
+export interface SyncedBatch {
+  records: number;
+  bytes: number;
+  writeMs: number;
+  syncMs: number;
 }
 
 export interface CorruptRegion {
@@ -134,6 +143,7 @@ export class Journal {
   private rotateFailing = false;
   /** Bytes of the current segment covered by its last index checkpoint. */
   private checkpointed = 0;
+  private onSync: JournalOptions['onSync'];
 
   private constructor(
     readonly dir: string,
@@ -150,6 +160,7 @@ export class Journal {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     chmodSync(dir, 0o700);
     const j = new Journal(dir, options.segmentBytes ?? 64 * 1024 * 1024, options.lazyMs ?? 10, options.fs ?? nodeFs, !!options.summarize, options.checkpointBytes ?? 16 * 1024 * 1024, options.onProblem);
+    j.onSync = options.onSync;
     const names = (await j.fs.readdir(dir)).filter((n) => SEGMENT_RE.test(n)).sort();
     for (const name of names) j.segments.push(Number(SEGMENT_RE.exec(name)![1]));
     const last = j.segments.at(-1);
@@ -347,9 +358,12 @@ export class Journal {
           pos += HEADER_BYTES + p.length;
         }
         try {
+          const t0 = performance.now();
           await writeBatch(this.fh!, iov, this.size, pos - this.size);
+          const t1 = performance.now();
           await this.fh!.datasync();
           this.syncs++;
+          this.onSync?.({ records: batch.length, bytes: pos - this.size, writeMs: t1 - t0, syncMs: performance.now() - t1 });
         } catch (err) {
           for (const p of batch) p.reject(err as Error);
           // Part of the batch may be in the file. Segments are opened O_APPEND, so the next batch

@@ -2,7 +2,7 @@
 // pending set) while headers and bodies stay on disk. At open it rebuilds the index from the
 // sealed segments' index files and a scan of the current segment only.
 import { EventEmitter } from 'node:events';
-import { Journal, JournalCorruptError, type TruncatedTail, type CorruptRegion, type JournalFs, type RecordLocation } from './journal';
+import { Journal, JournalCorruptError, type TruncatedTail, type CorruptRegion, type JournalFs, type JournalOptions, type RecordLocation } from './journal';
 import { nodeFs } from './journalFs';
 import { join } from 'node:path';
 import { SeqMark, SEQ_FILE } from './seqMark';
@@ -45,6 +45,8 @@ export interface StoreOptions {
   onProblem?: (line: string) => void;
   /** Told when the seq file did not check out at open. */
   onSeqDamaged?: (info: { path: string; resumedAt: number }) => void;
+  /** Told after each group commit of the journal (the metrics). */
+  onSync?: JournalOptions['onSync'];
 }
 
 export function headerRecord(pairs: [string, string][]): Record<string, string> {
@@ -104,6 +106,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
         options.onRebuild?.(info);
       },
       onProblem: options.onProblem,
+      onSync: options.onSync,
       summarize,
       onEntry: (type, entry, loc) => store.apply(type, entry, loc),
     });

@@ -186,6 +186,13 @@ export class SubscriberHub {
     return this.subs.size;
   }
 
+  /** Bytes queued on every subscriber's connection right now (the metrics' gauge). */
+  get queuedBytes(): number {
+    let n = 0;
+    for (const s of this.subs) n += s.queued;
+    return n;
+  }
+
   get stats(): SubscriberStats {
     let maxQueuedBytes = 0;
     let stalled = 0;

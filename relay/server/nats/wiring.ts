@@ -9,6 +9,7 @@ import { NatsStore } from './natsStore';
 import { SharedForwarding } from './sharedForwarding';
 import { shareChannels } from './channelKv';
 import type { ChannelRegistry } from '../channelRegistry';
+import type { JetStreamHandles } from '../metrics/jetstream';
 
 export interface NatsChoice {
   servers: string;
@@ -34,6 +35,8 @@ export async function openNatsStore(
   store: RelayStore;
   shared: (channels: ChannelConfigs) => SharedForwarding;
   shareChannels: (registry: ChannelRegistry) => Promise<() => void>;
+  /** What the metrics read: the connection's state and the forward consumers. */
+  jetstream: JetStreamHandles;
 }> {
   const nc = await connectNats({ servers: choice.servers, credsFile: choice.credsFile, log, signal });
   const retention = settings.retention ?? { maxCount: 100_000, maxAgeMs: 30 * 24 * 3600 * 1000 };
@@ -42,6 +45,7 @@ export async function openNatsStore(
     store,
     shared: (channels) => sharedForwarding(store, channels, settings, log),
     shareChannels: (registry) => shareChannels(registry, store.client, { prefix: choice.prefix ?? 'SH', replicas: store.replicas, log }),
+    jetstream: { connection: nc, manager: store.manager, deliveryStream: store.deliveryStream },
   };
 }
 

@@ -1,0 +1,44 @@
+// Plain counters for the hot path: adding to a number in two small maps, no label hashing, no
+// allocation after the first time a label pair is seen. The metrics' collect() reads them.
+
+/** Counts (and byte sums) by a pair of label values. */
+export class Tally {
+  private readonly byFirst = new Map<string, Map<string, { n: number; bytes: number }>>();
+
+  add(first: string, second: string, n: number, bytes: number): void {
+    let inner = this.byFirst.get(first);
+    if (!inner) this.byFirst.set(first, (inner = new Map()));
+    const cell = inner.get(second);
+    if (cell) {
+      cell.n += n;
+      cell.bytes += bytes;
+    } else inner.set(second, { n, bytes });
+  }
+
+  forEach(visit: (first: string, second: string, n: number, bytes: number) => unknown): void {
+    for (const [first, inner] of this.byFirst) for (const [second, c] of inner) visit(first, second, c.n, c.bytes);
+  }
+}
+
+/**
+ * Label values from an open set (channel names, target URLs) kept to at most `cap` distinct ones:
+ * the first `cap` seen keep their own label, later ones share '_other'. So a flood of implicit
+ * channels or replay targets cannot blow up the series count.
+ */
+export class BoundedLabels {
+  private readonly seen = new Map<string, string>();
+
+  constructor(
+    private readonly cap: number,
+    private readonly shape: (raw: string) => string = (raw) => raw,
+  ) {}
+
+  of(raw: string): string {
+    const known = this.seen.get(raw);
+    if (known !== undefined) return known;
+    if (this.seen.size >= this.cap) return '_other';
+    const label = this.shape(raw);
+    this.seen.set(raw, label);
+    return label;
+  }
+}

@@ -1,0 +1,167 @@
+// The channel page (issue 23 §1): GET / and /page/… on the relay's own port. Sign-in turns a
+// channel or admin token into a session cookie (./sessions.ts); the page then calls the relay's
+// own /api with that cookie, which this module turns into the session's bearer token after the
+// checks a browser needs: an allowed Host, and for anything that changes state an Origin of this
+// relay and the session's CSRF token. So the API's scoping stays the one authority (a channel
+// token sees its channel only; replay to another URL is admin-only). Live updates: ./events.ts.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readJson, sendError, sendJson } from '../../shared/http';
+import { clientAddress, hostAllowed, type SourceAllowList } from '../access';
+import type { RejectLimiter } from '../rateLimit';
+import type { Scope } from '../scope';
+import type { RelayStore } from '../storeTypes';
+import { findAssets, PageAssets } from './assets';
+import { openEvents, resumeFrom, type EventStream } from './events';
+import { explainDelivery } from './explain';
+import { csrfMatches, Sessions, type Session } from './sessions';
+
+export interface PageContext {
+  store: RelayStore;
+  authenticate: (token: string | undefined) => Scope | undefined;
+  boundHost: string;
+  allowedHosts: readonly string[];
+  allowedOrigins: readonly string[];
+  tls: boolean;
+  /** The reverse proxies whose X-Forwarded-For / X-Forwarded-Proto count (--trust-proxy); undefined: none. */
+  trustProxy: SourceAllowList | undefined;
+  /** Failed sign-ins per source address: the relay's rate limit for rejected deliveries, a bucket of its own. */
+  signInLimiter: RejectLimiter;
+  /** A channel's signing secrets (for the signature doctor; never sent to the browser). */
+  secretsOf: (channel: string) => string[];
+  /** The built page (app.js, app.css); default dist/page beside the CLI. */
+  assetsDir?: string;
+  sessionMs?: number;
+  now?: () => number;
+}
+
+export interface Page {
+  /** Answers GET / and /page/…; false for any other path. */
+  handle(req: IncomingMessage, res: ServerResponse, url: URL): boolean;
+  /**
+   * An /api request without Authorization but with a session cookie: checks Origin and CSRF for
+   * state changes and hands the session's token on as the bearer. False when it answered (refused).
+   */
+  apiAuth(req: IncomingMessage, res: ServerResponse): boolean;
+  /** A channel was deleted (or a token rotated): its sessions and live streams end. */
+  revoke(): void;
+  close(): void;
+}
+
+const SAFE = new Set(['GET', 'HEAD']);
+
+export function createPage(ctx: PageContext): Page {
+  const sessions = new Sessions(ctx.tls, ctx.sessionMs, ctx.now);
+  const assets = new PageAssets(findAssets(ctx.assetsDir));
+  /** Live streams and the session each belongs to. */
+  const streams = new Map<EventStream, string>();
+  const scopeOf = (s: Session | undefined) => (s ? ctx.authenticate(s.token) : undefined);
+
+  const stateChangeOk = (req: IncomingMessage, res: ServerResponse, session: Session | undefined) => checkStateChange(ctx, req, res, session);
+  const signIn = (req: IncomingMessage, res: ServerResponse) => signInRequest(ctx, sessions, req, res);
+
+  function signOut(req: IncomingMessage, res: ServerResponse) {
+    req.resume();
+    const session = sessions.of(req);
+    if (!stateChangeOk(req, res, session)) return;
+    if (session) {
+      sessions.end(session);
+      for (const [stream, id] of streams) if (id === session.id) stream.end();
+    }
+    sendJson(res, 200, { signedOut: true }, { 'set-cookie': sessions.clearCookie() });
+  }
+
+  function events(req: IncomingMessage, res: ServerResponse, url: URL) {
+    const session = sessions.of(req);
+    const scope = scopeOf(session);
+    if (!scope) return sendError(res, 401, 'signed out');
+    const stream = openEvents(req, res, ctx.store, scope, resumeFrom(req, url, ctx.store.lastSeq));
+    streams.set(stream, session!.id);
+    res.on('close', () => streams.delete(stream));
+  }
+
+  return {
+    handle(req, res, url) {
+      const path = url.pathname;
+      if (path !== '/' && !path.startsWith('/page/')) return false;
+      if (!hostAllowed(req.headers.host, ctx.boundHost, ctx.allowedHosts)) {
+        req.resume();
+        sendError(res, 403, 'forbidden Host header');
+        return true;
+      }
+      const method = req.method ?? 'GET';
+      if (path === '/' && SAFE.has(method)) assets.html(res);
+      else if ((path === '/page/app.js' || path === '/page/app.css') && SAFE.has(method)) assets.file(res, path.slice(6));
+      else if (path === '/page/session' && method === 'POST') void signIn(req, res).catch((err: Error) => sendError(res, 500, err.message));
+      else if (path === '/page/session' && method === 'DELETE') signOut(req, res);
+      else if (path === '/page/session' && method === 'GET') {
+        const session = sessions.of(req);
+        const scope = scopeOf(session);
+        if (scope) sendJson(res, 200, who(scope, session!), { 'cache-control': 'no-store' });
+        else sendError(res, 401, 'signed out');
+      } else if (path === '/page/events' && method === 'GET') events(req, res, url);
+      else if (/^\/page\/explain\/\d{1,15}$/.test(path) && method === 'GET') {
+        const scope = scopeOf(sessions.of(req));
+        if (!scope) sendError(res, 401, 'signed out');
+        else void explainDelivery(res, ctx.store, scope, Number(path.slice(14)), ctx.secretsOf).catch((err: Error) => sendError(res, 500, err.message));
+      }
+      else {
+        req.resume();
+        sendError(res, 404, 'not found');
+      }
+      return true;
+    },
+    apiAuth(req, res) {
+      if (req.headers.authorization !== undefined) return true;
+      const session = sessions.of(req);
+      if (!session) return true; // the API answers 401
+      if (!SAFE.has(req.method ?? 'GET') && !stateChangeOk(req, res, session)) {
+        req.resume();
+        return false;
+      }
+      req.headers.authorization = `Bearer ${session.token}`;
+      return true;
+    },
+    revoke() {
+      sessions.prune((token) => ctx.authenticate(token) !== undefined);
+      for (const [stream, id] of streams) if (!sessions.has(id)) stream.end();
+    },
+    close() {
+      for (const stream of streams.keys()) stream.end();
+    },
+  };
+}
+
+function who(scope: Scope, session: Session) {
+  return { kind: scope.kind, ...(scope.kind === 'channel' ? { channel: scope.channel } : {}), csrf: session.csrf, expiresAt: new Date(session.expiresAt).toISOString() };
+}
+
+/** This relay's Origin (or an --allow-origin one) and, with a session, its CSRF token; else 403 answered. */
+function checkStateChange(ctx: PageContext, req: IncomingMessage, res: ServerResponse, session: Session | undefined): boolean {
+  const origin = req.headers.origin;
+  const fromProxy = !!ctx.trustProxy?.enabled && ctx.trustProxy.allows(req.socket.remoteAddress);
+  const proto = fromProxy && req.headers['x-forwarded-proto'] === 'https' ? 'https' : ctx.tls ? 'https' : 'http';
+  const sameOrigin = origin !== undefined && (origin === `${proto}://${req.headers.host}` || ctx.allowedOrigins.includes(origin));
+  if (!sameOrigin) return (sendError(res, 403, 'cross-site request refused (Origin is not this relay)'), false);
+  if (session && !csrfMatches(session, req.headers['x-csrf-token'])) return (sendError(res, 403, 'missing or wrong CSRF token; reload the page'), false);
+  return true;
+}
+
+/** POST /page/session { token }: a session cookie, or 401 (then 429 past the rate limit). */
+async function signInRequest(ctx: PageContext, sessions: Sessions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (!checkStateChange(ctx, req, res, undefined)) return void req.resume();
+  const source = clientAddress(req, ctx.trustProxy);
+  const body = await readJson(req, 4096, { requireJsonType: false, empty: () => ({}) });
+  if (body === 'aborted') return;
+  const given = body.ok ? (body.value as { token?: unknown } | null)?.token : undefined;
+  const token = typeof given === 'string' ? given.trim() : '';
+  const scope = token ? ctx.authenticate(token) : undefined;
+  if (!scope) {
+    if (!ctx.signInLimiter.take(source)) {
+      const retry = String(ctx.signInLimiter.retryAfter(source));
+      return sendError(res, 429, `too many wrong tokens from this address; try again in ${retry} s`, undefined, { 'retry-after': retry });
+    }
+    return sendError(res, 401, 'that is not a token of this relay (use the admin token or a channel token)');
+  }
+  const session = sessions.create(token);
+  sendJson(res, 200, who(scope, session), { 'set-cookie': sessions.setCookie(session), 'cache-control': 'no-store' });
+}

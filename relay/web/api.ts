@@ -1,0 +1,59 @@
+// The page's calls: its own session endpoints and the relay's /api, with the session cookie
+// (sent by the browser, never seen by this code) and the CSRF token on every state change.
+import type { DeliveryList, RelayDelivery, RelayStatus, ReplayResponse } from '../../src/core/relay/protocol';
+
+export interface Who {
+  kind: 'admin' | 'channel';
+  channel?: string;
+  csrf: string;
+  expiresAt: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+let csrf = '';
+
+async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET') headers['x-csrf-token'] = csrf;
+  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin', cache: 'no-store' });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : {};
+  } catch {
+    json = { error: text };
+  }
+  if (!res.ok) throw new ApiError(res.status, (json as { error?: string }).error ?? `HTTP ${res.status}`);
+  return json as T;
+}
+
+function remember(w: Who): Who {
+  csrf = w.csrf;
+  return w;
+}
+
+export const api = {
+  whoAmI: () => call<Who>('GET', '/page/session').then(remember),
+  signIn: (token: string) => call<Who>('POST', '/page/session', { token }).then(remember),
+  signOut: () => call<unknown>('DELETE', '/page/session'),
+  status: () => call<RelayStatus>('GET', '/api/status'),
+  list: (q: { channel?: string; before?: number; limit?: number }) => {
+    const p = new URLSearchParams();
+    if (q.channel) p.set('channel', q.channel);
+    if (q.before) p.set('before', String(q.before));
+    p.set('limit', String(q.limit ?? 50));
+    return call<DeliveryList>('GET', `/api/deliveries?${p}`);
+  },
+  detail: (seq: number) => call<RelayDelivery>('GET', `/api/deliveries/${seq}`),
+  explain: (seq: number) => call<{ ok: boolean; findings: string[] }>('GET', `/page/explain/${seq}`),
+  replay: (seq: number, to?: string) => call<ReplayResponse>('POST', `/api/deliveries/${seq}/replay`, to ? { to } : {}),
+};

@@ -1,0 +1,138 @@
+// One delivery: headers redacted as in the editor, the body pretty and as raw bytes (hex when it
+// is not UTF-8), the signature doctor's words for a rejected one, Replay (scoped by the API) and
+// Copy as cURL (redacted, src/core/curl).
+import { buildCurl, redactHeaders, utf8OrUndefined } from '../../src/core/curl';
+import type { ForwardAttempt, RelayDelivery } from '../../src/core/relay/protocol';
+import { api, type Who } from './api';
+import { clear, h, sizeOf, timeOf } from './dom';
+import { forwardText } from './list';
+
+export function bytesOf(base64: string): Uint8Array {
+  const bin = atob(base64);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+/** 16 bytes a line: offset, hex, printable ASCII. */
+export function hexDump(bytes: Uint8Array): string {
+  const lines: string[] = [];
+  for (let i = 0; i < bytes.length; i += 16) {
+    const chunk = [...bytes.subarray(i, i + 16)];
+    const hex = chunk.map((b) => b.toString(16).padStart(2, '0')).join(' ');
+    const ascii = chunk.map((b) => (b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.')).join('');
+    lines.push(`${i.toString(16).padStart(8, '0')}  ${hex.padEnd(47)}  ${ascii}`);
+  }
+  return lines.join('\n');
+}
+
+function pretty(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+export async function showDelivery(panel: HTMLElement, who: Who, seq: number, close: () => void): Promise<void> {
+  panel.hidden = false;
+  clear(panel, h('p', { class: 'muted' }, `Loading delivery #${seq}…`));
+  let d: RelayDelivery;
+  try {
+    d = await api.detail(seq);
+  } catch (err) {
+    clear(panel, h('p', { class: 'error' }, (err as Error).message));
+    return;
+  }
+  const bytes = bytesOf(d.bodyBase64);
+  const text = utf8OrUndefined(bytes);
+  const headers = redactHeaders(d.headers);
+  const back = h('button', { type: 'button', class: 'secondary', id: 'back' }, '← Deliveries');
+  back.addEventListener('click', close);
+  const body = h('pre', { class: 'body', id: 'body' }, text === undefined ? hexDump(bytes) : pretty(text));
+  const views = h(
+    'div',
+    { class: 'tabs', role: 'group', 'aria-label': 'Body view' },
+    tab('Pretty', () => (body.textContent = text === undefined ? hexDump(bytes) : pretty(text))),
+    tab('Raw', () => (body.textContent = text ?? hexDump(bytes))),
+    tab('Hex', () => (body.textContent = hexDump(bytes))),
+  );
+  clear(
+    panel,
+    back,
+    h('h2', {}, `#${d.seq} ${d.event ?? '(no event)'}`),
+    h(
+      'dl',
+      { class: 'facts' },
+      ...fact('Received', timeOf(d.receivedAt)),
+      ...fact('Channel', d.channel),
+      ...fact('Delivery id', d.deliveryId ?? '—'),
+      ...fact('Size', `${sizeOf(d.size)}${d.truncated ? ` (only the first ${d.truncated.kept} bytes kept; sha256 ${d.truncated.sha256})` : ''}`),
+      ...fact('Verification', d.verification),
+      ...fact('Forward', forwardText(d)),
+    ),
+    d.verification === 'rejected' ? doctor(d) : null,
+    h('h3', {}, 'Headers'),
+    h('dl', { class: 'headers', id: 'headers' }, ...Object.entries(headers).flatMap(([k, v]) => fact(k, v))),
+    h('h3', {}, 'Body', text === undefined ? h('span', { class: 'muted' }, ' (not UTF-8: shown as hex)') : null),
+    views,
+    body,
+    actions(d, who, bytes),
+    attemptsList(d.attempts),
+  );
+}
+
+/** The reason recorded at receipt, then the doctor's findings (run by the relay with the channel's secrets). */
+function doctor(d: RelayDelivery): HTMLElement {
+  const findings = h('ul', { id: 'doctor-findings' });
+  api.explain(d.seq).then(
+    (r) => findings.append(...r.findings.map((f) => h('li', {}, f))),
+    (err: Error) => findings.append(h('li', { class: 'muted' }, `the doctor could not run: ${err.message}`)),
+  );
+  return h('div', { class: 'doctor', id: 'doctor' }, h('p', {}, h('strong', {}, 'Signature doctor: '), d.reason ?? 'the signature did not match'), findings);
+}
+
+function tab(label: string, show: () => void): HTMLButtonElement {
+  const b = h('button', { type: 'button', class: 'secondary' }, label);
+  b.addEventListener('click', show);
+  return b;
+}
+
+function fact(k: string, v: string): HTMLElement[] {
+  return [h('dt', {}, k), h('dd', {}, v)];
+}
+
+function actions(d: RelayDelivery, who: Who, bytes: Uint8Array): HTMLElement {
+  const result = h('p', { class: 'result', id: 'action-result', role: 'status' });
+  const to = who.kind === 'admin' ? h('input', { type: 'url', id: 'replay-to', placeholder: 'to another URL (optional)', 'aria-label': 'Replay to' }) : null;
+  const replay = h('button', { type: 'button', id: 'replay' }, 'Replay');
+  replay.addEventListener('click', () => {
+    replay.disabled = true;
+    api.replay(d.seq, to?.value.trim() || undefined).then(
+      (r) => (result.textContent = r.attempts.length ? r.attempts.map(attemptText).join(' · ') : 'Replayed: no target to send to.'),
+      (err: Error) => (result.textContent = `Replay refused: ${err.message}`),
+    ).finally(() => (replay.disabled = false));
+  });
+  const curlText = h('pre', { class: 'curl', id: 'curl', hidden: true });
+  const copy = h('button', { type: 'button', class: 'secondary', id: 'copy-curl' }, 'Copy as cURL');
+  copy.addEventListener('click', () => {
+    const target = d.forward.find((f) => /^https?:/.test(f.target))?.target ?? `${location.origin}/hooks/${encodeURIComponent(d.channel)}`;
+    const curl = buildCurl(target, d.headers, bytes);
+    curlText.textContent = curl;
+    curlText.hidden = false;
+    navigator.clipboard?.writeText(curl).then(
+      () => (result.textContent = 'cURL command copied (signature and secrets redacted).'),
+      () => (result.textContent = 'Select the command below to copy it (signature and secrets redacted).'),
+    );
+  });
+  return h('div', { class: 'actions' }, to, replay, copy, result, curlText);
+}
+
+function attemptText(a: ForwardAttempt): string {
+  return `${a.replay ? 'replay ' : ''}${a.target}: ${a.status ?? a.error ?? 'no answer'}${a.ok ? ' ok' : ''} (${Math.round(a.durationMs)} ms)`;
+}
+
+function attemptsList(attempts: ForwardAttempt[]): HTMLElement | null {
+  if (attempts.length === 0) return null;
+  return h('div', {}, h('h3', {}, 'Attempts'), h('ol', { class: 'attempts', id: 'attempts' }, ...attempts.map((a) => h('li', {}, `${timeOf(a.at)} ${attemptText(a)}`))));
+}
