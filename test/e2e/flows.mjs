@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import { dirname, join } from 'node:path';
 import { WORKFLOW } from '../../scripts/start.mjs';
 import { verifySignature } from '../../scripts/demo/receiver.mjs';
+import { resendFlows } from './flowsResend.mjs';
 
 const PALETTE = 'Service Webhooks';
 
@@ -354,4 +355,5 @@ export const flows = [
       }
     },
   },
+  ...resendFlows, // issue 28 items 8 and 13 (flowsResend.mjs)
 ];

@@ -48,6 +48,7 @@ describe('Resume and re-send (issue 28 items 7–11, 13)', function () {
     assert.deepEqual(down.failed, [], 'one stop, not a list of connection errors per chunk');
     assert.deepEqual(down.notSent, [1, 2, 3, 4, 5]);
     assert.deepEqual(down.retry, { file, repo: REPO, from: 0, chunkSize: 2 }, 'Retry resumes at the first record not sent');
+    assert.equal(api.takeLastError(), undefined, 'the stop is the import\'s own report (with Retry), not a failed command');
     await proxy.up();
     const partial = await run<Report>(COMMANDS.importIssues, { file, repo: REPO, chunkSize: 2, from: 3 });
     assert.deepEqual(partial?.imported, [4, 5], 'a resumed import sends only from the record it stopped at');

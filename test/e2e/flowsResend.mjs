@@ -1,0 +1,105 @@
+// UI flows of issue 28 items 8 and 13 (kept apart from flows.mjs, which lists them at its end):
+// Retry re-sends what the user typed, with the service down and back; Send Sample Event….
+import { readFileSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { join } from 'node:path';
+
+const PALETTE = 'Service Webhooks';
+
+function assert(cond, message) {
+  if (!cond) throw new Error(message);
+}
+
+/**
+ * A TCP proxy to the emulator on a port of its own that is refused until `up()` and again after
+ * `down()`: the service as seen at another base URL, going away and coming back.
+ */
+async function serviceProxy(targetUrl) {
+  const target = Number(new URL(targetUrl).port);
+  const probe = createServer();
+  await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const port = probe.address().port;
+  await new Promise((resolve) => probe.close(resolve));
+  const sockets = new Set();
+  let server;
+  const up = async () => {
+    server = createServer((client) => {
+      const upstream = connect(target, '127.0.0.1');
+      for (const s of [client, upstream]) {
+        sockets.add(s);
+        s.on('close', () => sockets.delete(s));
+        s.on('error', () => s.destroy());
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
+  };
+  const down = async () => {
+    if (!server) return;
+    const closed = new Promise((resolve) => server.close(resolve));
+    for (const s of sockets) s.destroy();
+    await closed;
+    server = undefined;
+  };
+  return { url: `http://127.0.0.1:${port}`, up, down };
+}
+
+/** The editor's user settings file (serviceHooks.baseUrl is a machine setting: it lives there). */
+const userSettingsFile = (demo) => join(demo.relayData, '..', '..', '..', 'settings.json');
+
+/** Clicks `button` on the toast whose message matches `text`. */
+async function clickOnToast(wb, text, button) {
+  const toast = wb.notification(text).first();
+  await toast.waitFor();
+  await toast.locator('.monaco-button', { hasText: button }).first().click();
+}
+
+export const resendFlows = [
+  {
+    name: 'with the service down, Retry of Sign In and of Create CI Secret re-sends what was typed (no input asked again)',
+    async run({ wb, page, demo, shot }) {
+      const proxy = await serviceProxy(demo.emulatorUrl);
+      const file = userSettingsFile(demo);
+      const original = readFileSync(file, 'utf8');
+      try {
+        await wb.clearNotifications();
+        writeFileSync(file, JSON.stringify({ ...JSON.parse(original), 'serviceHooks.baseUrl': proxy.url }, null, 2));
+        await wb.showContainer('Service');
+        // A new base URL has no token: the view asks to sign in (the setting has been read).
+        await wb.pane('Webhooks').locator('.welcome-view-content', { hasText: 'Sign in' }).waitFor();
+        await wb.runCommand(`${PALETTE}: Sign In`);
+        await wb.submitInput(demo.token, { title: `Sign in to the service at ${proxy.url}` });
+        await wb.notification(/Cannot reach the service/).first().waitFor();
+        await shot('resend-signin-down');
+        await proxy.up();
+        await clickOnToast(wb, /Cannot reach the service/, 'Retry');
+        await wb.seeNotification('Signed in to the service.');
+        assert(!(await page.locator('.quick-input-widget').isVisible()), 'Retry of Sign In asked for something again');
+        await wb.treeRow('Webhooks', 'acme/widgets').waitFor();
+        await wb.clearNotifications();
+
+        await proxy.down();
+        const name = `E2E_RETRY_${Date.now()}`;
+        await wb.runCommand(`${PALETTE}: Create CI Secret`);
+        await wb.submitInput(name, { title: 'Create CI Secret (1/3)' });
+        await wb.submitInput('value-typed-once', { title: 'Create CI Secret (2/3)' });
+        await wb.waitForQuickInput('Create CI Secret (3/3)');
+        await wb.pick('Not protected');
+        await wb.notification(/Cannot reach the service/).first().waitFor();
+        await proxy.up();
+        await clickOnToast(wb, /Cannot reach the service/, 'Retry');
+        await wb.seeNotification(`CI secret ${name} created.`);
+        assert(!(await page.locator('.quick-input-widget').isVisible()), 'Retry of Create CI Secret asked for something again');
+        const res = await fetch(`${demo.emulatorUrl}/_emulator/repos/acme/widgets/secrets`, { headers: { authorization: `Bearer ${demo.token}` } });
+        const secrets = await res.json();
+        assert(secrets.some((s) => s.name === name && s.protected === false), `the emulator lists no secret ${name}: ${JSON.stringify(secrets)}`);
+        await wb.clearNotifications();
+      } finally {
+        writeFileSync(file, original);
+        await proxy.down();
+      }
+      await wb.treeRow('Webhooks', 'acme/widgets').waitFor();
+    },
+  },
+];
+
