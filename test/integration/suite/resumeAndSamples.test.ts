@@ -58,4 +58,15 @@ describe('Resume and re-send (issue 28 items 7–11, 13)', function () {
     const stored = await call<{ number: number }[]>('GET', `/_emulator/repos/${REPO}/issues`);
     assert.deepEqual(stored.map((i) => i.number), [1, 2, 3, 4, 5]);
   });
+
+  it('Set Up Self-Hosted Runner installs into the global storage, not the workspace, and types the line once the shell is ready', async function () {
+    const r = await run<{ commands: string[]; line: string; folder: string; typed: string }>(COMMANDS.setUpRunner, { token: 'runner-token-resume' });
+    assert.ok(r, JSON.stringify(api.takeLastError()));
+    const storage = api.commandContext.extension.globalStorageUri.fsPath;
+    assert.equal(r.folder, join(storage, 'runner'));
+    for (const folder of vscode.workspace.workspaceFolders ?? []) assert.ok(!r.line.includes(folder.uri.fsPath), `the line writes into the workspace: ${r.line}`);
+    assert.ok(r.commands.slice(1).every((c) => c.includes(storage)), 'every file it writes is under the global storage');
+    assert.equal(r.typed, 'shell-ready', 'typed after the shell reported ready, so it is echoed once');
+    vscode.window.terminals.find((t) => t.name === 'Service Runner')?.dispose();
+  });
 });
