@@ -9,7 +9,8 @@ import * as vscode from 'vscode';
 import { activated, run } from './editor';
 import type { ServiceHooksApi } from '../../../src/extension/activate';
 import { COMMANDS, SETTINGS } from '../../../src/extension/ids';
-import { TOKEN, emulatorCall, startEmulatorFixture, startProxy, type Emulator, type Proxy } from './fixtures';
+import { createHmac } from 'node:crypto';
+import { HOOK_SECRET, TOKEN, emulatorCall, startApp, startEmulatorFixture, startProxy, startRelayFixture, type App, type Emulator, type Proxy, type Relay } from './fixtures';
 
 const REPO = 'acme/resume';
 
@@ -17,6 +18,8 @@ describe('Resume and re-send (issue 28 items 7–11, 13)', function () {
   let api: ServiceHooksApi;
   let emulator: Emulator;
   let proxy: Proxy;
+  let relay: Relay;
+  let app: App;
   const config = () => vscode.workspace.getConfiguration();
   const target = vscode.ConfigurationTarget.Global;
   const call = <T>(method: string, path: string, body?: unknown) => emulatorCall<T>(emulator, method, path, body);
@@ -25,6 +28,9 @@ describe('Resume and re-send (issue 28 items 7–11, 13)', function () {
     api = await activated();
     emulator = await startEmulatorFixture();
     proxy = await startProxy(emulator.url);
+    app = await startApp();
+    relay = await startRelayFixture(app.url);
+    await api.commandContext.services.relay.attach(relay.port, relay.token);
     await config().update(SETTINGS.repositories, [REPO], target);
     await config().update(SETTINGS.baseUrl, proxy.url, target);
     assert.deepEqual(await run(COMMANDS.signIn, { token: TOKEN }), { signedIn: true, validated: true });
@@ -34,9 +40,20 @@ describe('Resume and re-send (issue 28 items 7–11, 13)', function () {
     await proxy?.up().catch(() => undefined);
     await run(COMMANDS.signOut);
     for (const key of [SETTINGS.baseUrl, SETTINGS.repositories]) await config().update(key, undefined, target);
+    await run(COMMANDS.stopRelay);
+    await relay?.close();
+    await app?.close();
     await proxy?.close();
     await emulator?.close();
   });
+
+  /** Posts `body` to the relay's default channel signed over `signedBody`; the relay's seq and verdict. */
+  async function toRelay(body: string, signedBody = body): Promise<{ seq: number; status: number }> {
+    const signature = 'sha256=' + createHmac('sha256', HOOK_SECRET).update(signedBody).digest('hex');
+    const res = await fetch(`http://127.0.0.1:${relay.port}/hooks/default`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-signature': signature, 'x-service-event': 'push' }, body });
+    const listed = await fetch(`http://127.0.0.1:${relay.port}/api/deliveries?limit=1`, { headers: { authorization: `Bearer ${relay.token}` } });
+    return { seq: ((await listed.json()) as { deliveries: { seq: number }[] }).deliveries[0]!.seq, status: res.status };
+  }
 
   it('Import Issues with the service down stops at the first chunk, offers a Retry that resumes there, and a second import counts the replaced issues', async function () {
     const file = join(mkdtempSync(join(tmpdir(), 'sh-resume-')), 'issues.json');
@@ -68,5 +85,22 @@ describe('Resume and re-send (issue 28 items 7–11, 13)', function () {
     assert.ok(r.commands.slice(1).every((c) => c.includes(storage)), 'every file it writes is under the global storage');
     assert.equal(r.typed, 'shell-ready', 'typed after the shell reported ready, so it is echoed once');
     vscode.window.terminals.find((t) => t.name === 'Service Runner')?.dispose();
+  });
+
+  it('Explain Signature on a relay row uses the relay\'s verdict, asks for no secret, and explains a rejected delivery with the relay\'s doctor', async function () {
+    const good = await toRelay('{"ref":"refs/heads/main"}');
+    assert.equal(good.status, 200);
+    const verified = await run<{ ok: boolean; source: string; verdict: string; findings: string[] }>(COMMANDS.explainSignature, { seq: good.seq });
+    assert.deepEqual([verified?.ok, verified?.source, verified?.verdict], [true, 'relay', 'verified'], JSON.stringify(verified ?? api.takeLastError()));
+    const bad = await toRelay('{"ref":"refs/heads/main"}\n', '{"ref":"refs/heads/main"}');
+    assert.equal(bad.status, 401);
+    const rejected = await run<{ ok: boolean; verdict: string; findings: string[] }>(COMMANDS.explainSignature, { seq: bad.seq });
+    assert.equal(rejected?.ok, false, JSON.stringify(rejected ?? api.takeLastError()));
+    assert.equal(rejected.verdict, 'rejected');
+    assert.match(rejected.findings[0]!, /does not match/, 'the relay\'s reason first');
+    assert.ok(rejected.findings.some((f) => /trailing newline was added/.test(f)), `the doctor's finding: ${rejected.findings.join(' | ')}`);
+    // With a secret given, the doctor runs in the editor on the journaled bytes, as before.
+    const local = await run<{ ok: boolean; source: string }>(COMMANDS.explainSignature, { seq: bad.seq, secrets: [HOOK_SECRET] });
+    assert.deepEqual([local?.ok, local?.source], [false, 'relay']);
   });
 });
