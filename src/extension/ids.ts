@@ -11,6 +11,7 @@ export const COMMANDS = {
   editEvents: 'serviceHooks.editEvents',
   deleteWebhook: 'serviceHooks.deleteWebhook',
   pingWebhook: 'serviceHooks.pingWebhook',
+  sendSampleEvent: 'serviceHooks.sendSampleEvent',
   retryDelivery: 'serviceHooks.retryDelivery',
   retryAllFailed: 'serviceHooks.retryAllFailed',
   replayDelivery: 'serviceHooks.replayDelivery',

@@ -3,6 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
+import { DEMO_SECRET } from '../../scripts/start.mjs';
 
 const PALETTE = 'Service Webhooks';
 
@@ -101,5 +102,36 @@ export const resendFlows = [
       await wb.treeRow('Webhooks', 'acme/widgets').waitFor();
     },
   },
+  {
+    name: '"Send Sample Event…" from a webhook row\'s context menu: the receiver app gets a typed, signed sample marked as a test send',
+    async run({ wb, page, demo, api, shot }) {
+      const hook = (await api.webhooks()).find((h) => h.url.startsWith(demo.relayUrl));
+      assert(hook, `no demo webhook points at the relay ${demo.relayUrl}`);
+      const u = new URL(hook.url);
+      await wb.clearNotifications();
+      await wb.showContainer('Service');
+      const row = wb.treeRow('Webhooks', `${u.host}${u.pathname}`).first();
+      await row.click({ button: 'right' });
+      await page.locator('.monaco-menu .action-item', { hasText: 'Send Sample Event…' }).first().click();
+      await wb.waitForQuickInput('Send Sample Event (2/2)');
+      await shot('sample-event');
+      await wb.pick('issues', { filter: 'issues' });
+      // The demo relay was not started by the editor: it holds no secret for it and asks (not stored).
+      await wb.submitInput(DEMO_SECRET, { title: 'the webhook secret to sign with' });
+      await wb.seeNotification(/Sent a sample issues to .*answered 200/);
+      const said = () => demo.receiver.output();
+      await new Promise((resolve, reject) => {
+        const check = () => {
+          if (/verified\s+event=issues delivery=test-/.test(said())) {
+            demo.receiver.child.stdout.off('data', check);
+            resolve();
+          }
+        };
+        demo.receiver.child.stdout.on('data', check);
+        check();
+        demo.receiver.child.once('exit', () => reject(new Error('the receiver app exited')));
+      });
+      await wb.clearNotifications();
+    },
+  },
 ];
-

@@ -8,6 +8,7 @@
 //   editEvents        { webhookId, events }
 //   deleteWebhook     { webhookId, confirm: true }            (confirm skips the modal; from rows: every selected webhook)
 //   pingWebhook       { webhookId }
+//   sendSampleEvent   { webhookId | url, event, secret? }     (secret '' sends unsigned; none: the editor's, else asked, not stored)
 //   retryDelivery     { webhookId, deliveryId }
 //   retryAllFailed    { webhookId, confirm: true }            (none: asks which webhook; confirm skips the count's modal)
 //   replayDelivery    { seq, to? } | { deliveryId }           (to defaults to serviceHooks.relay.forwardUrl)
@@ -40,6 +41,7 @@ import importIssues from './importIssues';
 import loadMore from './loadMore';
 import openDelivery from './openDelivery';
 import pingWebhook from './pingWebhook';
+import sendSampleEvent from './sendSampleEvent';
 import portWorkflows from './portWorkflows';
 import refresh from './refresh';
 import replayDelivery from './replayDelivery';
@@ -62,7 +64,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   signIn, signOut, addWebhook, editEvents, deleteWebhook, pingWebhook, retryDelivery, retryAllFailed,
   replayDelivery, openDelivery, explainSignature, copyAsCurl, startRelay, stopRelay, connectRelay, disconnectRelay, retryPending, forwardToLocalApp, stopForwarding, importIssues,
   createSecret, setUpRunner, fixAllWorkflowNames, fixAllInFile, refresh, showLogs, showActivationTime, loadMore,
-  portWorkflows,
+  portWorkflows, sendSampleEvent,
 ];
 
 export function registerCommands(context: vscode.ExtensionContext, ctx: () => CommandContext): void {

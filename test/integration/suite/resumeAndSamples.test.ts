@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { activated, run } from './editor';
 import type { ServiceHooksApi } from '../../../src/extension/activate';
 import { COMMANDS, SETTINGS } from '../../../src/extension/ids';
+import { validatePayload } from '../../../src/core/events';
 import { createHmac } from 'node:crypto';
 import { HOOK_SECRET, TOKEN, emulatorCall, startApp, startEmulatorFixture, startProxy, startRelayFixture, type App, type Emulator, type Proxy, type Relay } from './fixtures';
 
@@ -102,5 +103,29 @@ describe('Resume and re-send (issue 28 items 7–11, 13)', function () {
     // With a secret given, the doctor runs in the editor on the journaled bytes, as before.
     const local = await run<{ ok: boolean; source: string }>(COMMANDS.explainSignature, { seq: bad.seq, secrets: [HOOK_SECRET] });
     assert.deepEqual([local?.ok, local?.source], [false, 'relay']);
+  });
+
+  it('Send Sample Event to a relay channel: the app gets a typed sample, verified by the relay, marked as a test send; to a webhook, signed with the given secret', async function () {
+    const since = app.requests.length;
+    const sent = await run<{ status: number; deliveryId: string; signed: boolean }>(COMMANDS.sendSampleEvent, { url: `http://127.0.0.1:${relay.port}/hooks/default`, event: 'pull_request', secret: HOOK_SECRET });
+    assert.equal(sent?.status, 200, JSON.stringify(sent ?? api.takeLastError()));
+    assert.match(sent.deliveryId, /^test-[0-9a-f-]{36}$/);
+    const got = await app.next(since);
+    assert.equal(got.headers['x-service-event'], 'pull_request');
+    assert.equal(got.headers['x-service-delivery'], sent.deliveryId);
+    assert.ok(validatePayload('pull_request', JSON.parse(got.body.toString('utf8'))).ok, 'a typed pull_request payload');
+    const listed = await fetch(`http://127.0.0.1:${relay.port}/api/deliveries?limit=1`, { headers: { authorization: `Bearer ${relay.token}` } });
+    const [entry] = ((await listed.json()) as { deliveries: { verification: string; deliveryId?: string }[] }).deliveries;
+    assert.deepEqual([entry?.verification, entry?.deliveryId], ['verified', sent.deliveryId], 'the relay verified it with the channel secret');
+
+    const hook = await call<{ id: string }>('POST', `/api/v1/repos/${REPO}/webhooks`, { url: app.url, content_type: 'json', events: ['issues'], secret: 'webhook-secret-sample' });
+    const before = app.requests.length;
+    const direct = await run<{ status: number; signed: boolean; url: string }>(COMMANDS.sendSampleEvent, { webhookId: hook.id, event: 'issues', secret: 'webhook-secret-sample' });
+    assert.deepEqual([direct?.status, direct?.signed, direct?.url], [200, true, app.url], JSON.stringify(direct ?? api.takeLastError()));
+    const at = await app.next(before);
+    const sig = 'sha256=' + createHmac('sha256', 'webhook-secret-sample').update(at.body).digest('hex');
+    assert.equal(at.headers['x-service-signature'], sig);
+    assert.equal(await run(COMMANDS.sendSampleEvent, { url: app.url, event: 'deploy', secret: '' }), undefined, 'an unknown event type is refused');
+    assert.equal(api.takeLastError()?.kind, 'user');
   });
 });
