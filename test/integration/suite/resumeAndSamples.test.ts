@@ -128,4 +128,15 @@ describe('Resume and re-send (issue 28 items 7–11, 13)', function () {
     assert.equal(await run(COMMANDS.sendSampleEvent, { url: app.url, event: 'deploy', secret: '' }), undefined, 'an unknown event type is refused');
     assert.equal(api.takeLastError()?.kind, 'user');
   });
+
+  it('Add Webhook refuses 0.0.0.0 and link-local URLs by the service\'s rule before sending anything', async function () {
+    for (const url of ['http://0.0.0.0:3000/', 'http://169.254.169.254/latest', 'http://[fe80::1]/']) {
+      assert.equal(await run(COMMANDS.addWebhook, { repo: REPO, url, events: ['push'], secret: 'none' }), undefined, url);
+      const err = api.takeLastError();
+      assert.equal(err?.kind, 'user', `${url}: ${JSON.stringify(err)}`);
+      assert.match(err.message, /The service refuses this address/);
+    }
+    const hooks = await call<{ url: string }[]>('GET', `/api/v1/repos/${REPO}/webhooks`);
+    assert.ok(!hooks.some((h) => /0\.0\.0\.0|169\.254|fe80/.test(h.url)), 'nothing was created');
+  });
 });
