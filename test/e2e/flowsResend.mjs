@@ -115,14 +115,14 @@ export const resendFlows = [
       await page.locator('.monaco-menu .action-item', { hasText: 'Send Sample Event…' }).first().click();
       await wb.waitForQuickInput('Send Sample Event (2/2)');
       await shot('sample-event');
-      await wb.pick('issues', { filter: 'issues' });
+      await wb.pick('issue', { filter: 'issue' });
       // The demo relay was not started by the editor: it holds no secret for it and asks (not stored).
       await wb.submitInput(DEMO_SECRET, { title: 'the webhook secret to sign with' });
-      await wb.seeNotification(/Sent a sample issues to .*answered 200/);
+      await wb.seeNotification(/Sent a sample issue to .*answered 200/);
       const said = () => demo.receiver.output();
       await new Promise((resolve, reject) => {
         const check = () => {
-          if (/verified\s+event=issues delivery=test-/.test(said())) {
+          if (/verified\s+event=issue delivery=test-/.test(said())) {
             demo.receiver.child.stdout.off('data', check);
             resolve();
           }

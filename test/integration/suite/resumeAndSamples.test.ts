@@ -38,7 +38,6 @@ describe('Resume and re-send (issue 28 items 7–11, 13)', function () {
   });
 
   after(async function () {
-    await proxy?.up().catch(() => undefined);
     await run(COMMANDS.signOut);
     for (const key of [SETTINGS.baseUrl, SETTINGS.repositories]) await config().update(key, undefined, target);
     await run(COMMANDS.stopRelay);
@@ -118,9 +117,9 @@ describe('Resume and re-send (issue 28 items 7–11, 13)', function () {
     const [entry] = ((await listed.json()) as { deliveries: { verification: string; deliveryId?: string }[] }).deliveries;
     assert.deepEqual([entry?.verification, entry?.deliveryId], ['verified', sent.deliveryId], 'the relay verified it with the channel secret');
 
-    const hook = await call<{ id: string }>('POST', `/api/v1/repos/${REPO}/webhooks`, { url: app.url, content_type: 'json', events: ['issues'], secret: 'webhook-secret-sample' });
+    const hook = await call<{ id: string }>('POST', `/api/v1/repos/${REPO}/webhooks`, { url: app.url, content_type: 'json', events: ['issue'], secret: 'webhook-secret-sample' });
     const before = app.requests.length;
-    const direct = await run<{ status: number; signed: boolean; url: string }>(COMMANDS.sendSampleEvent, { webhookId: hook.id, event: 'issues', secret: 'webhook-secret-sample' });
+    const direct = await run<{ status: number; signed: boolean; url: string }>(COMMANDS.sendSampleEvent, { webhookId: hook.id, event: 'issue', secret: 'webhook-secret-sample' });
     assert.deepEqual([direct?.status, direct?.signed, direct?.url], [200, true, app.url], JSON.stringify(direct ?? api.takeLastError()));
     const at = await app.next(before);
     const sig = 'sha256=' + createHmac('sha256', 'webhook-secret-sample').update(at.body).digest('hex');
