@@ -1,8 +1,6 @@
 // UI flows of issue 28 items 8 and 13 (kept apart from flows.mjs, which lists them at its end):
 // Retry re-sends what the user typed, with the service down and back; Send Sample Event….
-import { readFileSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
-import { join } from 'node:path';
 import { DEMO_SECRET } from '../../scripts/start.mjs';
 
 const PALETTE = 'Service Webhooks';
@@ -45,8 +43,23 @@ async function serviceProxy(targetUrl) {
   return { url: `http://127.0.0.1:${port}`, up, down };
 }
 
-/** The editor's user settings file (serviceHooks.baseUrl is a machine setting: it lives there). */
-const userSettingsFile = (demo) => join(demo.relayData, '..', '..', '..', 'settings.json');
+/** Sets a (machine) setting through the Settings editor's Remote tab, as a user would, and closes it. */
+async function setUserSetting(wb, page, key, value) {
+  await wb.runCommand('Preferences: Open User Settings');
+  const search = page.locator('.settings-editor .settings-header .monaco-editor textarea').first();
+  await search.waitFor();
+  await search.focus();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type(key);
+  // serviceHooks.baseUrl is machine-scoped: with the extension host on code-server's side it is set on the Remote tab.
+  await page.locator('.settings-editor .settings-tabs-widget .action-label', { hasText: 'Remote' }).first().click();
+  const input = page.locator(`.settings-editor input[aria-label="${key}"]`).first();
+  await input.waitFor();
+  await input.fill(value);
+  await page.keyboard.press('Tab');
+  await page.waitForFunction(([k, v]) => document.querySelector(`.settings-editor input[aria-label="${k}"]`)?.value === v, [key, value]);
+  await wb.runCommand('View: Close All Editors');
+}
 
 /** Clicks `button` on the toast whose message matches `text`. */
 async function clickOnToast(wb, text, button) {
@@ -60,11 +73,9 @@ export const resendFlows = [
     name: 'with the service down, Retry of Sign In and of Create CI Secret re-sends what was typed (no input asked again)',
     async run({ wb, page, demo, shot }) {
       const proxy = await serviceProxy(demo.emulatorUrl);
-      const file = userSettingsFile(demo);
-      const original = readFileSync(file, 'utf8');
       try {
         await wb.clearNotifications();
-        writeFileSync(file, JSON.stringify({ ...JSON.parse(original), 'serviceHooks.baseUrl': proxy.url }, null, 2));
+        await setUserSetting(wb, page, 'serviceHooks.baseUrl', proxy.url);
         await wb.showContainer('Service');
         // A new base URL has no token: the view asks to sign in (the setting has been read).
         await wb.pane('Webhooks').locator('.welcome-view-content', { hasText: 'Sign in' }).waitFor();
@@ -96,10 +107,9 @@ export const resendFlows = [
         assert(secrets.some((s) => s.name === name && s.protected === false), `the emulator lists no secret ${name}: ${JSON.stringify(secrets)}`);
         await wb.clearNotifications();
       } finally {
-        writeFileSync(file, original);
+        await setUserSetting(wb, page, 'serviceHooks.baseUrl', demo.emulatorUrl).catch(() => undefined);
         await proxy.down();
       }
-      await wb.treeRow('Webhooks', 'acme/widgets').waitFor();
     },
   },
   {
