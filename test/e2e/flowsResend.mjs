@@ -122,7 +122,11 @@ export const resendFlows = [
       await wb.showContainer('Service');
       const row = wb.treeRow('Webhooks', `${u.host}${u.pathname}`).first();
       await row.click({ button: 'right' });
-      await page.locator('.monaco-menu .action-item', { hasText: 'Send Sample Event…' }).first().click();
+      // The menu ignores a click that comes too soon after it opened: point at the item, then Enter.
+      const item = page.locator('.monaco-menu .action-item', { hasText: 'Send Sample Event…' }).first();
+      await item.hover();
+      await page.locator('.monaco-menu .action-item.focused', { hasText: 'Send Sample Event…' }).first().waitFor();
+      await page.keyboard.press('Enter');
       await wb.waitForQuickInput('Send Sample Event (2/2)');
       await shot('sample-event');
       await wb.pick('issue', { filter: 'issue' });
