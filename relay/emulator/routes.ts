@@ -22,8 +22,8 @@
 //   POST   /api/v1/webhooks/<id>/deliveries/<delivery_id>/retry → 202 DeliveryRecord with the new attempt
 //          (redelivery: true); 409 when the delivery already succeeded. A failed manual attempt leaves
 //          the automatic schedule as it was; a successful one ends it.
-//   POST   /api/v1/repos/<org>/<repo>/issues/bulk             → 201 { imported, issues: [{ number }] }
-//          (records with a number already imported replace the earlier one)
+//   POST   /api/v1/repos/<org>/<repo>/issues/bulk             → 201 { imported, replaced, issues: [{ number }] }
+//          (records with a number already imported replace the earlier one; `replaced` counts them)
 //   POST   /api/v1/repos/<org>/<repo>/secrets                 → 201 { name, protected } (200 when it
 //          replaced a secret of that name); the value is never returned, logged or stored on disk
 //

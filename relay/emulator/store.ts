@@ -166,11 +166,13 @@ export class EmulatorStore {
    * so an import is a merge of two sorted lists: linear in the stored issues (plus sorting the
    * import), where a look-up per imported issue was quadratic (100,000 into 200,000 blocked 43 s).
    */
-  importIssues(repoKey: string, issues: readonly IssueRecord[]): void {
+  importIssues(repoKey: string, issues: readonly IssueRecord[]): { replaced: number } {
     const repo = this.ensureRepo(repoKey);
-    repo.issues = mergeByNumber(repo.issues, [...issues].sort((a, b) => a.number - b.number));
+    const merged = mergeByNumber(repo.issues, [...issues].sort((a, b) => a.number - b.number));
+    repo.issues = merged.issues;
     this.issuesJson.delete(repoKey);
     this.persist();
+    return { replaced: merged.replaced };
   }
 
   /** Creates or replaces a CI secret's record (never its value); 'updated' when the name existed. */
@@ -220,8 +222,9 @@ export class EmulatorStore {
 }
 
 /** Merges two lists sorted by number (no number twice in either); on a tie the incoming record wins. */
-function mergeByNumber(stored: readonly IssueRecord[], incoming: readonly IssueRecord[]): IssueRecord[] {
+function mergeByNumber(stored: readonly IssueRecord[], incoming: readonly IssueRecord[]): { issues: IssueRecord[]; replaced: number } {
   const out: IssueRecord[] = [];
+  let replaced = 0;
   let i = 0;
   let j = 0;
   let a = stored[0]?.number ?? Infinity;
@@ -231,10 +234,13 @@ function mergeByNumber(stored: readonly IssueRecord[], incoming: readonly IssueR
       out.push(stored[i++]!);
       a = stored[i]?.number ?? Infinity;
     } else {
-      if (a === b) a = stored[++i]?.number ?? Infinity;
+      if (a === b) {
+        replaced++;
+        a = stored[++i]?.number ?? Infinity;
+      }
       out.push(incoming[j++]!);
       b = incoming[j]?.number ?? Infinity;
     }
   }
-  return out;
+  return { issues: out, replaced };
 }

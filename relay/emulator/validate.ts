@@ -2,7 +2,7 @@
 // problem as { error, field } (field: the JSON path of the bad value, as in `[3].title`).
 import { EVENT_TYPES, errorPath, isEventType, validatePayload, type EventType } from '../../src/core/events';
 import { describeIssueProblem, validateIssueRecords } from '../../src/core/issues/validate';
-import { forbiddenTarget } from '../../src/core/net/address';
+import { webhookUrlProblem } from '../../src/core/net/webhookUrl';
 import { isJsonObject } from '../shared/http';
 import type { IssueRecord, WebhookFields, WebhookPatch } from './types';
 
@@ -16,24 +16,27 @@ const isObj = isJsonObject;
 export const SECRET_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /**
- * A webhook URL: absolute http(s) with a host, written out (`http:/x` is refused, though URL parsing
- * would read a host into it), and not a link-local, unspecified or metadata address (a real service
- * refuses them; the emulator must never post to a cloud metadata service).
+ * A webhook URL, by the rule the editor's Add Webhook applies as you type (src/core/net/webhookUrl.ts):
+ * absolute http(s) with a host, written out, no spaces, and not a link-local, unspecified or metadata
+ * address (a real service refuses them; the emulator must never post to a cloud metadata service).
  */
 function checkUrl(v: unknown): string | undefined {
   if (typeof v !== 'string') return 'url must be a string';
-  let u: URL;
-  try {
-    u = new URL(v);
-  } catch {
-    return `url must be an absolute http(s) URL, got '${v.slice(0, 200)}'`;
+  const problem = webhookUrlProblem(v);
+  switch (problem?.kind) {
+    case undefined:
+      return undefined;
+    case 'not-absolute':
+      return `url must be an absolute http(s) URL, got '${v.slice(0, 200)}'`;
+    case 'scheme':
+      return `url must use http or https, got '${problem.scheme}'`;
+    case 'no-host':
+      return `url must name a host (http://host/...), got '${v.slice(0, 200)}'`;
+    case 'spaces':
+      return 'url must not contain spaces';
+    case 'forbidden':
+      return `url must not point at ${problem.host}: ${problem.why}`;
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return `url must use http or https, got '${u.protocol.slice(0, -1)}'`;
-  if (!u.hostname || !/^https?:\/\/[^/?#\s]/i.test(v.trim())) return `url must name a host (http://host/...), got '${v.slice(0, 200)}'`;
-  if (/\s/.test(v)) return 'url must not contain spaces';
-  const why = forbiddenTarget(u);
-  if (why) return `url must not point at ${u.hostname}: ${why}`;
-  return undefined;
 }
 
 function checkContentType(v: unknown): string | undefined {

@@ -9,7 +9,8 @@
 //        status: verified | unverified | rejected | pending | ok | failed (anything else: 400);
 //        since=N keeps seq > N, before=N keeps seq < N (page back with before=<smallest seq seen>);
 //        limit: default 100, at most 10,000; limit=0 answers an empty list.
-//   GET  /api/deliveries/<seq>            → 200 RelayDelivery
+//   GET  /api/deliveries/<seq>            → 200 RelayDelivery; a rejected one also has `explanation`: the
+//        signature doctor's findings with the channel's current secrets (relay/server/explainRejected.ts)
 //   POST /api/deliveries/<seq>/replay     → 200 ReplayResponse ({ to?, resignSecret? })
 //   POST /api/forward/retry               → 200 RetryPendingResponse ({ channel?, target? }): retry pending now
 //   POST /api/prune                       → 200 PruneResponse ({ keep?, olderThanMs? })  (admin)
@@ -18,6 +19,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ChannelStatus, ForwardStatus, RelayStatus, RetryPendingResponse, Verification } from '../../src/core/relay/protocol';
 import { bearer, isJsonObject, readJson, sendError, sendJson, sendTooLarge } from '../shared/http';
 import { hostAllowed } from './access';
+import { explainRejected } from './explainRejected';
 import { adminOnly, channelRoutes, requireAdmin as admin } from './channelApi';
 import type { ChannelDirectory } from './channelDirectory';
 import { scopedChannel, sees, type Scope } from './scope';
@@ -124,7 +126,11 @@ function apiRoutes(ctx: ApiContext): Route[] {
       methods: {
         GET: async (_req, res, p, _u, scope) => {
           const d = visible(Number(p[0]), scope) ? await store.detail(Number(p[0])) : undefined;
-          return d ? sendJson(res, 200, d) : sendError(res, 404, `no delivery ${p[0]}`);
+          if (!d) return sendError(res, 404, `no delivery ${p[0]}`);
+          if (d.verification !== 'rejected') return sendJson(res, 200, d);
+          // A rejected delivery: the doctor's words, with the channel's secrets, which stay here.
+          const found = ctx.channels.lookup(d.channel);
+          return sendJson(res, 200, { ...d, explanation: explainRejected(d, found.ok ? found.settings.secrets : undefined) });
         },
       },
     },

@@ -106,6 +106,17 @@ export function errorActions(err: unknown, kind: ErrorRecord['kind'], retry?: Er
   }
 }
 
+/**
+ * What Retry re-sends for a failure: the values the user already entered (a typed token, a secret's
+ * name and value), kept in memory only, by the error object, until the message goes away.
+ * Without it, Retry re-runs the command with the arguments it was run with (and asks again).
+ */
+const retryArguments = new WeakMap<object, readonly unknown[]>();
+export function retryWith<E>(err: E, ...args: unknown[]): E {
+  if (typeof err === 'object' && err !== null) retryArguments.set(err, args);
+  return err;
+}
+
 /** Wraps a command handler. The handler's value is returned; on failure the result is undefined. */
 export function wrapCommand<A extends unknown[], R>(id: string, handler: (...args: A) => Promise<R> | R): (...args: A) => Promise<R | undefined> {
   return async (...args: A) => {
@@ -113,7 +124,8 @@ export function wrapCommand<A extends unknown[], R>(id: string, handler: (...arg
       return await handler(...args);
     } catch (err) {
       if (err instanceof Cancelled) return undefined;
-      reportError(id, err, { title: 'Retry', command: id, arguments: args });
+      const again = typeof err === 'object' && err !== null ? retryArguments.get(err) : undefined;
+      reportError(id, err, { title: 'Retry', command: id, arguments: again ?? args });
       return undefined;
     }
   };

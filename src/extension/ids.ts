@@ -12,6 +12,7 @@ export const COMMANDS = {
   rotateWebhookSecret: 'serviceHooks.rotateWebhookSecret',
   deleteWebhook: 'serviceHooks.deleteWebhook',
   pingWebhook: 'serviceHooks.pingWebhook',
+  sendSampleEvent: 'serviceHooks.sendSampleEvent',
   retryDelivery: 'serviceHooks.retryDelivery',
   retryAllFailed: 'serviceHooks.retryAllFailed',
   replayDelivery: 'serviceHooks.replayDelivery',

@@ -185,6 +185,15 @@ export class RelayManager implements vscode.Disposable {
     return relayChannelFor(url, this.urls());
   }
 
+  /** The signing secret the editor holds for the relay ingress `url`: its set-up channel's own, or (for the relay started here) the relay's; else undefined. */
+  async heldSecretFor(url: string): Promise<string | undefined> {
+    const channel = this.channelOf(url);
+    if (channel === undefined) return undefined;
+    const held = (await this.signingSecrets()).find((s) => s.channel === channel);
+    if (held) return held.secret;
+    return this.process.running && !this.remote ? this.localSecret() : undefined;
+  }
+
   /**
    * The secret a webhook to `url` gets when Add Webhook generates one, so that its deliveries
    * verify at the relay: `generated` itself when `url` is no channel of the relay in use; the

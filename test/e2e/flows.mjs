@@ -10,6 +10,7 @@ import { Agent, request } from 'undici';
 import { freePort } from '../../scripts/lib/code-server.mjs';
 import { CLI, WORKFLOW, mergeJsonFile, startChild } from '../../scripts/start.mjs';
 import { verifySignature } from '../../scripts/demo/receiver.mjs';
+import { resendFlows } from './flowsResend.mjs';
 
 const PALETTE = 'Service Webhooks';
 
@@ -615,4 +616,5 @@ export const flows = [
       }
     },
   },
+  ...resendFlows, // issue 28 items 8 and 13 (flowsResend.mjs)
 ];

@@ -6,8 +6,8 @@ import { readChecked, repoKey, type Handler } from './context';
 export const importIssues: Handler = async (ctx, req, res, p) => {
   const issues = await readChecked(ctx, req, res, checkIssues);
   if (!issues) return;
-  ctx.store.importIssues(repoKey(p), issues);
-  sendJson(res, 201, { imported: issues.length, issues: issues.map((i) => ({ number: i.number })) });
+  const { replaced } = ctx.store.importIssues(repoKey(p), issues);
+  sendJson(res, 201, { imported: issues.length, replaced, issues: issues.map((i) => ({ number: i.number })) });
 };
 
 export const createSecret: Handler = async (ctx, req, res, p) => {

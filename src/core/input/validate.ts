@@ -1,18 +1,29 @@
 // Input checks used by the palette flows (QuickPick / InputBox validateInput).
+import { webhookUrlProblem } from '../net/webhookUrl';
 
-/** An absolute http(s) URL; returns an error message or undefined when valid. */
+/**
+ * A webhook's payload URL, by the service's rule (src/core/net/webhookUrl.ts, which the emulator
+ * applies too): an error message for the input box, or undefined when valid. The URL is trimmed,
+ * as Add Webhook sends it.
+ */
 export function validateWebhookUrl(text: string): string | undefined {
   const t = text.trim();
   if (!t) return 'Enter the payload URL';
-  let u: URL;
-  try {
-    u = new URL(t);
-  } catch {
-    return 'Enter an absolute URL, for example https://example.com/webhook';
+  const problem = webhookUrlProblem(t);
+  switch (problem?.kind) {
+    case undefined:
+      return undefined;
+    case 'not-absolute':
+      return 'Enter an absolute URL, for example https://example.com/webhook';
+    case 'scheme':
+      return 'The URL must start with http:// or https://';
+    case 'no-host':
+      return 'The URL needs a host: http://host/…';
+    case 'spaces':
+      return 'The URL must not contain spaces';
+    case 'forbidden':
+      return `The service refuses this address: ${problem.why}`;
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'The URL must start with http:// or https://';
-  if (!u.hostname) return 'The URL needs a host';
-  return undefined;
 }
 
 /** CI secret names: letters, digits and underscores, not starting with a digit or the reserved prefix. */

@@ -74,12 +74,22 @@ export interface ImportReport {
   imported: number[];
   failed: { numbers: number[]; reason: string }[];
   notSent: number[];
+  /** records of the file before the one this run started at (a resumed import) */
+  skipped?: number;
+  /** issues the service says existed and were replaced; absent when it does not say */
+  replaced?: number;
+  /** the service could not be reached: the run stopped at this 0-based record of the file */
+  stopped?: { at: number; number: number; reason: string };
 }
 
 export function formatImportReport(r: ImportReport): string {
   const failedCount = r.failed.reduce((n, f) => n + f.numbers.length, 0);
-  const parts = [`Imported ${r.imported.length} issue(s)`];
+  const parts = [`Imported ${r.imported.length} issue(s)${r.skipped ? ` from record ${r.skipped + 1} on` : ''}`];
+  if (r.replaced) parts.push(`${r.replaced} of them already existed and were replaced`);
   if (failedCount) parts.push(`${failedCount} failed (${r.failed.map((f) => `#${f.numbers[0]}–#${f.numbers[f.numbers.length - 1]}: ${f.reason}`).join('; ')})`);
+  if (r.stopped) {
+    return `${parts.join(', ')}. Stopped at issue #${r.stopped.number} (record ${r.stopped.at + 1}): cannot reach the service (${r.stopped.reason}); ${r.notSent.length} not sent. Retry resumes from there.`;
+  }
   if (r.notSent.length) parts.push(`${r.notSent.length} not sent (cancelled)`);
   return parts.join(', ') + '.';
 }

@@ -55,6 +55,11 @@ export interface RelayDelivery extends RelayDeliverySummary {
   headers: Record<string, string>;
   bodyBase64: string;
   attempts: ForwardAttempt[];
+  /**
+   * A rejected delivery only: the signature doctor's findings, run by the relay with the channel's
+   * current secrets (why the signature did not match: a trailing newline, re-serialized JSON, …).
+   */
+  explanation?: string[];
 }
 
 export interface ChannelStatus {

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { validateSecretName } from '../../core/input';
 import { repoKey } from '../../core/tree';
 import { COMMANDS } from '../ids';
-import { Cancelled, UserError } from '../errors';
+import { Cancelled, UserError, retryWith } from '../errors';
 import { asArgs, pickRepo } from '../pickers';
 import { withProgress } from '../progress';
 import type { CommandModule } from './context';
@@ -39,7 +39,12 @@ const command: CommandModule = {
       prot = pick.value;
     }
     const client = await ctx.services.client();
-    await withProgress(`Creating CI secret ${name} in ${repoKey(repo)}…`, () => client.createSecret(repo, { name, value, protected: prot }));
+    try {
+      await withProgress(`Creating CI secret ${name} in ${repoKey(repo)}…`, () => client.createSecret(repo, { name, value, protected: prot }));
+    } catch (err) {
+      // Retry sends what was entered (the value in memory only, for the retry): no step is asked again.
+      throw retryWith(err, { repo: repoKey(repo), name, value, protected: prot });
+    }
     void vscode.window.showInformationMessage(`CI secret ${name} created${prot ? ' (protected)' : ''}.`);
     return { name, protected: prot };
   },

@@ -9,6 +9,7 @@
 //   rotateWebhookSecret { webhookId, graceMs? }              (returns { channel, shared, dropped?: Promise })
 //   deleteWebhook     { webhookId, confirm: true }            (confirm skips the modal; from rows: every selected webhook)
 //   pingWebhook       { webhookId }
+//   sendSampleEvent   { webhookId | url, event, secret? }     (secret '' sends unsigned; none: the editor's, else asked, not stored)
 //   retryDelivery     { webhookId, deliveryId }
 //   retryAllFailed    { webhookId, confirm: true }            (none: asks which webhook; confirm skips the count's modal)
 //   replayDelivery    { seq, to? } | { deliveryId }           (default: the app of the channel's set-up, else the relay's targets)
@@ -45,6 +46,7 @@ import importIssues from './importIssues';
 import loadMore from './loadMore';
 import openDelivery from './openDelivery';
 import pingWebhook from './pingWebhook';
+import sendSampleEvent from './sendSampleEvent';
 import portWorkflows from './portWorkflows';
 import refresh from './refresh';
 import replayDelivery from './replayDelivery';
@@ -71,7 +73,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   signIn, signOut, addWebhook, editEvents, deleteWebhook, pingWebhook, retryDelivery, retryAllFailed,
   replayDelivery, openDelivery, explainSignature, copyAsCurl, startRelay, stopRelay, connectRelay, disconnectRelay, retryPending, forwardToLocalApp, stopForwarding, importIssues,
   createSecret, setUpRunner, fixAllWorkflowNames, fixAllInFile, refresh, showLogs, showActivationTime, loadMore,
-  portWorkflows, relayMenu, copySigningSecret, changeRelayPort, rotateWebhookSecret,
+  portWorkflows, relayMenu, copySigningSecret, changeRelayPort, rotateWebhookSecret, sendSampleEvent,
 ];
 
 export function registerCommands(context: vscode.ExtensionContext, ctx: () => CommandContext): void {

@@ -1,4 +1,5 @@
 // Headers and raw body of a delivery, from the service (detail endpoint) or the relay journal.
+import type { Verification } from '../../core/relay/protocol';
 import { UserError } from '../errors';
 import { withProgress } from '../progress';
 import { isRelayTarget, pickDelivery, pickRelayDelivery } from '../pickers';
@@ -11,6 +12,8 @@ export interface RawDelivery {
   headers: Record<string, string>;
   /** The body bytes as received: the relay keeps them exactly (they need not be UTF-8). */
   body: Buffer;
+  /** From the relay: its verdict on arrival, its reason and its doctor's findings for a rejected one. */
+  relay?: { seq: number; channel: string; verification: Verification; reason?: string; explanation?: string[] };
 }
 
 export async function rawDelivery(ctx: CommandContext, arg: unknown, title: string): Promise<RawDelivery> {
@@ -18,7 +21,8 @@ export async function rawDelivery(ctx: CommandContext, arg: unknown, title: stri
   if (isRelayTarget(arg)) {
     const summary = await pickRelayDelivery(ctx, arg, title);
     const d = await withProgress(`Reading #${summary.seq} from the relay…`, () => relay.getDelivery(summary.seq), { cancellable: true, location: 'window' });
-    return { source: 'relay', url: relay.ingressUrl(d.channel), headers: d.headers, body: Buffer.from(d.bodyBase64, 'base64') };
+    const verdict = { seq: d.seq, channel: d.channel, verification: d.verification, ...(d.reason ? { reason: d.reason } : {}), ...(d.explanation ? { explanation: d.explanation } : {}) };
+    return { source: 'relay', url: relay.ingressUrl(d.channel), headers: d.headers, body: Buffer.from(d.bodyBase64, 'base64'), relay: verdict };
   }
   const { webhook, deliveryId, journaled } = await pickDelivery(ctx, arg, { title });
   if (journaled?.seq !== undefined) return rawDelivery(ctx, { seq: journaled.seq }, title);

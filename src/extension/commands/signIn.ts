@@ -5,7 +5,7 @@ import { repoKey } from '../../core/tree';
 import { settings } from '../config';
 import { isServiceError } from '../contracts';
 import { COMMANDS } from '../ids';
-import { Cancelled, UserError } from '../errors';
+import { Cancelled, UserError, retryWith } from '../errors';
 import { log } from '../log';
 import { withProgress } from '../progress';
 import { checkBaseUrl } from '../services';
@@ -38,7 +38,8 @@ const command: CommandModule = {
         if (isServiceError(err) && err.kind === 'http' && err.status === 401) {
           throw new UserError('The service rejected this token (401). Nothing was stored.', [{ title: 'Sign In', command: COMMANDS.signIn }]);
         }
-        throw err;
+        // Retry signs in with the token already typed (in memory only, for the retry): not asked again.
+        throw retryWith(err, { token });
       }
     }
     await ctx.services.tokens.set(baseUrl, token);

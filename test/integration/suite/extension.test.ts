@@ -402,8 +402,8 @@ describe('Service Webhooks extension', function () {
     );
     const r = await run<{ terminal: string; commands: string[] }>(COMMANDS.setUpRunner, { token: runnerToken, execute: false });
     assert.equal(r?.terminal, 'Service Runner');
-    assert.ok(r.commands[0]!.includes(`${emulator.url}/runner/install.sh`));
-    assert.match(r.commands[0]!, / -o install\.sh$/, 'downloaded to a file');
+    assert.ok(r.commands[1]!.includes(`${emulator.url}/runner/install.sh`));
+    assert.match(r.commands[1]!, / -o '[^']+\/install\.sh'$/, 'downloaded to a file');
     assert.ok(r.commands.every((c) => !/\|\s*sh\b/.test(c)), 'never piped into sh');
     assert.ok(r.commands.every((c) => !c.includes(runnerToken)), 'the token is not on any command line');
     const terminal = await opened;

@@ -165,7 +165,7 @@ describe('service client against the emulator', function () {
       { number: 1, title: 'First', body: 'text', labels: ['bug'], assignees: ['octo'], state: 'open' },
       { number: 2, title: 'Second', body: '', labels: [], assignees: [], state: 'closed' },
     ];
-    assert.deepEqual(await client.importIssues(repo, issues), { imported: 2, issues: [{ number: 1 }, { number: 2 }] });
+    assert.deepEqual(await client.importIssues(repo, issues), { imported: 2, replaced: 0, issues: [{ number: 1 }, { number: 2 }] });
     const made = await client.createSecret(repo, { name: 'DEPLOY_KEY', value: 'value-never-returned', protected: true });
     assert.deepEqual(made, { name: 'DEPLOY_KEY', protected: true });
   });

@@ -219,17 +219,19 @@ describe('emulator API', () => {
       ...extra,
     });
 
-    it('imports (201 { imported, issues }); a number imported again replaces the earlier record', async () => {
+    it('imports (201 { imported, replaced, issues }); a number imported again replaces the earlier record and is counted', async () => {
       const r = await h.api('POST', `/api/v1/repos/${REPO}/issues/bulk`, [issue(2), issue(1, { state: 'closed' })]);
       assert.equal(r.status, 201);
-      assert.deepEqual(r.json, { imported: 2, issues: [{ number: 2 }, { number: 1 }] });
-      await h.api('POST', `/api/v1/repos/${REPO}/issues/bulk`, [issue(2, { title: 'Renamed' })]);
+      assert.deepEqual(r.json, { imported: 2, replaced: 0, issues: [{ number: 2 }, { number: 1 }] });
+      const again = await h.api('POST', `/api/v1/repos/${REPO}/issues/bulk`, [issue(2, { title: 'Renamed' }), issue(3)]);
+      assert.deepEqual(again.json, { imported: 2, replaced: 1, issues: [{ number: 2 }, { number: 3 }] }, 'issue 2 existed and was replaced');
       const stored = await h.api('GET', `/_emulator/repos/${REPO}/issues`);
       assert.deepEqual(
         stored.json.map((i: { number: number; title: string; state: string }) => [i.number, i.title, i.state]),
         [
           [1, 'Issue 1', 'closed'],
           [2, 'Renamed', 'open'],
+          [3, 'Issue 3', 'open'],
         ],
       );
     });

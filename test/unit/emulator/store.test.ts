@@ -52,7 +52,7 @@ describe('emulator store', () => {
       const store = new EmulatorStore();
       store.importIssues('a/b', [issue(5), issue(1), issue(3)]);
       assert.deepEqual(JSON.parse(store.snapshot()).repos['a/b'].issues.map((i: Issue) => i.number), [1, 3, 5]);
-      store.importIssues('a/b', [issue(4), issue(3, 'again'), issue(9), issue(0.5 * 4)]);
+      assert.deepEqual(store.importIssues('a/b', [issue(4), issue(3, 'again'), issue(9), issue(0.5 * 4)]), { replaced: 1 }, 'issue 3 existed');
       assert.deepEqual(store.issuesOf('a/b').map((i) => [i.number, i.title]), [[1, '#1'], [2, '#2'], [3, 'again'], [4, '#4'], [5, '#5'], [9, '#9']]);
       const saved = JSON.parse(store.snapshot());
       assert.deepEqual(saved.repos['a/b'].issues, store.issuesOf('a/b'), 'the state file holds the second import too');
@@ -65,7 +65,7 @@ describe('emulator store', () => {
       const store = new EmulatorStore({ version: 1, next_webhook_id: 1, webhooks: [], deliveries: {}, repos: { 'a/b': { issues: existing, secrets: [] } } });
       const incoming = Array.from({ length: 2000 }, (_, i) => issue(i < 1000 ? 8 * i + 1 : 2 * i)); // half replace, half are new
       reads.n = 0;
-      store.importIssues('a/b', incoming);
+      assert.deepEqual(store.importIssues('a/b', incoming), { replaced: 1000 });
       // A scan per imported issue (the old findIndex) reads about 2,000 × 4,000 / 2 = 4,000,000 times.
       assert.ok(reads.n <= 4 * existing.length, `${reads.n} reads of stored issue numbers`);
       const numbers = store.issuesOf('a/b').map((i) => i.number);
