@@ -2,7 +2,7 @@
 // through the in-process entry with a fake TTY.
 import { strict as assert } from 'node:assert';
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { PassThrough } from 'node:stream';
 import lintCommand from '../../../relay/commands/lint';
 import { applyFixes, BUILTIN_RULES, lintText, NOTE_RULES } from '../../../src/core/lint';
 import { cli } from '../relay/helpers';
+import { makeTempDir } from '../tempDirs';
 
 interface Run {
   code: number;
@@ -32,7 +33,7 @@ const WORKFLOW = `# comment\non: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n
 const WARN_ONLY = `on: push\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/github-script@60a0d83039c74a4aee543508d2ffcb1c3799cdea\n`;
 
 function repo(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'sh-lint-cli-'));
+  const dir = makeTempDir('sh-lint-cli-');
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(join(dir, name, '..'), { recursive: true });
     writeFileSync(join(dir, name), text);

@@ -1,19 +1,19 @@
 // Test helpers: a recording target app, a relay child process (the bundled CLI), signed posts.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { once } from 'node:events';
 import { Agent, request } from 'undici';
 import WebSocket from 'ws';
 import { sign } from '../../../src/core/signing';
+import { makeTempDir } from '../tempDirs';
 import { startRelay, type RelayServer } from '../../../relay/server';
 
 export const ROOT = resolve(__dirname, '../../..');
 
 export function tempDir(prefix = 'sh-relay-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return makeTempDir(prefix);
 }
 
 export interface Received {
@@ -85,7 +85,7 @@ let cliPath: string | undefined;
 export async function cli(): Promise<string> {
   if (cliPath && existsSync(cliPath)) return cliPath;
   const esbuild = await import('esbuild');
-  const out = join(tempDir('sh-relay-cli-'), 'cli.js');
+  const out = join(makeTempDir('sh-relay-cli-', 'run'), 'cli.js');
   await esbuild.build({ entryPoints: [join(ROOT, 'relay/cli.ts')], outfile: out, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'error' });
   cliPath = out;
   return out;
