@@ -12,6 +12,7 @@ import { loadTls } from '../server/tls';
 import { CIDR_PRESETS, SourceAllowList } from '../server/access';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 import { parseNatsServers } from '../server/nats/urls';
+import { formatRelayReady, tokenFilePath } from '../../src/core/relay/ready';
 
 const help = `Usage: service-hooks relay [options]
 
@@ -47,13 +48,16 @@ Options:
                         the URL); several relays on one store share deliveries and forwarding
   --nats-creds FILE     NATS credentials file (JWT + NKey seed)
   --nats-replicas N     stream replicas (default: 3 with three or more servers, else 1)
+  --ready json          once serving, also print one line of JSON for programs that start the
+                        relay: {"ready":"relay","url":…,"dataDir":…,"tokenFile":…|null,"pid":…}
+                        (tokenFile is null when SERVICE_HOOKS_RELAY_TOKEN gives the token)
 
 ${PUBLIC_HELP}
 
 One relay per --data folder: a second one on the same folder exits 3 (the first holds
 <data>/relay.lock with its pid; a lock left by a relay that is gone is taken over).
-Exit codes: 0 stopped cleanly, 1 failure (e.g. the port is taken), 2 usage or config error,
-3 the data folder is in use by another relay.
+Exit codes: 0 stopped cleanly, 1 failure, 2 usage or config error, 3 the data folder is in
+use by another relay, 4 the port is in use (EADDRINUSE).
 
 The API and WebSocket (/ws) need the relay token, generated into <data>/token (mode 0600)
 and printed once when created. The address is printed as: relay listening on http(s)://HOST:PORT
@@ -143,6 +147,7 @@ const OPTIONS = {
   store: { type: 'string' },
   'nats-creds': { type: 'string' },
   'nats-replicas': { type: 'string' },
+  ready: { type: 'string' },
   ...PUBLIC_OPTIONS,
 } as const;
 
@@ -210,6 +215,11 @@ function allowListNotice(allowCidr: readonly string[], url: string): string[] {
   ];
 }
 
+/** --ready: text (the default: the human lines only) or json (one more line, for programs). */
+function readyFormat(value: string | undefined): void {
+  if (value !== undefined && value !== 'text' && value !== 'json') throw new UsageError(`--ready must be text or json, got '${value}'`);
+}
+
 /** A listen error in words, chosen by its code. */
 function listenProblem(code: string, host = '127.0.0.1', portFlag = String(DEFAULT_RELAY_PORT)): string {
   // The code stays in the sentence: the editor's Start Relay recognises it (src/extension/relay/process.ts).
@@ -251,9 +261,12 @@ export default defineCommand({
     // removes the token it just made, so the next start makes and shows one instead of neither.
     let created: { token: string; path: string } | undefined;
     let allowCidr: string[] = [];
+    let tokenGiven = false;
     try {
+      readyFormat(values.ready);
       const options = relayOptions(values, io);
       allowCidr = options.allowCidr ?? [];
+      tokenGiven = options.token !== undefined;
       relay = await startRelay({ ...options, onTokenCreated: (token, path) => (created = { token, path }) });
     } catch (err) {
       if (created) rmSync(created.path, { force: true });
@@ -267,7 +280,11 @@ export default defineCommand({
         return EXIT.dataDirLocked;
       }
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new Error(listenProblem(code, values.host, values.port));
+      if (code === 'EADDRINUSE') {
+        io.stderr.write(`service-hooks relay: ${listenProblem(code, values.host, values.port)}\n`);
+        return EXIT.portInUse;
+      }
+      if (code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new Error(listenProblem(code, values.host, values.port));
       throw err;
     }
     // Before the ready line: whoever waits for it may send SIGHUP at once.
@@ -276,6 +293,7 @@ export default defineCommand({
     io.stdout.write(`relay listening on ${relay.url}\n`);
     io.stdout.write(`relay data in ${relay.dataDir}; ingress ${relay.url}/hooks/<channel>\n`);
     for (const line of allowListNotice(allowCidr, relay.url)) io.stdout.write(line + '\n');
+    if (values.ready === 'json') io.stdout.write(formatRelayReady({ url: relay.url, dataDir: relay.dataDir, tokenFile: tokenGiven ? null : tokenFilePath(relay.dataDir), pid: process.pid }) + '\n');
     if (!io.stopSignal.aborted) await new Promise<void>((r) => io.stopSignal.addEventListener('abort', () => r(), { once: true }));
     stopReloading();
     io.stderr.write('relay: stopping (pending forwards stay in the journal)\n');

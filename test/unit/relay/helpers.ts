@@ -8,6 +8,7 @@ import { Agent, request } from 'undici';
 import WebSocket from 'ws';
 import { sign } from '../../../src/core/signing';
 import { makeTempDir } from '../tempDirs';
+import { formatRelayReady, parseRelayReady, type RelayReady } from '../../../src/core/relay/ready';
 import { startRelay, type RelayServer } from '../../../relay/server';
 
 export const ROOT = resolve(__dirname, '../../..');
@@ -95,32 +96,37 @@ export interface RelayProcess {
   child: ChildProcess;
   port: number;
   url: string;
+  /** The relay's `--ready json` line. */
+  ready: RelayReady;
+  /** What the relay printed on stdout for people (its ready line for programs left out). */
   stdout: () => string;
   stderr: () => string;
   exited: Promise<number | null>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Spawns `node cli.js relay --port 0 …` (this process's environment, or `env`) and waits for its `relay listening on http(s)://…` line. */
+/** Spawns `node cli.js relay --port 0 --ready json …` (this process's environment, or `env`) and waits for its ready line. */
 export async function spawnRelay(args: string[], env?: NodeJS.ProcessEnv): Promise<RelayProcess> {
-  const child = spawn(process.execPath, [await cli(), 'relay', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) });
+  const child = spawn(process.execPath, [await cli(), 'relay', '--port', '0', '--ready', 'json', ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) });
   let out = '';
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const [scheme, port] = await new Promise<[string, number]>((resolve, reject) => {
+  const ready = await new Promise<RelayReady>((resolve, reject) => {
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
-      const m = /relay listening on (https?):\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) resolve([m[1]!, Number(m[2])]);
+      const r = parseRelayReady(out);
+      if (r) resolve(r);
     });
     void exited.then((code) => reject(new Error(`relay exited with ${code}: ${err}`)));
   });
+  const readyLine = formatRelayReady(ready) + '\n';
   return {
     child,
-    port,
-    url: `${scheme}://127.0.0.1:${port}`,
-    stdout: () => out,
+    port: Number(new URL(ready.url).port),
+    url: ready.url,
+    ready,
+    stdout: () => out.replace(readyLine, ''),
     stderr: () => err,
     exited,
     stop: (signal = 'SIGTERM') => {
