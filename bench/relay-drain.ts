@@ -70,7 +70,7 @@ async function post(url: string, ids: string[], agent: Agent, concurrency = 32):
 const NODE_ARGS = (process.env.BENCH_RELAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 async function relay(cli: string, data: string, appUrl: string): Promise<Child> {
-  return spawnListening(NODE_ARGS, cli, ['relay', '--port', '0', '--data', data, '--forward', appUrl], RELAY_READY);
+  return spawnListening(NODE_ARGS, cli, ['relay', '--port', '0', '--ready', 'json', '--data', data, '--forward', appUrl], RELAY_READY);
 }
 
 /** Fills a backlog of N deliveries whose first attempt got 503. */

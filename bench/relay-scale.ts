@@ -16,6 +16,7 @@ import { Agent, request } from 'undici';
 import { DeliveryStore } from '../relay/server/store';
 import { cpuMs, memKb } from './procStats';
 import { bundleCli, ROOT } from './relayChild';
+import { tokenFilePath } from '../src/core/relay/ready';
 
 const TARGET = 'http://127.0.0.1:9/hook';
 
@@ -143,7 +144,7 @@ async function measure(cli: string, n: number): Promise<Row> {
       cpu.push(r.cpuMs);
     }
     const rssAfterRestartMb = memKb(child.pid!).rss / 1024;
-    const token = readFileSync(join(dir, 'token'), 'utf8').trim();
+    const token = readFileSync(tokenFilePath(dir), 'utf8').trim();
     const base = `http://127.0.0.1:${port}`;
     const status = (await get(`${base}/api/status`, token, agent)) as { lastSeq: number };
     const before = Math.max(1, status.lastSeq - Math.min(10_000 + Math.floor(n / 4), n - 100));

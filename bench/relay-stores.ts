@@ -39,7 +39,7 @@ async function main(): Promise<void> {
   const appUrl = `http://127.0.0.1:${(app.address() as { port: number }).port}/hook`;
   const clusters: NatsCluster[] = [await startNats(1), await startNats(3)];
   const start = (name: string, extra: string[]) =>
-    spawnListening([], cli, ['relay', '--port', '0', '--secret', SECRET, '--forward', appUrl, '--data', mkdtempSync(join(tmp, 'd')), ...extra], RELAY_READY).then(
+    spawnListening([], cli, ['relay', '--port', '0', '--ready', 'json', '--secret', SECRET, '--forward', appUrl, '--data', mkdtempSync(join(tmp, 'd')), ...extra], RELAY_READY).then(
       (relay): Side => ({ name, relay, rates: [], latencies: [] }),
     );
   const sides = [

@@ -133,7 +133,7 @@ async function main(): Promise<void> {
   const dataDir = join(work, 'data');
   // BENCH_RELAY_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the relay child.
   const nodeArgs = (process.env.BENCH_RELAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const relayChild = await spawnListening(nodeArgs, cli, ['relay', '--port', '0', '--data', dataDir, '--secret', SECRET, '--forward', targetUrl], RELAY_READY);
+  const relayChild = await spawnListening(nodeArgs, cli, ['relay', '--port', '0', '--ready', 'json', '--data', dataDir, '--secret', SECRET, '--forward', targetUrl], RELAY_READY);
   const child = relayChild.child;
   if (nodeArgs.length > 0) child.stdout!.on('data', (c: Buffer) => process.stderr.write(c)); // e.g. --trace-gc output
   const relayUrl = `http://127.0.0.1:${relayChild.port}/hooks/default`;

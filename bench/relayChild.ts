@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import type { Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import * as esbuild from 'esbuild';
+import { parseRelayReady } from '../src/core/relay/ready';
 
 export const ROOT = resolve(__dirname, '..');
 
@@ -21,22 +22,34 @@ export interface Child {
   out: () => string;
 }
 
-/** Spawns `node [nodeArgs] script args…` and waits for a line matching `ready` (its group 1 is the port). */
-export async function spawnListening(nodeArgs: string[], script: string, args: string[], ready: RegExp): Promise<Child> {
+/** A ready check over a child's stdout so far: the port it listens on, or undefined (not yet). */
+export type ReadyCheck = (out: string) => number | undefined;
+
+/** The relay's `--ready json` line (pass `--ready json` in its args). */
+export const RELAY_READY: ReadyCheck = (out) => {
+  const r = parseRelayReady(out);
+  return r ? Number(new URL(r.url).port) : undefined;
+};
+
+/** Spawns `node [nodeArgs] script args…` and waits until `ready` finds the port it listens on (a RegExp: its group 1). */
+export async function spawnListening(nodeArgs: string[], script: string, args: string[], ready: RegExp | ReadyCheck): Promise<Child> {
+  const portOf: ReadyCheck = typeof ready === 'function' ? ready : (out) => {
+    const m = ready.exec(out);
+    return m ? Number(m[1]) : undefined;
+  };
   const child = spawn(process.execPath, [...nodeArgs, script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   const port = await new Promise<number>((resolveP, reject) => {
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
-      const m = ready.exec(out);
-      if (m) resolveP(Number(m[1]));
+      const port = portOf(out);
+      if (port !== undefined) resolveP(port);
     });
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
   return { child, port, out: () => out };
 }
 
-export const RELAY_READY = /relay listening on http:\/\/127\.0\.0\.1:(\d+)/;
 
 /** Starts a benchmark's app on a free loopback port (keep-alive 30 s); resolves with its URL for `path`. */
 export async function listenLocal(server: Server, path: string): Promise<string> {

@@ -236,13 +236,13 @@ export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerP
     // The relay before the emulator: the emulator's demo push goes to it at start-up.
     const relay = await startChild(
       'relay',
-      [CLI, 'relay', '--port', String(relayPort), '--host', '127.0.0.1', '--secret', DEMO_SECRET, '--forward', appUrl, '--data', relayData],
+      [CLI, 'relay', '--port', String(relayPort), '--host', '127.0.0.1', '--secret', DEMO_SECRET, '--forward', appUrl, '--data', relayData, '--ready', 'json'],
       {
         sink,
         redact: [relayToken],
         rewrite: relayTokenLine,
         // Our child's own line first: a stale relay on the same port must not pass for it.
-        ready: async (output) => output.includes(`relay listening on ${relayUrl}`) && (await fetch(`${relayUrl}/healthz`)).ok,
+        ready: async (output) => relayReady(output)?.url === relayUrl && (await fetch(`${relayUrl}/healthz`)).ok,
       },
     );
     await started(relay.stop);
@@ -407,6 +407,19 @@ export function watchParent(onGone, { everyMs = 1000, ppid = () => process.ppid 
     onGone();
   }, everyMs);
   return () => clearInterval(timer);
+}
+
+/** The relay's `--ready json` line in its output so far (the format: src/core/relay/ready.ts), or undefined. */
+export function relayReady(output) {
+  for (const line of output.split('\n').slice(0, -1)) {
+    if (!line.startsWith('{"ready":"relay"')) continue;
+    try {
+      return JSON.parse(line);
+    } catch {
+      // not the ready line
+    }
+  }
+  return undefined;
 }
 
 /** The relay's token line names where the token is, never the token: `relay token: in PATH (not shown)`. */

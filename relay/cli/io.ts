@@ -1,4 +1,5 @@
 // What every CLI command receives: its streams and environment, passed in so tests can drive it.
+import { EXIT_PORT_IN_USE } from '../../src/core/relay/ready';
 export interface CliIO {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
@@ -13,7 +14,7 @@ export interface CliIO {
  * Exit codes of every subcommand: 0 ok, 1 failure or finding, 2 usage error; `relay` also exits 3
  * when another relay holds its data folder (so the editor can say so instead of "failed").
  */
-export const EXIT = { ok: 0, failure: 1, usage: 2, dataDirLocked: 3 } as const;
+export const EXIT = { ok: 0, failure: 1, usage: 2, dataDirLocked: 3, portInUse: EXIT_PORT_IN_USE } as const;
 
 /** Thrown by argument parsing; the dispatcher prints it with the command's help and exits 2. */
 export class UsageError extends Error {

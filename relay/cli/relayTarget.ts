@@ -1,6 +1,7 @@
 // How the `deliveries` and `replay` commands find a running relay and its token:
 // --relay URL (default http://127.0.0.1:8788), then --token, env SERVICE_HOOKS_RELAY_TOKEN, or <data>/token.
 import { readFileSync } from 'node:fs';
+import { tokenFilePath } from '../../src/core/relay/ready';
 import { resolve } from 'node:path';
 import { DEFAULT_DATA_DIR } from '../server/index';
 import { RelayApi } from '../client/api';
@@ -22,7 +23,7 @@ export function relayApi(values: { relay?: string; token?: string; data?: string
   if (!/^https?:\/\/[^\s/]+/.test(baseUrl)) throw new UsageError(`--relay must be an http(s) URL, got '${baseUrl}'`);
   let token = values.token ?? io.env.SERVICE_HOOKS_RELAY_TOKEN;
   if (!token) {
-    const file = resolve(io.cwd, values.data ?? DEFAULT_DATA_DIR, 'token');
+    const file = tokenFilePath(resolve(io.cwd, values.data ?? DEFAULT_DATA_DIR));
     try {
       token = readFileSync(file, 'utf8').trim();
     } catch {

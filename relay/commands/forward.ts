@@ -1,6 +1,7 @@
 // `service-hooks forward`: subscribes to a (remote) relay and forwards each delivery byte-exact
 // to a local URL; acknowledges by seq only after the local app answered 2xx, so nothing is lost.
 import { readFileSync } from 'node:fs';
+import { tokenFilePath } from '../../src/core/relay/ready';
 import { resolve } from 'node:path';
 import { defineCommand, positiveDuration } from '../cli/args';
 import { EXIT, UsageError } from '../cli/io';
@@ -43,7 +44,7 @@ export function webSocketUrl(given: string): string | undefined {
 /** The token of a relay on this machine, from its --data folder. */
 function tokenIn(data: string | undefined, cwd: string): string | undefined {
   if (data === undefined) return undefined;
-  const file = resolve(cwd, data, 'token');
+  const file = tokenFilePath(resolve(cwd, data));
   try {
     return readFileSync(file, 'utf8').trim() || undefined;
   } catch {

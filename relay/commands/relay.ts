@@ -14,6 +14,7 @@ import type { RelayLog } from '../server/log';
 import { LOG_FORMATS, relayLogger, type LogFormat, type RelayLogger } from '../cli/relayLog';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 import { parseNatsServers } from '../server/nats/urls';
+import { formatRelayReady, tokenFilePath } from '../../src/core/relay/ready';
 
 const help = `Usage: service-hooks relay [options]
 
@@ -60,13 +61,16 @@ Options:
   --log-format F        text (default: 'relay: <message>') or json (one object per line on
                         stderr: time, level, msg, and seq, channel, target, status, durationMs
                         where they apply); tokens, secrets and URL credentials are redacted
+  --ready json          once serving, also print one line of JSON for programs that start the
+                        relay: {"ready":"relay","url":…,"dataDir":…,"tokenFile":…|null,"pid":…}
+                        (tokenFile is null when SERVICE_HOOKS_RELAY_TOKEN gives the token)
 
 ${PUBLIC_HELP}
 
 One relay per --data folder: a second one on the same folder exits 3 (the first holds
 <data>/relay.lock with its pid; a lock left by a relay that is gone is taken over).
-Exit codes: 0 stopped cleanly, 1 failure (e.g. the port is taken), 2 usage or config error,
-3 the data folder is in use by another relay.
+Exit codes: 0 stopped cleanly, 1 failure, 2 usage or config error, 3 the data folder is in
+use by another relay, 4 the port is in use (EADDRINUSE).
 
 The API and WebSocket (/ws) need the relay token, generated into <data>/token (mode 0600)
 and printed once when created. GET / is the relay's page: sign in with that token or a
@@ -161,6 +165,7 @@ const OPTIONS = {
   'metrics-listen': { type: 'string' },
   'no-metrics': { type: 'boolean' },
   'log-format': { type: 'string' },
+  ready: { type: 'string' },
   ...PUBLIC_OPTIONS,
 } as const;
 
@@ -259,6 +264,11 @@ function allowListNotice(allowCidr: readonly string[], url: string): string[] {
   ];
 }
 
+/** --ready: text (the default: the human lines only) or json (one more line, for programs). */
+function readyFormat(value: string | undefined): void {
+  if (value !== undefined && value !== 'text' && value !== 'json') throw new UsageError(`--ready must be text or json, got '${value}'`);
+}
+
 /** A listen error in words, chosen by its code. */
 function listenProblem(code: string, host = '127.0.0.1', portFlag = String(DEFAULT_RELAY_PORT)): string {
   // The code stays in the sentence: the editor's Start Relay recognises it (src/extension/relay/process.ts).
@@ -302,9 +312,12 @@ export default defineCommand({
     const logger = relayLogger(logFormatOf(values['log-format']), (text) => io.stderr.write(text));
     const log = logger.log;
     let allowCidr: string[] = [];
+    let tokenGiven = false;
     try {
+      readyFormat(values.ready);
       const options = relayOptions(values, io, logger);
       allowCidr = options.allowCidr ?? [];
+      tokenGiven = options.token !== undefined;
       logger.redact([options.token, ...(options.secrets ?? []), ...Object.values(options.channels ?? {}).flatMap((c) => c.secrets ?? [])]);
       relay = await startRelay({ ...options, onTokenCreated: (token, path) => (logger.redact([token]), (created = { token, path })) });
     } catch (err) {
@@ -319,7 +332,11 @@ export default defineCommand({
         return EXIT.dataDirLocked;
       }
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EADDRINUSE' || code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new Error(listenProblem(code, values.host, values.port));
+      if (code === 'EADDRINUSE') {
+        io.stderr.write(`service-hooks relay: ${listenProblem(code, values.host, values.port)}\n`);
+        return EXIT.portInUse;
+      }
+      if (code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new Error(listenProblem(code, values.host, values.port));
       throw err;
     }
     // Before the ready line: whoever waits for it may send SIGHUP at once.
@@ -331,6 +348,7 @@ export default defineCommand({
     for (const line of allowListNotice(allowCidr, relay.url)) io.stdout.write(line + '\n');
     io.stdout.write(`relay page at ${relay.url}/ (sign in with the admin token or a channel token)\n`);
     if (relay.metricsUrl) io.stdout.write(`relay metrics at ${relay.metricsUrl}${values['metrics-listen'] ? '' : ' (admin token)'}\n`);
+    if (values.ready === 'json') io.stdout.write(formatRelayReady({ url: relay.url, dataDir: relay.dataDir, tokenFile: tokenGiven ? null : tokenFilePath(relay.dataDir), pid: process.pid }) + '\n');
     if (!io.stopSignal.aborted) await new Promise<void>((r) => io.stopSignal.addEventListener('abort', () => r(), { once: true }));
     stopReloading();
     log('stopping (pending forwards stay in the journal)');

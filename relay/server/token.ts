@@ -1,11 +1,11 @@
 // The relay token: read from `<dataDir>/token`, or generated there once (mode 0600).
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { randomToken } from '../../src/core/randomToken';
+import { tokenFilePath } from '../../src/core/relay/ready';
 
 /** Reads `<dataDir>/token`, or generates it (mode 0600) and tells `onCreated` (the only time it is shown). */
 export function ensureToken(dataDir: string, onCreated?: (token: string, path: string) => void): string {
-  const path = join(dataDir, 'token');
+  const path = tokenFilePath(dataDir);
   try {
     const t = readFileSync(path, 'utf8').trim();
     if (t) {

@@ -1,10 +1,12 @@
 // The relay process the editor starts (Start Relay): the bundled CLI run with the editor's Node,
 // its secret and forward target in a 0600 config file (never argv). It is "ours" only once it has
-// printed `relay listening on …`: a port already in use or a data folder another relay holds makes
-// it exit, and that exit is reported; the editor never attaches to whatever else answers the port.
+// printed its ready line (`--ready json`, src/core/relay/ready.ts): a port already in use or a data
+// folder another relay holds makes it exit, and that exit is reported; the editor never attaches
+// to whatever else answers the port.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { EXIT_PORT_IN_USE, parseRelayReady, tokenFilePath } from '../../core/relay/ready';
 
 export interface RelayProcessOptions {
   /** dist/cli.js */
@@ -17,7 +19,7 @@ export interface RelayProcessOptions {
   /** Node to run the CLI with (the editor's, with ELECTRON_RUN_AS_NODE). */
   execPath?: string;
   log?: (line: string) => void;
-  /** How long to wait for `relay listening on` (ms). */
+  /** How long to wait for the relay's ready line (ms). */
   startTimeoutMs?: number;
 }
 
@@ -65,12 +67,13 @@ export class RelayProcess {
   async start(o: RelayProcessOptions): Promise<StartedRelay> {
     if (this.child) throw new RelayStartError('The relay started here is already running.', null);
     const config = await writeRelayConfig(o.dataDir, { secrets: o.secrets, forward: o.forward });
-    const args = [o.cliPath, 'relay', '--port', String(o.port), '--data', o.dataDir, '--config', config];
+    const args = [o.cliPath, 'relay', '--port', String(o.port), '--data', o.dataDir, '--config', config, '--ready', 'json'];
     o.log?.(`starting relay: ${args.map((a) => JSON.stringify(a)).join(' ')}`);
     const child = spawn(o.execPath ?? process.execPath, args, { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
     this.child = child;
     let output = '';
-    const port = await new Promise<number>((resolve, reject) => {
+    let stdout: string | undefined = ''; // until the ready line
+    const ready = await new Promise<{ port: number; tokenFile: string | null }>((resolve, reject) => {
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
         reject(new RelayStartError(`The relay did not start within ${(o.startTimeoutMs ?? 15_000) / 1000} s: ${tail(output)}`, null));
@@ -79,13 +82,18 @@ export class RelayProcess {
         const text = chunk.toString('utf8');
         output = (output + text).slice(-8000);
         for (const line of text.split(/\r?\n/)) if (line.trim()) o.log?.(`[relay] ${redactToken(line)}`);
-        const m = /relay listening on https?:\/\/[^\s:]+:(\d+)/.exec(output);
-        if (m) {
-          clearTimeout(timer);
-          resolve(Number(m[1]));
-        }
       };
-      child.stdout!.on('data', onData);
+      child.stdout!.on('data', (chunk: Buffer) => {
+        onData(chunk);
+        if (stdout === undefined) return;
+        stdout += chunk.toString('utf8');
+        const r = parseRelayReady(stdout);
+        if (r) {
+          stdout = undefined;
+          clearTimeout(timer);
+          resolve({ port: Number(new URL(r.url).port), tokenFile: r.tokenFile });
+        }
+      });
       child.stderr!.on('data', onData);
       child.once('error', (err) => {
         clearTimeout(timer);
@@ -104,8 +112,8 @@ export class RelayProcess {
       this.child = undefined;
       for (const l of [...this.exitListeners]) l(code, output);
     });
-    const token = (await readFile(join(o.dataDir, 'token'), 'utf8')).trim();
-    return { port, token };
+    const token = (await readFile(ready.tokenFile ?? tokenFilePath(o.dataDir), 'utf8')).trim();
+    return { port: ready.port, token };
   }
 
   /** Ends the relay started here (SIGTERM, then SIGKILL after 5 s). */
@@ -130,7 +138,7 @@ export class RelayProcess {
 
 /** Why a relay exited during start-up, in words: the port, the data folder's lock, or its last lines. */
 export function startFailure(code: number | null, output: string, port: number): string {
-  if (/EADDRINUSE|address already in use/i.test(output)) {
+  if (code === EXIT_PORT_IN_USE) {
     return `Port ${port} is already in use: another relay or program listens there. Stop it, or set serviceHooks.relay.port to a free port (0 picks one). To use a relay started elsewhere, run "Connect to Relay…".`;
   }
   const lines = output.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !/^\s*at /.test(l));

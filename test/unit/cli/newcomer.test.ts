@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { DEMO_SECRET } from '../../../src/core/defaults';
+import { EXIT_PORT_IN_USE } from '../../../src/core/relay/ready';
 import { verify } from '../../../src/core/signing';
 import { makeTestCerts } from '../relay/certs';
 import { cli, post, signed, spawnRelay, startTarget, tempDir, type RelayProcess, type TargetApp } from '../relay/helpers';
@@ -91,13 +92,13 @@ describe('newcomer: the CLI with wrong input and end to end', function () {
     assert.doesNotMatch(r.stderr, /garbage collection|    at /);
   });
 
-  it('relay on a taken port exits 1 without showing a token it then never shows again; the next start shows it', async () => {
+  it('relay on a taken port exits 4 (EXIT_PORT_IN_USE) without showing a token it then never shows again; the next start shows it', async () => {
     const taken = createServer().listen(0, '127.0.0.1');
     await once(taken, 'listening');
     const data = join(tempDir(), 'data');
     try {
       const r = await run(['relay', '--port', String((taken.address() as { port: number }).port), '--data', data]);
-      assert.equal(r.code, 1);
+      assert.equal(r.code, EXIT_PORT_IN_USE);
       assert.match(r.stderr, /in use|EADDRINUSE/);
       assert.doesNotMatch(r.stdout, /token/);
       assert.equal(existsSync(join(data, 'token')), false);

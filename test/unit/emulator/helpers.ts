@@ -1,18 +1,16 @@
 // Test helpers for the emulator: an in-process emulator on port 0 with its attempt hooks recorded,
 // a JSON API caller, and a receiver whose answer (status, or hanging) each test controls.
 import { once } from 'node:events';
-import { mkdtempSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { request } from 'undici';
 import { startEmulator, type EmulatorOptions, type EmulatorServer, type RetryScheduled } from '../../../relay/emulator';
 import type { DeliveryAttempt, DeliveryRecord } from '../../../relay/emulator/types';
+import { makeTempDir } from '../tempDirs';
 
 export const TOKEN = 'emulator-test-token';
 
 export function tempDir(prefix = 'sh-emu-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return makeTempDir(prefix);
 }
 
 /** Wakes waiters whenever something is recorded; `until` re-checks its condition on each wake. */

@@ -2,6 +2,7 @@
 // 2xx or a 4xx with { error }, never a 5xx, and only accepted requests change its state.
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
+import { EVENT_TYPES } from '../../../src/core/events';
 import { start, type Harness } from './helpers';
 
 const REPO = 'acme/widgets';
@@ -22,7 +23,7 @@ describe('emulator under random bodies', function () {
   // Values near the valid shapes (mostly valid field by field), plus arbitrary JSON and text.
   const mostly = <T>(good: fc.Arbitrary<T>, ...bad: fc.Arbitrary<unknown>[]) =>
     fc.oneof({ arbitrary: good as fc.Arbitrary<unknown>, weight: 4 }, ...bad.map((arbitrary) => ({ arbitrary, weight: 1 })));
-  const EVENTS = ['push', 'pull_request', 'issue', 'comment', 'release', 'pipeline', 'agent'] as const;
+  const EVENTS = EVENT_TYPES;
   const event = mostly(fc.constantFrom(...EVENTS), fc.constantFrom('ping', '', 'PUSH'));
   const nearWebhook = fc.record({
     // Valid URLs stay on this machine (a closed port): fired events must not reach the network.

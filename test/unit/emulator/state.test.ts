@@ -4,6 +4,7 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEMO_SECRET } from '../../../src/core/defaults';
+import { EVENT_TYPES } from '../../../src/core/events';
 import { verify } from '../../../src/core/signing';
 import { startEmulator } from '../../../relay/emulator';
 import { addHook, fire, start, startReceiver, tempDir, TOKEN, type Harness, type Receiver } from './helpers';
@@ -199,7 +200,7 @@ describe('emulator state file', () => {
     assert.equal(hooks.length, 2);
     const [toRelay, failing] = hooks as [(typeof hooks)[0], (typeof hooks)[0]];
     assert.equal(toRelay.url, relay.url);
-    assert.deepEqual(toRelay.events, ['push', 'pull_request', 'issue', 'comment', 'release', 'pipeline', 'agent']);
+    assert.deepEqual(toRelay.events, [...EVENT_TYPES], 'the relay webhook subscribes to every event type');
     assert.equal(toRelay.secret_set, true);
     assert.equal(failing.url, `${h.url}/_emulator/fail/500`);
     assert.deepEqual(failing.events, ['push']);

@@ -3,10 +3,10 @@
 // a glob, a backslash in a Linux file name.
 import { strict as assert } from 'node:assert';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cli } from '../relay/helpers';
+import { makeTempDir } from '../tempDirs';
 
 interface Run {
   code: number;
@@ -26,7 +26,7 @@ async function run(cwd: string, args: string[]): Promise<Run> {
 const WORKFLOW = 'on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n      - run: echo ${{ github.event.ref }}\n';
 
 function repo(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'sh-lint-files-'));
+  const dir = makeTempDir('sh-lint-files-');
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
   return dir;
 }

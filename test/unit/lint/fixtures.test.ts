@@ -1,17 +1,37 @@
-// Golden tests over test/fixtures/lint: <case>.yml → <case>.out (+ <case>.fixed.yml), optional
-// <case>.config.json in the .service-hooks.json format for extra rules.
+// Golden tests over test/fixtures/lint, laid out as actionlint's testdata:
+//   ok/<case>.yml   a workflow the linter has nothing to say about: no finding, the fix changes nothing.
+//   err/<case>.yml  a workflow with findings → err/<case>.out (+ err/<case>.fixed.yml, and
+//                   err/<case>.pinned.yml where there are suggestions), optional
+//                   err/<case>.config.json in the .service-hooks.json format for extra rules.
+// To add a case, drop the .yml in ok/ or err/ and (for err/) run with UPDATE_GOLDEN=1, then review.
+import { strict as assert } from 'node:assert';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseConfig } from '../../../src/core/lint/config';
-import { BUILTIN_RULES, NOTE_RULES } from '../../../src/core/lint';
-import { checkGolden } from './golden';
+import { applyFixes, BUILTIN_RULES, lintText, NOTE_RULES } from '../../../src/core/lint';
+import { checkGolden, UPDATE } from './golden';
 
-const DIR = resolve(__dirname, '../../fixtures/lint');
+const OK_DIR = resolve(__dirname, '../../fixtures/lint/ok');
+const ERR_DIR = resolve(__dirname, '../../fixtures/lint/err');
 
-describe('lint golden files (test/fixtures/lint)', () => {
-  const cases = readdirSync(DIR).filter((f) => /\.ya?ml$/.test(f) && !/\.(fixed|pinned)\.ya?ml$/.test(f));
+const sources = (dir: string) => readdirSync(dir).filter((f) => /\.ya?ml$/.test(f) && !/\.(fixed|pinned)\.ya?ml$/.test(f));
+
+describe('lint golden files (test/fixtures/lint/ok)', () => {
+  for (const file of sources(OK_DIR)) {
+    it(file.replace(/\.ya?ml$/, ''), () => {
+      const text = readFileSync(join(OK_DIR, file), 'utf8');
+      const findings = lintText(text);
+      assert.deepEqual(findings, [], `${file} is in ok/ but has findings: move it to err/`);
+      assert.equal(applyFixes(text, findings), text);
+    });
+  }
+});
+
+describe('lint golden files (test/fixtures/lint/err)', () => {
+  const cases = sources(ERR_DIR);
+  const outOf = (c: string) => join(ERR_DIR, c.replace(/\.ya?ml$/, '.out'));
   it('has a case for every rule of the rule table', () => {
-    const outs = cases.map((c) => (existsSync(join(DIR, c.replace(/\.ya?ml$/, '.out'))) ? readFileSync(join(DIR, c.replace(/\.ya?ml$/, '.out')), 'utf8') : '')).join('');
+    const outs = cases.map((c) => (existsSync(outOf(c)) ? readFileSync(outOf(c), 'utf8') : '')).join('');
     for (const rule of [...BUILTIN_RULES, ...NOTE_RULES].map((r) => r.id)) {
       if (!outs.includes(`[${rule}]`)) throw new Error(`no golden case reports ${rule}`);
     }
@@ -19,9 +39,10 @@ describe('lint golden files (test/fixtures/lint)', () => {
   for (const file of cases) {
     const base = file.replace(/\.ya?ml$/, '');
     it(base, () => {
-      const configPath = join(DIR, `${base}.config.json`);
+      const configPath = join(ERR_DIR, `${base}.config.json`);
       const rules = existsSync(configPath) ? parseConfig(JSON.parse(readFileSync(configPath, 'utf8')), configPath).rules : [];
-      checkGolden(join(DIR, file), file, join(DIR, `${base}.out`), join(DIR, `${base}.fixed.yml`), { rules });
+      checkGolden(join(ERR_DIR, file), file, outOf(file), join(ERR_DIR, `${base}.fixed.yml`), { rules });
+      if (!UPDATE) assert.notEqual(readFileSync(outOf(file), 'utf8'), '', `${file} is in err/ but has no finding: move it to ok/`);
     });
   }
 });

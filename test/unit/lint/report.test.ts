@@ -2,16 +2,16 @@
 // per rule and file, every warning grouped by kind with its line and reason, the portable files.
 import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { lintText, portReport, ruleTable, summarize, type ReportFile } from '../../../src/core/lint';
 import { UPDATE } from './golden';
 
 const LINT = resolve(__dirname, '../../fixtures/lint');
 const GOLDEN = resolve(__dirname, '../../fixtures/lint-report/port-report.md');
-const CASES = ['clean.yml', 'composite-action.yml', 'sha-pinned-comment.yml', 'token-env-gh-named.yml', 'context-roots.yml', 'if-double-quoted.yml'];
+const CASES = ['ok/clean.yml', 'err/composite-action.yml', 'err/sha-pinned-comment.yml', 'err/token-env-gh-named.yml', 'err/context-roots.yml', 'err/if-double-quoted.yml'];
 
 function files(): ReportFile[] {
-  return CASES.map((c) => ({ file: `wf/${c}`, findings: lintText(readFileSync(join(LINT, c), 'utf8')) }));
+  return CASES.map((c) => ({ file: `wf/${basename(c)}`, findings: lintText(readFileSync(join(LINT, c), 'utf8')) }));
 }
 
 const options = { rules: ruleTable(), link: (file: string, line: number) => `${file}#L${line}`, fixWith: 'Fix All', suggestWith: 'the quick fix' };

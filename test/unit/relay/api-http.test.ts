@@ -7,6 +7,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
+import { EXIT_PORT_IN_USE } from '../../../src/core/relay/ready';
 import { startRelay } from '../../../relay/server';
 import { crc32 } from '../../../relay/server/crc32';
 import { HEADER_BYTES } from '../../../relay/server/journal';
@@ -117,14 +118,14 @@ describe('relay command', function () {
     }
   });
 
-  it('exits 1 with a clear message when the port is taken (by the listen error code)', async () => {
+  it('exits 4 (EXIT_PORT_IN_USE) with a clear message when the port is taken (by the listen error code)', async () => {
     const other = await startRelay({ port: 0, dataDir: tempDir() });
     try {
       const child = spawn(process.execPath, [await cli(), 'relay', '--port', String(other.port), '--data', tempDir()], { stdio: ['ignore', 'pipe', 'pipe'] });
       let err = '';
       child.stderr.on('data', (c: Buffer) => (err += c.toString()));
       const [code] = (await once(child, 'exit')) as [number];
-      assert.equal(code, 1, err);
+      assert.equal(code, EXIT_PORT_IN_USE, err);
       assert.match(err, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${other.port} \\(EADDRINUSE\\): the port is in use`));
     } finally {
       await other.close();

@@ -1,19 +1,20 @@
 // Test helpers: a recording target app, a relay child process (the bundled CLI), signed posts.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { once } from 'node:events';
 import { Agent, request } from 'undici';
 import WebSocket from 'ws';
 import { sign } from '../../../src/core/signing';
+import { makeTempDir } from '../tempDirs';
+import { formatRelayReady, parseRelayReady, type RelayReady } from '../../../src/core/relay/ready';
 import { startRelay, type RelayServer } from '../../../relay/server';
 
 export const ROOT = resolve(__dirname, '../../..');
 
 export function tempDir(prefix = 'sh-relay-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  return makeTempDir(prefix);
 }
 
 export interface Received {
@@ -85,7 +86,7 @@ let cliPath: string | undefined;
 export async function cli(): Promise<string> {
   if (cliPath && existsSync(cliPath)) return cliPath;
   const esbuild = await import('esbuild');
-  const out = join(tempDir('sh-relay-cli-'), 'cli.js');
+  const out = join(makeTempDir('sh-relay-cli-', 'run'), 'cli.js');
   await esbuild.build({ entryPoints: [join(ROOT, 'relay/cli.ts')], outfile: out, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'error' });
   cliPath = out;
   return out;
@@ -95,32 +96,37 @@ export interface RelayProcess {
   child: ChildProcess;
   port: number;
   url: string;
+  /** The relay's `--ready json` line. */
+  ready: RelayReady;
+  /** What the relay printed on stdout for people (its ready line for programs left out). */
   stdout: () => string;
   stderr: () => string;
   exited: Promise<number | null>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Spawns `node cli.js relay --port 0 …` (this process's environment, or `env`) and waits for its `relay listening on http(s)://…` line. */
+/** Spawns `node cli.js relay --port 0 --ready json …` (this process's environment, or `env`) and waits for its ready line. */
 export async function spawnRelay(args: string[], env?: NodeJS.ProcessEnv): Promise<RelayProcess> {
-  const child = spawn(process.execPath, [await cli(), 'relay', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) });
+  const child = spawn(process.execPath, [await cli(), 'relay', '--port', '0', '--ready', 'json', ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) });
   let out = '';
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  const [scheme, port] = await new Promise<[string, number]>((resolve, reject) => {
+  const ready = await new Promise<RelayReady>((resolve, reject) => {
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
-      const m = /relay listening on (https?):\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) resolve([m[1]!, Number(m[2])]);
+      const r = parseRelayReady(out);
+      if (r) resolve(r);
     });
     void exited.then((code) => reject(new Error(`relay exited with ${code}: ${err}`)));
   });
+  const readyLine = formatRelayReady(ready) + '\n';
   return {
     child,
-    port,
-    url: `${scheme}://127.0.0.1:${port}`,
-    stdout: () => out,
+    port: Number(new URL(ready.url).port),
+    url: ready.url,
+    ready,
+    stdout: () => out.replace(readyLine, ''),
     stderr: () => err,
     exited,
     stop: (signal = 'SIGTERM') => {
