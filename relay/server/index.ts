@@ -25,7 +25,7 @@ import type { RelayStore } from './storeTypes';
 import { SubscriberHub, type SubscriberOptions } from './subscribers';
 import { createHttpServer, useTls, type TlsMaterial } from './tls';
 import { ensureToken } from './token';
-import { WS_PATH } from '../../src/core/relay/protocol';
+import { WS_PATH, type ForwardStatus } from '../../src/core/relay/protocol';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 
 export { CIDR_PRESETS } from './access';
@@ -142,7 +142,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
     log,
   });
   const allowedHosts = options.allowedHosts ?? [];
-  const onForwarded = (seq: number, status: number) => recordSubscriberForward(store, seq, status, log);
+  const onForwarded = (seq: number, status: number, state?: ForwardStatus) => recordSubscriberForward(store, seq, status, log, state);
   const hubOptions = { authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, onForwarded };
   const hub = new SubscriberHub(store, { ...hubOptions, ...options.subscriberLimits });
   const state = { accepting: true, port: options.port ?? DEFAULT_RELAY_PORT };

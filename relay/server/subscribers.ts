@@ -13,6 +13,7 @@ import {
   WS_CLOSE_SLOW_SUBSCRIBER,
   WS_TOO_MANY_SUBSCRIBERS_STATUS,
   type ClientMessage,
+  type ForwardStatus,
   type ForwardAttempt,
   type ForwardState,
   type ServerMessage,
@@ -42,9 +43,14 @@ export interface SubscriberOptions {
   maxUnsentBytes?: number;
   /** Connected subscribers per token; more are refused with HTTP 429 (default 64). */
   maxSubscribersPerToken?: number;
-  /** A subscriber forwarded a delivery it was sent to its app, which answered `status` (AckMessage.forwarded). */
-  onForwarded?: (seq: number, status: number) => void;
+  /**
+   * A subscriber forwarded a delivery it was sent to its app, which answered `status`
+   * (AckMessage.forwarded; `state` from a ForwardedMessage, else derived from the status).
+   */
+  onForwarded?: (seq: number, status: number, state?: ForwardStatus) => void;
 }
+
+const FORWARD_STATUSES = new Set<unknown>(['ok', 'failed', 'pending']);
 
 class Subscriber {
   sent = 0;
@@ -231,10 +237,18 @@ export class SubscriberHub {
         sub.acked = Math.max(sub.acked, msg.seq);
         sub.unacked = sub.unacked.filter((s) => s > sub.acked);
         void this.pump(sub);
+      } else if (msg.type === 'forwarded' && Number.isInteger(msg.seq) && Number.isInteger(msg.status) && FORWARD_STATUSES.has(msg.state)) {
+        if (msg.seq <= sub.sent && this.inScope(sub, msg.seq)) this.options.onForwarded?.(msg.seq, msg.status, msg.state);
       }
     });
     this.write(sub, Buffer.from(JSON.stringify({ type: 'hello', lastSeq: this.store.lastSeq, since: sub.sent } satisfies ServerMessage)));
     void this.pump(sub);
+  }
+
+  /** Is delivery `seq` of the channel this subscriber may see (and asked for)? */
+  private inScope(sub: Subscriber, seq: number): boolean {
+    const channel = this.store.get(seq)?.summary.channel;
+    return channel !== undefined && (sub.channel === undefined || channel === sub.channel) && (sub.scopedTo === undefined || channel === sub.scopedTo);
   }
 
   /** Forgets a subscriber (once): indexes and the per-token count. */

@@ -320,6 +320,7 @@ export class RelayManager implements vscode.Disposable {
       log: (level, line) => log()[level](line),
       ca: address.tls ? extraCa() : undefined,
     });
+    forwarder?.attach(conn);
     await this.use(conn, { remote: address });
     this.forwarder = forwarder;
   }
