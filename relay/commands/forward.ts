@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { RETRY_SCHEDULE_MS } from '../../src/core/defaults';
-import { defineCommand, positiveDuration } from '../cli/args';
+import { defineCommand, parseSchedule, positiveDuration } from '../cli/args';
 import { forwardLine } from '../client/forwardLines';
 import { defaultStateFile, stateFileCursor, StateFileError } from '../cli/forwardState';
 import { EXIT, UsageError, type CliIO } from '../cli/io';
@@ -17,7 +17,7 @@ import { subscribe, type SubscriptionState } from '../client/subscribe';
 /** The relay's channel names (relay/server/channels.ts CHANNEL_RE; not imported: this bundle stays small). */
 const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-const help = `Usage: service-hooks forward --relay ws(s)://HOST:PORT (--token T | --data DIR) --to URL [--channel C] [--since SEQ] [--timeout D] [--state FILE]
+const help = `Usage: service-hooks forward --relay ws(s)://HOST:PORT (--token T | --data DIR) --to URL [--channel C] [--since SEQ] [--timeout D] [--retry-schedule L] [--state FILE]
 
 Subscribes to a relay's WebSocket and forwards every verified or unverified delivery, byte-exact
 (original body and headers minus hop-by-hop), to URL, one line per delivery. What the app answers
@@ -41,6 +41,8 @@ Options:
   --channel C     only this channel
   --since SEQ     start after SEQ (default: after the last delivery handled, from the state
                   file; the first time, only new deliveries)
+  --retry-schedule L  waits before each attempt of a delivery the app answered 5xx, 408 or 429
+                  (or not in time), e.g. 0,1m,5m,30m (default: the service's, 4 attempts)
   --state FILE    the state file to use instead of the default one
   --timeout D     total deadline of one forward to URL, from sending to the answer's last byte,
                   e.g. 10s, 500ms (default 10s); a slower answer is retried
@@ -76,6 +78,7 @@ interface ForwardArgs {
   channel?: string;
   since?: number;
   timeoutMs: number;
+  schedule: readonly number[];
   stateFile: string;
 }
 
@@ -94,7 +97,8 @@ function parseArgs(values: Record<string, string | undefined>, io: CliIO): Forwa
   if (since !== undefined && (!Number.isInteger(since) || since < 0)) throw new UsageError('--since must be a non-negative integer');
   const timeoutMs = values.timeout === undefined ? DEFAULT_FORWARD_TIMEOUT_MS : positiveDuration(values.timeout, '--timeout');
   const stateFile = values.state ?? defaultStateFile(io.env, relayUrl, values.channel);
-  return { relayUrl, token, to: values.to, channel: values.channel, since, timeoutMs, stateFile };
+  const schedule = values['retry-schedule'] === undefined ? RETRY_SCHEDULE_MS : parseSchedule(values['retry-schedule']);
+  return { relayUrl, token, to: values.to, channel: values.channel, since, timeoutMs, schedule, stateFile };
 }
 
 /** Why the subscription cannot go on (a refused token, an untrusted certificate), or undefined. */
@@ -114,8 +118,9 @@ async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
       target: () => a.to,
       cursor: state.store,
       timeoutMs: a.timeoutMs,
+      schedule: a.schedule,
       onEvent: (e) => {
-        const { line, stream } = forwardLine(e, RETRY_SCHEDULE_MS.length);
+        const { line, stream } = forwardLine(e, a.schedule.length);
         (stream === 'stdout' ? io.stdout : io.stderr).write(line + '\n');
       },
       report: (seq, r) => sub.report(seq, r),
@@ -173,6 +178,7 @@ export default defineCommand({
     channel: { type: 'string' },
     since: { type: 'string' },
     timeout: { type: 'string' },
+    'retry-schedule': { type: 'string' },
     state: { type: 'string' },
   },
   run({ values }, io) {
