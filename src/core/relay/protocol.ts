@@ -16,7 +16,7 @@ export interface ForwardAttempt {
   error?: string;
   /** True for attempts made by POST /api/deliveries/<seq>/replay. */
   replay?: boolean;
-  /** The Retry-After header of a non-2xx answer, as sent (forwardPolicy.parseRetryAfter reads it). */
+  /** The Retry-After header of a non-2xx answer, as sent (forwardPolicy.parseRetryAfter reads it; not journaled). */
   retryAfter?: string;
 }
 

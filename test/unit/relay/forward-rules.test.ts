@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { join } from 'node:path';
 import { SUBSCRIBER_TARGET } from '../../../src/core/relay/protocol';
 import { startRelay, type RelayServer } from '../../../relay/server';
-import { cli, post, startTarget, tempDir, until } from './helpers';
+import { cli, post, settled, startTarget, tempDir, until } from './helpers';
 
 interface ForwardChild {
   child: ChildProcess;
@@ -171,5 +171,41 @@ describe('service-hooks forward: the forwarding rules (real relay, app and child
     assert.equal(await second.exited, 0);
     const kept = JSON.parse(readFileSync(state, 'utf8')) as { lastSeq: number; retrying: unknown[] };
     assert.deepEqual(kept, { lastSeq: 3, retrying: [] });
+  });
+});
+
+describe("the relay's own --forward: the same rules, durable", function () {
+  this.timeout(30_000);
+  it('a 400 is failed after one attempt; a 429 with Retry-After: 1 is retried after 1 s, not at the schedule\'s hour', async () => {
+    const seen = new Map<string, number>();
+    const app = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks).toString();
+        const n = (seen.get(body) ?? 0) + 1;
+        seen.set(body, n);
+        if (body === '{"bad":1}') res.writeHead(400).end();
+        else if (n === 1) res.writeHead(429, { 'retry-after': '1' }).end();
+        else res.writeHead(200).end();
+      });
+    });
+    app.listen(0, '127.0.0.1');
+    await once(app, 'listening');
+    const to = `http://127.0.0.1:${(app.address() as { port: number }).port}/hook`;
+    const relay = await startRelay({ port: 0, dataDir: tempDir(), forward: [to], retrySchedule: [0, 3_600_000] });
+    try {
+      const bad = ((await post(`${relay.url}/hooks/default`, '{"bad":1}')).json as { seq: number }).seq;
+      const limited = ((await post(`${relay.url}/hooks/default`, '{"limited":1}')).json as { seq: number }).seq;
+      await settled(relay.store, bad);
+      assert.deepEqual(relay.store.get(bad)!.summary.forward, [{ target: to, status: 'failed', lastStatus: 400, attempts: 1 }]);
+      await settled(relay.store, limited);
+      assert.deepEqual(relay.store.get(limited)!.summary.forward, [{ target: to, status: 'ok', lastStatus: 200, attempts: 2 }]);
+      assert.equal(seen.get('{"bad":1}'), 1);
+    } finally {
+      await relay.close();
+      app.closeAllConnections();
+      app.close();
+    }
   });
 });
