@@ -1,6 +1,8 @@
 import { strict as assert } from 'node:assert';
 import { classify, errorCode, inWords, MAX_RETRY_AFTER_MS, nextRetryDelay, parseRetryAfter } from '../../../../src/core/relay/forwardPolicy';
 import { RETRY_SCHEDULE_MS } from '../../../../src/core/defaults';
+import { forwardSummary } from '../../../../src/core/tree';
+import { SUBSCRIBER_TARGET } from '../../../../src/core/relay/protocol';
 
 describe('forwarding rules (src/core/relay/forwardPolicy)', () => {
   it('2xx is delivered; 4xx other than 408/429 (and 3xx) is final; 5xx, 408, 429 are retried', () => {
@@ -46,5 +48,14 @@ describe('forwarding rules (src/core/relay/forwardPolicy)', () => {
     assert.equal(inWords(60_000), 'in 1 min');
     assert.equal(inWords(40_000), 'in 40 s');
     assert.equal(inWords(200), 'now');
+  });
+
+  it('a Relay view row shows the app\'s answer: → 400 refused, → 500 · retrying, → 200', () => {
+    const row = (status: 'ok' | 'failed' | 'pending', lastStatus?: number) =>
+      forwardSummary({ seq: 1, channel: 'dev', receivedAt: '', verification: 'verified', size: 2, forward: [{ target: SUBSCRIBER_TARGET, status, attempts: 1, ...(lastStatus ? { lastStatus } : {}) }] });
+    assert.equal(row('failed', 400), '→ 400 (subscriber)');
+    assert.equal(row('pending', 500), '→ 500 · retrying (subscriber)');
+    assert.equal(row('ok', 200), '→ 200 (subscriber)');
+    assert.equal(row('failed'), '→ failed (subscriber)');
   });
 });
