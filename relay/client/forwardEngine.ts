@@ -256,7 +256,7 @@ export class ForwardEngine {
           this.arm(e);
           this.emit({ ...about, kind: 'retrying', inMs: wait, ...this.shown(r) });
           this.report(e.seq, r.status, 'pending');
-          await this.save();
+          void this.save(); // not awaited: `running` must be off before the next timer can fire
           return;
         }
         if (outcome === 'retry') this.settle(e, { ...about, kind: 'failed', ...this.shown(r) }, r.status, 'failed');
