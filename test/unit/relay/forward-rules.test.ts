@@ -10,7 +10,9 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { join } from 'node:path';
 import { SUBSCRIBER_TARGET } from '../../../src/core/relay/protocol';
 import { startRelay, type RelayServer } from '../../../relay/server';
-import { cli, post, settled, startTarget, tempDir, until } from './helpers';
+import { RelayApi } from '../../../relay/client/api';
+import { subscribe } from '../../../relay/client/subscribe';
+import { cli, post, settled, signed, startTarget, tempDir, until } from './helpers';
 
 interface ForwardChild {
   child: ChildProcess;
@@ -206,6 +208,34 @@ describe("the relay's own --forward: the same rules, durable", function () {
       await relay.close();
       app.closeAllConnections();
       app.close();
+    }
+  });
+});
+
+describe('a subscriber reporting a retried delivery\'s later result', function () {
+  this.timeout(30_000);
+  it('is recorded for its own channel only, never for another channel\'s delivery', async () => {
+    const relay = await startRelay({ port: 0, dataDir: tempDir(), forward: [] });
+    const api = new RelayApi({ baseUrl: relay.url, token: relay.token });
+    const secret = 'a-channel-secret-0123456789';
+    const alice = await api.createChannel({ name: 'alice', secrets: [secret] });
+    const bob = await api.createChannel({ name: 'bob', secrets: [secret] });
+    let gotAlice: () => void = () => undefined;
+    const aliceReceived = new Promise<void>((r) => (gotAlice = r));
+    const sub = subscribe({ url: `ws://127.0.0.1:${relay.port}`, token: alice.token, since: 0, onDelivery: () => gotAlice() });
+    try {
+      const bobSeq = ((await post(bob.ingressUrl, '{"b":1}', signed(secret, '{"b":1}'))).json as { seq: number }).seq;
+      const aliceSeq = ((await post(alice.ingressUrl, '{"a":1}', signed(secret, '{"a":1}'))).json as { seq: number }).seq;
+      await aliceReceived; // sent to alice on this connection: a report of it is in scope
+      sub.report(bobSeq, { status: 200, state: 'ok' }); // not alice's: ignored
+      sub.report(aliceSeq, { status: 200, state: 'ok' });
+      const own = await subscriberState(relay, aliceSeq, (s) => s.status === 'ok');
+      assert.equal(own.lastStatus, 200);
+      assert.deepEqual(relay.store.get(bobSeq)!.summary.forward, [], "bob's delivery has no subscriber state");
+    } finally {
+      sub.close();
+      await sub.closed;
+      await relay.close();
     }
   });
 });
