@@ -148,9 +148,12 @@ async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
       failure ??= fatal(s, a.relayUrl);
       if (failure) stop.abort();
       else if (s.state === 'open') {
+        if (engine.lastSeq !== undefined && s.lastSeq < engine.lastSeq) {
+          io.stderr.write(`forward: the relay is at seq ${s.lastSeq}, before the resume point ${engine.lastSeq} in ${a.stateFile}: if the relay's data was reset, restart with --since 0\n`);
+        }
         engine.opened(s.lastSeq);
         io.stderr.write(`forward: connected (relay at seq ${s.lastSeq})\n`);
-      } else if (s.state === 'reconnecting') io.stderr.write(`forward: ${s.reason}; reconnecting in ${s.delayMs} ms\n`);
+      } else if (s.state === 'reconnecting' && !stop.signal.aborted) io.stderr.write(`forward: ${s.reason}; reconnecting in ${s.delayMs} ms\n`);
     },
     onDelivery: engine.handle,
   });
