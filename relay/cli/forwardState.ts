@@ -12,7 +12,8 @@ import type { CursorStore, ForwardCursor, RetryingDelivery } from '../client/for
 export function defaultStateFile(env: NodeJS.ProcessEnv, relayUrl: string, channel: string | undefined): string {
   const base = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith('/') ? env.XDG_STATE_HOME : join(env.HOME || homedir(), '.local', 'state');
   const u = new URL(relayUrl);
-  const id = createHash('sha256').update(`${u.protocol}//${u.host}${u.pathname}\n${channel ?? ''}`).digest('hex').slice(0, 12);
+  const path = u.pathname.replace(/\/ws\/?$|\/$/, ''); // ws://h:p, ws://h:p/ and ws://h:p/ws are one relay
+  const id = createHash('sha256').update(`${u.protocol}//${u.host}${path}\n${channel ?? ''}`).digest('hex').slice(0, 12);
   const name = `${u.hostname.replace(/[^A-Za-z0-9.-]/g, '_')}_${u.port || (u.protocol === 'wss:' ? 443 : 80)}-${channel ?? 'all'}-${id}.json`;
   return join(base, 'service-hooks', 'forward', name);
 }
