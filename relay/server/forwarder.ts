@@ -5,7 +5,7 @@
 // the others. A target that answers 2xx again gets its parked backlog at once, in seq order;
 // so does each target at start-up once its oldest pending forward went through.
 import { Agent, type Dispatcher } from 'undici';
-import type { ForwardAttempt, ForwardState } from '../../src/core/relay/protocol';
+import { SUBSCRIBER_TARGET, type ForwardAttempt, type ForwardState } from '../../src/core/relay/protocol';
 import { Lane } from './lanes';
 import { DEFAULT_FORWARD_TIMEOUT_MS, forwardHeaders, postOnce } from '../client/attempt';
 import { JournalClosedError } from './journalErrors';
@@ -122,7 +122,8 @@ export class Forwarder {
     const probed = new Set<string>();
     for (const e of this.store.pending()) { // ascending by seq (RelayStore.pending)
       for (const f of e.summary.forward) {
-        if (f.status !== 'pending') continue;
+        // A subscriber's retrying delivery is the subscriber's to retry, not ours.
+        if (f.status !== 'pending' || f.target === SUBSCRIBER_TARGET) continue;
         n++;
         const lane = this.lane(f.target);
         if (!probed.has(f.target)) {

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from 'nats';
 import type { Dispatcher } from 'undici';
-import type { ForwardAttempt, ForwardState } from '../../../src/core/relay/protocol';
+import { SUBSCRIBER_TARGET, type ForwardAttempt, type ForwardState } from '../../../src/core/relay/protocol';
 import type { RetryFilter } from '../forwarder';
 import { forwardHeaders, postOnce } from '../../client/attempt';
 import { classify, parseRetryAfter } from '../../../src/core/relay/forwardPolicy';
@@ -130,7 +130,7 @@ export class SharedForwarding {
     for (const e of this.store.pending()) { // ascending by seq (RelayStore.pending)
       if (filter.channel !== undefined && e.summary.channel !== filter.channel) continue;
       for (const f of e.summary.forward) {
-        if (f.status !== 'pending' || (filter.target !== undefined && f.target !== filter.target)) continue;
+        if (f.status !== 'pending' || f.target === SUBSCRIBER_TARGET || (filter.target !== undefined && f.target !== filter.target)) continue;
         const key = `${e.seq} ${f.target}`;
         if (this.retrying.has(key)) continue;
         this.retrying.add(key);

@@ -10,6 +10,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { join } from 'node:path';
 import { SUBSCRIBER_TARGET } from '../../../src/core/relay/protocol';
 import { startRelay, type RelayServer } from '../../../relay/server';
+import { Forwarder } from '../../../relay/server/forwarder';
 import { RelayApi } from '../../../relay/client/api';
 import { subscribe } from '../../../relay/client/subscribe';
 import { cli, post, settled, signed, startTarget, tempDir, until } from './helpers';
@@ -232,6 +233,25 @@ describe('a subscriber reporting a retried delivery\'s later result', function (
       const own = await subscriberState(relay, aliceSeq, (s) => s.status === 'ok');
       assert.equal(own.lastStatus, 200);
       assert.deepEqual(relay.store.get(bobSeq)!.summary.forward, [], "bob's delivery has no subscriber state");
+    } finally {
+      sub.close();
+      await sub.closed;
+      await relay.close();
+    }
+  });
+});
+
+describe("a subscriber's retrying delivery is the subscriber's to retry", function () {
+  this.timeout(30_000);
+  it("the relay's forwarder does not take it on at start (no attempt to a 'subscriber' URL)", async () => {
+    const relay = await startRelay({ port: 0, dataDir: tempDir(), forward: [] });
+    const sub = subscribe({ url: `ws://127.0.0.1:${relay.port}`, token: relay.token, since: 0, onDelivery: () => ({ forwarded: { status: 500 } }) });
+    try {
+      await post(`${relay.url}/hooks/default`, '{"x":1}');
+      await subscriberState(relay, 1, (s) => s.status === 'pending');
+      const forwarder = new Forwarder(relay.store);
+      assert.equal(forwarder.resume(), 0, 'nothing for the relay to forward');
+      await forwarder.stop();
     } finally {
       sub.close();
       await sub.closed;
