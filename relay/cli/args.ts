@@ -39,6 +39,16 @@ export function parseDuration(value: string, flag: string): number {
   return Math.round(Number(m[1]) * DURATION_MS[m[2] as keyof typeof DURATION_MS]);
 }
 
+/** Parses 0,1m,5m,30m / 500ms / 2s / 1h into milliseconds. */
+export function parseSchedule(value: string, flag = '--retry-schedule'): number[] {
+  return value.split(',').map((part) => {
+    const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(part);
+    if (!m) throw new UsageError(`${flag} must be a list such as 0,1m,5m,30m, got '${value}'`);
+    const mult = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 'ms') as 'ms'];
+    return Math.round(Number(m[1]) * mult);
+  });
+}
+
 /** A duration of at least 1 ms (a deadline). */
 export function positiveDuration(value: string, flag: string): number {
   const ms = parseDuration(value, flag);

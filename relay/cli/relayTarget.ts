@@ -7,6 +7,7 @@ import { DEFAULT_DATA_DIR } from '../server/index';
 import { RelayApi } from '../client/api';
 import { UsageError, type CliIO } from './io';
 import { tlsHint } from './tlsProbe';
+import { isUntrustedCert, untrustedCertMessage } from './tlsTrust';
 
 export const RELAY_TARGET_OPTIONS = {
   relay: { type: 'string' },
@@ -33,8 +34,6 @@ export function relayApi(values: { relay?: string; token?: string; data?: string
   return new RelayApi({ baseUrl, token });
 }
 
-/** TLS verification failures that mean "the CA is not known here" (node's error codes). */
-const UNTRUSTED_CERT = new Set(['UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY']);
 
 /** Runs a relay API call and turns "nothing listens there" into a sentence that says what to do. */
 export async function callRelay<T>(baseUrl: string | undefined, call: () => Promise<T>): Promise<T> {
@@ -47,9 +46,7 @@ export async function callRelay<T>(baseUrl: string | undefined, call: () => Prom
       const hint = await tlsHint(new URL(baseUrl)).catch(() => undefined);
       throw new Error(`the relay at ${baseUrl} closed the connection without answering; ${hint ?? 'if it serves TLS (--tls-cert), use https://'}`);
     }
-    if (code !== undefined && UNTRUSTED_CERT.has(code)) {
-      throw new Error(`the relay's certificate at ${baseUrl} is not trusted (${code}): set NODE_EXTRA_CA_CERTS to the PEM file of the CA that signed it`);
-    }
+    if (code !== undefined && isUntrustedCert(code)) throw new Error(untrustedCertMessage(baseUrl ?? 'http://127.0.0.1:8788', code));
     throw err;
   }
 }

@@ -10,7 +10,9 @@ import {
   WS_PATH,
   type AckMessage,
   type DeliveryMessage,
+  type ForwardedMessage,
   type ForwardMessage,
+  type ForwardStatus,
   type ServerMessage,
 } from '../../src/core/relay/protocol';
 
@@ -18,8 +20,11 @@ export type SubscriptionState =
   | { state: 'connecting'; attempt: number }
   | { state: 'open'; lastSeq: number }
   | { state: 'caught-up'; lastSeq: number }
-  /** `refused`: the HTTP status the relay answered the upgrade with (401: wrong token), if it did. */
-  | { state: 'reconnecting'; delayMs: number; reason: string; refused?: number }
+  /**
+   * `refused`: the HTTP status the relay answered the upgrade with (401: wrong token), if it did;
+   * `code`: the socket error's code (DEPTH_ZERO_SELF_SIGNED_CERT: a certificate not trusted here).
+   */
+  | { state: 'reconnecting'; delayMs: number; reason: string; refused?: number; code?: string }
   | { state: 'closed'; reason: string };
 
 /** What a delivery handler resolves to: nothing, or the 2xx status of the app it forwarded the delivery to (sent with the ack). */
@@ -59,6 +64,11 @@ export interface SubscribeOptions {
 export interface Subscription {
   /** Last delivery handled and acked. */
   readonly lastSeq: number;
+  /**
+   * Tells the relay a later result of a delivery acknowledged while its forward was still being
+   * retried (ForwardedMessage); sent now, or once the connection is open again.
+   */
+  report(seq: number, result: { status: number; state: ForwardStatus }): void;
   close(): void;
   /** Resolves after close(). */
   readonly closed: Promise<void>;
@@ -77,6 +87,8 @@ interface Connection {
   failure: string;
   /** The HTTP status of a refused upgrade. */
   refused?: number;
+  /** The first socket error's code. */
+  code?: string;
 }
 
 class Subscriber implements Subscription {
@@ -86,6 +98,8 @@ class Subscriber implements Subscription {
   private attempt = 0;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
   private resolveClosed!: () => void;
+  /** Reports not yet sent (the connection was down). */
+  private reports: ForwardedMessage[] = [];
   readonly closed = new Promise<void>((r) => (this.resolveClosed = r));
 
   constructor(private readonly options: SubscribeOptions) {
@@ -95,6 +109,17 @@ class Subscriber implements Subscription {
 
   get lastSeq(): number {
     return this.last;
+  }
+
+  report(seq: number, result: { status: number; state: ForwardStatus }): void {
+    this.reports.push({ type: 'forwarded', seq, ...result });
+    this.sendReports();
+  }
+
+  private sendReports(): void {
+    const sock = this.ws;
+    if (!sock || sock.readyState !== WebSocket.OPEN) return;
+    for (const r of this.reports.splice(0)) sock.send(JSON.stringify(r));
   }
 
   private state(s: SubscriptionState): void {
@@ -136,6 +161,7 @@ class Subscriber implements Subscription {
       sock.terminate();
     });
     sock.on('error', (err) => {
+      c.code ??= (err as { code?: string }).code;
       c.failure ||= err.message;
     });
     sock.on('message', (data) => this.message(c, data.toString()));
@@ -166,6 +192,7 @@ class Subscriber implements Subscription {
     switch (msg.type) {
       case 'hello':
         if (this.last < 0) this.last = msg.since;
+        this.sendReports();
         return this.state({ state: 'open', lastSeq: msg.lastSeq });
       case 'caught-up':
         return this.state({ state: 'caught-up', lastSeq: msg.lastSeq });
@@ -202,7 +229,7 @@ class Subscriber implements Subscription {
     const initial = this.options.backoff?.initialMs ?? 250;
     const max = this.options.backoff?.maxMs ?? 30_000;
     const delay = Math.min(max, initial * 2 ** Math.min(this.attempt, 16)) * (0.5 + Math.random() / 2);
-    this.state({ state: 'reconnecting', delayMs: Math.round(delay), reason: why, ...(c.refused ? { refused: c.refused } : {}) });
+    this.state({ state: 'reconnecting', delayMs: Math.round(delay), reason: why, ...(c.refused ? { refused: c.refused } : {}), ...(c.code ? { code: c.code } : {}) });
     this.retryTimer = setTimeout(() => this.connect(), delay);
   }
 

@@ -1,22 +1,37 @@
 // `service-hooks forward`: subscribes to a (remote) relay and forwards each delivery byte-exact
-// to a local URL; acknowledges by seq only after the local app answered 2xx, so nothing is lost.
+// to a local URL with the shared forward loop (relay/client/forwardEngine.ts: the forwarding
+// rules, a retrying set, a pause while the app is unreachable), keeping its resume point and the
+// retrying set in a 0600 state file (relay/cli/forwardState.ts).
 import { readFileSync } from 'node:fs';
 import { tokenFilePath } from '../../src/core/relay/ready';
 import { resolve } from 'node:path';
-import { defineCommand, positiveDuration } from '../cli/args';
-import { EXIT, UsageError } from '../cli/io';
-import { DEFAULT_FORWARD_TIMEOUT_MS, forwardDelivery } from '../client/forward';
-import { subscribe } from '../client/subscribe';
+import { RETRY_SCHEDULE_MS } from '../../src/core/defaults';
+import { defineCommand, parseSchedule, positiveDuration } from '../cli/args';
+import { forwardLine } from '../client/forwardLines';
+import { defaultStateFile, stateFileCursor, StateFileError } from '../cli/forwardState';
+import { EXIT, UsageError, type CliIO } from '../cli/io';
+import { isUntrustedCert, untrustedCertMessage } from '../cli/tlsTrust';
+import { DEFAULT_FORWARD_TIMEOUT_MS } from '../client/forward';
+import { ForwardEngine } from '../client/forwardEngine';
+import { subscribe, type SubscriptionState } from '../client/subscribe';
 
 /** The relay's channel names (relay/server/channels.ts CHANNEL_RE; not imported: this bundle stays small). */
 const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
-const help = `Usage: service-hooks forward --relay ws(s)://HOST:PORT (--token T | --data DIR) --to URL [--channel C] [--since SEQ] [--timeout D]
+const help = `Usage: service-hooks forward --relay ws(s)://HOST:PORT (--token T | --data DIR) --to URL [--channel C] [--since SEQ] [--timeout D] [--retry-schedule L] [--state FILE]
 
 Subscribes to a relay's WebSocket and forwards every verified or unverified delivery, byte-exact
-(original body and headers minus hop-by-hop), to URL. A delivery is acknowledged only once URL
-answered 2xx; until then it is retried with backoff. After a disconnect the forwarder reconnects
-with backoff and resumes from the last acknowledged seq. Rejected deliveries are skipped.
+(original body and headers minus hop-by-hop), to URL, one line per delivery. What the app answers
+decides (the relay records it):
+  2xx                      delivered
+  other 4xx                not retried (service-hooks replay SEQ sends it again)
+  5xx, 408, 429, time-out  retried 1, 5 and 30 minutes later (Retry-After honoured) while the
+                           later deliveries go on
+  nothing listens at URL   deliveries wait, in order, until the app's port answers again
+After a disconnect the forwarder reconnects with backoff and resumes from the last handled seq.
+Rejected deliveries are skipped. The last handled seq and the deliveries still being retried are
+kept in a 0600 state file per relay and channel, so a restart misses nothing and repeats nothing:
+$XDG_STATE_HOME/service-hooks/forward/ (default ~/.local/state/service-hooks/forward/).
 
 Options:
   --relay URL     the relay's address: ws(s)://HOST:PORT, or the http(s):// address the relay
@@ -25,13 +40,18 @@ Options:
   --data DIR      a relay on this machine: read its token from DIR/token (the relay's --data)
   --to URL        local target, e.g. http://127.0.0.1:3000/webhook
   --channel C     only this channel
-  --since SEQ     start after SEQ (default: only new deliveries)
+  --since SEQ     start after SEQ (default: after the last delivery handled, from the state
+                  file; the first time, only new deliveries)
+  --retry-schedule L  waits before each attempt of a delivery the app answered 5xx, 408 or 429
+                  (or not in time), e.g. 0,1m,5m,30m (default: the service's, 4 attempts)
+  --state FILE    the state file to use instead of the default one
   --timeout D     total deadline of one forward to URL, from sending to the answer's last byte,
-                  e.g. 10s, 500ms (default 10s); a slower answer counts as a failure and is retried
+                  e.g. 10s, 500ms (default 10s); a slower answer is retried
 
 SIGINT or SIGTERM stops at once (exit 0): a forward in flight is cut off and stays
 unacknowledged, so the relay sends it again at the next start. A relay that refuses the token
-(HTTP 401 or 403) stops it with exit 1: retrying would not help.
+(HTTP 401 or 403), or whose TLS certificate is not trusted here (set NODE_EXTRA_CA_CERTS),
+stops it with exit 1: retrying would not help.
 `;
 
 /** ws(s)://… as given; http(s)://… (the address `relay` prints) as ws(s)://…; else undefined. */
@@ -52,6 +72,110 @@ function tokenIn(data: string | undefined, cwd: string): string | undefined {
   }
 }
 
+interface ForwardArgs {
+  relayUrl: string;
+  token: string;
+  to: string;
+  channel?: string;
+  since?: number;
+  timeoutMs: number;
+  schedule: readonly number[];
+  stateFile: string;
+}
+
+/** Checks the flags; throws UsageError with what is wrong. */
+function parseArgs(values: Record<string, string | undefined>, io: CliIO): ForwardArgs {
+  const token = values.token ?? io.env.SERVICE_HOOKS_RELAY_TOKEN ?? tokenIn(values.data, io.cwd);
+  if (!values.relay) throw new UsageError('--relay ws(s)://HOST:PORT is required');
+  const relayUrl = webSocketUrl(values.relay);
+  if (!relayUrl) throw new UsageError(`--relay must be a ws(s):// or http(s):// URL, got '${values.relay}'`);
+  if (values.channel !== undefined && !CHANNEL_NAME.test(values.channel)) {
+    throw new UsageError(`--channel must be a channel name (letters, digits, '.', '_', '-'; at most 64), got '${values.channel}'`);
+  }
+  if (!token) throw new UsageError('--token is required (or SERVICE_HOOKS_RELAY_TOKEN, or --data DIR of a relay on this machine)');
+  if (!values.to || !/^https?:\/\//.test(values.to)) throw new UsageError('--to http(s)://… is required');
+  const since = values.since === undefined ? undefined : Number(values.since);
+  if (since !== undefined && (!Number.isInteger(since) || since < 0)) throw new UsageError('--since must be a non-negative integer');
+  const timeoutMs = values.timeout === undefined ? DEFAULT_FORWARD_TIMEOUT_MS : positiveDuration(values.timeout, '--timeout');
+  const stateFile = values.state ?? defaultStateFile(io.env, relayUrl, values.channel);
+  const schedule = values['retry-schedule'] === undefined ? RETRY_SCHEDULE_MS : parseSchedule(values['retry-schedule']);
+  return { relayUrl, token, to: values.to, channel: values.channel, since, timeoutMs, schedule, stateFile };
+}
+
+/** Why the subscription cannot go on (a refused token, an untrusted certificate), or undefined. */
+function fatal(s: SubscriptionState, relayUrl: string): string | undefined {
+  if (s.state !== 'reconnecting') return undefined;
+  if (s.refused === 401) return 'the relay refused the connection (HTTP 401): the token is not accepted (wrong, or its channel was deleted); pass the relay token or a channel token with --token or SERVICE_HOOKS_RELAY_TOKEN';
+  if (s.refused === 403) {
+    const limited = /this token is limited to channel '[^']*'/.exec(s.reason)?.[0];
+    if (limited) return `the relay refused the connection (HTTP 403): ${limited}: --channel asks for another (drop --channel, or pass the admin token)`;
+    return "the relay refused the connection (HTTP 403): the Host or Origin is not allowed (see the relay's --allow-host)";
+  }
+  if (isUntrustedCert(s.code)) return untrustedCertMessage(relayUrl, s.code!);
+  return undefined;
+}
+
+async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
+  const state = stateFileCursor(a.stateFile, io.cwd);
+  let engine: ForwardEngine;
+  try {
+    engine = new ForwardEngine({
+      target: () => a.to,
+      cursor: state.store,
+      timeoutMs: a.timeoutMs,
+      schedule: a.schedule,
+      onEvent: (e) => {
+        const { line, stream } = forwardLine(e, a.schedule.length);
+        (stream === 'stdout' ? io.stdout : io.stderr).write(line + '\n');
+      },
+      report: (seq, r) => sub.report(seq, r),
+      log: (line) => io.stderr.write(line + '\n'),
+    });
+  } catch (err) {
+    if (!(err instanceof StateFileError)) throw err;
+    io.stderr.write(`service-hooks forward: ${err.message}\n`);
+    return EXIT.failure;
+  }
+  if (a.since !== undefined) engine.startAfter(a.since);
+  else if (engine.lastSeq !== undefined) {
+    const n = engine.retrying().length;
+    io.stderr.write(`forward: resuming after seq ${engine.lastSeq}${n ? ` (${n} still being retried)` : ''}; state in ${state.path}\n`);
+  }
+  const stop = new AbortController();
+  io.stopSignal.addEventListener('abort', () => stop.abort(), { once: true });
+  let failure: string | undefined;
+  const sub = subscribe({
+    url: a.relayUrl,
+    token: a.token,
+    since: engine.since,
+    channel: a.channel,
+    onState: (s) => {
+      failure ??= fatal(s, a.relayUrl);
+      if (failure) stop.abort();
+      else if (s.state === 'open') {
+        if (engine.lastSeq !== undefined && s.lastSeq < engine.lastSeq) {
+          io.stderr.write(`forward: the relay is at seq ${s.lastSeq}, before the resume point ${engine.lastSeq} in ${a.stateFile}: if the relay's data was reset, restart with --since 0\n`);
+        }
+        engine.opened(s.lastSeq);
+        io.stderr.write(`forward: connected (relay at seq ${s.lastSeq})\n`);
+      } else if (s.state === 'reconnecting' && !stop.signal.aborted) io.stderr.write(`forward: ${s.reason}; reconnecting in ${s.delayMs} ms\n`);
+    },
+    onDelivery: engine.handle,
+  });
+  await new Promise<void>((r) => (stop.signal.aborted ? r() : stop.signal.addEventListener('abort', () => r(), { once: true })));
+  engine.stop();
+  sub.close();
+  await sub.closed;
+  await engine.flushed();
+  if (failure) {
+    io.stderr.write(`service-hooks forward: ${failure}\n`);
+    return EXIT.failure;
+  }
+  const last = engine.lastSeq ?? sub.lastSeq;
+  io.stderr.write(last >= 0 ? `forward: stopped after seq ${last}\n` : 'forward: stopped\n');
+  return EXIT.ok;
+}
+
 export default defineCommand({
   help,
   options: {
@@ -62,82 +186,10 @@ export default defineCommand({
     channel: { type: 'string' },
     since: { type: 'string' },
     timeout: { type: 'string' },
+    'retry-schedule': { type: 'string' },
+    state: { type: 'string' },
   },
-  async run({ values }, io) {
-    const token = values.token ?? io.env.SERVICE_HOOKS_RELAY_TOKEN ?? tokenIn(values.data, io.cwd);
-    if (!values.relay) throw new UsageError('--relay ws(s)://HOST:PORT is required');
-    const relayUrl = webSocketUrl(values.relay);
-    if (!relayUrl) throw new UsageError(`--relay must be a ws(s):// or http(s):// URL, got '${values.relay}'`);
-    if (values.channel !== undefined && !CHANNEL_NAME.test(values.channel)) {
-      throw new UsageError(`--channel must be a channel name (letters, digits, '.', '_', '-'; at most 64), got '${values.channel}'`);
-    }
-    if (!token) throw new UsageError('--token is required (or SERVICE_HOOKS_RELAY_TOKEN, or --data DIR of a relay on this machine)');
-    if (!values.to || !/^https?:\/\//.test(values.to)) throw new UsageError('--to http(s)://… is required');
-    const since = values.since === undefined ? undefined : Number(values.since);
-    if (since !== undefined && (!Number.isInteger(since) || since < 0)) throw new UsageError('--since must be a non-negative integer');
-    const timeoutMs = values.timeout === undefined ? DEFAULT_FORWARD_TIMEOUT_MS : positiveDuration(values.timeout, '--timeout');
-    const to = values.to;
-    let retryWake: (() => void) | undefined;
-    const stop = new AbortController();
-    io.stopSignal.addEventListener('abort', () => stop.abort(), { once: true });
-    let refused: number | undefined;
-    let refusedWhy = '';
-    const sub = subscribe({
-      url: relayUrl,
-      token,
-      since,
-      channel: values.channel,
-      onState: (s) => {
-        if (s.state === 'open') io.stderr.write(`forward: connected (relay at seq ${s.lastSeq})\n`);
-        else if (s.state === 'reconnecting' && (s.refused === 401 || s.refused === 403)) {
-          refused = s.refused;
-          refusedWhy = s.reason;
-          stop.abort();
-        } else if (s.state === 'reconnecting') io.stderr.write(`forward: ${s.reason}; reconnecting in ${s.delayMs} ms\n`);
-      },
-      onDelivery: async (d) => {
-        if (d.verification === 'rejected') {
-          io.stdout.write(`#${d.seq} ${d.channel} skipped (rejected: ${d.reason ?? 'bad signature'})\n`);
-          return;
-        }
-        for (let attempt = 1; ; attempt++) {
-          const r = await forwardDelivery(d, to, { timeoutMs, signal: io.stopSignal });
-          if (io.stopSignal.aborted) throw new Error('stopping');
-          io.stdout.write(`#${d.seq} ${d.channel} ${d.event ?? '-'} → ${r.ok ? r.status : `failed (${r.error})`} ${r.durationMs.toFixed(1)} ms\n`);
-          if (r.ok) return { forwarded: { status: r.status! } };
-          if (io.stopSignal.aborted) throw new Error('stopping');
-          const wait = Math.min(30_000, 250 * 2 ** Math.min(attempt, 7));
-          await new Promise<void>((resolve) => {
-            const t = setTimeout(resolve, wait);
-            retryWake = () => {
-              clearTimeout(t);
-              resolve();
-            };
-          });
-          retryWake = undefined;
-          if (io.stopSignal.aborted) throw new Error('stopping');
-        }
-      },
-    });
-    await new Promise<void>((r) => {
-      if (stop.signal.aborted) r();
-      else stop.signal.addEventListener('abort', () => r(), { once: true });
-    });
-    retryWake?.();
-    sub.close();
-    await sub.closed;
-    if (refused !== undefined) {
-      const limited = /this token is limited to channel '[^']*'/.exec(refusedWhy)?.[0];
-      const why =
-        refused === 401
-          ? 'the token is not accepted (wrong, or its channel was deleted); pass the relay token or a channel token with --token or SERVICE_HOOKS_RELAY_TOKEN'
-          : limited
-            ? `${limited}: --channel asks for another (drop --channel, or pass the admin token)`
-            : 'the Host or Origin is not allowed (see the relay\'s --allow-host)';
-      io.stderr.write(`service-hooks forward: the relay refused the connection (HTTP ${refused}): ${why}\n`);
-      return EXIT.failure;
-    }
-    io.stderr.write(sub.lastSeq >= 0 ? `forward: stopped after seq ${sub.lastSeq}\n` : 'forward: stopped\n');
-    return EXIT.ok;
+  run({ values }, io) {
+    return forward(parseArgs(values, io), io);
   },
 });

@@ -77,15 +77,8 @@ and printed once when created. GET / is the relay's page: sign in with that toke
 channel token to watch deliveries arrive, open, replay and copy them (a session cookie). The address is printed as: relay listening on http(s)://HOST:PORT
 `;
 
-/** Parses 0,1m,5m,30m / 500ms / 2s / 1h into milliseconds. */
-export function parseSchedule(value: string): number[] {
-  return value.split(',').map((part) => {
-    const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(part);
-    if (!m) throw new UsageError(`--retry-schedule must be a list such as 0,1m,5m,30m, got '${value}'`);
-    const mult = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 'ms') as 'ms'];
-    return Math.round(Number(m[1]) * mult);
-  });
-}
+import { parseSchedule } from '../cli/args';
+export { parseSchedule };
 
 const DAY_MS = 24 * 3_600_000;
 

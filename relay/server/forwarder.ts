@@ -5,16 +5,16 @@
 // the others. A target that answers 2xx again gets its parked backlog at once, in seq order;
 // so does each target at start-up once its oldest pending forward went through.
 import { Agent, type Dispatcher } from 'undici';
-import { sign, SIGNATURE_HEADER } from '../../src/core/signing';
-import { connectionListed, isHopByHop, SUBSCRIBER_TARGET, type ForwardAttempt, type ForwardState } from '../../src/core/relay/protocol';
+import { SUBSCRIBER_TARGET, type ForwardAttempt, type ForwardState } from '../../src/core/relay/protocol';
 import { Lane } from './lanes';
-import { DEFAULT_FORWARD_TIMEOUT_MS, postOnce } from './post';
+import { DEFAULT_FORWARD_TIMEOUT_MS, forwardHeaders, postOnce } from '../client/attempt';
 import { JournalClosedError } from './journalErrors';
 import type { RelayStore } from './storeTypes';
 import type { RelayLog } from './log';
 import { RETRY_SCHEDULE_MS } from '../../src/core/defaults';
+import { classify, nextRetryDelay, parseRetryAfter } from '../../src/core/relay/forwardPolicy';
 
-export { DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, postOnce } from './post';
+export { DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, forwardHeaders, postOnce } from '../client/attempt';
 
 /** The service's own schedule (spec §8), unless --retry-schedule says otherwise. */
 export const DEFAULT_RETRY_SCHEDULE_MS = RETRY_SCHEDULE_MS;
@@ -60,20 +60,6 @@ interface Fresh {
 
 /** Bodies of queued fresh deliveries kept in memory, in total, rather than read back from the journal. */
 const MAX_HELD_BYTES = 32 * 1024 * 1024;
-
-
-/** The headers to send: the received ones minus hop-by-hop (content-length is recomputed). */
-export function forwardHeaders(pairs: [string, string][], resignSecret?: string, body?: Uint8Array): string[] {
-  const out: string[] = [];
-  const listed = connectionListed(pairs);
-  for (const [k, v] of pairs) {
-    if (isHopByHop(k) || (listed.size > 0 && listed.has(k.toLowerCase()))) continue;
-    if (resignSecret !== undefined && k.toLowerCase() === SIGNATURE_HEADER.toLowerCase()) continue;
-    out.push(k, v);
-  }
-  if (resignSecret !== undefined) out.push(SIGNATURE_HEADER, sign(resignSecret, body ?? new Uint8Array()));
-  return out;
-}
 
 
 export class Forwarder {
@@ -137,7 +123,8 @@ export class Forwarder {
     const probed = new Set<string>();
     for (const e of this.store.pending()) { // ascending by seq (RelayStore.pending)
       for (const f of e.summary.forward) {
-        if (f.status !== 'pending') continue;
+        // A subscriber's retrying delivery is the subscriber's to retry, not ours.
+        if (f.status !== 'pending' || f.target === SUBSCRIBER_TARGET) continue;
         n++;
         const lane = this.lane(f.target);
         if (!probed.has(f.target)) {
@@ -308,14 +295,15 @@ export class Forwarder {
     const state = this.pendingState(seq, target);
     if (!state) return;
     const attempts = state.attempts + 1;
-    const exhausted = attempts >= this.schedule.length;
+    // The forwarding rules (forwardPolicy): a final 4xx is not retried; Retry-After replaces one wait.
+    const wait = attempt.ok || classify(attempt) === 'final' ? undefined : this.waitAfter(attempts, attempt);
     const next: ForwardState = {
       target,
-      status: attempt.ok ? 'ok' : exhausted ? 'failed' : 'pending',
+      status: attempt.ok ? 'ok' : wait === undefined ? 'failed' : 'pending',
       attempts,
       ...(attempt.status !== undefined ? { lastStatus: attempt.status } : {}),
     };
-    if (next.status === 'pending') next.nextAttemptAt = new Date(this.now() + this.delay(attempts)).toISOString();
+    if (wait !== undefined) next.nextAttemptAt = new Date(this.now() + wait).toISOString();
     try {
       await this.store.recordAttempt(seq, attempt, next, { lazy: true });
     } catch (err) {
@@ -324,7 +312,7 @@ export class Forwarder {
       this.log(`forward: could not journal attempt ${attempts} of delivery ${seq} to ${target} (${(err as Error).message}); next try on the schedule`, { level: 'error', seq, target, status: attempt.status, durationMs: attempt.durationMs });
       return { retryInMs: this.retryDelay(attempts) };
     }
-    if (next.status === 'pending') return { retryInMs: this.delay(attempts) };
+    if (wait !== undefined) return { retryInMs: wait };
     return attempt.ok ? { drain: true } : undefined; // back up: its parked backlog now, in seq order
   }
 
@@ -332,6 +320,13 @@ export class Forwarder {
   private dispatcherFor(target: string): Dispatcher {
     if (!this.ownsDispatcher) return this.dispatcher;
     return this.lanes.get(target)?.dispatcher ?? this.dispatcher;
+  }
+
+  /** The wait before attempt `attemptsDone + 1` after a retryable failure (scaled), or undefined: the schedule is used up. */
+  private waitAfter(attemptsDone: number, attempt: ForwardAttempt): number | undefined {
+    const retryAfterMs = parseRetryAfter(attempt.retryAfter, this.now());
+    const wait = nextRetryDelay(attemptsDone, { schedule: this.schedule, retryAfterMs });
+    return wait === undefined ? undefined : wait * this.timeScale;
   }
 
   /** The delay before retrying after a fault of ours: the schedule's, never 0 past its end. */

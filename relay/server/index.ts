@@ -33,7 +33,7 @@ import { describeRanges, rangeCount } from './journalLoss';
 import { SubscriberHub, type SubscriberOptions } from './subscribers';
 import { createHttpServer, useTls, type TlsMaterial } from './tls';
 import { ensureToken } from './token';
-import { WS_PATH } from '../../src/core/relay/protocol';
+import { WS_PATH, type ForwardStatus } from '../../src/core/relay/protocol';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 
 export { CIDR_PRESETS } from './access';
@@ -165,7 +165,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
     log,
   });
   const allowedHosts = options.allowedHosts ?? [];
-  const onForwarded = (seq: number, status: number) => recordSubscriberForward(store, seq, status, log);
+  const onForwarded = (seq: number, status: number, state?: ForwardStatus) => recordSubscriberForward(store, seq, status, log, state);
   const hubOptions = { authenticate: scopeOf, keyOf: (name: string) => directory.registry.keyOf(name), boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, onForwarded };
   const hub = new SubscriberHub(store, { ...hubOptions, ...options.subscriberLimits });
   const state = { accepting: true, port: options.port ?? DEFAULT_RELAY_PORT };

@@ -1,16 +1,26 @@
-// A WebSocket subscriber (`service-hooks forward`) that forwarded a delivery to its app and
-// acknowledged it with the app's status: recorded as the delivery's forward state under
-// SUBSCRIBER_TARGET, so listings show it forwarded instead of "no target".
-import { SUBSCRIBER_TARGET } from '../../src/core/relay/protocol';
+// A WebSocket subscriber (`service-hooks forward`, the editor) that forwarded a delivery to its app
+// and acknowledged it with the app's status, or reported a later result of a delivery it retries:
+// recorded as the delivery's forward state under SUBSCRIBER_TARGET, so listings show it forwarded
+// (or refused, or retrying) instead of "no target". The state follows the forwarding rules
+// (src/core/relay/forwardPolicy) unless the subscriber says (it gave up, or the user skipped it).
+import { classify } from '../../src/core/relay/forwardPolicy';
+import { SUBSCRIBER_TARGET, type ForwardStatus } from '../../src/core/relay/protocol';
 import type { RelayStore } from './storeTypes';
 import type { RelayLog } from './log';
 
-export function recordSubscriberForward(store: RelayStore, seq: number, status: number, log: RelayLog): void {
+/** The state a subscriber's ack with the app's `status` means. */
+export function subscriberState(status: number): ForwardStatus {
+  const outcome = classify({ status });
+  return outcome === 'delivered' ? 'ok' : outcome === 'retry' ? 'pending' : 'failed';
+}
+
+export function recordSubscriberForward(store: RelayStore, seq: number, status: number, log: RelayLog, said?: ForwardStatus): void {
   const d = store.get(seq);
   if (!d) return;
   const prior = d.summary.forward.find((f) => f.target === SUBSCRIBER_TARGET);
   if (prior?.status === 'ok') return; // a resumed subscriber acknowledging it again adds nothing
-  const attempt = { target: SUBSCRIBER_TARGET, at: new Date().toISOString(), status, ok: true, durationMs: 0 };
-  const state = { target: SUBSCRIBER_TARGET, status: 'ok' as const, lastStatus: status, attempts: (prior?.attempts ?? 0) + 1 };
-  store.recordAttempt(seq, attempt, state, { lazy: true }).catch((err: Error) => log(`recording delivery ${seq}'s subscriber forward failed: ${err.message}`, { level: 'error', seq, target: SUBSCRIBER_TARGET, status }));
+  const state = said ?? subscriberState(status);
+  const attempt = { target: SUBSCRIBER_TARGET, at: new Date().toISOString(), status, ok: state === 'ok', durationMs: 0 };
+  const next = { target: SUBSCRIBER_TARGET, status: state, lastStatus: status, attempts: (prior?.attempts ?? 0) + 1 };
+  store.recordAttempt(seq, attempt, next, { lazy: true }).catch((err: Error) => log(`recording delivery ${seq}'s subscriber forward failed: ${err.message}`, { level: 'error', seq, target: SUBSCRIBER_TARGET, status }));
 }

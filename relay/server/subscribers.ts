@@ -15,7 +15,9 @@ import {
   TOKEN_SUBPROTOCOL_PREFIX,
   WS_CLOSE_SLOW_SUBSCRIBER,
   WS_TOO_MANY_SUBSCRIBERS_STATUS,
+  type AckMessage,
   type ClientMessage,
+  type ForwardStatus,
   type ForwardAttempt,
   type ForwardState,
   type ServerMessage,
@@ -60,9 +62,14 @@ export interface SubscriberOptions {
    */
   maxQueuedBytesPerToken?: number;
   maxQueuedBytes?: number;
-  /** A subscriber forwarded a delivery it was sent to its app, which answered `status` (AckMessage.forwarded). */
-  onForwarded?: (seq: number, status: number) => void;
+  /**
+   * A subscriber forwarded a delivery it was sent to its app, which answered `status`
+   * (AckMessage.forwarded; `state` from a ForwardedMessage, else derived from the status).
+   */
+  onForwarded?: (seq: number, status: number, state?: ForwardStatus) => void;
 }
+
+const FORWARD_STATUSES = new Set<unknown>(['ok', 'failed', 'pending']);
 
 class Subscriber {
   sent = 0;
@@ -280,6 +287,8 @@ export class SubscriberHub {
         sub.acked = Math.max(sub.acked, msg.seq);
         sub.unacked = sub.unacked.filter((s) => s > sub.acked);
         void this.pump(sub);
+      } else if (msg.type === 'forwarded' && Number.isInteger(msg.seq) && Number.isInteger(msg.status) && msg.status >= 100 && msg.status <= 599 && FORWARD_STATUSES.has(msg.state)) {
+        if (msg.seq <= sub.sent && this.inScope(sub, msg.seq)) this.options.onForwarded?.(msg.seq, msg.status, msg.state);
       }
     });
     this.write(sub, Buffer.from(JSON.stringify({ type: 'hello', lastSeq: this.lastSeqFor(sub), since: sub.sent } satisfies ServerMessage)));
@@ -289,6 +298,13 @@ export class SubscriberHub {
   /** The relay-wide last seq for the admin token; a channel token's own channel's only. */
   private lastSeqFor(sub: Subscriber): number {
     return sub.scopedTo === undefined ? this.store.lastSeq : this.store.lastSeqOf(sub.channel ?? '');
+  }
+
+  /** Is delivery `seq` of the channel this subscriber may see (and asked for)? */
+  private inScope(sub: Subscriber, seq: number): boolean {
+    // sub.channel is a channel identity (name@generation; a channel token's always is its own).
+    const key = this.store.get(seq)?.channelKey;
+    return key !== undefined && (sub.channel === undefined || key === sub.channel);
   }
 
   /** Forgets a subscriber (once): indexes and the per-token count. */
@@ -482,7 +498,7 @@ function first<T>(items: Iterable<T>): T | undefined {
 }
 
 /** Why an ack is refused: a `forwarded` that is not { status: an integer HTTP status 100-599 }. */
-function ackRefusal(msg: ClientMessage): string | undefined {
+function ackRefusal(msg: AckMessage): string | undefined {
   if (msg.forwarded === undefined) return undefined;
   const status = (msg.forwarded as { status?: unknown } | null)?.status;
   if (typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599) return undefined;

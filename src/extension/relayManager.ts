@@ -356,6 +356,7 @@ export class RelayManager implements vscode.Disposable {
       log: (level, line) => log()[level](line),
       ca: address.tls ? extraCa() : undefined,
     });
+    forwarder?.attach(conn); // later results of retried deliveries go to the relay through it
     if (forwarder) {
       await this.detach(); // the old subscription stops forwarding before the new one starts
       this.lease.take();

@@ -9,9 +9,10 @@
 import { createHash } from 'node:crypto';
 import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from 'nats';
 import type { Dispatcher } from 'undici';
-import type { ForwardAttempt, ForwardState } from '../../../src/core/relay/protocol';
-import { forwardHeaders, type RetryFilter } from '../forwarder';
-import { postOnce } from '../post';
+import { SUBSCRIBER_TARGET, type ForwardAttempt, type ForwardState } from '../../../src/core/relay/protocol';
+import type { RetryFilter } from '../forwarder';
+import { forwardHeaders, postOnce } from '../../client/attempt';
+import { classify, parseRetryAfter } from '../../../src/core/relay/forwardPolicy';
 import type { DeliveryMeta } from '../storeTypes';
 import { META_HEADER, type NatsStore } from './natsStore';
 
@@ -88,9 +89,11 @@ export class SharedForwarding {
     const attemptNo = m.info.redeliveryCount; // 1 for the first delivery
     m.working();
     const attempt: ForwardAttempt = await postOnce(this.options.dispatcher, target, forwardHeaders(meta.headers), m.data, { timeoutMs: this.options.timeoutMs });
-    const last = attemptNo >= this.options.schedule.length;
+    // The forwarding rules (forwardPolicy): a final 4xx is not retried; Retry-After replaces one wait.
+    const last = attemptNo >= this.options.schedule.length || (!attempt.ok && classify(attempt) === 'final');
     const status = attempt.ok ? 'ok' : last ? 'failed' : 'pending';
-    const nextDelay = this.delay(attemptNo);
+    const retryAfterMs = parseRetryAfter(attempt.retryAfter, Date.now());
+    const nextDelay = retryAfterMs !== undefined ? Math.round(retryAfterMs / (this.options.timeScale ?? 1)) : this.delay(attemptNo);
     const state: ForwardState = {
       target,
       status,
@@ -127,7 +130,7 @@ export class SharedForwarding {
     for (const e of this.store.pending()) { // ascending by seq (RelayStore.pending)
       if (filter.channel !== undefined && e.summary.channel !== filter.channel) continue;
       for (const f of e.summary.forward) {
-        if (f.status !== 'pending' || (filter.target !== undefined && f.target !== filter.target)) continue;
+        if (f.status !== 'pending' || f.target === SUBSCRIBER_TARGET || (filter.target !== undefined && f.target !== filter.target)) continue;
         const key = `${e.seq} ${f.target}`;
         if (this.retrying.has(key)) continue;
         this.retrying.add(key);

@@ -16,6 +16,8 @@ export interface ForwardAttempt {
   error?: string;
   /** True for attempts made by POST /api/deliveries/<seq>/replay. */
   replay?: boolean;
+  /** The Retry-After header of a non-2xx answer, as sent (forwardPolicy.parseRetryAfter reads it; not journaled). */
+  retryAfter?: string;
 }
 
 export interface ForwardState {
@@ -252,16 +254,31 @@ export interface AckMessage {
   type: 'ack';
   seq: number;
   /**
-   * Set by a client that forwarded the delivery to an app (`service-hooks forward`): the app's
-   * 2xx status. The relay records it as the forward state of target SUBSCRIBER_TARGET. An
-   * integer from 100 to 599; anything else refuses the whole ack with an `error` message.
+   * Set by a client that forwarded the delivery to an app (`service-hooks forward`, the editor):
+   * the app's status. The relay records it as the forward state of target SUBSCRIBER_TARGET, by
+   * the forwarding rules (src/core/relay/forwardPolicy): 2xx ok; 5xx, 408, 429 pending (the
+   * client retries it); any other status failed. An integer from 100 to 599; anything else
+   * refuses the whole ack with an `error` message.
    */
   forwarded?: { status: number };
 }
 
+/**
+ * Client → server: a later result of a delivery this subscriber acknowledged while it was still
+ * retrying it (ForwardEngine): recorded like an ack's `forwarded`, with the state the client says
+ * (`failed` when it gave up, or the user skipped it). Only for a delivery of the subscriber's
+ * channel that was sent to it on this connection.
+ */
+export interface ForwardedMessage {
+  type: 'forwarded';
+  seq: number;
+  status: number;
+  state: ForwardStatus;
+}
+
 /** The forward-state target under which the relay records a delivery a subscriber forwarded and acknowledged. */
 export const SUBSCRIBER_TARGET = 'subscriber';
-export type ClientMessage = AckMessage;
+export type ClientMessage = AckMessage | ForwardedMessage;
 
 /** Request headers that are never forwarded (hop-by-hop or recomputed). */
 export const HOP_BY_HOP = new Set([

@@ -62,7 +62,13 @@ export function forwardSummary(d: RelayDeliveryView): string {
   if (d.forward.length === 0) return 'not forwarded';
   return d.forward
     .map((f) => {
-      const state = f.status === 'ok' ? `→ ${f.lastStatus ?? 'ok'}` : f.status === 'pending' ? '→ pending' : `→ failed${f.lastStatus ? ` ${f.lastStatus}` : ''}`;
+      // The app's answer first (`→ 400`: refused for good; `→ 500 · retrying`), as the forwarding rules word it.
+      const state =
+        f.status === 'ok'
+          ? `→ ${f.lastStatus ?? 'ok'}`
+          : f.status === 'pending'
+            ? f.lastStatus ? `→ ${f.lastStatus} · retrying` : '→ pending'
+            : f.lastStatus ? `→ ${f.lastStatus}` : '→ failed';
       return f.target === SUBSCRIBER_TARGET ? `${state} (subscriber)` : state;
     })
     .join(', ');

@@ -291,6 +291,11 @@ export class RelayConnection {
     return this.api.getDelivery(seq);
   }
 
+  /** Tells the relay a later result of a delivery acknowledged while its forward was retried (EditorForwarder). */
+  report(seq: number, result: { status: number; state: 'ok' | 'failed' | 'pending' }): void {
+    this.sub?.report(seq, result);
+  }
+
   replay(seq: number, request: ReplayRequest = {}): Promise<ReplayResponse> {
     return this.api.replay(seq, request);
   }

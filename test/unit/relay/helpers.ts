@@ -13,6 +13,10 @@ import { startRelay, type RelayServer } from '../../../relay/server';
 
 export const ROOT = resolve(__dirname, '../../..');
 
+// `service-hooks forward` keeps its resume point under $XDG_STATE_HOME: the tests' children keep
+// theirs in a folder of this run, never in the developer's own.
+process.env.XDG_STATE_HOME = makeTempDir('sh-state-');
+
 export function tempDir(prefix = 'sh-relay-test-'): string {
   return makeTempDir(prefix);
 }

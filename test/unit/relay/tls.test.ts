@@ -24,7 +24,7 @@ async function forwardProcess(args: string[], env: Record<string, string>, wake:
     wake(stderr);
   });
   const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
-  return { stop: () => (child.kill('SIGTERM'), exited), stderr: () => stderr };
+  return { stop: () => (child.kill('SIGTERM'), exited), exited, stderr: () => stderr };
 }
 
 describe('relay over TLS: HTTPS and WSS on one port, clients trusting a test CA (real processes, openssl certificates)', function () {
@@ -77,14 +77,12 @@ describe('relay over TLS: HTTPS and WSS on one port, clients trusting a test CA 
     assert.equal(ingress.statusCode, 200);
     await ingress.body.dump();
 
-    let untrustedWake: () => void = () => undefined;
-    const untrustedSeen = new Promise<void>((r) => (untrustedWake = r));
-    const untrusted = await forwardProcess(['--relay', relay.url.replace('https:', 'wss:'), '--token', made.json.token, '--to', target.url, '--since', '0'], {}, (s) => {
-      if (/reconnecting/.test(s)) untrustedWake();
-    });
-    await untrustedSeen;
-    await untrusted.stop();
-    assert.match(untrusted.stderr(), /certificate/i);
+    // Changed (issue 27 §3): an untrusted certificate no longer means reconnecting forever; forward
+    // says NODE_EXTRA_CA_CERTS, as `channels` does, and exits 1.
+    const untrusted = await forwardProcess(['--relay', relay.url.replace('https:', 'wss:'), '--token', made.json.token, '--to', target.url, '--since', '0'], {}, () => undefined);
+    assert.equal(await untrusted.exited, 1);
+    assert.match(untrusted.stderr(), /certificate at wss:\/\/127\.0\.0\.1:\d+\S* is not trusted \(\w+\): set NODE_EXTRA_CA_CERTS/);
+    assert.doesNotMatch(untrusted.stderr(), /reconnecting/);
     assert.equal(target.received.length, 0, 'nothing forwarded without trusting the CA');
 
     const fwd = await forwardProcess(['--relay', relay.url.replace('https:', 'wss:'), '--token', made.json.token, '--to', target.url, '--since', '0'], { NODE_EXTRA_CA_CERTS: certs.caCert }, () => undefined);

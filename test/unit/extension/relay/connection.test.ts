@@ -88,29 +88,30 @@ describe('editor relay connection (src/extension/relay)', function () {
     assert.equal(Math.min(...seqs), 1, 'no gap');
   });
 
-  it('forwards byte-exact, acknowledges only after a 2xx, and a new connection resumes from the stored seq', async () => {
+  // Changed with the forwarding rules (issue 27 §1): a 502 no longer holds back the deliveries
+  // after it (they went out in seq order behind it, acked only after its 2xx); it is retried on
+  // the schedule while they go on, and its later 200 is reported to the relay.
+  it('forwards byte-exact, a 502 is retried while later deliveries go on, and a new connection resumes from the stored seq', async () => {
     relay = await startRelay({ port: 0, dataDir: tempDir(), secrets: [SECRET], forward: [] });
     app = await startTarget();
-    app.statusFor = (_r, all) => (all.length <= 2 ? 502 : 200); // the app is down for two attempts
+    // The app fails the first attempt of the first two deliveries.
+    app.statusFor = (r, all) => (all.filter((x) => x.body.equals(r.body)).length === 1 && !r.body.toString().includes('"c"') ? 502 : 200);
     const stored = new Map<string, number>();
     const store = { get: (k: string) => stored.get(k), set: (k: string, v: number) => void stored.set(k, v) };
     const key = seqKey(`http://127.0.0.1:${relay.port}`);
     const problems: (string | undefined)[] = [];
-    const storedAtProblem: (number | undefined)[] = [];
     const forwarder = () =>
       new EditorForwarder({
         client,
         targetFor: () => app!.url,
         store,
         key,
-        backoff: { initialMs: 5, maxMs: 20 },
-        onProblem: (p) => {
-          problems.push(p);
-          storedAtProblem.push(stored.get(key));
-        },
+        schedule: [0, 5, 5, 5],
+        onProblem: (p) => problems.push(p),
       });
     const f1 = forwarder();
     const conn = new RelayConnection({ endpoint: endpoint(relay), client, since: f1.since, handle: f1.handle, onOpen: (head) => f1.remember(head) });
+    f1.attach(conn);
     open.push(conn);
     await conn.open();
     await until(conn, () => conn.state === 'running');
@@ -122,17 +123,24 @@ describe('editor relay connection (src/extension/relay)', function () {
       await res.body.dump();
     }
     await app.waitUntil((r) => r.filter((x) => x.status === 200).length === 3);
-    await until(conn, () => stored.get(key) === 3);
+    await until(conn, () => stored.get(key) === 3 && f1.retrying().length === 0);
     // Each ack carries the app's status: the relay records it (as for `service-hooks forward`) and
     // the Relay view shows "→ 200 (subscriber)", not "not forwarded".
     const byEditor = (seq: number) => conn.live.get(seq)?.forward.find((f) => f.target === SUBSCRIBER_TARGET);
     await until(conn, () => [1, 2, 3].every((seq) => byEditor(seq)?.status === 'ok'));
-    assert.deepEqual(relay.store.get(1)!.summary.forward, [{ target: SUBSCRIBER_TARGET, status: 'ok', lastStatus: 200, attempts: 1 }]);
+    assert.deepEqual(relay.store.get(3)!.summary.forward, [{ target: SUBSCRIBER_TARGET, status: 'ok', lastStatus: 200, attempts: 1 }]);
+    assert.deepEqual(
+      relay.store.get(1)!.summary.forward.map(({ target, status, lastStatus }) => ({ target, status, lastStatus })),
+      [{ target: SUBSCRIBER_TARGET, status: 'ok', lastStatus: 200 }],
+    );
+    assert.deepEqual((await relay.store.detail(1))!.attempts.map((a) => a.status), [502, 200], 'the 502, then the retry\'s 200 reported');
     assert.equal(forwardSummary(conn.live.get(3)!), '→ 200 (subscriber)');
-    assert.deepEqual(storedAtProblem.slice(0, 2), [0, 0], 'seq 1 was not stored (acked) while the app answered 502');
+    assert.ok(problems.some((p) => p?.includes('retrying')), 'the 502s showed as retrying');
     assert.equal(problems.at(-1), undefined, 'recovered');
+    assert.deepEqual([...new Set(app.received.map((x) => x.body.toString('utf8')))], bodies, 'first attempts in seq order');
+    assert.equal(app.received.length, 5, 'two 502s and three 200s');
     const ok = app.received.filter((x) => x.status === 200);
-    assert.deepEqual(ok.map((x) => x.body.toString('utf8')), bodies, 'byte-exact, in seq order');
+    assert.deepEqual(ok.map((x) => x.body.toString('utf8')).sort(), [...bodies].sort(), 'byte-exact, each once');
     assert.ok(ok.every((x) => typeof x.headers['x-service-signature'] === 'string'));
     await conn.close();
 
@@ -144,6 +152,7 @@ describe('editor relay connection (src/extension/relay)', function () {
     const f2 = forwarder();
     assert.equal(f2.since, 3);
     const again = new RelayConnection({ endpoint: endpoint(relay), client, since: f2.since, handle: f2.handle, onOpen: (head) => f2.remember(head) });
+    f2.attach(again);
     open.push(again);
     await again.open();
     await app.waitUntil((r) => r.filter((x) => x.status === 200).length === 5);

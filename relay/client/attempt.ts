@@ -1,8 +1,12 @@
-// One forward attempt over HTTP: a POST with a total deadline (connect + headers + body) and a cap
-// on how much of the answer is read, so a target that answers headers and then trickles its body
-// cannot hold an attempt (and its concurrency slot) for longer than the deadline.
+// THE forward attempt, for every forwarder (the relay's --forward, `service-hooks forward`, the
+// editor): one POST of the original bytes with the received headers minus hop-by-hop ones
+// (forwardHeaders), a total deadline (connect + headers + body) and a cap on how much of the answer
+// is read, so a target that answers headers and then trickles its body cannot hold an attempt (and
+// its concurrency slot) for longer than the deadline. What to do with the result is
+// src/core/relay/forwardPolicy.ts.
 import type { Dispatcher } from 'undici';
-import type { ForwardAttempt } from '../../src/core/relay/protocol';
+import { sign, SIGNATURE_HEADER } from '../../src/core/signing';
+import { connectionListed, isHopByHop, type ForwardAttempt } from '../../src/core/relay/protocol';
 
 /** Default total deadline of one attempt, like the service's delivery time-out. */
 export const DEFAULT_FORWARD_TIMEOUT_MS = 10_000;
@@ -16,6 +20,19 @@ export interface PostOptions {
   maxResponseBytes?: number;
   signal?: AbortSignal;
   now?: () => number;
+}
+
+/** The headers to send: the received ones minus hop-by-hop (content-length is recomputed); re-signed with `resignSecret`. */
+export function forwardHeaders(pairs: [string, string][], resignSecret?: string, body?: Uint8Array): string[] {
+  const out: string[] = [];
+  const listed = connectionListed(pairs);
+  for (const [k, v] of pairs) {
+    if (isHopByHop(k) || (listed.size > 0 && listed.has(k.toLowerCase()))) continue;
+    if (resignSecret !== undefined && k.toLowerCase() === SIGNATURE_HEADER.toLowerCase()) continue;
+    out.push(k, v);
+  }
+  if (resignSecret !== undefined) out.push(SIGNATURE_HEADER, sign(resignSecret, body ?? new Uint8Array()));
+  return out;
 }
 
 const targets = new Map<string, { origin: string; path: string }>();
@@ -55,12 +72,22 @@ export function postOnce(dispatcher: Dispatcher, target: string, headers: string
   const at = new Date(started).toISOString();
   const failed = (err: Error): ForwardAttempt => {
     const e = err as Error & { code?: string; cause?: { code?: string } };
-    const code = e.code ?? e.cause?.code;
+    const raw = e.code ?? e.cause?.code;
+    const code = typeof raw === 'string' ? raw : undefined; // a DOMException's code is a number
     return { target, at, ok: false, durationMs: round(performance.now() - t0), error: code ? `${code}: ${e.message}` : e.message };
   };
+  let retryAfter: string | undefined;
   const answered = (status: number, note = ''): ForwardAttempt => {
     const ok = status >= 200 && status < 300;
-    return { target, at, status, ok, durationMs: round(performance.now() - t0), ...(ok ? {} : { error: `HTTP ${status}${note}` }) };
+    return {
+      target,
+      at,
+      status,
+      ok,
+      durationMs: round(performance.now() - t0),
+      ...(ok ? {} : { error: `HTTP ${status}${note}` }),
+      ...(retryAfter !== undefined && !ok ? { retryAfter } : {}),
+    };
   };
   let where: { origin: string; path: string };
   try {
@@ -80,7 +107,7 @@ export function postOnce(dispatcher: Dispatcher, target: string, headers: string
       abort?.(err);
     };
     const onAbort = () => {
-      const reason = signal!.reason instanceof Error ? signal!.reason : new Error('This operation was aborted');
+      const reason = signal!.reason instanceof Error && signal!.reason.name !== 'AbortError' ? signal!.reason : new Error('stopped');
       settle(failed(reason));
       cut(reason);
     };
@@ -103,8 +130,9 @@ export function postOnce(dispatcher: Dispatcher, target: string, headers: string
         abort = a;
         if (cutWith) a(cutWith);
       },
-      onHeaders(statusCode) {
+      onHeaders(statusCode, rawHeaders) {
         status = statusCode;
+        if (statusCode >= 300) retryAfter = headerValue(rawHeaders, 'retry-after');
         return true;
       },
       onData(chunk) {
@@ -129,4 +157,11 @@ export function postOnce(dispatcher: Dispatcher, target: string, headers: string
       handler,
     );
   });
+}
+
+/** One header of an answer's raw [name, value, …] list. */
+function headerValue(raw: Buffer[] | string[] | null | undefined, name: string): string | undefined {
+  if (!raw) return undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2) if (raw[i]!.length === name.length && raw[i]!.toString().toLowerCase() === name) return raw[i + 1]!.toString();
+  return undefined;
 }

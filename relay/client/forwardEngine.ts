@@ -1,0 +1,417 @@
+// THE forward loop of a subscriber (`service-hooks forward` and the editor; the relay's own
+// --forward applies the same rules in relay/server/forwarder.ts). Each delivery of the subscription
+// goes to the app once (./forward.ts), and the rules of src/core/relay/forwardPolicy decide:
+//   2xx        delivered: acknowledged with the status
+//   final 4xx  acknowledged as handled with the status (the relay records it failed); not retried
+//   retry      (5xx, 408, 429, time-out) acknowledged, so later deliveries go on, and kept in the
+//              retrying set: retried on the schedule (Retry-After honoured) until 2xx, a final
+//              answer or the end of the schedule; each later result is reported to the relay
+//   unreachable (refused, reset, DNS) the stream pauses in order; the app's port is probed every
+//              `probeEveryMs` and the stream drains as soon as it answers
+// The resume point and the retrying set are kept in a CursorStore (a 0600 file for the CLI, the
+// editor's global state), so a restart resumes after the last handled delivery and the retrying
+// ones are retried on their schedule: the subscription starts before the oldest retrying one (the
+// relay sends it again) and deliveries handled before the restart are acknowledged, not forwarded.
+import { classify, nextRetryDelay, parseRetryAfter } from '../../src/core/relay/forwardPolicy';
+import type { DeliveryMessage, ForwardStatus } from '../../src/core/relay/protocol';
+import type { DeliveryHandled } from './subscribe';
+import { forwardDelivery, type ForwardResult } from './forward';
+import { probePort } from './probe';
+
+type Delivery = DeliveryMessage['delivery'];
+
+/** A delivery waiting for its next attempt (what the cursor keeps; no body). */
+export interface RetryingDelivery {
+  seq: number;
+  channel: string;
+  event?: string;
+  /** Attempts made so far. */
+  attempts: number;
+  /** When the next attempt is due (ms since the epoch). */
+  nextAt: number;
+  lastStatus?: number;
+  lastError?: string;
+}
+
+/** What survives a restart: the last delivery handled, and those still being retried. */
+export interface ForwardCursor {
+  lastSeq?: number;
+  retrying: RetryingDelivery[];
+}
+
+export interface CursorStore {
+  load(): ForwardCursor | undefined;
+  save(cursor: ForwardCursor): void | PromiseLike<void>;
+}
+
+export interface EngineClock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const realClock: EngineClock = { now: () => Date.now(), setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>) };
+
+type About = { seq: number; channel: string; event?: string };
+export type ForwardEvent =
+  | (About & { kind: 'delivered'; status: number; durationMs: number; attempts: number })
+  | (About & { kind: 'final'; status: number; durationMs: number; attempts: number })
+  | (About & { kind: 'retrying'; status?: number; error?: string; attempts: number; inMs: number })
+  | (About & { kind: 'failed'; status?: number; error?: string; attempts: number })
+  | (About & { kind: 'skipped'; reason: string })
+  | { kind: 'paused'; to: string; error: string }
+  | { kind: 'resumed'; to: string; pausedMs: number };
+
+export interface ForwardEngineOptions {
+  /** Where a delivery of `channel` goes; undefined: not forwarded (acknowledged as skipped). */
+  target: (channel: string) => string | undefined;
+  cursor: CursorStore;
+  /** The attempt (default: forwardDelivery with `timeoutMs`). */
+  attempt?: (delivery: Delivery, to: string, signal: AbortSignal) => Promise<ForwardResult>;
+  timeoutMs?: number;
+  /** Waits before each attempt (default the service's RETRY_SCHEDULE_MS: 0, 1, 5, 30 min). */
+  schedule?: readonly number[];
+  clock?: EngineClock;
+  /** Is the app's port open? (default: a TCP connect) */
+  probe?: (to: string) => Promise<boolean>;
+  /** How often a paused stream probes the app (default 200 ms). */
+  probeEveryMs?: number;
+  /** Deliveries retrying at once; past it the stream waits for one to settle (default 256). */
+  maxRetrying?: number;
+  onEvent?: (event: ForwardEvent) => void;
+  /** Tells the relay a later result of a delivery acknowledged while retrying (Subscription.report). */
+  report?: (seq: number, result: { status: number; state: ForwardStatus }) => void;
+  /** Told when the cursor could not be saved. */
+  log?: (line: string) => void;
+}
+
+interface Entry extends RetryingDelivery {
+  delivery?: Delivery;
+  timer?: unknown;
+  running?: boolean;
+  /** Its time came before the relay sent it again (after a restart). */
+  due?: boolean;
+}
+
+interface Outage {
+  to: string;
+  since: number;
+  error: string;
+  up: Promise<void>;
+  resolve: () => void;
+  reject: (err: Error) => void;
+  timer?: unknown;
+}
+
+class Stopped extends Error {
+  constructor() {
+    super('forwarding stopped');
+  }
+}
+
+function originOf(to: string): string {
+  try {
+    return new URL(to).origin;
+  } catch {
+    return to;
+  }
+}
+
+export class ForwardEngine {
+  private readonly clock: EngineClock;
+  private readonly entries = new Map<number, Entry>();
+  private readonly outages = new Map<string, Outage>();
+  private readonly abort = new AbortController();
+  private last: number | undefined;
+  private stopped = false;
+  private saving: Promise<void> = Promise.resolve();
+  private roomWaiters: (() => void)[] = [];
+
+  constructor(private readonly o: ForwardEngineOptions) {
+    this.clock = o.clock ?? realClock;
+    const c = o.cursor.load();
+    this.last = c?.lastSeq;
+    for (const r of c?.retrying ?? []) {
+      const e: Entry = { ...r };
+      this.entries.set(r.seq, e);
+      this.arm(e);
+    }
+  }
+
+  /**
+   * The seq to subscribe after: the last delivery handled, or just before the oldest retrying one
+   * (the relay sends it again). Undefined: never subscribed (start at the relay's head).
+   */
+  get since(): number | undefined {
+    let oldest: number | undefined;
+    for (const seq of this.entries.keys()) if (oldest === undefined || seq < oldest) oldest = seq;
+    if (oldest === undefined) return this.last;
+    return Math.min(this.last ?? oldest - 1, oldest - 1);
+  }
+
+  /** The last delivery handled (forwarded, refused for good, moved to the retrying set, or skipped). */
+  get lastSeq(): number | undefined {
+    return this.last;
+  }
+
+  /** The subscription opened at the relay's head `head`: the first resume point, if there is none. */
+  opened(head: number): void {
+    if (this.last !== undefined) return;
+    this.last = head;
+    void this.save();
+  }
+
+  /** Start after `seq` (`--since`): retrying deliveries at or before it are forgotten. */
+  startAfter(seq: number): void {
+    this.last = seq;
+    for (const e of [...this.entries.values()]) if (e.seq <= seq) this.forget(e);
+    void this.save();
+  }
+
+  /** Deliveries waiting for their next attempt, oldest first. */
+  retrying(): (RetryingDelivery & { inMs: number; running: boolean })[] {
+    const now = this.clock.now();
+    return [...this.entries.values()]
+      .sort((a, b) => a.seq - b.seq)
+      .map(({ delivery: _d, timer: _t, due: _u, running, ...r }) => ({ ...r, inMs: Math.max(0, r.nextAt - now), running: running === true }));
+  }
+
+  /** Apps the stream is paused on (unreachable), and since when. */
+  paused(): { to: string; since: number; error: string }[] {
+    return [...this.outages.values()].map(({ to, since, error }) => ({ to, since, error }));
+  }
+
+  /** The subscription's handler: resolves when the delivery may be acknowledged (with the app's status). */
+  handle = async (d: Delivery): Promise<DeliveryHandled> => {
+    if (this.stopped) throw new Stopped();
+    const held = this.entries.get(d.seq);
+    if (held) {
+      // A retrying delivery sent again after a restart: kept for its next attempt.
+      held.delivery ??= d;
+      if (held.due) void this.runRetry(held);
+      return;
+    }
+    if (this.last !== undefined && d.seq <= this.last) return; // handled before the restart
+    const to = d.verification === 'rejected' ? undefined : this.o.target(d.channel);
+    if (!to) {
+      const reason = d.verification === 'rejected' ? `rejected: ${d.reason ?? 'bad signature'}` : 'no forward URL for this channel';
+      this.emit({ kind: 'skipped', seq: d.seq, channel: d.channel, event: d.event, reason });
+      await this.advance(d.seq);
+      return;
+    }
+    await this.room();
+    return this.forwardNew(d, to);
+  };
+
+  private async forwardNew(d: Delivery, to: string): Promise<DeliveryHandled> {
+    const about = { seq: d.seq, channel: d.channel, event: d.event };
+    for (;;) {
+      await this.reachable(to);
+      const r = await this.attempt(d, to);
+      const outcome = classify(r);
+      if (outcome === 'unreachable') {
+        this.markDown(to, r.error ?? 'unreachable');
+        continue;
+      }
+      if (outcome === 'retry') {
+        const wait = this.waitAfter(1, r);
+        if (wait !== undefined) {
+          const e: Entry = { ...about, attempts: 1, nextAt: this.clock.now() + wait, delivery: d, ...this.lastOf(r) };
+          this.entries.set(d.seq, e);
+          this.arm(e);
+          this.emit({ ...about, kind: 'retrying', attempts: 1, inMs: wait, ...this.shown(r) });
+        } else this.emit({ ...about, kind: 'failed', attempts: 1, ...this.shown(r) });
+      } else this.emit({ ...about, kind: outcome, status: r.status!, durationMs: r.durationMs, attempts: 1 });
+      await this.advance(d.seq);
+      return r.status === undefined ? undefined : { forwarded: { status: r.status } };
+    }
+  }
+
+  /** One retry of a retrying delivery (its timer fired, or Retry Now). */
+  private async runRetry(e: Entry): Promise<void> {
+    if (e.running || this.stopped || this.entries.get(e.seq) !== e) return;
+    if (!e.delivery) {
+      e.due = true; // the relay has not sent it again yet: it runs when it arrives
+      return;
+    }
+    const to = this.o.target(e.channel);
+    if (!to) return this.settle(e, { kind: 'skipped', seq: e.seq, channel: e.channel, event: e.event, reason: 'no forward URL for this channel' });
+    e.running = true;
+    e.due = false;
+    try {
+      for (;;) {
+        await this.reachable(to);
+        const r = await this.attempt(e.delivery, to);
+        if (this.entries.get(e.seq) !== e) return; // skipped meanwhile
+        const outcome = classify(r);
+        if (outcome === 'unreachable') {
+          this.markDown(to, r.error ?? 'unreachable');
+          continue;
+        }
+        e.attempts++;
+        const about = { seq: e.seq, channel: e.channel, event: e.event, attempts: e.attempts };
+        const wait = outcome === 'retry' ? this.waitAfter(e.attempts, r) : undefined;
+        if (wait !== undefined) {
+          Object.assign(e, { nextAt: this.clock.now() + wait }, this.lastOf(r));
+          this.arm(e);
+          this.emit({ ...about, kind: 'retrying', inMs: wait, ...this.shown(r) });
+          this.report(e.seq, r.status, 'pending');
+          void this.save(); // not awaited: `running` must be off before the next timer can fire
+          return;
+        }
+        if (outcome === 'retry') this.settle(e, { ...about, kind: 'failed', ...this.shown(r) }, r.status, 'failed');
+        else this.settle(e, { ...about, kind: outcome, status: r.status!, durationMs: r.durationMs }, r.status, outcome === 'delivered' ? 'ok' : 'failed');
+        return;
+      }
+    } catch (err) {
+      if (!(err instanceof Stopped)) throw err;
+    } finally {
+      e.running = false;
+    }
+  }
+
+  /** Attempts the retrying deliveries (all, or `seq`) now, and probes paused apps now. Returns how many were started. */
+  retryNow(seq?: number): number {
+    let n = 0;
+    for (const e of this.entries.values()) {
+      if ((seq !== undefined && e.seq !== seq) || e.running) continue;
+      e.nextAt = this.clock.now();
+      this.arm(e, 0);
+      n++;
+    }
+    if (seq === undefined) for (const o of this.outages.values()) this.probeSoon(o, 0);
+    return n;
+  }
+
+  /** Stops retrying `seq` (the relay keeps its last result; `service-hooks replay` sends it again). */
+  skip(seq: number): boolean {
+    const e = this.entries.get(seq);
+    if (!e) return false;
+    this.settle(e, { kind: 'skipped', seq, channel: e.channel, event: e.event, reason: 'skipped' }, e.lastStatus, 'failed');
+    return true;
+  }
+
+  /** Ends everything: timers cleared, a handler waiting for the app throws (its delivery is not acknowledged). */
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.abort.abort(new Stopped());
+    for (const e of this.entries.values()) this.clock.clearTimeout(e.timer);
+    for (const o of this.outages.values()) {
+      this.clock.clearTimeout(o.timer);
+      o.reject(new Stopped());
+    }
+    for (const w of this.roomWaiters.splice(0)) w();
+  }
+
+  /** Resolves once everything handled so far is in the cursor store. */
+  flushed(): Promise<void> {
+    return this.saving;
+  }
+
+  private async attempt(d: Delivery, to: string): Promise<ForwardResult> {
+    if (this.stopped) throw new Stopped();
+    const r = this.o.attempt
+      ? await this.o.attempt(d, to, this.abort.signal)
+      : await forwardDelivery(d, to, { timeoutMs: this.o.timeoutMs, signal: this.abort.signal });
+    if (this.stopped) throw new Stopped();
+    return r;
+  }
+
+  private waitAfter(attemptsDone: number, r: ForwardResult): number | undefined {
+    return nextRetryDelay(attemptsDone, { schedule: this.o.schedule, retryAfterMs: parseRetryAfter(r.retryAfter, this.clock.now()) });
+  }
+
+  /** What an entry keeps of a failed attempt. */
+  private lastOf(r: ForwardResult): { lastStatus: number | undefined; lastError: string | undefined } {
+    return { lastStatus: r.status, lastError: r.status === undefined ? r.error : undefined };
+  }
+
+  /** What an event says of an attempt. */
+  private shown(r: ForwardResult): { status?: number; error?: string } {
+    return r.status !== undefined ? { status: r.status } : { error: r.error };
+  }
+
+  private arm(e: Entry, ms = e.nextAt - this.clock.now()): void {
+    this.clock.clearTimeout(e.timer);
+    if (this.stopped) return;
+    e.timer = this.clock.setTimeout(() => void this.runRetry(e), Math.max(0, ms));
+  }
+
+  /** A retrying delivery is done (delivered, refused for good, given up or skipped). */
+  private settle(e: Entry, event: ForwardEvent, status?: number, state?: ForwardStatus): void {
+    this.forget(e);
+    this.emit(event);
+    if (state) this.report(e.seq, status, state);
+    void this.save();
+  }
+
+  private forget(e: Entry): void {
+    this.clock.clearTimeout(e.timer);
+    this.entries.delete(e.seq);
+    for (const w of this.roomWaiters.splice(0)) w();
+  }
+
+  private report(seq: number, status: number | undefined, state: ForwardStatus): void {
+    if (status !== undefined) this.o.report?.(seq, { status, state });
+  }
+
+  /** Waits while the retrying set is full. */
+  private async room(): Promise<void> {
+    while (this.entries.size >= (this.o.maxRetrying ?? 256)) {
+      await new Promise<void>((r) => this.roomWaiters.push(r));
+      if (this.stopped) throw new Stopped();
+    }
+  }
+
+  /** Resolves at once, or when the app of `to` answers its probe again. */
+  private reachable(to: string): Promise<void> {
+    if (this.stopped) return Promise.reject(new Stopped());
+    return this.outages.get(originOf(to))?.up ?? Promise.resolve();
+  }
+
+  private markDown(to: string, error: string): void {
+    const key = originOf(to);
+    if (this.outages.has(key) || this.stopped) return;
+    let resolve!: () => void;
+    let reject!: (err: Error) => void;
+    const up = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
+    up.catch(() => undefined);
+    const o: Outage = { to, since: this.clock.now(), error, up, resolve, reject };
+    this.outages.set(key, o);
+    this.emit({ kind: 'paused', to, error });
+    this.probeSoon(o, this.o.probeEveryMs ?? 200);
+  }
+
+  private probeSoon(o: Outage, ms: number): void {
+    this.clock.clearTimeout(o.timer);
+    o.timer = this.clock.setTimeout(async () => {
+      const up = await (this.o.probe ?? probePort)(o.to);
+      if (this.stopped || this.outages.get(originOf(o.to)) !== o) return;
+      if (!up) return this.probeSoon(o, this.o.probeEveryMs ?? 200);
+      this.outages.delete(originOf(o.to));
+      this.emit({ kind: 'resumed', to: o.to, pausedMs: this.clock.now() - o.since });
+      o.resolve();
+    }, ms);
+  }
+
+  private async advance(seq: number): Promise<void> {
+    if (this.last === undefined || seq > this.last) this.last = seq;
+    await this.save();
+  }
+
+  private save(): Promise<void> {
+    const snapshot: ForwardCursor = {
+      ...(this.last !== undefined ? { lastSeq: this.last } : {}),
+      retrying: this.retrying().map(({ inMs: _i, running: _r, ...r }) => r),
+    };
+    this.saving = this.saving
+      .then(() => this.o.cursor.save(snapshot))
+      .then(undefined, (err: Error) => this.o.log?.(`forward: could not keep the resume point (${err.message}); a restart may forward some deliveries again`));
+    return this.saving;
+  }
+
+  private emit(e: ForwardEvent): void {
+    this.o.onEvent?.(e);
+  }
+}

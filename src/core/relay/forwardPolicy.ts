@@ -1,0 +1,95 @@
+// The forwarding rules, once, for every forwarder (the relay's --forward, `service-hooks forward`
+// and the editor). Pure: no I/O, no timers, no clock of its own.
+//
+//   the app's answer                        outcome        what happens
+//   2xx                                      delivered      acknowledged
+//   4xx other than 408 and 429 (also 1xx/3xx) final         recorded, shown, acknowledged; one attempt
+//   5xx, 408, 429, no answer within deadline  retry          retried on the schedule (Retry-After honoured) while later deliveries go on
+//   connection refused / reset, DNS failure   unreachable    the stream pauses in order; it drains once the app's port answers
+import { RETRY_SCHEDULE_MS } from '../defaults';
+
+export type ForwardOutcome = 'delivered' | 'final' | 'retry' | 'unreachable';
+
+/** What one attempt returned, as far as the rules care. */
+export interface AttemptFacts {
+  /** The app's HTTP status; absent when it never answered. */
+  status?: number;
+  /** Why there was no answer: `CODE: words` (a Node/undici error code first) or words. */
+  error?: string;
+}
+
+/** Error codes that mean the app is not there at all (nothing was answered; every delivery would fail alike). */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENETDOWN',
+  'EPIPE',
+  'ECONNABORTED',
+  'UND_ERR_SOCKET',
+]);
+
+/** Statuses the app may answer differently next time: retried on the schedule. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 429 || (status >= 500 && status <= 599);
+}
+
+/** The error code an attempt's error starts with (`ECONNREFUSED: connect ECONNREFUSED …`), if any. */
+export function errorCode(error: string | undefined): string | undefined {
+  return error === undefined ? undefined : /^([A-Z][A-Z0-9_]+):/.exec(error)?.[1];
+}
+
+/** Classifies one attempt by the rules above. */
+export function classify(a: AttemptFacts): ForwardOutcome {
+  if (a.status !== undefined) {
+    if (a.status >= 200 && a.status <= 299) return 'delivered';
+    return isRetryableStatus(a.status) ? 'retry' : 'final';
+  }
+  const code = errorCode(a.error);
+  if (code !== undefined && UNREACHABLE_CODES.has(code)) return 'unreachable';
+  return 'retry'; // a time-out, or an answer cut short: the app is there but did not answer in time
+}
+
+/** Retry-After is honoured up to this (a longer one is cut to it). */
+export const MAX_RETRY_AFTER_MS = 60 * 60_000;
+
+/**
+ * A Retry-After header value in ms from `nowMs`: delta-seconds or an HTTP date; undefined when
+ * absent or malformed. Negative (a date in the past) is 0; more than MAX_RETRY_AFTER_MS is cut to it.
+ */
+export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim();
+  let ms: number;
+  if (/^\d+$/.test(v)) ms = Number(v) * 1000;
+  else {
+    const at = Date.parse(v);
+    if (!/[A-Za-z]/.test(v) || Number.isNaN(at)) return undefined;
+    ms = at - nowMs;
+  }
+  return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms));
+}
+
+/**
+ * The wait before the next attempt after `attemptsDone` attempts failed with a retryable outcome,
+ * or undefined when the schedule is used up (the delivery has failed). The schedule is the
+ * service's (RETRY_SCHEDULE_MS: at once, then 1, 5 and 30 minutes after the previous attempt);
+ * a Retry-After the app sent replaces the schedule's wait for that one retry.
+ */
+export function nextRetryDelay(attemptsDone: number, options: { schedule?: readonly number[]; retryAfterMs?: number } = {}): number | undefined {
+  const schedule = options.schedule?.length ? options.schedule : RETRY_SCHEDULE_MS;
+  if (attemptsDone >= schedule.length) return undefined;
+  return options.retryAfterMs ?? schedule[attemptsDone]!;
+}
+
+/** A wait in words for a person: `in 40 s`, `in 1 min`, `in 30 min`, `now`. */
+export function inWords(ms: number): string {
+  if (ms < 1000) return 'now';
+  if (ms < 60_000) return `in ${Math.round(ms / 1000)} s`;
+  if (ms < 3_600_000) return `in ${Math.round(ms / 60_000)} min`;
+  return `in ${Math.round(ms / 3_600_000)} h`;
+}
