@@ -3,8 +3,9 @@
 // is the delivery's seq, the same on every relay instance; ingress's 200 waits for JetStream's
 // publish acknowledgement (a quorum write on a replicated stream). Every instance builds the same
 // index by consuming both streams, so subscribers and the API see deliveries ingested anywhere.
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { DeliverPolicy, headers as natsHeaders, StorageType, type ConsumerMessages, type JetStreamClient, type JsMsg, type JetStreamManager, type NatsConnection } from 'nats';
+import { DeliverPolicy, headers as natsHeaders, StorageType, type ConsumerMessages, type JetStreamClient, type JsMsg, type JetStreamManager, type MsgHdrs, type NatsConnection } from 'nats';
 import type { ChannelStatus, ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../../src/core/relay/protocol';
 import { StoreUnavailableError } from '../errors';
 import { headerRecord } from '../store';
@@ -26,12 +27,18 @@ export interface NatsStoreOptions {
   retention?: { maxCount?: number; maxAgeMs?: number };
   /** How long a publish waits for JetStream's acknowledgement (default 5 s). */
   ackTimeoutMs?: number;
+  /** How long ingress tries to get a delivery acknowledged before answering 503 (default 7 s). */
+  publishBudgetMs?: number;
+  /** Publishes that may wait for a stream leader at once; more are answered 503 at once (default 512). */
+  maxWaitingPublishes?: number;
   /** How often the index forgets what the streams' limits removed (default 5 s). */
   syncIntervalMs?: number;
   log?: (line: string) => void;
 }
 
 interface AttemptMessage {
+  /** Unique per attempt recorded (also its Nats-Msg-Id); absent in older records. */
+  id?: string;
   seq: number;
   attempt: ForwardAttempt;
   state?: ForwardState;
@@ -44,11 +51,13 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
   private readonly attemptsStream: string;
   private readonly indexedWaiters = new Map<number, (() => void)[]>();
   private readonly orphanAttempts = new Map<number, AttemptMessage[]>();
-  private readonly ownAttempts = new Set<number>();
+  /** Ids of the attempts this instance published (applied at once; their stream copy is skipped). */
+  private readonly ownAttempts = new Set<string>();
   private readonly stops: (() => void)[] = [];
   private readonly onReconnect: (() => void)[] = [];
   private syncTimer: NodeJS.Timeout | undefined;
   private highestSeq = 0;
+  private waitingPublishes = 0;
   private closed = false;
 
   private constructor(
@@ -115,8 +124,9 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
       this.onDelivery(m.seq, m.headers?.get(META_HEADER) ?? '', Number(m.headers?.get('Nats-Msg-Size') ?? 0));
     });
     await this.consumeFromStart(this.attemptsStream, false, (m) => {
-      if (this.ownAttempts.delete(m.seq)) return;
-      this.onAttempt(m.json<AttemptMessage>());
+      const a = m.json<AttemptMessage>();
+      if (a.id !== undefined && this.ownAttempts.delete(a.id)) return;
+      this.onAttempt(a);
     });
   }
 
@@ -234,15 +244,43 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     const full = { ...meta, receivedAt: new Date().toISOString() };
     const h = natsHeaders();
     h.set(META_HEADER, JSON.stringify(full));
-    let seq: number;
-    try {
-      const ack = await this.js.publish(this.deliverySubject(meta.channel), body, { headers: h, timeout: this.options.ackTimeoutMs ?? 5000 });
-      seq = ack.seq;
-    } catch (err) {
-      throw new StoreUnavailableError(`JetStream did not acknowledge the delivery: ${(err as Error).message}`);
-    }
+    const seq = await this.publishDurably(this.deliverySubject(meta.channel), body, h);
     await this.indexed(seq);
     return this.index.get(seq) ?? { seq, summary: provisional(seq, full, body.length), attempts: [], receivedMs: Date.parse(full.receivedAt) };
+  }
+
+  /**
+   * Publishes until JetStream acknowledges, for at most `publishBudgetMs` (default 7 s). While a
+   * stream elects a new leader (its leader's server died or hangs) nats-server has no subscriber
+   * for the stream's subjects, so a publish fails at once with "503" (no responders), or times out;
+   * failing then turned one server's death into hundreds of 503s in a second. Each delivery carries
+   * a message id (Nats-Msg-Id), so a retry of a publish that was stored after all is recognised
+   * within the stream's duplicate window and answers the first one's seq. Past the budget, or with
+   * more publishes waiting than `maxWaitingPublishes`, the caller gets StoreUnavailableError (503
+   * with Retry-After) instead of a hang.
+   */
+  private async publishDurably(subject: string, body: Buffer, h: MsgHdrs | undefined, what = 'the delivery', msgID: string = randomUUID()): Promise<number> {
+    const deadline = Date.now() + (this.options.publishBudgetMs ?? 7000);
+    let waiting = false;
+    try {
+      for (let tries = 0; ; tries++) {
+        const timeout = Math.max(500, Math.min(this.options.ackTimeoutMs ?? 5000, deadline - Date.now()));
+        try {
+          return (await this.js.publish(subject, body, { ...(h ? { headers: h } : {}), msgID, timeout })).seq;
+        } catch (err) {
+          const why = (err as Error).message;
+          if (this.closed || Date.now() + 250 >= deadline || !retryablePublish(err)) throw new StoreUnavailableError(`JetStream did not acknowledge ${what}: ${why}`);
+          if (!waiting) {
+            if (this.waitingPublishes >= (this.options.maxWaitingPublishes ?? 512)) throw new StoreUnavailableError(`JetStream did not acknowledge ${what} (${why}) and ${this.waitingPublishes} others wait for it`);
+            this.waitingPublishes++;
+            waiting = true;
+          }
+          await new Promise((r) => setTimeout(r, Math.min(250 * (tries + 1), 1000)));
+        }
+      }
+    } finally {
+      if (waiting) this.waitingPublishes--;
+    }
   }
 
   /**
@@ -266,9 +304,17 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
 
   async recordAttempt(seq: number, attempt: ForwardAttempt, state?: ForwardState): Promise<void> {
     const channel = this.index.get(seq)?.summary.channel ?? '_';
-    const msg: AttemptMessage = { seq, attempt, ...(state ? { state } : {}) };
-    const ack = await this.js.publish(`${subjectRoot(this.attemptsStream)}.${channel}`, Buffer.from(JSON.stringify(msg)), { timeout: this.options.ackTimeoutMs ?? 5000 });
-    this.ownAttempts.add(ack.seq);
+    const id = randomUUID();
+    const msg: AttemptMessage = { id, seq, attempt, ...(state ? { state } : {}) };
+    // Known as this instance's before it is published: the stream's follower may hand it over
+    // before the publish's acknowledgement arrives, and must not apply it a second time.
+    this.ownAttempts.add(id);
+    try {
+      await this.publishDurably(`${subjectRoot(this.attemptsStream)}.${channel}`, Buffer.from(JSON.stringify(msg)), undefined, 'the attempt', id);
+    } catch (err) {
+      this.ownAttempts.delete(id); // may have been stored after all: then its follower applies it
+      throw err;
+    }
     this.onAttempt(msg);
   }
 
@@ -345,6 +391,13 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     for (const stop of this.stops) stop();
     await this.nc.drain().catch(() => undefined);
   }
+}
+
+/** A publish that may succeed when tried again: no stream leader yet (503), no answer in time, a reconnect. */
+function retryablePublish(err: unknown): boolean {
+  const { code, message } = err as { code?: string; message?: string };
+  if (/maximum (payload|messages|bytes)|exceeded|too large|not permitted|permissions/i.test(message ?? '')) return false;
+  return code === '503' || code === 'TIMEOUT' || /503|no responders|timeout|disconnect|reconnect|connection/i.test(`${code} ${message}`);
 }
 
 function subjectRoot(stream: string): string {
