@@ -5,7 +5,7 @@
 // index by consuming both streams, so subscribers and the API see deliveries ingested anywhere.
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { DeliverPolicy, headers as natsHeaders, StorageType, type ConsumerMessages, type JetStreamClient, type JsMsg, type JetStreamManager, type MsgHdrs, type NatsConnection } from 'nats';
+import { headers as natsHeaders, StorageType, type JetStreamClient, type JsMsg, type JetStreamManager, type MsgHdrs, type NatsConnection } from 'nats';
 import type { ChannelStatus, ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../../src/core/relay/protocol';
 import { StoreUnavailableError } from '../errors';
 import { headerRecord } from '../store';
@@ -13,6 +13,7 @@ import { headerRecord } from '../store';
 export { StoreUnavailableError };
 import type { DeliveryMeta, NewDelivery, PruneOptions, RelayStore, StoreEvents, StoredDelivery, StoreIntegrity, StoreListQuery } from '../storeTypes';
 import { DeliveryIndex } from './index';
+import { StreamFollower } from './streamFollower';
 import { sizeFields } from '../rejected';
 
 /** The delivery's meta (channel, time, verification, raw headers, targets) as JSON, beside the body bytes. */
@@ -36,6 +37,14 @@ export interface NatsStoreOptions {
   log?: (line: string) => void;
 }
 
+/** Direct get, which the client's JetStreamManager has but does not declare. */
+interface DirectGet {
+  direct: { getMessage(stream: string, query: { seq: number }): Promise<{ data: Uint8Array; header: MsgHdrs }> };
+}
+
+/** A follower behind the stream that handed nothing over for this long is started again. */
+const STALL_MS = 3000;
+
 interface AttemptMessage {
   /** Unique per attempt recorded (also its Nats-Msg-Id); absent in older records. */
   id?: string;
@@ -54,8 +63,11 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
   /** Ids of the attempts this instance published (applied at once; their stream copy is skipped). */
   private readonly ownAttempts = new Set<string>();
   private readonly stops: (() => void)[] = [];
-  private readonly onReconnect: (() => void)[] = [];
   private syncTimer: NodeJS.Timeout | undefined;
+  private watchTimer: NodeJS.Timeout | undefined;
+  private watching = false;
+  private readonly followers: StreamFollower[] = [];
+  private direct!: DirectGet['direct'];
   private highestSeq = 0;
   private waitingPublishes = 0;
   private closed = false;
@@ -76,11 +88,16 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
   static async open(nc: NatsConnection, options: NatsStoreOptions = {}): Promise<NatsStore> {
     const jsm = await nc.jetstreamManager();
     const store = new NatsStore(nc, jsm, options);
+    // Direct gets with a short time-out: a replica that hangs (a paused machine) is one of the
+    // queue group that answers them, so a read waits 1 s for it and is tried again (another
+    // replica answers), instead of waiting the API's 5 s each time.
+    store.direct = (await nc.jetstreamManager({ timeout: 1000 }) as JetStreamManager & DirectGet).direct;
     await retrying(() => store.ensureStreams(), options.log);
-    void store.watchConnection();
     await store.startConsumers();
     store.syncTimer = setInterval(() => void store.syncFirstSeq().catch(() => undefined), options.syncIntervalMs ?? 5000);
     store.syncTimer.unref();
+    store.watchTimer = setInterval(() => void store.watchFollowers(), 1000);
+    store.watchTimer.unref();
     return store;
   }
 
@@ -99,7 +116,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
       { name: this.attemptsStream, subjects: [`${subjectRoot(this.attemptsStream)}.>`], max_msgs: r.maxCount ? r.maxCount * 10 : -1 },
     ];
     for (const s of streams) {
-      const config = { ...s, storage: StorageType.File, num_replicas: replicas, max_age: maxAge };
+      const config = { ...s, storage: StorageType.File, num_replicas: replicas, max_age: maxAge, allow_direct: true };
       try {
         await this.jsm.streams.info(s.name);
         await this.jsm.streams.update(s.name, config);
@@ -108,13 +125,6 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
         await this.jsm.streams.add(config);
         this.options.log?.(`store: created JetStream stream ${s.name} (replicas ${replicas})`);
       }
-    }
-  }
-
-  /** Follows the connection's status: after a reconnect the stream followers start again. */
-  private async watchConnection(): Promise<void> {
-    for await (const st of this.nc.status()) {
-      if (st.type === 'reconnect') for (const restart of this.onReconnect) restart();
     }
   }
 
@@ -131,46 +141,58 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
   }
 
   /**
-   * Follows a stream from its start with an ordered consumer and resolves once it has handed over
-   * what the stream held at that moment. After a reconnect (the server it was on may be gone) it
-   * follows again from the last message it handed over, so the index never stalls or repeats.
+   * Follows a stream from its start (a StreamFollower) and resolves once it has handed over what
+   * the stream held at that moment.
    */
   private async consumeFromStart(stream: string, headersOnly: boolean, onMessage: (m: JsMsg) => void): Promise<void> {
     const info = await this.jsm.streams.info(stream);
     if (stream === this.deliveries) this.highestSeq = Math.max(this.highestSeq, info.state.last_seq);
     const loaded = info.state.messages === 0 ? 0 : info.state.last_seq;
-    let last = 0;
-    let current: ConsumerMessages | undefined;
     let caughtUp!: () => void;
     const initial = new Promise<void>((r) => (caughtUp = r));
     if (loaded === 0) caughtUp();
-    const follow = async () => {
-      const opts = last > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: last + 1 } : {};
-      const consumer = await this.js.consumers.get(stream, { ...opts, ...(headersOnly ? { headers_only: true } : {}) });
-      const messages = await consumer.consume({ expires: 5000 });
-      current = messages;
-      for await (const m of messages) {
-        if (m.seq <= last) continue;
-        last = m.seq;
-        onMessage(m);
-        if (m.seq >= loaded) caughtUp();
-      }
-    };
-    let generation = 0;
-    const restart = () => {
-      if (this.closed) return;
-      const mine = ++generation;
-      current?.stop();
-      void follow().catch((err) => {
-        // Right after a reconnect the JetStream API may still time out: try again shortly.
-        this.options.log?.(`store: following ${stream} failed (${(err as Error).message}); trying again`);
-        setTimeout(() => mine === generation && restart(), 1000).unref();
-      });
-    };
-    this.stops.push(() => current?.stop());
-    this.onReconnect.push(restart);
-    restart();
+    const handles = { js: this.js, jsm: this.jsm, absent: (s: string, seq: number) => this.absent(s, seq), ...(this.options.log ? { log: this.options.log } : {}) };
+    const f = new StreamFollower(stream, headersOnly, handles, (m) => {
+      onMessage(m);
+      if (m.seq >= loaded) caughtUp();
+    }, loaded);
+    this.stops.push(() => f.stop());
+    this.followers.push(f);
+    void f.run();
     await initial;
+  }
+
+  private async absent(stream: string, seq: number): Promise<boolean> {
+    try {
+      await this.direct.getMessage(stream, { seq });
+      return false;
+    } catch (err) {
+      return /no message found|not found/i.test((err as Error).message);
+    }
+  }
+
+  /**
+   * Restarts a follower that is behind what the stream is known to hold and has handed nothing
+   * over for STALL_MS. An ordered consumer lives on one server (its stream's leader when it was
+   * made): when that server dies or hangs and the relay's own connection stays up, the client's
+   * ordered consumer notices by missed heartbeats and then needs the JetStream API, which answers
+   * only once the stream has a new leader; in a rolling restart that left the index (and with it
+   * every subscriber of this instance) 20 s behind. What the stream holds is known from this
+   * instance's own acknowledged publishes and from the stream's info, read every tick.
+   */
+  private async watchFollowers(): Promise<void> {
+    if (this.watching || this.closed) return;
+    this.watching = true;
+    try {
+      for (const f of this.followers) {
+        const info = await this.jsm.streams.info(f.stream).catch(() => undefined);
+        if (info) f.known = Math.max(f.known, info.state.last_seq);
+        if (f.known <= f.last || Date.now() - f.progressAt < STALL_MS) continue;
+        f.startOver(`stalled at seq ${f.last}, seq ${f.known} exists`);
+      }
+    } finally {
+      this.watching = false;
+    }
   }
 
   private onDelivery(seq: number, metaText: string, size: number): void {
@@ -245,6 +267,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     const h = natsHeaders();
     h.set(META_HEADER, JSON.stringify(full));
     const seq = await this.publishDurably(this.deliverySubject(meta.channel), body, h);
+    this.knownUpTo(this.deliveries, seq);
     await this.indexed(seq);
     return this.index.get(seq) ?? { seq, summary: provisional(seq, full, body.length), attempts: [], receivedMs: Date.parse(full.receivedAt) };
   }
@@ -283,19 +306,20 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     }
   }
 
+  private knownUpTo(stream: string, seq: number): void {
+    for (const f of this.followers) if (f.stream === stream) f.known = Math.max(f.known, seq);
+  }
+
   /**
-   * Resolves once the index holds `seq`, or after 2 s (the delivery is durable either way). A
-   * follower that has not seen an acknowledged seq by then is stuck (its consumer was on a server
-   * that went away): the followers start again from what they last saw.
+   * Resolves once the index holds `seq`, or after 2 s (the delivery is durable either way).
    */
   private indexed(seq: number): Promise<void> {
     if (this.index.get(seq) || this.index.firstSeq > seq) return Promise.resolve();
     return new Promise((resolve) => {
-      const t = setTimeout(() => {
-        this.options.log?.(`store: seq ${seq} was acknowledged but has not reached the index; following the streams again`);
-        for (const restart of this.onReconnect) restart();
-        resolve();
-      }, 2000);
+      // Not restarting the followers here: with a burst in flight every post's wait ran out in
+      // turn, and each restart dropped the ordered consumer being created; the watchdog
+      // (watchFollowers) restarts a stalled follower at most every STALL_MS.
+      const t = setTimeout(resolve, 2000);
       const list = this.indexedWaiters.get(seq) ?? [];
       list.push(() => (clearTimeout(t), resolve()));
       this.indexedWaiters.set(seq, list);
@@ -310,7 +334,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     // before the publish's acknowledgement arrives, and must not apply it a second time.
     this.ownAttempts.add(id);
     try {
-      await this.publishDurably(`${subjectRoot(this.attemptsStream)}.${channel}`, Buffer.from(JSON.stringify(msg)), undefined, 'the attempt', id);
+      this.knownUpTo(this.attemptsStream, await this.publishDurably(`${subjectRoot(this.attemptsStream)}.${channel}`, Buffer.from(JSON.stringify(msg)), undefined, 'the attempt', id));
     } catch (err) {
       this.ownAttempts.delete(id); // may have been stored after all: then its follower applies it
       throw err;
@@ -342,14 +366,24 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     return this.index.channels();
   }
 
+  /**
+   * A delivery's stream message, by direct get (the stream allows it): any current replica
+   * answers, not only the leader, so subscribers get bodies while the stream elects a leader
+   * (the leader-only STREAM.MSG.GET timed out then, and a subscriber's delivery went out without
+   * its body or waited for it). Tried again for up to 10 s when no replica answers.
+   */
   async read(seq: number): Promise<{ meta: DeliveryMeta; body: Buffer } | undefined> {
-    try {
-      const m = await this.jsm.streams.getMessage(this.deliveries, { seq });
-      const meta = JSON.parse(m.header.get(META_HEADER)) as Omit<DeliveryMeta, 'seq'>;
-      return { meta: { ...meta, seq }, body: Buffer.from(m.data) };
-    } catch (err) {
-      if (/no message found|not found/i.test((err as Error).message)) return undefined;
-      throw err;
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      try {
+        const m = await this.direct.getMessage(this.deliveries, { seq });
+        const meta = JSON.parse(m.header.get(META_HEADER)) as Omit<DeliveryMeta, 'seq'>;
+        return { meta: { ...meta, seq }, body: Buffer.from(m.data) };
+      } catch (err) {
+        if (/no message found|not found/i.test((err as Error).message)) return undefined;
+        if (this.closed || Date.now() + 250 >= deadline || !retryablePublish(err)) throw err;
+        await new Promise((r) => setTimeout(r, 250));
+      }
     }
   }
 
@@ -388,6 +422,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.syncTimer);
+    clearInterval(this.watchTimer);
     for (const stop of this.stops) stop();
     await this.nc.drain().catch(() => undefined);
   }
