@@ -172,13 +172,10 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
   }
 
   /**
-   * Restarts a follower that is behind what the stream is known to hold and has handed nothing
-   * over for STALL_MS. An ordered consumer lives on one server (its stream's leader when it was
-   * made): when that server dies or hangs and the relay's own connection stays up, the client's
-   * ordered consumer notices by missed heartbeats and then needs the JetStream API, which answers
-   * only once the stream has a new leader; in a rolling restart that left the index (and with it
-   * every subscriber of this instance) 20 s behind. What the stream holds is known from this
-   * instance's own acknowledged publishes and from the stream's info, read every tick.
+   * Starts over a follower that is behind what the stream is known to hold and has handed nothing
+   * over for STALL_MS (its consumer stopped handing out: its leader moved mid-pull, or it is being
+   * re-created while the stream elects). What the stream holds is known from this instance's own
+   * acknowledged publishes and from the stream's info, read every tick.
    */
   private async watchFollowers(): Promise<void> {
     if (this.watching || this.closed) return;
