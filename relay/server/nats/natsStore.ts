@@ -162,9 +162,13 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     await initial;
   }
 
+  /**
+   * Asks the stream's leader (not a direct get: a replica that is behind answers "not found" for a
+   * message it has not received yet, and the follower would skip it for good).
+   */
   private async absent(stream: string, seq: number): Promise<boolean> {
     try {
-      await this.direct.getMessage(stream, { seq });
+      await this.jsm.streams.getMessage(stream, { seq });
       return false;
     } catch (err) {
       return /no message found|not found/i.test((err as Error).message);
@@ -377,8 +381,10 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
         const meta = JSON.parse(m.header.get(META_HEADER)) as Omit<DeliveryMeta, 'seq'>;
         return { meta: { ...meta, seq }, body: Buffer.from(m.data) };
       } catch (err) {
-        if (/no message found|not found/i.test((err as Error).message)) return undefined;
-        if (this.closed || Date.now() + 250 >= deadline || !retryablePublish(err)) throw err;
+        // "Not found" from a replica may only mean it is behind: only the leader's word counts.
+        const notFound = /no message found|not found/i.test((err as Error).message);
+        if (notFound && (await this.absent(this.deliveries, seq))) return undefined;
+        if (this.closed || Date.now() + 250 >= deadline || !(notFound || retryablePublish(err))) throw err;
         await new Promise((r) => setTimeout(r, 250));
       }
     }

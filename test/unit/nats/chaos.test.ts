@@ -97,7 +97,7 @@ describe('team relay fail-over under a burst (3 nats-server, 2 relays; bounded c
   }
 
   /** Runs the burst through `fault` (resolves once the fault is over) and checks what arrived. */
-  async function scenario(name: string, fault: () => Promise<string>): Promise<void> {
+  async function scenario(name: string, fault: () => Promise<string>, elections = 1): Promise<void> {
     const seqBefore = await lastSeq();
     const load = burst({ secret: SECRET, senders: SENDERS, prefix: `${name}:`, target: (i) => (bAlive && i % 2 === 1 ? b.url : a.url) });
     await load.whenAcked(BEFORE);
@@ -132,11 +132,14 @@ describe('team relay fail-over under a burst (3 nats-server, 2 relays; bounded c
     assert.deepEqual(atApp.missing, [], `${name}: every delivery answered 200 reached the app within 30 s`);
     assert.deepEqual(atSub.missing, [], `${name}: every delivery answered 200 reached the subscriber within 30 s`);
     assert.ok(atApp.longestMs <= DEADLINE_MS && atSub.longestMs <= DEADLINE_MS, `${name}: every delivery at the app and the subscriber within 30 s of its 200`);
+    // Ingress holds a post while a stream elects; only a post in flight when an election outlasts
+    // the hold gets 503, so at most one per sender and election (it was every post of the window).
+    assert.ok((load.failed.get('503') ?? 0) <= SENDERS * elections, `${name}: ${load.failed.get('503')} posts answered 503`);
     assert.equal(load.without503RetryAfter, 0, `${name}: every 503 says Retry-After`);
   }
 
-  /** Kills `node` (-9), lets the burst run on two servers, then restarts it and waits for the quorum of three. */
-  async function killAndRestart(node: NatsNode | undefined, role: string): Promise<string> {
+  /** Kills `node` (-9); the burst goes on with two servers (the scenario restarts it afterwards). */
+  async function killed(node: NatsNode | undefined, role: string): Promise<string> {
     assert.ok(node, `the ${role} is known`);
     await node.kill();
     return node.name;
@@ -155,7 +158,7 @@ describe('team relay fail-over under a burst (3 nats-server, 2 relays; bounded c
   ] as const) {
     scenarioIt(name, async () => {
       let victim: NatsNode | undefined;
-      await scenario(name, async () => killAndRestart((victim = await role()), name));
+      await scenario(name, async () => killed((victim = await role()), name));
       await restored(victim!);
     });
   }
@@ -169,7 +172,7 @@ describe('team relay fail-over under a burst (3 nats-server, 2 relays; bounded c
       await new Promise((r) => setTimeout(r, PAUSE_MS)); // the fault's length, not a wait for an event
       victim.process.kill('SIGCONT');
       return victim.name;
-    });
+    }, 2); // the leader's replacement, and the step-down of the old one when it wakes
     await restored(victim!);
   });
 
@@ -180,7 +183,7 @@ describe('team relay fail-over under a burst (3 nats-server, 2 relays; bounded c
         await restored(n);
       }
       return 'n1, n2, n3';
-    });
+    }, nats.nodes.length);
   });
 
   scenarioIt('relay B killed (-9)', async () => {
