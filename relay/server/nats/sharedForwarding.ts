@@ -86,7 +86,8 @@ export class SharedForwarding {
         deliver_policy: DeliverPolicy.New,
       });
     } else if (exists.config.max_deliver !== -1 || exists.config.ack_wait !== config.ack_wait) {
-      await jsm.consumers.update(stream, name, config);
+      // A consumer made by an earlier version (max_deliver = the schedule's length): lift the cap.
+      await jsm.consumers.update(stream, name, config).catch((err: Error) => this.options.log?.(`forward: could not update the consumer for ${target} (${err.message}); it keeps its old limits`));
     }
   }
 

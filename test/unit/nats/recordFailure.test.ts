@@ -8,7 +8,8 @@ import { Agent } from 'undici';
 import { connectNats } from '../../../relay/server/nats/connect';
 import { NatsStore } from '../../../relay/server/nats/natsStore';
 import { SharedForwarding } from '../../../relay/server/nats/sharedForwarding';
-import { StorageType } from 'nats';
+import { createHash } from 'node:crypto';
+import { AckPolicy, DeliverPolicy, StorageType } from 'nats';
 import { startTarget, until, type TargetApp } from '../relay/helpers';
 import { startNats, type NatsCluster } from './natsServers';
 
@@ -50,5 +51,21 @@ describe('shared forwarding on JetStream: a failed bookkeeping write strands no 
     );
     assert.deepEqual([state.status, state.lastStatus], ['ok', 200]);
     assert.ok(app.received.length > schedule.length, `posted again after each failed record (${app.received.length} posts), never left for the hour-long schedule`);
+  });
+
+  it('lifts the hand-out cap of a forward consumer made by an earlier version', async () => {
+    const older = await NatsStore.open(await connectNats({ servers: nats.urls }), { prefix: 'OLD' });
+    const target = 'http://127.0.0.1:9/old';
+    const name = `fwd-${createHash('sha256').update(target).digest('hex').slice(0, 20)}`;
+    await older.manager.consumers.add('OLD_DELIVERIES', { durable_name: name, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.New, max_deliver: 4, ack_wait: 15e9 });
+    const f = new SharedForwarding(older, { targets: [target], schedule: [0, HOUR], timeoutMs: 1000, perTarget: 2, dispatcher: agent });
+    try {
+      await f.start();
+      const info = await older.manager.consumers.info('OLD_DELIVERIES', name);
+      assert.equal(info.config.max_deliver, -1);
+    } finally {
+      f.stop();
+      await older.close();
+    }
   });
 });
