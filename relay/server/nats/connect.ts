@@ -25,6 +25,11 @@ export async function connectNats(o: NatsConnectOptions): Promise<NatsConnection
     name: 'service-hooks-relay',
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
+    // A server that hangs (a paused or overloaded machine) keeps its TCP connection open: the
+    // client notices only when pings go unanswered. At the client's defaults (every 2 min, two
+    // outstanding) that took minutes; every 2 s, two outstanding, takes at most about 6 s.
+    pingInterval: 2000,
+    maxPingOut: 2,
     ...(user !== undefined ? { user } : {}),
     ...(pass !== undefined ? { pass } : {}),
     ...(tls ? { tls: {} } : {}),

@@ -3,8 +3,9 @@
 // is the delivery's seq, the same on every relay instance; ingress's 200 waits for JetStream's
 // publish acknowledgement (a quorum write on a replicated stream). Every instance builds the same
 // index by consuming both streams, so subscribers and the API see deliveries ingested anywhere.
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { DeliverPolicy, headers as natsHeaders, StorageType, type ConsumerMessages, type JetStreamClient, type JsMsg, type JetStreamManager, type NatsConnection } from 'nats';
+import { headers as natsHeaders, StorageType, type JetStreamClient, type JsMsg, type JetStreamManager, type MsgHdrs, type NatsConnection } from 'nats';
 import type { ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../../src/core/relay/protocol';
 import { StoreUnavailableError } from '../errors';
 import { headerRecord } from '../store';
@@ -13,6 +14,7 @@ export { StoreUnavailableError };
 import type { DeliveryMeta, KeyedChannelStatus, NewDelivery, StoreHealth, PruneOptions, RelayStore, StoreEvents, StoredDelivery, StoreIntegrity, StoreListQuery } from '../storeTypes';
 import { DeliveryIndex } from './index';
 import { channelKey } from '../channelKey';
+import { StreamFollower } from './streamFollower';
 import { sizeFields } from '../rejected';
 
 /** The delivery's meta (channel, time, verification, raw headers, targets) as JSON, beside the body bytes. */
@@ -27,12 +29,26 @@ export interface NatsStoreOptions {
   retention?: { maxCount?: number; maxAgeMs?: number };
   /** How long a publish waits for JetStream's acknowledgement (default 5 s). */
   ackTimeoutMs?: number;
+  /** How long ingress tries to get a delivery acknowledged before answering 503 (default 7 s). */
+  publishBudgetMs?: number;
+  /** Publishes that may wait for a stream leader at once; more are answered 503 at once (default 512). */
+  maxWaitingPublishes?: number;
   /** How often the index forgets what the streams' limits removed (default 5 s). */
   syncIntervalMs?: number;
   log?: (line: string) => void;
 }
 
+/** Direct get, which the client's JetStreamManager has but does not declare. */
+interface DirectGet {
+  direct: { getMessage(stream: string, query: { seq: number }): Promise<{ data: Uint8Array; header: MsgHdrs }> };
+}
+
+/** A follower behind the stream that handed nothing over for this long is started again. */
+const STALL_MS = 3000;
+
 interface AttemptMessage {
+  /** Unique per attempt recorded (also its Nats-Msg-Id); absent in older records. */
+  id?: string;
   seq: number;
   attempt: ForwardAttempt;
   state?: ForwardState;
@@ -45,11 +61,16 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
   private readonly attemptsStream: string;
   private readonly indexedWaiters = new Map<number, (() => void)[]>();
   private readonly orphanAttempts = new Map<number, AttemptMessage[]>();
-  private readonly ownAttempts = new Set<number>();
+  /** Ids of the attempts this instance published (applied at once; their stream copy is skipped). */
+  private readonly ownAttempts = new Set<string>();
   private readonly stops: (() => void)[] = [];
-  private readonly onReconnect: (() => void)[] = [];
   private syncTimer: NodeJS.Timeout | undefined;
+  private watchTimer: NodeJS.Timeout | undefined;
+  private watching = false;
+  private readonly followers: StreamFollower[] = [];
+  private direct!: DirectGet['direct'];
   private highestSeq = 0;
+  private waitingPublishes = 0;
   private closed = false;
   /** Why the connection to NATS is down (readiness), while it is. */
   private disconnected: string | undefined;
@@ -70,11 +91,17 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
   static async open(nc: NatsConnection, options: NatsStoreOptions = {}): Promise<NatsStore> {
     const jsm = await nc.jetstreamManager();
     const store = new NatsStore(nc, jsm, options);
-    await retrying(() => store.ensureStreams(), options.log);
     void store.watchConnection();
+    // Direct gets with a short time-out: a replica that hangs (a paused machine) is one of the
+    // queue group that answers them, so a read waits 1 s for it and is tried again (another
+    // replica answers), instead of waiting the API's 5 s each time.
+    store.direct = (await nc.jetstreamManager({ timeout: 1000 }) as JetStreamManager & DirectGet).direct;
+    await retrying(() => store.ensureStreams(), options.log);
     await store.startConsumers();
     store.syncTimer = setInterval(() => void store.syncFirstSeq().catch(() => undefined), options.syncIntervalMs ?? 5000);
     store.syncTimer.unref();
+    store.watchTimer = setInterval(() => void store.watchFollowers(), 1000);
+    store.watchTimer.unref();
     return store;
   }
 
@@ -93,7 +120,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
       { name: this.attemptsStream, subjects: [`${subjectRoot(this.attemptsStream)}.>`], max_msgs: r.maxCount ? r.maxCount * 10 : -1 },
     ];
     for (const s of streams) {
-      const config = { ...s, storage: StorageType.File, num_replicas: replicas, max_age: maxAge };
+      const config = { ...s, storage: StorageType.File, num_replicas: replicas, max_age: maxAge, allow_direct: true };
       try {
         await this.jsm.streams.info(s.name);
         await this.jsm.streams.update(s.name, config);
@@ -105,7 +132,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     }
   }
 
-  /** Follows the connection's status: after a reconnect the stream followers start again. */
+  /** Follows the connection's status for health (/readyz); the stream followers restart themselves (./streamFollower.ts). */
   private async watchConnection(): Promise<void> {
     for await (const st of this.nc.status()) {
       if (st.type === 'disconnect' && !this.disconnected) {
@@ -115,7 +142,6 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
       if (st.type !== 'reconnect') continue;
       if (this.disconnected) this.options.log?.(`store: connected to NATS again (${String(st.data)})`);
       this.disconnected = undefined;
-      for (const restart of this.onReconnect) restart();
     }
   }
 
@@ -125,52 +151,66 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
       this.onDelivery(m.seq, m.headers?.get(META_HEADER) ?? '', Number(m.headers?.get('Nats-Msg-Size') ?? 0));
     });
     await this.consumeFromStart(this.attemptsStream, false, (m) => {
-      if (this.ownAttempts.delete(m.seq)) return;
-      this.onAttempt(m.json<AttemptMessage>());
+      const a = m.json<AttemptMessage>();
+      if (a.id !== undefined && this.ownAttempts.delete(a.id)) return;
+      this.onAttempt(a);
     });
   }
 
   /**
-   * Follows a stream from its start with an ordered consumer and resolves once it has handed over
-   * what the stream held at that moment. After a reconnect (the server it was on may be gone) it
-   * follows again from the last message it handed over, so the index never stalls or repeats.
+   * Follows a stream from its start (a StreamFollower) and resolves once it has handed over what
+   * the stream held at that moment.
    */
   private async consumeFromStart(stream: string, headersOnly: boolean, onMessage: (m: JsMsg) => void): Promise<void> {
     const info = await this.jsm.streams.info(stream);
     if (stream === this.deliveries) this.highestSeq = Math.max(this.highestSeq, info.state.last_seq);
     const loaded = info.state.messages === 0 ? 0 : info.state.last_seq;
-    let last = 0;
-    let current: ConsumerMessages | undefined;
     let caughtUp!: () => void;
     const initial = new Promise<void>((r) => (caughtUp = r));
     if (loaded === 0) caughtUp();
-    const follow = async () => {
-      const opts = last > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: last + 1 } : {};
-      const consumer = await this.js.consumers.get(stream, { ...opts, ...(headersOnly ? { headers_only: true } : {}) });
-      const messages = await consumer.consume({ expires: 5000 });
-      current = messages;
-      for await (const m of messages) {
-        if (m.seq <= last) continue;
-        last = m.seq;
-        onMessage(m);
-        if (m.seq >= loaded) caughtUp();
-      }
-    };
-    let generation = 0;
-    const restart = () => {
-      if (this.closed) return;
-      const mine = ++generation;
-      current?.stop();
-      void follow().catch((err) => {
-        // Right after a reconnect the JetStream API may still time out: try again shortly.
-        this.options.log?.(`store: following ${stream} failed (${(err as Error).message}); trying again`);
-        setTimeout(() => mine === generation && restart(), 1000).unref();
-      });
-    };
-    this.stops.push(() => current?.stop());
-    this.onReconnect.push(restart);
-    restart();
+    const handles = { js: this.js, jsm: this.jsm, absent: (s: string, seq: number) => this.absent(s, seq), ...(this.options.log ? { log: this.options.log } : {}) };
+    const f = new StreamFollower(stream, headersOnly, handles, (m) => {
+      onMessage(m);
+      if (m.seq >= loaded) caughtUp();
+    }, loaded);
+    this.stops.push(() => f.stop());
+    this.followers.push(f);
+    void f.run();
     await initial;
+  }
+
+  /**
+   * Asks the stream's leader (not a direct get: a replica that is behind answers "not found" for a
+   * message it has not received yet, and the follower would skip it for good).
+   */
+  private async absent(stream: string, seq: number): Promise<boolean> {
+    try {
+      await this.jsm.streams.getMessage(stream, { seq });
+      return false;
+    } catch (err) {
+      return /no message found|not found/i.test((err as Error).message);
+    }
+  }
+
+  /**
+   * Starts over a follower that is behind what the stream is known to hold and has handed nothing
+   * over for STALL_MS (its consumer stopped handing out: its leader moved mid-pull, or it is being
+   * re-created while the stream elects). What the stream holds is known from this instance's own
+   * acknowledged publishes and from the stream's info, read every tick.
+   */
+  private async watchFollowers(): Promise<void> {
+    if (this.watching || this.closed) return;
+    this.watching = true;
+    try {
+      for (const f of this.followers) {
+        const info = await this.jsm.streams.info(f.stream).catch(() => undefined);
+        if (info) f.known = Math.max(f.known, info.state.last_seq);
+        if (f.known <= f.last || Date.now() - f.progressAt < STALL_MS) continue;
+        f.startOver(`stalled at seq ${f.last}, seq ${f.known} exists`);
+      }
+    } finally {
+      this.watching = false;
+    }
   }
 
   private onDelivery(seq: number, metaText: string, size: number): void {
@@ -248,30 +288,60 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     const full = { ...meta, receivedAt: new Date().toISOString() };
     const h = natsHeaders();
     h.set(META_HEADER, JSON.stringify(full));
-    let seq: number;
-    try {
-      const ack = await this.js.publish(this.deliverySubject(meta.channel), body, { headers: h, timeout: this.options.ackTimeoutMs ?? 5000 });
-      seq = ack.seq;
-    } catch (err) {
-      throw new StoreUnavailableError(`JetStream did not acknowledge the delivery: ${(err as Error).message}`);
-    }
+    const seq = await this.publishDurably(this.deliverySubject(meta.channel), body, h);
+    this.knownUpTo(this.deliveries, seq);
     await this.indexed(seq);
     return this.index.get(seq) ?? { seq, summary: provisional(seq, full, body.length), attempts: [], receivedMs: Date.parse(full.receivedAt), channelKey: channelKey(meta.channel, meta.gen) };
   }
 
   /**
-   * Resolves once the index holds `seq`, or after 2 s (the delivery is durable either way). A
-   * follower that has not seen an acknowledged seq by then is stuck (its consumer was on a server
-   * that went away): the followers start again from what they last saw.
+   * Publishes until JetStream acknowledges, for at most `publishBudgetMs` (default 7 s). While a
+   * stream elects a new leader (its leader's server died or hangs) nats-server has no subscriber
+   * for the stream's subjects, so a publish fails at once with "503" (no responders), or times out;
+   * failing then turned one server's death into hundreds of 503s in a second. Each delivery carries
+   * a message id (Nats-Msg-Id), so a retry of a publish that was stored after all is recognised
+   * within the stream's duplicate window and answers the first one's seq. Past the budget, or with
+   * more publishes waiting than `maxWaitingPublishes`, the caller gets StoreUnavailableError (503
+   * with Retry-After) instead of a hang.
+   */
+  private async publishDurably(subject: string, body: Buffer, h: MsgHdrs | undefined, what = 'the delivery', msgID: string = randomUUID()): Promise<number> {
+    const deadline = Date.now() + (this.options.publishBudgetMs ?? 7000);
+    let waiting = false;
+    try {
+      for (let tries = 0; ; tries++) {
+        const timeout = Math.max(500, Math.min(this.options.ackTimeoutMs ?? 5000, deadline - Date.now()));
+        try {
+          return (await this.js.publish(subject, body, { ...(h ? { headers: h } : {}), msgID, timeout })).seq;
+        } catch (err) {
+          const why = (err as Error).message;
+          if (this.closed || Date.now() + 250 >= deadline || !retryablePublish(err)) throw new StoreUnavailableError(`JetStream did not acknowledge ${what}: ${why}`);
+          if (!waiting) {
+            if (this.waitingPublishes >= (this.options.maxWaitingPublishes ?? 512)) throw new StoreUnavailableError(`JetStream did not acknowledge ${what} (${why}) and ${this.waitingPublishes} others wait for it`);
+            this.waitingPublishes++;
+            waiting = true;
+          }
+          await new Promise((r) => setTimeout(r, Math.min(250 * (tries + 1), 1000)));
+        }
+      }
+    } finally {
+      if (waiting) this.waitingPublishes--;
+    }
+  }
+
+  private knownUpTo(stream: string, seq: number): void {
+    for (const f of this.followers) if (f.stream === stream) f.known = Math.max(f.known, seq);
+  }
+
+  /**
+   * Resolves once the index holds `seq`, or after 2 s (the delivery is durable either way).
    */
   private indexed(seq: number): Promise<void> {
     if (this.index.get(seq) || this.index.firstSeq > seq) return Promise.resolve();
     return new Promise((resolve) => {
-      const t = setTimeout(() => {
-        this.options.log?.(`store: seq ${seq} was acknowledged but has not reached the index; following the streams again`);
-        for (const restart of this.onReconnect) restart();
-        resolve();
-      }, 2000);
+      // Not restarting the followers here: with a burst in flight every post's wait ran out in
+      // turn, and each restart dropped the ordered consumer being created; the watchdog
+      // (watchFollowers) restarts a stalled follower at most every STALL_MS.
+      const t = setTimeout(resolve, 2000);
       const list = this.indexedWaiters.get(seq) ?? [];
       list.push(() => (clearTimeout(t), resolve()));
       this.indexedWaiters.set(seq, list);
@@ -280,9 +350,17 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
 
   async recordAttempt(seq: number, attempt: ForwardAttempt, state?: ForwardState): Promise<void> {
     const channel = this.index.get(seq)?.summary.channel ?? '_';
-    const msg: AttemptMessage = { seq, attempt, ...(state ? { state } : {}) };
-    const ack = await this.js.publish(`${subjectRoot(this.attemptsStream)}.${channel}`, Buffer.from(JSON.stringify(msg)), { timeout: this.options.ackTimeoutMs ?? 5000 });
-    this.ownAttempts.add(ack.seq);
+    const id = randomUUID();
+    const msg: AttemptMessage = { id, seq, attempt, ...(state ? { state } : {}) };
+    // Known as this instance's before it is published: the stream's follower may hand it over
+    // before the publish's acknowledgement arrives, and must not apply it a second time.
+    this.ownAttempts.add(id);
+    try {
+      this.knownUpTo(this.attemptsStream, await this.publishDurably(`${subjectRoot(this.attemptsStream)}.${channel}`, Buffer.from(JSON.stringify(msg)), undefined, 'the attempt', id));
+    } catch (err) {
+      this.ownAttempts.delete(id); // may have been stored after all: then its follower applies it
+      throw err;
+    }
     this.onAttempt(msg);
   }
 
@@ -310,14 +388,26 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     return this.index.channels();
   }
 
+  /**
+   * A delivery's stream message, by direct get (the stream allows it): any current replica
+   * answers, not only the leader, so subscribers get bodies while the stream elects a leader
+   * (the leader-only STREAM.MSG.GET timed out then, and a subscriber's delivery went out without
+   * its body or waited for it). Tried again for up to 10 s when no replica answers.
+   */
   async read(seq: number): Promise<{ meta: DeliveryMeta; body: Buffer } | undefined> {
-    try {
-      const m = await this.jsm.streams.getMessage(this.deliveries, { seq });
-      const meta = JSON.parse(m.header.get(META_HEADER)) as Omit<DeliveryMeta, 'seq'>;
-      return { meta: { ...meta, seq }, body: Buffer.from(m.data) };
-    } catch (err) {
-      if (/no message found|not found/i.test((err as Error).message)) return undefined;
-      throw err;
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      try {
+        const m = await this.direct.getMessage(this.deliveries, { seq });
+        const meta = JSON.parse(m.header.get(META_HEADER)) as Omit<DeliveryMeta, 'seq'>;
+        return { meta: { ...meta, seq }, body: Buffer.from(m.data) };
+      } catch (err) {
+        // "Not found" from a replica may only mean it is behind: only the leader's word counts.
+        const notFound = /no message found|not found/i.test((err as Error).message);
+        if (notFound && (await this.absent(this.deliveries, seq))) return undefined;
+        if (this.closed || Date.now() + 250 >= deadline || !(notFound || retryablePublish(err))) throw err;
+        await new Promise((r) => setTimeout(r, 250));
+      }
     }
   }
 
@@ -362,9 +452,17 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.syncTimer);
+    clearInterval(this.watchTimer);
     for (const stop of this.stops) stop();
     await this.nc.drain().catch(() => undefined);
   }
+}
+
+/** A publish that may succeed when tried again: no stream leader yet (503), no answer in time, a reconnect. */
+function retryablePublish(err: unknown): boolean {
+  const { code, message } = err as { code?: string; message?: string };
+  if (/maximum (payload|messages|bytes)|exceeded|too large|not permitted|permissions/i.test(message ?? '')) return false;
+  return code === '503' || code === 'TIMEOUT' || /503|no responders|timeout|disconnect|reconnect|connection/i.test(`${code} ${message}`);
 }
 
 function subjectRoot(stream: string): string {

@@ -7,7 +7,7 @@
 // this instance; a forward it delivers is acked without a second post when its consumer hands it
 // out again.
 import { createHash } from 'node:crypto';
-import { AckPolicy, DeliverPolicy, type ConsumerMessages, type JsMsg } from 'nats';
+import { AckPolicy, DeliverPolicy, type Consumer, type ConsumerMessages, type JsMsg } from 'nats';
 import type { Dispatcher } from 'undici';
 import { SUBSCRIBER_TARGET, type ForwardAttempt, type ForwardState } from '../../../src/core/relay/protocol';
 import type { RetryFilter } from '../forwarder';
@@ -29,11 +29,23 @@ export interface SharedForwardingOptions {
   log?: (line: string) => void;
 }
 
+/** How soon a forward whose attempt could not be recorded is handed out again. */
+const RECORD_RETRY_MS = 1000;
+/**
+ * A claim (the consumer's ack_wait) lasts this long unless its instance says it is still working
+ * (every CLAIM_MS / 3 while it posts and records): a relay that died gives its claims up within
+ * 6 s rather than after the whole forward time-out plus 5 s.
+ */
+const CLAIM_MS = 6000;
+
 export class SharedForwarding {
-  private readonly running: ConsumerMessages[] = [];
+  private readonly running = new Set<ConsumerMessages>();
   private stopped = false;
   /** Forwards ("seq target") that retryNow is attempting, so a second request does not double them. */
   private readonly retrying = new Set<string>();
+  /** Hand-outs being worked on, per target (at most perTarget). */
+  private readonly inFlight = new Map<string, number>();
+  private readonly slotWaiters = new Map<string, (() => void)[]>();
 
   constructor(
     private readonly store: NatsStore,
@@ -42,33 +54,96 @@ export class SharedForwarding {
 
   /** Creates (or binds to) each target's durable consumer and starts taking deliveries from it. */
   async start(): Promise<void> {
-    for (const target of new Set(this.options.targets)) await this.startTarget(target);
+    for (const target of new Set(this.options.targets)) {
+      const name = `fwd-${createHash('sha256').update(target).digest('hex').slice(0, 20)}`;
+      await this.ensureConsumer(name, target);
+      void this.pull(name, target);
+    }
   }
 
-  /** One consumer per target over every channel; a delivery whose targets do not name it is skipped. */
-  private async startTarget(target: string): Promise<void> {
-    const name = `fwd-${createHash('sha256').update(target).digest('hex').slice(0, 20)}`;
+  /**
+   * One consumer per target over every channel; a delivery whose targets do not name it is skipped.
+   * max_deliver is unlimited: the retry schedule counts the attempts recorded in the store, not the
+   * consumer's hand-outs. (It was the schedule's length, and hand-outs that never reached a relay —
+   * to a pull request left on a server that died, or whose claim expired while the attempt could
+   * not be recorded — used those up, so the consumer stopped handing the delivery out: stranded.)
+   */
+  private async ensureConsumer(name: string, target: string): Promise<void> {
     const jsm = this.store.manager;
     const stream = this.store.deliveryStream;
+    const config = {
+      description: `service-hooks forward to ${target}`,
+      ack_wait: CLAIM_MS * 1e6,
+      max_deliver: -1,
+      max_ack_pending: this.options.perTarget,
+    };
     const exists = await jsm.consumers.info(stream, name).catch(() => undefined);
     if (!exists) {
       await jsm.consumers.add(stream, {
+        ...config,
         durable_name: name,
-        description: `service-hooks forward to ${target}`,
         filter_subject: this.store.deliverySubject('>'),
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DeliverPolicy.New,
-        ack_wait: (this.options.timeoutMs + 5000) * 1e6,
-        max_deliver: this.options.schedule.length,
-        max_ack_pending: this.options.perTarget,
       });
+    } else if (exists.config.max_deliver !== -1 || exists.config.ack_wait !== config.ack_wait) {
+      // A consumer made by an earlier version (max_deliver = the schedule's length): lift the cap.
+      await jsm.consumers.update(stream, name, config).catch((err: Error) => this.options.log?.(`forward: could not update the consumer for ${target} (${err.message}); it keeps its old limits`));
     }
-    const consumer = await this.store.client.consumers.get(stream, name);
-    const messages = await consumer.consume({ max_messages: this.options.perTarget });
-    this.running.push(messages);
-    void (async () => {
-      for await (const m of messages) void this.handle(m, target);
-    })();
+  }
+
+  /**
+   * Takes deliveries from the consumer in short pulls (at most the free slots, expiring after 2 s)
+   * rather than one long-lived consume(): a pull request waiting on a server that died, or on a
+   * consumer leader that moved, is simply gone, and the client's consume() noticed that only by
+   * missed heartbeats (15 s at its defaults) and then waited out a back-off of the same length
+   * while the consumer's info could not be read, so the consumer handed out nothing for 30 s or
+   * more. A short pull ends on its own; a failing one is tried again after half a second.
+   */
+  private async pull(name: string, target: string): Promise<void> {
+    let failures = 0;
+    let consumer: Consumer | undefined;
+    while (!this.stopped) {
+      try {
+        await this.freeSlot(target);
+        if (this.stopped) return;
+        consumer ??= await this.store.client.consumers.get(this.store.deliveryStream, name);
+        const free = this.options.perTarget - (this.inFlight.get(target) ?? 0);
+        const batch = await consumer.fetch({ max_messages: free, expires: 2000 });
+        this.running.add(batch);
+        try {
+          for await (const m of batch) this.begin(m, target);
+        } finally {
+          this.running.delete(batch);
+        }
+        if (failures > 0) this.options.log?.(`forward: taking deliveries for ${target} again`);
+        failures = 0;
+      } catch (err) {
+        consumer = undefined;
+        if (failures++ === 0) this.options.log?.(`forward: taking deliveries for ${target} failed (${(err as Error).message}); trying again`);
+        if (/consumer not found/i.test((err as Error).message)) await this.ensureConsumer(name, target).catch(() => undefined);
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
+  private freeSlot(target: string): Promise<void> {
+    if ((this.inFlight.get(target) ?? 0) < this.options.perTarget) return Promise.resolve();
+    return new Promise((resolve) => {
+      const list = this.slotWaiters.get(target) ?? [];
+      list.push(resolve);
+      this.slotWaiters.set(target, list);
+    });
+  }
+
+  private begin(m: JsMsg, target: string): void {
+    this.inFlight.set(target, (this.inFlight.get(target) ?? 0) + 1);
+    void this.handle(m, target)
+      .catch((err: Error) => this.options.log?.(`forward: seq ${m.seq} to ${target}: ${err.message}`))
+      .finally(() => {
+        this.inFlight.set(target, (this.inFlight.get(target) ?? 1) - 1);
+        for (const w of this.slotWaiters.get(target)?.splice(0) ?? []) w();
+      });
   }
 
   private async handle(m: JsMsg, target: string): Promise<void> {
@@ -82,12 +157,23 @@ export class SharedForwarding {
     }
     if (meta.verification === 'rejected' || !meta.targets.includes(target)) return m.ack();
     const known = this.store.forwardState(seq, target);
-    if (known?.status === 'ok') {
-      this.options.log?.(`forward: seq ${seq} to ${target} was already delivered ("retry pending now", or a hand-out whose ack was lost); acknowledged without a second post`);
+    if (known?.status === 'ok' || known?.status === 'failed') {
+      if (known.status === 'ok') this.options.log?.(`forward: seq ${seq} to ${target} was already delivered ("retry pending now", or a hand-out whose ack was lost); acknowledged without a second post`);
       return m.ack();
     }
-    const attemptNo = m.info.redeliveryCount; // 1 for the first delivery
+    const due = known?.nextAttemptAt ? Date.parse(known.nextAttemptAt) - Date.now() : 0;
+    if (due > 1000) return m.nak(due); // handed out again early (a lost nak): keep to the schedule
+    const attemptNo = (known?.attempts ?? 0) + 1; // attempts recorded, by any instance or "retry pending now"
     m.working();
+    const working = setInterval(() => m.working(), CLAIM_MS / 3);
+    try {
+      await this.attempt(m, meta, target, seq, attemptNo);
+    } finally {
+      clearInterval(working);
+    }
+  }
+
+  private async attempt(m: JsMsg, meta: Omit<DeliveryMeta, 'seq'>, target: string, seq: number, attemptNo: number): Promise<void> {
     const attempt: ForwardAttempt = await postOnce(this.options.dispatcher, target, forwardHeaders(meta.headers), m.data, { timeoutMs: this.options.timeoutMs });
     // The forwarding rules (forwardPolicy): a final 4xx is not retried; Retry-After replaces one wait.
     const last = attemptNo >= this.options.schedule.length || (!attempt.ok && classify(attempt) === 'final');
@@ -98,16 +184,16 @@ export class SharedForwarding {
       target,
       status,
       ...(attempt.status !== undefined ? { lastStatus: attempt.status } : {}),
-      // Attempts made by "retry pending now" count too (the consumer's count does not know them).
-      attempts: Math.max(attemptNo, (known?.attempts ?? 0) + 1),
+      attempts: attemptNo,
       ...(status === 'pending' ? { nextAttemptAt: new Date(Date.now() + nextDelay).toISOString() } : {}),
     };
     try {
-      await this.store.recordAttempt(seq, attempt, state);
+      await this.store.recordAttempt(seq, attempt, state); // tries for up to 7 s (a stream leader's election)
     } catch (err) {
-      // Not recorded: leave the claim to expire so the delivery is attempted again (at least once).
-      this.options.log?.(`forward: seq ${seq} to ${target}: the attempt could not be recorded (${(err as Error).message}); it will be retried`);
-      return;
+      // Not recorded: hand it out again in a second (this instance or another), not on the
+      // target's schedule; the schedule is for the target's answers only.
+      this.options.log?.(`forward: seq ${seq} to ${target}: the attempt could not be recorded (${(err as Error).message}); it is tried again in a second`);
+      return m.nak(RECORD_RETRY_MS);
     }
     if (status === 'pending') m.nak(nextDelay);
     else m.ack();
@@ -176,6 +262,7 @@ export class SharedForwarding {
   stop(): void {
     this.stopped = true;
     for (const m of this.running) m.stop();
+    for (const list of this.slotWaiters.values()) for (const w of list.splice(0)) w();
   }
 
   get isStopped(): boolean {

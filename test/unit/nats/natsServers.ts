@@ -34,6 +34,8 @@ export interface NatsNode {
   name: string;
   port: number;
   url: string;
+  /** The HTTP monitoring port (`-m`: /jsz, /varz), when started with `monitor`. */
+  monitorPort?: number;
   process: ChildProcess | undefined;
   /** Starts (or restarts) this node with its own store folder. Resolves once it accepts clients. */
   start(): Promise<void>;
@@ -48,15 +50,20 @@ export interface NatsCluster {
   stop(): Promise<void>;
 }
 
-/** Starts `size` nats-server processes with JetStream; with size > 1 they form one cluster. */
-export async function startNats(size = 1, fixedPorts?: number[]): Promise<NatsCluster> {
+/**
+ * Starts `size` nats-server processes with JetStream; with size > 1 they form one cluster. With
+ * `monitor`, each also serves its monitoring API (`-m`) on a loopback port of its own.
+ */
+export async function startNats(size = 1, fixedPorts?: number[], o: { monitor?: boolean } = {}): Promise<NatsCluster> {
   ensureNatsServer();
   const root = mkdtempSync(join(tmpdir(), 'sh-nats-'));
   const ports = fixedPorts ?? (await Promise.all(Array.from({ length: size }, () => freePort())));
   const clusterPorts = size > 1 ? await Promise.all(Array.from({ length: size }, () => freePort())) : [];
+  const monitorPorts = o.monitor ? await Promise.all(Array.from({ length: size }, () => freePort())) : [];
   const nodes: NatsNode[] = ports.map((port, i) => {
     const name = `n${i + 1}`;
     const args = ['-a', '127.0.0.1', '-p', String(port), '-n', name, '-js', '-sd', join(root, name)];
+    if (o.monitor) args.push('-m', String(monitorPorts[i]));
     if (size > 1) {
       args.push('--cluster_name', 'sh', '--cluster', `nats://127.0.0.1:${clusterPorts[i]}`);
       args.push('--routes', clusterPorts.filter((_, j) => j !== i).map((p) => `nats://127.0.0.1:${p}`).join(','));
@@ -65,6 +72,7 @@ export async function startNats(size = 1, fixedPorts?: number[]): Promise<NatsCl
       name,
       port,
       url: `nats://127.0.0.1:${port}`,
+      ...(o.monitor ? { monitorPort: monitorPorts[i] } : {}),
       process: undefined,
       start: () => startNode(node, args),
       kill: () => killNode(node),

@@ -1,0 +1,106 @@
+// How a relay instance follows one stream into its index: a consumer of its own (no acks, the
+// stream's replicas, removed by JetStream when the instance is gone for 10 minutes) read in short
+// pulls, handing every message over once and in order.
+//
+// Not the client's ordered consumer: that is an ephemeral consumer with one replica, and
+// nats-server 2.9 may place it on a server that is down (killed, not yet removed from the stream's
+// peers). Its creation then never completes and the client retries it without end, so the index
+// (and every subscriber of the instance) stood still for as long as the server stayed down: 30 s
+// and more in issue 21's runs. A consumer with the stream's replicas has a leader as long as the
+// stream has a quorum.
+import { randomUUID } from 'node:crypto';
+import { AckPolicy, DeliverPolicy, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg } from 'nats';
+
+export interface FollowerHandles {
+  js: JetStreamClient;
+  jsm: JetStreamManager;
+  /** True when the stream holds no message `seq` (so a gap before it is real, not a lost pull). */
+  absent: (stream: string, seq: number) => Promise<boolean>;
+  log?: (line: string) => void;
+}
+
+export class StreamFollower {
+  /** The last seq handed over. */
+  last = 0;
+  /** The highest seq known to exist (own publishes, the stream's info). */
+  known: number;
+  /** When a pull last returned a message (or the follower last started over). */
+  progressAt = Date.now();
+  private consumer: Consumer | undefined;
+  private name: string | undefined;
+  private stopped = false;
+  private failures = 0;
+
+  constructor(
+    readonly stream: string,
+    private readonly headersOnly: boolean,
+    private readonly h: FollowerHandles,
+    private readonly onMessage: (m: JsMsg) => void,
+    loaded: number,
+  ) {
+    this.known = loaded;
+  }
+
+  /** Pulls until stopped. */
+  async run(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        const consumer = this.consumer ?? (await this.create());
+        const batch = await consumer.fetch({ max_messages: 512, expires: 1000 });
+        for await (const m of batch) {
+          if (this.stopped || this.consumer !== consumer) break;
+          this.progressAt = Date.now();
+          if (m.seq <= this.last) continue;
+          if (this.last > 0 && m.seq > this.last + 1 && !(await this.h.absent(this.stream, this.last + 1))) {
+            this.startOver('a pull was lost'); // messages went to a pull request that is gone
+            break;
+          }
+          this.last = m.seq;
+          this.onMessage(m);
+        }
+        if (this.failures > 0) this.h.log?.(`store: following ${this.stream} again from seq ${this.last + 1}`);
+        this.failures = 0;
+      } catch (err) {
+        if (this.failures++ === 0) this.h.log?.(`store: following ${this.stream} failed (${(err as Error).message}); trying again`);
+        if (/consumer not found|consumer deleted/i.test((err as Error).message)) this.consumer = undefined;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
+  /** Drops the consumer and makes a new one from the seq after the last handed over. */
+  startOver(why: string): void {
+    if (this.stopped) return;
+    this.h.log?.(`store: following ${this.stream} again from seq ${this.last + 1} (${why})`);
+    this.progressAt = Date.now();
+    this.drop();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.drop();
+  }
+
+  private drop(): void {
+    const name = this.name;
+    this.consumer = undefined;
+    this.name = undefined;
+    if (name) void this.h.jsm.consumers.delete(this.stream, name).catch(() => undefined);
+  }
+
+  private async create(): Promise<Consumer> {
+    const name = `idx-${randomUUID().slice(0, 12)}`;
+    await this.h.jsm.consumers.add(this.stream, {
+      durable_name: name,
+      ack_policy: AckPolicy.None,
+      ...(this.last > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: this.last + 1 } : { deliver_policy: DeliverPolicy.All }),
+      headers_only: this.headersOnly,
+      mem_storage: true,
+      inactive_threshold: 10 * 60 * 1e9,
+      description: 'service-hooks relay index',
+    });
+    this.name = name;
+    this.consumer = await this.h.js.consumers.get(this.stream, name);
+    return this.consumer;
+  }
+}
