@@ -58,6 +58,8 @@ describe('team relay fail-over under a burst (3 nats-server, 2 relays; bounded c
   let bAlive = true;
   const rows: Row[] = [];
 
+  let forwardOutput = (): string => '';
+
   before(async () => {
     nats = await startNats(3, undefined, { monitor: true });
     nc = await connect({ servers: nats.urls.split(','), maxReconnectAttempts: -1, reconnectTimeWait: 250 });
@@ -67,13 +69,19 @@ describe('team relay fail-over under a burst (3 nats-server, 2 relays; bounded c
     const args = ['--store', nats.urls, '--secret', SECRET, '--forward', app.url];
     a = await spawnRelay([...args, '--data', tempDir()], env);
     b = await spawnRelay([...args, '--data', tempDir()], env);
-    forward = spawn(process.execPath, [await cli(), 'forward', '--relay', a.url.replace('http', 'ws'), '--to', sub.url, '--since', '0'], { stdio: ['ignore', 'ignore', 'pipe'], env });
-    forward.stderr!.resume();
+    forward = spawn(process.execPath, [await cli(), 'forward', '--relay', a.url.replace('http', 'ws'), '--to', sub.url, '--since', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env });
+    // The subscriber's lines (one per delivery, and its state) go to CHAOS_LOGS when it is set.
+    const forwardLog: Buffer[] = [];
+    forwardOutput = () => Buffer.concat(forwardLog).toString();
+    const keep = (c: Buffer) => (process.env.CHAOS_LOGS ? forwardLog.push(c) : undefined);
+    forward.stdout!.on('data', keep);
+    forward.stderr!.on('data', keep);
   });
 
   after(async () => {
     console.log(table(rows));
     if (process.env.CHAOS_LOGS) for (const [n, r] of [['a', a], ['b', b]] as const) writeFileSync(`${process.env.CHAOS_LOGS}/relay-${n}.log`, r?.stderr() ?? '');
+    if (process.env.CHAOS_LOGS) writeFileSync(`${process.env.CHAOS_LOGS}/forward.log`, forwardOutput());
     forward?.kill('SIGKILL');
     await a?.stop('SIGKILL');
     await b?.stop('SIGKILL');
