@@ -161,6 +161,7 @@ async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
       } else if (s.state === 'reconnecting' && !stop.signal.aborted) io.stderr.write(`forward: ${s.reason}; reconnecting in ${s.delayMs} ms\n`);
     },
     onDelivery: engine.handle,
+    onReplay: engine.replay,
   });
   await new Promise<void>((r) => (stop.signal.aborted ? r() : stop.signal.addEventListener('abort', () => r(), { once: true })));
   engine.stop();

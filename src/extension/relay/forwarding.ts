@@ -157,6 +157,8 @@ function describe(e: Exclude<ForwardEvent, { kind: 'paused' | 'resumed' }>): str
       return `→ ${e.status ?? `failed (${e.error})`} (gave up after ${e.attempts} attempts)`;
     case 'skipped':
       return `skipped (${e.reason})`;
+    case 'replayed':
+      return `→ ${e.status ?? `failed (${e.error})`} (replay)`;
   }
 }
 
@@ -172,5 +174,7 @@ function handledOf(e: Exclude<ForwardEvent, { kind: 'paused' | 'resumed' }>): { 
       return { status: e.status, final: true };
     case 'skipped':
       return { skipped: e.reason };
+    case 'replayed':
+      return { status: e.status };
   }
 }
