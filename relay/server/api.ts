@@ -86,7 +86,7 @@ function refuse(req: IncomingMessage, res: ServerResponse, status: number, error
 }
 
 function apiRoutes(ctx: ApiContext): Route[] {
-  const { store, forwarder } = ctx;
+  const { store } = ctx;
   /** Whether delivery `seq` exists and `scope` may see it. */
   const visible = (seq: number, scope: Scope) => {
     const e = store.get(seq);
@@ -95,13 +95,6 @@ function apiRoutes(ctx: ApiContext): Route[] {
   const keyOf = (name: string) => ctx.channels.registry.keyOf(name);
   /** The relay-wide lastSeq for the admin; a channel token's own channel's only. */
   const lastSeqFor = (scope: Scope) => (scope.kind === 'admin' ? store.lastSeq : store.lastSeqOf(scope.key));
-  /** POST …/replay { to: 'subscribers' } of a delivery the caller may see. */
-  const replayToSubscribers = async (res: ServerResponse, seq: number, resignSecret: string | undefined) => {
-    if (resignSecret !== undefined) return sendError(res, 400, 'resignSecret cannot be used with to: "subscribers" (subscribers get the delivery as received)');
-    const n = (await ctx.replayToSubscribers?.(seq)) ?? 0;
-    if (n === 0) return sendError(res, 409, `no subscriber of channel ${store.get(seq)?.summary.channel ?? '?'} is connected (start \`service-hooks forward\` or Connect to Relay in the editor, then replay again)`);
-    return sendJson(res, 202, { subscribers: n } satisfies SubscriberReplayResponse);
-  };
   return [
     {
       pattern: /^\/api\/status$/,
@@ -148,17 +141,7 @@ function apiRoutes(ctx: ApiContext): Route[] {
     {
       pattern: /^\/api\/deliveries\/(\d+)\/replay$/,
       methods: {
-        POST: async (req, res, p, _u, scope) => {
-          const body = await objectBody(req, res);
-          if (!body) return;
-          const r = replayRequest(body);
-          if ('error' in r) return sendError(res, 400, r.error);
-          if (!visible(Number(p[0]), scope)) return sendError(res, 404, `no delivery ${p[0]}`);
-          if (r.to === REPLAY_TO_SUBSCRIBERS) return replayToSubscribers(res, Number(p[0]), r.resignSecret);
-          if (r.to !== undefined && scope.kind !== 'admin') return adminOnly(res);
-          const attempts = await forwarder.replay(Number(p[0]), r);
-          return attempts ? sendJson(res, 200, { attempts }) : sendError(res, 404, `no delivery ${p[0]}`);
-        },
+        POST: (req, res, p, _u, scope) => replay(ctx, req, res, Number(p[0]), visible(Number(p[0]), scope) ? scope : undefined),
       },
     },
     {
@@ -192,6 +175,27 @@ function apiRoutes(ctx: ApiContext): Route[] {
     },
     ...channelRoutes({ directory: ctx.channels, store, objectBody, onDeleted: ctx.onChannelDeleted, log: ctx.log, counts: () => ctx.withRefusals?.(store.channels(), (r) => ({ ...r, key: ctx.channels.registry.keyOf(r.name) })) ?? store.channels() }),
   ];
+}
+
+/** POST /api/deliveries/<seq>/replay; `scope` undefined: the caller may not see delivery `seq` (404). */
+async function replay(ctx: ApiContext, req: IncomingMessage, res: ServerResponse, seq: number, scope: Scope | undefined): Promise<void> {
+  const body = await objectBody(req, res);
+  if (!body) return;
+  const r = replayRequest(body);
+  if ('error' in r) return sendError(res, 400, r.error);
+  if (!scope) return sendError(res, 404, `no delivery ${seq}`);
+  if (r.to === REPLAY_TO_SUBSCRIBERS) return replayToSubscribers(ctx, res, seq, r.resignSecret);
+  if (r.to !== undefined && scope.kind !== 'admin') return adminOnly(res);
+  const attempts = await ctx.forwarder.replay(seq, r);
+  return attempts ? sendJson(res, 200, { attempts }) : sendError(res, 404, `no delivery ${seq}`);
+}
+
+/** POST …/replay { to: 'subscribers' } of a delivery the caller may see: 202 { subscribers }, or 409 when none is connected. */
+async function replayToSubscribers(ctx: ApiContext, res: ServerResponse, seq: number, resignSecret: string | undefined): Promise<void> {
+  if (resignSecret !== undefined) return sendError(res, 400, 'resignSecret cannot be used with to: "subscribers" (subscribers get the delivery as received)');
+  const n = (await ctx.replayToSubscribers?.(seq)) ?? 0;
+  if (n === 0) return sendError(res, 409, `no subscriber of channel ${ctx.store.get(seq)?.summary.channel ?? '?'} is connected (start \`service-hooks forward\` or Connect to Relay in the editor, then replay again)`);
+  return sendJson(res, 202, { subscribers: n } satisfies SubscriberReplayResponse);
 }
 
 /** Counts per channel name (the store keeps them per channel identity: a re-created name has several). */
