@@ -1,5 +1,6 @@
 // REST client of the relay API (token in the Authorization header, never the URL).
 import { request, type Dispatcher } from 'undici';
+import { REPLAY_TO_SUBSCRIBERS } from '../../src/core/relay/protocol';
 import type {
   ChannelInfo,
   ChannelList,
@@ -16,6 +17,7 @@ import type {
   ReplayResponse,
   RetryPendingRequest,
   RetryPendingResponse,
+  SubscriberReplayResponse,
 } from '../../src/core/relay/protocol';
 
 export class RelayApiError extends Error {
@@ -95,6 +97,15 @@ export class RelayApi {
 
   replay(seq: number, options: ReplayRequest = {}): Promise<ReplayResponse> {
     return this.call('POST', `/api/deliveries/${seq}/replay`, options);
+  }
+
+  /**
+   * Sends delivery `seq` again to the subscribers connected to its channel (`service-hooks
+   * forward`, the editor), which forward it to their app again and report the result. Resolves to
+   * how many it went to; 409 (RelayApiError) when none is connected.
+   */
+  replayToSubscribers(seq: number): Promise<SubscriberReplayResponse> {
+    return this.call('POST', `/api/deliveries/${seq}/replay`, { to: REPLAY_TO_SUBSCRIBERS } satisfies ReplayRequest);
   }
 
   /**

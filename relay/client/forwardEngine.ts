@@ -59,6 +59,8 @@ export type ForwardEvent =
   | (About & { kind: 'retrying'; status?: number; error?: string; attempts: number; inMs: number })
   | (About & { kind: 'failed'; status?: number; error?: string; attempts: number })
   | (About & { kind: 'skipped'; reason: string })
+  /** The result of a replay the relay asked for (one attempt; the resume point stays). */
+  | (About & { kind: 'replayed'; status?: number; error?: string; durationMs: number })
   | { kind: 'paused'; to: string; error: string }
   | { kind: 'resumed'; to: string; pausedMs: number };
 
@@ -80,7 +82,7 @@ export interface ForwardEngineOptions {
   maxRetrying?: number;
   onEvent?: (event: ForwardEvent) => void;
   /** Tells the relay a later result of a delivery acknowledged while retrying (Subscription.report). */
-  report?: (seq: number, result: { status: number; state: ForwardStatus }) => void;
+  report?: (seq: number, result: { status: number; state: ForwardStatus; replay?: boolean }) => void;
   /** Told when the cursor could not be saved. */
   log?: (line: string) => void;
 }
@@ -269,6 +271,33 @@ export class ForwardEngine {
       e.running = false;
     }
   }
+
+  /**
+   * A delivery the relay sent again on request (Subscription onReplay): posted to the app once
+   * more, whatever was acknowledged, without moving the resume point; the app's answer is
+   * reported to the relay as a replay. One still retrying is simply attempted now.
+   */
+  replay = async (d: Delivery): Promise<void> => {
+    if (this.stopped) return;
+    const held = this.entries.get(d.seq);
+    if (held) {
+      held.delivery ??= d;
+      this.retryNow(d.seq);
+      return;
+    }
+    const to = d.verification === 'rejected' ? undefined : this.o.target(d.channel);
+    const about = { seq: d.seq, channel: d.channel, event: d.event };
+    if (!to) return this.emit({ ...about, kind: 'skipped', reason: d.verification === 'rejected' ? `replay of a rejected delivery: ${d.reason ?? 'bad signature'}` : 'replay: no forward URL for this channel' });
+    let r: ForwardResult;
+    try {
+      r = await this.attempt(d, to);
+    } catch (err) {
+      if (err instanceof Stopped) return;
+      throw err;
+    }
+    this.emit({ ...about, kind: 'replayed', durationMs: r.durationMs, ...this.shown(r) });
+    if (r.status !== undefined) this.o.report?.(d.seq, { status: r.status, state: classify(r) === 'delivered' ? 'ok' : 'failed', replay: true });
+  };
 
   /** Attempts the retrying deliveries (all, or `seq`) now, and probes paused apps now. Returns how many were started. */
   retryNow(seq?: number): number {

@@ -3,6 +3,7 @@
 //   #12 dev push → 400 (not retried: service-hooks replay 12)
 //   #12 dev push → 500 (retrying in 1 min, attempt 1 of 4)
 //   #12 dev push → 500 (gave up after 4 attempts: service-hooks replay 12)
+//   #12 dev push → 200 3.1 ms (replay)
 import { inWords } from '../../src/core/relay/forwardPolicy';
 import type { ForwardEvent } from './forwardEngine';
 
@@ -21,6 +22,8 @@ export function forwardLine(e: ForwardEvent, totalAttempts: number): { line: str
       return { stream: 'stdout', line: `${head} → ${answer(e)} (retrying ${inWords(e.inMs)}, attempt ${e.attempts} of ${totalAttempts})` };
     case 'failed':
       return { stream: 'stdout', line: `${head} → ${answer(e)} (gave up after ${e.attempts} attempts: service-hooks replay ${e.seq})` };
+    case 'replayed':
+      return { stream: 'stdout', line: `${head} → ${answer(e)}${e.status !== undefined ? ` ${e.durationMs.toFixed(1)} ms` : ''} (replay)` };
     case 'skipped':
       return { stream: 'stdout', line: `${head} skipped (${e.reason})` };
   }

@@ -45,6 +45,12 @@ export interface SubscribeOptions {
    * app answered 2xx) tells the relay, which records it as the delivery's forward state.
    */
   onDelivery: (delivery: DeliveryMessage['delivery']) => DeliveryHandled | Promise<DeliveryHandled>;
+  /**
+   * A delivery the relay sends again on request (ReplayDeliveryMessage), outside the seq order and
+   * whatever was acknowledged; not acknowledged, and the resume point does not move. Its result
+   * goes back with `report(seq, { …, replay: true })`. Absent: replays are ignored.
+   */
+  onReplay?: (delivery: DeliveryMessage['delivery']) => void | Promise<void>;
   onForward?: (message: ForwardMessage) => void;
   onState?: (state: SubscriptionState) => void;
   /** Send the token as subprotocol instead of an Authorization header (browsers cannot set headers). */
@@ -68,7 +74,7 @@ export interface Subscription {
    * Tells the relay a later result of a delivery acknowledged while its forward was still being
    * retried (ForwardedMessage); sent now, or once the connection is open again.
    */
-  report(seq: number, result: { status: number; state: ForwardStatus }): void;
+  report(seq: number, result: { status: number; state: ForwardStatus; replay?: boolean }): void;
   close(): void;
   /** Resolves after close(). */
   readonly closed: Promise<void>;
@@ -111,7 +117,7 @@ class Subscriber implements Subscription {
     return this.last;
   }
 
-  report(seq: number, result: { status: number; state: ForwardStatus }): void {
+  report(seq: number, result: { status: number; state: ForwardStatus; replay?: boolean }): void {
     this.reports.push({ type: 'forwarded', seq, ...result });
     this.sendReports();
   }
@@ -200,6 +206,10 @@ class Subscriber implements Subscription {
         return this.options.onForward?.(msg);
       case 'delivery':
         c.queue = c.queue.then(() => this.handle(c, msg.delivery));
+        return;
+      case 'replay':
+        // Beside the ordered queue: a replay neither waits for nor holds back the stream.
+        if (!this.stopped) void Promise.resolve(this.options.onReplay?.(msg.delivery)).catch(() => undefined);
         return;
     }
   }

@@ -29,7 +29,9 @@ decides (the relay records it):
                            later deliveries go on
   nothing listens at URL   deliveries wait, in order, until the app's port answers again
 After a disconnect the forwarder reconnects with backoff and resumes from the last handled seq.
-Rejected deliveries are skipped. The last handled seq and the deliveries still being retried are
+Rejected deliveries are skipped. A delivery the relay sends again (\`service-hooks replay SEQ\` of one
+this forwarder took) is posted to URL once more, printed with "(replay)", without moving the
+resume point. The last handled seq and the deliveries still being retried are
 kept in a 0600 state file per relay and channel, so a restart misses nothing and repeats nothing:
 $XDG_STATE_HOME/service-hooks/forward/ (default ~/.local/state/service-hooks/forward/).
 
@@ -161,6 +163,7 @@ async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
       } else if (s.state === 'reconnecting' && !stop.signal.aborted) io.stderr.write(`forward: ${s.reason}; reconnecting in ${s.delayMs} ms\n`);
     },
     onDelivery: engine.handle,
+    onReplay: engine.replay,
   });
   await new Promise<void>((r) => (stop.signal.aborted ? r() : stop.signal.addEventListener('abort', () => r(), { once: true })));
   engine.stop();

@@ -11,12 +11,14 @@
 //        limit: default 100, at most 10,000; limit=0 answers an empty list.
 //   GET  /api/deliveries/<seq>            → 200 RelayDelivery; a rejected one also has `explanation`: the
 //        signature doctor's findings with the channel's current secrets (relay/server/explainRejected.ts)
-//   POST /api/deliveries/<seq>/replay     → 200 ReplayResponse ({ to?, resignSecret? })
+//   POST /api/deliveries/<seq>/replay     → 200 ReplayResponse ({ to?, resignSecret? }); with { to: "subscribers" }
+//        → 202 SubscriberReplayResponse: sent again to the subscribers connected to its channel
+//        (409 when none is; the admin token or the channel's own, like the other replays)
 //   POST /api/forward/retry               → 200 RetryPendingResponse ({ channel?, target? }): retry pending now
 //   POST /api/prune                       → 200 PruneResponse ({ keep?, olderThanMs? })  (admin)
 //   /api/channels, /api/channels/<name>   → relay/server/channelApi.ts
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ChannelStatus, ForwardStatus, RelayStatus, RetryPendingResponse, Verification } from '../../src/core/relay/protocol';
+import { REPLAY_TO_SUBSCRIBERS, type ChannelStatus, type ForwardStatus, type RelayStatus, type RetryPendingResponse, type SubscriberReplayResponse, type Verification } from '../../src/core/relay/protocol';
 import { bearer, isJsonObject, readJson, sendError, sendJson, sendTooLarge } from '../shared/http';
 import { hostAllowed } from './access';
 import { explainRejected } from './explainRejected';
@@ -31,6 +33,8 @@ import type { RelayLog } from './log';
 export interface ApiContext {
   store: RelayStore;
   forwarder: Forwarder;
+  /** Sends a delivery again to the subscribers connected to its channel; resolves to how many (SubscriberHub.replay). */
+  replayToSubscribers?: (seq: number) => Promise<number>;
   /** "Retry pending now" (POST /api/forward/retry): the local forwarder's, or on JetStream the shared forwarding's. */
   retryNow: (filter: RetryFilter) => number;
   /** The scope of a bearer token; undefined: 401. */
@@ -82,7 +86,7 @@ function refuse(req: IncomingMessage, res: ServerResponse, status: number, error
 }
 
 function apiRoutes(ctx: ApiContext): Route[] {
-  const { store, forwarder } = ctx;
+  const { store } = ctx;
   /** Whether delivery `seq` exists and `scope` may see it. */
   const visible = (seq: number, scope: Scope) => {
     const e = store.get(seq);
@@ -137,16 +141,7 @@ function apiRoutes(ctx: ApiContext): Route[] {
     {
       pattern: /^\/api\/deliveries\/(\d+)\/replay$/,
       methods: {
-        POST: async (req, res, p, _u, scope) => {
-          const body = await objectBody(req, res);
-          if (!body) return;
-          const r = replayRequest(body);
-          if ('error' in r) return sendError(res, 400, r.error);
-          if (!visible(Number(p[0]), scope)) return sendError(res, 404, `no delivery ${p[0]}`);
-          if (r.to !== undefined && scope.kind !== 'admin') return adminOnly(res);
-          const attempts = await forwarder.replay(Number(p[0]), r);
-          return attempts ? sendJson(res, 200, { attempts }) : sendError(res, 404, `no delivery ${p[0]}`);
-        },
+        POST: (req, res, p, _u, scope) => replay(ctx, req, res, Number(p[0]), visible(Number(p[0]), scope) ? scope : undefined),
       },
     },
     {
@@ -180,6 +175,27 @@ function apiRoutes(ctx: ApiContext): Route[] {
     },
     ...channelRoutes({ directory: ctx.channels, store, objectBody, onDeleted: ctx.onChannelDeleted, log: ctx.log, counts: () => ctx.withRefusals?.(store.channels(), (r) => ({ ...r, key: ctx.channels.registry.keyOf(r.name) })) ?? store.channels() }),
   ];
+}
+
+/** POST /api/deliveries/<seq>/replay; `scope` undefined: the caller may not see delivery `seq` (404). */
+async function replay(ctx: ApiContext, req: IncomingMessage, res: ServerResponse, seq: number, scope: Scope | undefined): Promise<void> {
+  const body = await objectBody(req, res);
+  if (!body) return;
+  const r = replayRequest(body);
+  if ('error' in r) return sendError(res, 400, r.error);
+  if (!scope) return sendError(res, 404, `no delivery ${seq}`);
+  if (r.to === REPLAY_TO_SUBSCRIBERS) return replayToSubscribers(ctx, res, seq, r.resignSecret);
+  if (r.to !== undefined && scope.kind !== 'admin') return adminOnly(res);
+  const attempts = await ctx.forwarder.replay(seq, r);
+  return attempts ? sendJson(res, 200, { attempts }) : sendError(res, 404, `no delivery ${seq}`);
+}
+
+/** POST …/replay { to: 'subscribers' } of a delivery the caller may see: 202 { subscribers }, or 409 when none is connected. */
+async function replayToSubscribers(ctx: ApiContext, res: ServerResponse, seq: number, resignSecret: string | undefined): Promise<void> {
+  if (resignSecret !== undefined) return sendError(res, 400, 'resignSecret cannot be used with to: "subscribers" (subscribers get the delivery as received)');
+  const n = (await ctx.replayToSubscribers?.(seq)) ?? 0;
+  if (n === 0) return sendError(res, 409, `no subscriber of channel ${ctx.store.get(seq)?.summary.channel ?? '?'} is connected (start \`service-hooks forward\` or Connect to Relay in the editor, then replay again)`);
+  return sendJson(res, 202, { subscribers: n } satisfies SubscriberReplayResponse);
 }
 
 /** Counts per channel name (the store keeps them per channel identity: a re-created name has several). */
@@ -235,7 +251,7 @@ function listQuery(p: URLSearchParams): Checked<StoreListQuery> {
 
 function replayRequest(body: Record<string, unknown>): Checked<{ to?: string; resignSecret?: string }> {
   const { to, resignSecret } = body;
-  if (to !== undefined && (typeof to !== 'string' || !/^https?:\/\//.test(to))) return { error: 'to must be an http(s) URL' };
+  if (to !== undefined && to !== REPLAY_TO_SUBSCRIBERS && (typeof to !== 'string' || !/^https?:\/\//.test(to))) return { error: 'to must be an http(s) URL or "subscribers"' };
   if (resignSecret !== undefined && (typeof resignSecret !== 'string' || resignSecret === '')) return { error: 'resignSecret must be a non-empty string' };
   return { to: to as string | undefined, resignSecret: resignSecret as string | undefined };
 }

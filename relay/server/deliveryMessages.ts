@@ -3,7 +3,7 @@
 // per delivery however many subscribers there are. Bodies over STREAM_BODY_BYTES do not come here:
 // they go as fragments read from the store as each connection drains (./deliveryStream.ts), so
 // subscribers stuck at different large deliveries do not hold a message each.
-import type { DeliveryMessage } from '../../src/core/relay/protocol';
+import type { DeliveryMessage, ReplayDeliveryMessage } from '../../src/core/relay/protocol';
 import { headerRecord } from './store';
 import type { RelayStore, StoredDelivery } from './storeTypes';
 
@@ -46,7 +46,12 @@ export class DeliveryMessages {
     this.forget(`${seq}:0`);
   }
 
-  private async build(entry: StoredDelivery, bodies: boolean): Promise<Buffer> {
+  /** The ReplayDeliveryMessage for `entry` (built for this one request, not cached). */
+  replay(entry: StoredDelivery, bodies: boolean): Promise<Buffer> {
+    return this.build(entry, bodies, 'replay');
+  }
+
+  private async build(entry: StoredDelivery, bodies: boolean, type: 'delivery' | 'replay' = 'delivery'): Promise<Buffer> {
     const delivery: DeliveryMessage['delivery'] = { ...entry.summary };
     if (bodies) {
       const r = await this.store.read(entry.seq).catch(() => undefined);
@@ -55,7 +60,7 @@ export class DeliveryMessages {
         delivery.bodyBase64 = r.body.toString('base64');
       }
     }
-    return Buffer.from(JSON.stringify({ type: 'delivery', delivery } satisfies DeliveryMessage));
+    return Buffer.from(JSON.stringify({ type, delivery } satisfies DeliveryMessage | ReplayDeliveryMessage));
   }
 
   private forget(key: string): void {

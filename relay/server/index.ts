@@ -165,7 +165,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
     log,
   });
   const allowedHosts = options.allowedHosts ?? [];
-  const onForwarded = (seq: number, status: number, state?: ForwardStatus) => recordSubscriberForward(store, seq, status, log, state);
+  const onForwarded = (seq: number, status: number, state?: ForwardStatus, replay?: boolean) => recordSubscriberForward(store, seq, status, log, state, replay);
   const hubOptions = { authenticate: scopeOf, keyOf: (name: string) => directory.registry.keyOf(name), boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, onForwarded };
   const hub = new SubscriberHub(store, { ...hubOptions, ...options.subscriberLimits });
   const state = { accepting: true, port: options.port ?? DEFAULT_RELAY_PORT };
@@ -178,7 +178,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   const ingress = createIngress({ store: meter ? meter.ingressStore(store) : store, forwarder: forwarding, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter, refusals });
   const page = createPage({ store, authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], tls: !!options.tls, trustProxy, signInLimiter: new RejectLimiter(options.rejectLimits, options.now), assetsDir: options.pageDir, now: options.now, secretsOf: (name) => secretsOf(directory, name) });
   const onChannelDeleted = (name: string) => (hub.revoke(name), page.revoke());
-  const api = createApi({ store, forwarder, retryNow: (filter) => forwarding.retryNow(filter), authenticate: scopeOf, channels: directory, onChannelDeleted, log, boundHost: host, allowedHosts, port: () => state.port, withRefusals: (c, blank) => refusals.merge(c, blank) });
+  const api = createApi({ store, forwarder, replayToSubscribers: (seq) => hub.replay(seq), retryNow: (filter) => forwarding.retryNow(filter), authenticate: scopeOf, channels: directory, onChannelDeleted, log, boundHost: host, allowedHosts, port: () => state.port, withRefusals: (c, blank) => refusals.merge(c, blank) });
   const metrics = meter?.route && adminOnlyRoute(meter.route, (req) => hostAllowed(req.headers.host, host, allowedHosts) && scopeOf(bearer(req))?.kind === 'admin');
   const server = httpServer(options, { store, ingress, api, log, accepting: () => state.accepting, metrics, answered: meter?.answered, page }, hub);
 

@@ -66,7 +66,7 @@ export interface SubscriberOptions {
    * A subscriber forwarded a delivery it was sent to its app, which answered `status`
    * (AckMessage.forwarded; `state` from a ForwardedMessage, else derived from the status).
    */
-  onForwarded?: (seq: number, status: number, state?: ForwardStatus) => void;
+  onForwarded?: (seq: number, status: number, state?: ForwardStatus, replay?: boolean) => void;
 }
 
 const FORWARD_STATUSES = new Set<unknown>(['ok', 'failed', 'pending']);
@@ -288,7 +288,7 @@ export class SubscriberHub {
         sub.unacked = sub.unacked.filter((s) => s > sub.acked);
         void this.pump(sub);
       } else if (msg.type === 'forwarded' && Number.isInteger(msg.seq) && Number.isInteger(msg.status) && msg.status >= 100 && msg.status <= 599 && FORWARD_STATUSES.has(msg.state)) {
-        if (msg.seq <= sub.sent && this.inScope(sub, msg.seq)) this.options.onForwarded?.(msg.seq, msg.status, msg.state);
+        if (msg.seq <= sub.sent && this.inScope(sub, msg.seq)) this.options.onForwarded?.(msg.seq, msg.status, msg.state, msg.replay === true);
       }
     });
     this.write(sub, Buffer.from(JSON.stringify({ type: 'hello', lastSeq: this.lastSeqFor(sub), since: sub.sent } satisfies ServerMessage)));
@@ -475,6 +475,23 @@ export class SubscriberHub {
     const current = state ?? e.summary.forward.find((f) => f.target === attempt.target) ?? { target: attempt.target, status: attempt.ok ? 'ok' : 'failed', attempts: 1 };
     const msg = Buffer.from(JSON.stringify({ type: 'forward', seq, attempt, state: current } satisfies ServerMessage));
     for (const set of subs) for (const s of set ?? []) if (seq <= s.sent) this.write(s, msg);
+  }
+
+  /**
+   * Sends delivery `seq` again to the forwarding subscribers (those that take bodies) of its
+   * channel, and of every channel: those already sent it get a ReplayDeliveryMessage; those not
+   * yet there will get it in order anyway. Resolves to how many there are (0: none connected).
+   */
+  async replay(seq: number): Promise<number> {
+    const e = this.store.get(seq);
+    if (!e) return 0;
+    const subs = [...(this.byChannel.get('') ?? []), ...(this.byChannel.get(e.channelKey) ?? [])].filter((s) => s.open && s.bodies);
+    const again = subs.filter((s) => seq <= s.sent);
+    if (again.length > 0) {
+      const msg = await this.messages.replay(e, true);
+      for (const s of again) this.write(s, msg, { delivery: true });
+    }
+    return subs.length;
   }
 
   /** Closes the streams opened with the token of channel `name` (it was deleted); they get 401 on reconnect. */

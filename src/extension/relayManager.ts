@@ -352,6 +352,8 @@ export class RelayManager implements vscode.Disposable {
       client,
       since,
       handle,
+      // A replay the relay asks for: only while this window holds forwarding (the lease).
+      replay: forwarder && (async (d: RelayDeliveryMessage) => (this.lease.held() ? forwarder.replay(d) : undefined)),
       onOpen: (head) => (since === undefined ? forwarder?.remember(head) : undefined),
       log: (level, line) => log()[level](line),
       ca: address.tls ? extraCa() : undefined,

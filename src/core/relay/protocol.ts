@@ -120,13 +120,25 @@ export interface DeliveryList {
 
 /** POST /api/deliveries/<seq>/replay */
 export interface ReplayRequest {
-  /** Send to this URL instead of the delivery's targets. */
+  /**
+   * Send to this URL instead of the delivery's targets (admin token only), or REPLAY_TO_SUBSCRIBERS:
+   * send it again to the subscribers connected to its channel (the admin token or the channel's
+   * own), which forward it to their app again (ReplayDeliveryMessage); answered 202 with
+   * SubscriberReplayResponse, or 409 when none is connected.
+   */
   to?: string;
   /** Re-sign the body with this secret (replaces X-Service-Signature). */
   resignSecret?: string;
 }
 export interface ReplayResponse {
   attempts: ForwardAttempt[];
+}
+/** ReplayRequest.to: replay to the channel's connected subscribers. */
+export const REPLAY_TO_SUBSCRIBERS = 'subscribers';
+/** 202 from POST /api/deliveries/<seq>/replay with { to: 'subscribers' }: the results come as the subscribers' `forwarded` reports. */
+export interface SubscriberReplayResponse {
+  /** Subscribers the delivery was sent to again (at least 1). */
+  subscribers: number;
 }
 
 /**
@@ -230,6 +242,16 @@ export interface DeliveryMessage {
   type: 'delivery';
   delivery: RelayDeliverySummary & Partial<Pick<RelayDelivery, 'headers' | 'bodyBase64'>>;
 }
+/**
+ * Server → client: a delivery sent again on request (POST /api/deliveries/<seq>/replay with
+ * { to: 'subscribers' }), whatever the subscriber acknowledged: a forwarder posts it to its app
+ * once more, outside the seq order and without moving its resume point, and reports the app's
+ * answer with a ForwardedMessage whose `replay` is true. Older clients ignore the type.
+ */
+export interface ReplayDeliveryMessage {
+  type: 'replay';
+  delivery: DeliveryMessage['delivery'];
+}
 /** Server → client: a forward attempt was made (live only, not replayed). */
 export interface ForwardMessage {
   type: 'forward';
@@ -247,7 +269,7 @@ export interface ErrorMessage {
   type: 'error';
   error: string;
 }
-export type ServerMessage = HelloMessage | DeliveryMessage | ForwardMessage | CaughtUpMessage | ErrorMessage;
+export type ServerMessage = HelloMessage | DeliveryMessage | ReplayDeliveryMessage | ForwardMessage | CaughtUpMessage | ErrorMessage;
 
 /** Client → server: the client has handled every delivery up to and including `seq`. */
 export interface AckMessage {
@@ -274,6 +296,8 @@ export interface ForwardedMessage {
   seq: number;
   status: number;
   state: ForwardStatus;
+  /** The result of a ReplayDeliveryMessage: recorded as a replay attempt (a non-2xx leaves the state as it was). */
+  replay?: boolean;
 }
 
 /** The forward-state target under which the relay records a delivery a subscriber forwarded and acknowledged. */

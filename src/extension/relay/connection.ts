@@ -46,6 +46,8 @@ export interface ConnectionOptions {
    * with what it resolves to (a forwarded status is recorded by the relay, as for `service-hooks forward`).
    */
   handle?: (delivery: RelayDeliveryMessage) => Promise<DeliveryHandled>;
+  /** A delivery the relay sends again on request (replay to the channel's subscribers): posted to the app once more, outside the seq order. */
+  replay?: (delivery: RelayDeliveryMessage) => Promise<void>;
   /** The relay's head seq when the subscription opens (forwarding stores it as its first resume point). */
   onOpen?: (relayLastSeq: number) => void;
   log?: (level: 'info' | 'warn' | 'debug', line: string) => void;
@@ -146,6 +148,7 @@ export class RelayConnection {
         else if (this.catchUpPending) this.catchUpSoon(d.seq >= this.replayHead);
         return handled;
       },
+      ...(this.options.replay ? { onReplay: this.options.replay } : {}),
       onForward: (m) => this.onForward(m),
       onState: (s) => this.onState(s),
     });
@@ -292,7 +295,7 @@ export class RelayConnection {
   }
 
   /** Tells the relay a later result of a delivery acknowledged while its forward was retried (EditorForwarder). */
-  report(seq: number, result: { status: number; state: 'ok' | 'failed' | 'pending' }): void {
+  report(seq: number, result: { status: number; state: 'ok' | 'failed' | 'pending'; replay?: boolean }): void {
     this.sub?.report(seq, result);
   }
 

@@ -10,6 +10,7 @@
 //   .since                         the seq to subscribe after (undefined: start at the relay's head)
 //   .remember(head)                the subscription opened at the relay's head (the first resume point)
 //   .handle                        the subscription's delivery handler
+//   .replay                        a delivery the relay sends again on request (replay to subscribers)
 //   .attach(connection)            later results of retried deliveries go to the relay through it
 //   .retrying()                    deliveries waiting for their next attempt: seq, channel, event,
 //                                  attempts, inMs, lastStatus/lastError (for rows: "retrying in 1 min")
@@ -50,7 +51,7 @@ export interface ForwardingOptions {
 
 /** What `attach` needs of a connection: RelayConnection.report. */
 export interface ResultReporter {
-  report(seq: number, result: { status: number; state: ForwardStatus }): void;
+  report(seq: number, result: { status: number; state: ForwardStatus; replay?: boolean }): void;
 }
 
 export class EditorForwarder {
@@ -96,6 +97,9 @@ export class EditorForwarder {
 
   /** The subscription's handler: resolves when the delivery may be acknowledged (with the app's status). */
   handle = (d: RelayDeliveryMessage): Promise<DeliveryHandled> => this.engine.handle(d);
+
+  /** A delivery the relay sent again on request: posted to the app once more; the result goes to the relay as a replay. */
+  replay = (d: RelayDeliveryMessage): Promise<void> => this.engine.replay(d);
 
   /** Later results of retried deliveries are told to the relay through this connection. */
   attach(reporter: ResultReporter): void {
@@ -157,6 +161,8 @@ function describe(e: Exclude<ForwardEvent, { kind: 'paused' | 'resumed' }>): str
       return `→ ${e.status ?? `failed (${e.error})`} (gave up after ${e.attempts} attempts)`;
     case 'skipped':
       return `skipped (${e.reason})`;
+    case 'replayed':
+      return `→ ${e.status ?? `failed (${e.error})`} (replay)`;
   }
 }
 
@@ -172,5 +178,7 @@ function handledOf(e: Exclude<ForwardEvent, { kind: 'paused' | 'resumed' }>): { 
       return { status: e.status, final: true };
     case 'skipped':
       return { skipped: e.reason };
+    case 'replayed':
+      return { status: e.status };
   }
 }

@@ -220,6 +220,41 @@ describe('editor relay connection over TLS', function () {
 describe('editor relay connection with a channel token', function () {
   this.timeout(60_000);
 
+  it('forwards a delivery the relay replays to its subscribers to the app again, resume point kept (issue 27 §3)', async () => {
+    const relay = await startRelay({ port: 0, dataDir: tempDir(), forward: [] });
+    const target = await startTarget();
+    const conns: RelayConnection[] = [];
+    try {
+      const admin = new client.RelayApi({ baseUrl: `http://127.0.0.1:${relay.port}`, token: relay.token });
+      const alice = await admin.createChannel({ name: 'alice', secrets: [SECRET] });
+      const stored = new Map<string, number>();
+      const forwarder = new EditorForwarder({ client, targetFor: () => target.url, store: { get: (k) => stored.get(k), set: (k, v) => void stored.set(k, v as number) }, key: 'k' });
+      const conn = new RelayConnection({ endpoint: { ...endpoint(relay), token: alice.token }, client, since: forwarder.since, handle: forwarder.handle, replay: forwarder.replay, onOpen: (head) => forwarder.remember(head) });
+      conns.push(conn);
+      forwarder.attach(conn);
+      await conn.open();
+      await until(conn, () => conn.state === 'running');
+      const body = '{"n":1}';
+      const res = await request(`http://127.0.0.1:${relay.port}/hooks/alice`, { method: 'POST', headers: { 'content-type': 'application/json', ...signed(SECRET, body) }, body });
+      await res.body.dump();
+      await until(conn, () => conn.live.get(1)?.forward.find((f) => f.target === SUBSCRIBER_TARGET)?.status === 'ok');
+      assert.equal(stored.get('k'), 1);
+
+      const own = new client.RelayApi({ baseUrl: `http://127.0.0.1:${relay.port}`, token: alice.token });
+      assert.deepEqual(await own.replayToSubscribers(1), { subscribers: 1 });
+      await target.waitFor(2);
+      assert.deepEqual(target.received.map((r) => r.body.toString()), [body, body]);
+      const replayed = new Promise<void>((resolve) => relay.store.on('forward', (seq, a) => seq === 1 && a.replay && resolve()));
+      if (!(await relay.store.detail(1))!.attempts.some((a) => a.replay)) await replayed;
+      assert.deepEqual((await relay.store.detail(1))!.attempts.map((a) => [a.status, a.replay === true]), [[200, false], [200, true]]);
+      assert.equal(stored.get('k'), 1, 'the resume point stays');
+    } finally {
+      for (const c of conns) await c.close();
+      await target.close();
+      await relay.close();
+    }
+  });
+
   it('sees only its channel: rows, live stream and status', async () => {
     const relay = await startRelay({ port: 0, dataDir: tempDir(), forward: [] });
     try {
