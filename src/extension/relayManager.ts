@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { DeliveryList, DeliveryListQuery, RelayDelivery, RelayStatus, ReplayResponse } from '../../relay/client';
+import { tokenFilePath } from '../core/relay/ready';
 import { alreadyForwarded } from '../core/relay/forwardOnce';
 import { ingressChannel } from '../core/relay/ingressChannel';
 import { SUBSCRIBER_TARGET } from '../core/relay/protocol';
@@ -460,7 +461,7 @@ export class RelayManager implements vscode.Disposable {
     let last: unknown;
     for (const dir of [this.dataDir, this.portDataDir(port)]) {
       try {
-        const token = (await readFile(join(dir, 'token'), 'utf8')).trim();
+        const token = (await readFile(tokenFilePath(dir), 'utf8')).trim();
         await new client.RelayApi({ baseUrl: localBase(port), token, timeoutMs: 2000 }).status();
         return token;
       } catch (err) {
