@@ -101,6 +101,11 @@ async function main() {
   if (selected.length === 0) throw new Error(`--grep ${JSON.stringify(grep)} selects no flow`);
   for (const [i, flow] of selected.entries()) {
     const tf = Date.now();
+    // A flow with `known` names a defect it shows and is run only with SERVICE_HOOKS_E2E_KNOWN=1: said loudly, never silently.
+    if (flow.known && process.env.SERVICE_HOOKS_E2E_KNOWN !== '1') {
+      say(`  ! NOT RUN (known defect, SERVICE_HOOKS_E2E_KNOWN=1 runs it): ${flow.name}\n      ${flow.known}`);
+      continue;
+    }
     try {
       await withTimeout(flow.run({ wb, page, demo, api, shot, tls }), FLOW_TIMEOUT_MS, `flow "${flow.name}"`);
       results.push({ name: flow.name, ok: true });
@@ -121,8 +126,9 @@ async function main() {
   const passed = results.filter((r) => r.ok).length;
   const failed = results.length - passed;
   const left = flows.length - selected.length;
-  say(`\ne2e: ${passed} passed, ${failed} failed${left ? ` (${left} not selected by --grep)` : ''} (${secs()} s; screenshots and logs in ${RESULTS})`);
-  const ok = failed === 0 && passed === selected.length;
+  const known = selected.filter((f) => f.known && process.env.SERVICE_HOOKS_E2E_KNOWN !== '1').length;
+  say(`\ne2e: ${passed} passed, ${failed} failed${known ? `, ${known} NOT RUN (known defects, named above)` : ''}${left ? ` (${left} not selected by --grep)` : ''} (${secs()} s; screenshots and logs in ${RESULTS})`);
+  const ok = failed === 0 && passed + known === selected.length;
   if (ok && args.includes('--update-docs')) {
     for (const [from, to] of Object.entries(DOC_SHOTS)) {
       if (existsSync(join(RESULTS, `${from}.png`))) copyFileSync(join(RESULTS, `${from}.png`), join(ROOT, 'docs', `${to}.png`));
