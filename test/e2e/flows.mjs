@@ -190,7 +190,7 @@ const hostPath = (url) => {
 /**
  * The flows: { name, run(t) } with t = { wb, page, demo, api, shot(name), tls } (tls: the test CA
  * and server certificate files, scripts/lib/test-certs.mjs).
- * @type {{ name: string, run: (t: { wb: any, page: any, demo: any, api: any, shot: (name: string) => Promise<unknown>, tls: { dir: string, caCert: string, serverCert: string, serverKey: string } }) => Promise<void> }[]}
+ * @type {{ name: string, known?: string, run: (t: { wb: any, page: any, demo: any, api: any, shot: (name: string) => Promise<unknown>, tls: { dir: string, caCert: string, serverCert: string, serverKey: string } }) => Promise<void> }[]}
  */
 export const flows = [
   {
