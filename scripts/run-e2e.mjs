@@ -14,7 +14,7 @@
 //   TEXT (for working on one flow; the summary says how many were left out); --update-docs: after a
 //   fully passing run, copy the README's screenshots (DOC_SHOTS) into docs/.
 // Env: SERVICE_HOOKS_E2E_TIMEOUT_MS (default 360000) — hard limit for the whole run;
-//      SERVICE_HOOKS_E2E_FLOW_TIMEOUT_MS (default 90000) — limit per flow.
+//      SERVICE_HOOKS_E2E_FLOW_TIMEOUT_MS (default 90000) — limit per flow (a flow's `slow` factor multiplies it).
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,7 +107,7 @@ async function main() {
       continue;
     }
     try {
-      await withTimeout(flow.run({ wb, page, demo, api, shot, tls }), FLOW_TIMEOUT_MS, `flow "${flow.name}"`);
+      await withTimeout(flow.run({ wb, page, demo, api, shot, tls }), FLOW_TIMEOUT_MS * (flow.slow ?? 1), `flow "${flow.name}"`);
       results.push({ name: flow.name, ok: true });
       say(`  ✓ ${flow.name} (${secs(tf)} s)`);
     } catch (err) {

@@ -166,20 +166,56 @@ async function startDocumentedService(tls, sink) {
   };
 }
 
-/** Types `url` into serviceHooks.baseUrl in the Settings editor, then closes it. */
-async function setBaseUrl(wb, page, url) {
+/** Types `value` into the machine setting `key` (serviceHooks.baseUrl, …) in the Settings editor, then closes it. */
+async function setMachineSetting(wb, page, key, value) {
   await wb.runCommand('Preferences: Open Settings (UI)');
   const search = page.locator('.settings-editor .settings-header .suggest-input-container textarea, .settings-editor .settings-header input').first();
   await search.waitFor();
-  await search.fill('serviceHooks.baseUrl');
+  await search.fill(key);
   // A machine setting: code-server keeps it in the Remote tab.
   await page.locator('.settings-editor .settings-tabs-widget .action-label', { hasText: 'Remote' }).click();
-  const input = page.locator('.settings-editor .setting-item-text input[aria-label="serviceHooks.baseUrl"]').first();
+  const input = page.locator(`.settings-editor .setting-item-text input[aria-label="${key}"]`).first();
   await input.waitFor();
-  await input.fill(url);
+  await input.fill(value);
   await input.press('Enter');
-  await page.waitForFunction((v) => [...document.querySelectorAll('.settings-editor .setting-item-text input')].some((i) => i.value === v), url);
+  await page.waitForFunction((v) => [...document.querySelectorAll('.settings-editor .setting-item-text input')].some((i) => i.value === v), value);
   await wb.runCommand('View: Close All Editors');
+}
+
+const setBaseUrl = (wb, page, url) => setMachineSetting(wb, page, 'serviceHooks.baseUrl', url);
+
+/**
+ * The developer's app behind a channel token's connection: answers 204 to a delivery signed with
+ * `secret` (the app knows its webhook's secret), else 401. Emits 'delivery' ({ event, id, valid }).
+ */
+async function startSecretApp(secret) {
+  const events = new EventEmitter();
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const valid = verifySignature(Buffer.concat(chunks), req.headers['x-service-signature'], [secret]);
+      res.writeHead(valid ? 204 : 401).end();
+      events.emit('delivery', { event: req.headers['x-service-event'], id: req.headers['x-service-delivery'], valid });
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/webhook`,
+    /** Resolves with the first delivery of `event` the app accepts. */
+    accepted: (event) => new Promise((resolve) => {
+      const on = (d) => {
+        if (d.event !== event || !d.valid) return;
+        events.off('delivery', on);
+        resolve(d);
+      };
+      events.on('delivery', on);
+    }),
+    close: () => new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
 }
 
 const hostPath = (url) => {
@@ -190,7 +226,7 @@ const hostPath = (url) => {
 /**
  * The flows: { name, run(t) } with t = { wb, page, demo, api, shot(name), tls } (tls: the test CA
  * and server certificate files, scripts/lib/test-certs.mjs).
- * @type {{ name: string, known?: string, run: (t: { wb: any, page: any, demo: any, api: any, shot: (name: string) => Promise<unknown>, tls: { dir: string, caCert: string, serverCert: string, serverKey: string } }) => Promise<void> }[]}
+ * @type {{ name: string, known?: string, slow?: number, run: (t: { wb: any, page: any, demo: any, api: any, shot: (name: string) => Promise<unknown>, tls: { dir: string, caCert: string, serverCert: string, serverKey: string } }) => Promise<void> }[]}
  */
 export const flows = [
   {
@@ -527,16 +563,17 @@ export const flows = [
   },
   {
     name: 'the documented API only (the real service), a TLS relay under a host name, a channel token: Add Webhook to its channel, a push, the row under that webhook, Retry on it, a second webhook with other events shows only its own',
-    // Passed on its branch; after the merge with the editor's forwarding work (run after the status-bar
-    // menu flow), the webhook's rows fall back to the first, rejected delivery after Retry, and the
-    // release webhook counts the push. The in-editor suite (documentedService.test.ts) covers the same
-    // path and passes. Issue 29 stays open until this flow passes again.
-    known: 'issue 29: after Retry the webhook row shows the rejected delivery again (merged main, 2026-11-25)',
+    // Two settings edits, a sign-in, a connection and two Add Webhooks: twice a flow's time limit.
+    slow: 2,
     async run({ wb, page, demo, shot, tls }) {
       const doc = await startDocumentedService(tls, () => undefined);
       const CHANNEL_SECRET = 'alice-channel-secret-0123456789';
       const HOOK_SECRET = 'webhook-secret-not-yet-on-the-relay'; // not the channel's: the first push is rejected
+      // A channel token's connection forwards its channel to serviceHooks.relay.forwardUrl: the
+      // developer's app, which verifies with the webhook's secret. A row is ✓ once the app took it.
+      const app = await startSecretApp(HOOK_SECRET);
       try {
+        await setMachineSetting(wb, page, 'serviceHooks.relay.forwardUrl', app.url);
         const alice = await doc.relayApi('POST', '/api/channels', { name: 'alice', secrets: [CHANNEL_SECRET] });
         assert(alice.ingressUrl === `${doc.publicUrl}/hooks/alice`, `the relay names its ingress ${alice.ingressUrl}`);
         // The editor on the documented service: its address typed in the Settings editor, as a user would.
@@ -594,16 +631,20 @@ export const flows = [
         await rejected.waitFor();
         // The secret fixed on the relay, then Retry on the row: the service sends it again, verified.
         await doc.relayApi('PATCH', '/api/channels/alice', { addSecrets: [HOOK_SECRET] });
+        const pushAccepted = app.accepted('push');
         await rejected.hover();
         await rejected.locator('.action-label[aria-label^="Retry Delivery"]').click();
         await wb.seeNotification(/Retried delivery/);
+        await pushAccepted;
         await pushCounts.filter({ hasText: 'Deliveries 1 · ✓ 1 · ✗ 0' }).waitFor();
         await wb.clearNotifications();
         await shot('documented');
 
         // A second webhook with other events on the same channel: only its own rows.
         await addWebhook(['release']);
+        const releaseAccepted = app.accepted('release');
         await doc.service('POST', '/_emulator/repos/acme/widgets/events', { event: 'release' });
+        await releaseAccepted;
         const releaseHook = wb.treeRow('Webhooks', hookLabel).nth(1);
         await wb.expand(releaseHook);
         const releaseCounts = await wb.rowBelow('Webhooks', releaseHook);
@@ -617,7 +658,9 @@ export const flows = [
         assert(!/\bpush\b/.test(next), `the release webhook lists a push: ${next}`);
       } finally {
         await setBaseUrl(wb, page, demo.emulatorUrl).catch(() => mergeJsonFile(demo.userSettings, { 'serviceHooks.baseUrl': demo.emulatorUrl }));
+        await setMachineSetting(wb, page, 'serviceHooks.relay.forwardUrl', demo.appUrl).catch(() => mergeJsonFile(demo.userSettings, { 'serviceHooks.relay.forwardUrl': demo.appUrl }));
         await doc.stop();
+        await app.close();
       }
     },
   },
