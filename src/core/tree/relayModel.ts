@@ -191,7 +191,8 @@ export class RelayLiveList {
 
 /** Relay journal entries shown as deliveries of a webhook (used when the service offers no deliveries endpoint). */
 export function relayToDelivery(d: RelayDeliveryView): DeliveryView {
-  const failed = d.verification === 'rejected' || d.forward.some((f) => f.status === 'failed');
+  const failedForward = d.forward.find((f) => f.status === 'failed');
+  const failed = d.verification === 'rejected' || failedForward !== undefined;
   const status = d.forward.find((f) => f.lastStatus !== undefined)?.lastStatus ?? null;
   return {
     id: d.deliveryId ?? `relay-${d.seq}`,
@@ -200,7 +201,11 @@ export function relayToDelivery(d: RelayDeliveryView): DeliveryView {
     delivered_at: d.receivedAt,
     success: !failed,
     status: failed ? (d.verification === 'rejected' ? 401 : status) : status,
-    ...(d.verification === 'rejected' ? { error: `signature rejected${d.reason ? `: ${d.reason}` : ''}` } : {}),
+    ...(d.verification === 'rejected'
+      ? { error: `signature rejected${d.reason ? `: ${d.reason}` : ''}` }
+      : failedForward
+        ? { error: `the relay took it; its forward ${forwardTargetText(failedForward.target)} failed${failedForward.lastStatus !== undefined ? ` (the app answered ${failedForward.lastStatus})` : ''}` }
+        : {}),
   };
 }
 

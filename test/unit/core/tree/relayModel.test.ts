@@ -54,6 +54,11 @@ describe('relay view model', () => {
     assert.deepEqual(relayToDelivery(rd(5)), { id: 'd5', seq: 5, event: 'push', delivered_at: '2026-11-22T20:58:10Z', success: true, status: 200 });
     const rej = relayToDelivery(rd(6, { verification: 'rejected', forward: [] }));
     assert.equal(rej.success, false);
+    assert.match(rej.error!, /^signature rejected/);
+    // The app's 401 is told apart from the relay's: the relay took it, the forward failed.
+    const app = relayToDelivery(rd(7, { forward: [{ target: 'subscriber', status: 'failed', lastStatus: 401, attempts: 1 }] }));
+    assert.deepEqual([app.success, app.status], [false, 401]);
+    assert.equal(app.error, 'the relay took it; its forward by a subscriber (the editor or service-hooks forward) failed (the app answered 401)');
   });
   it('maps a webhook URL to the relay channel it targets', () => {
     assert.equal(relayChannelOfUrl('http://127.0.0.1:8788/hooks/default', 8788), 'default');
