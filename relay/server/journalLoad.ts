@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { ByteReader } from './bytes';
 import { forEachRecord, IndexBuffer, type IndexSnapshot } from './indexBuffer';
-import type { CorruptRegion, JournalOptions } from './journal';
+import type { CorruptRegion, JournalOptions } from './journalTypes';
 import { readFully, type JournalFs } from './journalFs';
 import { HEADER_BYTES, scanFrames } from './journalScan';
 import { readIndex, writeIndex } from './segmentIndex';

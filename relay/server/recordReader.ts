@@ -6,7 +6,7 @@ import { crc32 } from './crc32';
 import { JournalCorruptError } from './journalErrors';
 import { readFully, type JournalFile } from './journalFs';
 import { HEADER_BYTES } from './journalScan';
-import type { RecordLocation } from './journal';
+import type { RecordLocation } from './journalTypes';
 
 export class RecordReader {
   private pos = 0;
