@@ -29,6 +29,7 @@ import type { Forwarder, RetryFilter } from './forwarder';
 import { parseRetryRequest } from './retryRequest';
 import type { KeyedChannelStatus, RelayStore, StoreListQuery } from './storeTypes';
 import type { RelayLog } from './log';
+import type { Route } from './apiRoute';
 
 export interface ApiContext {
   store: RelayStore;
@@ -53,13 +54,6 @@ export interface ApiContext {
 
 /** API request bodies are small JSON objects. */
 export const MAX_API_BODY = 64 * 1024;
-
-export type Handler = (req: IncomingMessage, res: ServerResponse, params: string[], url: URL, scope: Scope) => Promise<void> | void;
-
-export interface Route {
-  pattern: RegExp;
-  methods: Partial<Record<string, Handler>>;
-}
 
 export function createApi(ctx: ApiContext): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> {
   const routes = apiRoutes(ctx);

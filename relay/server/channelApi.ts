@@ -22,7 +22,7 @@ import { ChannelError } from './channelRegistry';
 import type { ChannelDirectory } from './channelDirectory';
 import type { Scope } from './scope';
 import type { KeyedChannelStatus, RelayStore } from './storeTypes';
-import type { Handler, Route } from './api';
+import type { Handler, Route } from './apiRoute';
 
 export interface ChannelApiContext {
   directory: ChannelDirectory;
