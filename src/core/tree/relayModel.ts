@@ -2,7 +2,8 @@
 import { toSecond } from './labels';
 import type { DeliveryView, RelayChannelView, RelayDeliveryView, RelayStatusView } from './types';
 import type { TreeRow } from './nodes';
-import { shortUrl, type ForwardSession } from './relayAddress';
+import { shortUrl } from './relayAddress';
+import type { ForwardSession } from './forwardSession';
 import { SUBSCRIBER_TARGET } from '../relay/protocol';
 
 export type RelayState = 'stopped' | 'starting' | 'running' | 'connecting' | 'offline' | 'failed';

@@ -1,0 +1,106 @@
+// Reading the journal's segments back at open. Each segment is read through its index file
+// (written when it was sealed, or checkpointed while it was current); only the bytes the index
+// does not cover are scanned — all of a segment whose index is missing or bad (e.g. after a kill
+// between sealing and indexing), whose index is then written again.
+import { join } from 'node:path';
+import { ByteReader } from './bytes';
+import { forEachRecord, IndexBuffer, type IndexSnapshot } from './indexBuffer';
+import type { CorruptRegion, JournalOptions } from './journalTypes';
+import { readFully, type JournalFs } from './journalFs';
+import { HEADER_BYTES, scanFrames } from './journalScan';
+import { readIndex, writeIndex } from './segmentIndex';
+
+export function segmentName(n: number): string {
+  return `journal-${String(n).padStart(10, '0')}.log`;
+}
+
+export interface LoadContext {
+  fs: JournalFs;
+  dir: string;
+  /** Whether segments have index files (the store gave a summarize function). */
+  indexing: boolean;
+  options: JournalOptions;
+  /** Told about each damaged region (from a scan, or as its index file recorded it). */
+  corrupt: (region: CorruptRegion) => void;
+  /** Index files are read into this one buffer, grown as needed (nothing keeps a view of it past a segment). */
+  readBuffer?: Buffer;
+}
+
+function readBuffer(ctx: LoadContext, size: number): Buffer {
+  if (!ctx.readBuffer || ctx.readBuffer.length < size) ctx.readBuffer = Buffer.allocUnsafe(Math.max(size, 2 * (ctx.readBuffer?.length ?? 0)));
+  return ctx.readBuffer.subarray(0, size);
+}
+
+export interface LoadedSegment {
+  /** The segment's index records (for the current segment: to append to). */
+  index: IndexBuffer;
+  /** Bytes its index file covered (0 when it had none). */
+  checkpointed: number;
+  /** A rebuilt index file could not be written (the next open scans again). */
+  indexWriteFailed: boolean;
+}
+
+/** Feeds one segment's records to the journal's options (onEntry, onRecord, …). */
+export async function loadSegment(ctx: LoadContext, seg: number, current: boolean): Promise<LoadedSegment> {
+  // The segment's size, when an index file may describe it (one stat, for the check and the notice).
+  const segmentBytes = ctx.indexing ? (await ctx.fs.stat(join(ctx.dir, segmentName(seg)))).size : 0;
+  const file = ctx.indexing ? await loadIndex(ctx, seg, segmentBytes) : undefined;
+  const complete = file !== undefined && file.bytes === segmentBytes;
+  // A sealed segment fully indexed: nothing more to read or keep.
+  if (complete && !current) return { index: new IndexBuffer(seg), checkpointed: file.bytes, indexWriteFailed: false };
+  const index = file ? IndexBuffer.from(file) : new IndexBuffer(seg);
+  if (!complete && !current && ctx.indexing) ctx.options.onRebuild?.({ segment: seg, bytes: segmentBytes - (file?.bytes ?? 0) });
+  if (!complete) await scan(ctx, seg, index, current);
+  let indexWriteFailed = false;
+  if (!current && ctx.indexing) await writeIndex(ctx.fs, ctx.dir, index.snapshot(index.bytes)).catch(() => (indexWriteFailed = true));
+  return { index, checkpointed: file?.bytes ?? 0, indexWriteFailed };
+}
+
+/** Feeds a segment's records from its index file; undefined when there is no valid one. */
+async function loadIndex(ctx: LoadContext, seg: number, segmentBytes: number): Promise<IndexSnapshot | undefined> {
+  const file = await readIndex(ctx.fs, ctx.dir, seg, segmentBytes, (size) => readBuffer(ctx, size));
+  if (!file) return undefined;
+  for (const [offset, bytes] of file.corrupt) ctx.corrupt({ segment: seg, offset, bytes });
+  const onEntry = ctx.options.onEntry;
+  if (onEntry) forEachRecord(file.body, (type, entry, offset, length) => onEntry(type, entry, { segment: seg, offset, length }));
+  return file;
+}
+
+/**
+ * Reads the records of a segment from the end of what `index` covers, adding them to it.
+ * Corruption in the middle is skipped (the scan resynchronises on the next valid frame) and
+ * reported; a torn tail (no valid frame after it) is cut off.
+ */
+async function scan(ctx: LoadContext, seg: number, index: IndexBuffer, current: boolean): Promise<void> {
+  const { options } = ctx;
+  const from = index.bytes;
+  const fh = await ctx.fs.open(join(ctx.dir, segmentName(seg)), 'update');
+  try {
+    await fh.chmod(0o600);
+    const buf = Buffer.allocUnsafe((await fh.stat()).size - from);
+    await readFully(fh, buf, from);
+    const { frames, corrupt, end } = scanFrames(buf);
+    for (const region of corrupt) {
+      ctx.corrupt({ segment: seg, offset: from + region.offset, bytes: region.bytes });
+      index.corrupt.push([from + region.offset, region.bytes]);
+    }
+    const reader = new ByteReader();
+    for (const f of frames) {
+      const payload = buf.subarray(f.offset + HEADER_BYTES, f.offset + HEADER_BYTES + f.length);
+      const loc = { segment: seg, offset: from + f.offset, length: f.length };
+      options.onRecord?.(f.type, payload, loc);
+      if (!ctx.indexing) continue;
+      const entry = options.summarize!(f.type, payload, loc);
+      index.push(f.type, loc.offset, f.length, entry);
+      options.onEntry?.(f.type, reader.at(entry), loc);
+    }
+    index.bytes = from + end;
+    if (end < buf.length) {
+      await fh.truncate(from + end);
+      await fh.datasync();
+      options.onTruncate?.({ segment: seg, offset: from + end, dropped: buf.length - end, sealed: !current });
+    }
+  } finally {
+    await fh.close();
+  }
+}
