@@ -12,7 +12,7 @@ import { JournalClosedError } from './journalErrors';
 import type { RelayStore } from './storeTypes';
 import type { RelayLog } from './log';
 import { RETRY_SCHEDULE_MS } from '../../src/core/defaults';
-import { classify, nextRetryDelay, parseRetryAfter } from '../../src/core/relay/forwardPolicy';
+import { classify, nextRetryDelay, parseRetryAfter, scaledWait } from '../../src/core/relay/forwardPolicy';
 
 export { DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, forwardHeaders, postOnce } from '../client/attempt';
 
@@ -25,7 +25,7 @@ export const DEFAULT_PER_TARGET_CONCURRENCY = 32;
 
 export interface ForwarderOptions {
   schedule?: readonly number[];
-  /** Multiplies every delay of the schedule (0.001 turns minutes into tens of ms). */
+  /** Speed-up of the schedule (forwardPolicy.scaledWait): 1000 turns a minute into 60 ms; Infinity: no waits. */
   timeScale?: number;
   /** Attempts in flight at once over every target (default 64). */
   concurrency?: number;
@@ -173,7 +173,7 @@ export class Forwarder {
   }
 
   private delay(attemptsDone: number): number {
-    return (this.schedule[attemptsDone] ?? 0) * this.timeScale;
+    return scaledWait(this.schedule[attemptsDone] ?? 0, this.timeScale);
   }
 
   private hasSlot(lane: Lane): boolean {
@@ -326,12 +326,12 @@ export class Forwarder {
   private waitAfter(attemptsDone: number, attempt: ForwardAttempt): number | undefined {
     const retryAfterMs = parseRetryAfter(attempt.retryAfter, this.now());
     const wait = nextRetryDelay(attemptsDone, { schedule: this.schedule, retryAfterMs });
-    return wait === undefined ? undefined : wait * this.timeScale;
+    return wait === undefined ? undefined : scaledWait(wait, this.timeScale);
   }
 
   /** The delay before retrying after a fault of ours: the schedule's, never 0 past its end. */
   private retryDelay(attemptsDone: number): number {
-    return this.delay(attemptsDone) || this.delay(this.schedule.length - 1) || this.timeScale * 60_000;
+    return this.delay(attemptsDone) || this.delay(this.schedule.length - 1) || scaledWait(60_000, this.timeScale);
   }
 
   /** Replays a delivery now to its targets (or `to`), as-is or re-signed; records the attempts. */

@@ -159,7 +159,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   const refusals = new SourceRefusals(log, options.now);
   const forwarder = new Forwarder(store, {
     schedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS,
-    timeScale: 1 / (options.timeScale ?? 1),
+    timeScale: options.timeScale,
     concurrency: options.concurrency,
     timeoutMs: options.forwardTimeoutMs,
     log,

@@ -86,6 +86,15 @@ export function nextRetryDelay(attemptsDone: number, options: { schedule?: reado
   return options.retryAfterMs ?? schedule[attemptsDone]!;
 }
 
+/**
+ * A wait at a speed-up: `timeScale` is how many times faster than real time a schedule runs (1000
+ * turns one minute into 60 ms; Infinity makes every wait 0; default 1). The one meaning of
+ * `timeScale` everywhere: the relay's forwarder, JetStream forwarding, the emulator, --time-scale.
+ */
+export function scaledWait(ms: number, timeScale = 1): number {
+  return ms / timeScale;
+}
+
 /** A wait in words for a person: `in 40 s`, `in 1 min`, `in 30 min`, `now`. */
 export function inWords(ms: number): string {
   if (ms < 1000) return 'now';
