@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { DeliveryList, DeliveryListQuery, RelayDelivery, RelayStatus, ReplayResponse } from '../../relay/client';
+import { RelayApiError } from '../../relay/client/apiError';
 import { tokenFilePath } from '../core/relay/ready';
 import { alreadyForwarded } from '../core/relay/forwardOnce';
 import { ingressChannel } from '../core/relay/ingressChannel';
@@ -648,7 +649,7 @@ export class RelayManager implements vscode.Disposable {
       } catch (err) {
         log().warn(`relay ${address.label}: ${(err as Error).message}`);
         this.remote = address;
-        const status = (err as { status?: number }).status;
+        const status = err instanceof RelayApiError ? err.status : undefined;
         if (status === 401 || status === 403) {
           this.setPhase('failed', `${address.label} refused the token (HTTP ${status}): it was revoked, or its channel was deleted. Run "Connect to Relay…" with a valid token.`);
           for (const l of [...this.refusedListeners]) l(address.label, status);
@@ -743,7 +744,7 @@ export class RelayManager implements vscode.Disposable {
       return { queued, editor };
     } catch (err) {
       // A channel token may not ask the relay (403); the editor's own retry still happened.
-      if ((err as { status?: number }).status === 403 && this.forwarder) return { queued: 0, editor };
+      if (err instanceof RelayApiError && err.status === 403 && this.forwarder) return { queued: 0, editor };
       throw err;
     }
   }
