@@ -11,19 +11,17 @@ import { DEFAULT_FORWARD_TIMEOUT_MS, forwardHeaders, postOnce } from '../client/
 import { JournalClosedError } from './journalErrors';
 import type { RelayStore } from './storeTypes';
 import type { RelayLog } from './log';
-import { RETRY_SCHEDULE_MS } from '../../src/core/defaults';
-import { classify, nextRetryDelay, parseRetryAfter, scaledWait } from '../../src/core/relay/forwardPolicy';
+import { classify, nextRetryDelay, parseRetryAfter, retrySchedule, scaledWait } from '../../src/core/relay/forwardPolicy';
 
 export { DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, forwardHeaders, postOnce } from '../client/attempt';
 
-/** The service's own schedule (spec §8), unless --retry-schedule says otherwise. */
-export const DEFAULT_RETRY_SCHEDULE_MS = RETRY_SCHEDULE_MS;
 /** Attempts in flight at once over every target. */
 export const DEFAULT_FORWARD_CONCURRENCY = 64;
 /** Attempts in flight at once to one target. */
 export const DEFAULT_PER_TARGET_CONCURRENCY = 32;
 
 export interface ForwarderOptions {
+  /** The retry schedule (default the service's: forwardPolicy.retrySchedule). */
   schedule?: readonly number[];
   /** Speed-up of the schedule (forwardPolicy.scaledWait): 1000 turns a minute into 60 ms; Infinity: no waits. */
   timeScale?: number;
@@ -85,7 +83,7 @@ export class Forwarder {
     private readonly store: RelayStore,
     options: ForwarderOptions = {},
   ) {
-    this.schedule = options.schedule?.length ? options.schedule : DEFAULT_RETRY_SCHEDULE_MS;
+    this.schedule = retrySchedule(options.schedule);
     this.timeScale = options.timeScale ?? 1;
     this.concurrency = Math.max(1, options.concurrency ?? DEFAULT_FORWARD_CONCURRENCY);
     this.perTarget = Math.max(1, Math.min(this.concurrency, options.perTarget ?? DEFAULT_PER_TARGET_CONCURRENCY));

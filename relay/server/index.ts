@@ -12,7 +12,7 @@ import { openChannelDirectory, type ChannelDirectory } from './channelDirectory'
 import type { ChannelRegistry } from './channelRegistry';
 import { clientErrors, type ClientErrors } from './clientErrors';
 import { ChannelConfigs, type ChannelDefaults } from './channels';
-import { Forwarder, DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
+import { Forwarder } from './forwarder';
 import { createIngress, hookChannel, PLAIN_HOOK_RE, type IngressHandler } from './ingress';
 import { lockDataDir, type DataLock } from './dataLock';
 import { listen, stopper } from './lifecycle';
@@ -41,7 +41,6 @@ export { CHANNEL_RE, type ChannelConfig } from './channels';
 export { DataDirLockedError, LOCK_FILE } from './dataLock';
 export { RelayConfigError } from './errors';
 import { StoreUnavailableError } from './errors';
-export { DEFAULT_RETRY_SCHEDULE_MS } from './forwarder';
 export { DEFAULT_REJECT_LIMITS, type RejectLimits } from './rateLimit';
 export { REJECTED_BODY_KEEP } from './rejected';
 export { ensureToken } from './token';
@@ -158,7 +157,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   const allow = new SourceAllowList(options.allowCidr ?? []);
   const refusals = new SourceRefusals(log, options.now);
   const forwarder = new Forwarder(store, {
-    schedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS,
+    schedule: options.retrySchedule,
     timeScale: options.timeScale,
     concurrency: options.concurrency,
     timeoutMs: options.forwardTimeoutMs,

@@ -1,7 +1,8 @@
 // How startRelay runs on a JetStream store (`--store nats://…`): the store, and forwarding as the
 // durable consumers' shared work (ingress starts no attempt of its own).
 import { Agent } from 'undici';
-import { DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_PER_TARGET_CONCURRENCY, DEFAULT_RETRY_SCHEDULE_MS } from '../forwarder';
+import { DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_PER_TARGET_CONCURRENCY } from '../forwarder';
+import { retrySchedule } from '../../../src/core/relay/forwardPolicy';
 import type { ChannelConfigs } from '../channels';
 import type { RelayStore } from '../storeTypes';
 import { connectNats } from './connect';
@@ -53,7 +54,7 @@ function sharedForwarding(store: NatsStore, channels: ChannelConfigs, settings: 
   const perTarget = DEFAULT_PER_TARGET_CONCURRENCY;
   return new SharedForwarding(store, {
     targets: channels.allTargets(),
-    schedule: settings.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS,
+    schedule: retrySchedule(settings.retrySchedule),
     timeScale: settings.timeScale ?? 1,
     timeoutMs: settings.forwardTimeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS,
     perTarget,
