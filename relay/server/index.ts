@@ -34,7 +34,7 @@ import { SubscriberHub, type SubscriberOptions } from './subscribers';
 import { createHttpServer, useTls, type TlsMaterial } from './tls';
 import { ensureToken } from './token';
 import { WS_PATH, type ForwardStatus } from '../../src/core/relay/protocol';
-import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
+import { DEFAULT_RELAY_PORT, RELAY_RETENTION } from '../../src/core/defaults';
 
 export { CIDR_PRESETS } from './access';
 export { CHANNEL_RE, type ChannelConfig } from './channels';
@@ -230,7 +230,7 @@ async function openStore(dataDir: string, options: RelayOptions, log: (line: str
   }
   const store = await DeliveryStore.open(dataDir, {
     segmentBytes: options.segmentBytes,
-    retention: options.retention ?? { maxCount: 100_000, maxAgeMs: 30 * 24 * 3600 * 1000 },
+    retention: options.retention ?? RELAY_RETENTION,
     onTruncate: (t) =>
       log(t.sealed ? `journal: ERROR: sealed segment ${t.segment} is cut short: dropped ${t.dropped} bytes of a partial record at offset ${t.offset} (damage, not a torn write)` : `journal: truncated a torn tail of ${t.dropped} bytes in segment ${t.segment} at offset ${t.offset}`),
     onLoss: (ranges) => log(`journal: ERROR: ${rangeCount(ranges)} acknowledged deliveries are lost: ${describeRanges(ranges)}`),

@@ -3,6 +3,7 @@
 import { Agent } from 'undici';
 import { DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_PER_TARGET_CONCURRENCY } from '../forwarder';
 import { retrySchedule } from '../../../src/core/relay/forwardPolicy';
+import { RELAY_RETENTION } from '../../../src/core/defaults';
 import type { ChannelConfigs } from '../channels';
 import type { RelayStore } from '../storeTypes';
 import { connectNats } from './connect';
@@ -40,7 +41,7 @@ export async function openNatsStore(
   jetstream: JetStreamHandles;
 }> {
   const nc = await connectNats({ servers: choice.servers, credsFile: choice.credsFile, log, signal });
-  const retention = settings.retention ?? { maxCount: 100_000, maxAgeMs: 30 * 24 * 3600 * 1000 };
+  const retention = settings.retention ?? RELAY_RETENTION;
   const store = await NatsStore.open(nc, { replicas: choice.replicas, prefix: choice.prefix, retention, log });
   return {
     store,
