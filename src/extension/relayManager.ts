@@ -13,7 +13,7 @@ import type { DeliveryList, DeliveryListQuery, RelayDelivery, RelayStatus, Repla
 import { RelayApiError } from '../../relay/client/apiError';
 import { tokenFilePath } from '../core/relay/ready';
 import { alreadyForwarded } from '../core/relay/forwardOnce';
-import { ingressChannel } from '../core/relay/ingressChannel';
+import { ingressChannel, ingressUrl } from '../core/relay/ingressChannel';
 import { SUBSCRIBER_TARGET } from '../core/relay/protocol';
 import { describeConnectError, forwardTargets, parseRelayAddress, relayChannelFor, RelayLiveList, relayUrlsOf, seqKey, webhookUrlChoices, type ForwardSession, type RelayAddress, type RelayState, type RelayUrls, type WebhookUrlChoice } from '../core/tree';
 import { settings } from './config';
@@ -154,8 +154,8 @@ export class RelayManager implements vscode.Disposable {
   ingressUrl(channel = 'default'): string {
     // The relay's own URL for it first: behind --public-url it differs from the address connected to.
     const known = this.status?.channels.find((c) => c.name === channel)?.ingressUrl;
-    if (this.remote) return known ?? `${this.remote.httpUrl}/hooks/${encodeURIComponent(channel)}`;
-    return `http://127.0.0.1:${this.localPort ?? settings().relayPort}/hooks/${channel}`;
+    if (this.remote) return known ?? ingressUrl(this.remote.httpUrl, channel);
+    return ingressUrl(`http://127.0.0.1:${this.localPort ?? settings().relayPort}`, channel);
   }
 
   /**
@@ -168,7 +168,7 @@ export class RelayManager implements vscode.Disposable {
       channels: (this.status?.channels ?? []).map((c) => ({ name: c.name, ingressUrl: this.ingressUrl(c.name) })),
       ingressBase: this.status?.ingressBase ?? this.remote.httpUrl,
     };
-    const localUrl = `http://127.0.0.1:${this.localPort ?? settings().relayPort}/hooks/default`;
+    const localUrl = ingressUrl(`http://127.0.0.1:${this.localPort ?? settings().relayPort}`);
     return webhookUrlChoices({ remote, localUrl, serviceBaseUrl: settings().baseUrl, newChannel });
   }
 
