@@ -5,7 +5,7 @@
 // setups.ts (forward set-ups and their secrets), lease.ts (one forwarding host), statusBar.ts.
 // This class decides which of them is in use. Forwarding follows the forward set-ups of the relay
 // in use (local or remote) and nothing else: the admin token never sends every channel to one app.
-import { randomBytes } from 'node:crypto';
+import { newSecret } from '../core/randomToken';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
@@ -476,7 +476,7 @@ export class RelayManager implements vscode.Disposable {
   async localSecret(): Promise<string> {
     const stored = await this.o.secrets.get(LOCAL_SECRET_KEY);
     if (stored) return stored;
-    const secret = randomBytes(32).toString('hex');
+    const secret = newSecret();
     await this.o.secrets.store(LOCAL_SECRET_KEY, secret);
     return secret;
   }

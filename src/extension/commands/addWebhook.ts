@@ -1,6 +1,7 @@
 // Add Webhook: URL (relay URLs offered) → events (pick many of the seven) → secret
 // (generate/enter/none) → json, with Back between the steps and URL problems shown as you type.
 import { randomBytes } from 'node:crypto';
+import { newSecret } from '../../core/randomToken';
 import * as vscode from 'vscode';
 import { validateWebhookUrl } from '../../core/input';
 import { SUBSCRIBABLE_EVENTS, channelNameFor, repoKey } from '../../core/tree';
@@ -37,7 +38,7 @@ const command: CommandModule = {
     // A generated secret must verify where the webhook delivers: a relay channel's own secret, or one added to the relay (relayManager).
     // A channel of the webhook's own on the remote relay is created below with the generated secret.
     const newChannel = choices.find((c) => c.url === url.trim() && c.newChannel)?.newChannel;
-    const fresh = randomBytes(32).toString('hex');
+    const fresh = newSecret();
     const generated =
       secretChoice !== 'generate' ? undefined : newChannel ? { secret: fresh, how: 'created' as const, channel: newChannel } : await ctx.services.relay.secretForGenerated(url.trim(), fresh);
     const shared = generated && generated.how !== 'plain' ? generated : undefined;
