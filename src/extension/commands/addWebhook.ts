@@ -2,6 +2,7 @@
 // (generate/enter/none) → json, with Back between the steps and URL problems shown as you type.
 import { randomBytes } from 'node:crypto';
 import { newSecret } from '../../core/randomToken';
+import { RelayApiError } from '../../../relay/client/apiError';
 import * as vscode from 'vscode';
 import { validateWebhookUrl } from '../../core/input';
 import { SUBSCRIBABLE_EVENTS, channelNameFor, repoKey } from '../../core/tree';
@@ -93,7 +94,7 @@ async function createChannel(ctx: CommandContext, name: string, secret: string |
     await ctx.services.relay.reload();
     return created.ingressUrl;
   } catch (err) {
-    if ((err as { status?: number }).status === 403) throw new UserError(`The token in use on ${relay.label} is a channel token: it cannot create channels. Pick its channel's URL, or connect with the admin token.`);
+    if (err instanceof RelayApiError && err.status === 403) throw new UserError(`The token in use on ${relay.label} is a channel token: it cannot create channels. Pick its channel's URL, or connect with the admin token.`);
     throw err;
   }
 }
