@@ -19,16 +19,9 @@ import type {
   RetryPendingResponse,
   SubscriberReplayResponse,
 } from '../../src/core/relay/protocol';
+import { RelayApiError } from './apiError';
 
-export class RelayApiError extends Error {
-  override name = 'RelayApiError';
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { RelayApiError } from './apiError';
 
 export interface RelayApiOptions {
   /** e.g. http://127.0.0.1:8788 */

@@ -1,6 +1,6 @@
 // `service-hooks channels create|list|rotate|delete`: manage a relay's channels through its admin API.
 import { CHANNEL_NAME_RE, CHANNEL_NAME_RULE } from '../../src/core/relay/channelName';
-import { randomToken } from '../../src/core/randomToken';
+import { newSecret } from '../../src/core/randomToken';
 import { defineCommand } from '../cli/args';
 import { RELAY_TARGET_HELP, RELAY_TARGET_OPTIONS, callRelay, relayApi } from '../cli/relayTarget';
 import { EXIT, UsageError, type CliIO } from '../cli/io';
@@ -46,7 +46,7 @@ function row(c: ChannelInfo): string {
 async function create(api: RelayApi, relayUrl: string, name: string, values: { secret?: string[]; 'generate-secret'?: boolean; json?: boolean }, io: CliIO): Promise<number> {
   const secrets = [...(values.secret ?? [])];
   if (secrets.some((s) => s === '')) throw new UsageError('--secret must not be empty');
-  const generated = values['generate-secret'] ? randomToken(32) : undefined;
+  const generated = values['generate-secret'] ? newSecret() : undefined;
   if (generated) secrets.push(generated);
   if (secrets.length === 0) throw new UsageError('create needs --secret S or --generate-secret (a channel without a secret accepts forged deliveries)');
   const created = await api.createChannel({ name, secrets });
@@ -70,7 +70,7 @@ async function rotate(api: RelayApi, name: string, values: { secret?: string[]; 
   if (given.length > 1) throw new UsageError('rotate takes one --secret');
   if (given.length === 1 && values['generate-secret']) throw new UsageError('give --secret S or --generate-secret, not both');
   if (values.only && given.length === 0) throw new UsageError('--only needs --secret S: the one secret to keep');
-  const secret = given[0] ?? randomToken(32);
+  const secret = given[0] ?? newSecret();
   const info = await api.updateChannelSecrets(name, values.only ? { secrets: [secret] } : { addSecrets: [secret] });
   if (values.json) {
     io.stdout.write(JSON.stringify(given.length === 0 ? { ...info, secret } : info, null, 2) + '\n');

@@ -5,13 +5,13 @@
 import { readFileSync } from 'node:fs';
 import { tokenFilePath } from '../../src/core/relay/ready';
 import { resolve } from 'node:path';
-import { RETRY_SCHEDULE_MS } from '../../src/core/defaults';
 import { defineCommand, parseSchedule, positiveDuration } from '../cli/args';
 import { forwardLine } from '../client/forwardLines';
 import { defaultStateFile, stateFileCursor, StateFileError } from '../cli/forwardState';
 import { EXIT, UsageError, type CliIO } from '../cli/io';
 import { isUntrustedCert, untrustedCertMessage } from '../cli/tlsTrust';
 import { DEFAULT_FORWARD_TIMEOUT_MS } from '../client/forward';
+import { retrySchedule } from '../../src/core/relay/forwardPolicy';
 import { ForwardEngine } from '../client/forwardEngine';
 import { subscribe, type SubscriptionState } from '../client/subscribe';
 
@@ -100,7 +100,7 @@ function parseArgs(values: Record<string, string | undefined>, io: CliIO): Forwa
   if (since !== undefined && (!Number.isInteger(since) || since < 0)) throw new UsageError('--since must be a non-negative integer');
   const timeoutMs = values.timeout === undefined ? DEFAULT_FORWARD_TIMEOUT_MS : positiveDuration(values.timeout, '--timeout');
   const stateFile = values.state ?? defaultStateFile(io.env, relayUrl, values.channel);
-  const schedule = values['retry-schedule'] === undefined ? RETRY_SCHEDULE_MS : parseSchedule(values['retry-schedule']);
+  const schedule = retrySchedule(values['retry-schedule'] === undefined ? undefined : parseSchedule(values['retry-schedule']));
   return { relayUrl, token, to: values.to, channel: values.channel, since, timeoutMs, schedule, stateFile };
 }
 

@@ -12,7 +12,7 @@ import { loadTls } from '../server/tls';
 import { CIDR_PRESETS, SourceAllowList } from '../server/access/access';
 import type { RelayLog } from '../server/log';
 import { LOG_FORMATS, relayLogger, type LogFormat, type RelayLogger } from '../cli/relayLog';
-import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
+import { DEFAULT_RELAY_PORT, RELAY_RETENTION } from '../../src/core/defaults';
 import { parseNatsServers } from '../server/nats/urls';
 import { formatRelayReady, tokenFilePath } from '../../src/core/relay/ready';
 
@@ -79,8 +79,6 @@ channel token to watch deliveries arrive, open, replay and copy them (a session 
 
 import { parseSchedule } from '../cli/args';
 export { parseSchedule };
-
-const DAY_MS = 24 * 3_600_000;
 
 function positiveInt(value: string, flag: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`${flag} must be a whole number of at least 1, got '${value}'`);
@@ -228,8 +226,8 @@ function relayOptions(values: Values, io: CliIO, logger: RelayLogger): RelayOpti
     forwardTimeoutMs: values['forward-timeout'] === undefined ? undefined : positiveDuration(values['forward-timeout'], '--forward-timeout'),
     allowedOrigins: values['allow-origin'],
     retention: {
-      maxCount: values.keep === undefined ? 100_000 : positiveInt(values.keep, '--keep'),
-      maxAgeMs: values['max-age'] === undefined ? 30 * DAY_MS : parseDuration(values['max-age'], '--max-age'),
+      maxCount: values.keep === undefined ? RELAY_RETENTION.maxCount : positiveInt(values.keep, '--keep'),
+      maxAgeMs: values['max-age'] === undefined ? RELAY_RETENTION.maxAgeMs : parseDuration(values['max-age'], '--max-age'),
       ...(values['keep-rejected'] === undefined ? {} : { maxRejected: positiveInt(values['keep-rejected'], '--keep-rejected') }),
     },
     ...natsChoice(values.store, values['nats-creds'], values['nats-replicas'], io.cwd),

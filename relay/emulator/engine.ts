@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { RETRY_SCHEDULE_MS } from '../../src/core/defaults';
+import { scaledWait } from '../../src/core/relay/forwardPolicy';
 import { sign, DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER } from '../../src/core/signing';
 import { forbiddenAddress } from '../../src/core/net/address';
 import { guardedLookup, refusedTarget } from './guard';
@@ -223,7 +224,7 @@ export class DeliveryEngine {
       return;
     }
     const delay = RETRY_SCHEDULE_MS[d.auto_attempts]!;
-    const scaled = delay / this.o.timeScale;
+    const scaled = scaledWait(delay, this.o.timeScale);
     d.next_attempt_at = new Date(this.o.now().getTime() + scaled).toISOString();
     this.schedule(d, scaled);
     this.o.onRetryScheduled?.({

@@ -12,7 +12,7 @@ import { openChannelDirectory, type ChannelDirectory } from './channels/channelD
 import type { ChannelRegistry } from './channels/channelRegistry';
 import { clientErrors, type ClientErrors } from './ingress/clientErrors';
 import { ChannelConfigs, type ChannelDefaults } from './channels/channels';
-import { Forwarder, DEFAULT_RETRY_SCHEDULE_MS } from './forwarding/forwarder';
+import { Forwarder } from './forwarding/forwarder';
 import { createIngress, hookChannel, PLAIN_HOOK_RE, type IngressHandler } from './ingress/ingress';
 import { lockDataDir, type DataLock } from './dataLock';
 import { listen, stopper } from './lifecycle';
@@ -34,14 +34,13 @@ import { SubscriberHub, type SubscriberOptions } from './subscribers/subscribers
 import { createHttpServer, useTls, type TlsMaterial } from './tls';
 import { ensureToken } from './access/token';
 import { WS_PATH, type ForwardStatus } from '../../src/core/relay/protocol';
-import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
+import { DEFAULT_RELAY_PORT, RELAY_RETENTION } from '../../src/core/defaults';
 
 export { CIDR_PRESETS } from './access/access';
 export { CHANNEL_RE, type ChannelConfig } from './channels/channels';
 export { DataDirLockedError, LOCK_FILE } from './dataLock';
 export { RelayConfigError } from './errors';
 import { StoreUnavailableError } from './errors';
-export { DEFAULT_RETRY_SCHEDULE_MS } from './forwarding/forwarder';
 export { DEFAULT_REJECT_LIMITS, type RejectLimits } from './ingress/rateLimit';
 export { REJECTED_BODY_KEEP } from './store/rejected';
 export { ensureToken } from './access/token';
@@ -158,8 +157,8 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   const allow = new SourceAllowList(options.allowCidr ?? []);
   const refusals = new SourceRefusals(log, options.now);
   const forwarder = new Forwarder(store, {
-    schedule: options.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS,
-    timeScale: 1 / (options.timeScale ?? 1),
+    schedule: options.retrySchedule,
+    timeScale: options.timeScale,
     concurrency: options.concurrency,
     timeoutMs: options.forwardTimeoutMs,
     log,
@@ -231,7 +230,7 @@ async function openStore(dataDir: string, options: RelayOptions, log: (line: str
   }
   const store = await DeliveryStore.open(dataDir, {
     segmentBytes: options.segmentBytes,
-    retention: options.retention ?? { maxCount: 100_000, maxAgeMs: 30 * 24 * 3600 * 1000 },
+    retention: options.retention ?? RELAY_RETENTION,
     onTruncate: (t) =>
       log(t.sealed ? `journal: ERROR: sealed segment ${t.segment} is cut short: dropped ${t.dropped} bytes of a partial record at offset ${t.offset} (damage, not a torn write)` : `journal: truncated a torn tail of ${t.dropped} bytes in segment ${t.segment} at offset ${t.offset}`),
     onLoss: (ranges) => log(`journal: ERROR: ${rangeCount(ranges)} acknowledged deliveries are lost: ${describeRanges(ranges)}`),

@@ -3,6 +3,7 @@
 // Copy as cURL (redacted, src/core/curl).
 import { buildCurl, redactHeaders, utf8OrUndefined } from '../../src/core/curl';
 import type { ForwardAttempt, RelayDelivery } from '../../src/core/relay/protocol';
+import { ingressUrl } from '../../src/core/relay/ingressChannel';
 import { api, type Who } from './api';
 import { clear, h, sizeOf, timeOf } from './dom';
 import { forwardText } from './list';
@@ -116,7 +117,7 @@ function actions(d: RelayDelivery, who: Who, bytes: Uint8Array): HTMLElement {
   const curlText = h('pre', { class: 'curl', id: 'curl', hidden: true });
   const copy = h('button', { type: 'button', class: 'secondary', id: 'copy-curl' }, 'Copy as cURL');
   copy.addEventListener('click', () => {
-    const target = d.forward.find((f) => /^https?:/.test(f.target))?.target ?? `${location.origin}/hooks/${encodeURIComponent(d.channel)}`;
+    const target = d.forward.find((f) => /^https?:/.test(f.target))?.target ?? ingressUrl(location.origin, d.channel);
     const curl = buildCurl(target, d.headers, bytes);
     curlText.textContent = curl;
     curlText.hidden = false;

@@ -15,3 +15,5 @@ export const DEMO_SECRET: string = defaults.demoSecret;
  * 30 minutes after the previous attempt. The emulator delivers on it; the relay forwards on it.
  */
 export const RETRY_SCHEDULE_MS: readonly number[] = Object.freeze([...defaults.retryScheduleMs]);
+/** What the relay keeps unless --keep / --max-age say otherwise: 100,000 deliveries for 30 days. */
+export const RELAY_RETENTION: Readonly<{ maxCount: number; maxAgeMs: number }> = Object.freeze({ maxCount: 100_000, maxAgeMs: 30 * 24 * 3_600_000 });

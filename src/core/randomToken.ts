@@ -1,4 +1,5 @@
-// Random tokens and secrets that are safe to pass as a command-line option's value.
+// Random tokens and secrets that are safe to pass as a command-line option's value: every token
+// and generated webhook secret of the relay, the CLI and the editor comes from here.
 import { randomBytes } from 'node:crypto';
 
 /**
@@ -12,4 +13,9 @@ export function randomToken(bytes: number, draw: (n: number) => Buffer = randomB
     const token = draw(bytes).toString('base64url');
     if (!token.startsWith('-')) return token;
   }
+}
+
+/** A new webhook signing secret (32 random bytes): the CLI's --generate-secret and the editor's generated secrets. */
+export function newSecret(): string {
+  return randomToken(32);
 }

@@ -9,6 +9,7 @@ import {
   type DeliveryView,
   type WebhookView,
 } from '../core/tree';
+import { RelayApiError } from '../../relay/client/apiError';
 import { COMMANDS } from './ids';
 import type { Services } from './services';
 
@@ -58,7 +59,7 @@ export async function loadFirstPage(services: Services, webhook: WebhookView, pa
   try {
     ({ deliveries: entries } = await relay.listDeliveries({ channel, limit: RELAY_ROWS }));
   } catch (err) {
-    if ((err as { status?: number }).status !== 403) throw err;
+    if (!(err instanceof RelayApiError && err.status === 403)) throw err;
     return empty({ channel, note: `The relay token in use is limited to another channel: it cannot read channel '${channel}'. Connect with the admin token or this channel's token.` });
   }
   const shared = await sharesChannel(channel);

@@ -12,6 +12,7 @@
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { DeliveryList, DeliveryListQuery, RelayDelivery, RelayStatus, ReplayResponse } from '../../relay/client';
+import { RelayApiError } from '../../relay/client/apiError';
 import { alreadyForwarded } from '../core/relay/forwardOnce';
 import { describeConnectError, forwardTargets, parseRelayAddress, relayChannelFor, RelayLiveList, seqKey, type ForwardSession, type RelayAddress, type RelayState, type RelayUrls, type WebhookUrlChoice } from '../core/tree';
 import { settings } from './config';
@@ -569,7 +570,7 @@ export class RelayManager implements vscode.Disposable {
       } catch (err) {
         log().warn(`relay ${address.label}: ${(err as Error).message}`);
         this.remote = address;
-        const status = (err as { status?: number }).status;
+        const status = err instanceof RelayApiError ? err.status : undefined;
         if (status === 401 || status === 403) {
           this.setPhase('failed', `${address.label} refused the token (HTTP ${status}): it was revoked, or its channel was deleted. Run "Connect to Relay…" with a valid token.`);
           for (const l of [...this.refusedListeners]) l(address.label, status);

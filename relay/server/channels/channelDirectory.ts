@@ -8,6 +8,7 @@
 // A deleted API channel answers 404 until created again, whatever the mode. A strict relay
 // (--public) serves no implicit channel and no channel without a secret.
 import type { ChannelInfo, ChannelSource, CreatedChannel } from '../../../src/core/relay/protocol';
+import { ingressUrl } from '../../../src/core/relay/ingressChannel';
 import type { KeyedChannelStatus } from '../store/storeTypes';
 import { ChannelRegistry } from './channelRegistry';
 import { RelayConfigError } from '../errors';
@@ -55,7 +56,7 @@ export class ChannelDirectory {
   }
 
   ingressUrl(name: string): string {
-    return `${this.ingressBase}/hooks/${name}`;
+    return ingressUrl(this.ingressBase, name);
   }
 
   /** The channel a delivery to /hooks/<name> goes to, or why there is none (404). */

@@ -11,21 +11,19 @@ import { DEFAULT_FORWARD_TIMEOUT_MS, forwardHeaders, postOnce } from '../../clie
 import { JournalClosedError } from '../journal/journalErrors';
 import type { RelayStore } from '../store/storeTypes';
 import type { RelayLog } from '../log';
-import { RETRY_SCHEDULE_MS } from '../../../src/core/defaults';
-import { classify, nextRetryDelay, parseRetryAfter } from '../../../src/core/relay/forwardPolicy';
+import { classify, nextRetryDelay, parseRetryAfter, retrySchedule, scaledWait } from '../../../src/core/relay/forwardPolicy';
 
 export { DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, forwardHeaders, postOnce } from '../../client/attempt';
 
-/** The service's own schedule (spec §8), unless --retry-schedule says otherwise. */
-export const DEFAULT_RETRY_SCHEDULE_MS = RETRY_SCHEDULE_MS;
 /** Attempts in flight at once over every target. */
 export const DEFAULT_FORWARD_CONCURRENCY = 64;
 /** Attempts in flight at once to one target. */
 export const DEFAULT_PER_TARGET_CONCURRENCY = 32;
 
 export interface ForwarderOptions {
+  /** The retry schedule (default the service's: forwardPolicy.retrySchedule). */
   schedule?: readonly number[];
-  /** Multiplies every delay of the schedule (0.001 turns minutes into tens of ms). */
+  /** Speed-up of the schedule (forwardPolicy.scaledWait): 1000 turns a minute into 60 ms; Infinity: no waits. */
   timeScale?: number;
   /** Attempts in flight at once over every target (default 64). */
   concurrency?: number;
@@ -85,7 +83,7 @@ export class Forwarder {
     private readonly store: RelayStore,
     options: ForwarderOptions = {},
   ) {
-    this.schedule = options.schedule?.length ? options.schedule : DEFAULT_RETRY_SCHEDULE_MS;
+    this.schedule = retrySchedule(options.schedule);
     this.timeScale = options.timeScale ?? 1;
     this.concurrency = Math.max(1, options.concurrency ?? DEFAULT_FORWARD_CONCURRENCY);
     this.perTarget = Math.max(1, Math.min(this.concurrency, options.perTarget ?? DEFAULT_PER_TARGET_CONCURRENCY));
@@ -173,7 +171,7 @@ export class Forwarder {
   }
 
   private delay(attemptsDone: number): number {
-    return (this.schedule[attemptsDone] ?? 0) * this.timeScale;
+    return scaledWait(this.schedule[attemptsDone] ?? 0, this.timeScale);
   }
 
   private hasSlot(lane: Lane): boolean {
@@ -326,12 +324,12 @@ export class Forwarder {
   private waitAfter(attemptsDone: number, attempt: ForwardAttempt): number | undefined {
     const retryAfterMs = parseRetryAfter(attempt.retryAfter, this.now());
     const wait = nextRetryDelay(attemptsDone, { schedule: this.schedule, retryAfterMs });
-    return wait === undefined ? undefined : wait * this.timeScale;
+    return wait === undefined ? undefined : scaledWait(wait, this.timeScale);
   }
 
   /** The delay before retrying after a fault of ours: the schedule's, never 0 past its end. */
   private retryDelay(attemptsDone: number): number {
-    return this.delay(attemptsDone) || this.delay(this.schedule.length - 1) || this.timeScale * 60_000;
+    return this.delay(attemptsDone) || this.delay(this.schedule.length - 1) || scaledWait(60_000, this.timeScale);
   }
 
   /** Replays a delivery now to its targets (or `to`), as-is or re-signed; records the attempts. */

@@ -4,6 +4,7 @@
 // fails atomically (KV create), and a watch applies the other instances' changes here, so every
 // instance accepts the same channel tokens and refuses a deleted channel's at once.
 import type { JetStreamClient, KV, KvEntry } from 'nats';
+import { isApiError, WRONG_LAST_SEQUENCE } from './apiErrors';
 import { ChannelError, type ChannelRegistry, type StoredChannel } from '../channels/channelRegistry';
 
 export interface ChannelKvOptions {
@@ -46,7 +47,7 @@ function persistence(kv: KV) {
       try {
         await kv.create(CH + c.name, new TextEncoder().encode(JSON.stringify(c)));
       } catch (err) {
-        if (/wrong last sequence|key exists/i.test((err as Error).message)) throw new ChannelError('exists', `channel '${c.name}' already exists`);
+        if (isApiError(err, WRONG_LAST_SEQUENCE)) throw new ChannelError('exists', `channel '${c.name}' already exists`);
         throw err;
       }
       await kv.delete(DEL + c.name);

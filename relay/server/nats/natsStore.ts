@@ -15,6 +15,7 @@ import type { DeliveryMeta, KeyedChannelStatus, NewDelivery, StoreHealth, PruneO
 import { DeliveryIndex } from './index';
 import { channelKey } from '../channels/channelKey';
 import { StreamFollower } from './streamFollower';
+import { isApiError, isDirectGetNotFound, NO_MESSAGE_FOUND, STREAM_NOT_FOUND } from './apiErrors';
 import { sizeFields } from '../store/rejected';
 
 /** The delivery's meta (channel, time, verification, raw headers, targets) as JSON, beside the body bytes. */
@@ -125,7 +126,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
         await this.jsm.streams.info(s.name);
         await this.jsm.streams.update(s.name, config);
       } catch (err) {
-        if (!/stream not found/i.test((err as Error).message)) throw err;
+        if (!isApiError(err, STREAM_NOT_FOUND)) throw err;
         await this.jsm.streams.add(config);
         this.options.log?.(`store: created JetStream stream ${s.name} (replicas ${replicas})`);
       }
@@ -188,7 +189,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
       await this.jsm.streams.getMessage(stream, { seq });
       return false;
     } catch (err) {
-      return /no message found|not found/i.test((err as Error).message);
+      return isApiError(err, NO_MESSAGE_FOUND, STREAM_NOT_FOUND);
     }
   }
 
@@ -403,7 +404,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
         return { meta: { ...meta, seq }, body: Buffer.from(m.data) };
       } catch (err) {
         // "Not found" from a replica may only mean it is behind: only the leader's word counts.
-        const notFound = /no message found|not found/i.test((err as Error).message);
+        const notFound = isDirectGetNotFound(err);
         if (notFound && (await this.absent(this.deliveries, seq))) return undefined;
         if (this.closed || Date.now() + 250 >= deadline || !(notFound || retryablePublish(err))) throw err;
         await new Promise((r) => setTimeout(r, 250));

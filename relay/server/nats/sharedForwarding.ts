@@ -12,7 +12,7 @@ import type { Dispatcher } from 'undici';
 import { SUBSCRIBER_TARGET, type ForwardAttempt, type ForwardState } from '../../../src/core/relay/protocol';
 import type { RetryFilter } from '../forwarding/forwarder';
 import { forwardHeaders, postOnce } from '../../client/attempt';
-import { classify, parseRetryAfter } from '../../../src/core/relay/forwardPolicy';
+import { classify, parseRetryAfter, scaledWait } from '../../../src/core/relay/forwardPolicy';
 import type { DeliveryMeta } from '../store/storeTypes';
 import { META_HEADER, type NatsStore } from './natsStore';
 
@@ -20,7 +20,7 @@ export interface SharedForwardingOptions {
   /** Every forward target of any channel (the relay's --forward and --config). */
   targets: readonly string[];
   schedule: readonly number[];
-  /** Divides every delay of the schedule (1000 turns a minute into 60 ms). */
+  /** Speed-up of the schedule (forwardPolicy.scaledWait): 1000 turns a minute into 60 ms. */
   timeScale?: number;
   timeoutMs: number;
   /** Forwards in flight at once to one target, over all instances (the consumer's max_ack_pending). */
@@ -179,7 +179,7 @@ export class SharedForwarding {
     const last = attemptNo >= this.options.schedule.length || (!attempt.ok && classify(attempt) === 'final');
     const status = attempt.ok ? 'ok' : last ? 'failed' : 'pending';
     const retryAfterMs = parseRetryAfter(attempt.retryAfter, Date.now());
-    const nextDelay = retryAfterMs !== undefined ? Math.round(retryAfterMs / (this.options.timeScale ?? 1)) : this.delay(attemptNo);
+    const nextDelay = retryAfterMs !== undefined ? Math.round(scaledWait(retryAfterMs, this.options.timeScale)) : this.delay(attemptNo);
     const state: ForwardState = {
       target,
       status,
@@ -256,7 +256,7 @@ export class SharedForwarding {
 
   /** The wait after attempt `n` (1-based) before attempt n + 1. */
   private delay(n: number): number {
-    return Math.round((this.options.schedule[n] ?? 0) / (this.options.timeScale ?? 1));
+    return Math.round(scaledWait(this.options.schedule[n] ?? 0, this.options.timeScale));
   }
 
   stop(): void {

@@ -1,7 +1,9 @@
 // How startRelay runs on a JetStream store (`--store nats://…`): the store, and forwarding as the
 // durable consumers' shared work (ingress starts no attempt of its own).
 import { Agent } from 'undici';
-import { DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_PER_TARGET_CONCURRENCY, DEFAULT_RETRY_SCHEDULE_MS } from '../forwarding/forwarder';
+import { DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_PER_TARGET_CONCURRENCY } from '../forwarding/forwarder';
+import { retrySchedule } from '../../../src/core/relay/forwardPolicy';
+import { RELAY_RETENTION } from '../../../src/core/defaults';
 import type { ChannelConfigs } from '../channels/channels';
 import type { RelayStore } from '../store/storeTypes';
 import { connectNats } from './connect';
@@ -39,7 +41,7 @@ export async function openNatsStore(
   jetstream: JetStreamHandles;
 }> {
   const nc = await connectNats({ servers: choice.servers, credsFile: choice.credsFile, log, signal });
-  const retention = settings.retention ?? { maxCount: 100_000, maxAgeMs: 30 * 24 * 3600 * 1000 };
+  const retention = settings.retention ?? RELAY_RETENTION;
   const store = await NatsStore.open(nc, { replicas: choice.replicas, prefix: choice.prefix, retention, log });
   return {
     store,
@@ -53,7 +55,7 @@ function sharedForwarding(store: NatsStore, channels: ChannelConfigs, settings: 
   const perTarget = DEFAULT_PER_TARGET_CONCURRENCY;
   return new SharedForwarding(store, {
     targets: channels.allTargets(),
-    schedule: settings.retrySchedule ?? DEFAULT_RETRY_SCHEDULE_MS,
+    schedule: retrySchedule(settings.retrySchedule),
     timeScale: settings.timeScale ?? 1,
     timeoutMs: settings.forwardTimeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS,
     perTarget,

@@ -75,15 +75,32 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
 }
 
 /**
+ * The retry schedule a forwarder uses: the one given (--retry-schedule), else the service's
+ * (RETRY_SCHEDULE_MS). The one place that falls back to the default.
+ */
+export function retrySchedule(given?: readonly number[]): readonly number[] {
+  return given?.length ? given : RETRY_SCHEDULE_MS;
+}
+
+/**
  * The wait before the next attempt after `attemptsDone` attempts failed with a retryable outcome,
  * or undefined when the schedule is used up (the delivery has failed). The schedule is the
  * service's (RETRY_SCHEDULE_MS: at once, then 1, 5 and 30 minutes after the previous attempt);
  * a Retry-After the app sent replaces the schedule's wait for that one retry.
  */
 export function nextRetryDelay(attemptsDone: number, options: { schedule?: readonly number[]; retryAfterMs?: number } = {}): number | undefined {
-  const schedule = options.schedule?.length ? options.schedule : RETRY_SCHEDULE_MS;
+  const schedule = retrySchedule(options.schedule);
   if (attemptsDone >= schedule.length) return undefined;
   return options.retryAfterMs ?? schedule[attemptsDone]!;
+}
+
+/**
+ * A wait at a speed-up: `timeScale` is how many times faster than real time a schedule runs (1000
+ * turns one minute into 60 ms; Infinity makes every wait 0; default 1). The one meaning of
+ * `timeScale` everywhere: the relay's forwarder, JetStream forwarding, the emulator, --time-scale.
+ */
+export function scaledWait(ms: number, timeScale = 1): number {
+  return ms / timeScale;
 }
 
 /** A wait in words for a person: `in 40 s`, `in 1 min`, `in 30 min`, `now`. */

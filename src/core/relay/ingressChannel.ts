@@ -1,6 +1,12 @@
-// Which channel of a relay a webhook URL delivers to: the relay's own ingress URLs first (behind
-// --public-url they differ from the address the editor connects to), then <base>/hooks/<name>.
+// A relay channel's ingress URL, `<base>/hooks/<name>`: built here once (ingressUrl), and read
+// back (ingressChannel: which channel a webhook URL delivers to: the relay's own ingress URLs
+// first, since behind --public-url they differ from the address the editor connects to).
 // Pure: no I/O.
+
+/** Where the service posts for `channel` on the relay at `base`: `<base>/hooks/<channel>`, the name percent-encoded. */
+export function ingressUrl(base: string, channel = 'default'): string {
+  return `${base.replace(/\/+$/, '')}/hooks/${encodeURIComponent(channel)}`;
+}
 
 function parts(url: string): { origin: string; path: string } | undefined {
   try {

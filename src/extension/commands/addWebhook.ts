@@ -1,6 +1,8 @@
 // Add Webhook: URL (relay URLs offered) → events (pick many of the seven) → secret
 // (generate/enter/none) → json, with Back between the steps and URL problems shown as you type.
 import { randomBytes } from 'node:crypto';
+import { newSecret } from '../../core/randomToken';
+import { RelayApiError } from '../../../relay/client/apiError';
 import * as vscode from 'vscode';
 import { validateWebhookUrl } from '../../core/input';
 import { SUBSCRIBABLE_EVENTS, channelNameFor, repoKey } from '../../core/tree';
@@ -37,7 +39,7 @@ const command: CommandModule = {
     // A generated secret must verify where the webhook delivers: a relay channel's own secret, or one added to the relay (relayManager).
     // A channel of the webhook's own on the remote relay is created below with the generated secret.
     const newChannel = choices.find((c) => c.url === url.trim() && c.newChannel)?.newChannel;
-    const fresh = randomBytes(32).toString('hex');
+    const fresh = newSecret();
     const generated =
       secretChoice !== 'generate' ? undefined : newChannel ? { secret: fresh, how: 'created' as const, channel: newChannel } : await ctx.services.relay.secretForGenerated(url.trim(), fresh);
     const shared = generated && generated.how !== 'plain' ? generated : undefined;
@@ -92,7 +94,7 @@ async function createChannel(ctx: CommandContext, name: string, secret: string |
     await ctx.services.relay.reload();
     return created.ingressUrl;
   } catch (err) {
-    if ((err as { status?: number }).status === 403) throw new UserError(`The token in use on ${relay.label} is a channel token: it cannot create channels. Pick its channel's URL, or connect with the admin token.`);
+    if (err instanceof RelayApiError && err.status === 403) throw new UserError(`The token in use on ${relay.label} is a channel token: it cannot create channels. Pick its channel's URL, or connect with the admin token.`);
     throw err;
   }
 }

@@ -6,6 +6,7 @@
 // local app (the only question). Without a relay it offers Connect to Relay… or Start Relay, and
 // goes on here once connected.
 import { randomBytes } from 'node:crypto';
+import { newSecret } from '../../core/randomToken';
 import * as vscode from 'vscode';
 import { channelNameFor, localAppUrlProblem, repoKey, serviceIsLocal } from '../../core/tree';
 import { settings } from '../config';
@@ -55,7 +56,7 @@ export default command;
 async function setUp(ctx: CommandContext, repo: Parameters<typeof repoKey>[0], events: string[], to: string, client: Awaited<ReturnType<CommandContext['services']['client']>>) {
   const relay = ctx.services.relay;
   const { api, relay: address } = relay.relayApi();
-  const secret = randomBytes(32).toString('hex');
+  const secret = newSecret();
   const channel = await api.createChannel({ name: channelNameFor(repoKey(repo), randomBytes(4).toString('hex')), secrets: [secret] });
   let webhook;
   try {

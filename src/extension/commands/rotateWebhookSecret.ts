@@ -3,7 +3,8 @@
 // webhook on the service gets the new secret; 3. the old one is dropped from the channel after the
 // first delivery verified with the new one, or after a grace period (secretRotation.ts). On a
 // channel other webhooks share, the old secret stays (they still sign with it).
-import { randomBytes } from 'node:crypto';
+import { newSecret } from '../../core/randomToken';
+import { RelayApiError } from '../../../relay/client/apiError';
 import * as vscode from 'vscode';
 import { webhookLabel, webhooksByChannel } from '../../core/tree';
 import { UserError } from '../errors';
@@ -36,9 +37,10 @@ const command: CommandModule = {
     }
     const { hooks } = await ctx.webhooks.cachedWebhooks();
     const shared = (webhooksByChannel(hooks.map((h) => h.webhook), relay.urls()).get(channel)?.length ?? 0) > 1;
-    const secret = randomBytes(32).toString('hex');
+    const secret = newSecret();
     const afterSeq = relay.live.lastSeq;
-    await withProgress(`Adding a new secret to channel ${channel}…`, () => api.updateChannelSecrets(channel, { addSecrets: [secret] })).catch((err: { status?: number; message?: string }) => {
+    await withProgress(`Adding a new secret to channel ${channel}…`, () => api.updateChannelSecrets(channel, { addSecrets: [secret] })).catch((err: unknown) => {
+      if (!(err instanceof RelayApiError)) throw err;
       if (err.status === 403) throw new UserError(`Changing channel ${channel}'s secrets needs the relay's admin token; the token in use is a channel token.`);
       if (err.status === 409 || err.status === 404) throw new UserError(`Channel ${channel} is not one the relay's API manages (${err.message}): change its secret with the relay's --secret.`);
       throw err;

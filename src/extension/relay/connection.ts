@@ -16,6 +16,7 @@ import type {
   Subscription,
   SubscriptionState,
 } from '../../../relay/client';
+import { RelayApiError } from '../../../relay/client/apiError';
 import { readFileSync } from 'node:fs';
 import { rootCertificates } from 'node:tls';
 import { RelayLiveList, type RelayDeliveryView } from '../../core/tree';
@@ -111,7 +112,7 @@ export class RelayConnection {
     try {
       this.status = await this.api.status();
     } catch (err) {
-      if ((err as { status?: number }).status !== 403) throw err; // a channel token may not read the status
+      if (!(err instanceof RelayApiError && err.status === 403)) throw err; // a channel token may not read the status
     }
     const recent = await this.api.listDeliveries({ limit: 200 });
     if (this.closed) return;
@@ -249,7 +250,7 @@ export class RelayConnection {
         try {
           this.status = await this.api.status();
         } catch (err) {
-          if ((err as { status?: number }).status === 403) this.status = undefined; // a channel token may not read it
+          if (err instanceof RelayApiError && err.status === 403) this.status = undefined; // a channel token may not read it
           else this.options.log?.('warn', `relay status: ${(err as Error).message}`);
         }
       } while (this.statusAgain && !this.closed);
@@ -333,7 +334,7 @@ export async function tokenScope(api: RelayApi): Promise<TokenScope> {
     await api.listChannels();
     return { kind: 'admin' };
   } catch (err) {
-    if ((err as { status?: number }).status !== 403) throw err;
+    if (!(err instanceof RelayApiError && err.status === 403)) throw err;
   }
   try {
     await api.listDeliveries({ channel: '.scope-probe', limit: 0 });

@@ -1,6 +1,7 @@
 // What the editor asks of the relay in use beyond reading it: Replay Delivery (to the app that
 // forwards its channel, posted byte-exact as forwarding does, else by the relay to its own targets)
 // and Retry pending now (the relay's pending forwards, and the editor's own retrying ones).
+import { RelayApiError } from '../../../relay/client/apiError';
 import type { ReplayResponse } from '../../../relay/client';
 import { SUBSCRIBER_TARGET } from '../../core/relay/protocol';
 import { loadRelayClient } from '../deps';
@@ -52,7 +53,7 @@ export class RelayActions {
       return { queued, editor };
     } catch (err) {
       // A channel token may not ask the relay (403); the editor's own retry still happened.
-      if ((err as { status?: number }).status === 403 && this.relay.forwarder()) return { queued: 0, editor };
+      if (err instanceof RelayApiError && err.status === 403 && this.relay.forwarder()) return { queued: 0, editor };
       throw err;
     }
   }

@@ -1,7 +1,7 @@
 // The signing secrets the editor holds for the relay in use: its forward set-ups' channels', the
 // relay started here (generated once, in SecretStorage), and the one Add Webhook gives a webhook so
 // that its deliveries verify at the relay (a new channel created with it, when the token may).
-import { randomBytes } from 'node:crypto';
+import { newSecret } from '../../core/randomToken';
 import type * as vscode from 'vscode';
 import { ingressChannel } from '../../core/relay/ingressChannel';
 import { settings } from '../config';
@@ -91,7 +91,7 @@ export class RelaySecrets {
   async localSecret(): Promise<string> {
     const stored = await this.secrets.get(RELAY_STORAGE.localSecret);
     if (stored) return stored;
-    const secret = randomBytes(32).toString('hex');
+    const secret = newSecret();
     await this.secrets.store(RELAY_STORAGE.localSecret, secret);
     return secret;
   }

@@ -1,6 +1,7 @@
 // The relay in use's ingress URLs as the editor offers and matches them: one channel's, Add
 // Webhook's payload URL choices, and the set the Webhooks view matches webhook URLs against. With
 // no relay in use: the local relay's on the configured port.
+import { ingressUrl } from '../../core/relay/ingressChannel';
 import { relayUrlsOf, webhookUrlChoices, type RelayUrls, type WebhookUrlChoice } from '../../core/tree';
 import { settings } from '../config';
 import type { RelayInUse } from './inUse';
@@ -9,8 +10,8 @@ import type { RelayInUse } from './inUse';
 export function ingressUrlOf(relay: RelayInUse, channel = 'default'): string {
   // The relay's own URL for it first: behind --public-url it differs from the address connected to.
   const known = relay.status?.channels.find((c) => c.name === channel)?.ingressUrl;
-  if (relay.remote) return known ?? `${relay.remote.httpUrl}/hooks/${encodeURIComponent(channel)}`;
-  return `http://127.0.0.1:${relay.localPort ?? settings().relayPort}/hooks/${channel}`;
+  if (relay.remote) return known ?? ingressUrl(relay.remote.httpUrl, channel);
+  return ingressUrl(`http://127.0.0.1:${relay.localPort ?? settings().relayPort}`, channel);
 }
 
 /**
@@ -23,7 +24,7 @@ export function payloadUrlChoices(relay: RelayInUse, newChannel?: string): Webho
     channels: (relay.status?.channels ?? []).map((c) => ({ name: c.name, ingressUrl: ingressUrlOf(relay, c.name) })),
     ingressBase: relay.status?.ingressBase ?? relay.remote.httpUrl,
   };
-  const localUrl = `http://127.0.0.1:${relay.localPort ?? settings().relayPort}/hooks/default`;
+  const localUrl = ingressUrl(`http://127.0.0.1:${relay.localPort ?? settings().relayPort}`);
   return webhookUrlChoices({ remote, localUrl, serviceBaseUrl: settings().baseUrl, newChannel });
 }
 

@@ -144,7 +144,7 @@ describe('Service Webhooks extension', function () {
       secret: 'generate',
     });
     assert.equal(gen?.secretGenerated, true);
-    assert.equal(gen?.secretLength, 64, '32 random bytes as hex');
+    assert.equal(gen?.secretLength, 43, "32 random bytes as base64url (newSecret, as the CLI's --generate-secret)");
     const listed = await hooks();
     relayHook = listed.find((h) => h.url.includes('/hooks/default'))!;
     failingHook = listed.find((h) => h.url.includes('/_emulator/fail/500'))!;

@@ -2,7 +2,7 @@
 // to the same app, nor what a subscriber already forwarded (before a Reload Window).
 import { strict as assert } from 'node:assert';
 import { alreadyForwarded, sameApp } from '../../../../src/core/relay/forwardOnce';
-import { ingressChannel } from '../../../../src/core/relay/ingressChannel';
+import { ingressChannel, ingressUrl } from '../../../../src/core/relay/ingressChannel';
 import { SUBSCRIBER_TARGET } from '../../../../src/core/relay/protocol';
 
 describe('forwarding once', () => {
@@ -32,6 +32,11 @@ describe('the channel a webhook URL delivers to', () => {
     assert.equal(ingressChannel('https://relay.example.com:443/hooks/a%2Eb/', base), 'a.b');
     assert.equal(ingressChannel('https://RELAY.example.com/hooks', base), 'default');
     assert.equal(ingressChannel('http://127.0.0.1:8788/hooks/e2e', 'http://127.0.0.1:8788'), 'e2e');
+  });
+  it('ingressUrl builds <base>/hooks/<name>, the name encoded, and ingressChannel reads it back', () => {
+    assert.equal(ingressUrl('https://relay.example.com/in/'), 'https://relay.example.com/in/hooks/default');
+    assert.equal(ingressUrl(base, 'a b/c'), 'https://relay.example.com/hooks/a%20b%2Fc');
+    for (const name of ['default', 'team.a_1-x', 'a b/c']) assert.equal(ingressChannel(ingressUrl(base, name), base), name);
   });
   it('another host, port, path or a query: no channel of this relay', () => {
     assert.equal(ingressChannel('https://relay.example.com:8443/hooks/a', base), undefined);

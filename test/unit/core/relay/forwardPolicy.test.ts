@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { classify, errorCode, inWords, MAX_RETRY_AFTER_MS, nextRetryDelay, parseRetryAfter } from '../../../../src/core/relay/forwardPolicy';
+import { classify, errorCode, inWords, MAX_RETRY_AFTER_MS, nextRetryDelay, parseRetryAfter, retrySchedule, scaledWait } from '../../../../src/core/relay/forwardPolicy';
 import { RETRY_SCHEDULE_MS } from '../../../../src/core/defaults';
 import { forwardSummary } from '../../../../src/core/tree';
 import { SUBSCRIBER_TARGET } from '../../../../src/core/relay/protocol';
@@ -42,6 +42,18 @@ describe('forwarding rules (src/core/relay/forwardPolicy)', () => {
     assert.equal(nextRetryDelay(1, { retryAfterMs: 7000 }), 7000);
     assert.equal(nextRetryDelay(4, { retryAfterMs: 7000 }), undefined, 'Retry-After does not extend the schedule');
     assert.equal(nextRetryDelay(1, { schedule: [0, 10, 20] }), 10);
+  });
+
+  it('the retry schedule is the one given, else the service\'s', () => {
+    assert.deepEqual(retrySchedule(), RETRY_SCHEDULE_MS);
+    assert.deepEqual(retrySchedule([]), RETRY_SCHEDULE_MS);
+    assert.deepEqual(retrySchedule([0, 5]), [0, 5]);
+  });
+
+  it('timeScale is a speed-up factor: it divides the wait; Infinity makes it 0', () => {
+    assert.equal(scaledWait(60_000, 1000), 60);
+    assert.equal(scaledWait(60_000), 60_000);
+    assert.equal(scaledWait(3_600_000, Infinity), 0);
   });
 
   it('waits in words', () => {
