@@ -3,7 +3,6 @@ import { SUBSCRIBER_TARGET } from '../../../../src/core/relay/protocol';
 import {
   RelayLiveList,
   channelDescription,
-  relayChannelOfUrl,
   relayRow,
   relayToDelivery,
   type RelayDeliveryView,
@@ -54,12 +53,5 @@ describe('relay view model', () => {
     assert.deepEqual(relayToDelivery(rd(5)), { id: 'd5', seq: 5, event: 'push', delivered_at: '2026-11-22T20:58:10Z', success: true, status: 200 });
     const rej = relayToDelivery(rd(6, { verification: 'rejected', forward: [] }));
     assert.equal(rej.success, false);
-  });
-  it('maps a webhook URL to the relay channel it targets', () => {
-    assert.equal(relayChannelOfUrl('http://127.0.0.1:8788/hooks/default', 8788), 'default');
-    assert.equal(relayChannelOfUrl('http://localhost:8788/hooks', 8788), 'default');
-    assert.equal(relayChannelOfUrl('http://127.0.0.1:8788/hooks/ci', 8788), 'ci');
-    assert.equal(relayChannelOfUrl('http://127.0.0.1:9999/hooks/ci', 8788), undefined);
-    assert.equal(relayChannelOfUrl('https://example.com/hooks/ci', 443), undefined);
   });
 });
