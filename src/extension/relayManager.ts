@@ -191,9 +191,13 @@ export class RelayManager implements vscode.Disposable {
   async heldSecretFor(url: string): Promise<string | undefined> {
     const channel = this.channelOf(url);
     if (channel === undefined) return undefined;
-    const held = (await this.signingSecrets()).find((s) => s.channel === channel);
-    if (held) return held.secret;
-    return this.process.running && !this.remote ? this.localSecret() : undefined;
+    const own = await this.ownSecret(this.relayBase, channel);
+    return own ?? (this.process.running && !this.remote ? this.localSecret() : undefined);
+  }
+
+  /** The secret the editor made `channel` of the relay at `base` with (a forward set-up, Add Webhook), if any: the one place it is looked up. */
+  private async ownSecret(base: string | undefined, channel: string): Promise<string | undefined> {
+    return base === undefined ? undefined : this.setups.secret(base, channel);
   }
 
   /**
@@ -207,7 +211,7 @@ export class RelayManager implements vscode.Disposable {
     const base = this.relayBase ?? localBase(settings().relayPort);
     const channel = ingressChannel(url, base, this.status?.channels ?? []);
     if (channel === undefined) return { secret: generated, how: 'plain' };
-    const own = this.conn ? await this.setups.secret(base, channel) : undefined;
+    const own = this.conn ? await this.ownSecret(base, channel) : undefined;
     if (own) return { secret: own, how: 'channel', channel };
     if (!this.conn) return { secret: generated, how: 'plain' }; // no relay here to check against
     const scope = this.tokenScope;
@@ -232,7 +236,7 @@ export class RelayManager implements vscode.Disposable {
     const out: { channel: string; label: string; description?: string; secret: string }[] = [];
     if (base) {
       for (const f of this.setups.of(base)) {
-        const secret = await this.setups.secret(base, f.channel);
+        const secret = await this.ownSecret(base, f.channel);
         if (secret) out.push({ channel: f.channel, label: `channel ${f.channel}`, description: `${f.repo || 'set-up'} → ${f.to}`, secret });
       }
     }
