@@ -4,7 +4,8 @@
 //   $XDG_STATE_HOME/service-hooks/forward/<host>_<port>-<channel|all>-<hash>.json
 //   (~/.local/state/… when XDG_STATE_HOME is unset; --state FILE overrides)
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { writeFileAtomicSync } from '../../src/core/writeFileAtomic';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { CursorStore, ForwardCursor, RetryingDelivery } from '../client/forwardEngine';
@@ -48,13 +49,10 @@ export function readStateFile(file: string): ForwardCursor | undefined {
   return c;
 }
 
-/** Written whole to a temporary file (0600) and renamed over the old one: a crash leaves one or the other. */
+/** Written atomically (writeFileAtomicSync, 0600): a crash leaves the old cursor or the new one. */
 export function writeStateFile(file: string, cursor: ForwardCursor): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(cursor) + '\n', { mode: 0o600 });
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, file);
+  writeFileAtomicSync(file, JSON.stringify(cursor) + '\n', { mode: 0o600 });
 }
 
 export function stateFileCursor(file: string, cwd: string): { path: string; store: CursorStore } {

@@ -1,6 +1,27 @@
-// Is anything listening at a URL's host and port? A TCP connect, closed at once: how a paused
-// forwarder notices that the app is back without waiting out a backoff.
-import { connect } from 'node:net';
+// Is anything there? One connect, closed at once: TCP (is anything listening at a URL's host and
+// port: how a paused forwarder notices that the app is back without waiting out a backoff) or TLS
+// (does a port speak TLS: asked when a plain http:// request was cut off without an answer, so the
+// CLI can say "use https://" instead of undici's "other side closed"; only a ClientHello goes out
+// and any certificate is taken: the question is the protocol, not whom to trust).
+import { connect, isIP } from 'node:net';
+import { connect as connectTls } from 'node:tls';
+
+/** True once a TCP connection (with `tls`, a TLS handshake) to host:port completes; false on an error, a close or after `timeoutMs`. */
+export function probe(host: string, port: number, o: { tls?: boolean; timeoutMs?: number } = {}): Promise<boolean> {
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  return new Promise((resolve) => {
+    const sock = o.tls ? connectTls({ host: bare, port, rejectUnauthorized: false, ...(isIP(bare) ? {} : { servername: bare }) }) : connect({ host: bare, port });
+    const done = (yes: boolean) => {
+      clearTimeout(timer);
+      sock.destroy();
+      resolve(yes);
+    };
+    const timer = setTimeout(() => done(false), o.timeoutMs ?? 1000);
+    sock.once(o.tls ? 'secureConnect' : 'connect', () => done(true));
+    sock.once('error', () => done(false));
+    sock.once('close', () => done(false));
+  });
+}
 
 /** Resolves true once a TCP connection to `url`'s host:port opens, false on an error or after `timeoutMs`. */
 export function probePort(url: string, timeoutMs = 1000): Promise<boolean> {
@@ -10,17 +31,14 @@ export function probePort(url: string, timeoutMs = 1000): Promise<boolean> {
   } catch {
     return Promise.resolve(false);
   }
-  const host = u.hostname.replace(/^\[(.*)\]$/, '$1');
-  const port = Number(u.port) || (u.protocol === 'https:' ? 443 : 80);
-  return new Promise((resolve) => {
-    const sock = connect({ host, port });
-    const done = (up: boolean) => {
-      clearTimeout(timer);
-      sock.destroy();
-      resolve(up);
-    };
-    const timer = setTimeout(() => done(false), timeoutMs);
-    sock.once('connect', () => done(true));
-    sock.once('error', () => done(false));
-  });
+  return probe(u.hostname, Number(u.port) || (u.protocol === 'https:' ? 443 : 80), { timeoutMs });
+}
+
+/** For an http:// URL whose request was cut off: the https:// sentence when its port speaks TLS, else undefined. */
+export async function tlsHint(url: URL): Promise<string | undefined> {
+  if (url.protocol !== 'http:') return undefined;
+  if (!(await probe(url.hostname, Number(url.port || 80), { tls: true, timeoutMs: 3000 }))) return undefined;
+  const https = new URL(url.href);
+  https.protocol = 'https:';
+  return `this port speaks TLS: use ${https.href.replace(/\/\/[^@/]*@/, '//***@')}`;
 }

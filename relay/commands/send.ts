@@ -10,7 +10,7 @@ import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, sign } from '../../src
 import { testDeliveryId } from '../../src/core/testSend';
 import { defineCommand } from '../cli/args';
 import { EXIT, UsageError, type CliIO } from '../cli/io';
-import { tlsHint } from '../cli/tlsProbe';
+import { tlsHint } from '../client/probe';
 
 const EVENTS = [...EVENT_TYPES, 'ping'] as const;
 

@@ -1,8 +1,8 @@
-// The state file: loaded once at start, rewritten atomically (temp file, fsync, rename; mode 0600)
+// The state file: loaded once at start, rewritten atomically (src/core/writeFileAtomic; mode 0600)
 // after changes. Writes are coalesced: many changes in a burst produce one or two writes.
-import { chmod, open, rename, unlink } from 'node:fs/promises';
 import { accessSync, constants, readFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { dirname } from 'node:path';
+import { writeFileAtomic } from '../../src/core/writeFileAtomic';
 import { checkState } from './stateShape';
 import type { StateFile } from './types';
 
@@ -98,34 +98,6 @@ export class StateWriter {
   }
 
   private async write(text: string): Promise<void> {
-    const tmp = join(dirname(this.path), `.${basename(this.path)}.${process.pid}.tmp`);
-    const fh = await open(tmp, 'w', 0o600);
-    try {
-      await fh.writeFile(text);
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    try {
-      await chmod(tmp, 0o600);
-      await rename(tmp, this.path);
-    } catch (err) {
-      await unlink(tmp).catch(() => {});
-      throw err;
-    }
-    await syncDir(dirname(this.path));
-  }
-}
-
-/** Makes a rename in `dir` durable (the directory entry itself); best effort where directories cannot be opened. */
-async function syncDir(dir: string): Promise<void> {
-  let fh;
-  try {
-    fh = await open(dir, 'r');
-    await fh.sync();
-  } catch {
-    // some file systems refuse fsync on a directory: the rename still happened
-  } finally {
-    await fh?.close();
+    await writeFileAtomic(this.path, text, { mode: 0o600 });
   }
 }

@@ -6,8 +6,9 @@
 // so a webhook still pointing at it never falls back to an implicit, unverified channel.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { randomToken } from '../../../src/core/randomToken';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { writeFileAtomicSync } from '../../../src/core/writeFileAtomic';
+import { join } from 'node:path';
 import { channelKey } from './channelKey';
 
 export const CHANNELS_FILE = 'channels.json';
@@ -56,25 +57,6 @@ function sameHash(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** Writes `text` to `path` through a temporary file (mode 0600), fsyncs it, renames, fsyncs the folder. */
-function writeAtomic(path: string, text: string): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, text, { mode: 0o600 });
-  const fd = openSync(tmp, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
-  const dir = openSync(dirname(path), 'r');
-  try {
-    fsyncSync(dir);
-  } finally {
-    closeSync(dir);
-  }
-}
-
 function parseFile(path: string, text: string): ChannelsFile {
   const bad = (why: string) => new Error(`${path}: ${why}`);
   let raw: unknown;
@@ -111,9 +93,9 @@ export class ChannelRegistry {
   private readonly byHash = new Map<string, string>();
   private readonly deleted = new Set<string>();
   private persistence: ChannelPersistence = {
-    created: (_c, all) => writeAtomic(this.path, JSON.stringify(all, null, 2) + '\n'),
-    deleted: (_n, all) => writeAtomic(this.path, JSON.stringify(all, null, 2) + '\n'),
-    updated: (_c, all) => writeAtomic(this.path, JSON.stringify(all, null, 2) + '\n'),
+    created: (_c, all) => writeFileAtomicSync(this.path, JSON.stringify(all, null, 2) + '\n'),
+    deleted: (_n, all) => writeFileAtomicSync(this.path, JSON.stringify(all, null, 2) + '\n'),
+    updated: (_c, all) => writeFileAtomicSync(this.path, JSON.stringify(all, null, 2) + '\n'),
   };
 
   private constructor(readonly path: string) {}

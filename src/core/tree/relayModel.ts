@@ -210,20 +210,4 @@ export function relayToDelivery(d: RelayDeliveryView): DeliveryView {
   };
 }
 
-/** The relay channel a webhook URL points to, when that URL is this relay's ingress (`/hooks` or `/hooks/<channel>`). */
-export function relayChannelOfUrl(url: string, relayPort: number): string | undefined {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    return undefined;
-  }
-  const local = ['127.0.0.1', 'localhost', '[::1]', '::1'].includes(u.hostname);
-  const port = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
-  if (!local || port !== relayPort) return undefined;
-  const m = /^\/hooks(?:\/([^/]+))?\/?$/.exec(u.pathname);
-  if (!m) return undefined;
-  return m[1] ? decodeURIComponent(m[1]) : 'default';
-}
-
 export type { RelayStatusView };

@@ -38,9 +38,13 @@ export class RelaySecrets {
   async heldSecretFor(url: string): Promise<string | undefined> {
     const channel = this.channelOf(url);
     if (channel === undefined) return undefined;
-    const held = (await this.signingSecrets()).find((s) => s.channel === channel);
-    if (held) return held.secret;
-    return this.relay.ownsProcess && !this.relay.remote ? this.localSecret() : undefined;
+    const own = await this.ownSecret(this.relay.base, channel);
+    return own ?? (this.relay.ownsProcess && !this.relay.remote ? this.localSecret() : undefined);
+  }
+
+  /** The secret the editor made `channel` of the relay at `base` with (a forward set-up, Add Webhook), if any: the one place it is looked up. */
+  private async ownSecret(base: string | undefined, channel: string): Promise<string | undefined> {
+    return base === undefined ? undefined : this.setups.secret(base, channel);
   }
 
   /**
@@ -54,7 +58,7 @@ export class RelaySecrets {
     const base = this.relay.base ?? localBase(settings().relayPort);
     const channel = ingressChannel(url, base, this.relay.status?.channels ?? []);
     if (channel === undefined) return { secret: generated, how: 'plain' };
-    const own = this.relay.conn ? await this.setups.secret(base, channel) : undefined;
+    const own = this.relay.conn ? await this.ownSecret(base, channel) : undefined;
     if (own) return { secret: own, how: 'channel', channel };
     if (!this.relay.conn) return { secret: generated, how: 'plain' }; // no relay here to check against
     const scope = this.relay.scope;
@@ -79,7 +83,7 @@ export class RelaySecrets {
     const out: HeldSecret[] = [];
     if (base) {
       for (const f of this.setups.of(base)) {
-        const secret = await this.setups.secret(base, f.channel);
+        const secret = await this.ownSecret(base, f.channel);
         if (secret) out.push({ channel: f.channel, label: `channel ${f.channel}`, description: `${f.repo || 'set-up'} → ${f.to}`, secret });
       }
     }

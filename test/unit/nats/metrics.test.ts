@@ -3,31 +3,19 @@
 // delivery and attempt counters as on the file store, moving with real deliveries; and its
 // --log-format json lines.
 import { strict as assert } from 'node:assert';
-import { post, signed, spawnRelay, startTarget, tempDir, type RelayProcess, type TargetApp } from '../relay/helpers';
+import { post, signed } from '../relay/helpers';
 import { sample, scrape } from '../relay/metricsText';
-import { startNats, type NatsCluster } from './natsServers';
+import { relayOnNatsPerSuite } from './relayOnNats';
 
 const SECRET = 'nats-metrics-secret-0123456789';
 const ADMIN = 'nats-metrics-admin-token-0123456789';
 
 describe('relay metrics on NATS JetStream (real nats-server, relay process)', function () {
   this.timeout(60_000);
-  let nats: NatsCluster;
-  let relay: RelayProcess;
-  let app: TargetApp;
-
-  before(async () => {
-    nats = await startNats(1);
-    app = await startTarget();
-    relay = await spawnRelay(['--store', nats.urls, '--data', tempDir(), '--secret', SECRET, '--forward', app.url, '--log-format', 'json'], { ...process.env, SERVICE_HOOKS_RELAY_TOKEN: ADMIN });
-  });
-  after(async () => {
-    await relay?.stop('SIGKILL');
-    await app?.close();
-    await nats?.stop();
-  });
+  const running = relayOnNatsPerSuite(ADMIN, ['--secret', SECRET, '--log-format', 'json']);
 
   it('reports the connection, publish-ack latency, consumer pending and the counters', async () => {
+    const { nats, relay, app } = running();
     const metricsUrl = `${relay.url}/metrics`;
     const before = (await scrape(metricsUrl, ADMIN)).text;
     assert.equal(sample(before, 'relay_jetstream_connected'), 1);

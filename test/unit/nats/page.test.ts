@@ -4,29 +4,17 @@
 // store: test/unit/page/browser.test.ts; the page code does not depend on the store.)
 import { strict as assert } from 'node:assert';
 import { request } from 'undici';
-import { post, spawnRelay, startTarget, tempDir, type RelayProcess, type TargetApp } from '../relay/helpers';
-import { startNats, type NatsCluster } from './natsServers';
+import { post } from '../relay/helpers';
+import { relayOnNatsPerSuite } from './relayOnNats';
 
 const ADMIN = 'nats-page-admin-token-0123456789';
 
 describe('relay page on NATS JetStream (real nats-server, relay process)', function () {
   this.timeout(60_000);
-  let nats: NatsCluster;
-  let relay: RelayProcess;
-  let app: TargetApp;
-
-  before(async () => {
-    nats = await startNats(1);
-    app = await startTarget();
-    relay = await spawnRelay(['--store', nats.urls, '--data', tempDir(), '--forward', app.url], { ...process.env, SERVICE_HOOKS_RELAY_TOKEN: ADMIN });
-  });
-  after(async () => {
-    await relay?.stop('SIGKILL');
-    await app?.close();
-    await nats?.stop();
-  });
+  const running = relayOnNatsPerSuite(ADMIN);
 
   it('signs in, streams a new delivery live, and guards replay with Origin and CSRF', async () => {
+    const { relay, app } = running();
     const signIn = await request(`${relay.url}/page/session`, { method: 'POST', headers: { origin: relay.url }, body: JSON.stringify({ token: ADMIN }) });
     const who = (await signIn.body.json()) as { csrf: string; kind: string };
     assert.equal(signIn.statusCode, 200);

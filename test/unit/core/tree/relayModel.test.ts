@@ -3,7 +3,6 @@ import { SUBSCRIBER_TARGET } from '../../../../src/core/relay/protocol';
 import {
   RelayLiveList,
   channelDescription,
-  relayChannelOfUrl,
   relayRow,
   relayToDelivery,
   type RelayDeliveryView,
@@ -59,12 +58,5 @@ describe('relay view model', () => {
     const app = relayToDelivery(rd(7, { forward: [{ target: 'subscriber', status: 'failed', lastStatus: 401, attempts: 1 }] }));
     assert.deepEqual([app.success, app.status], [false, 401]);
     assert.equal(app.error, 'the relay took it; its forward by a subscriber (the editor or service-hooks forward) failed (the app answered 401)');
-  });
-  it('maps a webhook URL to the relay channel it targets', () => {
-    assert.equal(relayChannelOfUrl('http://127.0.0.1:8788/hooks/default', 8788), 'default');
-    assert.equal(relayChannelOfUrl('http://localhost:8788/hooks', 8788), 'default');
-    assert.equal(relayChannelOfUrl('http://127.0.0.1:8788/hooks/ci', 8788), 'ci');
-    assert.equal(relayChannelOfUrl('http://127.0.0.1:9999/hooks/ci', 8788), undefined);
-    assert.equal(relayChannelOfUrl('https://example.com/hooks/ci', 443), undefined);
   });
 });
