@@ -3,12 +3,12 @@
 //   2 attempt:  JSON {seq, attempt, state?}                       — indexed as AttemptEntry
 //   3 prune:    JSON {minSeq}                                     — indexed as minSeq
 //   4 drop rejected: JSON {upTo}                                  — indexed as upTo
-// (entries in binary: ../index/indexEntries.ts)
+// (entries in binary: ../deliveryIndex/indexEntries.ts)
 import { DELIVERY_HEADER, EVENT_HEADER } from '../../../src/core/signing';
 import type { ForwardAttempt, ForwardState } from '../../../src/core/relay/protocol';
-import type { AttemptFields, IndexedDelivery, StateFields } from '../index/compactIndex';
+import type { AttemptFields, IndexedDelivery, StateFields } from '../deliveryIndex/compactIndex';
 import type { DeliveryMeta } from './storeTypes';
-import { encodeAttempt, encodeDelivery, encodePrune } from '../index/indexEntries';
+import { encodeAttempt, encodeDelivery, encodePrune } from '../deliveryIndex/indexEntries';
 
 export const T_DELIVERY = 1;
 export const T_ATTEMPT = 2;
@@ -70,7 +70,7 @@ export function parseMeta(payload: Buffer): { meta: DeliveryMeta; metaLength: nu
   return { meta: JSON.parse(payload.subarray(4, 4 + metaLength).toString('utf8')) as DeliveryMeta, metaLength };
 }
 
-/** A record's index entry (../index/indexEntries.ts), from its payload (at a scan). */
+/** A record's index entry (../deliveryIndex/indexEntries.ts), from its payload (at a scan). */
 export function summarize(type: number, payload: Buffer): Buffer {
   if (type === T_DELIVERY) {
     const { meta, metaLength } = parseMeta(payload);

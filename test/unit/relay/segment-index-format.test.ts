@@ -8,8 +8,8 @@ import { copyFileSync, readdirSync, readFileSync, unlinkSync, writeFileSync } fr
 import { join } from 'node:path';
 import { ByteReader } from '../../../relay/server/journal/bytes';
 import { crc32 } from '../../../relay/server/journal/crc32';
-import { decodeAttempt, decodeDelivery, decodePrune, encodeAttempt, encodeDelivery, encodePrune, type AttemptEntry } from '../../../relay/server/index/indexEntries';
-import type { IndexedDelivery } from '../../../relay/server/index/compactIndex';
+import { decodeAttempt, decodeDelivery, decodePrune, encodeAttempt, encodeDelivery, encodePrune, type AttemptEntry } from '../../../relay/server/deliveryIndex/indexEntries';
+import type { IndexedDelivery } from '../../../relay/server/deliveryIndex/compactIndex';
 import { DeliveryStore } from '../../../relay/server/store/store';
 import { FaultyFs } from './faultyFs';
 import { tempDir } from './helpers';
