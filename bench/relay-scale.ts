@@ -13,7 +13,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
-import { DeliveryStore } from '../relay/server/store';
+import { DeliveryStore } from '../relay/server/store/store';
 import { cpuMs, memKb } from './procStats';
 import { bundleCli, ROOT } from './relayChild';
 import { tokenFilePath } from '../src/core/relay/ready';

@@ -1,5 +1,5 @@
 // THE forward loop of a subscriber (`service-hooks forward` and the editor; the relay's own
-// --forward applies the same rules in relay/server/forwarder.ts). Each delivery of the subscription
+// --forward applies the same rules in relay/server/forwarding/forwarder.ts). Each delivery of the subscription
 // goes to the app once (./forward.ts), and the rules of src/core/relay/forwardPolicy decide:
 //   2xx        delivered: acknowledged with the status
 //   final 4xx  acknowledged as handled with the status (the relay records it failed); not retried

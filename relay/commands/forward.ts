@@ -15,7 +15,7 @@ import { DEFAULT_FORWARD_TIMEOUT_MS } from '../client/forward';
 import { ForwardEngine } from '../client/forwardEngine';
 import { subscribe, type SubscriptionState } from '../client/subscribe';
 
-/** The relay's channel names (relay/server/channels.ts CHANNEL_RE; not imported: this bundle stays small). */
+/** The relay's channel names (relay/server/channels/channels.ts CHANNEL_RE; not imported: this bundle stays small). */
 const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 const help = `Usage: service-hooks forward --relay ws(s)://HOST:PORT (--token T | --data DIR) --to URL [--channel C] [--since SEQ] [--timeout D] [--retry-schedule L] [--state FILE]

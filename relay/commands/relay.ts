@@ -9,7 +9,7 @@ import { EXIT, UsageError, type CliIO } from '../cli/io';
 import { PUBLIC_HELP, PUBLIC_OPTIONS, publicRelayOptions } from '../cli/publicOptions';
 import { DataDirLockedError, DEFAULT_DATA_DIR, DEFAULT_MAX_BODY, RelayConfigError, startRelay, type ChannelConfig, type RelayOptions, type RelayServer } from '../server';
 import { loadTls } from '../server/tls';
-import { CIDR_PRESETS, SourceAllowList } from '../server/access';
+import { CIDR_PRESETS, SourceAllowList } from '../server/access/access';
 import type { RelayLog } from '../server/log';
 import { LOG_FORMATS, relayLogger, type LogFormat, type RelayLogger } from '../cli/relayLog';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';

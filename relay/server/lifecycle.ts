@@ -3,9 +3,9 @@
 // only then give the data folder's lock back.
 import type { Server } from 'node:http';
 import type { DataLock } from './dataLock';
-import type { Forwarder } from './forwarder';
-import type { RelayStore } from './storeTypes';
-import type { SubscriberHub } from './subscribers';
+import type { Forwarder } from './forwarding/forwarder';
+import type { RelayStore } from './store/storeTypes';
+import type { SubscriberHub } from './subscribers/subscribers';
 
 /** Listens on host:port and resolves with the bound port (a listen error such as EADDRINUSE rejects, with its `code`). */
 export async function listen(server: Server, port: number, host: string): Promise<number> {

@@ -5,9 +5,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { sendError } from '../../shared/http';
-import type { SyncedBatch } from '../journal';
+import type { SyncedBatch } from '../journal/journal';
 import { listen } from '../lifecycle';
-import type { RelayStore } from '../storeTypes';
+import type { RelayStore } from '../store/storeTypes';
 import { watchJetStream, type JetStreamHandles } from './jetstream';
 import { RelayMetrics, type MetricsSources, type RefusalReason } from './relayMetrics';
 

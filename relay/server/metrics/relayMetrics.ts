@@ -5,8 +5,8 @@
 // (past the cap they count under "_other"), and a target label never carries credentials or a query.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ForwardAttempt, Verification } from '../../../src/core/relay/protocol';
-import type { SyncedBatch } from '../journal';
-import type { NewDelivery, RelayStore, StoredDelivery } from '../storeTypes';
+import type { SyncedBatch } from '../journal/journal';
+import type { NewDelivery, RelayStore, StoredDelivery } from '../store/storeTypes';
 import { BoundedLabels, Tally } from './tally';
 
 /** Why a request was refused, as the rejected-requests counter labels it. */

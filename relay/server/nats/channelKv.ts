@@ -4,7 +4,7 @@
 // fails atomically (KV create), and a watch applies the other instances' changes here, so every
 // instance accepts the same channel tokens and refuses a deleted channel's at once.
 import type { JetStreamClient, KV, KvEntry } from 'nats';
-import { ChannelError, type ChannelRegistry, type StoredChannel } from '../channelRegistry';
+import { ChannelError, type ChannelRegistry, type StoredChannel } from '../channels/channelRegistry';
 
 export interface ChannelKvOptions {
   prefix: string;

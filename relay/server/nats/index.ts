@@ -5,9 +5,9 @@
 // location kept for it only carries the body's size, in the file record's layout
 // (length = 4 + meta length + body, with a meta length of 0).
 import type { ForwardAttempt, ForwardState, RelayDeliverySummary } from '../../../src/core/relay/protocol';
-import { CompactIndex } from '../compactIndex';
-import { attemptFields, indexedDelivery, stateFields } from '../storeRecords';
-import type { DeliveryMeta, KeyedChannelStatus, StoredDelivery, StoreListQuery } from '../storeTypes';
+import { CompactIndex } from '../deliveryIndex/compactIndex';
+import { attemptFields, indexedDelivery, stateFields } from '../store/storeRecords';
+import type { DeliveryMeta, KeyedChannelStatus, StoredDelivery, StoreListQuery } from '../store/storeTypes';
 
 export class DeliveryIndex {
   private readonly rows = new CompactIndex();

@@ -8,14 +8,14 @@ import { EventEmitter } from 'node:events';
 import { headers as natsHeaders, StorageType, type JetStreamClient, type JsMsg, type JetStreamManager, type MsgHdrs, type NatsConnection } from 'nats';
 import type { ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../../src/core/relay/protocol';
 import { StoreUnavailableError } from '../errors';
-import { headerRecord } from '../store';
+import { headerRecord } from '../store/store';
 
 export { StoreUnavailableError };
-import type { DeliveryMeta, KeyedChannelStatus, NewDelivery, StoreHealth, PruneOptions, RelayStore, StoreEvents, StoredDelivery, StoreIntegrity, StoreListQuery } from '../storeTypes';
+import type { DeliveryMeta, KeyedChannelStatus, NewDelivery, StoreHealth, PruneOptions, RelayStore, StoreEvents, StoredDelivery, StoreIntegrity, StoreListQuery } from '../store/storeTypes';
 import { DeliveryIndex } from './index';
-import { channelKey } from '../channelKey';
+import { channelKey } from '../channels/channelKey';
 import { StreamFollower } from './streamFollower';
-import { sizeFields } from '../rejected';
+import { sizeFields } from '../store/rejected';
 
 /** The delivery's meta (channel, time, verification, raw headers, targets) as JSON, beside the body bytes. */
 export const META_HEADER = 'Sh-Meta';

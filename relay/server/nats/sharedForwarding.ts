@@ -10,10 +10,10 @@ import { createHash } from 'node:crypto';
 import { AckPolicy, DeliverPolicy, type Consumer, type ConsumerMessages, type JsMsg } from 'nats';
 import type { Dispatcher } from 'undici';
 import { SUBSCRIBER_TARGET, type ForwardAttempt, type ForwardState } from '../../../src/core/relay/protocol';
-import type { RetryFilter } from '../forwarder';
+import type { RetryFilter } from '../forwarding/forwarder';
 import { forwardHeaders, postOnce } from '../../client/attempt';
 import { classify, parseRetryAfter } from '../../../src/core/relay/forwardPolicy';
-import type { DeliveryMeta } from '../storeTypes';
+import type { DeliveryMeta } from '../store/storeTypes';
 import { META_HEADER, type NatsStore } from './natsStore';
 
 export interface SharedForwardingOptions {

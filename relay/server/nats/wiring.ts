@@ -1,14 +1,14 @@
 // How startRelay runs on a JetStream store (`--store nats://…`): the store, and forwarding as the
 // durable consumers' shared work (ingress starts no attempt of its own).
 import { Agent } from 'undici';
-import { DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_PER_TARGET_CONCURRENCY, DEFAULT_RETRY_SCHEDULE_MS } from '../forwarder';
-import type { ChannelConfigs } from '../channels';
-import type { RelayStore } from '../storeTypes';
+import { DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_PER_TARGET_CONCURRENCY, DEFAULT_RETRY_SCHEDULE_MS } from '../forwarding/forwarder';
+import type { ChannelConfigs } from '../channels/channels';
+import type { RelayStore } from '../store/storeTypes';
 import { connectNats } from './connect';
 import { NatsStore } from './natsStore';
 import { SharedForwarding } from './sharedForwarding';
 import { shareChannels } from './channelKv';
-import type { ChannelRegistry } from '../channelRegistry';
+import type { ChannelRegistry } from '../channels/channelRegistry';
 import type { JetStreamHandles } from '../metrics/jetstream';
 
 export interface NatsChoice {

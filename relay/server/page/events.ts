@@ -4,8 +4,8 @@
 // cut off once 1 MiB waits for it; it reconnects and resumes.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ForwardAttempt, RelayDeliverySummary } from '../../../src/core/relay/protocol';
-import { sees, type Scope } from '../scope';
-import type { RelayStore, StoredDelivery } from '../storeTypes';
+import { sees, type Scope } from '../access/scope';
+import type { RelayStore, StoredDelivery } from '../store/storeTypes';
 
 const MAX_QUEUED = 1024 * 1024;
 /** Deliveries sent on (re)connect at most; older ones are paged with before=. */

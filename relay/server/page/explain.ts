@@ -5,8 +5,8 @@ import type { ServerResponse } from 'node:http';
 import { explainSignature } from '../../../src/core/doctor';
 import { SIGNATURE_HEADER } from '../../../src/core/signing';
 import { sendError, sendJson } from '../../shared/http';
-import { sees, type Scope } from '../scope';
-import type { RelayStore } from '../storeTypes';
+import { sees, type Scope } from '../access/scope';
+import type { RelayStore } from '../store/storeTypes';
 
 export async function explainDelivery(res: ServerResponse, store: RelayStore, scope: Scope, seq: number, secretsOf: (channel: string) => string[]): Promise<void> {
   const found = store.get(seq);

@@ -6,10 +6,10 @@
 // token sees its channel only; replay to another URL is admin-only). Live updates: ./events.ts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJson, sendError, sendJson } from '../../shared/http';
-import { clientAddress, hostAllowed, type SourceAllowList } from '../access';
-import type { RejectLimiter } from '../rateLimit';
-import type { Scope } from '../scope';
-import type { RelayStore } from '../storeTypes';
+import { clientAddress, hostAllowed, type SourceAllowList } from '../access/access';
+import type { RejectLimiter } from '../ingress/rateLimit';
+import type { Scope } from '../access/scope';
+import type { RelayStore } from '../store/storeTypes';
 import { findAssets, PageAssets } from './assets';
 import { openEvents, resumeFrom, type EventStream } from './events';
 import { explainDelivery } from './explain';

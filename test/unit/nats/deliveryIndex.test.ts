@@ -3,7 +3,7 @@
 import { strict as assert } from 'node:assert';
 import { DeliveryIndex } from '../../../relay/server/nats/index';
 import { SUBSCRIBER_TARGET } from '../../../src/core/relay/protocol';
-import type { DeliveryMeta } from '../../../relay/server/storeTypes';
+import type { DeliveryMeta } from '../../../relay/server/store/storeTypes';
 
 const APP = 'http://127.0.0.1:3000/hook';
 const T0 = Date.parse('2026-11-23T10:00:00.000Z');

@@ -9,8 +9,8 @@ import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { EXIT_PORT_IN_USE } from '../../../src/core/relay/ready';
 import { startRelay } from '../../../relay/server';
-import { crc32 } from '../../../relay/server/crc32';
-import { HEADER_BYTES } from '../../../relay/server/journal';
+import { crc32 } from '../../../relay/server/journal/crc32';
+import { HEADER_BYTES } from '../../../relay/server/journal/journal';
 import { cli, post, relayPerTest, spawnRelay, startTarget, tempDir } from './helpers';
 
 describe('relay API over HTTP', function () {

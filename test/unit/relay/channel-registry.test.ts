@@ -1,9 +1,9 @@
 import { strict as assert } from 'node:assert';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ChannelError, ChannelRegistry, CHANNELS_FILE, hashToken } from '../../../relay/server/channelRegistry';
-import { ChannelDirectory } from '../../../relay/server/channelDirectory';
-import { authenticate, sees } from '../../../relay/server/scope';
+import { ChannelError, ChannelRegistry, CHANNELS_FILE, hashToken } from '../../../relay/server/channels/channelRegistry';
+import { ChannelDirectory } from '../../../relay/server/channels/channelDirectory';
+import { authenticate, sees } from '../../../relay/server/access/scope';
 import { tempDir } from './helpers';
 
 describe('relay channel registry (channels.json)', async () => {

@@ -1,6 +1,6 @@
 // A JournalFs over the real file system that fails chosen calls, for real: a failing writev can
 // first write part of its bytes to the file (a partial batch, as ENOSPC leaves it).
-import { nodeFs, type JournalFile, type JournalFs, type OpenMode } from '../../../relay/server/journalFs';
+import { nodeFs, type JournalFile, type JournalFs, type OpenMode } from '../../../relay/server/journal/journalFs';
 
 export type FsOp = 'open' | 'writev' | 'datasync' | 'truncate' | 'rename' | 'unlink' | 'syncDir';
 

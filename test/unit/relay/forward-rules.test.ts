@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { join } from 'node:path';
 import { SUBSCRIBER_TARGET } from '../../../src/core/relay/protocol';
 import { startRelay, type RelayServer } from '../../../relay/server';
-import { Forwarder } from '../../../relay/server/forwarder';
+import { Forwarder } from '../../../relay/server/forwarding/forwarder';
 import { RelayApi } from '../../../relay/client/api';
 import { subscribe } from '../../../relay/client/subscribe';
 import { cli, post, settled, signed, startTarget, tempDir, until } from './helpers';

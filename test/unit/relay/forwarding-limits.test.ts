@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import { startRelay, type RelayServer } from '../../../relay/server';
 import { forwardDelivery } from '../../../relay/client';
-import { DEFAULT_PER_TARGET_CONCURRENCY } from '../../../relay/server/forwarder';
+import { DEFAULT_PER_TARGET_CONCURRENCY } from '../../../relay/server/forwarding/forwarder';
 import { cli, post, settled, startTarget, tempDir, type TargetApp } from './helpers';
 import { startFirehose, startTrickler, type SlowTarget } from './slowTargets';
 

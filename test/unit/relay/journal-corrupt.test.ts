@@ -5,8 +5,8 @@ import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
-import { DeliveryStore } from '../../../relay/server/store';
-import { JournalCorruptError } from '../../../relay/server/journal';
+import { DeliveryStore } from '../../../relay/server/store/store';
+import { JournalCorruptError } from '../../../relay/server/journal/journal';
 import { startRelay } from '../../../relay/server';
 import { tempDir } from './helpers';
 

@@ -4,9 +4,9 @@
 import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Journal, JournalClosedError, JournalCorruptError, JournalFailedError } from '../../../relay/server/journal';
-import { DeliveryStore } from '../../../relay/server/store';
-import { SYNC_WRITE_MAX_BYTES } from '../../../relay/server/batchWrite';
+import { Journal, JournalClosedError, JournalCorruptError, JournalFailedError } from '../../../relay/server/journal/journal';
+import { DeliveryStore } from '../../../relay/server/store/store';
+import { SYNC_WRITE_MAX_BYTES } from '../../../relay/server/journal/batchWrite';
 import { FaultyFs } from './faultyFs';
 import { tempDir } from './helpers';
 

@@ -2,8 +2,8 @@
 // on the next eager append's sync, by the lazy timer, or at close — and attempt records survive
 // a restart of the relay.
 import { strict as assert } from 'node:assert';
-import { Journal } from '../../../relay/server/journal';
-import { DeliveryStore } from '../../../relay/server/store';
+import { Journal } from '../../../relay/server/journal/journal';
+import { DeliveryStore } from '../../../relay/server/store/store';
 import { startRelay } from '../../../relay/server';
 import { post, settled, signed, startTarget, tempDir } from './helpers';
 

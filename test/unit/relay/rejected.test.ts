@@ -7,7 +7,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { request as httpRequest } from 'node:http';
 import { request } from 'undici';
-import { RejectLimiter } from '../../../relay/server/rateLimit';
+import { RejectLimiter } from '../../../relay/server/ingress/rateLimit';
 import { REJECTED_BODY_KEEP, startRelay, type RelayServer } from '../../../relay/server';
 import type { RelayDelivery } from '../../../src/core/relay/protocol';
 import { post, signed, tempDir } from './helpers';

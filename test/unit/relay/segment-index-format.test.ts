@@ -6,11 +6,11 @@
 import { strict as assert } from 'node:assert';
 import { copyFileSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ByteReader } from '../../../relay/server/bytes';
-import { crc32 } from '../../../relay/server/crc32';
-import { decodeAttempt, decodeDelivery, decodePrune, encodeAttempt, encodeDelivery, encodePrune, type AttemptEntry } from '../../../relay/server/indexEntries';
-import type { IndexedDelivery } from '../../../relay/server/compactIndex';
-import { DeliveryStore } from '../../../relay/server/store';
+import { ByteReader } from '../../../relay/server/journal/bytes';
+import { crc32 } from '../../../relay/server/journal/crc32';
+import { decodeAttempt, decodeDelivery, decodePrune, encodeAttempt, encodeDelivery, encodePrune, type AttemptEntry } from '../../../relay/server/deliveryIndex/indexEntries';
+import type { IndexedDelivery } from '../../../relay/server/deliveryIndex/compactIndex';
+import { DeliveryStore } from '../../../relay/server/store/store';
 import { FaultyFs } from './faultyFs';
 import { tempDir } from './helpers';
 

@@ -1,6 +1,6 @@
 // Regression test: seq numbers stay monotonic after a prune removed every delivery and the relay restarted.
 import { strict as assert } from 'node:assert';
-import { DeliveryStore } from '../../../relay/server/store';
+import { DeliveryStore } from '../../../relay/server/store/store';
 import { tempDir } from './helpers';
 
 describe('relay seq numbering', () => {

@@ -5,7 +5,7 @@
 import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DeliveryStore } from '../../../relay/server/store';
+import { DeliveryStore } from '../../../relay/server/store/store';
 import type { ForwardAttempt } from '../../../src/core/relay/protocol';
 import { startRelay } from '../../../relay/server';
 import { RelayApi } from '../../../relay/client/api';

@@ -1,7 +1,7 @@
 // StringColumn: the compact index's delivery ids as UTF-8 bytes, appended at the end and dropped
 // from the front (its bytes reclaimed), read back as the strings given.
 import { strict as assert } from 'node:assert';
-import { StringColumn } from '../../../relay/server/stringColumn';
+import { StringColumn } from '../../../relay/server/deliveryIndex/stringColumn';
 
 describe('StringColumn', () => {
   it('gives back strings, unicode and empty ones, undefined, and bytes pushed as such, through drops and compactions', () => {

@@ -1,0 +1,492 @@
+// The store's in-memory index, compact: one row per delivery in typed-array columns (seq, record
+// location, receipt time, channel / event / target-list ids, verification, forward flags), the
+// delivery id and the rare reason beside them, and forward states and attempts only for the
+// deliveries that have them. Summaries are built on demand for the rows asked for. Per-channel
+// counters and the set of pending seqs are kept up to date as rows arrive, are forwarded and are
+// dropped, so status and pending() never walk every row.
+import type { ChannelStatus, ForwardAttempt, ForwardState, ForwardStatus, RelayDeliverySummary, Verification } from '../../../src/core/relay/protocol';
+import type { RecordLocation } from '../journal/journal';
+import type { StoreListQuery } from '../store/storeTypes';
+import { Interner } from './interner';
+import { AttemptArena, type AttemptFields } from './attemptArena';
+import { sizeFields } from '../store/rejected';
+import { StringColumn } from './stringColumn';
+import { channelKey, channelOfKey } from '../channels/channelKey';
+
+export type { AttemptFields } from './attemptArena';
+
+/** A target's new forward state, as recorded with an attempt. */
+export interface StateFields {
+  target: string;
+  status: ForwardStatus;
+  lastStatus?: number;
+  attempts: number;
+  nextAttemptMs?: number;
+}
+
+/** What the index keeps of a delivery (also its entry in a segment index file). */
+export interface IndexedDelivery {
+  seq: number;
+  receivedMs: number;
+  channel: string;
+  /** The API channel's generation (../channels/channelKey.ts). */
+  gen?: string;
+  verification: Verification;
+  reason?: string;
+  event?: string;
+  deliveryId?: string;
+  /** The delivery id as UTF-8 bytes instead of `deliveryId` (read from an index file: no string made). */
+  deliveryIdUtf8?: Uint8Array;
+  metaLength: number;
+  targets: string[];
+  /** Set when only a prefix of the body is stored (a rejected delivery): what was received. */
+  received?: { size: number; sha256: string };
+}
+
+export interface IndexRow {
+  seq: number;
+  summary: RelayDeliverySummary;
+  attempts: ForwardAttempt[];
+  receivedMs: number;
+  loc: RecordLocation;
+  metaLength: number;
+  /** Its channel's identity (../channels/channelKey.ts). */
+  readonly channelKey: string;
+}
+
+type Counts = Omit<ChannelStatus, 'name'> & { pending: number };
+
+const VERIFICATIONS: Verification[] = ['verified', 'unverified', 'rejected'];
+const STATUSES: ForwardStatus[] = ['pending', 'ok', 'failed'];
+const PENDING = 1;
+const FAILED = 2;
+const ALL_OK = 4;
+/** A rejected delivery past the rejected deliveries' own retention: out of every list and count. */
+const HIDDEN = 8;
+const REJECTED = 2; // VERIFICATIONS.indexOf('rejected')
+
+function flagsOf(states: readonly { status: ForwardStatus }[]): number {
+  let f = 0;
+  for (const s of states) f |= s.status === 'pending' ? PENDING : s.status === 'failed' ? FAILED : 0;
+  if (states.length > 0 && states.every((s) => s.status === 'ok')) f |= ALL_OK;
+  return f;
+}
+
+function stateObject(target: string, s: StateFields): ForwardState {
+  return {
+    target,
+    status: s.status,
+    ...(s.lastStatus !== undefined ? { lastStatus: s.lastStatus } : {}),
+    attempts: s.attempts,
+    ...(s.nextAttemptMs !== undefined ? { nextAttemptAt: new Date(s.nextAttemptMs).toISOString() } : {}),
+  };
+}
+
+class Columns {
+  seq = new Float64Array(0);
+  segment = new Uint32Array(0);
+  offset = new Float64Array(0);
+  length = new Uint32Array(0);
+  metaLength = new Uint32Array(0);
+  receivedMs = new Float64Array(0);
+  channel = new Uint16Array(0);
+  event = new Uint16Array(0);
+  targets = new Uint16Array(0);
+  verification = new Uint8Array(0);
+  flags = new Uint8Array(0);
+  // The forward state of a delivery with exactly one target (others keep objects).
+  fStatus = new Uint8Array(0);
+  fAttempts = new Uint32Array(0);
+  fLastStatus = new Uint16Array(0);
+  fNextMs = new Float64Array(0);
+  // Its attempts: a chain in the attempt arena.
+  aHead = new Int32Array(0);
+  aTail = new Int32Array(0);
+  aCount = new Uint32Array(0);
+
+  /** Copies rows [from, to) to a fresh set of columns of `capacity` rows. */
+  resized(capacity: number, from: number, to: number): Columns {
+    const next = new Columns();
+    for (const key of Object.keys(this) as (keyof Columns)[]) {
+      const col = this[key] as Float64Array | Uint32Array | Uint16Array | Uint8Array;
+      const fresh = new (col.constructor as new (n: number) => typeof col)(capacity);
+      fresh.set(col.subarray(from, to));
+      (next as unknown as Record<string, unknown>)[key] = fresh;
+    }
+    return next;
+  }
+}
+
+export class CompactIndex {
+  private cols = new Columns();
+  /** Live rows are [head, end). */
+  private head = 0;
+  private end = 0;
+  private readonly deliveryIds = new StringColumn();
+  /** Forward states of deliveries with several targets, once one was recorded. */
+  private forward: (ForwardState[] | undefined)[] = [];
+  private readonly reasons = new Map<number, string>();
+  /** Rejected deliveries stored as a prefix (rare): their received size and sha256. */
+  private readonly received = new Map<number, { size: number; sha256: string }>();
+  /** Channel identities (name and generation: ../channels/channelKey.ts), and the name of each id. */
+  private readonly channels = new Interner();
+  private readonly channelNames: string[] = [];
+  /** The highest seq each channel identity received (by channel id). */
+  private readonly channelLast: number[] = [];
+  private readonly events = new Interner();
+  private readonly targetLists = new Interner();
+  /** Parsed target lists, by targetLists id. */
+  private readonly targetArrays: string[][] = [];
+  private readonly targetNames = new Interner();
+  private readonly counts = new Map<number, Counts>();
+  private readonly pendingSeqs = new Set<number>();
+  private readonly arena = new AttemptArena(this.targetNames);
+
+  /** Live rows that are hidden (HIDDEN). */
+  private hidden = 0;
+  /** Rejected rows up to this seq are hidden. */
+  private hiddenUpTo = 0;
+
+  get size(): number {
+    return this.end - this.head - this.hidden;
+  }
+
+  get firstSeq(): number | undefined {
+    return this.size > 0 ? this.cols.seq[this.head] : undefined;
+  }
+
+  /** Adds a delivery; seqs arrive ascending (an older or repeated seq is ignored). */
+  insert(d: IndexedDelivery, loc: RecordLocation): boolean {
+    if (this.size > 0 && d.seq <= this.cols.seq[this.end - 1]!) return false;
+    if (this.end === this.cols.seq.length) this.grow();
+    const i = this.end++;
+    const c = this.cols;
+    const targets = d.verification === 'rejected' ? [] : d.targets;
+    c.seq[i] = d.seq;
+    c.segment[i] = loc.segment;
+    c.offset[i] = loc.offset;
+    c.length[i] = loc.length;
+    c.metaLength[i] = d.metaLength;
+    c.receivedMs[i] = d.receivedMs;
+    c.channel[i] = this.channelId(channelKey(d.channel, d.gen));
+    this.channelLast[c.channel[i]!] = d.seq;
+    c.event[i] = d.event === undefined ? 0 : this.events.id(d.event) + 1;
+    c.targets[i] = this.targetListId(targets);
+    c.verification[i] = VERIFICATIONS.indexOf(d.verification);
+    c.flags[i] = targets.length > 0 ? PENDING : 0;
+    if (d.deliveryIdUtf8) this.deliveryIds.pushBytes(d.deliveryIdUtf8);
+    else this.deliveryIds.push(d.deliveryId);
+    this.forward[i - this.head] = undefined;
+    c.fStatus[i] = 0;
+    c.fAttempts[i] = 0;
+    c.fLastStatus[i] = 0;
+    c.fNextMs[i] = NaN;
+    c.aHead[i] = -1;
+    c.aTail[i] = -1;
+    c.aCount[i] = 0;
+    if (d.reason) this.reasons.set(d.seq, d.reason);
+    if (d.received) this.received.set(d.seq, d.received);
+    this.count(i, +1);
+    return true;
+  }
+
+  private channelId(key: string): number {
+    const id = this.channels.id(key);
+    this.channelNames[id] ??= channelOfKey(key);
+    return id;
+  }
+
+  /** The highest seq channel identity `key` received (0: none held since start). */
+  lastSeqOf(key: string): number {
+    const id = this.channels.find(key);
+    return id < 0 ? 0 : (this.channelLast[id] ?? 0);
+  }
+
+  /** The channel identity of row `i`. */
+  channelKeyAt(i: number): string {
+    return this.channels.name(this.cols.channel[i]!);
+  }
+
+  private grow(): void {
+    const live = this.size;
+    const capacity = Math.max(1024, live * 2);
+    this.cols = this.cols.resized(capacity, this.head, this.end);
+    this.head = 0;
+    this.end = live;
+  }
+
+  private targetListId(targets: string[]): number {
+    const key = targets.length === 1 ? targets[0]! : targets.join('\n');
+    const id = this.targetLists.id(key);
+    this.targetArrays[id] ??= targets.map((t) => this.targetNames.intern(t));
+    return id;
+  }
+
+  /** The row of `seq`, or -1. */
+  find(seq: number): number {
+    const i = this.lowerBound(seq);
+    return i < this.end && this.cols.seq[i] === seq && !(this.cols.flags[i]! & HIDDEN) ? i : -1;
+  }
+
+  /** Hides every rejected row with seq <= `upTo` (the rejected deliveries' own retention). */
+  hideRejectedUpTo(upTo: number): void {
+    if (upTo <= this.hiddenUpTo) return;
+    const stop = this.lowerBound(upTo + 1);
+    for (let i = this.lowerBound(this.hiddenUpTo + 1); i < stop; i++) {
+      if (this.cols.verification[i] !== REJECTED || this.cols.flags[i]! & HIDDEN) continue;
+      this.count(i, -1);
+      this.cols.flags[i]! |= HIDDEN;
+      this.hidden++;
+    }
+    this.hiddenUpTo = upTo;
+  }
+
+  /**
+   * The newest seq whose rows go when `keep` rows of one kind stay: accepted rows (`rejected`
+   * false: verified or unverified) or visible rejected ones. 0 when no more than `keep` are held.
+   */
+  floorKeeping(keep: number, rejected: boolean): number {
+    let n = 0;
+    for (let i = this.end - 1; i >= this.head; i--) {
+      const f = this.cols.flags[i]!;
+      if (f & HIDDEN || (this.cols.verification[i] === REJECTED) !== rejected) continue;
+      if (n++ === keep) return this.cols.seq[i]!;
+    }
+    return 0;
+  }
+
+  /** First row with seq >= `seq`. */
+  private lowerBound(seq: number): number {
+    let lo = this.head;
+    let hi = this.end;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.cols.seq[mid]! < seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  applyAttempt(seq: number, attempt: AttemptFields, state?: StateFields): boolean {
+    const i = this.find(seq);
+    if (i < 0) return false;
+    const c = this.cols;
+    c.aTail[i] = this.arena.push(attempt, c.aTail[i]!);
+    if (c.aHead[i]! < 0) c.aHead[i] = c.aTail[i]!;
+    c.aCount[i]!++;
+    if (state) this.applyState(i, state);
+    return true;
+  }
+
+  private applyState(i: number, state: StateFields): void {
+    const c = this.cols;
+    const k = i - this.head;
+    const targets = this.targetArrays[c.targets[i]!]!;
+    const t = targets.indexOf(state.target);
+    this.count(i, -1);
+    if (targets.length === 1 && t === 0 && !this.forward[k]) {
+      c.fStatus[i] = STATUSES.indexOf(state.status);
+      c.fAttempts[i] = state.attempts;
+      c.fLastStatus[i] = state.lastStatus ?? 0;
+      c.fNextMs[i] = state.nextAttemptMs ?? NaN;
+      c.flags[i] = flagsOf([state]);
+    } else {
+      // Several targets, or a target the delivery did not list (a subscriber that forwarded it,
+      // SUBSCRIBER_TARGET): the row keeps state objects from now on.
+      const states = this.forwardOf(i);
+      const at = states.findIndex((f) => f.target === state.target);
+      if (at < 0) states.push(stateObject(this.targetNames.intern(state.target), state));
+      else states[at] = stateObject(states[at]!.target, state);
+      this.forward[k] = states;
+      c.flags[i] = flagsOf(states);
+    }
+    this.count(i, +1);
+  }
+
+  /** The forward states of row `i`. */
+  private forwardOf(i: number): ForwardState[] {
+    const c = this.cols;
+    const targets = this.targetArrays[c.targets[i]!]!;
+    const objects = this.forward[i - this.head];
+    if (objects) return objects;
+    if (targets.length === 1) {
+      const next = c.fNextMs[i]!;
+      const last = c.fLastStatus[i]!;
+      return [stateObject(targets[0]!, { target: targets[0]!, status: STATUSES[c.fStatus[i]!]!, attempts: c.fAttempts[i]!, ...(last ? { lastStatus: last } : {}), ...(Number.isNaN(next) ? {} : { nextAttemptMs: next }) })];
+    }
+    return targets.map((target) => ({ target: this.targetNames.intern(target), status: 'pending' as ForwardStatus, attempts: 0 }));
+  }
+
+  private count(i: number, sign: 1 | -1): void {
+    const ch = this.cols.channel[i]!;
+    let c = this.counts.get(ch);
+    if (!c) this.counts.set(ch, (c = { received: 0, verified: 0, unverified: 0, rejected: 0, forwarded: 0, failed: 0, pending: 0 }));
+    const f = this.cols.flags[i]!;
+    c.received += sign;
+    c[VERIFICATIONS[this.cols.verification[i]!]!] += sign;
+    if (f & ALL_OK) c.forwarded += sign;
+    if (f & FAILED) c.failed += sign;
+    if (f & PENDING) c.pending += sign;
+    const seq = this.cols.seq[i]!;
+    if (f & PENDING && sign > 0) this.pendingSeqs.add(seq);
+    else if (sign < 0) this.pendingSeqs.delete(seq);
+  }
+
+  /** Forgets every delivery below `minSeq` (O(dropped)); returns how many. */
+  dropBelow(minSeq: number): number {
+    const cut = this.lowerBound(minSeq);
+    const dropped = cut - this.head;
+    let visible = dropped;
+    for (let i = this.head; i < cut; i++) {
+      if (this.cols.flags[i]! & HIDDEN) {
+        this.hidden--;
+        visible--;
+      } else this.count(i, -1);
+      this.reasons.delete(this.cols.seq[i]!);
+      this.received.delete(this.cols.seq[i]!);
+      this.arena.live -= this.cols.aCount[i]!;
+    }
+    this.deliveryIds.dropFront(dropped);
+    this.forward.splice(0, dropped);
+    this.head = cut;
+    if (this.head > 4096 && this.head * 2 > this.end) {
+      this.cols = this.cols.resized(this.cols.seq.length, this.head, this.end);
+      this.end -= this.head;
+      this.head = 0;
+    }
+    if (this.arena.rows > 4096 && this.arena.live * 2 < this.arena.rows) {
+      this.arena.compact(this.cols.aHead.slice(this.head, this.end), (k, first, tail) => {
+        this.cols.aHead[this.head + k] = first;
+        this.cols.aTail[this.head + k] = tail;
+      });
+    }
+    return visible;
+  }
+
+  seqAt(i: number): number {
+    return this.cols.seq[i]!;
+  }
+
+  receivedMsAt(i: number): number {
+    return this.cols.receivedMs[i]!;
+  }
+
+  /** Rows [first, last) in seq order. */
+  get rows(): { first: number; last: number } {
+    return { first: this.head, last: this.end };
+  }
+
+  summary(i: number): RelayDeliverySummary {
+    const c = this.cols;
+    const seq = c.seq[i]!;
+    const reason = this.reasons.get(seq);
+    const event = c.event[i]! > 0 ? this.events.name(c.event[i]! - 1) : undefined;
+    const deliveryId = this.deliveryIds.get(i - this.head);
+    return {
+      seq,
+      channel: this.channelNames[c.channel[i]!]!,
+      receivedAt: new Date(c.receivedMs[i]!).toISOString(),
+      verification: VERIFICATIONS[c.verification[i]!]!,
+      ...(reason ? { reason } : {}),
+      event,
+      deliveryId,
+      ...sizeFields({ received: this.received.get(seq) }, c.length[i]! - 4 - c.metaLength[i]!),
+      forward: this.forwardOf(i).map((f) => ({ ...f })),
+    };
+  }
+
+  /** Row `i`; its summary and attempts are built when first read (most callers need neither). */
+  row(i: number): IndexRow {
+    const c = this.cols;
+    return new LazyRow(this, c.seq[i]!, c.receivedMs[i]!, { segment: c.segment[i]!, offset: c.offset[i]!, length: c.length[i]! }, c.metaLength[i]!);
+  }
+
+  /** The forward state of one target of row `i` (for a one-target row, no summary built). */
+  forwardStateAt(i: number, target: string): ForwardState | undefined {
+    return this.forwardOf(i).find((f) => f.target === target);
+  }
+
+  /** The attempts of row `i`, oldest first. */
+  attemptsAt(i: number): ForwardAttempt[] {
+    return this.arena.list(this.cols.aHead[i]!);
+  }
+
+  /** Rows with seq > since, ascending, optionally one channel identity (../channels/channelKey.ts). */
+  *after(since: number, channel?: string): Generator<IndexRow> {
+    const ch = channel === undefined ? -1 : this.channels.find(channel);
+    if (channel !== undefined && ch < 0) return;
+    for (let i = this.lowerBound(since + 1); i < this.end; i++) if ((ch < 0 || this.cols.channel[i] === ch) && !(this.cols.flags[i]! & HIDDEN)) yield this.row(i);
+  }
+
+  /** Rows still pending a forward, ascending by seq (O(pending)). */
+  pending(): IndexRow[] {
+    return [...this.pendingSeqs].sort((a, b) => a - b).map((seq) => this.row(this.find(seq)));
+  }
+
+  /** Newest first: seq < before, seq > since, one channel, one status; at most `limit` (1..10,000). */
+  list(q: StoreListQuery): RelayDeliverySummary[] {
+    const limit = Math.max(1, Math.min(q.limit ?? 100, 10_000));
+    const ch = q.channel === undefined ? -1 : this.channels.find(q.channel);
+    if (q.channel !== undefined && ch < 0) return [];
+    const out: RelayDeliverySummary[] = [];
+    const start = q.before === undefined ? this.end : this.lowerBound(q.before);
+    const stop = q.since === undefined ? this.head : this.lowerBound(q.since + 1);
+    for (let i = start - 1; i >= stop && out.length < limit; i--) {
+      if (ch >= 0 && this.cols.channel[i] !== ch) continue;
+      if (this.cols.flags[i]! & HIDDEN) continue;
+      if (q.status && !this.matches(i, q.status)) continue;
+      out.push(this.summary(i));
+    }
+    return out;
+  }
+
+  private matches(i: number, status: string): boolean {
+    const f = this.cols.flags[i]!;
+    if (status === 'pending') return (f & PENDING) !== 0;
+    if (status === 'failed') return (f & FAILED) !== 0;
+    if (status === 'ok') return (f & ALL_OK) !== 0;
+    return VERIFICATIONS[this.cols.verification[i]!] === status;
+  }
+
+  /** Per-channel counts (one row per channel identity), O(channels). */
+  channelStatus(): (ChannelStatus & { key: string })[] {
+    const out: (ChannelStatus & { key: string })[] = [];
+    for (const [ch, c] of this.counts) if (c.received > 0) out.push({ name: this.channelNames[ch]!, key: this.channels.name(ch), ...c });
+    return out.sort((a, b) => a.name.localeCompare(b.name));
+  }
+}
+
+/**
+ * A row as handed out: where its record is at once; its summary and attempts built on first read,
+ * from the index as it is then (callers read them right away), and kept.
+ */
+class LazyRow implements IndexRow {
+  private builtSummary: RelayDeliverySummary | undefined;
+  private builtAttempts: ForwardAttempt[] | undefined;
+
+  constructor(
+    private readonly index: CompactIndex,
+    readonly seq: number,
+    readonly receivedMs: number,
+    readonly loc: RecordLocation,
+    readonly metaLength: number,
+  ) {}
+
+  get summary(): RelayDeliverySummary {
+    return (this.builtSummary ??= this.index.summary(this.rowIndex()));
+  }
+
+  get attempts(): ForwardAttempt[] {
+    return (this.builtAttempts ??= this.index.attemptsAt(this.rowIndex()));
+  }
+
+  get channelKey(): string {
+    return this.index.channelKeyAt(this.rowIndex());
+  }
+
+  private rowIndex(): number {
+    const i = this.index.find(this.seq);
+    if (i < 0) throw new Error(`delivery ${this.seq} was pruned before its row was read`);
+    return i;
+  }
+}

@@ -1,0 +1,143 @@
+// Ingress: POST /hooks/<channel>. Allow-list, body cap, signature check on the raw bytes, the
+// durable journal write, and only then the answer (200 { seq, verification } or 401 { error }).
+// A rejected delivery is journaled without most of its body (../store/rejected.ts), at a limited rate per
+// source address (./rateLimit.ts: 429 past it).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { describeVerifyFailure, SIGNATURE_HEADER, verify } from '../../../src/core/signing';
+import type { Verification } from '../../../src/core/relay/protocol';
+import { readRaw, sendError, sendTooLarge } from '../../shared/http';
+import { clientAddress, type SourceAllowList } from '../access/access';
+import type { Lookup } from '../channels/channelDirectory';
+import { CHANNEL_RE } from '../channels/channels';
+import { CHANNEL_NAME_RULE } from '../../../src/core/relay/channelName';
+import type { Forwarder } from '../forwarding/forwarder';
+import type { RejectLimiter } from './rateLimit';
+import type { SourceRefusals } from './refusals';
+import { keepOfRejected } from '../store/rejected';
+import type { RelayStore } from '../store/storeTypes';
+
+export interface IngressContext {
+  /** Only writes (the metrics count and time them: relay/server/metrics). */
+  store: Pick<RelayStore, 'begin' | 'add'>;
+  forwarder: Pick<Forwarder, 'deliver'>;
+  /** The channel a name refers to and its settings, or why there is none (404): relay/server/channels/channelDirectory.ts. */
+  channels: { lookup(name: string): Lookup };
+  allow: SourceAllowList;
+  /** The reverse proxies whose X-Forwarded-For counts (relay/server/access/access.ts clientAddress); undefined: none. */
+  trustProxy: SourceAllowList | undefined;
+  maxBody: number;
+  rejectLimiter: RejectLimiter;
+  /** Counts and logs deliveries the allow-list refused (./refusals.ts). */
+  refusals?: Pick<SourceRefusals, 'record'>;
+}
+
+export type IngressHandler = (req: IncomingMessage, res: ServerResponse, channel: string) => Promise<void>;
+
+/** POST /hooks/<name> with a name needing no decoding (no '%', '.', query): routed without a URL object. */
+export const PLAIN_HOOK_RE = /^\/hooks\/([A-Za-z0-9][A-Za-z0-9_-]{0,63})$/;
+
+/** The channel a /hooks path names ('default' for /hooks and /hooks/), or undefined for bad percent-encoding. */
+export function hookChannel(path: string): string | undefined {
+  if (path === '/hooks' || path === '/hooks/') return 'default';
+  try {
+    return decodeURIComponent(path.slice('/hooks/'.length));
+  } catch {
+    return undefined;
+  }
+}
+
+export function createIngress(ctx: IngressContext): IngressHandler {
+  const tooLarge = `body exceeds the ${ctx.maxBody}-byte limit`;
+  return async function ingress(req, res, channel) {
+    if (!CHANNEL_RE.test(channel)) return sendError(res, 400, `invalid channel name (${CHANNEL_NAME_RULE})`);
+    const browser = fromBrowser(req);
+    if (browser) {
+      req.resume();
+      return sendError(res, 403, browser, undefined, { connection: 'close' });
+    }
+    const source = clientAddress(req, ctx.trustProxy);
+    if (!ctx.allow.allows(source)) {
+      req.resume();
+      // Counted under its channel only when the relay serves it; the answer is the same either way.
+      ctx.refusals?.record(ctx.channels.lookup(channel).ok ? channel : undefined, source);
+      return sendError(res, 403, `source address ${source ?? '(unknown)'} is not in the allow-list`, undefined, { connection: 'close' });
+    }
+    // After the allow-list, so a source outside it cannot probe which channels exist.
+    const found = ctx.channels.lookup(channel);
+    if (!found.ok) {
+      req.resume();
+      return sendError(res, 404, found.error, undefined, { connection: 'close' });
+    }
+    const declared = req.headers['content-length'];
+    if (declared !== undefined && Number(declared) > ctx.maxBody) return sendError(res, 413, tooLarge, undefined, { connection: 'close' });
+    const body = await readRaw(req, ctx.maxBody);
+    if (body === 'aborted') return; // the client went away
+    if (body === 'too-large') return sendTooLarge(req, res, tooLarge);
+    const { headers, signature } = pairs(req.rawHeaders);
+    const { verification, reason } = check(body, signature, found.settings.secrets);
+    const gen = found.gen === undefined ? {} : { gen: found.gen };
+    if (verification === 'rejected') return rejected(req, res, { channel, ...gen }, headers, body, reason!);
+    const targets = found.settings.forward;
+    const { seq, durable } = ctx.store.begin({ channel, ...gen, verification, headers, targets }, body);
+    // The first forward attempt runs in parallel with the journal write; the answer waits for the write.
+    ctx.forwarder.deliver(seq, targets, body, headers, durable);
+    // A store whose seq comes with durability (JetStream's publish ack) gives it here.
+    const stored = await durable;
+    accepted(res, stored.seq, verification);
+  };
+
+  /** 401 after journaling what the doctor needs (../store/rejected.ts), or 429 and nothing journaled past the rate. */
+  async function rejected(req: IncomingMessage, res: ServerResponse, channel: { channel: string; gen?: string }, headers: [string, string][], body: Buffer, reason: string) {
+    const source = clientAddress(req, ctx.trustProxy);
+    if (!ctx.rejectLimiter.take(source)) {
+      const retry = String(ctx.rejectLimiter.retryAfter(source));
+      return sendError(res, 429, `too many deliveries that failed verification from this address; retry after ${retry} s`, undefined, { 'retry-after': retry });
+    }
+    const { stored, received } = keepOfRejected(body);
+    await ctx.store.add({ ...channel, verification: 'rejected', reason, headers, targets: [], ...(received ? { received } : {}) }, stored);
+    sendError(res, 401, reason);
+  }
+}
+
+/**
+ * Why a request is a browser's cross-site one (an Origin header, Sec-Fetch-Site cross-site or
+ * same-site), or undefined. The service never sends these; a web page that makes a visitor's
+ * browser post to the relay does, and must not reach the app behind it.
+ */
+function fromBrowser(req: IncomingMessage): string | undefined {
+  const site = req.headers['sec-fetch-site'];
+  if (site === 'cross-site' || site === 'same-site') return `a browser's ${site} request is refused (Sec-Fetch-Site); the service never sends one`;
+  if (req.headers.origin !== undefined) return "a browser's request (with an Origin header) is refused; the service never sends one";
+  return undefined;
+}
+
+function check(body: Buffer, signature: string | undefined, secrets: string[]): { verification: Verification; reason?: string } {
+  if (secrets.length === 0) return { verification: 'unverified' };
+  const v = verify(body, signature, secrets);
+  return v.ok ? { verification: 'verified' } : { verification: 'rejected', reason: describeVerifyFailure(v.reason) };
+}
+
+/** The same bytes as sendJson(res, 200, { seq, verification }), without building an object and a header record. */
+function accepted(res: ServerResponse, seq: number, verification: Verification): void {
+  const text = `{"seq":${seq},"verification":"${verification}"}`;
+  res.writeHead(200, ['content-type', 'application/json', 'content-length', String(text.length)]);
+  res.end(text);
+}
+
+const SIGNATURE_NAME = SIGNATURE_HEADER.toLowerCase();
+
+/**
+ * The raw header pairs in arrival order, and in the same pass the signature header (duplicates
+ * joined with ', ' as node does for req.headers, so a repeated header stays malformed).
+ */
+function pairs(raw: string[]): { headers: [string, string][]; signature: string | undefined } {
+  const headers: [string, string][] = [];
+  let signature: string | undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const k = raw[i]!;
+    const v = raw[i + 1]!;
+    headers.push([k, v]);
+    if (k.length === SIGNATURE_NAME.length && k.toLowerCase() === SIGNATURE_NAME) signature = signature === undefined ? v : `${signature}, ${v}`;
+  }
+  return { headers, signature };
+}

@@ -1,0 +1,35 @@
+// A WebSocket subscriber (`service-hooks forward`, the editor) that forwarded a delivery to its app
+// and acknowledged it with the app's status, or reported a later result of a delivery it retries:
+// recorded as the delivery's forward state under SUBSCRIBER_TARGET, so listings show it forwarded
+// (or refused, or retrying) instead of "no target". The state follows the forwarding rules
+// (src/core/relay/forwardPolicy) unless the subscriber says (it gave up, or the user skipped it).
+import { classify } from '../../../src/core/relay/forwardPolicy';
+import { SUBSCRIBER_TARGET, type ForwardState, type ForwardStatus } from '../../../src/core/relay/protocol';
+import type { RelayStore } from '../store/storeTypes';
+import type { RelayLog } from '../log';
+
+/** The state a subscriber's ack with the app's `status` means. */
+export function subscriberState(status: number): ForwardStatus {
+  const outcome = classify({ status });
+  return outcome === 'delivered' ? 'ok' : outcome === 'retry' ? 'pending' : 'failed';
+}
+
+export function recordSubscriberForward(store: RelayStore, seq: number, status: number, log: RelayLog, said?: ForwardStatus, replay = false): void {
+  const d = store.get(seq);
+  if (!d) return;
+  const prior = d.summary.forward.find((f) => f.target === SUBSCRIBER_TARGET);
+  if (replay) return recordReplay(store, seq, status, prior, log);
+  if (prior?.status === 'ok') return; // a resumed subscriber acknowledging it again adds nothing
+  const state = said ?? subscriberState(status);
+  const attempt = { target: SUBSCRIBER_TARGET, at: new Date().toISOString(), status, ok: state === 'ok', durationMs: 0 };
+  const next = { target: SUBSCRIBER_TARGET, status: state, lastStatus: status, attempts: (prior?.attempts ?? 0) + 1 };
+  store.recordAttempt(seq, attempt, next, { lazy: true }).catch((err: Error) => log(`recording delivery ${seq}'s subscriber forward failed: ${err.message}`, { level: 'error', seq, target: SUBSCRIBER_TARGET, status }));
+}
+
+/** A subscriber's result of a replay (ReplayDeliveryMessage): a replay attempt; a 2xx makes the state ok, anything else leaves it (as the relay's own replays do). */
+function recordReplay(store: RelayStore, seq: number, status: number, prior: ForwardState | undefined, log: RelayLog): void {
+  const ok = subscriberState(status) === 'ok';
+  const attempt = { target: SUBSCRIBER_TARGET, at: new Date().toISOString(), status, ok, durationMs: 0, replay: true };
+  const next: ForwardState | undefined = ok ? { target: SUBSCRIBER_TARGET, status: 'ok', lastStatus: status, attempts: (prior?.attempts ?? 0) + 1 } : undefined;
+  store.recordAttempt(seq, attempt, next, { lazy: true }).catch((err: Error) => log(`recording delivery ${seq}'s subscriber replay failed: ${err.message}`, { level: 'error', seq, target: SUBSCRIBER_TARGET, status }));
+}
