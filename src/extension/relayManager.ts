@@ -1,38 +1,39 @@
 // The relay as the editor sees it: at most one connection (a local relay on the configured port,
 // started here or found there, or a remote relay from "Connect to Relay…"), the process Start Relay
 // runs, and the status bar item. The parts live in ./relay/: process.ts (spawn/stop),
+// localRelay.ts (Start Relay's process on a port, the token of a relay found there),
 // connection.ts (RelayApi, subscription, live list), forwarding.ts (the relay → local app engine),
-// setups.ts (forward set-ups and their secrets), lease.ts (one forwarding host), statusBar.ts.
+// setups.ts (forward set-ups and their secrets), remoteMemory.ts (the remote relay remembered),
+// relaySecrets.ts (the signing secrets the editor holds), relayUrls.ts (ingress URLs),
+// relayActions.ts (Replay Delivery, Retry pending now), lease.ts (one forwarding host),
+// statusBar.ts; inUse.ts is what they read of the relay in use.
 // This class decides which of them is in use. Forwarding follows the forward set-ups of the relay
 // in use (local or remote) and nothing else: the admin token never sends every channel to one app.
-import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { DeliveryList, DeliveryListQuery, RelayDelivery, RelayStatus, ReplayResponse } from '../../relay/client';
-import { tokenFilePath } from '../core/relay/ready';
 import { alreadyForwarded } from '../core/relay/forwardOnce';
-import { ingressChannel } from '../core/relay/ingressChannel';
-import { SUBSCRIBER_TARGET } from '../core/relay/protocol';
-import { describeConnectError, forwardTargets, parseRelayAddress, relayChannelFor, RelayLiveList, relayUrlsOf, seqKey, webhookUrlChoices, type ForwardSession, type RelayAddress, type RelayState, type RelayUrls, type WebhookUrlChoice } from '../core/tree';
+import { describeConnectError, forwardTargets, parseRelayAddress, relayChannelFor, RelayLiveList, seqKey, type ForwardSession, type RelayAddress, type RelayState, type RelayUrls, type WebhookUrlChoice } from '../core/tree';
 import { settings } from './config';
 import { loadRelayClient } from './deps';
 import { UserError } from './errors';
-import { COMMANDS, CONTEXT, RELAY_STORAGE } from './ids';
+import { COMMANDS, CONTEXT } from './ids';
 import { log } from './log';
 import { extraCa, RelayConnection, tokenScope, type RelayDeliveryMessage, type RelayEndpoint, type TokenScope } from './relay/connection';
 import { EditorForwarder } from './relay/forwarding';
+import { localBase, type RelayInUse } from './relay/inUse';
 import { ForwardLease } from './relay/lease';
+import { LocalRelay } from './relay/localRelay';
+import { RemoteMemory } from './relay/remoteMemory';
+import { RelayActions } from './relay/relayActions';
 import { RelayProcess, RelayStartError } from './relay/process';
+import { RelaySecrets, type GeneratedSecret, type HeldSecret } from './relay/relaySecrets';
+import { ingressUrlOf, ingressUrlsOf, payloadUrlChoices } from './relay/relayUrls';
 import { ForwardSetups } from './relay/setups';
 import { RelayStatusBar } from './relay/statusBar';
 
 export type RelayDeliveryDetail = RelayDelivery;
 
-const REMOTE_KEY = RELAY_STORAGE.remote;
-const LOCAL_SECRET_KEY = RELAY_STORAGE.localSecret;
-const remoteTokenKey = (httpUrl: string) => RELAY_STORAGE.remoteTokenPrefix + httpUrl;
-const localBase = (port: number) => `http://127.0.0.1:${port}`;
 const EMPTY = new RelayLiveList(0);
 
 export interface RelayManagerOptions {
@@ -70,9 +71,31 @@ export class RelayManager implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChange = this.changed.event;
 
+  /** The relay in use as the collaborators read it: getters over the fields above, so always current. */
+  private readonly inUse: RelayInUse;
+  private readonly secrets: RelaySecrets;
+  private readonly local: LocalRelay;
+  /** The remote relay remembered between sessions (address, token, the last address typed). */
+  private readonly remembered: RemoteMemory;
+  private readonly actions: RelayActions;
+
   constructor(private readonly o: RelayManagerOptions) {
     this.dataDir = o.dataDir;
     this.setups = new ForwardSetups(o.globalState, o.secrets);
+    const self = this;
+    this.inUse = {
+      get conn() { return self.conn; },
+      get remote() { return self.remote; },
+      get localPort() { return self.localPort; },
+      get scope() { return self.tokenScope; },
+      get base() { return self.relayBase; },
+      get status() { return self.status; },
+      get ownsProcess() { return self.process.running; },
+    };
+    this.secrets = new RelaySecrets(this.inUse, this.setups, o.secrets, (url) => this.channelOf(url));
+    this.remembered = new RemoteMemory(o.globalState, o.secrets);
+    this.actions = new RelayActions({ connection: () => this.api(), targetFor: (channel) => this.targetFor(channel), forwarder: () => this.forwarder });
+    this.local = new LocalRelay(this.process, { extensionPath: o.extensionPath, dataDir: o.dataDir, localSecret: () => this.localSecret() });
     this.lease = new ForwardLease(join(dirname(o.dataDir), 'forward-owner.json'));
     this.process.onExit((code, output) => {
       const last = output.trim().split(/\r?\n/).filter((l) => !/token/i.test(l)).slice(-2).join(' ');
@@ -151,34 +174,17 @@ export class RelayManager implements vscode.Disposable {
 
   /** Ingress URL of a channel on the relay in use (or the local relay's, configured port). */
   ingressUrl(channel = 'default'): string {
-    // The relay's own URL for it first: behind --public-url it differs from the address connected to.
-    const known = this.status?.channels.find((c) => c.name === channel)?.ingressUrl;
-    if (this.remote) return known ?? `${this.remote.httpUrl}/hooks/${encodeURIComponent(channel)}`;
-    return `http://127.0.0.1:${this.localPort ?? settings().relayPort}/hooks/${channel}`;
+    return ingressUrlOf(this.inUse, channel);
   }
 
-  /**
-   * Payload URLs for Add Webhook: a channel of the webhook's own (`newChannel`) first, then the
-   * connected relay's channels with the URLs it reports; the local relay's only with no remote relay.
-   */
+  /** Payload URLs for Add Webhook (relayUrls.ts payloadUrlChoices). */
   webhookUrlChoices(newChannel?: string): WebhookUrlChoice[] {
-    const remote = this.remote && {
-      label: this.remote.label,
-      channels: (this.status?.channels ?? []).map((c) => ({ name: c.name, ingressUrl: this.ingressUrl(c.name) })),
-      ingressBase: this.status?.ingressBase ?? this.remote.httpUrl,
-    };
-    const localUrl = `http://127.0.0.1:${this.localPort ?? settings().relayPort}/hooks/default`;
-    return webhookUrlChoices({ remote, localUrl, serviceBaseUrl: settings().baseUrl, newChannel });
+    return payloadUrlChoices(this.inUse, newChannel);
   }
 
-  /**
-   * The URLs the relay in use answers ingress at, as it reports them (GET /api/status: its ingress
-   * base, each channel's URL) plus the address connected to; with no relay in use, the local relay's
-   * address on the configured port. The Webhooks view matches webhook URLs against these.
-   */
+  /** The URLs the relay in use answers ingress at; the Webhooks view matches webhook URLs against these (relayUrls.ts). */
   urls(): RelayUrls {
-    const address = this.remote?.httpUrl ?? `http://127.0.0.1:${this.localPort ?? settings().relayPort}`;
-    return relayUrlsOf(this.conn ? this.status : undefined, address);
+    return ingressUrlsOf(this.inUse);
   }
 
   /** The channel of the relay in use (or the local relay's) that `url` delivers to. */
@@ -186,57 +192,19 @@ export class RelayManager implements vscode.Disposable {
     return relayChannelFor(url, this.urls());
   }
 
-  /** The signing secret the editor holds for the relay ingress `url`: its set-up channel's own, or (for the relay started here) the relay's; else undefined. */
-  async heldSecretFor(url: string): Promise<string | undefined> {
-    const channel = this.channelOf(url);
-    if (channel === undefined) return undefined;
-    const held = (await this.signingSecrets()).find((s) => s.channel === channel);
-    if (held) return held.secret;
-    return this.process.running && !this.remote ? this.localSecret() : undefined;
+  /** The signing secret the editor holds for the relay ingress `url` (RelaySecrets.heldSecretFor). */
+  heldSecretFor(url: string): Promise<string | undefined> {
+    return this.secrets.heldSecretFor(url);
   }
 
-  /**
-   * The secret a webhook to `url` gets when Add Webhook generates one, so that its deliveries
-   * verify at the relay: `generated` itself when `url` is no channel of the relay in use; the
-   * channel's own secret when the editor made it (a forward set-up, an earlier Add Webhook); the
-   * relay's own secret for a channel of the relay started here; with the admin token, a new
-   * channel created with `generated`. Anything else is a UserError that says what to do instead.
-   */
-  async secretForGenerated(url: string, generated: string): Promise<{ secret: string; how: 'plain' | 'channel' | 'relay' | 'created'; channel?: string }> {
-    const base = this.relayBase ?? localBase(settings().relayPort);
-    const channel = ingressChannel(url, base, this.status?.channels ?? []);
-    if (channel === undefined) return { secret: generated, how: 'plain' };
-    const own = this.conn ? await this.setups.secret(base, channel) : undefined;
-    if (own) return { secret: own, how: 'channel', channel };
-    if (!this.conn) return { secret: generated, how: 'plain' }; // no relay here to check against
-    const scope = this.tokenScope;
-    const known = scope?.kind === 'admin' ? await this.conn.api.listChannels() : [];
-    const listed = known.find((c) => c.name === channel);
-    if (this.process.running && listed?.source !== 'api' && listed?.source !== 'config') return { secret: await this.localSecret(), how: 'relay', channel };
-    if (scope?.kind !== 'admin') {
-      throw new UserError(`A channel token cannot add a secret to channel ${channel}: enter the channel's own secret (ask whoever created the channel) instead of generating one.`);
-    }
-    if (listed && listed.source !== 'implicit') {
-      throw new UserError(`Channel ${channel} on ${this.remote?.label ?? `port ${this.localPort}`} verifies with secrets the editor does not hold (${listed.source === 'default' ? "the relay's --secret" : `its ${listed.source} secrets`}): enter that secret, or use a new channel's URL (…/hooks/<new name>), which gets the generated secret.`);
-    }
-    await this.conn.api.createChannel({ name: channel, secrets: [generated] });
-    await this.setups.storeSecret(base, channel, generated);
-    void this.conn.reload().catch(() => undefined);
-    return { secret: generated, how: 'created', channel };
+  /** The secret a webhook to `url` gets when Add Webhook generates one (RelaySecrets.secretForGenerated). */
+  secretForGenerated(url: string, generated: string): Promise<GeneratedSecret> {
+    return this.secrets.secretForGenerated(url, generated);
   }
 
-  /** The signing secrets the editor holds for the relay in use: its set-ups' channels, the relay started here. */
-  async signingSecrets(): Promise<{ channel: string; label: string; description?: string; secret: string }[]> {
-    const base = this.relayBase;
-    const out: { channel: string; label: string; description?: string; secret: string }[] = [];
-    if (base) {
-      for (const f of this.setups.of(base)) {
-        const secret = await this.setups.secret(base, f.channel);
-        if (secret) out.push({ channel: f.channel, label: `channel ${f.channel}`, description: `${f.repo || 'set-up'} → ${f.to}`, secret });
-      }
-    }
-    if (this.process.running) out.push({ channel: 'default', label: `the relay on port ${this.localPort ?? '?'}`, description: 'its own secret (every channel without one)', secret: await this.localSecret() });
-    return out;
+  /** The signing secrets the editor holds for the relay in use (RelaySecrets.signingSecrets). */
+  signingSecrets(): Promise<HeldSecret[]> {
+    return this.secrets.signingSecrets();
   }
 
   /** The status bar item's text (read by the tests). */
@@ -430,7 +398,7 @@ export class RelayManager implements vscode.Disposable {
       return;
     }
     try {
-      await this.attachNow(port, await this.readLocalToken(port));
+      await this.attachNow(port, await this.local.readToken(port));
     } catch (err) {
       log().warn(`relay on port ${port} answers but cannot be used: ${(err as Error).message}`);
       if (!this.conn) this.setPhase('offline', `A relay answers on port ${port}, but not with the token in ${this.dataDir}: it was not started by this editor. Use "Connect to Relay…" for it, or set serviceHooks.relay.port.`);
@@ -455,29 +423,9 @@ export class RelayManager implements vscode.Disposable {
     return this.restoring;
   }
 
-  /** The token of the relay of this editor's on `port`: its own data folder's, or the one it started there for that port. */
-  private async readLocalToken(port: number): Promise<string> {
-    const client = await loadRelayClient();
-    let last: unknown;
-    for (const dir of [this.dataDir, this.portDataDir(port)]) {
-      try {
-        const token = (await readFile(tokenFilePath(dir), 'utf8')).trim();
-        await new client.RelayApi({ baseUrl: localBase(port), token, timeoutMs: 2000 }).status();
-        return token;
-      } catch (err) {
-        last = err;
-      }
-    }
-    throw last;
-  }
-
   /** The secret the local relay verifies with, shared with Add Webhook (SecretStorage; generated once). */
-  async localSecret(): Promise<string> {
-    const stored = await this.o.secrets.get(LOCAL_SECRET_KEY);
-    if (stored) return stored;
-    const secret = randomBytes(32).toString('hex');
-    await this.o.secrets.store(LOCAL_SECRET_KEY, secret);
-    return secret;
+  localSecret(): Promise<string> {
+    return this.secrets.localSecret();
   }
 
   /** Start Relay: runs the bundled CLI; 'attached' when this editor's relay already runs on the port. */
@@ -497,7 +445,7 @@ export class RelayManager implements vscode.Disposable {
     try {
       await this.detach();
       this.setPhase('starting');
-      const started = await this.spawnRelay(s.relayPort, s.relayForwardUrl);
+      const started = await this.local.spawn(s.relayPort, s.relayForwardUrl);
       await this.attachNow(started.port, started.token);
       return 'started';
     } catch (err) {
@@ -515,32 +463,6 @@ export class RelayManager implements vscode.Disposable {
     }
   }
 
-  /**
-   * Runs the relay on `port` with the editor's data folder; when another relay holds that folder
-   * (exit 3: one started elsewhere on another port), with a folder of its own for this port.
-   */
-  private async spawnRelay(port: number, forwardUrl: string): Promise<{ port: number; token: string }> {
-    const options = {
-      cliPath: join(this.o.extensionPath, 'dist', 'cli.js'),
-      port,
-      secrets: [await this.localSecret()],
-      forward: forwardUrl ? [forwardUrl] : [],
-      log: (line: string) => log().info(line),
-    };
-    try {
-      return await this.process.start({ ...options, dataDir: this.dataDir });
-    } catch (err) {
-      if (!(err instanceof RelayStartError) || err.exitCode !== 3 || port === 0) throw err;
-      log().info(`the data folder ${this.dataDir} is in use by another relay: using ${this.portDataDir(port)} for port ${port}`);
-      return await this.process.start({ ...options, dataDir: this.portDataDir(port) });
-    }
-  }
-
-  /** The data folder of a relay started here on `port` while another relay holds the editor's own. */
-  private portDataDir(port: number): string {
-    return `${this.dataDir}-${port}`;
-  }
-
   /** Stop Relay: ends the relay started here; a relay started elsewhere is only disconnected. */
   async stop(): Promise<'stopped' | 'disconnected' | 'not-running'> {
     if (this.remote) return (await this.disconnectRemote()) ? 'disconnected' : 'not-running';
@@ -555,7 +477,7 @@ export class RelayManager implements vscode.Disposable {
 
   /** The address Connect to Relay… offers first: the last one typed (kept after Disconnect). */
   get lastAddress(): string | undefined {
-    return this.o.globalState.get<string>(RELAY_STORAGE.lastAddress) ?? this.o.globalState.get<{ address: string }>(REMOTE_KEY)?.address;
+    return this.remembered.lastAddress;
   }
 
   /** Connects to a remote relay (address + token), keeps the token in SecretStorage; forwards its set-ups' channels. */
@@ -564,14 +486,13 @@ export class RelayManager implements vscode.Disposable {
     if ('problem' in address) throw new UserError(address.problem);
     if (!token.trim()) throw new UserError('Enter the relay token.');
     if (this.process.running) throw new UserError('The relay started here is running. Stop Relay before connecting to another relay.');
-    await this.o.globalState.update(RELAY_STORAGE.lastAddress, input.trim());
+    await this.remembered.typed(input.trim());
     try {
       await this.serial(() => this.openRelay(address, token.trim(), { remote: address }));
     } catch (err) {
       throw new UserError(describeConnectError(address.label, err as { status?: number; code?: string; cause?: { code?: string }; message?: string }, address.tls));
     }
-    await this.o.secrets.store(remoteTokenKey(address.httpUrl), token.trim());
-    await this.o.globalState.update(REMOTE_KEY, { address: address.httpUrl });
+    await this.remembered.remember(address.httpUrl, token.trim());
   }
 
   /** "Forward Webhooks to Local App" set-ups on the relay in use. */
@@ -636,10 +557,10 @@ export class RelayManager implements vscode.Disposable {
   /** Reconnects to the remote relay remembered from an earlier session (activation, forward URL change). */
   restoreRemote(): Promise<boolean> {
     return this.serial(async () => {
-      const remembered = this.o.globalState.get<{ address: string }>(REMOTE_KEY);
+      const remembered = this.remembered.remembered();
       if (!remembered) return false;
       const address = parseRelayAddress(remembered.address);
-      const token = await this.o.secrets.get(remoteTokenKey(remembered.address));
+      const token = await this.remembered.token(remembered.address);
       if ('problem' in address || !token) return false;
       if (this.conn) await this.detach(); // one subscription at a time: nothing is forwarded twice
       try {
@@ -674,11 +595,9 @@ export class RelayManager implements vscode.Disposable {
   /** Disconnect from Relay: closes the connection and forgets the token (the resume point stays); then a local relay on the port is attached again. */
   async disconnectRemote(): Promise<boolean> {
     const address = await this.serial(async () => {
-      const remembered = this.o.globalState.get<{ address: string }>(REMOTE_KEY);
-      const address = this.remote?.httpUrl ?? remembered?.address;
+      const address = this.remote?.httpUrl ?? this.remembered.remembered()?.address;
       await this.detach();
-      if (address) await this.o.secrets.delete(remoteTokenKey(address));
-      await this.o.globalState.update(REMOTE_KEY, undefined);
+      await this.remembered.forget(address);
       this.setPhase('stopped');
       return address;
     });
@@ -711,41 +630,14 @@ export class RelayManager implements vscode.Disposable {
     return this.api().replay(seq, to ? { to } : {});
   }
 
-  /**
-   * Replay Delivery: to the app that forwards the delivery's channel (its set-up's, or a channel
-   * token's forward URL), posted by the editor byte-exact as forwarding does (any token may); a
-   * delivery of a channel nobody here forwards goes to the relay's own targets (POST …/replay).
-   */
-  async replayDelivery(seq: number): Promise<{ to?: string; response: ReplayResponse }> {
-    const conn = this.api();
-    const d = await conn.getDelivery(seq);
-    const to = this.targetFor(d.channel);
-    if (!to) {
-      const targets = d.forward.filter((f) => f.target !== SUBSCRIBER_TARGET);
-      if (targets.length === 0) throw new UserError(`Delivery #${seq} (channel ${d.channel}) goes to no app: the relay forwards it nowhere and no forward set-up here takes channel ${d.channel}. Run "Forward Webhooks to Local App…" for it first.`);
-      return { response: await conn.replay(seq, {}) };
-    }
-    const client = await loadRelayClient();
-    const r = await client.forwardDelivery(d, to, { timeoutMs: 10_000 });
-    const attempt = { target: to, at: new Date().toISOString(), status: r.status, ok: r.ok, durationMs: r.durationMs, error: r.error, replay: true };
-    return { to, response: { attempts: [attempt] } };
+  /** Replay Delivery: to the app that forwards the delivery's channel, else the relay's own targets (RelayActions.replayDelivery). */
+  replayDelivery(seq: number): Promise<{ to?: string; response: ReplayResponse }> {
+    return this.actions.replayDelivery(seq);
   }
 
-  /**
-   * Retry pending now: the relay attempts its pending forwards at once (POST /api/forward/retry),
-   * and a delivery the editor itself is forwarding is tried again now.
-   */
-  async retryPending(filter: { channel?: string } = {}): Promise<{ queued: number; editor: boolean }> {
-    const conn = this.api();
-    const editor = this.forwarder?.retryNow() ?? false;
-    try {
-      const { queued } = await conn.api.retryPending(filter);
-      return { queued, editor };
-    } catch (err) {
-      // A channel token may not ask the relay (403); the editor's own retry still happened.
-      if ((err as { status?: number }).status === 403 && this.forwarder) return { queued: 0, editor };
-      throw err;
-    }
+  /** Retry pending now: the relay's pending forwards and the editor's own (RelayActions.retryPending). */
+  retryPending(filter: { channel?: string } = {}): Promise<{ queued: number; editor: boolean }> {
+    return this.actions.retryPending(filter);
   }
 
   dispose(): void {

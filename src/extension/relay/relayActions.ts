@@ -1,0 +1,59 @@
+// What the editor asks of the relay in use beyond reading it: Replay Delivery (to the app that
+// forwards its channel, posted byte-exact as forwarding does, else by the relay to its own targets)
+// and Retry pending now (the relay's pending forwards, and the editor's own retrying ones).
+import type { ReplayResponse } from '../../../relay/client';
+import { SUBSCRIBER_TARGET } from '../../core/relay/protocol';
+import { loadRelayClient } from '../deps';
+import { UserError } from '../errors';
+import type { RelayConnection } from './connection';
+import type { EditorForwarder } from './forwarding';
+
+export interface ActionsHost {
+  /** The connection in use; a UserError when there is none. */
+  connection(): RelayConnection;
+  /** The app a delivery of `channel` goes to (RelayManager.targetFor). */
+  targetFor(channel: string): string | undefined;
+  /** The editor's forwarder on the connection in use, when it forwards. */
+  forwarder(): EditorForwarder | undefined;
+}
+
+export class RelayActions {
+  constructor(private readonly relay: ActionsHost) {}
+
+  /**
+   * Replay Delivery: to the app that forwards the delivery's channel (its set-up's, or a channel
+   * token's forward URL), posted by the editor byte-exact as forwarding does (any token may); a
+   * delivery of a channel nobody here forwards goes to the relay's own targets (POST …/replay).
+   */
+  async replayDelivery(seq: number): Promise<{ to?: string; response: ReplayResponse }> {
+    const conn = this.relay.connection();
+    const d = await conn.getDelivery(seq);
+    const to = this.relay.targetFor(d.channel);
+    if (!to) {
+      const targets = d.forward.filter((f) => f.target !== SUBSCRIBER_TARGET);
+      if (targets.length === 0) throw new UserError(`Delivery #${seq} (channel ${d.channel}) goes to no app: the relay forwards it nowhere and no forward set-up here takes channel ${d.channel}. Run "Forward Webhooks to Local App…" for it first.`);
+      return { response: await conn.replay(seq, {}) };
+    }
+    const client = await loadRelayClient();
+    const r = await client.forwardDelivery(d, to, { timeoutMs: 10_000 });
+    const attempt = { target: to, at: new Date().toISOString(), status: r.status, ok: r.ok, durationMs: r.durationMs, error: r.error, replay: true };
+    return { to, response: { attempts: [attempt] } };
+  }
+
+  /**
+   * Retry pending now: the relay attempts its pending forwards at once (POST /api/forward/retry),
+   * and a delivery the editor itself is forwarding is tried again now.
+   */
+  async retryPending(filter: { channel?: string } = {}): Promise<{ queued: number; editor: boolean }> {
+    const conn = this.relay.connection();
+    const editor = this.relay.forwarder()?.retryNow() ?? false;
+    try {
+      const { queued } = await conn.api.retryPending(filter);
+      return { queued, editor };
+    } catch (err) {
+      // A channel token may not ask the relay (403); the editor's own retry still happened.
+      if ((err as { status?: number }).status === 403 && this.relay.forwarder()) return { queued: 0, editor };
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,98 @@
+// The signing secrets the editor holds for the relay in use: its forward set-ups' channels', the
+// relay started here (generated once, in SecretStorage), and the one Add Webhook gives a webhook so
+// that its deliveries verify at the relay (a new channel created with it, when the token may).
+import { randomBytes } from 'node:crypto';
+import type * as vscode from 'vscode';
+import { ingressChannel } from '../../core/relay/ingressChannel';
+import { settings } from '../config';
+import { UserError } from '../errors';
+import { RELAY_STORAGE } from '../ids';
+import { localBase, type RelayInUse } from './inUse';
+import type { ForwardSetups } from './setups';
+
+/** A secret the editor holds, with what it verifies (Explain Signature, Send Sample Event pick one). */
+export interface HeldSecret {
+  channel: string;
+  label: string;
+  description?: string;
+  secret: string;
+}
+
+/** The secret Add Webhook gives a webhook, and how it came about. */
+export interface GeneratedSecret {
+  secret: string;
+  how: 'plain' | 'channel' | 'relay' | 'created';
+  channel?: string;
+}
+
+export class RelaySecrets {
+  constructor(
+    private readonly relay: RelayInUse,
+    private readonly setups: ForwardSetups,
+    private readonly secrets: vscode.SecretStorage,
+    /** The channel of the relay in use that an ingress URL delivers to (RelayManager.channelOf). */
+    private readonly channelOf: (url: string) => string | undefined,
+  ) {}
+
+  /** The signing secret the editor holds for the relay ingress `url`: its set-up channel's own, or (for the relay started here) the relay's; else undefined. */
+  async heldSecretFor(url: string): Promise<string | undefined> {
+    const channel = this.channelOf(url);
+    if (channel === undefined) return undefined;
+    const held = (await this.signingSecrets()).find((s) => s.channel === channel);
+    if (held) return held.secret;
+    return this.relay.ownsProcess && !this.relay.remote ? this.localSecret() : undefined;
+  }
+
+  /**
+   * The secret a webhook to `url` gets when Add Webhook generates one, so that its deliveries
+   * verify at the relay: `generated` itself when `url` is no channel of the relay in use; the
+   * channel's own secret when the editor made it (a forward set-up, an earlier Add Webhook); the
+   * relay's own secret for a channel of the relay started here; with the admin token, a new
+   * channel created with `generated`. Anything else is a UserError that says what to do instead.
+   */
+  async secretForGenerated(url: string, generated: string): Promise<GeneratedSecret> {
+    const base = this.relay.base ?? localBase(settings().relayPort);
+    const channel = ingressChannel(url, base, this.relay.status?.channels ?? []);
+    if (channel === undefined) return { secret: generated, how: 'plain' };
+    const own = this.relay.conn ? await this.setups.secret(base, channel) : undefined;
+    if (own) return { secret: own, how: 'channel', channel };
+    if (!this.relay.conn) return { secret: generated, how: 'plain' }; // no relay here to check against
+    const scope = this.relay.scope;
+    const known = scope?.kind === 'admin' ? await this.relay.conn.api.listChannels() : [];
+    const listed = known.find((c) => c.name === channel);
+    if (this.relay.ownsProcess && listed?.source !== 'api' && listed?.source !== 'config') return { secret: await this.localSecret(), how: 'relay', channel };
+    if (scope?.kind !== 'admin') {
+      throw new UserError(`A channel token cannot add a secret to channel ${channel}: enter the channel's own secret (ask whoever created the channel) instead of generating one.`);
+    }
+    if (listed && listed.source !== 'implicit') {
+      throw new UserError(`Channel ${channel} on ${this.relay.remote?.label ?? `port ${this.relay.localPort}`} verifies with secrets the editor does not hold (${listed.source === 'default' ? "the relay's --secret" : `its ${listed.source} secrets`}): enter that secret, or use a new channel's URL (…/hooks/<new name>), which gets the generated secret.`);
+    }
+    await this.relay.conn.api.createChannel({ name: channel, secrets: [generated] });
+    await this.setups.storeSecret(base, channel, generated);
+    void this.relay.conn.reload().catch(() => undefined);
+    return { secret: generated, how: 'created', channel };
+  }
+
+  /** The signing secrets the editor holds for the relay in use: its set-ups' channels, the relay started here. */
+  async signingSecrets(): Promise<HeldSecret[]> {
+    const base = this.relay.base;
+    const out: HeldSecret[] = [];
+    if (base) {
+      for (const f of this.setups.of(base)) {
+        const secret = await this.setups.secret(base, f.channel);
+        if (secret) out.push({ channel: f.channel, label: `channel ${f.channel}`, description: `${f.repo || 'set-up'} → ${f.to}`, secret });
+      }
+    }
+    if (this.relay.ownsProcess) out.push({ channel: 'default', label: `the relay on port ${this.relay.localPort ?? '?'}`, description: 'its own secret (every channel without one)', secret: await this.localSecret() });
+    return out;
+  }
+
+  /** The secret the local relay verifies with, shared with Add Webhook (SecretStorage; generated once). */
+  async localSecret(): Promise<string> {
+    const stored = await this.secrets.get(RELAY_STORAGE.localSecret);
+    if (stored) return stored;
+    const secret = randomBytes(32).toString('hex');
+    await this.secrets.store(RELAY_STORAGE.localSecret, secret);
+    return secret;
+  }
+}
