@@ -11,7 +11,6 @@ import { mkdtempSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runTests } from '@vscode/test-electron';
-// @ts-expect-error a checked .mjs helper without declarations
 import { makeTestCerts } from '../../scripts/lib/test-certs.mjs';
 
 const root = resolve(__dirname, '..', '..');

@@ -61,7 +61,7 @@ describe('team relay fail-over under a burst (3 nats-server, 2 relays; bounded c
   let forwardOutput = (): string => '';
 
   before(async () => {
-    nats = await startNats(3, undefined, { monitor: true });
+    nats = await startNats(3, { monitor: true });
     nc = await connect({ servers: nats.urls.split(','), maxReconnectAttempts: -1, reconnectTimeWait: 250 });
     app = await countingApp();
     sub = await countingApp();

@@ -3,8 +3,8 @@
 // nats-server with apt when it is missing (as the code-server harness does for its packages).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { connect } from 'nats';
 
@@ -19,23 +19,15 @@ export function ensureNatsServer(): void {
   if (!existsSync(NATS_SERVER)) throw new Error(`nats-server is not installed and apt-get could not install it: ${r.stderr?.toString().trim() || r.error?.message}`);
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 export interface NatsNode {
   name: string;
+  /** The client port nats-server chose at its first start (it keeps it on a restart). */
   port: number;
   url: string;
   /** The HTTP monitoring port (`-m`: /jsz, /varz), when started with `monitor`. */
   monitorPort?: number;
+  /** A cluster node's route port. */
+  clusterPort?: number;
   process: ChildProcess | undefined;
   /** Starts (or restarts) this node with its own store folder. Resolves once it accepts clients. */
   start(): Promise<void>;
@@ -51,30 +43,51 @@ export interface NatsCluster {
 }
 
 /**
- * Starts `size` nats-server processes with JetStream; with size > 1 they form one cluster. With
- * `monitor`, each also serves its monitoring API (`-m`) on a loopback port of its own.
+ * A free loopback port for a cluster node's routes, probed and released: nats-server is given it
+ * a moment later, so another process could take it meanwhile (rare on loopback; the cost of
+ * JetStream clustering's configured routes). Client and monitoring ports never go this way.
  */
-export async function startNats(size = 1, fixedPorts?: number[], o: { monitor?: boolean } = {}): Promise<NatsCluster> {
+function routePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts `size` nats-server processes with JetStream; with size > 1 they form one cluster. With
+ * `monitor`, each also serves its monitoring API (`-m`) on a loopback port of its own. The client
+ * and monitoring ports are chosen by nats-server itself at the first start (-1, read from its
+ * log: no port is probed and released here for another process to take meanwhile); a restarted
+ * node keeps its ports. Only a cluster's route ports are reserved beforehand (routePort), since a
+ * JetStream cluster node must be told its routes before it starts.
+ */
+export async function startNats(size = 1, o: { monitor?: boolean } = {}): Promise<NatsCluster> {
   ensureNatsServer();
   const root = mkdtempSync(join(tmpdir(), 'sh-nats-'));
-  const ports = fixedPorts ?? (await Promise.all(Array.from({ length: size }, () => freePort())));
-  const clusterPorts = size > 1 ? await Promise.all(Array.from({ length: size }, () => freePort())) : [];
-  const monitorPorts = o.monitor ? await Promise.all(Array.from({ length: size }, () => freePort())) : [];
-  const nodes: NatsNode[] = ports.map((port, i) => {
+  const routePorts = size > 1 ? await Promise.all(Array.from({ length: size }, () => routePort())) : [];
+  const nodes: NatsNode[] = Array.from({ length: size }, (_, i) => {
     const name = `n${i + 1}`;
-    const args = ['-a', '127.0.0.1', '-p', String(port), '-n', name, '-js', '-sd', join(root, name)];
-    if (o.monitor) args.push('-m', String(monitorPorts[i]));
-    if (size > 1) {
-      args.push('--cluster_name', 'sh', '--cluster', `nats://127.0.0.1:${clusterPorts[i]}`);
-      args.push('--routes', clusterPorts.filter((_, j) => j !== i).map((p) => `nats://127.0.0.1:${p}`).join(','));
-    }
+    const args = () => {
+      const a = ['-a', '127.0.0.1', '-p', String(node.port || -1), '-n', name, '-js', '-sd', join(root, name)];
+      if (o.monitor) a.push('-m', String(node.monitorPort ?? -1));
+      if (size > 1) {
+        a.push('--cluster_name', 'sh', '--cluster', `nats://127.0.0.1:${routePorts[i]}`);
+        a.push('--routes', routePorts.filter((_, j) => j !== i).map((p) => `nats://127.0.0.1:${p}`).join(','));
+      }
+      return a;
+    };
     const node: NatsNode = {
       name,
-      port,
-      url: `nats://127.0.0.1:${port}`,
-      ...(o.monitor ? { monitorPort: monitorPorts[i] } : {}),
+      port: 0,
+      url: '',
+      ...(size > 1 ? { clusterPort: routePorts[i] } : {}),
       process: undefined,
-      start: () => startNode(node, args),
+      start: () => startNode(node, args()),
       kill: () => killNode(node),
     };
     return node;
@@ -91,6 +104,17 @@ export async function startNats(size = 1, fixedPorts?: number[], o: { monitor?: 
   };
 }
 
+/** The ports a starting nats-server logs it listens on. */
+function notePorts(node: NatsNode, log: string): void {
+  const port = (re: RegExp) => {
+    const m = re.exec(log);
+    return m ? Number(m[1]) : undefined;
+  };
+  node.port = port(/Listening for client connections on [^\s]*:(\d+)/) ?? node.port;
+  node.url = `nats://127.0.0.1:${node.port}`;
+  node.monitorPort = port(/Starting http monitor on [^\s]*:(\d+)/) ?? node.monitorPort;
+}
+
 function startNode(node: NatsNode, args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
     const child = spawn(NATS_SERVER, args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -99,6 +123,7 @@ function startNode(node: NatsNode, args: string[]): Promise<void> {
     const onData = (b: Buffer) => {
       log += b.toString();
       if (/Server is ready/.test(log)) {
+        notePorts(node, log);
         child.stderr.off('data', onData);
         child.stderr.resume();
         resolve();

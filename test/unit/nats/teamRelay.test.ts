@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { RelayApi, subscribe } from '../../../relay/client';
 import { cli, post, signed, spawnRelay, startTarget, tempDir, type RelayProcess, type TargetApp } from '../relay/helpers';
 import { connect } from 'nats';
-import { freePort, startNats, waitForStreamQuorum, type NatsCluster, type NatsNode } from './natsServers';
+import { startNats, waitForStreamQuorum, type NatsCluster, type NatsNode } from './natsServers';
 
 const SECRET = 'team-relay-secret-0123456789';
 
@@ -122,7 +122,9 @@ describe('team relay on NATS JetStream (three nats-server processes, two relay p
   });
 
   it('a relay started before the cluster is reachable waits, says so, and serves once it is', async () => {
-    const port = await freePort();
+    const late = await startNats(1); // its port, then nothing listening there until it restarts
+    const port = late.nodes[0]!.port;
+    await late.nodes[0]!.kill();
     const child = spawn(process.execPath, [await cli(), 'relay', '--port', '0', '--store', `nats://127.0.0.1:${port}`, '--data', tempDir()], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
@@ -132,7 +134,7 @@ describe('team relay on NATS JetStream (three nats-server processes, two relay p
     try {
       await said;
       assert.doesNotMatch(out, /listening/);
-      const late = await startNats(1, [port]);
+      await late.nodes[0]!.start();
       try {
         await listening;
       } finally {
@@ -141,6 +143,7 @@ describe('team relay on NATS JetStream (three nats-server processes, two relay p
       }
     } finally {
       child.kill('SIGKILL');
+      await late.stop();
     }
   });
 

@@ -3,7 +3,7 @@
 import { strict as assert } from 'node:assert';
 import WebSocket from 'ws';
 import { startRelay, type RelayServer } from '../../../relay/server';
-import { post, tempDir } from './helpers';
+import { post, tempDir, until } from './helpers';
 
 describe('relay: subscriber ack status', function () {
   this.timeout(30_000);
@@ -15,18 +15,14 @@ describe('relay: subscriber ack status', function () {
     const seq = ((await post(`${relay.url}/hooks/default`, '{"n":1}')).json as { seq: number }).seq;
     const ws = new WebSocket(`ws://127.0.0.1:${relay.port}/ws?since=0`, { headers: { authorization: `Bearer ${relay.token}` } });
     const messages: { type: string; error?: string; seq?: number; state?: { lastStatus?: number } }[] = [];
-    let wake = () => {};
-    ws.on('message', (d) => {
-      messages.push(JSON.parse(d.toString()));
-      wake();
-    });
-    const until = (pred: () => boolean) => new Promise<void>((r) => ((wake = () => pred() && r()), wake()));
-    await until(() => messages.some((m) => m.type === 'delivery'));
+    ws.on('message', (d) => messages.push(JSON.parse(d.toString())));
+    const arrived = (type: string) => until(() => messages.some((m) => m.type === type) || undefined, (wake) => (ws.on('message', wake), () => ws.off('message', wake)));
+    await arrived('delivery');
     const bad: unknown[] = [1e308, -7, 99, 600, 200.5, '200', null, { status: 200 }];
     for (const status of bad) ws.send(JSON.stringify({ type: 'ack', seq, forwarded: { status } }));
     ws.send(JSON.stringify({ type: 'ack', seq, forwarded: 'yes' }));
     ws.send(JSON.stringify({ type: 'ack', seq, forwarded: { status: 204 } }));
-    await until(() => messages.some((m) => m.type === 'forward'));
+    await arrived('forward');
     ws.close();
     const errors = messages.filter((m) => m.type === 'error');
     assert.equal(errors.length, bad.length + 1, JSON.stringify(messages));

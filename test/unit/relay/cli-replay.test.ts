@@ -1,34 +1,22 @@
 // `service-hooks deliveries` and `service-hooks replay` as real processes against a real relay process.
 import { strict as assert } from 'node:assert';
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { verify } from '../../../src/core/signing';
-import { cli, post, signed, spawnRelay, startTarget, tempDir, type RelayProcess, type TargetApp } from './helpers';
+import { post, runCliBare, signed, spawnRelayWithData, startTarget, tempDir, type RelayProcess, type TargetApp } from './helpers';
 
 const SECRET = 'replay-secret';
-
-function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return cli().then(
-    (path) =>
-      new Promise((resolve) => {
-        execFile(process.execPath, [path, ...args], { env: { PATH: process.env.PATH, ...env } }, (err, stdout, stderr) =>
-          resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-        );
-      }),
-  );
-}
 
 describe('relay CLI: deliveries and replay', function () {
   this.timeout(60_000);
   let relay: RelayProcess;
   let target: TargetApp;
   let data: string;
+  let admin: string;
   const body = '{ "action": "opened",\n  "n": 1 }\n';
 
   before(async () => {
     target = await startTarget();
-    data = join(tempDir(), 'relay-data');
-    relay = await spawnRelay(['--data', data, '--secret', SECRET, '--forward', target.url]);
+    ({ relay, data, admin } = await spawnRelayWithData(['--secret', SECRET, '--forward', target.url]));
     assert.equal((await post(`${relay.url}/hooks/default`, body, signed(SECRET, body, { 'x-service-event': 'issues' }))).status, 200);
     assert.equal((await post(`${relay.url}/hooks/default`, body, { 'x-service-signature': 'sha256=00' })).status, 401);
     await target.waitFor(1);
@@ -39,25 +27,25 @@ describe('relay CLI: deliveries and replay', function () {
   });
 
   it('lists the journal with the token read from --data', async () => {
-    const r = await run(['deliveries', '--relay', relay.url, '--data', data]);
+    const r = await runCliBare(['deliveries', '--relay', relay.url, '--data', data]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^#1 .* default {2}issues {2}verified .* forward: ok 200$/m);
     assert.match(r.stdout, /^#2 .* rejected \(/m);
-    const json = await run(['deliveries', '--relay', relay.url, '--data', data, '--status', 'rejected', '--json']);
+    const json = await runCliBare(['deliveries', '--relay', relay.url, '--data', data, '--status', 'rejected', '--json']);
     assert.deepEqual((JSON.parse(json.stdout) as { deliveries: { seq: number }[] }).deliveries.map((d) => d.seq), [2]);
   });
 
   it('replays byte-exact to another URL, and re-signs with --resign-secret', async () => {
     const other = await startTarget();
     try {
-      const env = { SERVICE_HOOKS_RELAY_TOKEN: (await import('node:fs')).readFileSync(join(data, 'token'), 'utf8').trim() };
-      const asIs = await run(['replay', '1', '--relay', relay.url, '--to', other.url], env);
+      const env = { SERVICE_HOOKS_RELAY_TOKEN: admin };
+      const asIs = await runCliBare(['replay', '1', '--relay', relay.url, '--to', other.url], env);
       assert.equal(asIs.code, 0, asIs.stderr);
       assert.match(asIs.stdout, /^ok {2}http:\/\/127\.0\.0\.1:\d+\/webhook {2}HTTP 200/m);
       await other.waitFor(1);
       assert.equal(other.received[0]!.body.toString(), body);
       assert.ok(verify(other.received[0]!.body, String(other.received[0]!.headers['x-service-signature']), [SECRET]).ok);
-      const resigned = await run(['replay', '1', '--relay', relay.url, '--to', other.url, '--resign-secret', 'local'], env);
+      const resigned = await runCliBare(['replay', '1', '--relay', relay.url, '--to', other.url, '--resign-secret', 'local'], env);
       assert.equal(resigned.code, 0, resigned.stderr);
       await other.waitFor(2);
       assert.ok(verify(other.received[1]!.body, String(other.received[1]!.headers['x-service-signature']), ['local']).ok);
@@ -68,19 +56,19 @@ describe('relay CLI: deliveries and replay', function () {
 
   it('exits 1 when the replay target fails, 2 on usage errors, and says when no relay answers', async () => {
     target.status = 500;
-    const failed = await run(['replay', '1', '--relay', relay.url, '--data', data]);
+    const failed = await runCliBare(['replay', '1', '--relay', relay.url, '--data', data]);
     target.status = 200;
     assert.equal(failed.code, 1);
     assert.match(failed.stdout, /^failed .* HTTP 500/m);
-    assert.equal((await run(['replay', 'x', '--data', data])).code, 2);
-    assert.equal((await run(['deliveries', '--limit', '-1', '--data', data])).code, 2);
-    const noToken = await run(['deliveries', '--data', join(tempDir(), 'none')]);
+    assert.equal((await runCliBare(['replay', 'x', '--data', data])).code, 2);
+    assert.equal((await runCliBare(['deliveries', '--limit', '-1', '--data', data])).code, 2);
+    const noToken = await runCliBare(['deliveries', '--data', join(tempDir(), 'none')]);
     assert.equal(noToken.code, 2);
     assert.match(noToken.stderr, /no relay token/);
-    const down = await run(['deliveries', '--relay', 'http://127.0.0.1:1', '--token', 't']);
+    const down = await runCliBare(['deliveries', '--relay', 'http://127.0.0.1:1', '--token', 't']);
     assert.equal(down.code, 1);
     assert.match(down.stderr, /no relay answers at http:\/\/127\.0\.0\.1:1/);
-    const missing = await run(['replay', '99', '--relay', relay.url, '--data', data]);
+    const missing = await runCliBare(['replay', '99', '--relay', relay.url, '--data', data]);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /404/);
   });

@@ -1,6 +1,6 @@
 // Test helpers: a recording target app, a relay child process (the bundled CLI), signed posts.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { join, resolve } from 'node:path';
 import { once } from 'node:events';
@@ -8,7 +8,7 @@ import { Agent, request } from 'undici';
 import WebSocket from 'ws';
 import { sign } from '../../../src/core/signing';
 import { makeTempDir } from '../tempDirs';
-import { formatRelayReady, parseRelayReady, type RelayReady } from '../../../src/core/relay/ready';
+import { formatRelayReady, parseRelayReady, tokenFilePath, type RelayReady } from '../../../src/core/relay/ready';
 import { startRelay, type RelayServer } from '../../../relay/server';
 
 export const ROOT = resolve(__dirname, '../../..');
@@ -199,6 +199,26 @@ export function relayPerTest(): () => RelayServer {
     relay = undefined;
   });
   return () => relay!;
+}
+
+/**
+ * Runs `node cli.js ARGS` to its end with a bare environment: PATH and `env` only (no token or
+ * data folder of the machine leaks in). The exit code is 0, or the child's code (1 when it has none).
+ */
+export async function runCliBare(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  const path = await cli();
+  return new Promise((resolve) => {
+    execFile(process.execPath, [path, ...args], { env: { PATH: process.env.PATH, ...env } }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+/** A relay process on a data folder of its own (`<tmp>/relay-data`), with the admin token it wrote there. */
+export async function spawnRelayWithData(args: string[] = []): Promise<{ relay: RelayProcess; data: string; admin: string }> {
+  const data = join(tempDir(), 'relay-data');
+  const relay = await spawnRelay(['--data', data, ...args]);
+  return { relay, data, admin: readFileSync(tokenFilePath(data), 'utf8').trim() };
 }
 
 /** Where a describe block puts the relay processes it starts: each is killed (-9) once its tests are done. */

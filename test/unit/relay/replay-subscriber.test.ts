@@ -4,25 +4,11 @@
 // it goes to the channel's connected subscribers (replay-to-subscribers.test.ts), and when none is
 // connected it says so.
 import { strict as assert } from 'node:assert';
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import * as client from '../../../relay/client';
 import { SUBSCRIBER_TARGET } from '../../../src/core/relay/protocol';
-import { cli, post, signed, spawnRelay, tempDir, type RelayProcess } from './helpers';
+import { post, runCliBare, signed, spawnRelayWithData, type RelayProcess } from './helpers';
 
 const SECRET = 'replay-subscriber-secret-0123456789';
-
-function run(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
-  return cli().then(
-    (path) =>
-      new Promise((resolve) => {
-        execFile(process.execPath, [path, ...args], { env: { PATH: process.env.PATH, ...env } }, (err, stdout, stderr) =>
-          resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-        );
-      }),
-  );
-}
 
 describe('relay CLI: replay of a delivery a subscriber acknowledged', function () {
   this.timeout(60_000);
@@ -31,9 +17,7 @@ describe('relay CLI: replay of a delivery a subscriber acknowledged', function (
   let channelToken: string;
 
   before(async () => {
-    const data = join(tempDir(), 'relay-data');
-    relay = await spawnRelay(['--data', data]);
-    admin = readFileSync(join(data, 'token'), 'utf8').trim();
+    ({ relay, admin } = await spawnRelayWithData());
     const api = new client.RelayApi({ baseUrl: relay.url, token: admin });
     channelToken = (await api.createChannel({ name: 'alice', secrets: [SECRET] })).token;
     // A subscriber (as the editor does) takes the delivery and acks it with its app's 204.
@@ -55,7 +39,7 @@ describe('relay CLI: replay of a delivery a subscriber acknowledged', function (
 
   for (const who of ['admin', 'channel'] as const) {
     it(`with the ${who} token: no ERR_INVALID_URL, it says no subscriber is connected and what to do`, async () => {
-      const r = await run(['replay', '1', '--relay', relay.url], { SERVICE_HOOKS_RELAY_TOKEN: who === 'admin' ? admin : channelToken });
+      const r = await runCliBare(['replay', '1', '--relay', relay.url], { SERVICE_HOOKS_RELAY_TOKEN: who === 'admin' ? admin : channelToken });
       assert.doesNotMatch(r.stdout + r.stderr, /ERR_INVALID_URL|Invalid URL/);
       assert.equal(r.code, 1, 'nothing was sent');
       assert.match(r.stderr, /^replay: no subscriber of channel alice is connected \(start `service-hooks forward`/m);

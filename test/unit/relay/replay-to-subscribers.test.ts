@@ -4,27 +4,16 @@
 // app a second time through the subscriber (its resume point stays: the next delivery arrives
 // once); another channel's token gets 404; with no subscriber connected, 409.
 import { strict as assert } from 'node:assert';
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { SUBSCRIBER_TARGET, type ForwardAttempt } from '../../../src/core/relay/protocol';
 import { startRelay, type RelayServer } from '../../../relay/server';
 import { RelayApi } from '../../../relay/client/api';
-import { cli, post, signed, startTarget, tempDir, until, type TargetApp } from './helpers';
+import { cli, post, runCliBare, signed, startTarget, tempDir, until, type TargetApp } from './helpers';
 
 const ALICE = 'alice-replay-secret-0123456789abcdef';
 const BOB = 'bob-replay-secret-0123456789abcdef';
-
-function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return cli().then(
-    (path) =>
-      new Promise((resolve) => {
-        execFile(process.execPath, [path, ...args], { env: { PATH: process.env.PATH, ...env } }, (err, stdout, stderr) =>
-          resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-        );
-      }),
-  );
-}
 
 /** A `service-hooks forward` child; `saw(re)` resolves once its output matches. */
 async function forwardChild(args: string[]): Promise<{ child: ChildProcess; out: () => string; saw: (re: RegExp) => Promise<void> }> {
@@ -101,7 +90,7 @@ describe('replay to the channel\'s subscribers (real relay, forward child and ap
     assert.deepEqual(relay.store.get(1)?.summary.forward.map((f) => f.target), [SUBSCRIBER_TARGET]);
 
     const replayed = attempt(1, (a) => a.replay === true);
-    const r = await run(['replay', '1', '--relay', relay.url], { SERVICE_HOOKS_RELAY_TOKEN: alice });
+    const r = await runCliBare(['replay', '1', '--relay', relay.url], { SERVICE_HOOKS_RELAY_TOKEN: alice });
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /sent #1 again to 1 subscriber/);
     await app.waitFor(2);
@@ -129,7 +118,7 @@ describe('replay to the channel\'s subscribers (real relay, forward child and ap
     const other = await replayApi(relay, 1, bob, { to: 'subscribers' });
     assert.equal(other.status, 404);
     assert.equal(other.json.error, 'no delivery 1');
-    const cliOther = await run(['replay', '1', '--relay', relay.url], { SERVICE_HOOKS_RELAY_TOKEN: bob });
+    const cliOther = await runCliBare(['replay', '1', '--relay', relay.url], { SERVICE_HOOKS_RELAY_TOKEN: bob });
     assert.equal(cliOther.code, 1);
     assert.match(cliOther.stderr, /404 no delivery 1/);
     assert.equal(app.received.length, 1, "bob's token sent nothing to alice's subscriber");
@@ -144,7 +133,7 @@ describe('replay to the channel\'s subscribers (real relay, forward child and ap
     const r = await replayApi(relay, 1, alice, { to: 'subscribers' });
     assert.equal(r.status, 409);
     assert.match(r.json.error!, /^no subscriber of channel alice is connected/);
-    const c = await run(['replay', '1', '--to', 'subscribers', '--relay', relay.url], { SERVICE_HOOKS_RELAY_TOKEN: alice });
+    const c = await runCliBare(['replay', '1', '--to', 'subscribers', '--relay', relay.url], { SERVICE_HOOKS_RELAY_TOKEN: alice });
     assert.equal(c.code, 1);
     assert.match(c.stderr, /^replay: no subscriber of channel alice is connected/m);
     // A subscriber of another channel (bob) is no subscriber of alice's.

@@ -11,7 +11,7 @@ import { forwardSummary, seqKey } from '../../../../src/core/tree';
 import { extraCa, RelayConnection, type RelayEndpoint } from '../../../../src/extension/relay/connection';
 import { EditorForwarder } from '../../../../src/extension/relay/forwarding';
 import { makeTestCerts } from '../../relay/certs';
-import { signed, startTarget, tempDir, type TargetApp } from '../../relay/helpers';
+import { signed, startTarget, tempDir, until as untilWoken, type TargetApp } from '../../relay/helpers';
 
 const SECRET = 'connection-test-secret-0123456789';
 
@@ -33,16 +33,15 @@ async function fill(port: number, n: number, from = 0, parallel = 64): Promise<v
   }
 }
 
-/** Resolves when `check` holds, re-checked on each change event of the connection. */
-function until(conn: RelayConnection, check: () => boolean): Promise<void> {
-  return new Promise((resolve) => {
-    if (check()) return resolve();
-    const sub = conn.onDidChange(() => {
-      if (!check()) return;
-      sub.dispose();
-      resolve();
-    });
-  });
+/** Resolves when `check` holds, re-checked on each change event of the connection (helpers' until). */
+async function until(conn: RelayConnection, check: () => boolean): Promise<void> {
+  await untilWoken(
+    () => check() || undefined,
+    (wake) => {
+      const sub = conn.onDidChange(wake);
+      return () => sub.dispose();
+    },
+  );
 }
 
 describe('editor relay connection (src/extension/relay)', function () {
