@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events';
 import type { ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../src/core/relay/protocol';
 import { CompactIndex, NO_REF, type AttemptFields, type IndexedDelivery, type IndexRow, type RecordRef, type StateFields } from './compactIndex';
-import { channelKey } from './channelKey';
+import { channelKey, channelOfKey } from './channelKey';
 import type { DeliveryLog, LogSink } from './deliveryLog';
 import { REJECTED_KEEP, sizeFields } from './rejected';
 import { attemptFields, indexedDelivery, stateFields } from './storeRecords';
@@ -145,7 +145,8 @@ export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<
   }
 
   recordAttempt(seq: number, attempt: ForwardAttempt, state?: ForwardState, options?: RecordAttemptOptions): Promise<void> {
-    const channel = this.get(seq)?.summary.channel;
+    const i = this.index.find(seq);
+    const channel = i < 0 ? undefined : channelOfKey(this.index.channelKeyAt(i)); // (no summary built)
     return this.log.recordAttempt({ seq, attempt, ...(state ? { state } : {}), ...(channel !== undefined ? { channel } : {}) }, options);
   }
 
