@@ -37,6 +37,7 @@ export interface IndexedDelivery {
   deliveryId?: string;
   /** The delivery id as UTF-8 bytes instead of `deliveryId` (read from an index file: no string made). */
   deliveryIdUtf8?: Uint8Array;
+  /** The meta's bytes in the file journal's record (its index entry keeps it); 0 from other logs. The index keeps the body size instead. */
   metaLength: number;
   targets: string[];
   /** Set when only a prefix of the body is stored (a rejected delivery): what was received. */
