@@ -22,11 +22,13 @@ const said = (re: RegExp, from: number) =>
   });
 
 async function openOn(p: string): Promise<ContractStore> {
-  nats ??= await startNats(1);
+  if (!nats) throw new Error('nats-server did not start');
   return NatsStore.open(await connectNats({ servers: nats.urls }), { prefix: p, log, publishBudgetMs: 3000 });
 }
 
-describe('store contract on JetStream (real nats-server)', () => {
+describe('store contract on JetStream (real nats-server)', function () {
+  this.timeout(120_000); // the first start may install nats-server
+  before(async () => (nats = await startNats(1)));
   after(async () => nats?.stop());
 
   storeContract({
