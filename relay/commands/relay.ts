@@ -13,7 +13,7 @@ import { CIDR_PRESETS, SourceAllowList } from '../server/access/access';
 import type { RelayLog } from '../server/log';
 import { LOG_FORMATS, relayLogger, type LogFormat, type RelayLogger } from '../cli/relayLog';
 import { DEFAULT_RELAY_PORT, RELAY_RETENTION } from '../../src/core/defaults';
-import { parseNatsServers } from '../server/nats/urls';
+import { storeBackend } from '../server/store/storeBackends';
 import { formatRelayReady, tokenFilePath } from '../../src/core/relay/ready';
 
 const help = `Usage: service-hooks relay [options]
@@ -49,9 +49,10 @@ Options:
                         (default 100000); rejected ones never push them out
   --keep-rejected N     retention of rejected (401) deliveries, apart: the newest N (default 1000)
   --max-age D           retention: drop deliveries older than D, e.g. 7d, 12h (default 30d)
-  --store URLS          keep deliveries in NATS JetStream instead of the file journal:
-                        nats://HOST:PORT[,nats://HOST:PORT…] (tls:// for TLS; user:pass@ in
-                        the URL); several relays on one store share deliveries and forwarding
+  --store URL           where deliveries are kept: file: (default: the journal in the data
+                        folder); nats://HOST:PORT[,nats://HOST:PORT…] for NATS JetStream
+                        (tls:// for TLS; user:pass@ in the URL), where several relays on one
+                        store share deliveries and forwarding; memory: (gone at exit)
   --nats-creds FILE     NATS credentials file (JWT + NKey seed)
   --nats-replicas N     stream replicas (default: 3 with three or more servers, else 1)
   --metrics-listen A    serve the Prometheus metrics at http://A/metrics without a token, A being
@@ -79,6 +80,7 @@ channel token to watch deliveries arrive, open, replay and copy them (a session 
 
 import { parseSchedule } from '../cli/args';
 export { parseSchedule };
+
 
 function positiveInt(value: string, flag: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`${flag} must be a whole number of at least 1, got '${value}'`);
@@ -116,20 +118,21 @@ function readConfig(file: string): ConfigFile {
   return c;
 }
 
-/** --store nats://… (and its companions), or nothing for the file journal. */
-function natsChoice(store: string | undefined, creds: string | undefined, replicas: string | undefined, cwd: string): Pick<RelayOptions, 'nats'> {
-  if (store === undefined || store === 'file') {
-    if (creds !== undefined || replicas !== undefined) throw new UsageError('--nats-creds and --nats-replicas go with --store nats://…');
-    return {};
-  }
+/** --store URL (relay/server/store/storeBackends.ts) and the options of its backend; nothing for the file journal. */
+function storeChoice(store: string | undefined, creds: string | undefined, replicas: string | undefined, cwd: string): Pick<RelayOptions, 'store'> {
+  let kind: string;
   try {
-    parseNatsServers(store);
+    kind = storeBackend(store).kind;
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
+  if (kind !== 'jetstream') {
+    if (creds !== undefined || replicas !== undefined) throw new UsageError('--nats-creds and --nats-replicas go with --store nats://…');
+    return store === undefined ? {} : { store: { url: store } };
+  }
   const n = replicas === undefined ? undefined : positiveInt(replicas, '--nats-replicas');
   if (n !== undefined && n > 5) throw new UsageError(`--nats-replicas must be from 1 to 5 (JetStream's limit), got ${n}`);
-  return { nats: { servers: store, ...(creds ? { credsFile: resolve(cwd, creds) } : {}), ...(n ? { replicas: n } : {}) } };
+  return { store: { url: store!, nats: { ...(creds ? { credsFile: resolve(cwd, creds) } : {}), ...(n ? { replicas: n } : {}) } } };
 }
 
 const OPTIONS = {
@@ -230,7 +233,7 @@ function relayOptions(values: Values, io: CliIO, logger: RelayLogger): RelayOpti
       maxAgeMs: values['max-age'] === undefined ? RELAY_RETENTION.maxAgeMs : parseDuration(values['max-age'], '--max-age'),
       ...(values['keep-rejected'] === undefined ? {} : { maxRejected: positiveInt(values['keep-rejected'], '--keep-rejected') }),
     },
-    ...natsChoice(values.store, values['nats-creds'], values['nats-replicas'], io.cwd),
+    ...storeChoice(values.store, values['nats-creds'], values['nats-replicas'], io.cwd),
     ...metricsChoice(values['metrics-listen'], values['no-metrics']),
     signal: io.stopSignal,
     log: logger.log,

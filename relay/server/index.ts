@@ -9,7 +9,6 @@ import { SourceRefusals } from './ingress/refusals';
 import { bearer, hostAllowed, SourceAllowList } from './access/access';
 import { createApi } from './api/api';
 import { openChannelDirectory, type ChannelDirectory } from './channels/channelDirectory';
-import type { ChannelRegistry } from './channels/channelRegistry';
 import { clientErrors, type ClientErrors } from './ingress/clientErrors';
 import { ChannelConfigs, type ChannelDefaults } from './channels/channels';
 import { Forwarder } from './forwarding/forwarder';
@@ -17,24 +16,20 @@ import { createIngress, hookChannel, PLAIN_HOOK_RE, type IngressHandler } from '
 import { lockDataDir, type DataLock } from './dataLock';
 import { listen, stopper } from './lifecycle';
 import { RejectLimiter, type RejectLimits } from './ingress/rateLimit';
-import { DeliveryStore, type StoreOptions } from './store/store';
+import { openStore, type StoreChoice } from './store/storeBackends';
 import { metering, type MetricsOption } from './metrics';
 import { createPage, type Page } from './page';
-import type { JetStreamHandles } from './metrics/jetstream';
 import { recordSubscriberForward } from './subscribers/subscriberForward';
-import type { SharedForwarding } from './nats/sharedForwarding';
-import type { NatsChoice } from './nats/wiring';
 import { authenticate } from './access/scope';
 import type { RelayLog } from './log';
 import type { RelayStore } from './store/storeTypes';
 import type { JournalFs } from './journal/journalFs';
 import { JournalFailedError } from './journal/journalErrors';
-import { describeRanges, rangeCount } from './journal/journalLoss';
 import { SubscriberHub, type SubscriberOptions } from './subscribers/subscribers';
 import { createHttpServer, useTls, type TlsMaterial } from './tls';
 import { ensureToken } from './access/token';
 import { WS_PATH, type ForwardStatus } from '../../src/core/relay/protocol';
-import { DEFAULT_RELAY_PORT, RELAY_RETENTION } from '../../src/core/defaults';
+import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 
 export { CIDR_PRESETS } from './access/access';
 export { CHANNEL_RE, type ChannelConfig } from './channels/channels';
@@ -91,8 +86,8 @@ export interface RelayOptions extends ChannelDefaults {
   log?: RelayLog;
   /** Stops the start-up's waits (for a NATS cluster not there yet): startRelay then rejects. */
   signal?: AbortSignal;
-  /** Keep deliveries in NATS JetStream instead of the file journal (issue 15; docs: "Running a team relay"). */
-  nats?: NatsChoice;
+  /** Where deliveries are kept (`--store`): the file journal in dataDir (default), NATS JetStream, memory (./store/storeBackends.ts). */
+  store?: StoreChoice;
   /** The file journal's file operations (tests inject failures); default node:fs. */
   journalFs?: JournalFs;
   /** The built channel page (app.js, app.css); default dist/page beside the bundled CLI (relay/server/page). */
@@ -152,7 +147,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   const directory = channelDirectory(dataDir, channels, options, baseUrl);
   const scopeOf = (given: string | undefined) => authenticate(given, token, directory.registry);
   const meter = metering(options.metrics);
-  const { store, shared, shareChannels, jetstream } = await openStore(dataDir, options, log, meter?.synced);
+  const { store, kind, shared, shareChannels, jetstream } = await openStore(options.store, { ...options, dataDir, log, onSync: meter?.synced });
   const stopSharingChannels = await shareChannels?.(directory.registry);
   const allow = new SourceAllowList(options.allowCidr ?? []);
   const refusals = new SourceRefusals(log, options.now);
@@ -204,54 +199,12 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   }
   retention = setInterval(() => void store.applyRetention().catch(() => undefined), 60_000);
   retention.unref();
-  const ownMetricsUrl = await meter?.start({ store, subscribers: hub, storeKind: jetstream ? 'jetstream' : 'file' }, jetstream).catch(async (err) => {
+  const ownMetricsUrl = await meter?.start({ store, subscribers: hub, storeKind: kind === 'jetstream' ? 'jetstream' : 'file' }, jetstream).catch(async (err) => {
     await close();
     throw err;
   });
   const metricsUrl = meter ? (ownMetricsUrl ?? `${baseUrl()}/metrics`) : undefined;
   return { port: state.port, host, url: baseUrl(), token, dataDir, store, metricsUrl, useTls: (tls) => useTls(server, tls), close };
-}
-
-interface OpenedStore {
-  store: RelayStore;
-  /** JetStream only: the forwarding every instance shares. */
-  shared?: (channels: ChannelConfigs) => SharedForwarding;
-  /** JetStream only: keeps the API's channels in the store, shared by every instance; returns a stop function. */
-  shareChannels?: (registry: ChannelRegistry) => Promise<() => void>;
-  /** JetStream only: what the metrics read. */
-  jetstream?: JetStreamHandles;
-}
-
-async function openStore(dataDir: string, options: RelayOptions, log: (line: string) => void, onSync?: StoreOptions['onSync']): Promise<OpenedStore> {
-  if (options.nats) {
-    // Loaded only for --store nats://…: the file journal never loads the NATS client.
-    const { openNatsStore } = await import('./nats/wiring');
-    return openNatsStore(options.nats, options, log, options.signal);
-  }
-  const store = await DeliveryStore.open(dataDir, {
-    segmentBytes: options.segmentBytes,
-    retention: options.retention ?? RELAY_RETENTION,
-    onTruncate: (t) =>
-      log(t.sealed ? `journal: ERROR: sealed segment ${t.segment} is cut short: dropped ${t.dropped} bytes of a partial record at offset ${t.offset} (damage, not a torn write)` : `journal: truncated a torn tail of ${t.dropped} bytes in segment ${t.segment} at offset ${t.offset}`),
-    onLoss: (ranges) => log(`journal: ERROR: ${rangeCount(ranges)} acknowledged deliveries are lost: ${describeRanges(ranges)}`),
-    onCorrupt: (c) => log(`journal: skipped ${c.bytes} damaged bytes in segment ${c.segment} at offset ${c.offset}; the records after them are kept`),
-    onRebuild: (r) => log(`journal: segment ${r.segment} has no valid index file; reading its ${(r.bytes / 1048576).toFixed(1)} MiB to rebuild it (once)`),
-    onProblem: (line) => log(`journal: ${line}`),
-    onWriteError: (err, fatal) => log(writeErrorLine(dataDir, err, fatal)),
-    onSeqDamaged: (d) => log(`journal: ERROR: the seq file ${d.path} is damaged; numbering resumes after the journal's last seq ${d.resumedAt} (a seq given out above it before a crash may be given out again)`),
-    fs: options.journalFs,
-    onSync,
-  });
-  await store.applyRetention();
-  return { store };
-}
-
-function writeErrorLine(dataDir: string, err: Error | undefined, fatal: boolean): string {
-  if (!err) return 'journal: writes work again; the relay is ready (/readyz)';
-  const code = (err as NodeJS.ErrnoException).code ?? ((err.cause as NodeJS.ErrnoException | undefined)?.code);
-  const why = code === 'EROFS' || code === 'EACCES' || code === 'EPERM' ? ` (the data folder ${dataDir} is not writable)` : code === 'ENOSPC' ? ` (the disk of ${dataDir} is full)` : '';
-  if (fatal) return `journal: ERROR: ${err.message}${why}; every delivery is refused with 503 until the relay is restarted (/healthz and /readyz answer 503)`;
-  return `journal: ERROR: a write failed${why}: ${err.message}; deliveries are refused until a write succeeds (/readyz answers 503)`;
 }
 
 /** A channel's signing secrets (none for a channel that is gone). */

@@ -37,19 +37,28 @@ export interface IndexedDelivery {
   deliveryId?: string;
   /** The delivery id as UTF-8 bytes instead of `deliveryId` (read from an index file: no string made). */
   deliveryIdUtf8?: Uint8Array;
+  /** The meta's bytes in the file journal's record (its index entry keeps it); 0 from other logs. The index keeps the body size instead. */
   metaLength: number;
   targets: string[];
   /** Set when only a prefix of the body is stored (a rejected delivery): what was received. */
   received?: { size: number; sha256: string };
 }
 
+/** Where a backend keeps a delivery's record, kept in the index for it (the file journal: segment, offset, length). */
+export type RecordRef = RecordLocation;
+
+/** The ref of a backend that reads records by seq alone. */
+export const NO_REF: RecordRef = Object.freeze({ segment: 0, offset: 0, length: 0 });
+
 export interface IndexRow {
   seq: number;
   summary: RelayDeliverySummary;
   attempts: ForwardAttempt[];
   receivedMs: number;
-  loc: RecordLocation;
-  metaLength: number;
+  /** Where the backend keeps its record (NO_REF for a backend that reads by seq). */
+  loc: RecordRef;
+  /** Body bytes stored. */
+  size: number;
   /** Its channel's identity (../channels/channelKey.ts). */
   readonly channelKey: string;
 }
@@ -87,7 +96,7 @@ class Columns {
   segment = new Uint32Array(0);
   offset = new Float64Array(0);
   length = new Uint32Array(0);
-  metaLength = new Uint32Array(0);
+  size = new Uint32Array(0);
   receivedMs = new Float64Array(0);
   channel = new Uint16Array(0);
   event = new Uint16Array(0);
@@ -155,8 +164,8 @@ export class CompactIndex {
     return this.size > 0 ? this.cols.seq[this.head] : undefined;
   }
 
-  /** Adds a delivery; seqs arrive ascending (an older or repeated seq is ignored). */
-  insert(d: IndexedDelivery, loc: RecordLocation): boolean {
+  /** Adds a delivery of `size` body bytes; seqs arrive ascending (an older or repeated seq is ignored). */
+  insert(d: IndexedDelivery, size: number, loc: RecordRef = NO_REF): boolean {
     if (this.size > 0 && d.seq <= this.cols.seq[this.end - 1]!) return false;
     if (this.end === this.cols.seq.length) this.grow();
     const i = this.end++;
@@ -166,7 +175,7 @@ export class CompactIndex {
     c.segment[i] = loc.segment;
     c.offset[i] = loc.offset;
     c.length[i] = loc.length;
-    c.metaLength[i] = d.metaLength;
+    c.size[i] = size;
     c.receivedMs[i] = d.receivedMs;
     c.channel[i] = this.channelId(channelKey(d.channel, d.gen));
     this.channelLast[c.channel[i]!] = d.seq;
@@ -390,7 +399,7 @@ export class CompactIndex {
       ...(reason ? { reason } : {}),
       event,
       deliveryId,
-      ...sizeFields({ received: this.received.get(seq) }, c.length[i]! - 4 - c.metaLength[i]!),
+      ...sizeFields({ received: this.received.get(seq) }, c.size[i]!),
       forward: this.forwardOf(i).map((f) => ({ ...f })),
     };
   }
@@ -398,7 +407,7 @@ export class CompactIndex {
   /** Row `i`; its summary and attempts are built when first read (most callers need neither). */
   row(i: number): IndexRow {
     const c = this.cols;
-    return new LazyRow(this, c.seq[i]!, c.receivedMs[i]!, { segment: c.segment[i]!, offset: c.offset[i]!, length: c.length[i]! }, c.metaLength[i]!);
+    return new LazyRow(this, c.seq[i]!, c.receivedMs[i]!, { segment: c.segment[i]!, offset: c.offset[i]!, length: c.length[i]! }, c.size[i]!);
   }
 
   /** The forward state of one target of row `i` (for a one-target row, no summary built). */
@@ -468,8 +477,8 @@ class LazyRow implements IndexRow {
     private readonly index: CompactIndex,
     readonly seq: number,
     readonly receivedMs: number,
-    readonly loc: RecordLocation,
-    readonly metaLength: number,
+    readonly loc: RecordRef,
+    readonly size: number,
   ) {}
 
   get summary(): RelayDeliverySummary {

@@ -3,20 +3,20 @@
 // is the delivery's seq, the same on every relay instance; ingress's 200 waits for JetStream's
 // publish acknowledgement (a quorum write on a replicated stream). Every instance builds the same
 // index by consuming both streams, so subscribers and the API see deliveries ingested anywhere.
+// NatsLog is the DeliveryLog (../store/deliveryLog.ts); NatsStore is the shared LogStore over it, with
+// the handles the shared forwarding needs. (The index and its queries moved to ../store/logStore.ts,
+// the attempts held for a delivery not indexed yet with them.)
 import { randomUUID } from 'node:crypto';
-import { EventEmitter } from 'node:events';
 import { headers as natsHeaders, StorageType, type JetStreamClient, type JsMsg, type JetStreamManager, type MsgHdrs, type NatsConnection } from 'nats';
-import type { ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../../src/core/relay/protocol';
+import type { ForwardAttempt, ForwardState } from '../../../src/core/relay/protocol';
 import { StoreUnavailableError } from '../errors';
-import { headerRecord } from '../store/store';
 
 export { StoreUnavailableError };
-import type { DeliveryMeta, KeyedChannelStatus, NewDelivery, StoreHealth, PruneOptions, RelayStore, StoreEvents, StoredDelivery, StoreIntegrity, StoreListQuery } from '../store/storeTypes';
-import { DeliveryIndex } from './index';
-import { channelKey } from '../channels/channelKey';
+import type { DeliveryMeta, NewDelivery, StoreHealth, StoreIntegrity } from '../store/storeTypes';
+import type { AttemptToRecord, DeliveryLog, LogSink, ReadRecord } from '../store/deliveryLog';
+import { LogStore } from '../store/logStore';
 import { StreamFollower } from './streamFollower';
 import { isApiError, isDirectGetNotFound, NO_MESSAGE_FOUND, STREAM_NOT_FOUND } from './apiErrors';
-import { sizeFields } from '../store/rejected';
 
 /** The delivery's meta (channel, time, verification, raw headers, targets) as JSON, beside the body bytes. */
 export const META_HEADER = 'Sh-Meta';
@@ -55,13 +55,47 @@ interface AttemptMessage {
   state?: ForwardState;
 }
 
-export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
-  private readonly index = new DeliveryIndex();
+/** The JetStream store: the shared index (LogStore) over the streams (NatsLog). */
+export class NatsStore extends LogStore<NatsLog> {
+  /** Creates (or updates) the streams and loads the index from them. */
+  static async open(nc: NatsConnection, options: NatsStoreOptions = {}): Promise<NatsStore> {
+    const store = new NatsStore(await NatsLog.connect(nc, options));
+    await store.start();
+    return store;
+  }
+
+  /** Stream (and channel bucket) replicas: --nats-replicas, else 3 on a cluster of three or more servers, else 1. */
+  get replicas(): number {
+    return this.log.replicas;
+  }
+
+  /** For the shared forwarding: the JetStream handles, the deliveries stream and a channel's subject. */
+  get client(): JetStreamClient {
+    return this.log.client;
+  }
+
+  get manager(): JetStreamManager {
+    return this.log.manager;
+  }
+
+  get deliveryStream(): string {
+    return this.log.deliveryStream;
+  }
+
+  deliverySubject(channel: string): string {
+    return this.log.deliverySubject(channel);
+  }
+}
+
+export class NatsLog implements DeliveryLog {
+  readonly kind = 'jetstream';
+  private sink!: LogSink;
+  /** The highest delivery seq fed to the index. */
+  private indexedUpTo = 0;
   private readonly js: JetStreamClient;
   private readonly deliveries: string;
   private readonly attemptsStream: string;
   private readonly indexedWaiters = new Map<number, (() => void)[]>();
-  private readonly orphanAttempts = new Map<number, AttemptMessage[]>();
   /** Ids of the attempts this instance published (applied at once; their stream copy is skipped). */
   private readonly ownAttempts = new Set<string>();
   private readonly stops: (() => void)[] = [];
@@ -81,29 +115,32 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     private readonly jsm: JetStreamManager,
     private readonly options: NatsStoreOptions,
   ) {
-    super();
     this.js = nc.jetstream();
     const prefix = options.prefix ?? 'SH';
     this.deliveries = `${prefix}_DELIVERIES`;
     this.attemptsStream = `${prefix}_ATTEMPTS`;
   }
 
-  /** Creates (or updates) the streams and loads the index from them. */
-  static async open(nc: NatsConnection, options: NatsStoreOptions = {}): Promise<NatsStore> {
-    const jsm = await nc.jetstreamManager();
-    const store = new NatsStore(nc, jsm, options);
-    void store.watchConnection();
+  /** The JetStream handles of `nc`; open() creates (or updates) the streams and feeds the index from them. */
+  static async connect(nc: NatsConnection, options: NatsStoreOptions = {}): Promise<NatsLog> {
+    const log = new NatsLog(nc, await nc.jetstreamManager(), options);
     // Direct gets with a short time-out: a replica that hangs (a paused machine) is one of the
     // queue group that answers them, so a read waits 1 s for it and is tried again (another
     // replica answers), instead of waiting the API's 5 s each time.
-    store.direct = (await nc.jetstreamManager({ timeout: 1000 }) as JetStreamManager & DirectGet).direct;
-    await retrying(() => store.ensureStreams(), options.log);
-    await store.startConsumers();
-    store.syncTimer = setInterval(() => void store.syncFirstSeq().catch(() => undefined), options.syncIntervalMs ?? 5000);
-    store.syncTimer.unref();
-    store.watchTimer = setInterval(() => void store.watchFollowers(), 1000);
-    store.watchTimer.unref();
-    return store;
+    log.direct = (await nc.jetstreamManager({ timeout: 1000 }) as JetStreamManager & DirectGet).direct;
+    return log;
+  }
+
+  async open(sink: LogSink): Promise<void> {
+    this.sink = sink;
+    const { options } = this;
+    void this.watchConnection();
+    await retrying(() => this.ensureStreams(), options.log);
+    await this.startConsumers();
+    this.syncTimer = setInterval(() => void this.syncFirstSeq().catch(() => undefined), options.syncIntervalMs ?? 5000);
+    this.syncTimer.unref();
+    this.watchTimer = setInterval(() => void this.watchFollowers(), 1000);
+    this.watchTimer.unref();
   }
 
   /** Stream (and channel bucket) replicas: --nats-replicas, else 3 on a cluster of three or more servers, else 1. */
@@ -223,11 +260,8 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
       this.options.log?.(`store: message ${seq} of ${this.deliveries} has no readable ${META_HEADER}; skipped`);
       return;
     }
-    const d = this.index.insert({ ...meta, seq }, size);
-    if (!d) return;
-    for (const a of this.orphanAttempts.get(seq) ?? []) this.index.applyAttempt(a.seq, a.attempt, a.state);
-    this.orphanAttempts.delete(seq);
-    this.emit('delivery', d);
+    this.sink.delivery({ ...meta, seq }, size);
+    this.indexedUpTo = Math.max(this.indexedUpTo, seq);
     for (const [s, waiters] of this.indexedWaiters) {
       if (s > seq) continue;
       this.indexedWaiters.delete(s);
@@ -236,14 +270,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
   }
 
   private onAttempt(a: AttemptMessage): void {
-    if (!this.index.get(a.seq)) {
-      const list = this.orphanAttempts.get(a.seq) ?? [];
-      list.push(a);
-      this.orphanAttempts.set(a.seq, list);
-      return;
-    }
-    this.index.applyAttempt(a.seq, a.attempt, a.state);
-    this.emit('forward', a.seq, a.attempt, a.state);
+    this.sink.attempt(a.seq, a.attempt, a.state);
   }
 
   /** For the shared forwarding: the JetStream handles, the deliveries stream and a channel's subject. */
@@ -267,24 +294,12 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     return this.highestSeq;
   }
 
-  lastSeqOf(key: string): number {
-    return this.index.lastSeqOf(key);
-  }
-
-  get size(): number {
-    return this.index.size;
-  }
-
-  add(meta: NewDelivery, body: Buffer): Promise<StoredDelivery> {
-    return this.begin(meta, body).durable;
-  }
-
   /** JetStream assigns the seq on acknowledgement, so `seq` is known only once `durable` resolves. */
-  begin(meta: NewDelivery, body: Buffer): { seq: number; durable: Promise<StoredDelivery> } {
+  append(meta: NewDelivery, body: Buffer): { seq: number; durable: Promise<DeliveryMeta> } {
     return { seq: 0, durable: this.publishDelivery(meta, body) };
   }
 
-  private async publishDelivery(meta: NewDelivery, body: Buffer): Promise<StoredDelivery> {
+  private async publishDelivery(meta: NewDelivery, body: Buffer): Promise<DeliveryMeta> {
     if (this.closed) throw new StoreUnavailableError('the store is closed');
     const full = { ...meta, receivedAt: new Date().toISOString() };
     const h = natsHeaders();
@@ -292,7 +307,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     const seq = await this.publishDurably(this.deliverySubject(meta.channel), body, h);
     this.knownUpTo(this.deliveries, seq);
     await this.indexed(seq);
-    return this.index.get(seq) ?? { seq, summary: provisional(seq, full, body.length), attempts: [], receivedMs: Date.parse(full.receivedAt), channelKey: channelKey(meta.channel, meta.gen) };
+    return { ...full, seq };
   }
 
   /**
@@ -337,7 +352,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
    * Resolves once the index holds `seq`, or after 2 s (the delivery is durable either way).
    */
   private indexed(seq: number): Promise<void> {
-    if (this.index.get(seq) || this.index.firstSeq > seq) return Promise.resolve();
+    if (this.indexedUpTo >= seq) return Promise.resolve();
     return new Promise((resolve) => {
       // Not restarting the followers here: with a burst in flight every post's wait ran out in
       // turn, and each restart dropped the ordered consumer being created; the watchdog
@@ -349,8 +364,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     });
   }
 
-  async recordAttempt(seq: number, attempt: ForwardAttempt, state?: ForwardState): Promise<void> {
-    const channel = this.index.get(seq)?.summary.channel ?? '_';
+  async recordAttempt({ seq, attempt, state, channel = '_' }: AttemptToRecord): Promise<void> {
     const id = randomUUID();
     const msg: AttemptMessage = { id, seq, attempt, ...(state ? { state } : {}) };
     // Known as this instance's before it is published: the stream's follower may hand it over
@@ -365,37 +379,13 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     this.onAttempt(msg);
   }
 
-  get(seq: number): StoredDelivery | undefined {
-    return this.index.get(seq);
-  }
-
-  forwardState(seq: number, target: string): ForwardState | undefined {
-    return this.index.forwardState(seq, target);
-  }
-
-  after(since: number, channel?: string): IterableIterator<StoredDelivery> {
-    return this.index.after(since, channel);
-  }
-
-  pending(): StoredDelivery[] {
-    return this.index.pending();
-  }
-
-  list(query: StoreListQuery): RelayDeliverySummary[] {
-    return this.index.list(query);
-  }
-
-  channels(): KeyedChannelStatus[] {
-    return this.index.channels();
-  }
-
   /**
    * A delivery's stream message, by direct get (the stream allows it): any current replica
    * answers, not only the leader, so subscribers get bodies while the stream elects a leader
    * (the leader-only STREAM.MSG.GET timed out then, and a subscriber's delivery went out without
    * its body or waited for it). Tried again for up to 10 s when no replica answers.
    */
-  async read(seq: number): Promise<{ meta: DeliveryMeta; body: Buffer } | undefined> {
+  async read(seq: number): Promise<ReadRecord | undefined> {
     const deadline = Date.now() + 10_000;
     for (;;) {
       try {
@@ -412,20 +402,10 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     }
   }
 
-  async detail(seq: number): Promise<RelayDelivery | undefined> {
-    const r = await this.read(seq);
-    const d = this.index.get(seq); // after the read: a row is read at once, never across an await
-    if (!d || !r) return undefined;
-    return { ...d.summary, headers: headerRecord(r.meta.headers), bodyBase64: r.body.toString('base64'), attempts: [...d.attempts] };
-  }
-
-  async prune(options: PruneOptions): Promise<{ removed: number; remaining: number }> {
-    if (this.index.size === 0) return { removed: 0, remaining: 0 };
-    const cutoff = options.olderThanMs === undefined ? undefined : Date.now() - options.olderThanMs;
-    const minSeq = this.index.keepFrom(options.keep, cutoff) ?? this.highestSeq + 1;
-    if (minSeq > this.index.firstSeq) await this.jsm.streams.purge(this.deliveries, { seq: minSeq });
-    const removed = this.index.dropBelow(minSeq);
-    return { removed, remaining: this.index.size };
+  /** Purges the deliveries below `minSeq` from the stream (the store chose them: ../store/logStore.ts prune). */
+  async prune(minSeq: number): Promise<void> {
+    await this.jsm.streams.purge(this.deliveries, { seq: minSeq });
+    this.sink.dropBelow(minSeq);
   }
 
   /** JetStream applies --keep and --max-age itself (the stream's limits); the index follows. */
@@ -446,7 +426,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
 
   private async syncFirstSeq(): Promise<void> {
     const info = await this.jsm.streams.info(this.deliveries);
-    if (info.state.first_seq > this.index.firstSeq) this.index.dropBelow(info.state.first_seq);
+    this.sink.dropBelow(info.state.first_seq);
   }
 
   async close(): Promise<void> {
@@ -468,10 +448,6 @@ function retryablePublish(err: unknown): boolean {
 
 function subjectRoot(stream: string): string {
   return stream.toLowerCase().replace(/_/g, '.');
-}
-
-function provisional(seq: number, meta: Omit<DeliveryMeta, 'seq'>, size: number): RelayDeliverySummary {
-  return { seq, channel: meta.channel, receivedAt: meta.receivedAt, verification: meta.verification, ...sizeFields(meta, size), forward: [] };
 }
 
 /**

@@ -1,0 +1,252 @@
+// The relay's store over any DeliveryLog (./deliveryLog.ts): the compact in-memory index
+// (../deliveryIndex/compactIndex.ts) built from the records the log feeds it, the queries the relay asks
+// (get, after, pending, list, channels), the events (delivery, forward), the retention's choice of
+// what goes. The log stores, reads, follows and removes; this decides and answers, for every backend.
+import { EventEmitter } from 'node:events';
+import type { ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../../src/core/relay/protocol';
+import { CompactIndex, NO_REF, type AttemptFields, type IndexedDelivery, type IndexRow, type RecordRef, type StateFields } from '../deliveryIndex/compactIndex';
+import { channelKey, channelOfKey } from '../channels/channelKey';
+import type { DeliveryLog, LogSink } from './deliveryLog';
+import { REJECTED_KEEP, sizeFields } from './rejected';
+import { attemptFields, indexedDelivery, stateFields } from './storeRecords';
+import type { BodyReader, DeliveryMeta, KeyedChannelStatus, NewDelivery, PruneOptions, RecordAttemptOptions, RelayStore, StoreEvents, StoreHealth, StoreIntegrity, StoreListQuery } from './storeTypes';
+
+/** A delivery as the index gives it out: a summary built for this call, its attempts, where its record is. */
+export type Entry = IndexRow;
+
+export interface LogStoreOptions {
+  /**
+   * What the store keeps, applied by applyRetention() unless the log applies its own: maxCount
+   * accepted (verified or unverified) deliveries, maxRejected rejected ones apart (default
+   * REJECTED_KEEP), so rejected traffic never pushes out an accepted delivery; maxAgeMs both.
+   */
+  retention?: { maxCount?: number; maxAgeMs?: number; maxRejected?: number };
+  now?: () => number;
+}
+
+/** An attempt that arrived before its delivery (a log that follows deliveries and attempts apart). */
+interface HeldAttempt {
+  attempt: AttemptFields;
+  state?: StateFields;
+  told?: { attempt: ForwardAttempt; state?: ForwardState };
+}
+
+export function headerRecord(pairs: [string, string][]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of pairs) {
+    const n = k.toLowerCase();
+    out[n] = n in out ? `${out[n]}, ${v}` : v;
+  }
+  return out;
+}
+
+export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<StoreEvents> implements RelayStore {
+  protected readonly index = new CompactIndex();
+  /** Deliveries below this seq are gone. */
+  private minSeq = 0;
+  /** Rejected deliveries up to this seq are gone. */
+  private rejectedUpTo = 0;
+  /** The highest delivery seq the log fed the index. */
+  private indexedUpTo = 0;
+  private readonly held = new Map<number, HeldAttempt[]>();
+  /** False while the log replays what it holds: no events then (nobody listens yet), no rows built. */
+  private opened = false;
+  private readonly now: () => number;
+  /** The body in parts, when the log can read it so (RelayStore.openBody). */
+  readonly openBody?: (seq: number) => Promise<BodyReader | undefined>;
+
+  protected constructor(
+    readonly log: L,
+    private readonly options: LogStoreOptions = {},
+  ) {
+    super();
+    this.now = options.now ?? Date.now;
+    if (log.openBody) this.openBody = (seq) => log.openBody!(seq, this.get(seq));
+  }
+
+  /** Opens `log` and builds the index from what it holds. */
+  static async over<L extends DeliveryLog>(log: L, options: LogStoreOptions = {}): Promise<LogStore<L>> {
+    const store = new LogStore(log, options);
+    await store.start();
+    return store;
+  }
+
+  protected async start(): Promise<void> {
+    await this.log.open(this.sink());
+    this.opened = true;
+  }
+
+  /** What the log feeds. */
+  private sink(): LogSink {
+    return {
+      delivery: (d, size, ref) => this.indexDelivery('headers' in d ? indexedDelivery(d, 0) : d, size, ref),
+      attempt: (seq, attempt, state) => this.indexAttempt(seq, { attempt: attemptFields(attempt), ...(state ? { state: stateFields(state) } : {}), told: { attempt, ...(state ? { state } : {}) } }),
+      attemptFields: (seq, attempt, state) => this.indexAttempt(seq, { attempt, ...(state ? { state } : {}) }),
+      dropBelow: (minSeq) => {
+        if (minSeq <= this.minSeq) return;
+        this.minSeq = minSeq;
+        this.index.dropBelow(minSeq);
+        for (const seq of this.held.keys()) if (seq < minSeq) this.held.delete(seq);
+      },
+      hideRejectedUpTo: (upTo) => {
+        this.rejectedUpTo = Math.max(this.rejectedUpTo, upTo);
+        this.index.hideRejectedUpTo(upTo);
+      },
+    };
+  }
+
+  private indexDelivery(d: IndexedDelivery, size: number, ref: RecordRef | undefined): void {
+    if (!this.index.insert(d, size, ref)) return;
+    this.indexedUpTo = d.seq;
+    if (this.held.size > 0) this.applyHeld(d.seq);
+    if (this.opened) this.emit('delivery', this.get(d.seq)!);
+  }
+
+  /** Applies the attempts held for `seq`; those held for lower seqs never get their delivery (seqs arrive ascending). */
+  private applyHeld(seq: number): void {
+    for (const [s, list] of this.held) {
+      if (s > seq) continue;
+      this.held.delete(s);
+      if (s === seq) for (const h of list) this.index.applyAttempt(seq, h.attempt, h.state);
+    }
+  }
+
+  /** Applies an attempt; one for a delivery not indexed yet is held until it is (told then, as part of it). */
+  private indexAttempt(seq: number, h: HeldAttempt): void {
+    if (seq > this.indexedUpTo && seq >= this.minSeq) {
+      const list = this.held.get(seq) ?? [];
+      list.push(h);
+      this.held.set(seq, list);
+      return;
+    }
+    this.index.applyAttempt(seq, h.attempt, h.state);
+    if (this.opened && h.told) this.emit('forward', seq, h.told.attempt, h.told.state);
+  }
+
+  get lastSeq(): number {
+    return this.log.lastSeq;
+  }
+
+  get size(): number {
+    return this.index.size;
+  }
+
+  lastSeqOf(key: string): number {
+    return this.index.lastSeqOf(key);
+  }
+
+  add(meta: NewDelivery, body: Buffer): Promise<Entry> {
+    return this.begin(meta, body).durable;
+  }
+
+  begin(meta: NewDelivery, body: Buffer): { seq: number; durable: Promise<Entry> } {
+    const { seq, durable } = this.log.append(meta, body);
+    return { seq, durable: durable.then((full) => this.get(full.seq) ?? provisional(full, body.length)) };
+  }
+
+  recordAttempt(seq: number, attempt: ForwardAttempt, state?: ForwardState, options?: RecordAttemptOptions): Promise<void> {
+    const i = this.index.find(seq);
+    const channel = i < 0 ? undefined : channelOfKey(this.index.channelKeyAt(i)); // (no summary built)
+    return this.log.recordAttempt({ seq, attempt, ...(state ? { state } : {}), ...(channel !== undefined ? { channel } : {}) }, options);
+  }
+
+  get(seq: number): Entry | undefined {
+    const i = this.index.find(seq);
+    return i < 0 ? undefined : this.index.row(i);
+  }
+
+  forwardState(seq: number, target: string): ForwardState | undefined {
+    const i = this.index.find(seq);
+    return i < 0 ? undefined : this.index.forwardStateAt(i, target);
+  }
+
+  /** Entries with seq > since, ascending, optionally one channel identity. */
+  after(since: number, channel?: string): Generator<Entry> {
+    return this.index.after(since, channel);
+  }
+
+  /** Entries still pending a forward to at least one target, ascending (O(pending)). */
+  pending(): Entry[] {
+    return this.index.pending();
+  }
+
+  /** Newest first; `before` pages back, `since` keeps newer ones. */
+  list(q: StoreListQuery): RelayDeliverySummary[] {
+    return this.index.list(q);
+  }
+
+  /** Per-channel counts, kept as deliveries arrive, are forwarded and are pruned (O(channels)). */
+  channels(): KeyedChannelStatus[] {
+    return this.index.channelStatus();
+  }
+
+  read(seq: number): Promise<{ meta: DeliveryMeta; body: Buffer } | undefined> {
+    return this.log.read(seq, this.get(seq));
+  }
+
+  async detail(seq: number): Promise<RelayDelivery | undefined> {
+    const r = await this.read(seq);
+    const e = this.get(seq); // after the read: a row is read at once, never across an await
+    if (!r || !e) return undefined;
+    return { ...e.summary, headers: headerRecord(r.meta.headers), bodyBase64: r.body.toString('base64'), attempts: [...e.attempts] };
+  }
+
+  /** The seq that pruning with these options keeps first (deliveries below it go). */
+  private pruneFloor(opts: PruneOptions): number {
+    let minSeq = this.minSeq;
+    const { first, last } = this.index.rows;
+    if (opts.keep === 0) minSeq = this.lastSeq + 1;
+    // `keep` counts accepted deliveries only: rejected ones have their own retention (dropRejected).
+    else if (opts.keep !== undefined) minSeq = Math.max(minSeq, this.index.floorKeeping(opts.keep, false) + 1);
+    if (opts.olderThanMs !== undefined) {
+      const cutoff = this.now() - opts.olderThanMs;
+      for (let i = first; i < last && this.index.receivedMsAt(i) < cutoff; i++) minSeq = Math.max(minSeq, this.index.seqAt(i) + 1);
+    }
+    return minSeq;
+  }
+
+  /** Drops the oldest deliveries beyond `keep` accepted ones or older than `olderThanMs`. */
+  async prune(opts: PruneOptions): Promise<{ removed: number; remaining: number }> {
+    const minSeq = this.pruneFloor(opts);
+    if (minSeq <= this.minSeq) return { removed: 0, remaining: this.index.size };
+    const before = this.index.size;
+    await this.log.prune(minSeq);
+    return { removed: before - this.index.size, remaining: this.index.size };
+  }
+
+  /** Keeps the newest `keep` rejected deliveries; older ones leave every list and count (a log without dropRejected keeps them). */
+  async dropRejected(keep: number): Promise<number> {
+    const upTo = this.index.floorKeeping(keep, true);
+    if (upTo <= this.rejectedUpTo || !this.log.dropRejected) return 0;
+    const before = this.index.size;
+    await this.log.dropRejected(upTo);
+    return before - this.index.size;
+  }
+
+  /** Applies the retention: the log's own, or the configured one (count, age, rejected). */
+  async applyRetention(): Promise<void> {
+    if (this.log.applyRetention) return this.log.applyRetention();
+    const r = this.options.retention;
+    if (!r) return;
+    if (r.maxCount !== undefined || r.maxAgeMs !== undefined) await this.prune({ keep: r.maxCount, olderThanMs: r.maxAgeMs });
+    await this.dropRejected(r.maxRejected ?? REJECTED_KEEP);
+  }
+
+  health(): StoreHealth {
+    return this.log.health();
+  }
+
+  integrity(): StoreIntegrity {
+    return this.log.integrity();
+  }
+
+  close(): Promise<void> {
+    return this.log.close();
+  }
+}
+
+/** What ingress answers for a durable delivery the index does not show yet (a log that follows a stream). */
+function provisional(meta: DeliveryMeta, size: number): Entry {
+  const summary: RelayDeliverySummary = { seq: meta.seq, channel: meta.channel, receivedAt: meta.receivedAt, verification: meta.verification, ...sizeFields(meta, size), forward: [] };
+  return { seq: meta.seq, summary, attempts: [], receivedMs: Date.parse(meta.receivedAt), channelKey: channelKey(meta.channel, meta.gen), loc: NO_REF, size };
+}
