@@ -329,7 +329,7 @@ export default defineCommand({
         io.stderr.write(`service-hooks relay: ${listenProblem(code, values.host, values.port)}\n`);
         return EXIT.portInUse;
       }
-      if (code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new Error(listenProblem(code, values.host, values.port));
+      if (code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new Error(listenProblem(code, values.host, values.port), { cause: err });
       throw err;
     }
     // Before the ready line: whoever waits for it may send SIGHUP at once.
