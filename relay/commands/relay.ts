@@ -304,8 +304,8 @@ export default defineCommand({
     let created: { token: string; path: string } | undefined;
     const logger = relayLogger(logFormatOf(values['log-format']), (text) => io.stderr.write(text));
     const log = logger.log;
-    let allowCidr: string[] = [];
-    let tokenGiven = false;
+    let allowCidr: string[];
+    let tokenGiven: boolean;
     try {
       readyFormat(values.ready);
       const options = relayOptions(values, io, logger);
