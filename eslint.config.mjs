@@ -23,6 +23,9 @@ export default tseslint.config(
         'error',
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', ignoreRestSiblings: true },
       ],
+      // `let timer; … () => clearInterval(timer) …; timer = setInterval(…)`: a closure made before
+      // the value exists reads it later; and `let { child, port } = …` where only child changes
+      'prefer-const': ['error', { destructuring: 'all', ignoreReadBeforeAssign: true }],
     },
   },
   {
