@@ -12,7 +12,7 @@
 //   node scripts/run-e2e.mjs [--no-build] [--keep] [--grep TEXT] [--update-docs]
 //   --keep: leave the scratch folder for inspection; --grep: run only the flows whose name contains
 //   TEXT (for working on one flow; the summary says how many were left out); --update-docs: after a
-//   fully passing run, copy the README's screenshots (DOC_SHOTS) into docs/.
+//   fully passing run, copy the screenshots of README.md and docs/*.md (DOC_SHOTS) into docs/.
 // Env: SERVICE_HOOKS_E2E_TIMEOUT_MS (default 360000) — hard limit for the whole run;
 //      SERVICE_HOOKS_E2E_FLOW_TIMEOUT_MS (default 90000) — limit per flow (a flow's `slow` factor multiplies it).
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';

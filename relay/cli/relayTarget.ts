@@ -41,12 +41,12 @@ export async function callRelay<T>(baseUrl: string | undefined, call: () => Prom
     return await call();
   } catch (err) {
     const code = (err as { code?: string; cause?: { code?: string } }).code ?? (err as { cause?: { code?: string } }).cause?.code;
-    if (code === 'ECONNREFUSED') throw new Error(`no relay answers at ${baseUrl ?? 'http://127.0.0.1:8788'}: start one with \`service-hooks relay\` or pass --relay URL`);
+    if (code === 'ECONNREFUSED') throw new Error(`no relay answers at ${baseUrl ?? 'http://127.0.0.1:8788'}: start one with \`service-hooks relay\` or pass --relay URL`, { cause: err });
     if (code === 'UND_ERR_SOCKET' && baseUrl?.startsWith('http://')) {
       const hint = await tlsHint(new URL(baseUrl)).catch(() => undefined);
-      throw new Error(`the relay at ${baseUrl} closed the connection without answering; ${hint ?? 'if it serves TLS (--tls-cert), use https://'}`);
+      throw new Error(`the relay at ${baseUrl} closed the connection without answering; ${hint ?? 'if it serves TLS (--tls-cert), use https://'}`, { cause: err });
     }
-    if (code !== undefined && isUntrustedCert(code)) throw new Error(untrustedCertMessage(baseUrl ?? 'http://127.0.0.1:8788', code));
+    if (code !== undefined && isUntrustedCert(code)) throw new Error(untrustedCertMessage(baseUrl ?? 'http://127.0.0.1:8788', code), { cause: err });
     throw err;
   }
 }

@@ -42,7 +42,7 @@ Emulator-only routes:
   POST /_emulator/repos/<org>/<repo>/events {"event":"push","payload":{...}?}   fire an event
   ANY  /_emulator/fail/<status>                                             answers <status>
   GET  /runner/install.sh     (no token) installs a fake \`runner\` that only prints what it would do:
-                              sh install.sh [--dir DIR]   (default \$SERVICE_RUNNER_DIR, else ./service-runner)
+                              sh install.sh [--dir DIR]   (default $SERVICE_RUNNER_DIR, else ./service-runner)
 
 Example:
   curl -H "Authorization: Bearer $${TOKEN_ENV}" http://127.0.0.1:8787/api/v1/repos/acme/widgets/webhooks

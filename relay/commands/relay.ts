@@ -305,8 +305,8 @@ export default defineCommand({
     let created: { token: string; path: string } | undefined;
     const logger = relayLogger(logFormatOf(values['log-format']), (text) => io.stderr.write(text));
     const log = logger.log;
-    let allowCidr: string[] = [];
-    let tokenGiven = false;
+    let allowCidr: string[];
+    let tokenGiven: boolean;
     try {
       readyFormat(values.ready);
       const options = relayOptions(values, io, logger);
@@ -330,7 +330,7 @@ export default defineCommand({
         io.stderr.write(`service-hooks relay: ${listenProblem(code, values.host, values.port)}\n`);
         return EXIT.portInUse;
       }
-      if (code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new Error(listenProblem(code, values.host, values.port));
+      if (code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new Error(listenProblem(code, values.host, values.port), { cause: err });
       throw err;
     }
     // Before the ready line: whoever waits for it may send SIGHUP at once.

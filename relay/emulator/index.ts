@@ -151,7 +151,7 @@ async function listen(server: Server, port: number, host: string): Promise<numbe
       });
     });
   } catch (err) {
-    throw new Error(`cannot listen on ${host}:${port}: ${(err as Error).message}`);
+    throw new Error(`cannot listen on ${host}:${port}: ${(err as Error).message}`, { cause: err });
   }
   return (server.address() as AddressInfo).port;
 }

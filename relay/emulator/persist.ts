@@ -13,13 +13,13 @@ export function loadState(path: string): StateFile | undefined {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new Error(`cannot read the state file ${path}: ${(err as Error).message}`);
+    throw new Error(`cannot read the state file ${path}: ${(err as Error).message}`, { cause: err });
   }
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new Error(`the state file ${path} is not valid JSON (${(err as Error).message}); move it away or fix it`);
+    throw new Error(`the state file ${path} is not valid JSON (${(err as Error).message}); move it away or fix it`, { cause: err });
   }
   const checked = checkState(data);
   if (!checked.ok) throw new Error(`the state file ${path} is not a valid emulator state: ${checked.error}; move it away or fix it`);
@@ -33,7 +33,7 @@ export function checkStateWritable(path: string): void {
     accessSync(dir, constants.W_OK);
   } catch (err) {
     const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : `is not writable (${(err as NodeJS.ErrnoException).code})`;
-    throw new Error(`cannot keep the state file ${path}: the folder ${dir} ${why}`);
+    throw new Error(`cannot keep the state file ${path}: the folder ${dir} ${why}`, { cause: err });
   }
 }
 

@@ -72,7 +72,7 @@ export function ensureCodeServer() {
   try {
     installCodeServer(CODE_SERVER_DIR);
   } catch (err) {
-    throw new Error(`could not install code-server@${CODE_SERVER_VERSION} (needed to run the extension in a real VS Code here): ${err.message}`);
+    throw new Error(`could not install code-server@${CODE_SERVER_VERSION} (needed to run the extension in a real VS Code here): ${err.message}`, { cause: err });
   }
   if (!existsSync(CODE_SERVER_BIN)) throw new Error(`code-server installed but ${CODE_SERVER_BIN} is missing`);
   writeFileSync(stamp, CODE_SERVER_VERSION + '\n');

@@ -42,6 +42,7 @@ function variants(body: Buffer): { bytes: Buffer; what: string }[] {
   if (body.subarray(0, 3).equals(BOM)) add(body.subarray(3), 'a UTF-8 byte order mark (BOM) was added in front of the body after signing');
   else add(Buffer.concat([BOM, body]), 'the UTF-8 byte order mark (BOM) of the signed body was removed');
   // Charset changes: the signer's bytes were decoded with one charset and re-encoded with another.
+  // eslint-disable-next-line no-control-regex -- the ASCII range, from NUL: any other character is not ASCII
   if (/[^\x00-\x7f]/.test(text) && !text.includes('\ufffd') && [...text].every((c) => c.charCodeAt(0) <= 0xff)) {
     add(Buffer.from(text, 'latin1'), 'the charset changed: the body was signed as ISO-8859-1 (latin1) bytes and arrived re-encoded as UTF-8');
   }

@@ -413,7 +413,7 @@ export class RelayManager implements vscode.Disposable {
    */
   restore(): Promise<void> {
     this.restoring ??= (async () => {
-      let restored = false;
+      let restored: boolean;
       try {
         restored = await this.restoreRemote();
       } finally {

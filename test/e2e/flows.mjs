@@ -25,7 +25,8 @@ function until(what, emitter, event, fn, timeoutMs = 20_000) {
     const done = (err, v) => {
       clearTimeout(timer);
       emitter.off(event, check);
-      err ? reject(err) : resolve(v);
+      if (err) reject(err);
+      else resolve(v);
     };
     const timer = setTimeout(() => done(new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}`)), timeoutMs);
     async function check() {

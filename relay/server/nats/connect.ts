@@ -66,7 +66,7 @@ async function firstConnect(opts: ConnectionOptions, signal: AbortSignal | undef
         void attempt.then((nc) => nc.close(), () => undefined);
         throw err;
       }
-      if ((err as { code?: string }).code === 'AUTHORIZATION_VIOLATION') throw new Error(`NATS refused the credentials (${(err as Error).message})`);
+      if ((err as { code?: string }).code === 'AUTHORIZATION_VIOLATION') throw new Error(`NATS refused the credentials (${(err as Error).message})`, { cause: err });
     }
     await untilAborted(new Promise((r) => setTimeout(r, 500)), signal);
   }

@@ -17,7 +17,7 @@ export class LintConfigError extends Error {
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const PATH_SEG = /^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*$/;
-const ACTION = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+(\/[A-Za-z0-9_.\/-]+)?$/;
+const ACTION = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+(\/[A-Za-z0-9_./-]+)?$/;
 const KINDS = ['action', 'context', 'secret', 'env'] as const;
 
 /** Parses the text of a config file; `file` names it in errors. */

@@ -21,6 +21,7 @@ const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 export function parseRelayAddress(input: string): RelayAddress | { problem: string } {
   const raw = input.trim();
   if (!raw) return { problem: 'Enter the relay address, e.g. https://relay.example.com' };
+  // eslint-disable-next-line no-control-regex -- an address with a control character is refused
   if (/[\s\u0000-\u001f\u007f]/.test(raw)) return { problem: 'The address contains spaces or control characters.' };
   let u: URL;
   try {

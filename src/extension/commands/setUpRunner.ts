@@ -48,9 +48,11 @@ const command: CommandModule = {
         title: 'Runner registration token',
         password: true,
         ignoreFocusOut: true,
+        // eslint-disable-next-line no-control-regex -- a token with a control character is refused
         validateInput: (v) => (!v.trim() ? 'Enter the token' : /[\u0000-\u001f\u007f]/.test(v) ? 'The token must not contain control characters' : undefined),
       }));
     if (!token) throw new Cancelled();
+    // eslint-disable-next-line no-control-regex -- a token with a control character is refused
     if (/[\u0000-\u001f\u007f]/.test(token)) throw new UserError('The runner token must not contain control characters.');
     const terminal = vscode.window.createTerminal({ name: 'Service Runner', env: { [RUNNER_TOKEN_ENV]: token.trim() }, isTransient: true });
     terminal.show();

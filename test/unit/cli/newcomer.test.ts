@@ -89,7 +89,7 @@ describe('newcomer: the CLI with wrong input and end to end', function () {
     assert.match(r.stderr, /not a CIDR or preset.*10\.0\.0\.0\/99/);
     assert.doesNotMatch(r.stdout, /token/);
     assert.equal(existsSync(data) ? readdirSync(data).length : 0, 0, 'nothing written to the data folder');
-    assert.doesNotMatch(r.stderr, /garbage collection|    at /);
+    assert.doesNotMatch(r.stderr, /garbage collection| {4}at /);
   });
 
   it('relay on a taken port exits 4 (EXIT_PORT_IN_USE) without showing a token it then never shows again; the next start shows it', async () => {
@@ -146,7 +146,7 @@ describe('newcomer: the CLI with wrong input and end to end', function () {
     const r = await run(['forward', '--relay', relay.url.replace('http', 'ws'), '--token', 'wrong-token-qa-42', '--to', 'http://127.0.0.1:9/x']);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /refused the connection \(HTTP 401\).*token/);
-    assert.doesNotMatch(r.stdout + r.stderr, /wrong-token-qa-42|    at /);
+    assert.doesNotMatch(r.stdout + r.stderr, /wrong-token-qa-42| {4}at /);
   });
 
   it('forward refuses a channel name the relay can never have, and a non-URL --relay, with exit 2', async () => {
@@ -170,7 +170,7 @@ describe('newcomer: the CLI with wrong input and end to end', function () {
     const r = await run(['deliveries', '--relay', `http://127.0.0.1:${app.port}`, '--token', 'secret-token-qa-7']);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /not JSON; is http:\/\/127\.0\.0\.1:\d+ a relay\?/);
-    assert.doesNotMatch(r.stderr, /Unexpected token|secret-token-qa-7|    at /);
+    assert.doesNotMatch(r.stderr, /Unexpected token|secret-token-qa-7| {4}at /);
   });
 
   it('deliveries --relay http:// against a TLS relay says to use https:// (it said only "other side closed")', async () => {

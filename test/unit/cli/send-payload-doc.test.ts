@@ -1,4 +1,4 @@
-// #25 defect 6: the README's promise about `send --payload` matches what the CLI does with bytes
+// #25 defect 6: the CLI reference's promise (docs/cli.md, once in the README) about `send --payload` matches what the CLI does with bytes
 // that are not JSON (refused, exit 2, nothing sent), as a real child process against a real receiver.
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
@@ -15,11 +15,11 @@ async function run(args: string[]): Promise<{ code: number | null; stderr: strin
   return { code, stderr };
 }
 
-describe('send --payload: README and behaviour agree', function () {
+describe('send --payload: docs/cli.md and behaviour agree', function () {
   this.timeout(60_000);
 
-  it('the README says a payload must be JSON and is refused otherwise; the CLI refuses it with exit 2 and sends nothing', async () => {
-    const readme = readFileSync(resolve(__dirname, '../../../README.md'), 'utf8');
+  it('docs/cli.md says a payload must be JSON and is refused otherwise; the CLI refuses it with exit 2 and sends nothing', async () => {
+    const readme = readFileSync(resolve(__dirname, '../../../docs/cli.md'), 'utf8');
     const bullet = /^- `send` posts[\s\S]*?(?=^- )/m.exec(readme)?.[0] ?? '';
     assert.match(bullet, /must be UTF-8 JSON/, bullet);
     assert.match(bullet, /empty one included\) is refused with exit 2/, bullet);

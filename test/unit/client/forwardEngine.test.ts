@@ -54,7 +54,10 @@ function eventsOf(list: ForwardEvent[]) {
       new Promise<ForwardEvent>((resolve) => {
         const check = () => {
           const e = list.find(pred);
-          if (e) waiters.delete(check), resolve(e);
+          if (e) {
+            waiters.delete(check);
+            resolve(e);
+          }
         };
         waiters.add(check);
         check();

@@ -69,7 +69,7 @@ describe('signature doctor', () => {
     let out = '';
     const io = { stdout: { write: (s: string) => ((out += s), true) } as unknown as NodeJS.WritableStream };
     assert.equal(runExplain({ body: compact, header: sign(SECRET, pretty), secrets: [SECRET] }, io).code, 1);
-    assert.match(out, /does not match\n  - the body was re-serialized/);
+    assert.match(out, /does not match\n {2}- the body was re-serialized/);
     assert.equal(runExplain({ body: pretty, header: sign(SECRET, pretty), secrets: [SECRET] }, io).code, 0);
   });
 });

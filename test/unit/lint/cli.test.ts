@@ -209,8 +209,10 @@ describe('service-hooks lint (CLI)', function () {
     };
     const tty = await capture(true, {});
     assert.equal(tty.code, 1);
+    /* eslint-disable no-control-regex -- ANSI colour codes start with ESC */
     assert.match(tty.text, /\x1b\[31merror\x1b\[0m/);
     assert.doesNotMatch((await capture(true, { NO_COLOR: '1' })).text, /\x1b\[/);
     assert.doesNotMatch((await capture(false, {})).text, /\x1b\[/);
+    /* eslint-enable no-control-regex */
   });
 });

@@ -54,7 +54,7 @@ describe('lint parts', () => {
     const text = `jobs:\n  a:\n    if: '\${{ github.event_name == "push" }}'\n`;
     const fixed = applyFixes(text, lintText(text));
     assert.equal(fixed, `jobs:\n  a:\n    if: '\${{ github.event_name == ''push'' }}'\n`);
-    assert.equal(parseDocument(fixed).get('jobs', true) && (parseDocument(fixed).getIn(['jobs', 'a', 'if']) as string), "\${{ github.event_name == 'push' }}");
+    assert.equal(parseDocument(fixed).get('jobs', true) && (parseDocument(fixed).getIn(['jobs', 'a', 'if']) as string), "${{ github.event_name == 'push' }}");
   });
 
   it('a fix title quotes a replacement that holds quotes so that it reads right', () => {

@@ -143,7 +143,10 @@ export function burst(o: BurstOptions): Burst {
       if (res.statusCode === 200) {
         acked.set(id, Date.now());
         log.push([Date.now(), '200']);
-        for (const w of ackWaiters.filter((x) => acked.size >= x.n)) (ackWaiters.splice(ackWaiters.indexOf(w), 1), w.resolve());
+        for (const w of ackWaiters.filter((x) => acked.size >= x.n)) {
+          ackWaiters.splice(ackWaiters.indexOf(w), 1);
+          w.resolve();
+        }
       } else {
         fail(String(res.statusCode), text.slice(0, 300));
         if (res.statusCode === 503 && res.headers['retry-after'] === undefined) without++;
@@ -154,7 +157,10 @@ export function burst(o: BurstOptions): Burst {
     } finally {
       slowest = Math.max(slowest, Date.now() - started);
       answered++;
-      for (const w of sentWaiters.filter((x) => answered >= x.n)) (sentWaiters.splice(sentWaiters.indexOf(w), 1), w.resolve());
+      for (const w of sentWaiters.filter((x) => answered >= x.n)) {
+        sentWaiters.splice(sentWaiters.indexOf(w), 1);
+        w.resolve();
+      }
     }
   };
   const loops = Array.from({ length: o.senders }, async () => {

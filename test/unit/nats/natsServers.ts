@@ -155,7 +155,7 @@ export async function waitForJetStream(servers: string[]): Promise<void> {
         await (jsm ?? (await nc.jetstreamManager({ timeout: 1000 }))).getAccountInfo();
         return;
       } catch (err) {
-        if (tries > 60) throw new Error(`JetStream did not become available: ${(err as Error).message}`);
+        if (tries > 60) throw new Error(`JetStream did not become available: ${(err as Error).message}`, { cause: err });
       }
     }
   } finally {

@@ -77,32 +77,31 @@ export class FaultyFs implements JournalFs {
   }
 
   private wrap(file: JournalFile, path: string): JournalFile {
-    const self = this;
     return {
       read: (b, o, l, p) => file.read(b, o, l, p),
       write: (b, o, l, p) => file.write(b, o, l, p),
-      async writev(buffers, position) {
-        const f = self.take('writev', path);
+      writev: async (buffers, position) => {
+        const f = this.take('writev', path);
         if (!f) return file.writev(buffers, position);
         const bytes = Buffer.concat(buffers.map((b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength)));
         if (f.partialBytes) await file.write(bytes, 0, Math.min(f.partialBytes, bytes.length), position);
         throw errno(f.code);
       },
-      writevSync(buffers, position) {
-        self.syncWrites++;
-        const f = self.take('writev', path);
+      writevSync: (buffers, position) => {
+        this.syncWrites++;
+        const f = this.take('writev', path);
         if (!f) return file.writevSync(buffers, position);
         const bytes = Buffer.concat(buffers.map((b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength)));
         if (f.partialBytes) file.writevSync([bytes.subarray(0, Math.min(f.partialBytes, bytes.length))], position);
         throw errno(f.code);
       },
-      async datasync() {
-        const f = self.take('datasync', path);
+      datasync: async () => {
+        const f = this.take('datasync', path);
         if (f) throw errno(f.code);
         return file.datasync();
       },
-      async truncate(length) {
-        const f = self.take('truncate', path);
+      truncate: async (length) => {
+        const f = this.take('truncate', path);
         if (f) throw errno(f.code);
         return file.truncate(length);
       },

@@ -59,7 +59,7 @@ describe('journal loss: a damaged or deleted sealed segment is reported, not hid
     assert.ok(segs.length >= 4, `${segs.length} segments`);
     const victim = join(dataDir, segs[1]!);
     truncateSync(victim, Math.floor(statSync(victim).size / 2) + 7);
-    let lost: number[] = [];
+    let lost: number[];
     const first = await reopen(dataDir);
     try {
       const kept = await listed(first.relay);
@@ -114,10 +114,10 @@ describe('journal loss: a damaged or deleted sealed segment is reported, not hid
 
   it('no loss reported after a clean restart, nor after a prune removed segments', async () => {
     const { dataDir } = await filled(30);
-    let { relay, lines } = await reopen(dataDir);
-    assert.equal((await call('POST', `${relay.url}/api/prune`, relay.token, { keep: 5 })).status, 200);
-    await relay.close();
-    ({ relay, lines } = await reopen(dataDir));
+    const pruned = await reopen(dataDir);
+    assert.equal((await call('POST', `${pruned.relay.url}/api/prune`, pruned.relay.token, { keep: 5 })).status, 200);
+    await pruned.relay.close();
+    const { relay, lines } = await reopen(dataDir);
     try {
       assert.equal((await listed(relay)).length, 5);
       assert.ok(!lines.some((l) => /lost|ERROR/.test(l)), lines.join('\n'));

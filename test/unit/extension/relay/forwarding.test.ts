@@ -23,7 +23,10 @@ class ManualClock implements EngineClock {
   clearTimeout = (h: unknown) => void this.timers.delete(h as number);
   advance(ms: number): void {
     this.t += ms;
-    for (const [id, x] of [...this.timers].sort((a, b) => a[1].at - b[1].at)) if (x.at <= this.t) (this.timers.delete(id), x.fn());
+    for (const [id, x] of [...this.timers].sort((a, b) => a[1].at - b[1].at)) if (x.at <= this.t) {
+        this.timers.delete(id);
+        x.fn();
+      }
   }
 }
 
