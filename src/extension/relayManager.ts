@@ -83,6 +83,8 @@ export class RelayManager implements vscode.Disposable {
   constructor(private readonly o: RelayManagerOptions) {
     this.dataDir = o.dataDir;
     this.setups = new ForwardSetups(o.globalState, o.secrets);
+    // Live getters: a collaborator that reads after an await sees the relay in use now.
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the getters' own `this` is the object literal
     const self = this;
     this.inUse = {
       get conn() { return self.conn; },
