@@ -9,8 +9,8 @@ import { SeqMark, SEQ_FILE } from './seqMark';
 import { lostRanges, rememberLoss, rangeCount, describeRanges, type SeqRange, type SegmentSeqs } from './journalLoss';
 import { CompactIndex, type IndexRow } from './compactIndex';
 import { REJECTED_KEEP } from './rejected';
-import { T_ATTEMPT, T_DELIVERY, T_DROP_REJECTED, T_PRUNE, attemptFields, stateFields, indexedDelivery, parseMeta, summarize, type AttemptRecord } from './storeRecords';
-import { decodeAttempt, decodeDelivery, decodePrune, encodeAttempt, encodeDelivery, encodePrune } from './indexEntries';
+import { T_ATTEMPT_ENTRY, isAttempt, T_DELIVERY, T_DROP_REJECTED, T_PRUNE, attemptFields, stateFields, decodeMeta, deliveryRecord, parseMeta, summarize } from './storeRecords';
+import { decodeAttempt, decodeDelivery, decodePrune, encodeAttempt, encodePrune } from './indexEntries';
 import type { ByteReader } from './bytes';
 import type { ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../src/core/relay/protocol';
 import type { BodyReader, DeliveryMeta, KeyedChannelStatus, NewDelivery, StoreHealth, PruneOptions, RecordAttemptOptions, RelayStore, StoreEvents, StoreIntegrity, StoreListQuery } from './storeTypes';
@@ -132,7 +132,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
       if (d.seq < this.minSeq) return;
       this.index.insert(d, loc);
       this.touchDelivery(loc.segment, d.seq, d.verification === 'rejected');
-    } else if (type === T_ATTEMPT) {
+    } else if (isAttempt(type)) {
       const rec = decodeAttempt(entry);
       this.lastSeq = Math.max(this.lastSeq, rec.seq);
       this.touchSegment(loc.segment, rec.seq);
@@ -178,21 +178,19 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
 
   /** Like add(), but returns the seq at once, with the promise of durability. */
   begin(meta: NewDelivery, body: Buffer): { seq: number; durable: Promise<Entry> } {
-    const full: DeliveryMeta = { seq: ++this.lastSeq, receivedAt: new Date(this.now()).toISOString(), ...meta };
-    const metaBuf = Buffer.from(JSON.stringify(full), 'utf8');
-    const len = Buffer.allocUnsafe(4);
-    len.writeUInt32LE(metaBuf.length, 0);
-    const indexed = indexedDelivery(full, metaBuf.length);
-    const append = this.journal.append(T_DELIVERY, [len, metaBuf, body], { entry: encodeDelivery(indexed) });
-    const durable = Promise.all([append, this.mark.cover(full.seq)]).then(([loc]) => {
+    const seq = ++this.lastSeq;
+    // Whole milliseconds, as the earlier ISO 8601 receivedAt kept them.
+    const { head, indexed, entry: indexEntry } = deliveryRecord(seq, Math.trunc(this.now()), meta);
+    const append = this.journal.append(T_DELIVERY, [head, body], { entry: indexEntry });
+    const durable = Promise.all([append, this.mark.cover(seq)]).then(([loc]) => {
       this.wrote();
       this.index.insert(indexed, loc);
-      this.touchDelivery(loc.segment, full.seq, full.verification === 'rejected');
-      const entry = this.get(full.seq)!;
+      this.touchDelivery(loc.segment, seq, meta.verification === 'rejected');
+      const entry = this.get(seq)!;
       this.emit('delivery', entry);
       return entry;
     }, (err: Error) => this.writeFailed(err));
-    return { seq: full.seq, durable };
+    return { seq, durable };
   }
 
   /** Remembers a failed delivery write (readiness), telling the first of a run, and the fatal one once. */
@@ -226,10 +224,10 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
    * lazyMs), so a forward costs no sync beyond its delivery's.
    */
   async recordAttempt(seq: number, attempt: ForwardAttempt, state?: ForwardState, options?: RecordAttemptOptions): Promise<void> {
-    const rec: AttemptRecord = { seq, attempt, ...(state ? { state } : {}) };
     const fields = attemptFields(attempt);
     const st = stateFields(state);
-    const loc = await this.journal.append(T_ATTEMPT, [Buffer.from(JSON.stringify(rec), 'utf8')], { lazy: options?.lazy, entry: encodeAttempt(seq, fields, st) });
+    const entry = encodeAttempt(seq, fields, st);
+    const loc = await this.journal.append(T_ATTEMPT_ENTRY, [entry], { lazy: options?.lazy, entry });
     this.touchSegment(loc.segment, seq);
     this.index.applyAttempt(seq, fields, st);
     this.emit('forward', seq, attempt, state);
@@ -288,7 +286,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     const record = await this.journal.openRecord(e.loc).catch((err: unknown) => this.noteDamage(e, err));
     const next = (max: number) => record.next(max).catch((err: unknown) => this.noteDamage(e, err));
     const metaLength = (await next(4)).readUInt32LE(0);
-    const meta = JSON.parse((await next(metaLength)).toString('utf8')) as DeliveryMeta;
+    const meta = decodeMeta(await next(metaLength));
     return { meta, size: record.remaining, next };
   }
 
