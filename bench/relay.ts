@@ -141,7 +141,11 @@ async function main(): Promise<void> {
   if (nodeArgs.length > 0) child.stdout!.on('data', (c: Buffer) => process.stderr.write(c)); // e.g. --trace-gc output
   const relayUrl = `http://127.0.0.1:${relayChild.port}/hooks/default`;
   // The same relay with --no-metrics, alternating with it: what the Prometheus metrics cost (issue 23: within 3%).
-  const offChild = await spawnListening([], cli, ['relay', '--port', '0', '--ready', 'json', '--data', join(work, 'data-off'), '--secret', SECRET, '--forward', targetUrl, '--no-metrics'], RELAY_READY);
+  // BENCH_COMPARE_CLI=<a bundled cli.js of another build> puts that build, metrics on, in this
+  // side's place (an A/B of two relay builds in one run; the "off" figures are then that build's).
+  const compareCli = process.env.BENCH_COMPARE_CLI;
+  const offChild = await spawnListening([], compareCli ?? cli, ['relay', '--port', '0', '--ready', 'json', '--data', join(work, 'data-off'), '--secret', SECRET, '--forward', targetUrl, ...(compareCli ? [] : ['--no-metrics'])], RELAY_READY);
+  if (compareCli) console.log(`the "metrics off" side is the build ${compareCli}, metrics on`);
   const offUrl = `http://127.0.0.1:${offChild.port}/hooks/default`;
   // The bare proxy: node:http + undici forwarding, no verification, no journal (bench/bare-proxy.mjs).
   const bare = await spawnListening([], join(ROOT, 'bench/bare-proxy.mjs'), [targetUrl], /bare proxy listening on http:\/\/127\.0\.0\.1:(\d+)/);
