@@ -91,6 +91,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
     const cut = new Set<number>();
     const deliveries = new Map<number, SegmentSeqs>();
     store.loading = deliveries;
+    store.index.deferPendingSet();
     store.journal = await Journal.open(dir, {
       segmentBytes: options.segmentBytes,
       checkpointBytes: options.checkpointBytes,
@@ -111,6 +112,7 @@ export class DeliveryStore extends EventEmitter<StoreEvents> implements RelaySto
       onEntry: (type, entry, loc) => store.apply(type, entry, loc),
     });
     store.loading = undefined;
+    store.index.buildPendingSet();
     store.lost = rememberLoss(dir, lostRanges({ segments: store.journal.segments, deliveries, cut, minSeq: store.minSeq, rejectedUpTo: store.rejectedUpTo }), store.minSeq);
     if (store.lost.length > 0) options.onLoss?.(store.lost);
     store.mark = await SeqMark.open(dir, options.fs ?? nodeFs);
