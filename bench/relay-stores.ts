@@ -3,10 +3,13 @@
 // journal, (b) NATS JetStream on one nats-server, (c) NATS JetStream on a three-node cluster (R3),
 // alternating in rounds so a drift in the machine's speed hits every store alike. Prints
 // acknowledged deliveries/s and p50 ingress latency per store, and each JetStream store's ratio to
-// the file journal. A benchmark, not a test: writes bench/results/relay-stores.json.
+// the file journal. Then the stores without HTTP (./storePublish.ts): JetStream publishes one at
+// a time, 16 callers, and pipelined (batches published back to back, acks awaited together), at
+// R1 and R3, against the file journal; issue 24's goals: R1 as fast as the file journal, R3 at
+// least 0.75×. A benchmark, not a test: writes bench/results/relay-stores.json.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { once } from 'node:events';
@@ -14,6 +17,7 @@ import { Agent, request } from 'undici';
 import { sign } from '../src/core/signing';
 import { startNats, type NatsCluster } from '../test/unit/nats/natsServers';
 import { bundleCli, RELAY_READY, ROOT, spawnListening, type Child } from './relayChild';
+import { fileJournalRate, jetStreamRates, type PublishRates } from './storePublish';
 
 const SECRET = 'bench-secret-0123456789';
 const N = Number(process.env.BENCH_N ?? 1000);
@@ -52,7 +56,8 @@ async function main(): Promise<void> {
     for (const s of sides) await load(s, 200, agent); // warm-up
     for (const s of sides) s.latencies.length = 0;
     for (let round = 0; round < ROUNDS; round++) for (const s of sides) s.rates.push(await load(s, N, agent));
-    report(sides);
+    const publish = [await fileJournalRate(N * ROUNDS), ...(await jetStreamRates(clusters[0]!.urls, 1, N * ROUNDS)), ...(await jetStreamRates(clusters[1]!.urls, 3, N * ROUNDS))];
+    report(sides, publish);
   } finally {
     for (const s of sides) s.relay.child.kill('SIGKILL');
     for (const c of clusters) await c.stop();
@@ -87,15 +92,21 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)] ?? NaN;
 }
 
-function report(sides: Side[]): void {
+function report(sides: Side[], publish: PublishRates[]): void {
   const base = median(sides[0]!.rates);
   const rows = sides.map((s) => ({ store: s.name, perSecond: Math.round(median(s.rates)), p50Ms: +median(s.latencies).toFixed(2), ratioToFile: +(median(s.rates) / base).toFixed(2) }));
   console.log(`relay stores: ${N} signed 1 KB deliveries x ${ROUNDS} rounds at c=${CONCURRENCY}; nproc ${cpus().length}`);
   console.log('| store | acknowledged/s (median) | p50 ingress ms | vs file journal |');
   console.log('|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.store} | ${r.perSecond} | ${r.p50Ms} | ${r.ratioToFile}x |`);
+  const file = publish[0]!.perSecond;
+  const goal = (p: PublishRates) => (p.store.endsWith('R1') ? ' (goal 1.00×)' : p.store.endsWith('R3') ? ' (goal ≥ 0.75×)' : '');
+  console.log(`\nthe stores without HTTP: ${N * ROUNDS} messages of 1 KB each, one connection; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log('| store | how | messages/s | vs file journal |');
+  console.log('|---|---|---|---|');
+  for (const p of publish) console.log(`| ${p.store} | ${p.mode} | ${p.perSecond.toFixed(0)} | ${(p.perSecond / file).toFixed(2)}×${p.mode.startsWith('pipelined') ? goal(p) : ''} |`);
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
-  writeFileSync(join(ROOT, 'bench', 'results', 'relay-stores.json'), JSON.stringify({ nproc: cpus().length, n: N, rounds: ROUNDS, concurrency: CONCURRENCY, rows }, null, 2) + '\n');
+  writeFileSync(join(ROOT, 'bench', 'results', 'relay-stores.json'), JSON.stringify({ nproc: cpus().length, loadAverage: loadavg(), n: N, rounds: ROUNDS, concurrency: CONCURRENCY, rows, publish }, null, 2) + '\n');
 }
 
 main().catch((err) => {

@@ -2,7 +2,10 @@
 // (a) directly to a local target app, (b) through a bare proxy (bench/bare-proxy.mjs: node:http +
 // undici forwarding, no verification, no journal) and (c) through the relay (verify, journal with
 // fdatasync, forward) to the same app, at concurrency 1 and 32, then one 25 MB delivery through
-// the relay. At each level the three alternate in rounds (BENCH_ROUNDS, default 6; BENCH_N deliveries per side per level, default 6,000) and each side
+// the relay. (d) The durable proxy (bench/durable-proxy.mjs: the HMAC check, one append-only file
+// with group commit, 200 after its fdatasync, then the forward) is the floor of any relay with the
+// relay's guarantees: relay/durable proxy at c=32 is issue 24's yardstick (goal ≥ 0.85×).
+// At each level the sides alternate in rounds (BENCH_ROUNDS, default 6; BENCH_N deliveries per side per level, default 6,000) and each side
 // pools its rounds, so a drift in the machine's speed during the run hits every side alike.
 // relay/bare proxy is what the relay's guarantees cost beyond HTTP itself.
 // Latency is measured from send to receipt at the target (same process, same clock); "added" is
@@ -11,7 +14,7 @@
 // bench/results/relay.json.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { once } from 'node:events';
@@ -138,16 +141,24 @@ async function main(): Promise<void> {
   if (nodeArgs.length > 0) child.stdout!.on('data', (c: Buffer) => process.stderr.write(c)); // e.g. --trace-gc output
   const relayUrl = `http://127.0.0.1:${relayChild.port}/hooks/default`;
   // The same relay with --no-metrics, alternating with it: what the Prometheus metrics cost (issue 23: within 3%).
-  const offChild = await spawnListening([], cli, ['relay', '--port', '0', '--data', join(work, 'data-off'), '--secret', SECRET, '--forward', targetUrl, '--no-metrics'], RELAY_READY);
+  // BENCH_COMPARE_CLI=<a bundled cli.js of another build> puts that build, metrics on, in this
+  // side's place (an A/B of two relay builds in one run; the "off" figures are then that build's).
+  const compareCli = process.env.BENCH_COMPARE_CLI;
+  const offChild = await spawnListening([], compareCli ?? cli, ['relay', '--port', '0', '--ready', 'json', '--data', join(work, 'data-off'), '--secret', SECRET, '--forward', targetUrl, ...(compareCli ? [] : ['--no-metrics'])], RELAY_READY);
+  if (compareCli) console.log(`the "metrics off" side is the build ${compareCli}, metrics on`);
   const offUrl = `http://127.0.0.1:${offChild.port}/hooks/default`;
   // The bare proxy: node:http + undici forwarding, no verification, no journal (bench/bare-proxy.mjs).
   const bare = await spawnListening([], join(ROOT, 'bench/bare-proxy.mjs'), [targetUrl], /bare proxy listening on http:\/\/127\.0\.0\.1:(\d+)/);
   const bareUrl = `http://127.0.0.1:${bare.port}/hooks/default`;
+  // The durable proxy: what the relay's guarantees cost at the least (bench/durable-proxy.mjs).
+  const durable = await spawnListening([], join(ROOT, 'bench/durable-proxy.mjs'), ['0', targetUrl, SECRET, join(work, 'durable.log')], /durable proxy listening on http:\/\/127\.0\.0\.1:(\d+)/);
+  const durableUrl = `http://127.0.0.1:${durable.port}/hooks/default`;
   const agent = new Agent({ connections: 64, keepAliveTimeout: 30_000 });
 
   // Warm-up every path (JIT, connections).
   await run(targetUrl, 'warm-direct', 8, WARMUP, agent);
   await run(bareUrl, 'warm-bare', 8, WARMUP, agent);
+  await run(durableUrl, 'warm-durable', 8, WARMUP, agent);
   await run(relayUrl, 'warm-relay', 8, WARMUP, agent);
   await run(offUrl, 'warm-off', 8, WARMUP, agent);
   const memAfterWarmup = memKb(child.pid!);
@@ -161,6 +172,8 @@ async function main(): Promise<void> {
     // the same thing differ by tens of percent); each side's figures pool its rounds.
     const directRounds: RunResult[] = [];
     const bareRounds: RunResult[] = [];
+    const durableRounds: RunResult[] = [];
+    let durableCpu = 0;
     const relayRounds: RunResult[] = [];
     const offRounds: RunResult[] = [];
     let offCpu = 0;
@@ -174,6 +187,9 @@ async function main(): Promise<void> {
       const bareCpu0 = cpuMs(bare.child.pid!);
       bareRounds.push(await run(bareUrl, `bare-r${r}`, c, per, agent));
       bareCpu += cpuMs(bare.child.pid!) - bareCpu0;
+      // The durable proxy and the relay take turns going first, for the same reason as below.
+      const durableRound = async () => (durableCpu += await cpuOf(durable.child.pid!, () => run(durableUrl, `durable-r${r}`, c, per, agent).then((x) => void durableRounds.push(x))));
+      if (r % 2 === 0) await durableRound();
       // Metrics on and off take turns going first: whichever runs right after the bare proxy is
       // slower on this machine (measured: two --no-metrics relays differ by 20% in a fixed order).
       if (r % 2 === 1) offCpu += await cpuOf(offChild.child.pid!, () => run(offUrl, `off-r${r}`, c, per, agent).then((x) => void offRounds.push(x)));
@@ -185,12 +201,16 @@ async function main(): Promise<void> {
       relayCpu += cpuMs(child.pid!) - relayCpu0;
       relayMain += cpuMs(child.pid!, child.pid!) - relayMain0;
       benchCpuUsed += benchCpu.user + benchCpu.system;
+      if (r % 2 === 1) await durableRound();
       if (r % 2 === 0) offCpu += await cpuOf(offChild.child.pid!, () => run(offUrl, `off-r${r}`, c, per, agent).then((x) => void offRounds.push(x)));
     }
     const direct = combine(directRounds);
     const bareR = combine(bareRounds);
     const relay = combine(relayRounds);
     const off = combine(offRounds);
+    const durableR = combine(durableRounds);
+    const durableCpuUs = (durableCpu * 1000) / durableR.requests;
+    const durableRatio = relay.deliveriesPerSecond / durableR.deliveriesPerSecond;
     const metricsRatio = relay.deliveriesPerSecond / off.deliveriesPerSecond;
     const offCpuUs = (offCpu * 1000) / off.requests;
     // CPU per delivery during the relay rounds: the relay child (all its threads) and this process.
@@ -207,6 +227,9 @@ async function main(): Promise<void> {
       rounds: ROUNDS,
       direct: { deliveriesPerSecond: direct.deliveriesPerSecond, p50Ms: direct.p50, p99Ms: direct.p99 },
       bareProxy: { deliveriesPerSecond: bareR.deliveriesPerSecond, p50Ms: bareR.p50, p99Ms: bareR.p99, cpuUsPerDelivery: bareCpuUs },
+      durableProxy: { deliveriesPerSecond: durableR.deliveriesPerSecond, p50Ms: durableR.p50, p99Ms: durableR.p99, cpuUsPerDelivery: durableCpuUs },
+      relayOverDurableProxy: durableRatio,
+      addedP50OverDurableMs: relay.p50 - durableR.p50,
       relay: { deliveriesPerSecond: relay.deliveriesPerSecond, p50Ms: relay.p50, p99Ms: relay.p99 },
       relayCpuUsPerDelivery: relayCpuUs,
       relayMainThreadCpuUsPerDelivery: relayMainUs,
@@ -222,7 +245,10 @@ async function main(): Promise<void> {
     lines.push(
       `c=${String(c).padEnd(2)}  direct ${direct.deliveriesPerSecond.toFixed(0).padStart(6)}/s p50 ${direct.p50.toFixed(2)} ms p99 ${direct.p99.toFixed(2)} ms` +
         ` | bare proxy ${bareR.deliveriesPerSecond.toFixed(0).padStart(6)}/s p50 ${bareR.p50.toFixed(2)} ms p99 ${bareR.p99.toFixed(2)} ms` +
+        ` | durable proxy ${durableR.deliveriesPerSecond.toFixed(0).padStart(6)}/s p50 ${durableR.p50.toFixed(2)} ms p99 ${durableR.p99.toFixed(2)} ms` +
         ` | relay ${relay.deliveriesPerSecond.toFixed(0).padStart(6)}/s p50 ${relay.p50.toFixed(2)} ms p99 ${relay.p99.toFixed(2)} ms`,
+      `      relay/durable proxy ${durableRatio.toFixed(2)}×${c === 32 ? ' (goal ≥ 0.85×)' : ''} | added p50 over direct ${addedP50.toFixed(2)} ms${c === 1 ? ' (goal ≤ 1 ms)' : ''}, over the durable proxy ${(relay.p50 - durableR.p50).toFixed(2)} ms` +
+        ` | CPU/delivery durable proxy ${durableCpuUs.toFixed(0)} µs | load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
       `      relay/bare proxy ${bareRatio.toFixed(2)}× | relay/direct ${ratio.toFixed(2)}× | added p50 ${addedP50.toFixed(2)} ms p99 ${addedP99.toFixed(2)} ms over direct, p50 ${(relay.p50 - bareR.p50).toFixed(2)} ms over the bare proxy` +
         ` | CPU/delivery relay ${relayCpuUs.toFixed(0)} µs (main thread ${relayMainUs.toFixed(0)}; the rest: libuv pool, V8 GC helpers), bare proxy ${bareCpuUs.toFixed(0)} µs, bench ${benchCpuUs.toFixed(0)} µs`,
     );
@@ -230,7 +256,7 @@ async function main(): Promise<void> {
       `      metrics on/off: throughput ${metricsRatio.toFixed(3)}× (relay --no-metrics ${off.deliveriesPerSecond.toFixed(0)}/s p50 ${off.p50.toFixed(2)} ms, same rounds)` +
         ` | relay CPU/delivery ${relayCpuUs.toFixed(0)} µs on, ${offCpuUs.toFixed(0)} µs off (${((relayCpuUs / offCpuUs - 1) * 100).toFixed(1)}%)`,
     );
-    console.log(lines.slice(-3).join('\n'));
+    console.log(lines.slice(-4).join('\n'));
   }
   const memBeforeBig = memKb(child.pid!);
 
@@ -261,6 +287,8 @@ async function main(): Promise<void> {
   await once(child, 'exit');
   bare.child.kill('SIGTERM');
   await once(bare.child, 'exit');
+  durable.child.kill('SIGTERM');
+  await once(durable.child, 'exit');
   offChild.child.kill('SIGTERM');
   await once(offChild.child, 'exit');
   await agent.close();
@@ -269,12 +297,13 @@ async function main(): Promise<void> {
   rmSync(work, { recursive: true, force: true });
 
   const c1 = results.c1 as { addedP50Ms: number } | undefined;
-  const c32 = results.c32 as { addedP50Ms: number; throughputRatio: number; relayOverBareProxy: number; metricsOnOverOff: number; relayCpuUsPerDelivery: number; metricsOff: { relayCpuUsPerDelivery: number } } | undefined;
+  const c32 = results.c32 as { addedP50Ms: number; throughputRatio: number; relayOverBareProxy: number; relayOverDurableProxy: number; metricsOnOverOff: number; relayCpuUsPerDelivery: number; metricsOff: { relayCpuUsPerDelivery: number } } | undefined;
   if (!c1 || !c32) {
     console.log('partial run (BENCH_CONCURRENCY): targets not judged, bench/results/relay.json not written');
     return;
   }
   const targets = {
+    relayOverDurableProxyC32AtLeast085: c32.relayOverDurableProxy >= 0.85,
     relayOverBareProxyC32AtLeast085: c32.relayOverBareProxy >= 0.85,
     addedP50C1AtMost1Ms: c1.addedP50Ms <= 1,
     addedP50C32AtMost5Ms: c32.addedP50Ms <= 5,
@@ -282,12 +311,14 @@ async function main(): Promise<void> {
     metricsWithin3PercentC32: c32.metricsOnOverOff >= 0.97,
     metricsCpuWithin3PercentC32: c32.relayCpuUsPerDelivery <= c32.metricsOff.relayCpuUsPerDelivery * 1.03,
   };
+  console.log(`issue 24 goals: relay/durable proxy at c=32 ${c32.relayOverDurableProxy.toFixed(2)}× (goal ≥ 0.85×), added p50 at c=1 ${c1.addedP50Ms.toFixed(2)} ms (goal ≤ 1 ms); load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   console.log('targets:', JSON.stringify(targets));
   const json = {
     when: new Date().toISOString(),
     node: process.version,
     cpus: cpus().length,
     nproc: availableParallelism(),
+    loadAverage: loadavg(),
     payloadBytes: 1024,
     ...results,
     big: { bytes: BIG, ackMs, forwardedMs: bigMs, rssBeforeKb: memBeforeBig.rss, peakRssKb: memAfterBig.hwm, growthKb, growthRatio },

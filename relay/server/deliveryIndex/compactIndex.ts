@@ -149,6 +149,8 @@ export class CompactIndex {
   private readonly targetNames = new Interner();
   private readonly counts = new Map<number, Counts>();
   private readonly pendingSeqs = new Set<number>();
+  /** While a journal loads: the pending set is left alone and built once at the end (buildPendingSet). */
+  private pendingDeferred = false;
   private readonly arena = new AttemptArena(this.targetNames);
 
   /** Live rows that are hidden (HIDDEN). */
@@ -336,9 +338,28 @@ export class CompactIndex {
     if (f & ALL_OK) c.forwarded += sign;
     if (f & FAILED) c.failed += sign;
     if (f & PENDING) c.pending += sign;
+    if (this.pendingDeferred) return;
     const seq = this.cols.seq[i]!;
     if (f & PENDING && sign > 0) this.pendingSeqs.add(seq);
     else if (sign < 0) this.pendingSeqs.delete(seq);
+  }
+
+  /**
+   * Stops keeping the pending set until buildPendingSet(). At a restart nearly every delivery is
+   * added to the set by its record and removed again by its attempt's: a third of the load's CPU
+   * at a million deliveries went to that churn.
+   */
+  deferPendingSet(): void {
+    this.pendingDeferred = true;
+    this.pendingSeqs.clear();
+  }
+
+  /** Builds the pending set from the rows' flags (one pass over a typed array) and keeps it again. */
+  buildPendingSet(): void {
+    this.pendingDeferred = false;
+    this.pendingSeqs.clear();
+    const { flags, seq } = this.cols;
+    for (let i = this.head; i < this.end; i++) if ((flags[i]! & (PENDING | HIDDEN)) === PENDING) this.pendingSeqs.add(seq[i]!);
   }
 
   /** Forgets every delivery below `minSeq` (O(dropped)); returns how many. */

@@ -8,8 +8,8 @@ import { Journal, JournalCorruptError, type CorruptRegion, type JournalFs, type 
 import { nodeFs } from './journalFs';
 import { SeqMark, SEQ_FILE } from '../store/seqMark';
 import { lostRanges, rememberLoss, rangeCount, describeRanges, type SeqRange, type SegmentSeqs } from './journalLoss';
-import { T_ATTEMPT, T_DELIVERY, T_DROP_REJECTED, T_PRUNE, attemptFields, stateFields, indexedDelivery, parseMeta, summarize, type AttemptRecord } from '../store/storeRecords';
-import { decodeAttempt, decodeDelivery, decodePrune, encodeAttempt, encodeDelivery, encodePrune } from '../deliveryIndex/indexEntries';
+import { T_ATTEMPT_ENTRY, isAttempt, T_DELIVERY, T_DROP_REJECTED, T_PRUNE, attemptFields, stateFields, decodeMeta, deliveryRecord, parseMeta, summarize } from '../store/storeRecords';
+import { decodeAttempt, decodeDelivery, decodePrune, encodeAttempt, encodePrune } from '../deliveryIndex/indexEntries';
 import type { ByteReader } from './bytes';
 import type { IndexRow } from '../deliveryIndex/compactIndex';
 import type { AttemptToRecord, DeliveryLog, LogSink, ReadRecord } from '../store/deliveryLog';
@@ -116,7 +116,7 @@ export class JournalLog implements DeliveryLog {
       if (d.seq < this.minSeq) return;
       this.sink.delivery(d, bodySize(loc, d.metaLength), loc);
       this.touchDelivery(loc.segment, d.seq, d.verification === 'rejected');
-    } else if (type === T_ATTEMPT) {
+    } else if (isAttempt(type)) {
       const rec = decodeAttempt(entry);
       this.lastSeq = Math.max(this.lastSeq, rec.seq);
       this.touchSegment(loc.segment, rec.seq);
@@ -157,12 +157,12 @@ export class JournalLog implements DeliveryLog {
 
   /** Journals a received delivery; `durable` resolves once it is on disk. Seqs are assigned in call order. */
   append(meta: NewDelivery, body: Buffer): { seq: number; durable: Promise<DeliveryMeta> } {
-    const full: DeliveryMeta = { seq: ++this.lastSeq, receivedAt: new Date(this.now()).toISOString(), ...meta };
-    const metaBuf = Buffer.from(JSON.stringify(full), 'utf8');
-    const len = Buffer.allocUnsafe(4);
-    len.writeUInt32LE(metaBuf.length, 0);
-    const indexed = indexedDelivery(full, metaBuf.length);
-    const append = this.journal.append(T_DELIVERY, [len, metaBuf, body], { entry: encodeDelivery(indexed) });
+    const seq = ++this.lastSeq;
+    // Whole milliseconds, as the earlier ISO 8601 receivedAt kept them.
+    const receivedMs = Math.trunc(this.now());
+    const full: DeliveryMeta = { seq, receivedAt: new Date(receivedMs).toISOString(), ...meta };
+    const { head, indexed, entry } = deliveryRecord(seq, receivedMs, meta);
+    const append = this.journal.append(T_DELIVERY, [head, body], { entry });
     const durable = Promise.all([append, this.mark.cover(full.seq)]).then(([loc]) => {
       this.wrote();
       this.sink.delivery(indexed, body.length, loc);
@@ -203,8 +203,8 @@ export class JournalLog implements DeliveryLog {
    * journal's lazyMs), so a forward costs no sync beyond its delivery's.
    */
   async recordAttempt({ seq, attempt, state }: AttemptToRecord, options?: RecordAttemptOptions): Promise<void> {
-    const rec: AttemptRecord = { seq, attempt, ...(state ? { state } : {}) };
-    const loc = await this.journal.append(T_ATTEMPT, [Buffer.from(JSON.stringify(rec), 'utf8')], { lazy: options?.lazy, entry: encodeAttempt(seq, attemptFields(attempt), stateFields(state)) });
+    const entry = encodeAttempt(seq, attemptFields(attempt), stateFields(state));
+    const loc = await this.journal.append(T_ATTEMPT_ENTRY, [entry], { lazy: options?.lazy, entry });
     this.touchSegment(loc.segment, seq);
     this.sink.attempt(seq, attempt, state);
   }
@@ -227,7 +227,7 @@ export class JournalLog implements DeliveryLog {
     const record = await this.journal.openRecord(row.loc).catch((err: unknown) => this.noteDamage(row, err));
     const next = (max: number) => record.next(max).catch((err: unknown) => this.noteDamage(row, err));
     const metaLength = (await next(4)).readUInt32LE(0);
-    const meta = JSON.parse((await next(metaLength)).toString('utf8')) as DeliveryMeta;
+    const meta = decodeMeta(await next(metaLength));
     return { meta, size: record.remaining, next };
   }
 

@@ -72,7 +72,10 @@ export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<
   }
 
   protected async start(): Promise<void> {
+    // What the log holds arrives in bulk: the pending set is built once at the end (CompactIndex.deferPendingSet).
+    this.index.deferPendingSet();
     await this.log.open(this.sink());
+    this.index.buildPendingSet();
     this.opened = true;
   }
 

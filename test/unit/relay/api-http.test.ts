@@ -11,6 +11,7 @@ import { EXIT_PORT_IN_USE } from '../../../src/core/relay/ready';
 import { startRelay } from '../../../relay/server';
 import { crc32 } from '../../../relay/server/journal/crc32';
 import { HEADER_BYTES } from '../../../relay/server/journal/journal';
+import { T_DELIVERY } from '../../../relay/server/store/storeRecords';
 import { cli, post, relayPerTest, spawnRelay, startTarget, tempDir } from './helpers';
 
 describe('relay API over HTTP', function () {
@@ -76,13 +77,13 @@ describe('relay API over HTTP', function () {
 
   it('answers 500 (not 400) when a stored record fails to parse', async () => {
     assert.equal((await post(`${relay().url}/hooks/default`, '{"n":1}')).status, 200);
-    // Break the record's metadata JSON and fix its checksum, so only parsing can fail.
+    // Break the record's metadata (its first byte: neither binary nor JSON) and fix its checksum, so only parsing can fail.
     const file = join(relay().dataDir, readdirSync(relay().dataDir).find((f) => f.startsWith('journal-'))!);
     const buf = readFileSync(file);
-    const meta = buf.indexOf('{"seq":1,');
-    assert.ok(meta > 0);
-    const payloadAt = meta - 4;
-    const headerAt = payloadAt - HEADER_BYTES;
+    let headerAt = 0; // the delivery's record (after any the relay wrote at start)
+    while (buf[headerAt + 8] !== T_DELIVERY) headerAt += HEADER_BYTES + buf.readUInt32LE(headerAt);
+    const payloadAt = headerAt + HEADER_BYTES;
+    const meta = payloadAt + 4;
     const length = buf.readUInt32LE(headerAt);
     buf[meta] = '!'.charCodeAt(0);
     buf.writeUInt32LE(crc32(buf.subarray(payloadAt, payloadAt + length), crc32(buf.subarray(headerAt + 8, headerAt + 9))), headerAt + 4);

@@ -1,0 +1,226 @@
+// A relay with a month of history (issue 24): a journal of a million ~10 KB deliveries (about
+// 10 GB), written through the store by this bench and deleted at the end. All but the newest
+// 10,000 were forwarded (one attempt each); those 10,000 are pending to a local app that answers
+// 503. Then the real relay process on it:
+//   - restart: kill -9, spawn, first /healthz 200 (median of 3), its CPU time, RSS after it;
+//   - GET /api/status, a page of 50 newest, a page 10,000+ back, a filter nothing matches (p50
+//     from a keep-alive client on loopback, so the HTTP round trip is in: /healthz shows it);
+//   - drain: the app answers 200 again, kill -9, spawn; the 10,000 pending arrive, timed from the spawn.
+// Goals: restart ≤ 1 s, RSS after restart ≤ 200 MB, status and pages ≤ 2 ms p50, drain ≥ 2,000/s.
+//
+//   npm run bench:million [-- --n 1000000 --body 10240 --pending 10000]
+// It checks the free space of the temp folder first: when N does not fit (with 10 % to spare) it
+// says so and runs the largest N that does. Writes bench/results/relay-million.json.
+import { execSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Agent, request } from 'undici';
+import { DeliveryStore } from '../relay/server/store/store';
+import { cpuMs, memKb } from './procStats';
+import { bundleCli, ROOT } from './relayChild';
+import { tokenFilePath } from '../src/core/relay/ready';
+
+const { values } = parseArgs({ options: { n: { type: 'string', default: process.env.BENCH_N ?? '1000000' }, body: { type: 'string', default: '10240' }, pending: { type: 'string', default: '10000' } } });
+const BODY = Number(values.body);
+const PENDING = Number(values.pending);
+/** Journal bytes per delivery beyond its body: record headers, meta, its attempt record, index entries. */
+const OVERHEAD = 600;
+const load = () => loadavg().map((l) => l.toFixed(1)).join(' ');
+
+/** N as asked, or the largest that fits in the temp folder's free space with 10 % to spare. */
+function fitting(asked: number): number {
+  const fs = statfsSync(tmpdir());
+  const free = fs.bavail * fs.bsize;
+  const fits = Math.floor((free * 0.9) / (BODY + OVERHEAD));
+  const need = asked * (BODY + OVERHEAD);
+  console.log(`free in ${tmpdir()}: ${(free / 1e9).toFixed(1)} GB; ${asked.toLocaleString('en')} deliveries need about ${(need / 1e9).toFixed(1)} GB`);
+  if (fits >= asked) return asked;
+  console.log(`NOT ENOUGH DISK for ${asked.toLocaleString('en')} deliveries: running the largest that fits, ${fits.toLocaleString('en')} (free space in ${tmpdir()} or pass --n)`);
+  if (fits < PENDING * 2) throw new Error(`only ${fits} deliveries fit in ${tmpdir()}: free some space`);
+  return fits;
+}
+
+// ---- the app: 503 while down; counts the distinct deliveries it answered 200 ----
+let up = false;
+const accepted = new Set<string>();
+let waiter: { want: number; resolve: () => void } | undefined;
+const app = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    if (up) accepted.add(String(req.headers['x-service-delivery']));
+    res.writeHead(up ? 200 : 503, { 'content-length': '2' }).end('ok');
+    if (waiter && accepted.size >= waiter.want) waiter.resolve();
+  });
+});
+const untilAccepted = (want: number) => new Promise<void>((r) => (accepted.size >= want ? r() : (waiter = { want, resolve: r })));
+
+async function freePort(): Promise<number> {
+  const srv = createNetServer().listen(0, '127.0.0.1');
+  await new Promise((r) => srv.once('listening', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+/** Writes `n` deliveries of BODY bytes; all but the newest PENDING with one successful attempt. */
+async function build(dir: string, n: number, target: string): Promise<number> {
+  const store = await DeliveryStore.open(dir, { segmentBytes: 64 * 1024 * 1024 });
+  const body = Buffer.alloc(BODY, '{"action":"opened","padding":"'.padEnd(64, 'x'));
+  const started = performance.now();
+  const BATCH = 256;
+  let attempts: Promise<void>[] = [];
+  for (let done = 0; done < n; done += BATCH) {
+    const adds = [];
+    for (let i = done; i < Math.min(n, done + BATCH); i++) {
+      const headers: [string, string][] = [
+        ['Host', '127.0.0.1:8788'],
+        ['User-Agent', 'Service-Hookshot/1.0'],
+        ['Content-Type', 'application/json'],
+        ['Content-Length', String(BODY)],
+        ['X-Service-Event', i % 4 ? 'push' : 'issues'],
+        ['X-Service-Delivery', `7f1c2d3e-${String(i).padStart(7, '0')}-4a5b-8c9d-0e1f2a3b4c5d`],
+        ['X-Service-Signature', `sha256=${'ab'.repeat(32)}`],
+      ];
+      adds.push(store.add({ channel: i % 10 ? 'default' : 'ci', verification: 'verified', headers, targets: [target] }, body));
+    }
+    const entries = await Promise.all(adds);
+    await Promise.all(attempts); // the previous batch's attempts rode on this batch's sync
+    attempts = entries
+      .filter((e) => e.seq <= n - PENDING)
+      .map((e) => store.recordAttempt(e.seq, { target, at: new Date().toISOString(), status: 200, ok: true, durationMs: 2 }, { target, status: 'ok', lastStatus: 200, attempts: 1 }, { lazy: true }));
+    if (done % 100_000 < BATCH) process.stdout.write(`  built ${done.toLocaleString('en')} (${((performance.now() - started) / 1000).toFixed(0)} s)\r`);
+  }
+  await Promise.all(attempts);
+  await store.close();
+  return (performance.now() - started) / 1000;
+}
+
+async function healthy(url: string, agent: Agent): Promise<boolean> {
+  try {
+    const res = await request(`${url}/healthz`, { dispatcher: agent });
+    await res.body.dump();
+    return res.statusCode === 200;
+  } catch {
+    return false;
+  }
+}
+
+/** Spawns the relay; resolves once /healthz answers 200 (polled every 2 ms: a bench, not a test). */
+async function start(cli: string, dir: string, port: number, appUrl: string, agent: Agent): Promise<{ child: ChildProcess; ms: number; cpuMs: number; t0: number }> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [cli, 'relay', '--port', String(port), '--data', dir, '--secret', 'bench-secret-0123456789', '--forward', appUrl], { stdio: ['ignore', 'ignore', 'inherit'] });
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`relay exited with ${child.exitCode}`);
+    if (await healthy(`http://127.0.0.1:${port}`, agent)) return { child, ms: performance.now() - t0, cpuMs: cpuMs(child.pid!), t0 };
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+async function kill9(child: ChildProcess): Promise<void> {
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+async function p50(n: number, fn: () => Promise<void>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+  }
+  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
+}
+
+async function get(url: string, token: string, agent: Agent): Promise<unknown> {
+  const res = await request(url, { dispatcher: agent, headers: { authorization: `Bearer ${token}` } });
+  if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${await res.body.text()}`);
+  return res.body.json();
+}
+
+/** The latencies of the status and list requests on a started relay. */
+async function queries(base: string, token: string, agent: Agent, n: number): Promise<Record<string, number>> {
+  const status = (await get(`${base}/api/status`, token, agent)) as { lastSeq: number };
+  const before = Math.max(1, status.lastSeq - Math.min(10_000 + Math.floor(n / 4), n - 100));
+  return {
+    healthzP50Ms: await p50(500, async () => void (await get(`${base}/healthz`, token, agent))),
+    statusP50Ms: await p50(500, async () => void (await get(`${base}/api/status`, token, agent))),
+    pageNewest50P50Ms: await p50(200, async () => void (await get(`${base}/api/deliveries?limit=50`, token, agent))),
+    pageOlderP50Ms: await p50(200, async () => void (await get(`${base}/api/deliveries?limit=50&before=${before}`, token, agent))),
+    pageNoMatchP50Ms: await p50(50, async () => void (await get(`${base}/api/deliveries?limit=50&status=failed`, token, agent))),
+  };
+}
+
+async function measure(cli: string, n: number, appUrl: string): Promise<Record<string, unknown>> {
+  const dir = mkdtempSync(join(tmpdir(), 'sh-relay-million-'));
+  try {
+    const buildS = await build(dir, n, appUrl);
+    const journalMb = Number(execSync(`du -sm ${dir}`).toString().split(/\s+/)[0]);
+    console.log(`\n  built ${n.toLocaleString('en')} deliveries (${journalMb} MB) in ${buildS.toFixed(0)} s; load average ${load()}`);
+    const port = await freePort();
+    const agent = new Agent({ connections: 1, pipelining: 0 });
+    let { child } = await start(cli, dir, port, appUrl, agent);
+    const runs: number[] = [];
+    const cpu: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      await kill9(child);
+      const r = await start(cli, dir, port, appUrl, agent);
+      child = r.child;
+      runs.push(r.ms);
+      cpu.push(r.cpuMs);
+    }
+    const rssAfterRestartMb = memKb(child.pid!).rss / 1024;
+    const token = readFileSync(tokenFilePath(dir), 'utf8').trim();
+    const q = await queries(`http://127.0.0.1:${port}`, token, agent, n);
+    const loadAtQueries = load();
+    // The drain: the app is up again, the relay killed and started on the journal with PENDING pending.
+    await kill9(child);
+    up = true;
+    const d = await start(cli, dir, port, appUrl, agent);
+    await untilAccepted(PENDING);
+    const drainS = (performance.now() - d.t0) / 1000;
+    const drainAfterListeningS = drainS - d.ms / 1000;
+    await kill9(d.child);
+    await agent.close();
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1]!;
+    return { deliveries: n, journalMb, buildS, restartMs: median(runs), restartRunsMs: runs, restartCpuMs: median(cpu), rssAfterRestartMb, ...q, loadAtQueries, drain: { pending: PENDING, seconds: drainS, perSecond: PENDING / drainS, perSecondAfterListening: PENDING / drainAfterListeningS } };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  console.log(`relay-million: nproc ${availableParallelism()}, node ${process.version}, body ${BODY} B, ${PENDING} pending, load average ${load()}`);
+  const n = fitting(Number(values.n));
+  const appUrl = `http://127.0.0.1:${await new Promise<number>((r) => app.listen(0, '127.0.0.1', () => r((app.address() as { port: number }).port)))}/webhook`;
+  const tmp = mkdtempSync(join(tmpdir(), 'sh-relay-million-cli-'));
+  const cli = await bundleCli(tmp);
+  let row: Record<string, unknown>;
+  try {
+    row = await measure(cli, n, appUrl);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+    app.close();
+    app.closeAllConnections();
+  }
+  const r = row as { restartMs: number; restartRunsMs: number[]; restartCpuMs: number; rssAfterRestartMb: number; statusP50Ms: number; healthzP50Ms: number; pageNewest50P50Ms: number; pageOlderP50Ms: number; pageNoMatchP50Ms: number; loadAtQueries: string; drain: { perSecond: number; perSecondAfterListening: number; seconds: number } };
+  const pages = Math.max(r.statusP50Ms, r.pageNewest50P50Ms, r.pageOlderP50Ms, r.pageNoMatchP50Ms);
+  const goals = { restartAtMost1s: r.restartMs <= 1000, rssAtMost200Mb: r.rssAfterRestartMb <= 200, statusAndPagesAtMost2MsP50: pages <= 2, drainAtLeast2000PerS: r.drain.perSecond >= 2000 };
+  console.log(`restart ${(r.restartMs / 1000).toFixed(2)} s (runs ${r.restartRunsMs.map((x) => (x / 1000).toFixed(2)).join(', ')}; CPU ${(r.restartCpuMs / 1000).toFixed(2)} s) — goal ≤ 1 s`);
+  console.log(`RSS after restart ${r.rssAfterRestartMb.toFixed(0)} MB — goal ≤ 200 MB`);
+  console.log(`p50: /api/status ${r.statusP50Ms.toFixed(2)} ms, /healthz ${r.healthzP50Ms.toFixed(2)} ms, newest 50 ${r.pageNewest50P50Ms.toFixed(2)} ms, a page 10,000+ back ${r.pageOlderP50Ms.toFixed(2)} ms, a filter nothing matches ${r.pageNoMatchP50Ms.toFixed(2)} ms — goal ≤ 2 ms (load average ${r.loadAtQueries})`);
+  console.log(`drain of ${PENDING.toLocaleString('en')} pending after a kill -9: ${r.drain.perSecond.toFixed(0)}/s from the spawn (${r.drain.seconds.toFixed(2)} s), ${r.drain.perSecondAfterListening.toFixed(0)}/s once listening — goal ≥ 2,000/s`);
+  console.log('goals:', JSON.stringify(goals), `load average ${load()}`);
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(join(ROOT, 'bench/results/relay-million.json'), JSON.stringify({ date: new Date().toISOString(), nproc: availableParallelism(), node: process.version, bodyBytes: BODY, ...row, goals, loadAtEnd: loadavg() }, null, 2) + '\n');
+  console.log('wrote bench/results/relay-million.json');
+}
+
+void main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
