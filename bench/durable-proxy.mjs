@@ -1,3 +1,4 @@
+// eslint-disable-next-line @typescript-eslint/ban-ts-comment -- a copy of the shared bench, type-checked where it was written
 // @ts-nocheck
 // The durable-proxy baseline of `npm run bench:relay` (issue 24). Copied from the team's shared
 // bench folder (/work/shared/bench/durable-proxy.mjs, written for this project; no separate

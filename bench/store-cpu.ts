@@ -3,7 +3,7 @@
 // commit), as the relay does at c=32 — without HTTP, verification or forwarding. Prints user and
 // system CPU per delivery. Give another checkout's root to compare two builds of the store:
 //   node --import tsx bench/store-cpu.ts [ROOT] [N]
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { DeliveryStore as Store } from '../relay/server/store/store';
@@ -13,7 +13,10 @@ const N = Number(process.argv[3] ?? 20000);
 const TARGET = 'http://127.0.0.1:4444/webhook';
 
 async function main(): Promise<void> {
-  const { DeliveryStore } = require(join(root, 'relay/server/store')) as { DeliveryStore: typeof Store };
+  // The store of another checkout (a build to compare), before or after relay/server got its rooms.
+  const at = existsSync(join(root, 'relay/server/store/store.ts')) ? 'relay/server/store/store' : 'relay/server/store';
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded from a path known only at run time
+  const { DeliveryStore } = require(join(root, at)) as { DeliveryStore: typeof Store };
   const dir = mkdtempSync(join(tmpdir(), 'sh-bench-store-cpu-'));
   const store = await DeliveryStore.open(dir);
   const body = Buffer.alloc(1024, 0x61);
