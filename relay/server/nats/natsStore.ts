@@ -5,7 +5,7 @@
 // index by consuming both streams, so subscribers and the API see deliveries ingested anywhere.
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
-import { headers as natsHeaders, StorageType, type JetStreamClient, type JsMsg, type JetStreamManager, type MsgHdrs, type NatsConnection } from 'nats';
+import { headers as natsHeaders, StorageType, type JetStreamClient, type JetStreamManager, type MsgHdrs, type NatsConnection } from 'nats';
 import type { ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../../src/core/relay/protocol';
 import { StoreUnavailableError } from '../errors';
 import { headerRecord } from '../store';
@@ -14,7 +14,8 @@ export { StoreUnavailableError };
 import type { DeliveryMeta, KeyedChannelStatus, NewDelivery, StoreHealth, PruneOptions, RelayStore, StoreEvents, StoredDelivery, StoreIntegrity, StoreListQuery } from '../storeTypes';
 import { DeliveryIndex } from './index';
 import { channelKey } from '../channelKey';
-import { StreamFollower } from './streamFollower';
+import { StreamFollower, type FollowedMessage } from './streamFollower';
+import { isNotFound, readMessage, type MessageReaders } from './hedged';
 import { sizeFields } from '../rejected';
 
 /** The delivery's meta (channel, time, verification, raw headers, targets) as JSON, beside the body bytes. */
@@ -68,7 +69,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
   private watchTimer: NodeJS.Timeout | undefined;
   private watching = false;
   private readonly followers: StreamFollower[] = [];
-  private direct!: DirectGet['direct'];
+  private readers!: MessageReaders;
   private highestSeq = 0;
   private waitingPublishes = 0;
   private closed = false;
@@ -92,10 +93,11 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     const jsm = await nc.jetstreamManager();
     const store = new NatsStore(nc, jsm, options);
     void store.watchConnection();
-    // Direct gets with a short time-out: a replica that hangs (a paused machine) is one of the
-    // queue group that answers them, so a read waits 1 s for it and is tried again (another
-    // replica answers), instead of waiting the API's 5 s each time.
-    store.direct = (await nc.jetstreamManager({ timeout: 1000 }) as JetStreamManager & DirectGet).direct;
+    // Reads with a short time-out, asked again beside the first while it goes unanswered
+    // (./hedged.ts readMessage): a replica that hangs (a paused machine) is one of the queue
+    // group that answers direct gets until its route is found dead.
+    const quick = (await nc.jetstreamManager({ timeout: 1000 })) as JetStreamManager & DirectGet;
+    store.readers = { direct: (stream, seq) => quick.direct.getMessage(stream, { seq }), leader: (stream, seq) => quick.streams.getMessage(stream, { seq }) };
     await retrying(() => store.ensureStreams(), options.log);
     await store.startConsumers();
     store.syncTimer = setInterval(() => void store.syncFirstSeq().catch(() => undefined), options.syncIntervalMs ?? 5000);
@@ -161,14 +163,14 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
    * Follows a stream from its start (a StreamFollower) and resolves once it has handed over what
    * the stream held at that moment.
    */
-  private async consumeFromStart(stream: string, headersOnly: boolean, onMessage: (m: JsMsg) => void): Promise<void> {
+  private async consumeFromStart(stream: string, headersOnly: boolean, onMessage: (m: FollowedMessage) => void): Promise<void> {
     const info = await this.jsm.streams.info(stream);
     if (stream === this.deliveries) this.highestSeq = Math.max(this.highestSeq, info.state.last_seq);
     const loaded = info.state.messages === 0 ? 0 : info.state.last_seq;
     let caughtUp!: () => void;
     const initial = new Promise<void>((r) => (caughtUp = r));
     if (loaded === 0) caughtUp();
-    const handles = { js: this.js, jsm: this.jsm, absent: (s: string, seq: number) => this.absent(s, seq), ...(this.options.log ? { log: this.options.log } : {}) };
+    const handles = { js: this.js, jsm: this.jsm, readers: this.readers, absent: (s: string, seq: number) => this.absent(s, seq), ...(this.options.log ? { log: this.options.log } : {}) };
     const f = new StreamFollower(stream, headersOnly, handles, (m) => {
       onMessage(m);
       if (m.seq >= loaded) caughtUp();
@@ -202,12 +204,13 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     if (this.watching || this.closed) return;
     this.watching = true;
     try {
-      for (const f of this.followers) {
+      // Both at once: while a stream's leader hangs, its info waits out the API's time-out.
+      await Promise.all(this.followers.map(async (f) => {
         const info = await this.jsm.streams.info(f.stream).catch(() => undefined);
         if (info) f.known = Math.max(f.known, info.state.last_seq);
-        if (f.known <= f.last || Date.now() - f.progressAt < STALL_MS) continue;
+        if (f.known <= f.last || Date.now() - f.progressAt < STALL_MS) return;
         f.startOver(`stalled at seq ${f.last}, seq ${f.known} exists`);
-      }
+      }));
     } finally {
       this.watching = false;
     }
@@ -392,20 +395,23 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
    * A delivery's stream message, by direct get (the stream allows it): any current replica
    * answers, not only the leader, so subscribers get bodies while the stream elects a leader
    * (the leader-only STREAM.MSG.GET timed out then, and a subscriber's delivery went out without
-   * its body or waited for it). Tried again for up to 10 s when no replica answers.
+   * its body or waited for it). Tried again for up to 10 s when no replica answers, then
+   * StoreUnavailableError (transient: a subscriber's pump reads it again, the API answers 503).
    */
   async read(seq: number): Promise<{ meta: DeliveryMeta; body: Buffer } | undefined> {
     const deadline = Date.now() + 10_000;
     for (;;) {
       try {
-        const m = await this.direct.getMessage(this.deliveries, { seq });
+        const m = await readMessage(this.readers, this.deliveries, seq);
         const meta = JSON.parse(m.header.get(META_HEADER)) as Omit<DeliveryMeta, 'seq'>;
         return { meta: { ...meta, seq }, body: Buffer.from(m.data) };
       } catch (err) {
         // "Not found" from a replica may only mean it is behind: only the leader's word counts.
-        const notFound = /no message found|not found/i.test((err as Error).message);
+        const notFound = isNotFound(err);
         if (notFound && (await this.absent(this.deliveries, seq))) return undefined;
-        if (this.closed || Date.now() + 250 >= deadline || !(notFound || retryablePublish(err))) throw err;
+        if (!(notFound || retryablePublish(err))) throw err;
+        // Transient (no replica answered in time): the caller may try again, unlike a damaged record.
+        if (this.closed || Date.now() + 250 >= deadline) throw new StoreUnavailableError(`JetStream did not answer a read of delivery ${seq}: ${(err as Error).message}`);
         await new Promise((r) => setTimeout(r, 250));
       }
     }
