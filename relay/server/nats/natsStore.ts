@@ -402,8 +402,15 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     const deadline = Date.now() + 10_000;
     for (;;) {
       try {
-        const m = await readMessage(this.readers, this.deliveries, seq);
-        const meta = JSON.parse(m.header.get(META_HEADER)) as Omit<DeliveryMeta, 'seq'>;
+        let m = await readMessage(this.readers, this.deliveries, seq);
+        let meta = JSON.parse(m.header.get(META_HEADER)) as Omit<DeliveryMeta, 'seq'>;
+        const indexed = this.index.get(seq)?.summary.receivedAt;
+        if (indexed !== undefined && meta.receivedAt !== indexed) {
+          // Not the delivery this seq holds (a replica that diverged around a fail-over): the leader's word.
+          this.options.log?.(`store: a replica answered seq ${seq} of ${this.deliveries} with another message; read from the stream's leader`);
+          m = await this.readers.leader(this.deliveries, seq);
+          meta = JSON.parse(m.header.get(META_HEADER)) as Omit<DeliveryMeta, 'seq'>;
+        }
         return { meta: { ...meta, seq }, body: Buffer.from(m.data) };
       } catch (err) {
         // "Not found" from a replica may only mean it is behind: only the leader's word counts.

@@ -10,7 +10,7 @@
 // stream has a quorum.
 import { randomUUID } from 'node:crypto';
 import { AckPolicy, DeliverPolicy, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg } from 'nats';
-import { readMessage, type MessageReaders, type StreamMessage } from './hedged';
+import type { MessageReaders, StreamMessage } from './hedged';
 
 /** What a follower hands over: a consumer's message, or one read by seq while the consumer is stuck. */
 export type FollowedMessage = Pick<JsMsg, 'seq' | 'json'> & { headers?: { get(name: string): string } };
@@ -23,7 +23,7 @@ export interface FollowerHandles {
   jsm: JetStreamManager;
   /** True when the stream holds no message `seq` (so a gap before it is real, not a lost pull). */
   absent: (stream: string, seq: number) => Promise<boolean>;
-  /** Reads a message by seq from any replica (filling in while the consumer is being made again). */
+  /** Reads a message by seq (filling in while the consumer is being made again). */
   readers?: MessageReaders;
   log?: (line: string) => void;
 }
@@ -96,8 +96,8 @@ export class StreamFollower {
   }
 
   /**
-   * Hands over the messages after the last one up to `known` read by seq (direct gets from any
-   * replica, batch by batch), until caught up or a read fails; a seq the stream's leader says it
+   * Hands over the messages after the last one up to `known` read by seq (from the stream's
+   * leader, batch by batch), until caught up or a read fails; a seq the stream's leader says it
    * does not hold is skipped. The consumer's loop skips what this handed over, and the other way.
    */
   async fill(): Promise<void> {
@@ -108,7 +108,8 @@ export class StreamFollower {
       while (!this.stopped && this.known > this.last) {
         const from = this.last + 1;
         const seqs = Array.from({ length: Math.min(FILL_BATCH, this.known - this.last) }, (_, i) => from + i);
-        const read = await Promise.allSettled(seqs.map((seq) => readMessage(readers, this.stream, seq)));
+        // From the stream's leader, not any replica: what is indexed must be what the stream holds.
+        const read = await Promise.allSettled(seqs.map((seq) => readers.leader(this.stream, seq)));
         for (const [i, r] of read.entries()) {
           const seq = seqs[i]!;
           if (seq <= this.last) continue; // the consumer got there first
