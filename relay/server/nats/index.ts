@@ -57,6 +57,16 @@ export class DeliveryIndex {
     return i < last ? this.rows.seqAt(i) : undefined;
   }
 
+  /** The seq of the newest accepted (or rejected) delivery beyond the newest `keep` of them; 0 when none is. */
+  floorKeeping(keep: number, rejected: boolean): number {
+    return this.rows.floorKeeping(keep, rejected);
+  }
+
+  /** Rejected deliveries up to `upTo` leave every list and count (--keep-rejected). */
+  hideRejectedUpTo(upTo: number): void {
+    this.rows.hideRejectedUpTo(upTo);
+  }
+
   /** Forgets every delivery below `minSeq`; returns how many. */
   dropBelow(minSeq: number): number {
     return this.rows.dropBelow(minSeq);

@@ -16,7 +16,7 @@ import { DeliveryIndex } from './index';
 import { channelKey } from '../channelKey';
 import { StreamFollower, type FollowedMessage } from './streamFollower';
 import { isNotFound, readMessage, type MessageReaders } from './hedged';
-import { sizeFields } from '../rejected';
+import { REJECTED_KEEP, sizeFields } from '../rejected';
 
 /** The delivery's meta (channel, time, verification, raw headers, targets) as JSON, beside the body bytes. */
 export const META_HEADER = 'Sh-Meta';
@@ -27,7 +27,8 @@ export interface NatsStoreOptions {
   prefix?: string;
   /** Stream replicas (default: 3 with three or more servers, else 1). */
   replicas?: number;
-  retention?: { maxCount?: number; maxAgeMs?: number };
+  /** maxCount: accepted deliveries kept; maxRejected: rejected ones, apart (default REJECTED_KEEP); applied by applyRetention. */
+  retention?: { maxCount?: number; maxAgeMs?: number; maxRejected?: number };
   /** How long a publish waits for JetStream's acknowledgement (default 5 s). */
   ackTimeoutMs?: number;
   /** How long ingress tries to get a delivery acknowledged before answering 503 (default 7 s). */
@@ -118,7 +119,9 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     const r = this.options.retention ?? {};
     const maxAge = r.maxAgeMs ? r.maxAgeMs * 1e6 : 0;
     const streams = [
-      { name: this.deliveries, subjects: [`${subjectRoot(this.deliveries)}.>`], max_msgs: r.maxCount ?? -1 },
+      // No count limit on the stream: it would count rejected deliveries too, and a flood of
+      // unsigned posts pushed accepted ones out. applyRetention counts each kind apart.
+      { name: this.deliveries, subjects: [`${subjectRoot(this.deliveries)}.>`], max_msgs: -1 },
       { name: this.attemptsStream, subjects: [`${subjectRoot(this.attemptsStream)}.>`], max_msgs: r.maxCount ? r.maxCount * 10 : -1 },
     ];
     for (const s of streams) {
@@ -265,6 +268,11 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     return `${subjectRoot(this.deliveries)}.${channel}`;
   }
 
+  /** Rejected deliveries' subject, purged apart (a channel name never starts with "_"). */
+  private rejectedSubject(channel: string): string {
+    return `${subjectRoot(this.deliveries)}._rejected.${channel}`;
+  }
+
   get lastSeq(): number {
     return this.highestSeq;
   }
@@ -291,7 +299,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     const full = { ...meta, receivedAt: new Date().toISOString() };
     const h = natsHeaders();
     h.set(META_HEADER, JSON.stringify(full));
-    const seq = await this.publishDurably(this.deliverySubject(meta.channel), body, h);
+    const seq = await this.publishDurably(meta.verification === 'rejected' ? this.rejectedSubject(meta.channel) : this.deliverySubject(meta.channel), body, h);
     this.knownUpTo(this.deliveries, seq);
     await this.indexed(seq);
     return this.index.get(seq) ?? { seq, summary: provisional(seq, full, body.length), attempts: [], receivedMs: Date.parse(full.receivedAt), channelKey: channelKey(meta.channel, meta.gen) };
@@ -440,8 +448,20 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     return { removed, remaining: this.index.size };
   }
 
-  /** JetStream applies --keep and --max-age itself (the stream's limits); the index follows. */
+  /**
+   * --keep counts accepted deliveries only: everything older than the oldest one kept goes, as on
+   * the file journal; --keep-rejected keeps the newest rejected ones apart (purged by their
+   * subject). JetStream applies --max-age itself (the stream's max_age); the index follows.
+   */
   async applyRetention(): Promise<void> {
+    const r = this.options.retention ?? {};
+    const upTo = r.maxCount === undefined ? 0 : this.index.floorKeeping(r.maxCount, false);
+    if (upTo > 0 && upTo >= this.index.firstSeq) await this.jsm.streams.purge(this.deliveries, { seq: upTo + 1 });
+    const rejectedUpTo = this.index.floorKeeping(r.maxRejected ?? REJECTED_KEEP, true);
+    if (rejectedUpTo > 0) {
+      await this.jsm.streams.purge(this.deliveries, { filter: this.rejectedSubject('>'), seq: rejectedUpTo + 1 });
+      this.index.hideRejectedUpTo(rejectedUpTo);
+    }
     await this.syncFirstSeq();
   }
 
