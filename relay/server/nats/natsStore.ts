@@ -29,12 +29,7 @@ export interface NatsStoreOptions {
   replicas?: number;
   /** maxCount: accepted deliveries kept; maxRejected: rejected ones, apart (default REJECTED_KEEP); applied by applyRetention. */
   retention?: { maxCount?: number; maxAgeMs?: number; maxRejected?: number };
-  /**
-   * How long one publish waits for JetStream's acknowledgement before it is sent again (default
-   * 2 s; the same message id, so one that was stored after all is not stored twice). A publish
-   * sent to a stream leader that hangs waits this long even when a new leader is elected sooner:
-   * at 5 s that was up to 5 s more of the fail-over window.
-   */
+  /** How long a publish waits for JetStream's acknowledgement (default 5 s). */
   ackTimeoutMs?: number;
   /** How long ingress tries to get a delivery acknowledged before answering 503 (default 7 s). */
   publishBudgetMs?: number;
@@ -325,7 +320,7 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
     let waiting = false;
     try {
       for (let tries = 0; ; tries++) {
-        const timeout = Math.max(500, Math.min(this.options.ackTimeoutMs ?? 2000, deadline - Date.now()));
+        const timeout = Math.max(500, Math.min(this.options.ackTimeoutMs ?? 5000, deadline - Date.now()));
         try {
           return (await this.js.publish(subject, body, { ...(h ? { headers: h } : {}), msgID, timeout })).seq;
         } catch (err) {
