@@ -412,8 +412,8 @@ export class NatsStore extends EventEmitter<StoreEvents> implements RelayStore {
       try {
         let m = await readMessage(this.readers, this.deliveries, seq);
         let meta = JSON.parse(m.header.get(META_HEADER)) as Omit<DeliveryMeta, 'seq'>;
-        const indexed = this.index.get(seq)?.summary.receivedAt;
-        if (indexed !== undefined && meta.receivedAt !== indexed) {
+        const row = this.index.get(seq)?.summary;
+        if (row && (meta.receivedAt !== row.receivedAt || sizeFields(meta, m.data.length).size !== row.size)) {
           // Not the delivery this seq holds (a replica that diverged around a fail-over): the leader's word.
           this.options.log?.(`store: a replica answered seq ${seq} of ${this.deliveries} with another message; read from the stream's leader`);
           m = await this.readers.leader(this.deliveries, seq);
