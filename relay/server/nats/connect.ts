@@ -30,6 +30,11 @@ export async function connectNats(o: NatsConnectOptions): Promise<NatsConnection
     // outstanding) that took minutes; every 2 s, two outstanding, takes at most about 6 s.
     pingInterval: 2000,
     maxPingOut: 2,
+    // How long one dial may take, to the server's INFO. A hung server still completes the TCP
+    // handshake (its kernel does), so at the client's 20 s default a reconnect that picked it
+    // waited there: in issue 21's paused-leader runs the relay came back to the paused server
+    // when it resumed, 15 s later, instead of to one of the two that were serving.
+    timeout: 2000,
     ...(user !== undefined ? { user } : {}),
     ...(pass !== undefined ? { pass } : {}),
     ...(tls ? { tls: {} } : {}),

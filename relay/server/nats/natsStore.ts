@@ -7,16 +7,19 @@
 // the handles the shared forwarding needs. (The index and its queries moved to ../store/logStore.ts,
 // the attempts held for a delivery not indexed yet with them.)
 import { randomUUID } from 'node:crypto';
-import { headers as natsHeaders, StorageType, type JetStreamClient, type JsMsg, type JetStreamManager, type MsgHdrs, type NatsConnection } from 'nats';
+import { headers as natsHeaders, StorageType, type JetStreamClient, type JetStreamManager, type MsgHdrs, type NatsConnection } from 'nats';
 import type { ForwardAttempt, ForwardState } from '../../../src/core/relay/protocol';
 import { StoreUnavailableError } from '../errors';
 
 export { StoreUnavailableError };
 import type { DeliveryMeta, NewDelivery, StoreHealth, StoreIntegrity } from '../store/storeTypes';
 import type { AttemptToRecord, DeliveryLog, LogSink, ReadRecord } from '../store/deliveryLog';
+import type { IndexRow } from '../deliveryIndex/compactIndex';
+import { sizeFields } from '../store/rejected';
 import { LogStore } from '../store/logStore';
-import { StreamFollower } from './streamFollower';
-import { isApiError, isDirectGetNotFound, NO_MESSAGE_FOUND, STREAM_NOT_FOUND } from './apiErrors';
+import { StreamFollower, type FollowedMessage } from './streamFollower';
+import { isNotFound, readMessage, type MessageReaders } from './hedged';
+import { isApiError, NO_MESSAGE_FOUND, STREAM_NOT_FOUND } from './apiErrors';
 
 /** The delivery's meta (channel, time, verification, raw headers, targets) as JSON, beside the body bytes. */
 export const META_HEADER = 'Sh-Meta';
@@ -27,7 +30,8 @@ export interface NatsStoreOptions {
   prefix?: string;
   /** Stream replicas (default: 3 with three or more servers, else 1). */
   replicas?: number;
-  retention?: { maxCount?: number; maxAgeMs?: number };
+  /** maxCount accepted deliveries, maxRejected rejected ones apart (the store's retention: ../store/logStore.ts); maxAgeMs also the stream's max_age. */
+  retention?: { maxCount?: number; maxAgeMs?: number; maxRejected?: number };
   /** How long a publish waits for JetStream's acknowledgement (default 5 s). */
   ackTimeoutMs?: number;
   /** How long ingress tries to get a delivery acknowledged before answering 503 (default 7 s). */
@@ -59,7 +63,7 @@ interface AttemptMessage {
 export class NatsStore extends LogStore<NatsLog> {
   /** Creates (or updates) the streams and loads the index from them. */
   static async open(nc: NatsConnection, options: NatsStoreOptions = {}): Promise<NatsStore> {
-    const store = new NatsStore(await NatsLog.connect(nc, options));
+    const store = new NatsStore(await NatsLog.connect(nc, options), options.retention ? { retention: options.retention } : {});
     await store.start();
     return store;
   }
@@ -103,7 +107,7 @@ export class NatsLog implements DeliveryLog {
   private watchTimer: NodeJS.Timeout | undefined;
   private watching = false;
   private readonly followers: StreamFollower[] = [];
-  private direct!: DirectGet['direct'];
+  private readers!: MessageReaders;
   private highestSeq = 0;
   private waitingPublishes = 0;
   private closed = false;
@@ -124,10 +128,11 @@ export class NatsLog implements DeliveryLog {
   /** The JetStream handles of `nc`; open() creates (or updates) the streams and feeds the index from them. */
   static async connect(nc: NatsConnection, options: NatsStoreOptions = {}): Promise<NatsLog> {
     const log = new NatsLog(nc, await nc.jetstreamManager(), options);
-    // Direct gets with a short time-out: a replica that hangs (a paused machine) is one of the
-    // queue group that answers them, so a read waits 1 s for it and is tried again (another
-    // replica answers), instead of waiting the API's 5 s each time.
-    log.direct = (await nc.jetstreamManager({ timeout: 1000 }) as JetStreamManager & DirectGet).direct;
+    // Reads with a short time-out, asked again beside the first while it goes unanswered
+    // (./hedged.ts readMessage): a replica that hangs (a paused machine) is one of the queue
+    // group that answers direct gets until its route is found dead.
+    const quick = (await nc.jetstreamManager({ timeout: 1000 })) as JetStreamManager & DirectGet;
+    log.readers = { direct: (stream, seq) => quick.direct.getMessage(stream, { seq }), leader: (stream, seq) => quick.streams.getMessage(stream, { seq }) };
     return log;
   }
 
@@ -154,7 +159,10 @@ export class NatsLog implements DeliveryLog {
     const r = this.options.retention ?? {};
     const maxAge = r.maxAgeMs ? r.maxAgeMs * 1e6 : 0;
     const streams = [
-      { name: this.deliveries, subjects: [`${subjectRoot(this.deliveries)}.>`], max_msgs: r.maxCount ?? -1 },
+      // No count limit on the stream: it would count rejected deliveries too, and a flood of
+      // unsigned posts pushed accepted ones out. The store's retention counts each kind apart
+      // (prune, dropRejected).
+      { name: this.deliveries, subjects: [`${subjectRoot(this.deliveries)}.>`], max_msgs: -1 },
       { name: this.attemptsStream, subjects: [`${subjectRoot(this.attemptsStream)}.>`], max_msgs: r.maxCount ? r.maxCount * 10 : -1 },
     ];
     for (const s of streams) {
@@ -199,14 +207,14 @@ export class NatsLog implements DeliveryLog {
    * Follows a stream from its start (a StreamFollower) and resolves once it has handed over what
    * the stream held at that moment.
    */
-  private async consumeFromStart(stream: string, headersOnly: boolean, onMessage: (m: JsMsg) => void): Promise<void> {
+  private async consumeFromStart(stream: string, headersOnly: boolean, onMessage: (m: FollowedMessage) => void): Promise<void> {
     const info = await this.jsm.streams.info(stream);
     if (stream === this.deliveries) this.highestSeq = Math.max(this.highestSeq, info.state.last_seq);
     const loaded = info.state.messages === 0 ? 0 : info.state.last_seq;
     let caughtUp!: () => void;
     const initial = new Promise<void>((r) => (caughtUp = r));
     if (loaded === 0) caughtUp();
-    const handles = { js: this.js, jsm: this.jsm, absent: (s: string, seq: number) => this.absent(s, seq), ...(this.options.log ? { log: this.options.log } : {}) };
+    const handles = { js: this.js, jsm: this.jsm, readers: this.readers, absent: (s: string, seq: number) => this.absent(s, seq), ...(this.options.log ? { log: this.options.log } : {}) };
     const f = new StreamFollower(stream, headersOnly, handles, (m) => {
       onMessage(m);
       if (m.seq >= loaded) caughtUp();
@@ -240,12 +248,13 @@ export class NatsLog implements DeliveryLog {
     if (this.watching || this.closed) return;
     this.watching = true;
     try {
-      for (const f of this.followers) {
+      // Both at once: while a stream's leader hangs, its info waits out the API's time-out.
+      await Promise.all(this.followers.map(async (f) => {
         const info = await this.jsm.streams.info(f.stream).catch(() => undefined);
         if (info) f.known = Math.max(f.known, info.state.last_seq);
-        if (f.known <= f.last || Date.now() - f.progressAt < STALL_MS) continue;
+        if (f.known <= f.last || Date.now() - f.progressAt < STALL_MS) return;
         f.startOver(`stalled at seq ${f.last}, seq ${f.known} exists`);
-      }
+      }));
     } finally {
       this.watching = false;
     }
@@ -290,6 +299,11 @@ export class NatsLog implements DeliveryLog {
     return `${subjectRoot(this.deliveries)}.${channel}`;
   }
 
+  /** Rejected deliveries' subject, purged apart (a channel name never starts with "_"). */
+  private rejectedSubject(channel: string): string {
+    return `${subjectRoot(this.deliveries)}._rejected.${channel}`;
+  }
+
   get lastSeq(): number {
     return this.highestSeq;
   }
@@ -304,7 +318,7 @@ export class NatsLog implements DeliveryLog {
     const full = { ...meta, receivedAt: new Date().toISOString() };
     const h = natsHeaders();
     h.set(META_HEADER, JSON.stringify(full));
-    const seq = await this.publishDurably(this.deliverySubject(meta.channel), body, h);
+    const seq = await this.publishDurably(meta.verification === 'rejected' ? this.rejectedSubject(meta.channel) : this.deliverySubject(meta.channel), body, h);
     this.knownUpTo(this.deliveries, seq);
     await this.indexed(seq);
     return { ...full, seq };
@@ -383,20 +397,30 @@ export class NatsLog implements DeliveryLog {
    * A delivery's stream message, by direct get (the stream allows it): any current replica
    * answers, not only the leader, so subscribers get bodies while the stream elects a leader
    * (the leader-only STREAM.MSG.GET timed out then, and a subscriber's delivery went out without
-   * its body or waited for it). Tried again for up to 10 s when no replica answers.
+   * its body or waited for it). Tried again for up to 10 s when no replica answers, then
+   * StoreUnavailableError (transient: a subscriber's pump reads it again, the API answers 503).
    */
-  async read(seq: number): Promise<ReadRecord | undefined> {
+  async read(seq: number, indexed: IndexRow | undefined): Promise<ReadRecord | undefined> {
     const deadline = Date.now() + 10_000;
     for (;;) {
       try {
-        const m = await this.direct.getMessage(this.deliveries, { seq });
-        const meta = JSON.parse(m.header.get(META_HEADER)) as Omit<DeliveryMeta, 'seq'>;
+        let m = await readMessage(this.readers, this.deliveries, seq);
+        let meta = JSON.parse(m.header.get(META_HEADER)) as Omit<DeliveryMeta, 'seq'>;
+        const row = indexed?.summary;
+        if (row && (meta.receivedAt !== row.receivedAt || sizeFields(meta, m.data.length).size !== row.size)) {
+          // Not the delivery this seq holds (a replica that diverged around a fail-over): the leader's word.
+          this.options.log?.(`store: a replica answered seq ${seq} of ${this.deliveries} with another message; read from the stream's leader`);
+          m = await this.readers.leader(this.deliveries, seq);
+          meta = JSON.parse(m.header.get(META_HEADER)) as Omit<DeliveryMeta, 'seq'>;
+        }
         return { meta: { ...meta, seq }, body: Buffer.from(m.data) };
       } catch (err) {
         // "Not found" from a replica may only mean it is behind: only the leader's word counts.
-        const notFound = isDirectGetNotFound(err);
+        const notFound = isNotFound(err);
         if (notFound && (await this.absent(this.deliveries, seq))) return undefined;
-        if (this.closed || Date.now() + 250 >= deadline || !(notFound || retryablePublish(err))) throw err;
+        if (!(notFound || retryablePublish(err))) throw err;
+        // Transient (no replica answered in time): the caller may try again, unlike a damaged record.
+        if (this.closed || Date.now() + 250 >= deadline) throw new StoreUnavailableError(`JetStream did not answer a read of delivery ${seq}: ${(err as Error).message}`);
         await new Promise((r) => setTimeout(r, 250));
       }
     }
@@ -408,9 +432,10 @@ export class NatsLog implements DeliveryLog {
     this.sink.dropBelow(minSeq);
   }
 
-  /** JetStream applies --keep and --max-age itself (the stream's limits); the index follows. */
-  async applyRetention(): Promise<void> {
-    await this.syncFirstSeq();
+  /** Purges the rejected deliveries with seq <= `upTo` by their subject (--keep-rejected, chosen by the store). */
+  async dropRejected(upTo: number): Promise<void> {
+    await this.jsm.streams.purge(this.deliveries, { filter: this.rejectedSubject('>'), seq: upTo + 1 });
+    this.sink.hideRejectedUpTo(upTo);
   }
 
   /** Not ready while the connection to NATS is down (publishes would time out: 503). */

@@ -10,12 +10,21 @@
 // stream has a quorum.
 import { randomUUID } from 'node:crypto';
 import { AckPolicy, DeliverPolicy, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg } from 'nats';
+import type { MessageReaders, StreamMessage } from './hedged';
+
+/** What a follower hands over: a consumer's message, or one read by seq while the consumer is stuck. */
+export type FollowedMessage = Pick<JsMsg, 'seq' | 'json'> & { headers?: { get(name: string): string } };
+
+/** Messages read by seq at once while filling a gap. */
+const FILL_BATCH = 64;
 
 export interface FollowerHandles {
   js: JetStreamClient;
   jsm: JetStreamManager;
   /** True when the stream holds no message `seq` (so a gap before it is real, not a lost pull). */
   absent: (stream: string, seq: number) => Promise<boolean>;
+  /** Reads a message by seq (filling in while the consumer is being made again). */
+  readers?: MessageReaders;
   log?: (line: string) => void;
 }
 
@@ -30,12 +39,13 @@ export class StreamFollower {
   private name: string | undefined;
   private stopped = false;
   private failures = 0;
+  private filling = false;
 
   constructor(
     readonly stream: string,
     private readonly headersOnly: boolean,
     private readonly h: FollowerHandles,
-    private readonly onMessage: (m: JsMsg) => void,
+    private readonly onMessage: (m: FollowedMessage) => void,
     loaded: number,
   ) {
     this.known = loaded;
@@ -55,6 +65,7 @@ export class StreamFollower {
             this.startOver('a pull was lost'); // messages went to a pull request that is gone
             break;
           }
+          if (m.seq <= this.last) continue; // handed over meanwhile by fill()
           this.last = m.seq;
           this.onMessage(m);
         }
@@ -63,17 +74,59 @@ export class StreamFollower {
       } catch (err) {
         if (this.failures++ === 0) this.h.log?.(`store: following ${this.stream} failed (${(err as Error).message}); trying again`);
         if (/consumer not found|consumer deleted/i.test((err as Error).message)) this.consumer = undefined;
+        if (!this.consumer) void this.fill(); // no consumer to be had now: read what is known by seq
         await new Promise((r) => setTimeout(r, 500));
       }
     }
   }
 
-  /** Drops the consumer and makes a new one from the seq after the last handed over. */
+  /**
+   * Drops the consumer and makes a new one from the seq after the last handed over; meanwhile
+   * reads what is known to exist by seq (fill). Making a consumer needs the cluster's meta leader,
+   * and after a hung server resumed nats-server 2.9 answered 503 to every consumer create for
+   * 15 s and more while the stream itself served reads and writes: the index, and every
+   * subscriber of this instance, stood still that long (issue 21).
+   */
   startOver(why: string): void {
     if (this.stopped) return;
     this.h.log?.(`store: following ${this.stream} again from seq ${this.last + 1} (${why})`);
     this.progressAt = Date.now();
     this.drop();
+    void this.fill();
+  }
+
+  /**
+   * Hands over the messages after the last one up to `known` read by seq (from the stream's
+   * leader, batch by batch), until caught up or a read fails; a seq the stream's leader says it
+   * does not hold is skipped. The consumer's loop skips what this handed over, and the other way.
+   */
+  async fill(): Promise<void> {
+    const readers = this.h.readers;
+    if (!readers || this.filling) return;
+    this.filling = true;
+    try {
+      while (!this.stopped && this.known > this.last) {
+        const from = this.last + 1;
+        const seqs = Array.from({ length: Math.min(FILL_BATCH, this.known - this.last) }, (_, i) => from + i);
+        // From the stream's leader, not any replica: what is indexed must be what the stream holds.
+        const read = await Promise.allSettled(seqs.map((seq) => readers.leader(this.stream, seq)));
+        for (const [i, r] of read.entries()) {
+          const seq = seqs[i]!;
+          if (seq <= this.last) continue; // the consumer got there first
+          if (seq > this.last + 1) return; // the consumer moved the other way: let it go on
+          if (r.status === 'rejected') {
+            if (!(await this.h.absent(this.stream, seq))) return; // not read now: the next stall tries again
+            if (seq === this.last + 1) this.last = seq; // a gap in the stream
+            continue;
+          }
+          this.last = seq;
+          this.progressAt = Date.now();
+          this.onMessage(followed(seq, r.value));
+        }
+      }
+    } finally {
+      this.filling = false;
+    }
   }
 
   stop(): void {
@@ -103,4 +156,13 @@ export class StreamFollower {
     this.consumer = await this.h.js.consumers.get(this.stream, name);
     return this.consumer;
   }
+}
+
+/** A message read by seq, as the consumer would have handed it over (its size as a headers-only consumer gives it). */
+function followed(seq: number, m: StreamMessage): FollowedMessage {
+  return {
+    seq,
+    headers: { get: (name) => (name === 'Nats-Msg-Size' ? String(m.data.length) : m.header.get(name)) },
+    json: <T>() => JSON.parse(Buffer.from(m.data).toString('utf8')) as T,
+  };
 }

@@ -25,7 +25,7 @@ export interface SharedForwardingSettings {
   /** Speed-up of the schedule (1000 turns a minute into 60 ms). */
   timeScale?: number;
   forwardTimeoutMs?: number;
-  retention?: { maxCount?: number; maxAgeMs?: number };
+  retention?: { maxCount?: number; maxAgeMs?: number; maxRejected?: number };
 }
 
 export async function openNatsStore(

@@ -4,46 +4,63 @@
 // they go as fragments read from the store as each connection drains (./deliveryStream.ts), so
 // subscribers stuck at different large deliveries do not hold a message each.
 import type { DeliveryMessage, ReplayDeliveryMessage } from '../../../src/core/relay/protocol';
+import { BoundedCache } from './boundedCache';
+import { StoreUnavailableError } from '../errors';
 import { headerRecord } from '../store/store';
 import type { RelayStore, StoredDelivery } from '../store/storeTypes';
 
+/**
+ * A body that cannot be read: a damaged record goes without it (it never will be readable), but a
+ * store that did not answer in time (StoreUnavailableError: JetStream while a replica hangs or the
+ * connection fails over) is thrown on, so nothing is cached and the subscriber's pump tries again.
+ * Sent without its body, the delivery made a forwarding subscriber fail on it and reconnect, to
+ * be sent the same cached body-less message again until its forward state changed (issue 21).
+ */
+export function bodyGone(err: unknown): undefined {
+  if (err instanceof StoreUnavailableError) throw err;
+  return undefined;
+}
+
+/** What a delivery message carries when it has bodies: the stored request's headers and body. */
+type BodyFields = Pick<DeliveryMessage['delivery'], 'headers' | 'bodyBase64'>;
+
 export class DeliveryMessages {
-  private readonly cache = new Map<string, Promise<Buffer>>();
-  private readonly sizes = new Map<string, number>();
-  private bytes = 0;
+  /** Built messages by `seq:bodies`; a forward state change drops a delivery's. */
+  private readonly cache: BoundedCache<string, Buffer>;
+  /**
+   * Bodies read, by seq, apart from the messages: they do not change when the forward state does
+   * (the relay's own forward changes it for nearly every delivery, often before a subscriber that
+   * is behind gets there), and a subscriber's pump reads them ahead of itself (readAhead).
+   */
+  private readonly bodies: BoundedCache<number, BodyFields | undefined>;
 
   constructor(
     private readonly store: RelayStore,
-    private readonly maxEntries = 64,
-    private readonly maxBytes = 64 * 1024 * 1024,
-  ) {}
+    maxEntries = 64,
+    maxBytes = 64 * 1024 * 1024,
+  ) {
+    this.cache = new BoundedCache((buf) => buf.length, maxEntries, maxBytes);
+    this.bodies = new BoundedCache((b) => (b?.bodyBase64?.length ?? 0) + 256, maxEntries, maxBytes / 4);
+  }
 
   /** The message for `entry`, with headers and body when `bodies`. */
   get(entry: StoredDelivery, bodies: boolean): Promise<Buffer> {
-    const key = `${entry.seq}:${bodies ? 1 : 0}`;
-    let p = this.cache.get(key);
-    if (!p) {
-      p = this.build(entry, bodies);
-      this.cache.set(key, p);
-      p.then(
-        (buf) => {
-          if (this.cache.get(key) !== p) return;
-          this.sizes.set(key, buf.length);
-          this.bytes += buf.length;
-          this.evict();
-        },
-        () => this.forget(key),
-      );
-      this.evict();
-    }
-    return p;
+    return this.cache.get(`${entry.seq}:${bodies ? 1 : 0}`, () => this.build(entry, bodies));
+  }
+
+  /**
+   * Starts reading the bodies of `entries` (those not read yet), so that reads which wait on the
+   * store (a replica that hangs) overlap instead of queueing behind one another.
+   */
+  readAhead(entries: Iterable<StoredDelivery>): void {
+    for (const e of entries) this.body(e.seq).catch(() => undefined);
   }
 
   /** The delivery's forward state changed: later messages must carry the new one. */
   invalidate(seq: number): void {
     if (this.cache.size === 0) return; // no subscriber has asked: nothing to build keys for
-    this.forget(`${seq}:1`);
-    this.forget(`${seq}:0`);
+    this.cache.forget(`${seq}:1`);
+    this.cache.forget(`${seq}:0`);
   }
 
   /** The ReplayDeliveryMessage for `entry` (built for this one request, not cached). */
@@ -52,27 +69,14 @@ export class DeliveryMessages {
   }
 
   private async build(entry: StoredDelivery, bodies: boolean, type: 'delivery' | 'replay' = 'delivery'): Promise<Buffer> {
-    const delivery: DeliveryMessage['delivery'] = { ...entry.summary };
-    if (bodies) {
-      const r = await this.store.read(entry.seq).catch(() => undefined);
-      if (r) {
-        delivery.headers = headerRecord(r.meta.headers);
-        delivery.bodyBase64 = r.body.toString('base64');
-      }
-    }
+    const delivery: DeliveryMessage['delivery'] = { ...entry.summary, ...(bodies ? await this.body(entry.seq) : {}) };
     return Buffer.from(JSON.stringify({ type, delivery } satisfies DeliveryMessage | ReplayDeliveryMessage));
   }
 
-  private forget(key: string): void {
-    if (!this.cache.delete(key)) return;
-    this.bytes -= this.sizes.get(key) ?? 0;
-    this.sizes.delete(key);
-  }
-
-  private evict(): void {
-    for (const key of this.cache.keys()) {
-      if (this.cache.size <= this.maxEntries && this.bytes <= this.maxBytes) return;
-      this.forget(key);
-    }
+  private body(seq: number): Promise<BodyFields | undefined> {
+    return this.bodies.get(seq, async () => {
+      const r = await this.store.read(seq).catch(bodyGone);
+      return r && { headers: headerRecord(r.meta.headers), bodyBase64: r.body.toString('base64') };
+    });
   }
 }

@@ -6,6 +6,7 @@
 // parts (JetStream: a message is fetched whole) is read whole, under a relay-wide bound on the
 // bytes so held.
 import type { DeliveryMessage } from '../../../src/core/relay/protocol';
+import { bodyGone } from './deliveryMessages';
 import { headerRecord } from '../store/store';
 import type { BodyReader, RelayStore, StoredDelivery } from '../store/storeTypes';
 
@@ -49,14 +50,17 @@ export class DeliveryStreams {
     this.gate = new ByteGate(maxHeldBytes);
   }
 
-  /** The fragments of `entry`'s message with headers and body; undefined when the body cannot be read. */
+  /**
+   * The fragments of `entry`'s message with headers and body; undefined when the body cannot be
+   * read (damaged); throws StoreUnavailableError when the store did not answer in time.
+   */
   async open(entry: StoredDelivery): Promise<AsyncGenerator<MessagePart> | undefined> {
     if (this.store.openBody) {
-      const body = await this.store.openBody(entry.seq).catch(() => undefined);
+      const body = await this.store.openBody(entry.seq).catch(bodyGone);
       return body && fragments(entry, body);
     }
     const release = await this.gate.take(entry.summary.size);
-    const r = await this.store.read(entry.seq).catch(() => undefined);
+    const r = await this.store.read(entry.seq).catch((err: unknown) => (release(), bodyGone(err)));
     if (!r) {
       release();
       return undefined;

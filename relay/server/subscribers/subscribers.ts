@@ -32,6 +32,12 @@ export const DEFAULT_MAX_UNSENT_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_MAX_SUBSCRIBERS_PER_TOKEN = 64;
 export const DEFAULT_MAX_QUEUED_BYTES_PER_TOKEN = 16 * 1024 * 1024;
 export const DEFAULT_MAX_QUEUED_BYTES = 64 * 1024 * 1024;
+/**
+ * Deliveries whose bodies a subscriber's pump reads ahead of the one it sends: a read that waits
+ * (a JetStream replica that hangs until a request to it times out) then holds up the ones after
+ * it by its own wait only, not by the sum of every wait in the burst (issue 21).
+ */
+const READ_AHEAD = 32;
 /** Bodies larger than this go to subscribers as fragments read from the store (smaller ones as one shared message). */
 export const STREAM_BODY_BYTES = 4 * PART_BYTES;
 
@@ -67,6 +73,8 @@ export interface SubscriberOptions {
    * (AckMessage.forwarded; `state` from a ForwardedMessage, else derived from the status).
    */
   onForwarded?: (seq: number, status: number, state?: ForwardStatus, replay?: boolean) => void;
+  /** After a delivery's body could not be read (the store did not answer in time), wait this long before reading it again (default 500 ms). */
+  readRetryMs?: number;
 }
 
 const FORWARD_STATUSES = new Set<unknown>(['ok', 'failed', 'pending']);
@@ -451,8 +459,17 @@ export class SubscriberHub {
           }
           break;
         }
-        if (sub.bodies && next.summary.size > STREAM_BODY_BYTES && (await this.stream(sub, next))) continue;
-        const msg = await this.messages.get(next, sub.bodies);
+        let msg: Buffer;
+        try {
+          if (sub.bodies && next.summary.size > STREAM_BODY_BYTES && (await this.stream(sub, next))) continue;
+          if (sub.bodies) this.messages.readAhead(smallAfter(this.store.after(next.seq, sub.channel), READ_AHEAD));
+          msg = await this.messages.get(next, sub.bodies);
+        } catch {
+          // The store did not answer in time (JetStream failing over): the subscriber waits,
+          // connected, and the same delivery is read again, never sent without its body.
+          await this.readAgainAfter(sub);
+          continue;
+        }
         // Flow control: wait until the connection has drained enough for this message.
         await this.room(sub, msg.length);
         if (!sub.open || next.seq <= sub.sent) continue;
@@ -464,6 +481,19 @@ export class SubscriberHub {
       sub.pumping = false;
       sub.stalled = false;
     }
+  }
+
+  /** Waits `readRetryMs` (or less, if the subscriber goes) before a failed read is tried again. */
+  private readAgainAfter(sub: Subscriber): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(done, this.options.readRetryMs ?? 500);
+      sub.ws.once('close', done);
+      function done(): void {
+        clearTimeout(t);
+        sub.ws.off('close', done);
+        resolve();
+      }
+    });
   }
 
   private broadcastForward(seq: number, attempt: ForwardAttempt, state: ForwardState | undefined): void {
@@ -506,6 +536,14 @@ export class SubscriberHub {
     const stragglers = [...this.subs].map((s) => s.ws);
     if (stragglers.length > 0) setTimeout(() => stragglers.forEach((ws) => ws.terminate()), 1000).unref();
     this.wss.close();
+  }
+}
+
+/** Up to `n` of `entries` whose body goes in one message (not as fragments). */
+function* smallAfter(entries: Iterable<StoredDelivery>, n: number): Generator<StoredDelivery> {
+  for (const e of entries) {
+    if (n-- <= 0) return;
+    if (e.summary.size <= STREAM_BODY_BYTES) yield e;
   }
 }
 

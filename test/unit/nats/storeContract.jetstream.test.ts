@@ -3,6 +3,7 @@
 // relay instance on the same streams; the fault is the server killed and started again.
 import { NatsStore } from '../../../relay/server/nats/natsStore';
 import { connectNats } from '../../../relay/server/nats/connect';
+import type { LogStoreOptions } from '../../../relay/server/store/logStore';
 import { storeContract, type ContractStore } from '../relay/storeContract';
 import { startNats, type NatsCluster } from './natsServers';
 
@@ -21,9 +22,9 @@ const said = (re: RegExp, from: number) =>
     check();
   });
 
-async function openOn(p: string): Promise<ContractStore> {
+async function openOn(p: string, o: LogStoreOptions = {}): Promise<ContractStore> {
   if (!nats) throw new Error('nats-server did not start');
-  return NatsStore.open(await connectNats({ servers: nats.urls }), { prefix: p, log, publishBudgetMs: 3000 });
+  return NatsStore.open(await connectNats({ servers: nats.urls }), { prefix: p, log, publishBudgetMs: 3000, ...(o.retention ? { retention: o.retention } : {}) });
 }
 
 describe('store contract on JetStream (real nats-server)', function () {
@@ -33,11 +34,11 @@ describe('store contract on JetStream (real nats-server)', function () {
 
   storeContract({
     name: 'JetStream',
-    open: () => openOn((prefix = `C${++n}`)),
+    open: (o) => openOn((prefix = `C${++n}`), o),
     reopen: () => openOn(prefix),
     another: () => openOn(prefix),
     clock: false,
-    storeRetention: false,
+    storeRetention: true,
     fault: async () => {
       const from = seen.line.length;
       await nats!.nodes[0]!.kill();
