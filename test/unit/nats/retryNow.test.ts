@@ -5,8 +5,8 @@ import { strict as assert } from 'node:assert';
 import { EventEmitter, once } from 'node:events';
 import { RelayApi, subscribe, type Subscription } from '../../../relay/client';
 import type { ForwardMessage } from '../../../src/core/relay/protocol';
-import { post, spawnRelay, startTarget, tempDir, type RelayProcess, type TargetApp } from '../relay/helpers';
-import { startNats, type NatsCluster } from './natsServers';
+import { post } from '../relay/helpers';
+import { relayOnNatsPerSuite } from './relayOnNats';
 
 const ADMIN = 'retry-now-admin-token-0123456789';
 /** The consumer hands a failed forward out again this long after it failed: long after the retry settled. */
@@ -14,22 +14,13 @@ const REDELIVERY = '2500ms';
 
 describe('retry pending now on JetStream (nats-server and relay processes)', function () {
   this.timeout(60_000);
-  let nats: NatsCluster;
-  let relay: RelayProcess | undefined;
-  let app: TargetApp | undefined;
+  const running = relayOnNatsPerSuite(ADMIN, ['--retry-schedule', `0,${REDELIVERY},1h`]);
   let sub: Subscription | undefined;
-  before(async () => (nats = await startNats(1)));
-  after(async () => {
-    sub?.close();
-    await relay?.stop();
-    await app?.close();
-    await nats?.stop();
-  });
+  after(() => sub?.close());
 
   it('posts the pending forwards at once; the consumer acks its later hand-out without a second post', async () => {
-    app = await startTarget();
+    const { relay, app } = running();
     app.status = 503;
-    relay = await spawnRelay(['--store', nats.urls, '--data', tempDir(), '--forward', app.url, '--retry-schedule', `0,${REDELIVERY},1h`], { ...process.env, SERVICE_HOOKS_RELAY_TOKEN: ADMIN });
     const forwards = new EventEmitter();
     sub = subscribe({ url: relay.url.replace('http', 'ws'), token: ADMIN, since: 0, bodies: false, onDelivery: () => undefined, onForward: (m) => forwards.emit('forward', m) });
     const firstAttempt = once(forwards, 'forward') as Promise<[ForwardMessage]>;

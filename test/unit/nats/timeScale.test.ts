@@ -5,30 +5,21 @@ import { strict as assert } from 'node:assert';
 import { EventEmitter, once } from 'node:events';
 import { subscribe, type Subscription } from '../../../relay/client';
 import type { ForwardMessage } from '../../../src/core/relay/protocol';
-import { post, spawnRelay, startTarget, tempDir, type RelayProcess, type TargetApp } from '../relay/helpers';
-import { startNats, type NatsCluster } from './natsServers';
+import { post } from '../relay/helpers';
+import { relayOnNatsPerSuite } from './relayOnNats';
 
 const ADMIN = 'time-scale-admin-token-0123456789';
 const HOUR = 3_600_000;
 
 describe('--time-scale on JetStream (nats-server and relay processes)', function () {
   this.timeout(60_000);
-  let nats: NatsCluster;
-  let relay: RelayProcess | undefined;
-  let app: TargetApp | undefined;
+  const running = relayOnNatsPerSuite(ADMIN, ['--retry-schedule', '0,1h', '--time-scale', '1e7']);
   let sub: Subscription | undefined;
-  before(async () => (nats = await startNats(1)));
-  after(async () => {
-    sub?.close();
-    await relay?.stop();
-    await app?.close();
-    await nats?.stop();
-  });
+  after(() => sub?.close());
 
   it('speeds the retry schedule up: an hour-long wait at 1e7 is retried at once', async () => {
-    app = await startTarget();
+    const { relay, app } = running();
     app.statusFor = (_r, all) => (all.length === 1 ? 503 : 200);
-    relay = await spawnRelay(['--store', nats.urls, '--data', tempDir(), '--forward', app.url, '--retry-schedule', '0,1h', '--time-scale', '1e7'], { ...process.env, SERVICE_HOOKS_RELAY_TOKEN: ADMIN });
     const forwards = new EventEmitter();
     sub = subscribe({ url: relay.url.replace('http', 'ws'), token: ADMIN, since: 0, bodies: false, onDelivery: () => undefined, onForward: (m) => forwards.emit('forward', m) });
     const first = once(forwards, 'forward') as Promise<[ForwardMessage]>;
