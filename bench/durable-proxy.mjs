@@ -22,35 +22,78 @@ const u = new URL(target);
 const pool = new Pool(u.origin, { connections: 64 });
 const key = crypto.createSecretKey(Buffer.from(secret));
 const fd = fs.openSync(file, 'a');
-let queue = []; let syncing = false;
+let queue = [];
+let syncing = false;
 function flush() {
   if (syncing || queue.length === 0) return;
   syncing = true;
-  const batch = queue; queue = [];
+  const batch = queue;
+  queue = [];
   const bufs = [];
-  for (const b of batch) { const h = Buffer.alloc(4); h.writeUInt32LE(b.body.length); bufs.push(h, b.body); }
+  for (const b of batch) {
+    const h = Buffer.alloc(4);
+    h.writeUInt32LE(b.body.length);
+    bufs.push(h, b.body);
+  }
   fs.writev(fd, bufs, (err) => {
-    if (err) { for (const b of batch) b.done(err); syncing = false; flush(); return; }
-    fs.fdatasync(fd, (e2) => { for (const b of batch) b.done(e2); syncing = false; flush(); });
+    if (err) {
+      for (const b of batch) b.done(err);
+      syncing = false;
+      flush();
+      return;
+    }
+    fs.fdatasync(fd, (e2) => {
+      for (const b of batch) b.done(e2);
+      syncing = false;
+      flush();
+    });
   });
 }
-const server = http.createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', () => {
-    const body = Buffer.concat(chunks);
-    const want = Buffer.from('sha256=' + crypto.createHmac('sha256', key).update(body).digest('hex'));
-    const got = Buffer.from(String(req.headers['x-service-signature'] ?? ''));
-    if (got.length !== want.length || !crypto.timingSafeEqual(got, want)) { res.writeHead(401).end(); return; }
-    queue.push({ body, done: (err) => {
-      if (err) { res.writeHead(500).end(); return; }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-      pool.request({ path: u.pathname, method: 'POST', headers: { 'content-type': req.headers['content-type'] ?? 'application/json', 'x-service-signature': req.headers['x-service-signature'] ?? '',
-        // bench: the ids the app matches arrivals by
-        'x-service-event': req.headers['x-service-event'] ?? '', 'x-service-delivery': req.headers['x-service-delivery'] ?? '' }, body })
-        .then((r) => r.body.dump(), () => {});
-    } });
-    flush();
-  });
-}).listen(Number(port), '127.0.0.1', () => process.stdout.write(`durable proxy listening on http://127.0.0.1:${server.address().port}\n`)); // bench: the port
-process.on('SIGTERM', () => { server.close(); server.closeAllConnections(); void pool.close(); }); // bench: a clean stop
+const server = http
+  .createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const want = Buffer.from('sha256=' + crypto.createHmac('sha256', key).update(body).digest('hex'));
+      const got = Buffer.from(String(req.headers['x-service-signature'] ?? ''));
+      if (got.length !== want.length || !crypto.timingSafeEqual(got, want)) {
+        res.writeHead(401).end();
+        return;
+      }
+      queue.push({
+        body,
+        done: (err) => {
+          if (err) {
+            res.writeHead(500).end();
+            return;
+          }
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+          pool
+            .request({
+              path: u.pathname,
+              method: 'POST',
+              headers: {
+                'content-type': req.headers['content-type'] ?? 'application/json',
+                'x-service-signature': req.headers['x-service-signature'] ?? '',
+                // bench: the ids the app matches arrivals by
+                'x-service-event': req.headers['x-service-event'] ?? '',
+                'x-service-delivery': req.headers['x-service-delivery'] ?? '',
+              },
+              body,
+            })
+            .then(
+              (r) => r.body.dump(),
+              () => {},
+            );
+        },
+      });
+      flush();
+    });
+  })
+  .listen(Number(port), '127.0.0.1', () => process.stdout.write(`durable proxy listening on http://127.0.0.1:${server.address().port}\n`)); // bench: the port
+process.on('SIGTERM', () => {
+  server.close();
+  server.closeAllConnections();
+  void pool.close();
+}); // bench: a clean stop

@@ -54,7 +54,13 @@ async function main(): Promise<void> {
     const importMs = await post(emu.url, issues(STORED - IMPORTED / 2 + 1, IMPORTED, 'imported'));
     finished = true;
     const worstWaitMs = await waiting;
-    const result = { stored: STORED, imported: IMPORTED, seedMs: Math.round(seedMs), importMs: Math.round(importMs), worstConcurrentRequestMs: Math.round(worstWaitMs) };
+    const result = {
+      stored: STORED,
+      imported: IMPORTED,
+      seedMs: Math.round(seedMs),
+      importMs: Math.round(importMs),
+      worstConcurrentRequestMs: Math.round(worstWaitMs),
+    };
     console.log(`bulk import of ${IMPORTED} issues into ${STORED} (in-process emulator, request + parse + validate + merge):`);
     console.log(`  seeding ${STORED}: ${result.seedMs} ms; the import: ${result.importMs} ms`);
     console.log(`  the longest a concurrent GET …/webhooks waited meanwhile: ${result.worstConcurrentRequestMs} ms`);

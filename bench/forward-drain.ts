@@ -24,7 +24,22 @@ async function round(cli: string, i: number): Promise<{ firstMs: number; lastMs:
   await once(probe, 'listening');
   const port = (probe.address() as { port: number }).port;
   await new Promise<void>((r) => probe.close(() => r()));
-  const fwd = spawn(process.execPath, [cli, 'forward', '--relay', `ws://127.0.0.1:${relay.port}`, '--token', relay.token, '--to', `http://127.0.0.1:${port}/hook`, '--state', join(mkdtempSync(join(tmpdir(), 'sh-bench-fs-')), 's.json')], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const fwd = spawn(
+    process.execPath,
+    [
+      cli,
+      'forward',
+      '--relay',
+      `ws://127.0.0.1:${relay.port}`,
+      '--token',
+      relay.token,
+      '--to',
+      `http://127.0.0.1:${port}/hook`,
+      '--state',
+      join(mkdtempSync(join(tmpdir(), 'sh-bench-fs-')), 's.json'),
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let err = '';
   const wakes = new Set<() => void>();
   fwd.stderr!.on('data', (c: Buffer) => ((err += c.toString()), [...wakes].forEach((w) => w())));
@@ -69,7 +84,9 @@ async function main(): Promise<void> {
   const results: { firstMs: number; lastMs: number }[] = [];
   for (let i = 0; i < ROUNDS; i++) results.push(await round(cli, i));
   const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  console.log(`median: first ${median(results.map((r) => r.firstMs)).toFixed(0)} ms, all ${N} ${median(results.map((r) => r.lastMs)).toFixed(0)} ms (probe every 200 ms; goal: under 2 s)`);
+  console.log(
+    `median: first ${median(results.map((r) => r.firstMs)).toFixed(0)} ms, all ${N} ${median(results.map((r) => r.lastMs)).toFixed(0)} ms (probe every 200 ms; goal: under 2 s)`,
+  );
 }
 
 void main();

@@ -60,23 +60,36 @@ export function measureProcesses(root: string, corpus: string, files: readonly s
     });
   }
   const rows = tools.map((t, i) => ({
-    tool: t.name, medianMs: round(median(times[i]!)), minMs: round(Math.min(...times[i]!)), medianCpuMs: round(median(cpu[i]!)), exitCode: codes[i]!,
+    tool: t.name,
+    medianMs: round(median(times[i]!)),
+    minMs: round(Math.min(...times[i]!)),
+    medianCpuMs: round(median(cpu[i]!)),
+    exitCode: codes[i]!,
   }));
   const ratio = median(times[3]!.map((ms, r) => ms / times[2]![r]!));
   const cpuRatio = median(cpu[3]!.map((ms, r) => ms / cpu[2]![r]!));
   const lintMs = rows[2]!.medianMs;
-  return { rows, ratio: Math.round(ratio * 100) / 100, cpuRatio: Math.round(cpuRatio * 100) / 100, targets: { lintMsBelow: 400, ratioAtLeast: 1.5, metLintMs: lintMs < 400, metRatio: ratio >= 1.5 } };
+  return {
+    rows,
+    ratio: Math.round(ratio * 100) / 100,
+    cpuRatio: Math.round(cpuRatio * 100) / 100,
+    targets: { lintMsBelow: 400, ratioAtLeast: 1.5, metLintMs: lintMs < 400, metRatio: ratio >= 1.5 },
+  };
 }
 
 export function printProcesses(p: ProcessFigures, rounds: number): void {
   console.log(`\nwhole processes (spawned one after the other, ${rounds} interleaved rounds; median / min):`);
   for (const r of p.rows) {
-    console.log(`  ${r.tool.padEnd(30)} ${r.medianMs.toFixed(1).padStart(7)} ms  (min ${r.minMs.toFixed(1).padStart(7)} ms; CPU ${r.medianCpuMs.toFixed(1).padStart(7)} ms; exit ${r.exitCode})`);
+    console.log(
+      `  ${r.tool.padEnd(30)} ${r.medianMs.toFixed(1).padStart(7)} ms  (min ${r.minMs.toFixed(1).padStart(7)} ms; CPU ${r.medianCpuMs.toFixed(1).padStart(7)} ms; exit ${r.exitCode})`,
+    );
   }
   const lint = p.rows[2]!;
   console.log(
     `ratio: actionlint's process takes ${p.ratio.toFixed(2)}× as long as \`service-hooks lint\` (median of rounds; target ≥ 1.5×); ` +
       `lint of the corpus ${lint.medianMs.toFixed(0)} ms (target < 400 ms)`,
   );
-  console.log(`       in CPU time (user + system, all threads) actionlint takes ${p.cpuRatio.toFixed(2)}× as much; a busy machine inflates wall times, so read them beside the floor`);
+  console.log(
+    `       in CPU time (user + system, all threads) actionlint takes ${p.cpuRatio.toFixed(2)}× as much; a busy machine inflates wall times, so read them beside the floor`,
+  );
 }

@@ -27,7 +27,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '1,32').split(',').map(Number);
 const BIG = 25 * 1024 * 1024;
 const BIG_COUNT = 3;
-const load = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
 
 // ---- the app: the arrival time of each delivery id ----
 const arrivals = new Map<string, number>();
@@ -51,7 +54,10 @@ function payload(id: string): Buffer {
   return Buffer.from(JSON.stringify({ action: 'opened', id, pad: 'x'.repeat(960) }));
 }
 
-interface Run { perSecond: number; latencies: number[] }
+interface Run {
+  perSecond: number;
+  latencies: number[];
+}
 
 async function run(url: string, label: string, c: number, n: number, agent: Agent): Promise<Run> {
   const ids = Array.from({ length: n }, (_, i) => `${label}-${i}`);
@@ -59,15 +65,27 @@ async function run(url: string, label: string, c: number, n: number, agent: Agen
   const sentAt = new Map<string, number>();
   let next = 0;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: c }, async () => {
-    while (next < n) {
-      const i = next++;
-      sentAt.set(ids[i]!, performance.now());
-      const res = await request(url, { method: 'POST', dispatcher: agent, body: bodies[i], headers: { 'content-type': 'application/json', 'x-service-signature': sign(SECRET, bodies[i]!), 'x-service-event': 'push', 'x-service-delivery': ids[i]! } });
-      await res.body.dump();
-      if (res.statusCode !== 200) throw new Error(`${label}: HTTP ${res.statusCode}`);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: c }, async () => {
+      while (next < n) {
+        const i = next++;
+        sentAt.set(ids[i]!, performance.now());
+        const res = await request(url, {
+          method: 'POST',
+          dispatcher: agent,
+          body: bodies[i],
+          headers: {
+            'content-type': 'application/json',
+            'x-service-signature': sign(SECRET, bodies[i]!),
+            'x-service-event': 'push',
+            'x-service-delivery': ids[i]!,
+          },
+        });
+        await res.body.dump();
+        if (res.statusCode !== 200) throw new Error(`${label}: HTTP ${res.statusCode}`);
+      }
+    }),
+  );
   await allArrived(ids);
   const seconds = (performance.now() - t0) / 1000;
   const latencies = ids.map((id) => arrivals.get(id)! - sentAt.get(id)!);
@@ -86,16 +104,50 @@ function pooled(runs: Run[]): { perSecond: number; p50: number } {
 async function publicPath(cli: string, work: string, appUrl: string): Promise<{ relay: ChildProcess; forward: ChildProcess; url: string; ca: Buffer }> {
   const certs = makeTestCerts();
   const data = join(work, 'relay');
-  const r = await spawnListening([], cli, ['relay', '--port', '0', '--ready', 'json', '--data', data, '--tls-cert', certs.serverCert, '--tls-key', certs.serverKey], RELAY_READY);
-  const token = (JSON.parse(r.out().split('\n').find((l) => l.startsWith('{"ready"'))!) as { tokenFile: string }).tokenFile;
+  const r = await spawnListening(
+    [],
+    cli,
+    ['relay', '--port', '0', '--ready', 'json', '--data', data, '--tls-cert', certs.serverCert, '--tls-key', certs.serverKey],
+    RELAY_READY,
+  );
+  const token = (
+    JSON.parse(
+      r
+        .out()
+        .split('\n')
+        .find((l) => l.startsWith('{"ready"'))!,
+    ) as { tokenFile: string }
+  ).tokenFile;
   const admin = readFileSync(token, 'utf8').trim();
   const base = `https://127.0.0.1:${r.port}`;
   const tls = new Agent({ connect: { ca: certs.ca } });
-  const made = await request(`${base}/api/channels`, { method: 'POST', dispatcher: tls, headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench', secrets: [SECRET] }) });
+  const made = await request(`${base}/api/channels`, {
+    method: 'POST',
+    dispatcher: tls,
+    headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench', secrets: [SECRET] }),
+  });
   if (made.statusCode !== 201) throw new Error(`POST /api/channels: ${made.statusCode} ${await made.body.text()}`);
   await made.body.dump();
   await tls.close();
-  const forward = spawn(process.execPath, [cli, 'forward', '--relay', `wss://127.0.0.1:${r.port}`, '--token', admin, '--channel', 'bench', '--to', appUrl, '--state', join(work, 'forward-state.json')], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_EXTRA_CA_CERTS: certs.caCert } });
+  const forward = spawn(
+    process.execPath,
+    [
+      cli,
+      'forward',
+      '--relay',
+      `wss://127.0.0.1:${r.port}`,
+      '--token',
+      admin,
+      '--channel',
+      'bench',
+      '--to',
+      appUrl,
+      '--state',
+      join(work, 'forward-state.json'),
+    ],
+    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_EXTRA_CA_CERTS: certs.caCert } },
+  );
   let err = '';
   await new Promise<void>((resolve, reject) => {
     forward.stderr!.on('data', (c: Buffer) => {
@@ -108,22 +160,33 @@ async function publicPath(cli: string, work: string, appUrl: string): Promise<{ 
 }
 
 /** 25 MB deliveries through the public path: each process's RSS growth over the body. */
-async function big(url: string, agent: Agent, procs: Record<string, ChildProcess>): Promise<Record<string, { rssBeforeMb: number; peakMb: number; growthOverBody: number }>> {
+async function big(
+  url: string,
+  agent: Agent,
+  procs: Record<string, ChildProcess>,
+): Promise<Record<string, { rssBeforeMb: number; peakMb: number; growthOverBody: number }>> {
   const before = Object.fromEntries(Object.entries(procs).map(([k, p]) => [k, memKb(p.pid!).rss]));
   const body = Buffer.alloc(BIG, 0x61);
   body.write('{"big":"', 0);
   body.write('"}', BIG - 2);
   for (let i = 0; i < BIG_COUNT; i++) {
     const id = `big-${i}`;
-    const res = await request(url, { method: 'POST', dispatcher: agent, body, headers: { 'content-type': 'application/json', 'x-service-signature': sign(SECRET, body), 'x-service-delivery': id } });
+    const res = await request(url, {
+      method: 'POST',
+      dispatcher: agent,
+      body,
+      headers: { 'content-type': 'application/json', 'x-service-signature': sign(SECRET, body), 'x-service-delivery': id },
+    });
     await res.body.dump();
     if (res.statusCode !== 200) throw new Error(`25 MB: HTTP ${res.statusCode}`);
     await allArrived([id]);
   }
-  return Object.fromEntries(Object.entries(procs).map(([k, p]) => {
-    const m = memKb(p.pid!);
-    return [k, { rssBeforeMb: before[k]! / 1024, peakMb: m.hwm / 1024, growthOverBody: ((m.hwm - before[k]!) * 1024) / BIG }];
-  }));
+  return Object.fromEntries(
+    Object.entries(procs).map(([k, p]) => {
+      const m = memKb(p.pid!);
+      return [k, { rssBeforeMb: before[k]! / 1024, peakMb: m.hwm / 1024, growthOverBody: ((m.hwm - before[k]!) * 1024) / BIG }];
+    }),
+  );
 }
 
 async function main(): Promise<void> {
@@ -131,12 +194,22 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'sh-bench-public-'));
   const cli = await bundleCli(work);
   const pub = await publicPath(cli, work, appUrl);
-  const durable = await spawnListening([], join(ROOT, 'bench/durable-proxy.mjs'), ['0', appUrl, SECRET, join(work, 'durable.log')], /durable proxy listening on http:\/\/127\.0\.0\.1:(\d+)/);
+  const durable = await spawnListening(
+    [],
+    join(ROOT, 'bench/durable-proxy.mjs'),
+    ['0', appUrl, SECRET, join(work, 'durable.log')],
+    /durable proxy listening on http:\/\/127\.0\.0\.1:(\d+)/,
+  );
   const durableUrl = `http://127.0.0.1:${durable.port}/hooks/default`;
   const agent = new Agent({ connections: 64, keepAliveTimeout: 30_000, connect: { ca: pub.ca } });
   const results: Record<string, unknown> = {};
   try {
-    for (const [url, label] of [[appUrl, 'warm-direct'], [durableUrl, 'warm-durable'], [pub.url, 'warm-public']] as const) await run(url, label, 8, 500, agent);
+    for (const [url, label] of [
+      [appUrl, 'warm-direct'],
+      [durableUrl, 'warm-durable'],
+      [pub.url, 'warm-public'],
+    ] as const)
+      await run(url, label, 8, 500, agent);
     console.log(`public path: nproc ${availableParallelism()}, node ${process.version}, 1 KB signed deliveries, ${N} per side per level in ${ROUNDS} rounds`);
     for (const c of CONCURRENCY) {
       const sides: Record<string, Run[]> = { direct: [], durable: [], public: [] };
@@ -151,12 +224,20 @@ async function main(): Promise<void> {
       const ratio = p.perSecond / du.perSecond;
       const added = p.p50 - d.p50;
       results[`c${c}`] = { direct: d, durableProxy: du, publicPath: p, publicOverDurable: ratio, addedP50Ms: added, loadAverage: loadavg() };
-      console.log(`c=${String(c).padEnd(2)} direct ${d.perSecond.toFixed(0)}/s p50 ${d.p50.toFixed(2)} ms | durable proxy ${du.perSecond.toFixed(0)}/s p50 ${du.p50.toFixed(2)} ms | public path ${p.perSecond.toFixed(0)}/s p50 ${p.p50.toFixed(2)} ms`);
-      console.log(`      public path/durable proxy ${ratio.toFixed(2)}×${c === 32 ? ' (goal ≥ 0.6×)' : ''} | added p50 over direct ${added.toFixed(2)} ms${c === 1 ? ' (goal ≤ 2 ms)' : ''} | load average ${load()}`);
+      console.log(
+        `c=${String(c).padEnd(2)} direct ${d.perSecond.toFixed(0)}/s p50 ${d.p50.toFixed(2)} ms | durable proxy ${du.perSecond.toFixed(0)}/s p50 ${du.p50.toFixed(2)} ms | public path ${p.perSecond.toFixed(0)}/s p50 ${p.p50.toFixed(2)} ms`,
+      );
+      console.log(
+        `      public path/durable proxy ${ratio.toFixed(2)}×${c === 32 ? ' (goal ≥ 0.6×)' : ''} | added p50 over direct ${added.toFixed(2)} ms${c === 1 ? ' (goal ≤ 2 ms)' : ''} | load average ${load()}`,
+      );
     }
     const mem = await big(pub.url, agent, { relay: pub.relay, forward: pub.forward });
     results.big = { bytes: BIG, count: BIG_COUNT, ...mem };
-    console.log(`${BIG_COUNT} × 25 MB through the public path: ${Object.entries(mem).map(([k, m]) => `${k} RSS ${m.rssBeforeMb.toFixed(0)} → peak ${m.peakMb.toFixed(0)} MB (growth ${m.growthOverBody.toFixed(2)}× the body)`).join('; ')} (goal < 3×)`);
+    console.log(
+      `${BIG_COUNT} × 25 MB through the public path: ${Object.entries(mem)
+        .map(([k, m]) => `${k} RSS ${m.rssBeforeMb.toFixed(0)} → peak ${m.peakMb.toFixed(0)} MB (growth ${m.growthOverBody.toFixed(2)}× the body)`)
+        .join('; ')} (goal < 3×)`,
+    );
   } finally {
     for (const p of [pub.relay, pub.forward, durable.child]) p.kill('SIGTERM');
     await Promise.all([pub.relay, pub.forward, durable.child].map((p) => (p.exitCode === null ? once(p, 'exit') : undefined)));
@@ -167,7 +248,10 @@ async function main(): Promise<void> {
   }
   if (!results.c1 || !results.c32) return console.log('partial run (BENCH_CONCURRENCY): bench/results/public-path.json not written');
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
-  writeFileSync(join(ROOT, 'bench/results/public-path.json'), JSON.stringify({ when: new Date().toISOString(), node: process.version, nproc: availableParallelism(), ...results }, null, 2) + '\n');
+  writeFileSync(
+    join(ROOT, 'bench/results/public-path.json'),
+    JSON.stringify({ when: new Date().toISOString(), node: process.version, nproc: availableParallelism(), ...results }, null, 2) + '\n',
+  );
   console.log('wrote bench/results/public-path.json');
 }
 

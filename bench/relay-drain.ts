@@ -22,7 +22,10 @@ let up = false;
 const refused = new Set<string>();
 const accepted = new Set<string>();
 /** Distinct deliveries per label ('a-1' → 'a') in each set, kept as they arrive (no rescans). */
-const counts = new Map<Set<string>, Map<string, number>>([[refused, new Map()], [accepted, new Map()]]);
+const counts = new Map<Set<string>, Map<string, number>>([
+  [refused, new Map()],
+  [accepted, new Map()],
+]);
 function note(set: Set<string>, id: string): void {
   if (set.has(id)) return;
   set.add(id);
@@ -58,7 +61,12 @@ async function post(url: string, ids: string[], agent: Agent, concurrency = 32):
   const worker = async () => {
     while (next < ids.length) {
       const id = ids[next++]!;
-      const res = await request(url, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json', 'x-service-event': 'push', 'x-service-delivery': id }, body: body(id) });
+      const res = await request(url, {
+        method: 'POST',
+        dispatcher: agent,
+        headers: { 'content-type': 'application/json', 'x-service-event': 'push', 'x-service-delivery': id },
+        body: body(id),
+      });
       await res.body.dump();
       if (res.statusCode !== 200) throw new Error(`HTTP ${res.statusCode}`);
     }
@@ -128,7 +136,9 @@ async function main(): Promise<void> {
   const lines = [
     `live (app answers 2xx again): ${N} drained in ${liveS.toFixed(2)} s = ${live.toFixed(0)} deliveries/s; relay CPU ${liveCpuUs.toFixed(0)} µs per delivery (alone on a core: ~${(1e6 / liveCpuUs).toFixed(0)}/s)`,
     `restart (kill -9, app up): listening after ${readyS.toFixed(2)} s; ${N} drained ${restartS.toFixed(2)} s after the spawn = ${restart.toFixed(0)} deliveries/s (incl. start-up); ${(N / (restartS - readyS)).toFixed(0)}/s after listening; relay CPU ${restartCpuUs.toFixed(0)} µs per delivery after listening`,
-    `load average while measuring: ${loadavg().map((x) => x.toFixed(1)).join(' ')} (figures on a busy machine understate the rate)`,
+    `load average while measuring: ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')} (figures on a busy machine understate the rate)`,
     `goal >= ${GOAL}/s: live ${live >= GOAL ? 'met' : 'NOT met'}, restart ${restart >= GOAL ? 'met' : 'NOT met'}`,
   ];
   for (const l of lines) console.log(l);
@@ -137,7 +147,16 @@ async function main(): Promise<void> {
   app.closeAllConnections();
   rmSync(work, { recursive: true, force: true });
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
-  const json = { when: new Date().toISOString(), node: process.version, nproc: availableParallelism(), pending: N, live: { seconds: liveS, perSecond: live, relayCpuUsPerDelivery: liveCpuUs }, restart: { listeningAfterS: readyS, seconds: restartS, perSecond: restart, relayCpuUsPerDelivery: restartCpuUs }, loadAverage: loadavg(), goalPerSecond: GOAL };
+  const json = {
+    when: new Date().toISOString(),
+    node: process.version,
+    nproc: availableParallelism(),
+    pending: N,
+    live: { seconds: liveS, perSecond: live, relayCpuUsPerDelivery: liveCpuUs },
+    restart: { listeningAfterS: readyS, seconds: restartS, perSecond: restart, relayCpuUsPerDelivery: restartCpuUs },
+    loadAverage: loadavg(),
+    goalPerSecond: GOAL,
+  };
   writeFileSync(join(ROOT, 'bench/results/relay-drain.json'), JSON.stringify(json, null, 2) + '\n');
   console.log('wrote bench/results/relay-drain.json');
 }

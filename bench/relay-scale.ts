@@ -55,7 +55,12 @@ async function build(dir: string, n: number): Promise<number> {
     const entries = await Promise.all(adds);
     await Promise.all(
       entries.map((e) =>
-        store.recordAttempt(e.summary.seq, { target: TARGET, at: new Date().toISOString(), status: 200, ok: true, durationMs: 2 }, { target: TARGET, status: 'ok', lastStatus: 200, attempts: 1 }, { lazy: true }),
+        store.recordAttempt(
+          e.summary.seq,
+          { target: TARGET, at: new Date().toISOString(), status: 200, ok: true, durationMs: 2 },
+          { target: TARGET, status: 'ok', lastStatus: 200, attempts: 1 },
+          { lazy: true },
+        ),
       ),
     );
   }
@@ -76,7 +81,9 @@ async function healthy(url: string, agent: Agent): Promise<boolean> {
 /** Starts the relay and resolves with the milliseconds until /healthz answers 200. */
 async function start(cli: string, dir: string, port: number, agent: Agent): Promise<{ child: ChildProcess; ms: number; cpuMs: number }> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [cli, 'relay', '--port', String(port), '--data', dir, '--secret', 'bench-secret-0123456789'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [cli, 'relay', '--port', String(port), '--data', dir, '--secret', 'bench-secret-0123456789'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   const url = `http://127.0.0.1:${port}`;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`relay exited with ${child.exitCode}`);
@@ -159,7 +166,22 @@ async function measure(cli: string, n: number): Promise<Row> {
     await agent.close();
     const restartMs = [...runs].sort((a, b) => a - b)[1]!;
     const restartCpuMs = [...cpu].sort((a, b) => a - b)[1]!;
-    return { deliveries: n, journalMb, buildS, restartMs, restartRunsMs: runs, restartCpuMs, rssAfterRestartMb, rssAfterQueriesMb, statusP50Ms, healthzP50Ms, listNewest50P50Ms, listOlderPageP50Ms, listOlderPageBefore: before, listNoMatchP50Ms };
+    return {
+      deliveries: n,
+      journalMb,
+      buildS,
+      restartMs,
+      restartRunsMs: runs,
+      restartCpuMs,
+      rssAfterRestartMb,
+      rssAfterQueriesMb,
+      statusP50Ms,
+      healthzP50Ms,
+      listNewest50P50Ms,
+      listOlderPageP50Ms,
+      listOlderPageBefore: before,
+      listNoMatchP50Ms,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -170,7 +192,11 @@ const f2 = (x: number) => x.toFixed(2);
 
 async function main(): Promise<void> {
   const nproc = availableParallelism();
-  console.log(`relay-scale: nproc ${nproc}, node ${process.version}, body ${BODY} B, sizes ${SIZES.join(', ')}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  console.log(
+    `relay-scale: nproc ${nproc}, node ${process.version}, body ${BODY} B, sizes ${SIZES.join(', ')}, load average ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
   console.log(execSync(`df -h ${tmpdir()}`).toString().trim());
   const tmp = mkdtempSync(join(tmpdir(), 'sh-relay-scale-cli-'));
   const cli = await bundleCli(tmp);
@@ -184,11 +210,19 @@ async function main(): Promise<void> {
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
-  console.log(`\nload average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')} (wall times include waiting for a CPU on a shared machine; CPU time does not)`);
-  console.log('\n| deliveries | journal | restart (kill -9 → /healthz, median of 3) | restart CPU time (user+sys) | RSS after restart | RSS after queries | GET /api/status p50 | GET /healthz p50 (HTTP floor) | list newest 50 p50 | list older page p50 | list no-match filter p50 |');
+  console.log(
+    `\nload average at the end: ${loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')} (wall times include waiting for a CPU on a shared machine; CPU time does not)`,
+  );
+  console.log(
+    '\n| deliveries | journal | restart (kill -9 → /healthz, median of 3) | restart CPU time (user+sys) | RSS after restart | RSS after queries | GET /api/status p50 | GET /healthz p50 (HTTP floor) | list newest 50 p50 | list older page p50 | list no-match filter p50 |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {
-    console.log(`| ${r.deliveries.toLocaleString('en')} | ${r.journalMb} MB | ${f1(r.restartMs)} ms | ${f1(r.restartCpuMs)} ms | ${f1(r.rssAfterRestartMb)} MB | ${f1(r.rssAfterQueriesMb)} MB | ${f2(r.statusP50Ms)} ms | ${f2(r.healthzP50Ms)} ms | ${f2(r.listNewest50P50Ms)} ms | ${f2(r.listOlderPageP50Ms)} ms | ${f2(r.listNoMatchP50Ms)} ms |`);
+    console.log(
+      `| ${r.deliveries.toLocaleString('en')} | ${r.journalMb} MB | ${f1(r.restartMs)} ms | ${f1(r.restartCpuMs)} ms | ${f1(r.rssAfterRestartMb)} MB | ${f1(r.rssAfterQueriesMb)} MB | ${f2(r.statusP50Ms)} ms | ${f2(r.healthzP50Ms)} ms | ${f2(r.listNewest50P50Ms)} ms | ${f2(r.listOlderPageP50Ms)} ms | ${f2(r.listNoMatchP50Ms)} ms |`,
+    );
   }
   const growth = rows.slice(1).map((r) => {
     const b = rows[0]!;
@@ -206,11 +240,16 @@ async function main(): Promise<void> {
   });
   console.log('\ngrowth against the smallest size:');
   for (const g of growth) {
-    console.log(`  ${g.from} → ${g.to} (×${f1(g.size)} deliveries): restart ×${f2(g.restart)} (CPU ×${f2(g.restartCpu)}), RSS ×${f2(g.rss)}, status ×${f2(g.status)}, list newest ×${f2(g.listNewest)}, list older ×${f2(g.listOlder)}`);
+    console.log(
+      `  ${g.from} → ${g.to} (×${f1(g.size)} deliveries): restart ×${f2(g.restart)} (CPU ×${f2(g.restartCpu)}), RSS ×${f2(g.rss)}, status ×${f2(g.status)}, list newest ×${f2(g.listNewest)}, list older ×${f2(g.listOlder)}`,
+    );
   }
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   const out = join(ROOT, 'bench/results/relay-scale.json');
-  writeFileSync(out, JSON.stringify({ date: new Date().toISOString(), nproc, loadavg: loadavg(), node: process.version, bodyBytes: BODY, rows, growth }, null, 2) + '\n');
+  writeFileSync(
+    out,
+    JSON.stringify({ date: new Date().toISOString(), nproc, loadavg: loadavg(), node: process.version, bodyBytes: BODY, rows, growth }, null, 2) + '\n',
+  );
   console.log(`\nwrote ${out}`);
 }
 

@@ -43,9 +43,12 @@ async function main(): Promise<void> {
   const appUrl = `http://127.0.0.1:${(app.address() as { port: number }).port}/hook`;
   const clusters: NatsCluster[] = [await startNats(1), await startNats(3)];
   const start = (name: string, extra: string[]) =>
-    spawnListening([], cli, ['relay', '--port', '0', '--ready', 'json', '--secret', SECRET, '--forward', appUrl, '--data', mkdtempSync(join(tmp, 'd')), ...extra], RELAY_READY).then(
-      (relay): Side => ({ name, relay, rates: [], latencies: [] }),
-    );
+    spawnListening(
+      [],
+      cli,
+      ['relay', '--port', '0', '--ready', 'json', '--secret', SECRET, '--forward', appUrl, '--data', mkdtempSync(join(tmp, 'd')), ...extra],
+      RELAY_READY,
+    ).then((relay): Side => ({ name, relay, rates: [], latencies: [] }));
   const sides = [
     await start('file journal', []),
     await start('JetStream, 1 server', ['--store', clusters[0]!.urls]),
@@ -56,7 +59,11 @@ async function main(): Promise<void> {
     for (const s of sides) await load(s, 200, agent); // warm-up
     for (const s of sides) s.latencies.length = 0;
     for (let round = 0; round < ROUNDS; round++) for (const s of sides) s.rates.push(await load(s, N, agent));
-    const publish = [await fileJournalRate(N * ROUNDS), ...(await jetStreamRates(clusters[0]!.urls, 1, N * ROUNDS)), ...(await jetStreamRates(clusters[1]!.urls, 3, N * ROUNDS))];
+    const publish = [
+      await fileJournalRate(N * ROUNDS),
+      ...(await jetStreamRates(clusters[0]!.urls, 1, N * ROUNDS)),
+      ...(await jetStreamRates(clusters[1]!.urls, 3, N * ROUNDS)),
+    ];
     report(sides, publish);
   } finally {
     for (const s of sides) s.relay.child.kill('SIGKILL');
@@ -77,7 +84,12 @@ async function load(side: Side, n: number, agent: Agent): Promise<number> {
       const i = next++;
       const body = Buffer.from(JSON.stringify({ i, pad: 'x'.repeat(1000) }));
       const s = performance.now();
-      const r = await request(url, { method: 'POST', body, dispatcher: agent, headers: { 'content-type': 'application/json', 'x-service-signature': sign(SECRET, body) } });
+      const r = await request(url, {
+        method: 'POST',
+        body,
+        dispatcher: agent,
+        headers: { 'content-type': 'application/json', 'x-service-signature': sign(SECRET, body) },
+      });
       await r.body.dump();
       if (r.statusCode !== 200) throw new Error(`${side.name}: ${r.statusCode}`);
       side.latencies.push(performance.now() - s);
@@ -94,19 +106,32 @@ function median(xs: number[]): number {
 
 function report(sides: Side[], publish: PublishRates[]): void {
   const base = median(sides[0]!.rates);
-  const rows = sides.map((s) => ({ store: s.name, perSecond: Math.round(median(s.rates)), p50Ms: +median(s.latencies).toFixed(2), ratioToFile: +(median(s.rates) / base).toFixed(2) }));
+  const rows = sides.map((s) => ({
+    store: s.name,
+    perSecond: Math.round(median(s.rates)),
+    p50Ms: +median(s.latencies).toFixed(2),
+    ratioToFile: +(median(s.rates) / base).toFixed(2),
+  }));
   console.log(`relay stores: ${N} signed 1 KB deliveries x ${ROUNDS} rounds at c=${CONCURRENCY}; nproc ${cpus().length}`);
   console.log('| store | acknowledged/s (median) | p50 ingress ms | vs file journal |');
   console.log('|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.store} | ${r.perSecond} | ${r.p50Ms} | ${r.ratioToFile}x |`);
   const file = publish[0]!.perSecond;
   const goal = (p: PublishRates) => (p.store.endsWith('R1') ? ' (goal 1.00×)' : p.store.endsWith('R3') ? ' (goal ≥ 0.75×)' : '');
-  console.log(`\nthe stores without HTTP: ${N * ROUNDS} messages of 1 KB each, one connection; load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `\nthe stores without HTTP: ${N * ROUNDS} messages of 1 KB each, one connection; load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   console.log('| store | how | messages/s | vs file journal |');
   console.log('|---|---|---|---|');
-  for (const p of publish) console.log(`| ${p.store} | ${p.mode} | ${p.perSecond.toFixed(0)} | ${(p.perSecond / file).toFixed(2)}×${p.mode.startsWith('pipelined') ? goal(p) : ''} |`);
+  for (const p of publish)
+    console.log(`| ${p.store} | ${p.mode} | ${p.perSecond.toFixed(0)} | ${(p.perSecond / file).toFixed(2)}×${p.mode.startsWith('pipelined') ? goal(p) : ''} |`);
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
-  writeFileSync(join(ROOT, 'bench', 'results', 'relay-stores.json'), JSON.stringify({ nproc: cpus().length, loadAverage: loadavg(), n: N, rounds: ROUNDS, concurrency: CONCURRENCY, rows, publish }, null, 2) + '\n');
+  writeFileSync(
+    join(ROOT, 'bench', 'results', 'relay-stores.json'),
+    JSON.stringify({ nproc: cpus().length, loadAverage: loadavg(), n: N, rounds: ROUNDS, concurrency: CONCURRENCY, rows, publish }, null, 2) + '\n',
+  );
 }
 
 main().catch((err) => {

@@ -114,7 +114,15 @@ function combine(rounds: RunResult[]): RunResult {
   const requests = rounds.reduce((n, r) => n + r.requests, 0);
   const seconds = rounds.reduce((n, r) => n + r.seconds, 0);
   const latencies = rounds.flatMap((r) => r.latencies).sort((a, b) => a - b);
-  return { concurrency: rounds[0]!.concurrency, requests, seconds, deliveriesPerSecond: requests / seconds, p50: pct(latencies, 0.5), p99: pct(latencies, 0.99), latencies };
+  return {
+    concurrency: rounds[0]!.concurrency,
+    requests,
+    seconds,
+    deliveriesPerSecond: requests / seconds,
+    p50: pct(latencies, 0.5),
+    p99: pct(latencies, 0.99),
+    latencies,
+  };
 }
 
 /** The CPU milliseconds process `pid` used while `work` ran. */
@@ -136,7 +144,12 @@ async function main(): Promise<void> {
   const dataDir = join(work, 'data');
   // BENCH_RELAY_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the relay child.
   const nodeArgs = (process.env.BENCH_RELAY_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const relayChild = await spawnListening(nodeArgs, cli, ['relay', '--port', '0', '--ready', 'json', '--data', dataDir, '--secret', SECRET, '--forward', targetUrl], RELAY_READY);
+  const relayChild = await spawnListening(
+    nodeArgs,
+    cli,
+    ['relay', '--port', '0', '--ready', 'json', '--data', dataDir, '--secret', SECRET, '--forward', targetUrl],
+    RELAY_READY,
+  );
   const child = relayChild.child;
   if (nodeArgs.length > 0) child.stdout!.on('data', (c: Buffer) => process.stderr.write(c)); // e.g. --trace-gc output
   const relayUrl = `http://127.0.0.1:${relayChild.port}/hooks/default`;
@@ -144,14 +157,37 @@ async function main(): Promise<void> {
   // BENCH_COMPARE_CLI=<a bundled cli.js of another build> puts that build, metrics on, in this
   // side's place (an A/B of two relay builds in one run; the "off" figures are then that build's).
   const compareCli = process.env.BENCH_COMPARE_CLI;
-  const offChild = await spawnListening([], compareCli ?? cli, ['relay', '--port', '0', '--ready', 'json', '--data', join(work, 'data-off'), '--secret', SECRET, '--forward', targetUrl, ...(compareCli ? [] : ['--no-metrics'])], RELAY_READY);
+  const offChild = await spawnListening(
+    [],
+    compareCli ?? cli,
+    [
+      'relay',
+      '--port',
+      '0',
+      '--ready',
+      'json',
+      '--data',
+      join(work, 'data-off'),
+      '--secret',
+      SECRET,
+      '--forward',
+      targetUrl,
+      ...(compareCli ? [] : ['--no-metrics']),
+    ],
+    RELAY_READY,
+  );
   if (compareCli) console.log(`the "metrics off" side is the build ${compareCli}, metrics on`);
   const offUrl = `http://127.0.0.1:${offChild.port}/hooks/default`;
   // The bare proxy: node:http + undici forwarding, no verification, no journal (bench/bare-proxy.mjs).
   const bare = await spawnListening([], join(ROOT, 'bench/bare-proxy.mjs'), [targetUrl], /bare proxy listening on http:\/\/127\.0\.0\.1:(\d+)/);
   const bareUrl = `http://127.0.0.1:${bare.port}/hooks/default`;
   // The durable proxy: what the relay's guarantees cost at the least (bench/durable-proxy.mjs).
-  const durable = await spawnListening([], join(ROOT, 'bench/durable-proxy.mjs'), ['0', targetUrl, SECRET, join(work, 'durable.log')], /durable proxy listening on http:\/\/127\.0\.0\.1:(\d+)/);
+  const durable = await spawnListening(
+    [],
+    join(ROOT, 'bench/durable-proxy.mjs'),
+    ['0', targetUrl, SECRET, join(work, 'durable.log')],
+    /durable proxy listening on http:\/\/127\.0\.0\.1:(\d+)/,
+  );
   const durableUrl = `http://127.0.0.1:${durable.port}/hooks/default`;
   const agent = new Agent({ connections: 64, keepAliveTimeout: 30_000 });
 
@@ -164,7 +200,9 @@ async function main(): Promise<void> {
   const memAfterWarmup = memKb(child.pid!);
 
   const results: Record<string, unknown> = {};
-  const lines: string[] = [`nproc ${availableParallelism()} (${cpus()[0]?.model ?? 'unknown CPU'}), node ${process.version}, 1 KB signed deliveries, ${N} per side per level in ${ROUNDS} rounds`];
+  const lines: string[] = [
+    `nproc ${availableParallelism()} (${cpus()[0]?.model ?? 'unknown CPU'}), node ${process.version}, 1 KB signed deliveries, ${N} per side per level in ${ROUNDS} rounds`,
+  ];
   console.log(lines[0]);
   for (const c of CONCURRENCY) {
     // Direct, bare proxy and relay alternate in ROUNDS rounds of N/ROUNDS deliveries each, so that
@@ -188,7 +226,8 @@ async function main(): Promise<void> {
       bareRounds.push(await run(bareUrl, `bare-r${r}`, c, per, agent));
       bareCpu += cpuMs(bare.child.pid!) - bareCpu0;
       // The durable proxy and the relay take turns going first, for the same reason as below.
-      const durableRound = async () => (durableCpu += await cpuOf(durable.child.pid!, () => run(durableUrl, `durable-r${r}`, c, per, agent).then((x) => void durableRounds.push(x))));
+      const durableRound = async () =>
+        (durableCpu += await cpuOf(durable.child.pid!, () => run(durableUrl, `durable-r${r}`, c, per, agent).then((x) => void durableRounds.push(x))));
       if (r % 2 === 0) await durableRound();
       // Metrics on and off take turns going first: whichever runs right after the bare proxy is
       // slower on this machine (measured: two --no-metrics relays differ by 20% in a fixed order).
@@ -248,7 +287,9 @@ async function main(): Promise<void> {
         ` | durable proxy ${durableR.deliveriesPerSecond.toFixed(0).padStart(6)}/s p50 ${durableR.p50.toFixed(2)} ms p99 ${durableR.p99.toFixed(2)} ms` +
         ` | relay ${relay.deliveriesPerSecond.toFixed(0).padStart(6)}/s p50 ${relay.p50.toFixed(2)} ms p99 ${relay.p99.toFixed(2)} ms`,
       `      relay/durable proxy ${durableRatio.toFixed(2)}×${c === 32 ? ' (goal ≥ 0.85×)' : ''} | added p50 over direct ${addedP50.toFixed(2)} ms${c === 1 ? ' (goal ≤ 1 ms)' : ''}, over the durable proxy ${(relay.p50 - durableR.p50).toFixed(2)} ms` +
-        ` | CPU/delivery durable proxy ${durableCpuUs.toFixed(0)} µs | load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+        ` | CPU/delivery durable proxy ${durableCpuUs.toFixed(0)} µs | load average ${loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')}`,
       `      relay/bare proxy ${bareRatio.toFixed(2)}× | relay/direct ${ratio.toFixed(2)}× | added p50 ${addedP50.toFixed(2)} ms p99 ${addedP99.toFixed(2)} ms over direct, p50 ${(relay.p50 - bareR.p50).toFixed(2)} ms over the bare proxy` +
         ` | CPU/delivery relay ${relayCpuUs.toFixed(0)} µs (main thread ${relayMainUs.toFixed(0)}; the rest: libuv pool, V8 GC helpers), bare proxy ${bareCpuUs.toFixed(0)} µs, bench ${benchCpuUs.toFixed(0)} µs`,
     );
@@ -267,7 +308,12 @@ async function main(): Promise<void> {
   const bigSig = sign(SECRET, big);
   const before = arrived;
   const t0 = performance.now();
-  const res = await request(relayUrl, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json', 'x-service-signature': bigSig, 'x-service-delivery': 'big-1' }, body: big });
+  const res = await request(relayUrl, {
+    method: 'POST',
+    dispatcher: agent,
+    headers: { 'content-type': 'application/json', 'x-service-signature': bigSig, 'x-service-delivery': 'big-1' },
+    body: big,
+  });
   await res.body.dump();
   if (res.statusCode !== 200) throw new Error(`25 MB: HTTP ${res.statusCode}`);
   const ackMs = performance.now() - t0;
@@ -297,7 +343,17 @@ async function main(): Promise<void> {
   rmSync(work, { recursive: true, force: true });
 
   const c1 = results.c1 as { addedP50Ms: number } | undefined;
-  const c32 = results.c32 as { addedP50Ms: number; throughputRatio: number; relayOverBareProxy: number; relayOverDurableProxy: number; metricsOnOverOff: number; relayCpuUsPerDelivery: number; metricsOff: { relayCpuUsPerDelivery: number } } | undefined;
+  const c32 = results.c32 as
+    | {
+        addedP50Ms: number;
+        throughputRatio: number;
+        relayOverBareProxy: number;
+        relayOverDurableProxy: number;
+        metricsOnOverOff: number;
+        relayCpuUsPerDelivery: number;
+        metricsOff: { relayCpuUsPerDelivery: number };
+      }
+    | undefined;
   if (!c1 || !c32) {
     console.log('partial run (BENCH_CONCURRENCY): targets not judged, bench/results/relay.json not written');
     return;
@@ -311,7 +367,11 @@ async function main(): Promise<void> {
     metricsWithin3PercentC32: c32.metricsOnOverOff >= 0.97,
     metricsCpuWithin3PercentC32: c32.relayCpuUsPerDelivery <= c32.metricsOff.relayCpuUsPerDelivery * 1.03,
   };
-  console.log(`issue 24 goals: relay/durable proxy at c=32 ${c32.relayOverDurableProxy.toFixed(2)}× (goal ≥ 0.85×), added p50 at c=1 ${c1.addedP50Ms.toFixed(2)} ms (goal ≤ 1 ms); load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `issue 24 goals: relay/durable proxy at c=32 ${c32.relayOverDurableProxy.toFixed(2)}× (goal ≥ 0.85×), added p50 at c=1 ${c1.addedP50Ms.toFixed(2)} ms (goal ≤ 1 ms); load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   console.log('targets:', JSON.stringify(targets));
   const json = {
     when: new Date().toISOString(),

@@ -11,7 +11,15 @@ export const ROOT = resolve(__dirname, '..');
 /** Bundles relay/cli.ts into `dir`/cli.js (one file: the commands are inlined). */
 export async function bundleCli(dir: string): Promise<string> {
   const cli = join(dir, 'cli.js');
-  await esbuild.build({ entryPoints: [join(ROOT, 'relay/cli.ts')], outfile: cli, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'error' });
+  await esbuild.build({
+    entryPoints: [join(ROOT, 'relay/cli.ts')],
+    outfile: cli,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    logLevel: 'error',
+  });
   return cli;
 }
 
@@ -33,10 +41,13 @@ export const RELAY_READY: ReadyCheck = (out) => {
 
 /** Spawns `node [nodeArgs] script args…` and waits until `ready` finds the port it listens on (a RegExp: its group 1). */
 export async function spawnListening(nodeArgs: string[], script: string, args: string[], ready: RegExp | ReadyCheck): Promise<Child> {
-  const portOf: ReadyCheck = typeof ready === 'function' ? ready : (out) => {
-    const m = ready.exec(out);
-    return m ? Number(m[1]) : undefined;
-  };
+  const portOf: ReadyCheck =
+    typeof ready === 'function'
+      ? ready
+      : (out) => {
+          const m = ready.exec(out);
+          return m ? Number(m[1]) : undefined;
+        };
   const child = spawn(process.execPath, [...nodeArgs, script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   const port = await new Promise<number>((resolveP, reject) => {
@@ -49,7 +60,6 @@ export async function spawnListening(nodeArgs: string[], script: string, args: s
   });
   return { child, port, out: () => out };
 }
-
 
 /** Starts a benchmark's app on a free loopback port (keep-alive 30 s); resolves with its URL for `path`. */
 export async function listenLocal(server: Server, path: string): Promise<string> {

@@ -24,10 +24,23 @@ async function main(): Promise<void> {
   const caller = async () => {
     while (next < N) {
       const i = next++;
-      const headers: [string, string][] = [['host', '127.0.0.1:33333'], ['content-type', 'application/json'], ['x-service-signature', `sha256=${'a'.repeat(64)}`], ['x-service-event', 'push'], ['x-service-delivery', `relay-r1-32-${i}`], ['content-length', '1024'], ['connection', 'keep-alive']];
+      const headers: [string, string][] = [
+        ['host', '127.0.0.1:33333'],
+        ['content-type', 'application/json'],
+        ['x-service-signature', `sha256=${'a'.repeat(64)}`],
+        ['x-service-event', 'push'],
+        ['x-service-delivery', `relay-r1-32-${i}`],
+        ['content-length', '1024'],
+        ['connection', 'keep-alive'],
+      ];
       const { seq, durable } = store.begin({ channel: 'default', verification: 'verified', headers, targets: [TARGET] }, body);
       await durable;
-      await store.recordAttempt(seq, { target: TARGET, at: new Date().toISOString(), status: 200, ok: true, durationMs: 1.5 }, { target: TARGET, status: 'ok', attempts: 1, lastStatus: 200 }, { lazy: true });
+      await store.recordAttempt(
+        seq,
+        { target: TARGET, at: new Date().toISOString(), status: 200, ok: true, durationMs: 1.5 },
+        { target: TARGET, status: 'ok', attempts: 1, lastStatus: 200 },
+        { lazy: true },
+      );
     }
   };
   const c0 = process.cpuUsage();

@@ -24,9 +24,11 @@ const BODY = Buffer.alloc(1024, 0x61);
 async function rate(n: number, callers: number, send: (i: number) => Promise<unknown>): Promise<number> {
   let next = 0;
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: callers }, async () => {
-    while (next < n) await send(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: callers }, async () => {
+      while (next < n) await send(next++);
+    }),
+  );
   return (n / (performance.now() - t0)) * 1000;
 }
 
@@ -69,7 +71,10 @@ export async function fileJournalRate(n: number): Promise<PublishRates> {
   const dir = mkdtempSync(join(tmpdir(), 'sh-bench-publish-'));
   const store = await DeliveryStore.open(dir);
   try {
-    const headers: [string, string][] = [['Content-Type', 'application/json'], ['X-Service-Delivery', randomUUID()]];
+    const headers: [string, string][] = [
+      ['Content-Type', 'application/json'],
+      ['X-Service-Delivery', randomUUID()],
+    ];
     const add = () => store.add({ channel: 'default', verification: 'verified', headers, targets: [] }, BODY);
     await rate(200, 16, add);
     return { store: 'file journal', mode: '16 callers (group commit)', perSecond: await rate(n, 16, add) };

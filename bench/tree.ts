@@ -10,14 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { ServiceClient } from '../src/core/client';
-import {
-  DEFAULT_PAGE_SIZE,
-  deliveryChildren,
-  PagedList,
-  webhookRow,
-  type DeliveryView,
-  type WebhookView,
-} from '../src/core/tree';
+import { DEFAULT_PAGE_SIZE, deliveryChildren, PagedList, webhookRow, type DeliveryView, type WebhookView } from '../src/core/tree';
 import { startEmulator } from '../relay/emulator';
 import type { StateFile, StoredDelivery } from '../relay/emulator/types';
 

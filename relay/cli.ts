@@ -7,7 +7,7 @@ const VERSION = '0.1.0';
 function topHelp(): string {
   const lines = ['Usage: service-hooks <command> [options]', '', 'Commands:'];
   for (const { name, summary } of COMMANDS) lines.push(`  ${name.padEnd(14)} ${summary}`);
-  lines.push('', 'Run `service-hooks <command> --help` for a command\'s options.');
+  lines.push('', "Run `service-hooks <command> --help` for a command's options.");
   lines.push('Exit codes: 0 ok, 1 failure or finding, 2 usage error; `relay` exits 3 when another relay holds its --data folder.');
   return lines.join('\n') + '\n';
 }
@@ -24,7 +24,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   }
   const entry = findCommand(name);
   if (!entry) {
-    io.stderr.write(`service-hooks: unknown command '${name}'\n\n` + (topHelp()));
+    io.stderr.write(`service-hooks: unknown command '${name}'\n\n` + topHelp());
     return EXIT.usage;
   }
   const command = (await entry.load()).default;

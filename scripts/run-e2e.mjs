@@ -30,7 +30,7 @@ const DOC_SHOTS = { deliveries: 'tree', retry: 'retry', quickfix: 'quickfix', 'a
 const TIMEOUT_MS = Number(process.env.SERVICE_HOOKS_E2E_TIMEOUT_MS ?? 360_000);
 const FLOW_TIMEOUT_MS = Number(process.env.SERVICE_HOOKS_E2E_FLOW_TIMEOUT_MS ?? 90_000);
 const args = process.argv.slice(2);
-const grep = args.includes('--grep') ? args[args.indexOf('--grep') + 1] ?? '' : undefined;
+const grep = args.includes('--grep') ? (args[args.indexOf('--grep') + 1] ?? '') : undefined;
 const selected = grep === undefined ? flows : flows.filter((f) => f.name.includes(grep));
 
 const t0 = Date.now();
@@ -84,7 +84,14 @@ async function main() {
   // the servers the flows start) trust it as a developer's machine trusts a company CA.
   const tls = makeTestCerts(join(scratch, 'tls'));
   process.env.NODE_EXTRA_CA_CERTS = tls.caCert;
-  demo = await startDemo({ dir: scratch, fixedPorts: false, vsix, listDeliveries: true, signal: aborter.signal, sink: (l) => appendFileSync(serversLog, l + '\n') });
+  demo = await startDemo({
+    dir: scratch,
+    fixedPorts: false,
+    vsix,
+    listDeliveries: true,
+    signal: aborter.signal,
+    sink: (l) => appendFileSync(serversLog, l + '\n'),
+  });
   say(`e2e: set-up ready in ${secs(tStart)} s (code-server ${demo.codeServer.url}, emulator ${demo.emulatorUrl}, relay ${demo.relayUrl})`);
 
   browser = await openBrowser({ viewport: { width: 1280, height: 800 } });
@@ -115,7 +122,11 @@ async function main() {
       const file = join(RESULTS, `failure-${i + 1}.png`);
       await page.screenshot({ path: file }).catch(() => {});
       results.push({ name: flow.name, ok: false, error: err });
-      say(`  ✗ ${flow.name} (${secs(tf)} s)\n      ${String(err?.message ?? err).split('\n').join('\n      ')}\n      screenshot: ${file}`);
+      say(
+        `  ✗ ${flow.name} (${secs(tf)} s)\n      ${String(err?.message ?? err)
+          .split('\n')
+          .join('\n      ')}\n      screenshot: ${file}`,
+      );
       // Leave no widget open for the next flow (quick input, code action menu, peek view).
       for (let k = 0; k < 3; k++) await page.keyboard.press('Escape').catch(() => {});
       await wb.closeQuickInput().catch(() => {});
@@ -127,13 +138,19 @@ async function main() {
   const failed = results.length - passed;
   const left = flows.length - selected.length;
   const known = selected.filter((f) => f.known && process.env.SERVICE_HOOKS_E2E_KNOWN !== '1').length;
-  say(`\ne2e: ${passed} passed, ${failed} failed${known ? `, ${known} NOT RUN (known defects, named above)` : ''}${left ? ` (${left} not selected by --grep)` : ''} (${secs()} s; screenshots and logs in ${RESULTS})`);
+  say(
+    `\ne2e: ${passed} passed, ${failed} failed${known ? `, ${known} NOT RUN (known defects, named above)` : ''}${left ? ` (${left} not selected by --grep)` : ''} (${secs()} s; screenshots and logs in ${RESULTS})`,
+  );
   const ok = failed === 0 && passed + known === selected.length;
   if (ok && args.includes('--update-docs')) {
     for (const [from, to] of Object.entries(DOC_SHOTS)) {
       if (existsSync(join(RESULTS, `${from}.png`))) copyFileSync(join(RESULTS, `${from}.png`), join(ROOT, 'docs', `${to}.png`));
     }
-    say(`e2e: copied ${Object.values(DOC_SHOTS).map((n) => `docs/${n}.png`).join(', ')}`);
+    say(
+      `e2e: copied ${Object.values(DOC_SHOTS)
+        .map((n) => `docs/${n}.png`)
+        .join(', ')}`,
+    );
   }
   return ok ? 0 : 1;
 }
@@ -154,7 +171,8 @@ async function abortRun(message, code) {
 }
 
 const hardLimit = setTimeout(
-  () => void abortRun(`\ne2e: FAILED — the whole run exceeded its hard limit of ${TIMEOUT_MS / 1000} s (SERVICE_HOOKS_E2E_TIMEOUT_MS); stopping everything.`, 1),
+  () =>
+    void abortRun(`\ne2e: FAILED — the whole run exceeded its hard limit of ${TIMEOUT_MS / 1000} s (SERVICE_HOOKS_E2E_TIMEOUT_MS); stopping everything.`, 1),
   TIMEOUT_MS,
 );
 for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, () => void abortRun(`\ne2e: ${sig}: stopping everything`, 130));

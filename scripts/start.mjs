@@ -46,7 +46,7 @@ export function build() {
 /** vsce rewrites the README's relative links (docs/*.png) against the repository, but detects only
  *  GitHub/GitLab by itself: for another host, derive the base URLs from package.json's repository. */
 export function readmeLinkArgs(pkg = PKG) {
-  const url = (typeof pkg.repository === 'string' ? pkg.repository : pkg.repository?.url ?? '').replace(/^git\+/, '').replace(/\.git$/, '');
+  const url = (typeof pkg.repository === 'string' ? pkg.repository : (pkg.repository?.url ?? '')).replace(/^git\+/, '').replace(/\.git$/, '');
   if (!url || /github\.com|gitlab\.com/.test(url)) return [];
   return ['--baseContentUrl', `${url}/blob/HEAD/`, '--baseImagesUrl', `${url}/raw/HEAD/`];
 }
@@ -174,7 +174,8 @@ function demoToken(dir, fresh) {
     if (t) return t;
   }
   let t;
-  do t = randomBytes(24).toString('base64url'); // never starting with '-', which `--token -…` would refuse
+  do
+    t = randomBytes(24).toString('base64url'); // never starting with '-', which `--token -…` would refuse
   while (t.startsWith('-'));
   writeFileSync(file, t + '\n', { mode: 0o600 });
   return t;
@@ -190,7 +191,16 @@ function demoToken(dir, fresh) {
  * extension the real service does not have; off by default, so `npm start` is the service as it is.
  * @param {{ dir?: string, fixedPorts?: boolean, codeServerPort?: number, sink?: (line: string) => void, vsix?: string, freshToken?: boolean, signal?: AbortSignal, listDeliveries?: boolean }} [options]
  */
-export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerPort = 0, sink = (l) => void process.stdout.write(l + '\n'), vsix, freshToken = !fixedPorts, signal, listDeliveries = false } = {}) {
+export async function startDemo({
+  dir = DEMO_DIR,
+  fixedPorts = true,
+  codeServerPort = 0,
+  sink = (l) => void process.stdout.write(l + '\n'),
+  vsix,
+  freshToken = !fixedPorts,
+  signal,
+  listDeliveries = false,
+} = {}) {
   ensureSystemPackages();
   ensureCodeServer();
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build first`);
@@ -252,11 +262,17 @@ export async function startDemo({ dir = DEMO_DIR, fixedPorts = true, codeServerP
     const emulator = await startChild(
       'emulator',
       [
-        CLI, 'emulate', '--demo',
-        '--port', String(emulatorPort),
-        '--host', '127.0.0.1',
-        '--state', statePath,
-        '--demo-relay-url', `${relayUrl}/hooks/default`,
+        CLI,
+        'emulate',
+        '--demo',
+        '--port',
+        String(emulatorPort),
+        '--host',
+        '127.0.0.1',
+        '--state',
+        statePath,
+        '--demo-relay-url',
+        `${relayUrl}/hooks/default`,
         ...(listDeliveries ? ['--list-deliveries'] : []),
       ],
       {
@@ -339,7 +355,12 @@ async function main() {
   demo = await startDemo({ vsix, codeServerPort: Number(process.env.PORT) || (await portOr(8080)), signal: starting.signal });
   // A server of the demo that dies leaves an editor that cannot work: say which, stop the rest, exit 1.
   watchChildren(
-    [['emulator', demo.emulator.child], ['relay', demo.relay.child], ['receiver', demo.receiver.child], ['code-server', demo.codeServer.process]],
+    [
+      ['emulator', demo.emulator.child],
+      ['relay', demo.relay.child],
+      ['receiver', demo.receiver.child],
+      ['code-server', demo.codeServer.process],
+    ],
     (name, how) => {
       if (stopping) return;
       stopping = true;
@@ -385,10 +406,17 @@ export function watchChildren(children, onDeath) {
 
 /** The documented demo ports must be free; checked before the build, so a demo still running is
  *  reported in a second instead of after a minute of building. */
-export async function checkDemoPorts(ports = [[8787, 'emulator'], [8788, 'relay']]) {
+export async function checkDemoPorts(
+  ports = [
+    [8787, 'emulator'],
+    [8788, 'relay'],
+  ],
+) {
   for (const [port, what] of ports) {
     if (!(await portIsFree(Number(port)))) {
-      throw new Error(`port ${port} (the demo ${what}) is already in use, perhaps by a demo still running: stop it (\`ss -ltnp 'sport = :${port}'\` shows the process) and run npm start again`);
+      throw new Error(
+        `port ${port} (the demo ${what}) is already in use, perhaps by a demo still running: stop it (\`ss -ltnp 'sport = :${port}'\` shows the process) and run npm start again`,
+      );
     }
   }
 }

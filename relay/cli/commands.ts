@@ -22,7 +22,11 @@ export const COMMANDS: readonly CommandEntry[] = [
   { name: 'deliveries', summary: 'List the deliveries a running relay has journaled', load: () => import('../commands/deliveries') },
   { name: 'replay', summary: 'Replay a journaled delivery through a running relay (as-is or re-signed)', load: () => import('../commands/replay') },
   { name: 'channels', summary: "Create, list and delete a relay's channels (each with its own secret and token)", load: () => import('../commands/channels') },
-  { name: 'retry-pending', summary: 'Attempt a running relay\'s pending forwards now, not at their next scheduled time', load: () => import('../commands/retry-pending') },
+  {
+    name: 'retry-pending',
+    summary: "Attempt a running relay's pending forwards now, not at their next scheduled time",
+    load: () => import('../commands/retry-pending'),
+  },
   { name: 'lint', summary: 'Lint workflow files for external names and fix them (--fix, --report)', load: () => import('../commands/lint') },
 ];
 

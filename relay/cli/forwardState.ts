@@ -14,7 +14,10 @@ export function defaultStateFile(env: NodeJS.ProcessEnv, relayUrl: string, chann
   const base = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith('/') ? env.XDG_STATE_HOME : join(env.HOME || homedir(), '.local', 'state');
   const u = new URL(relayUrl);
   const path = u.pathname.replace(/\/ws\/?$|\/$/, ''); // ws://h:p, ws://h:p/ and ws://h:p/ws are one relay
-  const id = createHash('sha256').update(`${u.protocol}//${u.host}${path}\n${channel ?? ''}`).digest('hex').slice(0, 12);
+  const id = createHash('sha256')
+    .update(`${u.protocol}//${u.host}${path}\n${channel ?? ''}`)
+    .digest('hex')
+    .slice(0, 12);
   const name = `${u.hostname.replace(/[^A-Za-z0-9.-]/g, '_')}_${u.port || (u.protocol === 'wss:' ? 443 : 80)}-${channel ?? 'all'}-${id}.json`;
   return join(base, 'service-hooks', 'forward', name);
 }
@@ -25,7 +28,9 @@ export class StateFileError extends Error {
 
 function isRetrying(x: unknown): x is RetryingDelivery {
   const r = x as RetryingDelivery;
-  return typeof r === 'object' && r !== null && Number.isInteger(r.seq) && typeof r.channel === 'string' && Number.isInteger(r.attempts) && Number.isFinite(r.nextAt);
+  return (
+    typeof r === 'object' && r !== null && Number.isInteger(r.seq) && typeof r.channel === 'string' && Number.isInteger(r.attempts) && Number.isFinite(r.nextAt)
+  );
 }
 
 /** Reads a state file (undefined when there is none); a damaged one is a StateFileError naming it. */
@@ -43,7 +48,13 @@ export function readStateFile(file: string): ForwardCursor | undefined {
   } catch {
     throw new StateFileError(`the forward state ${file} is damaged (not JSON): delete it, or pass --since SEQ`);
   }
-  if (typeof c !== 'object' || c === null || (c.lastSeq !== undefined && !Number.isInteger(c.lastSeq)) || !Array.isArray(c.retrying) || !c.retrying.every(isRetrying)) {
+  if (
+    typeof c !== 'object' ||
+    c === null ||
+    (c.lastSeq !== undefined && !Number.isInteger(c.lastSeq)) ||
+    !Array.isArray(c.retrying) ||
+    !c.retrying.every(isRetrying)
+  ) {
     throw new StateFileError(`the forward state ${file} is damaged (unexpected content): delete it, or pass --since SEQ`);
   }
   return c;

@@ -73,7 +73,14 @@ export function adminTokenFromEnv(env: NodeJS.ProcessEnv): string | undefined {
 /** Resolves the public-endpoint flags against the rest of the relay's settings. */
 export function publicRelayOptions(
   flags: PublicFlags,
-  base: { host?: string; allowCidr: string[]; trustProxy: readonly string[]; secrets: string[]; channels: Record<string, { secrets?: string[] }>; allowedHosts: string[] },
+  base: {
+    host?: string;
+    allowCidr: string[];
+    trustProxy: readonly string[];
+    secrets: string[];
+    channels: Record<string, { secrets?: string[] }>;
+    allowedHosts: string[];
+  },
   io: CliIO,
 ): PublicRelayOptions {
   if ((flags['tls-cert'] === undefined) !== (flags['tls-key'] === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
@@ -81,7 +88,13 @@ export function publicRelayOptions(
   let settings;
   try {
     if (flags['tls-cert'] && flags['tls-key']) tls = loadTls({ cert: resolve(io.cwd, flags['tls-cert']), key: resolve(io.cwd, flags['tls-key']) });
-    settings = publicSettings({ public: flags.public ?? false, tls: tls !== undefined, trustProxy: base.trustProxy.length > 0, host: base.host, allowCidr: base.allowCidr });
+    settings = publicSettings({
+      public: flags.public ?? false,
+      tls: tls !== undefined,
+      trustProxy: base.trustProxy.length > 0,
+      host: base.host,
+      allowCidr: base.allowCidr,
+    });
   } catch (err) {
     if (err instanceof TlsConfigError || err instanceof PublicConfigError) throw new UsageError(err.message);
     throw err;
@@ -92,7 +105,9 @@ export function publicRelayOptions(
   }
   const url = publicUrl(flags['public-url']);
   if (flags.public && !url) {
-    io.stderr.write('relay: --public without --public-url: channel URLs name the listen address and /api accepts only loopback Host names; pass --public-url https://<your host>\n');
+    io.stderr.write(
+      'relay: --public without --public-url: channel URLs name the listen address and /api accepts only loopback Host names; pass --public-url https://<your host>\n',
+    );
   }
   return {
     ...settings,

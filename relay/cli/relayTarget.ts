@@ -34,17 +34,19 @@ export function relayApi(values: { relay?: string; token?: string; data?: string
   return new RelayApi({ baseUrl, token });
 }
 
-
 /** Runs a relay API call and turns "nothing listens there" into a sentence that says what to do. */
 export async function callRelay<T>(baseUrl: string | undefined, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
     const code = (err as { code?: string; cause?: { code?: string } }).code ?? (err as { cause?: { code?: string } }).cause?.code;
-    if (code === 'ECONNREFUSED') throw new Error(`no relay answers at ${baseUrl ?? 'http://127.0.0.1:8788'}: start one with \`service-hooks relay\` or pass --relay URL`, { cause: err });
+    if (code === 'ECONNREFUSED')
+      throw new Error(`no relay answers at ${baseUrl ?? 'http://127.0.0.1:8788'}: start one with \`service-hooks relay\` or pass --relay URL`, { cause: err });
     if (code === 'UND_ERR_SOCKET' && baseUrl?.startsWith('http://')) {
       const hint = await tlsHint(new URL(baseUrl)).catch(() => undefined);
-      throw new Error(`the relay at ${baseUrl} closed the connection without answering; ${hint ?? 'if it serves TLS (--tls-cert), use https://'}`, { cause: err });
+      throw new Error(`the relay at ${baseUrl} closed the connection without answering; ${hint ?? 'if it serves TLS (--tls-cert), use https://'}`, {
+        cause: err,
+      });
     }
     if (code !== undefined && isUntrustedCert(code)) throw new Error(untrustedCertMessage(baseUrl ?? 'http://127.0.0.1:8788', code), { cause: err });
     throw err;

@@ -64,7 +64,10 @@ export class RelayApi {
     try {
       return JSON.parse(text) as T;
     } catch {
-      throw new RelayApiError(res.statusCode, `relay ${method} ${path.split('?')[0]}: ${res.statusCode} with a body that is not JSON; is ${this.base} a relay?`);
+      throw new RelayApiError(
+        res.statusCode,
+        `relay ${method} ${path.split('?')[0]}: ${res.statusCode} with a body that is not JSON; is ${this.base} a relay?`,
+      );
     }
   }
 

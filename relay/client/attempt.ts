@@ -152,10 +152,7 @@ export function postOnce(dispatcher: Dispatcher, target: string, headers: string
         settle(failed(err));
       },
     };
-    dispatcher.dispatch(
-      { origin: where.origin, path: where.path, method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
-      handler,
-    );
+    dispatcher.dispatch({ origin: where.origin, path: where.path, method: 'POST', headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs }, handler);
   });
 }
 

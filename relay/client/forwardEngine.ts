@@ -50,7 +50,11 @@ export interface EngineClock {
   clearTimeout(handle: unknown): void;
 }
 
-const realClock: EngineClock = { now: () => Date.now(), setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>) };
+const realClock: EngineClock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+};
 
 type About = { seq: number; channel: string; event?: string };
 export type ForwardEvent =
@@ -287,7 +291,12 @@ export class ForwardEngine {
     }
     const to = d.verification === 'rejected' ? undefined : this.o.target(d.channel);
     const about = { seq: d.seq, channel: d.channel, event: d.event };
-    if (!to) return this.emit({ ...about, kind: 'skipped', reason: d.verification === 'rejected' ? `replay of a rejected delivery: ${d.reason ?? 'bad signature'}` : 'replay: no forward URL for this channel' });
+    if (!to)
+      return this.emit({
+        ...about,
+        kind: 'skipped',
+        reason: d.verification === 'rejected' ? `replay of a rejected delivery: ${d.reason ?? 'bad signature'}` : 'replay: no forward URL for this channel',
+      });
     let r: ForwardResult;
     try {
       r = await this.attempt(d, to);

@@ -4,5 +4,13 @@ export { RelayApi, RelayApiError, type RelayApiOptions } from './api';
 export { subscribe, type DeliveryHandled, type SubscribeOptions, type Subscription, type SubscriptionState } from './subscribe';
 export { forwardDelivery, type ForwardResult } from './forward';
 export type * from '../../src/core/relay/protocol';
-export { ForwardEngine, type CursorStore, type EngineClock, type ForwardCursor, type ForwardEngineOptions, type ForwardEvent, type RetryingDelivery } from './forwardEngine';
+export {
+  ForwardEngine,
+  type CursorStore,
+  type EngineClock,
+  type ForwardCursor,
+  type ForwardEngineOptions,
+  type ForwardEvent,
+  type RetryingDelivery,
+} from './forwardEngine';
 export { forwardLine } from './forwardLines';

@@ -10,7 +10,9 @@ import { connect as connectTls } from 'node:tls';
 export function probe(host: string, port: number, o: { tls?: boolean; timeoutMs?: number } = {}): Promise<boolean> {
   const bare = host.replace(/^\[(.*)\]$/, '$1');
   return new Promise((resolve) => {
-    const sock = o.tls ? connectTls({ host: bare, port, rejectUnauthorized: false, ...(isIP(bare) ? {} : { servername: bare }) }) : connect({ host: bare, port });
+    const sock = o.tls
+      ? connectTls({ host: bare, port, rejectUnauthorized: false, ...(isIP(bare) ? {} : { servername: bare }) })
+      : connect({ host: bare, port });
     const done = (yes: boolean) => {
       clearTimeout(timer);
       sock.destroy();

@@ -239,7 +239,13 @@ class Subscriber implements Subscription {
     const initial = this.options.backoff?.initialMs ?? 250;
     const max = this.options.backoff?.maxMs ?? 30_000;
     const delay = Math.min(max, initial * 2 ** Math.min(this.attempt, 16)) * (0.5 + Math.random() / 2);
-    this.state({ state: 'reconnecting', delayMs: Math.round(delay), reason: why, ...(c.refused ? { refused: c.refused } : {}), ...(c.code ? { code: c.code } : {}) });
+    this.state({
+      state: 'reconnecting',
+      delayMs: Math.round(delay),
+      reason: why,
+      ...(c.refused ? { refused: c.refused } : {}),
+      ...(c.code ? { code: c.code } : {}),
+    });
     this.retryTimer = setTimeout(() => this.connect(), delay);
   }
 

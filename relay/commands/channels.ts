@@ -43,7 +43,13 @@ function row(c: ChannelInfo): string {
   return `${c.name}  ${c.source}  secrets ${c.secrets}  ${counts}  ${c.ingressUrl}`;
 }
 
-async function create(api: RelayApi, relayUrl: string, name: string, values: { secret?: string[]; 'generate-secret'?: boolean; json?: boolean }, io: CliIO): Promise<number> {
+async function create(
+  api: RelayApi,
+  relayUrl: string,
+  name: string,
+  values: { secret?: string[]; 'generate-secret'?: boolean; json?: boolean },
+  io: CliIO,
+): Promise<number> {
   const secrets = [...(values.secret ?? [])];
   if (secrets.some((s) => s === '')) throw new UsageError('--secret must not be empty');
   const generated = values['generate-secret'] ? newSecret() : undefined;
@@ -60,11 +66,18 @@ async function create(api: RelayApi, relayUrl: string, name: string, values: { s
   io.stdout.write(`  token:       ${created.token}\n`);
   if (generated) io.stdout.write(`  secret:      ${generated}\n`);
   const ws = relayUrl.replace(/^http/, 'ws').replace(/\/+$/, '');
-  io.stderr.write(`The token${generated ? ' and the secret are' : ' is'} shown only now. Forward with:\n  service-hooks forward --relay ${ws} --token <token> --to http://127.0.0.1:3000/webhook\n`);
+  io.stderr.write(
+    `The token${generated ? ' and the secret are' : ' is'} shown only now. Forward with:\n  service-hooks forward --relay ${ws} --token <token> --to http://127.0.0.1:3000/webhook\n`,
+  );
   return EXIT.ok;
 }
 
-async function rotate(api: RelayApi, name: string, values: { secret?: string[]; 'generate-secret'?: boolean; only?: boolean; json?: boolean }, io: CliIO): Promise<number> {
+async function rotate(
+  api: RelayApi,
+  name: string,
+  values: { secret?: string[]; 'generate-secret'?: boolean; only?: boolean; json?: boolean },
+  io: CliIO,
+): Promise<number> {
   const given = values.secret ?? [];
   if (given.some((s) => s === '')) throw new UsageError('--secret must not be empty');
   if (given.length > 1) throw new UsageError('rotate takes one --secret');
@@ -78,7 +91,10 @@ async function rotate(api: RelayApi, name: string, values: { secret?: string[]; 
   }
   io.stdout.write(`channel ${name}: ${values.only ? 'only the given secret verifies now' : 'secret added'} (${info.secrets} in use; the token is unchanged)\n`);
   if (given.length === 0) io.stdout.write(`  secret: ${secret}\n`);
-  if (!values.only) io.stderr.write(`Give the webhook this secret on the service; once its deliveries verify, drop the old one:\n  service-hooks channels rotate ${name} --secret <the new secret> --only\n`);
+  if (!values.only)
+    io.stderr.write(
+      `Give the webhook this secret on the service; once its deliveries verify, drop the old one:\n  service-hooks channels rotate ${name} --secret <the new secret> --only\n`,
+    );
   return EXIT.ok;
 }
 
@@ -103,7 +119,8 @@ export default defineCommand({
     if (action === 'create' && !CHANNEL_NAME_RE.test(name!)) {
       throw new UsageError(`a channel NAME is ${CHANNEL_NAME_RULE}; got '${name}'`);
     }
-    if (action !== 'create' && action !== 'rotate' && (values.secret || values['generate-secret'])) throw new UsageError(`--secret and --generate-secret belong to create and rotate`);
+    if (action !== 'create' && action !== 'rotate' && (values.secret || values['generate-secret']))
+      throw new UsageError(`--secret and --generate-secret belong to create and rotate`);
     if (action !== 'rotate' && values.only) throw new UsageError('--only belongs to rotate');
     const api = relayApi(values, io);
     return callRelay(values.relay, async () => {

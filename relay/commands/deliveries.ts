@@ -34,7 +34,15 @@ function line(d: RelayDeliverySummary): string {
 
 export default defineCommand({
   help,
-  options: { ...RELAY_TARGET_OPTIONS, channel: { type: 'string' }, status: { type: 'string' }, since: { type: 'string' }, before: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+  options: {
+    ...RELAY_TARGET_OPTIONS,
+    channel: { type: 'string' },
+    status: { type: 'string' },
+    since: { type: 'string' },
+    before: { type: 'string' },
+    limit: { type: 'string' },
+    json: { type: 'boolean' },
+  },
   async run({ values }, io) {
     if (values.status !== undefined && !STATUSES.includes(values.status)) {
       throw new UsageError(`--status must be one of ${STATUSES.join(', ')}, got '${values.status}'`);
@@ -44,13 +52,15 @@ export default defineCommand({
       if (v !== undefined && !/^\d+$/.test(v)) throw new UsageError(`--${k} must be a non-negative integer, got '${v}'`);
     }
     const api = relayApi(values, io);
-    const list = await callRelay(values.relay, () => api.listDeliveries({
-      channel: values.channel,
-      status: values.status as never,
-      since: values.since === undefined ? undefined : Number(values.since),
-      before: values.before === undefined ? undefined : Number(values.before),
-      limit: values.limit === undefined ? 50 : Number(values.limit),
-    }));
+    const list = await callRelay(values.relay, () =>
+      api.listDeliveries({
+        channel: values.channel,
+        status: values.status as never,
+        since: values.since === undefined ? undefined : Number(values.since),
+        before: values.before === undefined ? undefined : Number(values.before),
+        limit: values.limit === undefined ? 50 : Number(values.limit),
+      }),
+    );
     if (values.json) io.stdout.write(JSON.stringify(list, null, 2) + '\n');
     else {
       for (const d of list.deliveries) io.stdout.write(line(d) + '\n');

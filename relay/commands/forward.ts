@@ -107,7 +107,8 @@ function parseArgs(values: Record<string, string | undefined>, io: CliIO): Forwa
 /** Why the subscription cannot go on (a refused token, an untrusted certificate), or undefined. */
 function fatal(s: SubscriptionState, relayUrl: string): string | undefined {
   if (s.state !== 'reconnecting') return undefined;
-  if (s.refused === 401) return 'the relay refused the connection (HTTP 401): the token is not accepted (wrong, or its channel was deleted); pass the relay token or a channel token with --token or SERVICE_HOOKS_RELAY_TOKEN';
+  if (s.refused === 401)
+    return 'the relay refused the connection (HTTP 401): the token is not accepted (wrong, or its channel was deleted); pass the relay token or a channel token with --token or SERVICE_HOOKS_RELAY_TOKEN';
   if (s.refused === 403) {
     const limited = /this token is limited to channel '[^']*'/.exec(s.reason)?.[0];
     if (limited) return `the relay refused the connection (HTTP 403): ${limited}: --channel asks for another (drop --channel, or pass the admin token)`;
@@ -156,7 +157,9 @@ async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
       if (failure) stop.abort();
       else if (s.state === 'open') {
         if (engine.lastSeq !== undefined && s.lastSeq < engine.lastSeq) {
-          io.stderr.write(`forward: the relay is at seq ${s.lastSeq}, before the resume point ${engine.lastSeq} in ${a.stateFile}: if the relay's data was reset, restart with --since 0\n`);
+          io.stderr.write(
+            `forward: the relay is at seq ${s.lastSeq}, before the resume point ${engine.lastSeq} in ${a.stateFile}: if the relay's data was reset, restart with --since 0\n`,
+          );
         }
         engine.opened(s.lastSeq);
         io.stderr.write(`forward: connected (relay at seq ${s.lastSeq})\n`);

@@ -117,7 +117,8 @@ async function lintAndFix(file: string, path: string, bytes: Buffer, f: Flags, o
     return { findings, fixed: 0, status };
   }
   const { text: fixed, refused } = applyFixesChecked(text, findings, { suggestions: f.fixPinned });
-  for (const r of refused) io.stderr.write(`service-hooks lint: ${file}:${r.line}:${r.column}: fix refused: the file would no longer parse as YAML [${r.rule}]\n`);
+  for (const r of refused)
+    io.stderr.write(`service-hooks lint: ${file}:${r.line}:${r.column}: fix refused: the file would no longer parse as YAML [${r.rule}]\n`);
   if (fixed === text) return { findings, fixed: 0, status };
   await writeAtomic(path, fixed);
   return { findings: lintText(fixed, options), fixed: edits - refused.length, status };

@@ -7,7 +7,16 @@ import { defineCommand, parseDuration, type ParsedValues, port, positiveDuration
 export { parseDuration } from '../cli/args';
 import { EXIT, UsageError, type CliIO } from '../cli/io';
 import { PUBLIC_HELP, PUBLIC_OPTIONS, publicRelayOptions } from '../cli/publicOptions';
-import { DataDirLockedError, DEFAULT_DATA_DIR, DEFAULT_MAX_BODY, RelayConfigError, startRelay, type ChannelConfig, type RelayOptions, type RelayServer } from '../server';
+import {
+  DataDirLockedError,
+  DEFAULT_DATA_DIR,
+  DEFAULT_MAX_BODY,
+  RelayConfigError,
+  startRelay,
+  type ChannelConfig,
+  type RelayOptions,
+  type RelayServer,
+} from '../server';
 import { loadTls } from '../server/tls';
 import { CIDR_PRESETS, SourceAllowList } from '../server/access/access';
 import type { RelayLog } from '../server/log';
@@ -81,7 +90,6 @@ channel token to watch deliveries arrive, open, replay and copy them (a session 
 import { parseSchedule } from '../cli/args';
 export { parseSchedule };
 
-
 function positiveInt(value: string, flag: string): number {
   if (!/^\d+$/.test(value) || Number(value) < 1) throw new UsageError(`${flag} must be a whole number of at least 1, got '${value}'`);
   return Number(value);
@@ -113,7 +121,8 @@ function readConfig(file: string): ConfigFile {
   }
   const lists = [['secrets', c.secrets], ...Object.entries(c.channels ?? {}).map(([n, ch]) => [`channels.${n}.secrets`, ch.secrets] as const)] as const;
   for (const [where, list] of lists) {
-    if (list?.includes('')) throw new UsageError(`--config ${file}: ${where} holds an empty secret; a delivery signed with the empty key would be accepted as verified`);
+    if (list?.includes(''))
+      throw new UsageError(`--config ${file}: ${where} holds an empty secret; a delivery signed with the empty key would be accepted as verified`);
   }
   return c;
 }
@@ -215,7 +224,11 @@ function relayOptions(values: Values, io: CliIO, logger: RelayLogger): RelayOpti
   const allowCidr = [...(cfg.allowCidr ?? []), ...(values['allow-cidr'] ?? [])];
   const trustProxy = trustedProxies(values['trust-proxy']);
   // host, allowCidr, allowedHosts, TLS, --public and the admin token from the environment:
-  const open = publicRelayOptions(values, { host: values.host, allowCidr, trustProxy, secrets, channels: cfg.channels ?? {}, allowedHosts: values['allow-host'] ?? [] }, io);
+  const open = publicRelayOptions(
+    values,
+    { host: values.host, allowCidr, trustProxy, secrets, channels: cfg.channels ?? {}, allowedHosts: values['allow-host'] ?? [] },
+    io,
+  );
   return {
     port: port(values.port, DEFAULT_RELAY_PORT),
     dataDir: values.data ? resolve(io.cwd, values.data) : undefined,
@@ -342,7 +355,10 @@ export default defineCommand({
     for (const line of allowListNotice(allowCidr, relay.url)) io.stdout.write(line + '\n');
     io.stdout.write(`relay page at ${relay.url}/ (sign in with the admin token or a channel token)\n`);
     if (relay.metricsUrl) io.stdout.write(`relay metrics at ${relay.metricsUrl}${values['metrics-listen'] ? '' : ' (admin token)'}\n`);
-    if (values.ready === 'json') io.stdout.write(formatRelayReady({ url: relay.url, dataDir: relay.dataDir, tokenFile: tokenGiven ? null : tokenFilePath(relay.dataDir), pid: process.pid }) + '\n');
+    if (values.ready === 'json')
+      io.stdout.write(
+        formatRelayReady({ url: relay.url, dataDir: relay.dataDir, tokenFile: tokenGiven ? null : tokenFilePath(relay.dataDir), pid: process.pid }) + '\n',
+      );
     if (!io.stopSignal.aborted) await new Promise<void>((r) => io.stopSignal.addEventListener('abort', () => r(), { once: true }));
     stopReloading();
     log('stopping (pending forwards stay in the journal)');

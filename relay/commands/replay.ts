@@ -33,7 +33,9 @@ ${RELAY_TARGET_HELP}
 async function toSubscribers(api: RelayApi, seq: number, relay: string | undefined, io: CliIO): Promise<number> {
   try {
     const { subscribers } = await callRelay(relay, () => api.replayToSubscribers(seq));
-    io.stdout.write(`sent #${seq} again to ${subscribers} subscriber${subscribers === 1 ? '' : 's'}: each posts it to its app (\`service-hooks deliveries\` shows the answer)\n`);
+    io.stdout.write(
+      `sent #${seq} again to ${subscribers} subscriber${subscribers === 1 ? '' : 's'}: each posts it to its app (\`service-hooks deliveries\` shows the answer)\n`,
+    );
     return EXIT.ok;
   } catch (err) {
     if (!(err instanceof RelayApiError) || err.status !== 409) throw err;
@@ -47,11 +49,14 @@ export default defineCommand({
   options: { ...RELAY_TARGET_OPTIONS, to: { type: 'string' }, 'resign-secret': { type: 'string' } },
   positionals: true,
   async run({ values, positionals }, io) {
-    if (positionals.length !== 1 || !/^\d+$/.test(positionals[0]!)) throw new UsageError('give exactly one delivery sequence number, e.g. `service-hooks replay 42`');
+    if (positionals.length !== 1 || !/^\d+$/.test(positionals[0]!))
+      throw new UsageError('give exactly one delivery sequence number, e.g. `service-hooks replay 42`');
     const toSubs = values.to === REPLAY_TO_SUBSCRIBERS;
-    if (values.to !== undefined && !toSubs && !/^https?:\/\/\S+$/.test(values.to)) throw new UsageError(`--to must be an http(s) URL or 'subscribers', got '${values.to}'`);
+    if (values.to !== undefined && !toSubs && !/^https?:\/\/\S+$/.test(values.to))
+      throw new UsageError(`--to must be an http(s) URL or 'subscribers', got '${values.to}'`);
     if (values['resign-secret'] === '') throw new UsageError('--resign-secret must not be empty: a signature keyed with the empty key proves nothing');
-    if (toSubs && values['resign-secret'] !== undefined) throw new UsageError('--resign-secret cannot be used with --to subscribers: subscribers get the delivery as received');
+    if (toSubs && values['resign-secret'] !== undefined)
+      throw new UsageError('--resign-secret cannot be used with --to subscribers: subscribers get the delivery as received');
     const seq = Number(positionals[0]);
     const api = relayApi(values, io);
     if (toSubs) return toSubscribers(api, seq, values.relay, io);
@@ -59,10 +64,12 @@ export default defineCommand({
       const { forward } = await callRelay(values.relay, () => api.getDelivery(seq));
       if (forward.length > 0 && forward.every((f) => f.target === SUBSCRIBER_TARGET)) return toSubscribers(api, seq, values.relay, io);
     }
-    const { attempts } = await callRelay(values.relay, () => api.replay(seq, {
-      ...(values.to ? { to: values.to } : {}),
-      ...(values['resign-secret'] !== undefined ? { resignSecret: values['resign-secret'] } : {}),
-    }));
+    const { attempts } = await callRelay(values.relay, () =>
+      api.replay(seq, {
+        ...(values.to ? { to: values.to } : {}),
+        ...(values['resign-secret'] !== undefined ? { resignSecret: values['resign-secret'] } : {}),
+      }),
+    );
     if (attempts.length === 0) {
       io.stderr.write(
         'replay: the relay forwards this delivery nowhere itself (a forward subscriber, such as the editor or `service-hooks forward`, may have taken it).\n' +

@@ -250,8 +250,10 @@ export default defineCommand({
       const e = err as { code?: string; message?: string };
       const cutOff = !abort.signal.aborted && (e.code === 'UND_ERR_SOCKET' || e.code === 'ECONNRESET');
       const why = abort.signal.aborted
-        ? io.stopSignal.aborted ? 'interrupted' : `no answer within ${timeout} ms`
-        : ((cutOff && (await tlsHint(url))) || [e.code, e.message].filter(Boolean).join(' '));
+        ? io.stopSignal.aborted
+          ? 'interrupted'
+          : `no answer within ${timeout} ms`
+        : (cutOff && (await tlsHint(url))) || [e.code, e.message].filter(Boolean).join(' ');
       io.stderr.write(`service-hooks send: could not deliver to ${shown}: ${why}\n`);
       return EXIT.failure;
     } finally {

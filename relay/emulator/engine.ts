@@ -139,11 +139,14 @@ export class DeliveryEngine {
     this.cancel(d.id);
     if (this.closed) return;
     // Node timers hold at most ~24.8 days; a longer delay (a tiny time scale) waits in steps.
-    const t = setTimeout(() => {
-      this.timers.delete(d.id);
-      if (delayMs > MAX_TIMER_MS) this.schedule(d, delayMs - MAX_TIMER_MS);
-      else void this.enqueue(d, 'auto');
-    }, Math.min(delayMs, MAX_TIMER_MS));
+    const t = setTimeout(
+      () => {
+        this.timers.delete(d.id);
+        if (delayMs > MAX_TIMER_MS) this.schedule(d, delayMs - MAX_TIMER_MS);
+        else void this.enqueue(d, 'auto');
+      },
+      Math.min(delayMs, MAX_TIMER_MS),
+    );
     this.timers.set(d.id, t);
   }
 

@@ -5,7 +5,11 @@ import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'nod
 import type { LookupFunction } from 'node:net';
 import { forbiddenAddress } from '../../src/core/net/address';
 
-type BaseLookup = (hostname: string, options: LookupOptions & { all: true }, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+type BaseLookup = (
+  hostname: string,
+  options: LookupOptions & { all: true },
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 /** The error of a refused target; its code shows in the attempt's error. */
 export function refusedTarget(why: string): NodeJS.ErrnoException {

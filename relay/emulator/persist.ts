@@ -56,10 +56,13 @@ export class StateWriter {
     this.dirty = true;
     if (this.timer || this.running || this.stopped) return;
     // After a failed write, wait longer before the next one so a full disk is not hammered.
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.flush();
-    }, this.failed ? 1000 : this.delayMs);
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        void this.flush();
+      },
+      this.failed ? 1000 : this.delayMs,
+    );
   }
 
   /** Writes now if anything changed; resolves once the file on disk holds the latest state. */

@@ -168,7 +168,10 @@ export class EmulatorStore {
    */
   importIssues(repoKey: string, issues: readonly IssueRecord[]): { replaced: number } {
     const repo = this.ensureRepo(repoKey);
-    const merged = mergeByNumber(repo.issues, [...issues].sort((a, b) => a.number - b.number));
+    const merged = mergeByNumber(
+      repo.issues,
+      [...issues].sort((a, b) => a.number - b.number),
+    );
     repo.issues = merged.issues;
     this.issuesJson.delete(repoKey);
     this.persist();
@@ -202,7 +205,7 @@ export class EmulatorStore {
     const list = (this.data.deliveries[d.webhook_id] ??= []);
     list.push(d);
     const dropped: StoredDelivery[] = [];
-    for (let i = 0; list.length > this.maxDeliveries && i < list.length; ) {
+    for (let i = 0; list.length > this.maxDeliveries && i < list.length;) {
       if (list[i]!.next_attempt_at === null) dropped.push(...list.splice(i, 1));
       else i++;
     }

@@ -78,7 +78,10 @@ export function globToRegExp(glob: string): RegExp {
       const close = glob.indexOf(']', i + 2);
       if (close < 0) re += '\\[';
       else {
-        const body = glob.slice(i + 1, close).replace(/^!/, '^').replace(/\\/g, '\\\\');
+        const body = glob
+          .slice(i + 1, close)
+          .replace(/^!/, '^')
+          .replace(/\\/g, '\\\\');
         re += `[${body}]`;
         i = close;
       }

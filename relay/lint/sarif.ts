@@ -57,7 +57,10 @@ export function formatSarif(findings: readonly FileFinding[], extra: readonly Re
                 artifactChanges: [
                   {
                     artifactLocation: location,
-                    replacements: f.quickFix.edits.map((e) => ({ deletedRegion: { charOffset: f.bom ? Math.max(0, e.offset - 1) : e.offset, charLength: e.length }, insertedContent: { text: e.replacement } })),
+                    replacements: f.quickFix.edits.map((e) => ({
+                      deletedRegion: { charOffset: f.bom ? Math.max(0, e.offset - 1) : e.offset, charLength: e.length },
+                      insertedContent: { text: e.replacement },
+                    })),
                   },
                 ],
               },

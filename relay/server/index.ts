@@ -96,7 +96,6 @@ export interface RelayOptions extends ChannelDefaults {
   metrics?: MetricsOption;
 }
 
-
 export interface RelayServer {
   port: number;
   host: string;

@@ -109,10 +109,13 @@ function actions(d: RelayDelivery, who: Who, bytes: Uint8Array): HTMLElement {
   const replay = h('button', { type: 'button', id: 'replay' }, 'Replay');
   replay.addEventListener('click', () => {
     replay.disabled = true;
-    api.replay(d.seq, to?.value.trim() || undefined).then(
-      (r) => (result.textContent = r.attempts.length ? r.attempts.map(attemptText).join(' · ') : 'Replayed: no target to send to.'),
-      (err: Error) => (result.textContent = `Replay refused: ${err.message}`),
-    ).finally(() => (replay.disabled = false));
+    api
+      .replay(d.seq, to?.value.trim() || undefined)
+      .then(
+        (r) => (result.textContent = r.attempts.length ? r.attempts.map(attemptText).join(' · ') : 'Replayed: no target to send to.'),
+        (err: Error) => (result.textContent = `Replay refused: ${err.message}`),
+      )
+      .finally(() => (replay.disabled = false));
   });
   const curlText = h('pre', { class: 'curl', id: 'curl', hidden: true });
   const copy = h('button', { type: 'button', class: 'secondary', id: 'copy-curl' }, 'Copy as cURL');
@@ -135,5 +138,10 @@ function attemptText(a: ForwardAttempt): string {
 
 function attemptsList(attempts: ForwardAttempt[]): HTMLElement | null {
   if (attempts.length === 0) return null;
-  return h('div', {}, h('h3', {}, 'Attempts'), h('ol', { class: 'attempts', id: 'attempts' }, ...attempts.map((a) => h('li', {}, `${timeOf(a.at)} ${attemptText(a)}`))));
+  return h(
+    'div',
+    {},
+    h('h3', {}, 'Attempts'),
+    h('ol', { class: 'attempts', id: 'attempts' }, ...attempts.map((a) => h('li', {}, `${timeOf(a.at)} ${attemptText(a)}`))),
+  );
 }

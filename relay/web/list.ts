@@ -10,7 +10,10 @@ const PAGE = 50;
 export function forwardText(s: RelayDeliverySummary): string {
   if (s.forward.length === 0) return 'no target';
   return s.forward
-    .map((f) => `${f.target === SUBSCRIBER_TARGET ? 'subscriber' : hostOf(f.target)}: ${f.status}${f.lastStatus ? ` ${f.lastStatus}` : ''}${f.attempts > 1 ? ` ×${f.attempts}` : ''}`)
+    .map(
+      (f) =>
+        `${f.target === SUBSCRIBER_TARGET ? 'subscriber' : hostOf(f.target)}: ${f.status}${f.lastStatus ? ` ${f.lastStatus}` : ''}${f.attempts > 1 ? ` ×${f.attempts}` : ''}`,
+    )
     .join(' · ');
 }
 
@@ -128,7 +131,10 @@ export class DeliveryList {
       .filter((s) => (!ev || s.event === ev) && (!f.verification.value || s.verification === f.verification.value))
       .filter((s) => (!f.outcome.value || outcomeOf(s) === f.outcome.value) && (!id || (s.deliveryId ?? '').toLowerCase().includes(id)));
     clear(this.rows, ...shown.map((s) => this.row(s)));
-    if (shown.length === 0) this.rows.append(h('li', { class: 'empty muted' }, this.items.size ? 'No delivery matches the filters.' : 'No deliveries yet. New ones appear here as they arrive.'));
+    if (shown.length === 0)
+      this.rows.append(
+        h('li', { class: 'empty muted' }, this.items.size ? 'No delivery matches the filters.' : 'No deliveries yet. New ones appear here as they arrive.'),
+      );
   }
 
   private row(s: RelayDeliverySummary): HTMLLIElement {

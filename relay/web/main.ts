@@ -8,7 +8,14 @@ import { showDelivery } from './detail';
 const root = h('main', { class: 'app' });
 
 function signInView(message?: string): void {
-  const token = h('input', { type: 'password', name: 'token', id: 'token', autocomplete: 'current-password', required: true, placeholder: 'relay or channel token' });
+  const token = h('input', {
+    type: 'password',
+    name: 'token',
+    id: 'token',
+    autocomplete: 'current-password',
+    required: true,
+    placeholder: 'relay or channel token',
+  });
   const error = h('p', { class: 'error', role: 'alert', id: 'sign-in-error' }, message ?? '');
   const form = h(
     'form',
@@ -43,7 +50,10 @@ function appView(who: Who): void {
   const signOut = h('button', { type: 'button', id: 'sign-out', class: 'secondary' }, 'Sign out');
   signOut.addEventListener('click', () => {
     list.stop();
-    api.signOut().then(() => signInView('Signed out.'), (err: Error) => signInView(err.message));
+    api.signOut().then(
+      () => signInView('Signed out.'),
+      (err: Error) => signInView(err.message),
+    );
   });
   const scope = who.kind === 'admin' ? 'admin: every channel' : `channel ${who.channel}`;
   const header = h('header', { class: 'bar' }, h('h1', {}, 'Relay deliveries'), h('span', { class: 'muted', id: 'scope' }, scope), signOut);

@@ -72,7 +72,9 @@ export function ensureCodeServer() {
   try {
     installCodeServer(CODE_SERVER_DIR);
   } catch (err) {
-    throw new Error(`could not install code-server@${CODE_SERVER_VERSION} (needed to run the extension in a real VS Code here): ${err.message}`, { cause: err });
+    throw new Error(`could not install code-server@${CODE_SERVER_VERSION} (needed to run the extension in a real VS Code here): ${err.message}`, {
+      cause: err,
+    });
   }
   if (!existsSync(CODE_SERVER_BIN)) throw new Error(`code-server installed but ${CODE_SERVER_BIN} is missing`);
   writeFileSync(stamp, CODE_SERVER_VERSION + '\n');
@@ -193,8 +195,10 @@ export async function startCodeServer({ workspace, dataDir, port = 0, logFile, t
   const chosen = port || (await freePort());
   const args = [
     bin,
-    '--bind-addr', `127.0.0.1:${chosen}`,
-    '--auth', 'none',
+    '--bind-addr',
+    `127.0.0.1:${chosen}`,
+    '--auth',
+    'none',
     '--disable-telemetry',
     '--disable-update-check',
     '--disable-workspace-trust',

@@ -31,7 +31,8 @@ function variants(body: Buffer): { bytes: Buffer; what: string }[] {
   };
   const text = body.toString('utf8');
   // Trailing newlines.
-  if (text.endsWith('\r\n')) add(body.subarray(0, body.length - 2), 'a trailing CRLF newline was added to the body after signing (the sender signed it without)');
+  if (text.endsWith('\r\n'))
+    add(body.subarray(0, body.length - 2), 'a trailing CRLF newline was added to the body after signing (the sender signed it without)');
   if (text.endsWith('\n')) add(body.subarray(0, body.length - 1), 'a trailing newline was added to the body after signing (the sender signed it without)');
   add(Buffer.concat([body, Buffer.from('\n')]), 'the trailing newline of the body was dropped after signing (the sender signed it with one)');
   add(Buffer.concat([body, Buffer.from('\r\n')]), 'the trailing CRLF of the body was dropped after signing');
@@ -66,10 +67,16 @@ function variants(body: Buffer): { bytes: Buffer; what: string }[] {
       [JSON.stringify(value, null, 4), 'pretty-printed with 4 spaces'],
       [JSON.stringify(value, null, '\t'), 'pretty-printed with tabs'],
       [JSON.stringify(value, null, 2) + '\n', 'pretty-printed with 2 spaces and a final newline'],
-      [JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')), 'compact with non-ASCII characters escaped as \\uXXXX'],
+      [
+        JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0')),
+        'compact with non-ASCII characters escaped as \\uXXXX',
+      ],
     ];
     for (const [form, words] of forms) {
-      add(Buffer.from(form, 'utf8'), `the body was re-serialized: it is equal as JSON but not byte for byte; the signature matches the ${words} form. Verify and forward the raw bytes, never a re-stringified object`);
+      add(
+        Buffer.from(form, 'utf8'),
+        `the body was re-serialized: it is equal as JSON but not byte for byte; the signature matches the ${words} form. Verify and forward the raw bytes, never a re-stringified object`,
+      );
     }
   }
   return out;
@@ -109,7 +116,10 @@ export function explainSignature(input: ExplainInput): SignatureExplanation {
     value = value.slice(7);
   }
   if (!/^[0-9a-fA-F]{64}$/.test(value)) {
-    return { ok: false, findings: [...findings, `the digest is not 64 hexadecimal digits (got ${value.length} characters): it was truncated or is not an HMAC-SHA-256`] };
+    return {
+      ok: false,
+      findings: [...findings, `the digest is not 64 hexadecimal digits (got ${value.length} characters): it was truncated or is not an HMAC-SHA-256`],
+    };
   }
   if (value !== value.toLowerCase()) findings.push('the digest is upper-case: the service sends lower-case hex, and byte-wise comparisons of the header fail');
   const given = Buffer.from(value, 'hex');
@@ -117,7 +127,9 @@ export function explainSignature(input: ExplainInput): SignatureExplanation {
   const formatOk = findings.length === 0;
   if (exact >= 0) {
     if (exact > 0) {
-      findings.push(`another known secret matches: the body was signed with ${secretWords(exact, secrets.length)}, not the expected one (a rotated secret, or another webhook's)`);
+      findings.push(
+        `another known secret matches: the body was signed with ${secretWords(exact, secrets.length)}, not the expected one (a rotated secret, or another webhook's)`,
+      );
     } else if (!formatOk) {
       findings.push('the digest itself matches the body with the expected secret once the header format is fixed');
     } else findings.push(`the signature matches the body with ${secretWords(0, secrets.length)}`);

@@ -61,7 +61,7 @@ export function writeFileAtomicSync(path: string, data: string | Uint8Array, opt
     const fd = openSync(tmp, 'wx', mode);
     try {
       const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-      for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done);
+      for (let done = 0; done < bytes.length;) done += writeSync(fd, bytes, done, bytes.length - done);
       fsyncSync(fd);
     } finally {
       closeSync(fd);

@@ -61,7 +61,10 @@ export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
   context.subscriptions.push(
     relay.onRefused((label, status) => {
       void vscode.window
-        .showWarningMessage(`${label} refused the relay token (HTTP ${status}): it was revoked, or its channel was deleted. Forwarding stopped.`, 'Connect to Relay…')
+        .showWarningMessage(
+          `${label} refused the relay token (HTTP ${status}): it was revoked, or its channel was deleted. Forwarding stopped.`,
+          'Connect to Relay…',
+        )
         .then((c) => (c ? vscode.commands.executeCommand(COMMANDS.connectRelay) : undefined));
     }),
   );

@@ -21,7 +21,11 @@ export class DeliveryDocuments implements vscode.TextDocumentContentProvider {
   }
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
-    const parts = uri.path.replace(/\.json$/, '').split('/').filter(Boolean).map(decodeURIComponent);
+    const parts = uri.path
+      .replace(/\.json$/, '')
+      .split('/')
+      .filter(Boolean)
+      .map(decodeURIComponent);
     if (parts[0] === 'service' && parts.length === 3) {
       const client = await this.services.client();
       const d = await client.getDelivery(parts[1]!, parts[2]!);
@@ -55,7 +59,18 @@ function render(doc: { source: string; delivery: unknown; headers: Record<string
   const { eventHeader, deliveryHeader } = settings();
   const pick = (name: string) => Object.entries(doc.headers).find(([k]) => k.toLowerCase() === name.toLowerCase())?.[1];
   return (
-    JSON.stringify({ source: doc.source, event: pick(eventHeader) ?? null, deliveryId: pick(deliveryHeader) ?? null, delivery: doc.delivery, headers: redactHeaders(doc.headers), body, ...raw }, null, 2) +
-    '\n'
+    JSON.stringify(
+      {
+        source: doc.source,
+        event: pick(eventHeader) ?? null,
+        deliveryId: pick(deliveryHeader) ?? null,
+        delivery: doc.delivery,
+        headers: redactHeaders(doc.headers),
+        body,
+        ...raw,
+      },
+      null,
+      2,
+    ) + '\n'
   );
 }

@@ -1,14 +1,6 @@
 // A webhook's deliveries as the Webhooks view holds them: from the service's deliveries endpoint,
 // or, when the service offers none, what reached the relay for that webhook (held whole, paged here).
-import {
-  PagedList,
-  channelNote,
-  webhookRelayDeliveries,
-  type DeliveryCounts,
-  type DeliverySource,
-  type DeliveryView,
-  type WebhookView,
-} from '../core/tree';
+import { PagedList, channelNote, webhookRelayDeliveries, type DeliveryCounts, type DeliverySource, type DeliveryView, type WebhookView } from '../core/tree';
 import { RelayApiError } from '../../relay/client/apiError';
 import { COMMANDS } from './ids';
 import type { Services } from './services';
@@ -40,7 +32,12 @@ const RELAY_ROWS = 1000;
  * reached the relay the webhook points at (`sharesChannel`: other listed webhooks point at the
  * same channel, so only this webhook's events are its own).
  */
-export async function loadFirstPage(services: Services, webhook: WebhookView, pageSize: number, sharesChannel: (channel: string) => Promise<boolean> = async () => false): Promise<DeliveryState> {
+export async function loadFirstPage(
+  services: Services,
+  webhook: WebhookView,
+  pageSize: number,
+  sharesChannel: (channel: string) => Promise<boolean> = async () => false,
+): Promise<DeliveryState> {
   const client = await services.client();
   const page = await client.listDeliveries(webhook.id, { limit: pageSize, offset: 0 });
   if (page.offered) {
@@ -53,14 +50,20 @@ export async function loadFirstPage(services: Services, webhook: WebhookView, pa
   const channel = relay.channelOf(webhook.url);
   if (channel === undefined) return noRelay(relay.remoteLabel);
   if (!relay.connected) {
-    return empty({ note: "The service shows deliveries in its web UI only; connect to the relay this webhook points at to see the ones it receives.", noteAction: { command: relay.remoteLabel ? COMMANDS.connectRelay : COMMANDS.startRelay, title: relay.remoteLabel ? 'Connect to Relay…' : 'Start Relay' } });
+    return empty({
+      note: 'The service shows deliveries in its web UI only; connect to the relay this webhook points at to see the ones it receives.',
+      noteAction: { command: relay.remoteLabel ? COMMANDS.connectRelay : COMMANDS.startRelay, title: relay.remoteLabel ? 'Connect to Relay…' : 'Start Relay' },
+    });
   }
   let entries;
   try {
     ({ deliveries: entries } = await relay.listDeliveries({ channel, limit: RELAY_ROWS }));
   } catch (err) {
     if (!(err instanceof RelayApiError && err.status === 403)) throw err;
-    return empty({ channel, note: `The relay token in use is limited to another channel: it cannot read channel '${channel}'. Connect with the admin token or this channel's token.` });
+    return empty({
+      channel,
+      note: `The relay token in use is limited to another channel: it cannot read channel '${channel}'. Connect with the admin token or this channel's token.`,
+    });
   }
   const shared = await sharesChannel(channel);
   const view = webhookRelayDeliveries(entries, webhook, shared);

@@ -41,7 +41,10 @@ export class WorkflowDiagnostics implements vscode.CodeActionProvider, vscode.Di
     // A quick fix is offered only when its edit leaves a file that parses (the fixer's own check).
     const refused = new Set(refusedFixes(text, findings));
     this.findings.set(doc.uri.toString(), { version: doc.version, findings, refused, title: fixTitle });
-    this.collection.set(doc.uri, findings.map((f) => toDiagnostic(doc, f)));
+    this.collection.set(
+      doc.uri,
+      findings.map((f) => toDiagnostic(doc, f)),
+    );
     return findings;
   }
 
@@ -62,13 +65,17 @@ export class WorkflowDiagnostics implements vscode.CodeActionProvider, vscode.Di
         const f = entry.findings.find((x) => (x.replacement !== undefined || x.suggestion) && !entry.refused.has(x) && sameRange(doc, x, diag.range));
         if (f) actions.push(quickFix(doc, f, diag, entry.title));
         // A fix of several edits (untrusted-input: move the value into env:), checked by the linter to parse.
-        for (const x of entry.findings.filter((y) => y.quickFix && String(diag.code) === y.rule && sameRange(doc, y, diag.range))) actions.push(multiEdit(doc, x, diag));
+        for (const x of entry.findings.filter((y) => y.quickFix && String(diag.code) === y.rule && sameRange(doc, y, diag.range)))
+          actions.push(multiEdit(doc, x, diag));
       }
     }
     const fixable = entry.findings.filter((f) => f.replacement !== undefined);
     const touchesFinding = fixable.some((f) => rangeOf(doc, f).intersection(range) !== undefined);
     if (fixable.length > 0 && (touchesFinding || context.only)) {
-      const all = new vscode.CodeAction('Fix all workflow names in this file', context.only?.contains(FIX_ALL_KIND) ? FIX_ALL_KIND : vscode.CodeActionKind.QuickFix);
+      const all = new vscode.CodeAction(
+        'Fix all workflow names in this file',
+        context.only?.contains(FIX_ALL_KIND) ? FIX_ALL_KIND : vscode.CodeActionKind.QuickFix,
+      );
       all.command = { command: COMMANDS.fixAllInFile, title: 'Fix all in this file', arguments: [doc.uri] };
       actions.push(all);
     }
@@ -110,7 +117,8 @@ function quickFix(doc: vscode.TextDocument, f: LintFinding, diag: vscode.Diagnos
 function multiEdit(doc: vscode.TextDocument, f: LintFinding, diag: vscode.Diagnostic): vscode.CodeAction {
   const action = new vscode.CodeAction(f.quickFix!.title, vscode.CodeActionKind.QuickFix);
   action.edit = new vscode.WorkspaceEdit();
-  for (const e of f.quickFix!.edits) action.edit.replace(doc.uri, new vscode.Range(doc.positionAt(e.offset), doc.positionAt(e.offset + e.length)), e.replacement);
+  for (const e of f.quickFix!.edits)
+    action.edit.replace(doc.uri, new vscode.Range(doc.positionAt(e.offset), doc.positionAt(e.offset + e.length)), e.replacement);
   action.diagnostics = [diag];
   return action;
 }

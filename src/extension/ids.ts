@@ -89,9 +89,27 @@ export const CONTEXT = {
 } as const;
 
 /** contextValue of tree rows (see src/core/tree/nodes.ts). */
-export const VIEW_ITEMS = ['repository', 'webhook', 'deliveries', 'delivery.ok', 'delivery.failed', 'delivery.ok.inRelay', 'delivery.failed.inRelay', 'loadMore', 'message',
-  'message.auth', 'message.signedOut', 'message.network', 'message.config', 'message.service',
-  'relayDelivery.verified', 'relayDelivery.unverified', 'relayDelivery.rejected', 'relayChannel', 'relayForwarding'] as const;
+export const VIEW_ITEMS = [
+  'repository',
+  'webhook',
+  'deliveries',
+  'delivery.ok',
+  'delivery.failed',
+  'delivery.ok.inRelay',
+  'delivery.failed.inRelay',
+  'loadMore',
+  'message',
+  'message.auth',
+  'message.signedOut',
+  'message.network',
+  'message.config',
+  'message.service',
+  'relayDelivery.verified',
+  'relayDelivery.unverified',
+  'relayDelivery.rejected',
+  'relayChannel',
+  'relayForwarding',
+] as const;
 
 export const DELIVERY_SCHEME = 'service-hooks-delivery';
 /** SecretStorage: the token for a base URL is under `${SECRET_KEY}@<base URL>` (tokenStore.ts). */

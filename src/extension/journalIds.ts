@@ -13,13 +13,18 @@ import type { Services } from './services';
 export async function serviceDeliveryId(services: Services, d: DeliveryView): Promise<string> {
   if (d.seq === undefined) return d.id;
   if (d.test || isTestDeliveryId(d.id)) {
-    throw new UserError(`Delivery #${d.seq} is a test send (service-hooks send or a sample), not one of the service's deliveries: the service cannot retry it. Replay it from the relay instead.`);
+    throw new UserError(
+      `Delivery #${d.seq} is a test send (service-hooks send or a sample), not one of the service's deliveries: the service cannot retry it. Replay it from the relay instead.`,
+    );
   }
   const header = settings().deliveryHeader;
   // The relay reports X-Service-Delivery as deliveryId; another header name is read from the journal entry.
   if (header.toLowerCase() === DELIVERY_HEADER.toLowerCase() && !d.id.startsWith('relay-')) return d.id;
   const detail = await services.relay.getDelivery(d.seq);
   const id = detail.headers[header.toLowerCase()];
-  if (!id) throw new UserError(`The relay journal holds no ${header} header for delivery #${d.seq}, so the service's delivery id is unknown and it cannot be retried there (check serviceHooks.deliveryHeader).`);
+  if (!id)
+    throw new UserError(
+      `The relay journal holds no ${header} header for delivery #${d.seq}, so the service's delivery id is unknown and it cannot be retried there (check serviceHooks.deliveryHeader).`,
+    );
   return id;
 }

@@ -48,7 +48,10 @@ export async function pickRepo(ctx: CommandContext, arg?: unknown): Promise<Repo
   const repos = await ctx.services.repositories();
   if (repos.length === 1) return repos[0]!;
   if (repos.length > 1) {
-    const pick = await vscode.window.showQuickPick(repos.map((r) => ({ label: repoKey(r), repo: r })), { title: 'Repository' });
+    const pick = await vscode.window.showQuickPick(
+      repos.map((r) => ({ label: repoKey(r), repo: r })),
+      { title: 'Repository' },
+    );
     if (!pick) throw new Cancelled();
     return pick.repo;
   }
@@ -80,7 +83,12 @@ export async function pickWebhook(ctx: CommandContext, arg?: unknown, title = 'W
   if (all.length === 0) throw new UserError('No webhooks. Add one with "Add Webhook".');
   if (all.length === 1) return all[0]!;
   const pick = await vscode.window.showQuickPick(
-    all.map((h) => ({ label: webhookLabel(h.webhook.url), description: eventsDescription(h.webhook.events), detail: `${repoKey(h.repo)} · ${h.webhook.id}`, h })),
+    all.map((h) => ({
+      label: webhookLabel(h.webhook.url),
+      description: eventsDescription(h.webhook.events),
+      detail: `${repoKey(h.repo)} · ${h.webhook.id}`,
+      h,
+    })),
     { title, matchOnDescription: true, matchOnDetail: true },
   );
   if (!pick) throw new Cancelled();
@@ -88,13 +96,10 @@ export async function pickWebhook(ctx: CommandContext, arg?: unknown, title = 'W
 }
 
 /** A service delivery: from a row, from {webhookId, deliveryId}, or picked (optionally failed ones only). */
-export async function pickDelivery(
-  ctx: CommandContext,
-  arg: unknown,
-  opts: { failedOnly?: boolean; title: string },
-): Promise<PickedDelivery> {
+export async function pickDelivery(ctx: CommandContext, arg: unknown, opts: { failedOnly?: boolean; title: string }): Promise<PickedDelivery> {
   // A row from the relay journal carries its seq: serviceDeliveryId gives the service's id for it.
-  if (isNode(arg) && arg.kind === 'delivery') return { repo: arg.repo, webhook: arg.webhook, deliveryId: arg.delivery.id, ...(arg.delivery.seq !== undefined ? { journaled: arg.delivery } : {}) };
+  if (isNode(arg) && arg.kind === 'delivery')
+    return { repo: arg.repo, webhook: arg.webhook, deliveryId: arg.delivery.id, ...(arg.delivery.seq !== undefined ? { journaled: arg.delivery } : {}) };
   const args = asArgs(arg);
   const { repo, webhook } = await pickWebhook(ctx, arg, `${opts.title}: webhook`);
   if (args.deliveryId) return { repo, webhook, deliveryId: args.deliveryId };
@@ -114,9 +119,13 @@ export async function pickDelivery(
 /** The service lists no deliveries: pick among the webhook's rows from the relay journal (test sends left out). */
 async function pickJournaled(ctx: CommandContext, repo: RepoRef, webhook: WebhookView, opts: { failedOnly?: boolean; title: string }): Promise<PickedDelivery> {
   const st = await ctx.webhooks.deliveryState(webhook);
-  if (!st.all) throw new UserError(st.note ?? 'The service shows deliveries in its web UI only, and this webhook does not point at a relay the editor is connected to.');
+  if (!st.all)
+    throw new UserError(st.note ?? 'The service shows deliveries in its web UI only, and this webhook does not point at a relay the editor is connected to.');
   const list = st.all.filter((d) => !opts.failedOnly || (!d.test && !d.success));
-  if (list.length === 0) throw new UserError(opts.failedOnly ? `No delivery of this webhook that reached the relay (channel ${st.channel}) failed.` : 'No delivery of this webhook reached the relay.');
+  if (list.length === 0)
+    throw new UserError(
+      opts.failedOnly ? `No delivery of this webhook that reached the relay (channel ${st.channel}) failed.` : 'No delivery of this webhook reached the relay.',
+    );
   const pick = await vscode.window.showQuickPick(
     list.map((d) => ({ label: deliveryLabel(d), description: `${d.event} · relay #${d.seq}`, detail: d.id, d })),
     { title: `${opts.title}: delivery (from the relay journal)`, matchOnDetail: true },
@@ -167,7 +176,9 @@ export async function pickRelayDelivery(ctx: CommandContext, arg: unknown, title
   }
   if (deliveries.length === 0) throw new UserError('The relay journal is empty.');
   const pick = await vscode.window.showQuickPick(
-    deliveries.sort((a, b) => b.seq - a.seq).map((d) => ({ label: `#${d.seq} ${d.event ?? 'unknown'}`, description: `${d.channel} · ${d.verification}`, detail: toSecond(d.receivedAt), d })),
+    deliveries
+      .sort((a, b) => b.seq - a.seq)
+      .map((d) => ({ label: `#${d.seq} ${d.event ?? 'unknown'}`, description: `${d.channel} · ${d.verification}`, detail: toSecond(d.receivedAt), d })),
     { title },
   );
   if (!pick) throw new Cancelled();

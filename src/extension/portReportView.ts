@@ -56,7 +56,12 @@ export async function openAtLine(target: string): Promise<void> {
 export function showReport(html: string): vscode.WebviewPanel {
   const targets = new Set([...html.matchAll(/ data-target="([^"]*)"/g)].map((m) => unescape(m[1]!)));
   if (!panel) {
-    panel = vscode.window.createWebviewPanel(REPORT_VIEW_TYPE, 'Workflow Port Report', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, { enableScripts: true, retainContextWhenHidden: true });
+    panel = vscode.window.createWebviewPanel(
+      REPORT_VIEW_TYPE,
+      'Workflow Port Report',
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
+      { enableScripts: true, retainContextWhenHidden: true },
+    );
     panel.onDidDispose(() => {
       listener?.dispose();
       [panel, listener] = [undefined, undefined];

@@ -14,7 +14,19 @@ import * as vscode from 'vscode';
 import type { DeliveryList, DeliveryListQuery, RelayDelivery, RelayStatus, ReplayResponse } from '../../relay/client';
 import { RelayApiError } from '../../relay/client/apiError';
 import { alreadyForwarded } from '../core/relay/forwardOnce';
-import { describeConnectError, forwardTargets, parseRelayAddress, relayChannelFor, RelayLiveList, seqKey, type ForwardSession, type RelayAddress, type RelayState, type RelayUrls, type WebhookUrlChoice } from '../core/tree';
+import {
+  describeConnectError,
+  forwardTargets,
+  parseRelayAddress,
+  relayChannelFor,
+  RelayLiveList,
+  seqKey,
+  type ForwardSession,
+  type RelayAddress,
+  type RelayState,
+  type RelayUrls,
+  type WebhookUrlChoice,
+} from '../core/tree';
 import { settings } from './config';
 import { loadRelayClient } from './deps';
 import { UserError } from './errors';
@@ -87,13 +99,27 @@ export class RelayManager implements vscode.Disposable {
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the getters' own `this` is the object literal
     const self = this;
     this.inUse = {
-      get conn() { return self.conn; },
-      get remote() { return self.remote; },
-      get localPort() { return self.localPort; },
-      get scope() { return self.tokenScope; },
-      get base() { return self.relayBase; },
-      get status() { return self.status; },
-      get ownsProcess() { return self.process.running; },
+      get conn() {
+        return self.conn;
+      },
+      get remote() {
+        return self.remote;
+      },
+      get localPort() {
+        return self.localPort;
+      },
+      get scope() {
+        return self.tokenScope;
+      },
+      get base() {
+        return self.relayBase;
+      },
+      get status() {
+        return self.status;
+      },
+      get ownsProcess() {
+        return self.process.running;
+      },
     };
     this.secrets = new RelaySecrets(this.inUse, this.setups, o.secrets, (url) => this.channelOf(url));
     this.remembered = new RemoteMemory(o.globalState, o.secrets);
@@ -101,7 +127,12 @@ export class RelayManager implements vscode.Disposable {
     this.local = new LocalRelay(this.process, { extensionPath: o.extensionPath, dataDir: o.dataDir, localSecret: () => this.localSecret() });
     this.lease = new ForwardLease(join(dirname(o.dataDir), 'forward-owner.json'));
     this.process.onExit((code, output) => {
-      const last = output.trim().split(/\r?\n/).filter((l) => !/token/i.test(l)).slice(-2).join(' ');
+      const last = output
+        .trim()
+        .split(/\r?\n/)
+        .filter((l) => !/token/i.test(l))
+        .slice(-2)
+        .join(' ');
       void this.detach().then(() => this.setPhase(code === 0 || code === null ? 'stopped' : 'failed', `Relay exited with code ${code}. ${last}`));
     });
   }
@@ -286,7 +317,10 @@ export class RelayManager implements vscode.Disposable {
     const status = conn.refused!;
     await this.detach();
     this.remote = remote; // "Not connected to <relay>"; Connect to Relay… is the way back
-    this.setPhase('failed', `${label} refused the token (HTTP ${status}): it was revoked, or its channel was deleted. Run "Connect to Relay…" with a valid token.`);
+    this.setPhase(
+      'failed',
+      `${label} refused the token (HTTP ${status}): it was revoked, or its channel was deleted. Run "Connect to Relay…" with a valid token.`,
+    );
     for (const l of [...this.refusedListeners]) l(label, status);
   }
 
@@ -348,7 +382,9 @@ export class RelayManager implements vscode.Disposable {
     const to = this.targetFor(d.channel, relay, scope);
     const why = to ? alreadyForwarded(d.forward, to) : undefined;
     if (why) {
-      log().info(`forward: #${d.seq} ${d.channel} not posted to ${to}: ${why === 'relay' ? "the relay's own --forward posts it there" : 'a subscriber already forwarded it'}`);
+      log().info(
+        `forward: #${d.seq} ${d.channel} not posted to ${to}: ${why === 'relay' ? "the relay's own --forward posts it there" : 'a subscriber already forwarded it'}`,
+      );
       return undefined;
     }
     return forwarder.handle(d);
@@ -404,7 +440,11 @@ export class RelayManager implements vscode.Disposable {
       await this.attachNow(port, await this.local.readToken(port));
     } catch (err) {
       log().warn(`relay on port ${port} answers but cannot be used: ${(err as Error).message}`);
-      if (!this.conn) this.setPhase('offline', `A relay answers on port ${port}, but not with the token in ${this.dataDir}: it was not started by this editor. Use "Connect to Relay…" for it, or set serviceHooks.relay.port.`);
+      if (!this.conn)
+        this.setPhase(
+          'offline',
+          `A relay answers on port ${port}, but not with the token in ${this.dataDir}: it was not started by this editor. Use "Connect to Relay…" for it, or set serviceHooks.relay.port.`,
+        );
     }
   }
 
@@ -493,7 +533,9 @@ export class RelayManager implements vscode.Disposable {
     try {
       await this.serial(() => this.openRelay(address, token.trim(), { remote: address }));
     } catch (err) {
-      throw new UserError(describeConnectError(address.label, err as { status?: number; code?: string; cause?: { code?: string }; message?: string }, address.tls));
+      throw new UserError(
+        describeConnectError(address.label, err as { status?: number; code?: string; cause?: { code?: string }; message?: string }, address.tls),
+      );
     }
     await this.remembered.remember(address.httpUrl, token.trim());
   }
@@ -522,7 +564,12 @@ export class RelayManager implements vscode.Disposable {
    * deliveries go to its local app.
    */
   async startSession(session: ForwardSession, secret?: string): Promise<void> {
-    const head = session.since ?? (await this.conn?.api.listDeliveries({ limit: 0 }).then((l) => l.lastSeq, () => undefined));
+    const head =
+      session.since ??
+      (await this.conn?.api.listDeliveries({ limit: 0 }).then(
+        (l) => l.lastSeq,
+        () => undefined,
+      ));
     if (secret) await this.setups.storeSecret(session.relay, session.channel, secret);
     await this.setups.put({ ...session, ...(head !== undefined ? { since: head } : {}) });
     await this.reopen();
@@ -574,7 +621,10 @@ export class RelayManager implements vscode.Disposable {
         this.remote = address;
         const status = err instanceof RelayApiError ? err.status : undefined;
         if (status === 401 || status === 403) {
-          this.setPhase('failed', `${address.label} refused the token (HTTP ${status}): it was revoked, or its channel was deleted. Run "Connect to Relay…" with a valid token.`);
+          this.setPhase(
+            'failed',
+            `${address.label} refused the token (HTTP ${status}): it was revoked, or its channel was deleted. Run "Connect to Relay…" with a valid token.`,
+          );
           for (const l of [...this.refusedListeners]) l(address.label, status);
         } else this.setPhase('offline', `Cannot connect to ${address.label}: ${(err as Error).message}`);
         return false;

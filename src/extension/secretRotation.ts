@@ -57,7 +57,9 @@ export class SecretRotation implements vscode.Disposable {
     clearTimeout(this.timer);
     try {
       await this.o.api.updateChannelSecrets(this.o.channel, { secrets: [this.o.secret] });
-      this.o.log(`rotation of channel ${this.o.channel}: the old secret is dropped (${why === 'verified' ? 'a delivery verified with the new one' : 'the grace period ended'})`);
+      this.o.log(
+        `rotation of channel ${this.o.channel}: the old secret is dropped (${why === 'verified' ? 'a delivery verified with the new one' : 'the grace period ended'})`,
+      );
     } catch (err) {
       this.o.log(`rotation of channel ${this.o.channel}: the old secret could not be dropped (${(err as Error).message}); both still verify`);
     }

@@ -56,7 +56,11 @@ export class Services {
     const send = 'Send Token';
     const choice = await vscode.window.showWarningMessage(
       `Send your stored service token to ${baseUrl}?`,
-      { modal: true, detail: 'It was stored by an earlier version of the extension, which did not record the address it was created for. It will be kept for this address only.' },
+      {
+        modal: true,
+        detail:
+          'It was stored by an earlier version of the extension, which did not record the address it was created for. It will be kept for this address only.',
+      },
       send,
     );
     if (choice !== send) return undefined;

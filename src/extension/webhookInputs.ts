@@ -122,7 +122,11 @@ function pickUrl(title: string, choices: readonly UrlChoice[]): Promise<{ url?: 
 }
 
 /** The events a webhook delivers: pick many of the seven (current ones checked). */
-export async function askEvents(current: readonly string[] = [], title = `Add Webhook (2/${ADD_WEBHOOK_STEPS}): Events`, back = false): Promise<string[] | Back> {
+export async function askEvents(
+  current: readonly string[] = [],
+  title = `Add Webhook (2/${ADD_WEBHOOK_STEPS}): Events`,
+  back = false,
+): Promise<string[] | Back> {
   const picked = await pickStep({
     title,
     items: SUBSCRIBABLE_EVENTS.map((e) => ({ label: e, picked: current.includes(e) })),

@@ -149,7 +149,8 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
         try {
           const st = await this.deliveryState(node.webhook);
           const out: WebhookTreeNode[] = [this.deliveriesNode(node.repo, node.webhook, st)];
-          if (st.note) out.push({ kind: 'message', id: `note:${node.webhook.id}`, text: st.note, severity: 'info', ...(st.noteAction ? { action: st.noteAction } : {}) });
+          if (st.note)
+            out.push({ kind: 'message', id: `note:${node.webhook.id}`, text: st.note, severity: 'info', ...(st.noteAction ? { action: st.noteAction } : {}) });
           return out;
         } catch (err) {
           this.deliveries.delete(node.webhook.id);
@@ -260,7 +261,12 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
   /** Whether other listed webhooks point at the same channel of the relay in use. */
   private async sharesChannel(channel: string): Promise<boolean> {
     const { hooks } = await this.cachedWebhooks();
-    return (webhooksByChannel(hooks.map((h) => h.webhook), this.services.relay.urls()).get(channel)?.length ?? 0) > 1;
+    return (
+      (webhooksByChannel(
+        hooks.map((h) => h.webhook),
+        this.services.relay.urls(),
+      ).get(channel)?.length ?? 0) > 1
+    );
   }
 
   /**
@@ -319,7 +325,8 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
     const message = sentence(shortMessage(err));
     const first = !this.outage;
     this.outage = { since: this.outage?.since ?? this.lastGood, message };
-    if (this.view) this.view.message = `${message} Rows marked stale are from ${toSecond(this.outage.since)} UTC; retrying every ${settings().refreshInterval} s.`;
+    if (this.view)
+      this.view.message = `${message} Rows marked stale are from ${toSecond(this.outage.since)} UTC; retrying every ${settings().refreshInterval} s.`;
     if (first) this.repaintWebhooks();
   }
 

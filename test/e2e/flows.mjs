@@ -114,10 +114,11 @@ async function startLocalApp(relayData) {
     url: `http://127.0.0.1:${server.address().port}/webhook`,
     events,
     seen,
-    close: () => new Promise((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections(); // the editor's keep-alive connection
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections(); // the editor's keep-alive connection
+      }),
   };
 }
 
@@ -141,13 +142,37 @@ async function startDocumentedService(tls, sink) {
   const data = mkdtempSync(join(tmpdir(), 'sh-e2e-tls-relay-'));
   const relay = await startChild(
     'tls-relay',
-    [CLI, 'relay', '--port', String(port), '--host', '127.0.0.1', '--data', data, '--tls-cert', tls.serverCert, '--tls-key', tls.serverKey, '--public-url', `https://localhost:${port}`],
-    { sink, redact: [() => (existsSync(join(data, 'token')) ? readFileSync(join(data, 'token'), 'utf8').trim() : '')], ready: async (out) => out.includes(`relay listening on https://127.0.0.1:${port}`) },
+    [
+      CLI,
+      'relay',
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      '--data',
+      data,
+      '--tls-cert',
+      tls.serverCert,
+      '--tls-key',
+      tls.serverKey,
+      '--public-url',
+      `https://localhost:${port}`,
+    ],
+    {
+      sink,
+      redact: [() => (existsSync(join(data, 'token')) ? readFileSync(join(data, 'token'), 'utf8').trim() : '')],
+      ready: async (out) => out.includes(`relay listening on https://127.0.0.1:${port}`),
+    },
   );
   const admin = readFileSync(join(data, 'token'), 'utf8').trim();
   const dispatcher = new Agent({ connect: { ca: readFileSync(tls.caCert) } });
   const call = async (base, bearer, method, path, body, d) => {
-    const res = await request(`${base}${path}`, { method, dispatcher: d, headers: { authorization: `Bearer ${bearer}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const res = await request(`${base}${path}`, {
+      method,
+      dispatcher: d,
+      headers: { authorization: `Bearer ${bearer}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
     const text = await res.body.text();
     if (res.statusCode >= 300) throw new Error(`${method} ${base}${path} answered ${res.statusCode}: ${text.slice(0, 200)}`);
     return text ? JSON.parse(text) : undefined;
@@ -204,18 +229,20 @@ async function startSecretApp(secret) {
   return {
     url: `http://127.0.0.1:${server.address().port}/webhook`,
     /** Resolves with the first delivery of `event` the app accepts. */
-    accepted: (event) => new Promise((resolve) => {
-      const on = (d) => {
-        if (d.event !== event || !d.valid) return;
-        events.off('delivery', on);
-        resolve(d);
-      };
-      events.on('delivery', on);
-    }),
-    close: () => new Promise((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    }),
+    accepted: (event) =>
+      new Promise((resolve) => {
+        const on = (d) => {
+          if (d.event !== event || !d.valid) return;
+          events.off('delivery', on);
+          resolve(d);
+        };
+        events.on('delivery', on);
+      }),
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -267,10 +294,18 @@ export const flows = [
       await wb.expand(after);
       await wb.treeRow('Webhooks', /ping/).first().waitFor();
       const api2 = await api.deliveries(relayHook.id);
-      assert(api2.deliveries.some((d) => d.event === 'ping'), 'the emulator lists no ping delivery for the relay webhook');
-      await until('the receiver app to verify the ping forwarded by the relay', demo.receiver.child.stdout, 'data', () => /verified\s+event=ping/.test(demo.receiver.output()));
+      assert(
+        api2.deliveries.some((d) => d.event === 'ping'),
+        'the emulator lists no ping delivery for the relay webhook',
+      );
+      await until('the receiver app to verify the ping forwarded by the relay', demo.receiver.child.stdout, 'data', () =>
+        /verified\s+event=ping/.test(demo.receiver.output()),
+      );
       // The Relay view (attached to the demo relay) shows the ping live: verified, forwarded with 204.
-      await wb.treeRow('Relay', /ping.*verified.*204/).first().waitFor();
+      await wb
+        .treeRow('Relay', /ping.*verified.*204/)
+        .first()
+        .waitFor();
       await shot('ping');
     },
   },
@@ -279,7 +314,9 @@ export const flows = [
     async run({ wb, demo, api, shot }) {
       const failHook = (await api.webhooks()).find((h) => /\/_emulator\/fail\/500$/.test(h.url));
       assert(failHook, 'no demo webhook points at the failing endpoint');
-      const failed = await until('a failed delivery of the failing webhook', demo.emulator.child.stderr, 'data', async () => (await api.deliveries(failHook.id)).deliveries.find((d) => !d.success));
+      const failed = await until('a failed delivery of the failing webhook', demo.emulator.child.stderr, 'data', async () =>
+        (await api.deliveries(failHook.id)).deliveries.find((d) => !d.success),
+      );
       const attemptsBefore = failed.attempts.length;
       const label = hostPath(failHook.url);
       await wb.showContainer('Service');
@@ -306,7 +343,10 @@ export const flows = [
       for (let tries = 1; ; tries++) {
         await wb.page.mouse.move(5, 5);
         await row.hover({ position: { x: 80, y: 8 } });
-        const shownUp = await hover.waitFor({ timeout: 5000 }).then(() => true, () => false);
+        const shownUp = await hover.waitFor({ timeout: 5000 }).then(
+          () => true,
+          () => false,
+        );
         if (shownUp) break;
         if (tries === 3) throw new Error('the delivery row shows no hover after 3 mouse entries');
       }
@@ -331,7 +371,10 @@ export const flows = [
       // Close the problem peek (Escape; the first one may go to a hover or a toast), keep the cursor.
       for (let k = 0; k < 5 && (await page.locator('.marker-widget').count()) > 0; k++) {
         await page.keyboard.press('Escape');
-        await page.locator('.marker-widget').waitFor({ state: 'detached', timeout: 1000 }).catch(() => {});
+        await page
+          .locator('.marker-widget')
+          .waitFor({ state: 'detached', timeout: 1000 })
+          .catch(() => {});
       }
       await page.locator('.marker-widget').waitFor({ state: 'detached' });
       await page.locator('.monaco-editor .view-lines').first().hover();
@@ -362,7 +405,10 @@ export const flows = [
       for (let q = Math.max(0, p - replacement.length); q <= p && !ok; q++) {
         ok = onDisk.startsWith(replacement, q) && q + replacement.length >= onDisk.length - s;
       }
-      assert(ok, `the file changed by ${JSON.stringify(onDisk.slice(p, onDisk.length - s))} at offset ${p}, which is not the offered replacement "${replacement}"`);
+      assert(
+        ok,
+        `the file changed by ${JSON.stringify(onDisk.slice(p, onDisk.length - s))} at offset ${p}, which is not the offered replacement "${replacement}"`,
+      );
     },
   },
   {
@@ -429,7 +475,10 @@ export const flows = [
       await wb.seeNotification(/Webhook created/);
       const created = (await api.webhooks()).find((h) => h.url === url);
       assert(created, `the emulator does not list a webhook to ${url}`);
-      assert(JSON.stringify([...created.events].sort()) === JSON.stringify(['push', 'release']), `events ${JSON.stringify(created.events)}, expected push, release`);
+      assert(
+        JSON.stringify([...created.events].sort()) === JSON.stringify(['push', 'release']),
+        `events ${JSON.stringify(created.events)}, expected push, release`,
+      );
       assert(created.secret_set === true, 'the new webhook has no secret set');
       await wb.showContainer('Service');
       await wb.treeRow('Webhooks', hostPath(url)).waitFor();
@@ -439,10 +488,16 @@ export const flows = [
       await wb.waitForQuickInput('Ping Webhook');
       await wb.pick(hostPath(url));
       await wb.seeNotification(/Ping sent to/);
-      await wb.pane('Relay').locator('.monaco-list-row', { hasText: /e2e\s*received 1 · verified 1 · unverified 0 · rejected 0/ }).waitFor();
+      await wb
+        .pane('Relay')
+        .locator('.monaco-list-row', { hasText: /e2e\s*received 1 · verified 1 · unverified 0 · rejected 0/ })
+        .waitFor();
       const listed = await fetch(`${demo.relayUrl}/api/deliveries?channel=e2e&limit=1`, { headers: { authorization: `Bearer ${demo.relayToken()}` } });
       const [ping] = (await listed.json()).deliveries;
-      assert(ping?.event === 'ping' && ping.verification === 'verified', `the ping to the generated-secret webhook is ${JSON.stringify(ping)}, expected verified`);
+      assert(
+        ping?.event === 'ping' && ping.verification === 'verified',
+        `the ping to the generated-secret webhook is ${JSON.stringify(ping)}, expected verified`,
+      );
       await shot('generated-secret');
     },
   },
@@ -480,7 +535,10 @@ export const flows = [
         const ingress = `${demo.relayUrl}/hooks/${channel.name}`;
         const hook = (await api.webhooks()).find((h) => h.url === ingress);
         assert(hook, `the emulator lists no webhook to the channel's ingress URL ${ingress}`);
-        assert(JSON.stringify(hook.events) === '["pull_request"]' && hook.secret_set === true, `the webhook has events ${JSON.stringify(hook.events)}, secret_set ${hook.secret_set}`);
+        assert(
+          JSON.stringify(hook.events) === '["pull_request"]' && hook.secret_set === true,
+          `the webhook has events ${JSON.stringify(hook.events)}, secret_set ${hook.secret_set}`,
+        );
         await wb.treeRow('Relay', /acme\/widgets →/).waitFor();
 
         // The service fires a pull_request: service → relay channel → editor → local app, verified.
@@ -488,11 +546,19 @@ export const flows = [
         const delivery = fired.deliveries.find((d) => d.webhook_id === hook.id);
         assert(delivery, `the emulator made no delivery for the forwarding webhook ${hook.id}: ${JSON.stringify(fired)}`);
         const got = await until(`the local app to receive delivery ${delivery.id}`, app.events, 'delivery', () => app.seen.find((d) => d.id === delivery.id));
-        assert(got.valid && got.event === 'pull_request', `the local app got delivery ${delivery.id} as ${JSON.stringify(got)}, expected a pull_request with a valid signature`);
+        assert(
+          got.valid && got.event === 'pull_request',
+          `the local app got delivery ${delivery.id} as ${JSON.stringify(got)}, expected a pull_request with a valid signature`,
+        );
         // The Relay view shows it live: the channel counts it verified, its row says so.
-        await wb.pane('Relay').locator('.monaco-list-row', { hasText: new RegExp(`${channel.name}\\s*received 1 · verified 1 `) }).waitFor();
+        await wb
+          .pane('Relay')
+          .locator('.monaco-list-row', { hasText: new RegExp(`${channel.name}\\s*received 1 · verified 1 `) })
+          .waitFor();
         // The editor's ack carried the app's 204: its row says "→ 204 (subscriber)", not "not forwarded".
-        const listed = await fetch(`${demo.relayUrl}/api/deliveries?channel=${channel.name}&limit=1`, { headers: { authorization: `Bearer ${demo.relayToken()}` } });
+        const listed = await fetch(`${demo.relayUrl}/api/deliveries?channel=${channel.name}&limit=1`, {
+          headers: { authorization: `Bearer ${demo.relayToken()}` },
+        });
         const seq = (await listed.json()).deliveries[0]?.seq;
         assert(seq, `the relay lists no delivery on channel ${channel.name}`);
         await wb.treeRow('Relay', new RegExp(`#${seq} pull_request\\s*✓ verified → 204 \\(subscriber\\)`)).waitFor();
@@ -522,14 +588,23 @@ export const flows = [
         const during = [idOf(await api.fire('pull_request')), idOf(await api.fire('pull_request'))];
         await loaded;
         await wb.activityItem('Service').waitFor({ timeout: 90_000 });
-        await until('the local app to receive the deliveries sent during the reload', app.events, 'delivery', () => during.every((id) => app.seen.some((d) => d.id === id)), 60_000);
+        await until(
+          'the local app to receive the deliveries sent during the reload',
+          app.events,
+          'delivery',
+          () => during.every((id) => app.seen.some((d) => d.id === id)),
+          60_000,
+        );
         const after = idOf(await api.fire('pull_request'));
         await until('the local app to receive the delivery sent after the reload', app.events, 'delivery', () => app.seen.some((d) => d.id === after));
         // Nothing twice, nothing unverified: every delivery id the app saw, once.
         const ids = app.seen.map((d) => d.id);
         const twice = ids.filter((id, i) => ids.indexOf(id) !== i);
         assert(twice.length === 0, `the local app got ${JSON.stringify(twice)} more than once (all: ${JSON.stringify(ids)})`);
-        assert(app.seen.every((d) => d.valid), `an unverified delivery reached the app: ${JSON.stringify(app.seen)}`);
+        assert(
+          app.seen.every((d) => d.valid),
+          `an unverified delivery reached the app: ${JSON.stringify(app.seen)}`,
+        );
         // The view shows the connection (not the local relay on the port) and the set-up.
         await wb.showContainer('Service');
         await wb.treeRow('Relay', `Connected to ${remote}`).waitFor();
@@ -548,7 +623,8 @@ export const flows = [
       await wb.clearNotifications();
       await page.locator('.statusbar-item', { hasText: remote }).first().click();
       await wb.waitForQuickInput();
-      for (const item of ['Show Relay View', 'Copy Signing Secret', 'Disconnect…']) await page.locator('.quick-input-list .monaco-list-row', { hasText: item }).first().waitFor();
+      for (const item of ['Show Relay View', 'Copy Signing Secret', 'Disconnect…'])
+        await page.locator('.quick-input-list .monaco-list-row', { hasText: item }).first().waitFor();
       await shot('relay-menu');
       await wb.pick('Disconnect…', { filter: 'Disconnect' });
       const dialog = page.locator('.monaco-dialog-box');
@@ -559,7 +635,10 @@ export const flows = [
       // The demo's relay still runs on serviceHooks.relay.port: the view shows it again by itself.
       await wb.showContainer('Service');
       await wb.treeRow('Relay', `Running on port ${demo.relayPort}`).waitFor();
-      await page.locator('.statusbar-item', { hasText: `Relay :${demo.relayPort}` }).first().waitFor();
+      await page
+        .locator('.statusbar-item', { hasText: `Relay :${demo.relayPort}` })
+        .first()
+        .waitFor();
     },
   },
   {
@@ -585,7 +664,13 @@ export const flows = [
         // signs in to, so ask again (a bounded number of times) until it names the new one.
         for (let tries = 1; ; tries++) {
           await wb.runCommand(`${PALETTE}: Sign In`);
-          const named = await page.locator('.quick-input-widget .quick-input-title', { hasText: doc.emulatorUrl }).waitFor({ timeout: 5000 }).then(() => true, () => false);
+          const named = await page
+            .locator('.quick-input-widget .quick-input-title', { hasText: doc.emulatorUrl })
+            .waitFor({ timeout: 5000 })
+            .then(
+              () => true,
+              () => false,
+            );
           if (named) break;
           await wb.closeQuickInput();
           if (tries === 5) throw new Error(`Sign In never named ${doc.emulatorUrl}: the editor did not take the new serviceHooks.baseUrl`);
@@ -606,7 +691,10 @@ export const flows = [
           await wb.waitForQuickInput('Add Webhook (1/3)');
           // Offered by the URL the relay reports, and no http://127.0.0.1 "local relay" beside it.
           await page.locator('.quick-input-widget .monaco-list-row', { hasText: `channel alice on ${label}` }).waitFor();
-          assert((await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'local relay' }).count()) === 0, 'a local relay is offered next to the remote TLS relay');
+          assert(
+            (await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'local relay' }).count()) === 0,
+            'a local relay is offered next to the remote TLS relay',
+          );
           await wb.pick(alice.ingressUrl, { filter: alice.ingressUrl });
           await wb.waitForQuickInput('Add Webhook (2/3)');
           await wb.checkItems(events);
@@ -659,7 +747,9 @@ export const flows = [
         assert(!/\bpush\b/.test(next), `the release webhook lists a push: ${next}`);
       } finally {
         await setBaseUrl(wb, page, demo.emulatorUrl).catch(() => mergeJsonFile(demo.userSettings, { 'serviceHooks.baseUrl': demo.emulatorUrl }));
-        await setMachineSetting(wb, page, 'serviceHooks.relay.forwardUrl', demo.appUrl).catch(() => mergeJsonFile(demo.userSettings, { 'serviceHooks.relay.forwardUrl': demo.appUrl }));
+        await setMachineSetting(wb, page, 'serviceHooks.relay.forwardUrl', demo.appUrl).catch(() =>
+          mergeJsonFile(demo.userSettings, { 'serviceHooks.relay.forwardUrl': demo.appUrl }),
+        );
         await doc.stop();
         await app.close();
       }

@@ -81,7 +81,10 @@ export const resendFlows = [
         await wb.pane('Webhooks').locator('.welcome-view-content', { hasText: 'Sign in' }).waitFor();
         await wb.runCommand(`${PALETTE}: Sign In`);
         await wb.submitInput(demo.token, { title: `Sign in to the service at ${proxy.url}` });
-        await wb.notification(/Cannot reach the service/).first().waitFor();
+        await wb
+          .notification(/Cannot reach the service/)
+          .first()
+          .waitFor();
         await shot('resend-signin-down');
         await proxy.up();
         await clickOnToast(wb, /Cannot reach the service/, 'Retry');
@@ -97,14 +100,20 @@ export const resendFlows = [
         await wb.submitInput('value-typed-once', { title: 'Create CI Secret (2/3)' });
         await wb.waitForQuickInput('Create CI Secret (3/3)');
         await wb.pick('Not protected');
-        await wb.notification(/Cannot reach the service/).first().waitFor();
+        await wb
+          .notification(/Cannot reach the service/)
+          .first()
+          .waitFor();
         await proxy.up();
         await clickOnToast(wb, /Cannot reach the service/, 'Retry');
         await wb.seeNotification(`CI secret ${name} created.`);
         assert(!(await page.locator('.quick-input-widget').isVisible()), 'Retry of Create CI Secret asked for something again');
         const res = await fetch(`${demo.emulatorUrl}/_emulator/repos/acme/widgets/secrets`, { headers: { authorization: `Bearer ${demo.token}` } });
         const secrets = await res.json();
-        assert(secrets.some((s) => s.name === name && s.protected === false), `the emulator lists no secret ${name}: ${JSON.stringify(secrets)}`);
+        assert(
+          secrets.some((s) => s.name === name && s.protected === false),
+          `the emulator lists no secret ${name}: ${JSON.stringify(secrets)}`,
+        );
         await wb.clearNotifications();
       } finally {
         await setUserSetting(wb, page, 'serviceHooks.baseUrl', demo.emulatorUrl).catch(() => undefined);

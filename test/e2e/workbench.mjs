@@ -22,7 +22,10 @@ export class Workbench {
   }
 
   activityItem(title) {
-    return this.page.locator('.activitybar .action-item').filter({ has: this.page.locator(`.action-label[aria-label^="${title}"]`) }).first();
+    return this.page
+      .locator('.activitybar .action-item')
+      .filter({ has: this.page.locator(`.action-label[aria-label^="${title}"]`) })
+      .first();
   }
 
   /** Shows a view container (clicking its activity-bar item only if it is not already shown). */
@@ -138,7 +141,16 @@ export class Workbench {
    */
   async seeNotification(text) {
     const toastMs = Number(process.env.SERVICE_HOOKS_E2E_TOAST_MS ?? 5000);
-    if (toastMs > 0 && (await this.notification(text).waitFor({ timeout: toastMs }).then(() => true, () => false))) return;
+    if (
+      toastMs > 0 &&
+      (await this.notification(text)
+        .waitFor({ timeout: toastMs })
+        .then(
+          () => true,
+          () => false,
+        ))
+    )
+      return;
     // The command that shows it may still have its input open: opening the palette now would cancel it.
     await this.page.locator(QUICK_INPUT).waitFor({ state: 'hidden' });
     await this.runCommand('Notifications: Show Notifications');
@@ -152,7 +164,11 @@ export class Workbench {
     await this.page.evaluate(() => {
       for (const el of document.querySelectorAll('.notifications-toasts .notification-toast .codicon-notifications-clear')) el.click();
     });
-    await this.page.locator('.notifications-toasts .notification-toast').first().waitFor({ state: 'detached' }).catch(() => {});
+    await this.page
+      .locator('.notifications-toasts .notification-toast')
+      .first()
+      .waitFor({ state: 'detached' })
+      .catch(() => {});
   }
 
   /** Quick Open (Ctrl+P) a file by name and wait for its editor tab. */

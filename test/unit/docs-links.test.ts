@@ -81,7 +81,11 @@ function splitAnchor(target: string): [string, string | undefined] {
 /** README.md, CHANGELOG.md and every docs/*.md under root. */
 export function markdownFiles(root: string): string[] {
   const docs = join(root, 'docs');
-  const inDocs = existsSync(docs) ? readdirSync(docs).filter((f) => f.endsWith('.md')).map((f) => join(docs, f)) : [];
+  const inDocs = existsSync(docs)
+    ? readdirSync(docs)
+        .filter((f) => f.endsWith('.md'))
+        .map((f) => join(docs, f))
+    : [];
   return [join(root, 'README.md'), join(root, 'CHANGELOG.md'), ...inDocs].filter((f) => existsSync(f));
 }
 
@@ -89,7 +93,10 @@ describe('docs: relative links and anchors resolve', () => {
   it('README.md, CHANGELOG.md and docs/*.md have no broken relative link or anchor', () => {
     const files = markdownFiles(ROOT);
     assert.ok(files.length >= 10, `expected README, CHANGELOG and the docs pages, found ${files.length}`);
-    assert.deepEqual(files.flatMap((f) => brokenLinks(f, ROOT)), []);
+    assert.deepEqual(
+      files.flatMap((f) => brokenLinks(f, ROOT)),
+      [],
+    );
   });
 
   it('the README points into docs/ and stays under 300 lines', () => {

@@ -79,8 +79,14 @@ describe('architecture: import circles', () => {
     const files = ['src', 'relay'].flatMap((d) => sources(join(ROOT, d)));
     assert.ok(files.length > 100, 'the sources were found');
     const graph = importGraph(files);
-    assert.ok([...graph.values()].some((t) => t.length > 0), 'imports were read');
-    assert.deepEqual(circles(graph).map((c) => named(c, ROOT)), []);
+    assert.ok(
+      [...graph.values()].some((t) => t.length > 0),
+      'imports were read',
+    );
+    assert.deepEqual(
+      circles(graph).map((c) => named(c, ROOT)),
+      [],
+    );
   });
 
   it('the detector finds a circle through type-only imports, re-exports and index files', () => {

@@ -18,7 +18,7 @@ describe('temporary folders of the unit tests', () => {
     assert.ok(existsSync(own));
   });
 
-  it('the previous test\'s folder is gone; the one made in before() is still there', () => {
+  it("the previous test's folder is gone; the one made in before() is still there", () => {
     assert.ok(own !== '' && !existsSync(own), own);
     assert.ok(existsSync(shared), 'a folder of before() serves every test of the suite');
   });

@@ -29,12 +29,7 @@ export type Handler = (ctx: RouterContext, req: IncomingMessage, res: ServerResp
 export const repoKey = (p: Params): string => `${p[0]}/${p[1]}`;
 
 /** Reads and validates a JSON body; on failure answers (413 / 415 / 400) and returns undefined. */
-export async function readChecked<T>(
-  ctx: RouterContext,
-  req: IncomingMessage,
-  res: ServerResponse,
-  check: (v: unknown) => Checked<T>,
-): Promise<T | undefined> {
+export async function readChecked<T>(ctx: RouterContext, req: IncomingMessage, res: ServerResponse, check: (v: unknown) => Checked<T>): Promise<T | undefined> {
   const r = await readJson(req, ctx.maxBody);
   if (r === 'aborted') return undefined;
   if (!r.ok) {

@@ -18,7 +18,15 @@
 //   POST /api/prune                       → 200 PruneResponse ({ keep?, olderThanMs? })  (admin)
 //   /api/channels, /api/channels/<name>   → relay/server/api/channelApi.ts
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { REPLAY_TO_SUBSCRIBERS, type ChannelStatus, type ForwardStatus, type RelayStatus, type RetryPendingResponse, type SubscriberReplayResponse, type Verification } from '../../../src/core/relay/protocol';
+import {
+  REPLAY_TO_SUBSCRIBERS,
+  type ChannelStatus,
+  type ForwardStatus,
+  type RelayStatus,
+  type RetryPendingResponse,
+  type SubscriberReplayResponse,
+  type Verification,
+} from '../../../src/core/relay/protocol';
 import { bearer, isJsonObject, readJson, sendError, sendJson, sendTooLarge } from '../../shared/http';
 import { hostAllowed } from '../access/access';
 import { explainRejected } from './explainRejected';
@@ -191,7 +199,12 @@ async function replay(ctx: ApiContext, req: IncomingMessage, res: ServerResponse
 async function replayToSubscribers(ctx: ApiContext, res: ServerResponse, seq: number, resignSecret: string | undefined): Promise<void> {
   if (resignSecret !== undefined) return sendError(res, 400, 'resignSecret cannot be used with to: "subscribers" (subscribers get the delivery as received)');
   const n = (await ctx.replayToSubscribers?.(seq)) ?? 0;
-  if (n === 0) return sendError(res, 409, `no subscriber of channel ${ctx.store.get(seq)?.summary.channel ?? '?'} is connected (start \`service-hooks forward\` or Connect to Relay in the editor, then replay again)`);
+  if (n === 0)
+    return sendError(
+      res,
+      409,
+      `no subscriber of channel ${ctx.store.get(seq)?.summary.channel ?? '?'} is connected (start \`service-hooks forward\` or Connect to Relay in the editor, then replay again)`,
+    );
   return sendJson(res, 202, { subscribers: n } satisfies SubscriberReplayResponse);
 }
 
@@ -248,7 +261,8 @@ function listQuery(p: URLSearchParams): Checked<StoreListQuery> {
 
 function replayRequest(body: Record<string, unknown>): Checked<{ to?: string; resignSecret?: string }> {
   const { to, resignSecret } = body;
-  if (to !== undefined && to !== REPLAY_TO_SUBSCRIBERS && (typeof to !== 'string' || !/^https?:\/\//.test(to))) return { error: 'to must be an http(s) URL or "subscribers"' };
+  if (to !== undefined && to !== REPLAY_TO_SUBSCRIBERS && (typeof to !== 'string' || !/^https?:\/\//.test(to)))
+    return { error: 'to must be an http(s) URL or "subscribers"' };
   if (resignSecret !== undefined && (typeof resignSecret !== 'string' || resignSecret === '')) return { error: 'resignSecret must be a non-empty string' };
   return { to: to as string | undefined, resignSecret: resignSecret as string | undefined };
 }

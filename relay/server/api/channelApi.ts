@@ -55,7 +55,8 @@ export function createChannelRequest(body: Record<string, unknown>, strict: bool
   }
   if (strict && secrets.length === 0) return { error: 'a --public relay never accepts unverified deliveries: a channel needs at least one secret' };
   const short = (secrets as string[]).findIndex((s) => Buffer.byteLength(s) < MIN_SECRET_BYTES);
-  if (short >= 0 && strict) return { error: `secret #${short + 1} has fewer than ${MIN_SECRET_BYTES} bytes: a --public relay refuses secrets that short (e.g. openssl rand -hex 32)` };
+  if (short >= 0 && strict)
+    return { error: `secret #${short + 1} has fewer than ${MIN_SECRET_BYTES} bytes: a --public relay refuses secrets that short (e.g. openssl rand -hex 32)` };
   return { name, secrets: secrets as string[] };
 }
 
@@ -113,7 +114,10 @@ export function listChannels(ctx: ChannelApiContext, res: ServerResponse): void 
 }
 
 export function getChannel(ctx: ChannelApiContext, res: ServerResponse, name: string, scope: Scope): void {
-  const info = scope.kind === 'admin' || (scope.channel === name && scope.key === ctx.directory.registry.keyOf(name)) ? ctx.directory.info(name, countsOf(ctx)) : undefined;
+  const info =
+    scope.kind === 'admin' || (scope.channel === name && scope.key === ctx.directory.registry.keyOf(name))
+      ? ctx.directory.info(name, countsOf(ctx))
+      : undefined;
   if (info) sendJson(res, 200, info);
   else sendError(res, 404, `no channel '${name}'`);
 }
@@ -141,10 +145,12 @@ export async function createChannel(ctx: ChannelApiContext, req: IncomingMessage
 export function patchChannelRequest(body: Record<string, unknown>): Checked<{ secrets: string[]; add: boolean }> {
   const extra = Object.keys(body).find((k) => k !== 'secrets' && k !== 'addSecrets');
   if (extra !== undefined) return { error: `unknown field '${extra}' (expected { secrets } or { addSecrets })` };
-  if ((body.secrets === undefined) === (body.addSecrets === undefined)) return { error: 'give exactly one of secrets (replaces them) and addSecrets (adds to them)' };
+  if ((body.secrets === undefined) === (body.addSecrets === undefined))
+    return { error: 'give exactly one of secrets (replaces them) and addSecrets (adds to them)' };
   const add = body.addSecrets !== undefined;
   const list = add ? body.addSecrets : body.secrets;
-  if (!Array.isArray(list) || !list.every((s) => typeof s === 'string' && s !== '')) return { error: `${add ? 'addSecrets' : 'secrets'} must be an array of non-empty strings` };
+  if (!Array.isArray(list) || !list.every((s) => typeof s === 'string' && s !== ''))
+    return { error: `${add ? 'addSecrets' : 'secrets'} must be an array of non-empty strings` };
   if (list.some((s: string) => s.length > MAX_SECRET_LENGTH)) return { error: `secrets of at most ${MAX_SECRET_LENGTH} characters` };
   return { secrets: list as string[], add };
 }
@@ -160,7 +166,8 @@ export async function patchChannel(ctx: ChannelApiContext, req: IncomingMessage,
   if (!current) return sendError(res, 404, `no channel '${name}'`);
   const secrets = r.add ? [...current.secrets, ...r.secrets.filter((s) => !current.secrets.includes(s))] : [...new Set(r.secrets)];
   if (secrets.length > MAX_SECRETS) return sendError(res, 400, `at most ${MAX_SECRETS} secrets`);
-  if (ctx.directory.strict && secrets.length === 0) return sendError(res, 400, 'a --public relay never accepts unverified deliveries: a channel needs at least one secret');
+  if (ctx.directory.strict && secrets.length === 0)
+    return sendError(res, 400, 'a --public relay never accepts unverified deliveries: a channel needs at least one secret');
   try {
     await ctx.directory.registry.setSecrets(name, secrets);
   } catch (err) {

@@ -15,5 +15,5 @@ export function explainRejected(d: RelayDelivery, secrets: readonly string[] | u
   const header = d.headers[SIGNATURE_HEADER.toLowerCase()];
   const found = explainSignature({ body: Buffer.from(d.bodyBase64, 'base64'), header, secrets });
   // The secrets may have changed since the delivery came in: say which ones the words are about.
-  return found.ok ? ['it matches the channel\'s current secret: the secret was changed after the delivery came in'] : found.findings;
+  return found.ok ? ["it matches the channel's current secret: the secret was changed after the delivery came in"] : found.findings;
 }

@@ -105,7 +105,15 @@ export class ChannelDirectory {
     const { key: _key, ...c } = counts.find((s) => s.key === key) ?? { key };
     if (found.source === 'implicit' && !('name' in c)) return undefined;
     const createdAt = this.registry.get(name)?.createdAt;
-    return { ...NO_COUNTS, ...c, name, source: found.source, ingressUrl: this.ingressUrl(name), secrets: found.settings.secrets.length, ...(createdAt ? { createdAt } : {}) };
+    return {
+      ...NO_COUNTS,
+      ...c,
+      name,
+      source: found.source,
+      ingressUrl: this.ingressUrl(name),
+      secrets: found.settings.secrets.length,
+      ...(createdAt ? { createdAt } : {}),
+    };
   }
 
   /** Every API, config and default channel, and every implicit one that has deliveries; by name. */

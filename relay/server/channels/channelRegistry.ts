@@ -68,7 +68,12 @@ function parseFile(path: string, text: string): ChannelsFile {
   const f = raw as Partial<ChannelsFile>;
   if (typeof raw !== 'object' || raw === null || f.version !== 1 || !Array.isArray(f.channels)) throw bad('expected { version: 1, channels: [...] }');
   for (const c of f.channels) {
-    const ok = typeof c?.name === 'string' && typeof c.tokenHash === 'string' && (c.gen === undefined || (typeof c.gen === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(c.gen))) && Array.isArray(c.secrets) && c.secrets.every((s) => typeof s === 'string' && s !== '');
+    const ok =
+      typeof c?.name === 'string' &&
+      typeof c.tokenHash === 'string' &&
+      (c.gen === undefined || (typeof c.gen === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(c.gen))) &&
+      Array.isArray(c.secrets) &&
+      c.secrets.every((s) => typeof s === 'string' && s !== '');
     if (!ok) throw bad(`malformed channel entry ${JSON.stringify(c?.name ?? null)}`);
   }
   const deleted = Array.isArray(f.deleted) ? f.deleted.filter((n): n is string => typeof n === 'string') : [];

@@ -35,7 +35,8 @@ export class ChannelConfigs {
     }
     for (const u of [...(options.forward ?? []), ...Object.values(channels).flatMap((c) => c.forward ?? [])]) checkTarget(u);
     for (const [where, list] of this.secretLists()) {
-      if (list.some((s) => s === '')) throw new RelayConfigError(`empty secret in ${where}: a delivery signed with the empty key would be accepted as verified`);
+      if (list.some((s) => s === ''))
+        throw new RelayConfigError(`empty secret in ${where}: a delivery signed with the empty key would be accepted as verified`);
     }
   }
 
@@ -50,7 +51,8 @@ export class ChannelConfigs {
       .filter(([, c]) => (c.secrets ?? relayWide).length === 0)
       .map(([n]) => `'${n}'`);
     if (relayWide.length > 0 && open.length === 0) return undefined;
-    const which = relayWide.length === 0 ? `channel 'default' and every implicit channel${open.length ? `, and ${open.join(', ')}` : ''}` : `channel(s) ${open.join(', ')}`;
+    const which =
+      relayWide.length === 0 ? `channel 'default' and every implicit channel${open.length ? `, and ${open.join(', ')}` : ''}` : `channel(s) ${open.join(', ')}`;
     return `${which} accept deliveries without a signature: anyone who can reach this port can have them forwarded to your app (give --secret, or secrets in --config)`;
   }
 

@@ -106,7 +106,15 @@ export class AttemptArena {
       for (let r = head; r >= 0; r = old.next[r]!) {
         const error = old.errors.get(r);
         tail = this.push(
-          { target: this.targets.name(old.target[r]!), atMs: old.at[r]!, status: old.status[r] || undefined, ok: (old.flags[r]! & OK) !== 0, durationMs: old.duration[r]!, error, replay: (old.flags[r]! & REPLAY) !== 0 },
+          {
+            target: this.targets.name(old.target[r]!),
+            atMs: old.at[r]!,
+            status: old.status[r] || undefined,
+            ok: (old.flags[r]! & OK) !== 0,
+            durationMs: old.duration[r]!,
+            error,
+            replay: (old.flags[r]! & REPLAY) !== 0,
+          },
           tail,
         );
         if (first < 0) first = tail;

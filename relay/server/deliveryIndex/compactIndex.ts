@@ -323,7 +323,15 @@ export class CompactIndex {
     if (targets.length === 1) {
       const next = c.fNextMs[i]!;
       const last = c.fLastStatus[i]!;
-      return [stateObject(targets[0]!, { target: targets[0]!, status: STATUSES[c.fStatus[i]!]!, attempts: c.fAttempts[i]!, ...(last ? { lastStatus: last } : {}), ...(Number.isNaN(next) ? {} : { nextAttemptMs: next }) })];
+      return [
+        stateObject(targets[0]!, {
+          target: targets[0]!,
+          status: STATUSES[c.fStatus[i]!]!,
+          attempts: c.fAttempts[i]!,
+          ...(last ? { lastStatus: last } : {}),
+          ...(Number.isNaN(next) ? {} : { nextAttemptMs: next }),
+        }),
+      ];
     }
     return targets.map((target) => ({ target: this.targetNames.intern(target), status: 'pending' as ForwardStatus, attempts: 0 }));
   }
@@ -445,7 +453,8 @@ export class CompactIndex {
   *after(since: number, channel?: string): Generator<IndexRow> {
     const ch = channel === undefined ? -1 : this.channels.find(channel);
     if (channel !== undefined && ch < 0) return;
-    for (let i = this.lowerBound(since + 1); i < this.end; i++) if ((ch < 0 || this.cols.channel[i] === ch) && !(this.cols.flags[i]! & HIDDEN)) yield this.row(i);
+    for (let i = this.lowerBound(since + 1); i < this.end; i++)
+      if ((ch < 0 || this.cols.channel[i] === ch) && !(this.cols.flags[i]! & HIDDEN)) yield this.row(i);
   }
 
   /** Rows still pending a forward, ascending by seq (O(pending)). */

@@ -59,7 +59,8 @@ function decoded<T>(table: readonly T[], i: number): T {
 }
 
 export function encodeDelivery(d: IndexedDelivery): Buffer {
-  const flags = (d.event != null ? D_EVENT : 0) | (d.deliveryId != null ? D_ID : 0) | (d.reason ? D_REASON : 0) | (d.received ? D_RECEIVED : 0) | (d.gen ? D_GEN : 0);
+  const flags =
+    (d.event != null ? D_EVENT : 0) | (d.deliveryId != null ? D_ID : 0) | (d.reason ? D_REASON : 0) | (d.received ? D_RECEIVED : 0) | (d.gen ? D_GEN : 0);
   w.reset().f64(d.seq).f64(d.receivedMs).u8(code(VERIFICATIONS, d.verification)).u8(flags).u32(d.metaLength).str(d.channel);
   if (d.event != null) w.str(d.event);
   if (d.deliveryId != null) w.str(d.deliveryId);
@@ -98,9 +99,20 @@ export function encodeAttempt(seq: number, a: AttemptFields, st: StateFields | u
   if (st) flags |= A_STATE | (st.lastStatus != null ? S_LAST : 0) | (st.nextAttemptMs != null ? S_NEXT : 0);
   // Durations are kept as at least 0 (as the index always did); statuses as u16, as the index
   // holds them in memory.
-  w.reset().f64(seq).f64(a.atMs).f64(Math.max(0, a.durationMs)).u8(flags).u16((a.status ?? 0) & 0xffff).str(a.target);
+  w.reset()
+    .f64(seq)
+    .f64(a.atMs)
+    .f64(Math.max(0, a.durationMs))
+    .u8(flags)
+    .u16((a.status ?? 0) & 0xffff)
+    .str(a.target);
   if (a.error != null) w.str(a.error);
-  if (st) w.u8(code(STATUSES, st.status)).u32(st.attempts >>> 0).u16((st.lastStatus ?? 0) & 0xffff).f64(st.nextAttemptMs ?? 0).str(st.target);
+  if (st)
+    w.u8(code(STATUSES, st.status))
+      .u32(st.attempts >>> 0)
+      .u16((st.lastStatus ?? 0) & 0xffff)
+      .f64(st.nextAttemptMs ?? 0)
+      .str(st.target);
   return w.finish();
 }
 

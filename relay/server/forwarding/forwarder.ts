@@ -59,7 +59,6 @@ interface Fresh {
 /** Bodies of queued fresh deliveries kept in memory, in total, rather than read back from the journal. */
 const MAX_HELD_BYTES = 32 * 1024 * 1024;
 
-
 export class Forwarder {
   readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
@@ -107,7 +106,11 @@ export class Forwarder {
     for (const target of targets) {
       const lane = this.lane(target);
       if (lane.ready.length === 0 && this.hasSlot(lane)) this.start(lane, seq, { body, headers, durable });
-      else void durable.then(() => this.enqueue(lane, [seq], { body, headers }), () => undefined);
+      else
+        void durable.then(
+          () => this.enqueue(lane, [seq], { body, headers }),
+          () => undefined,
+        );
     }
   }
 
@@ -119,7 +122,8 @@ export class Forwarder {
   resume(): number {
     let n = 0;
     const probed = new Set<string>();
-    for (const e of this.store.pending()) { // ascending by seq (RelayStore.pending)
+    for (const e of this.store.pending()) {
+      // ascending by seq (RelayStore.pending)
       for (const f of e.summary.forward) {
         // A subscriber's retrying delivery is the subscriber's to retry, not ours.
         if (f.status !== 'pending' || f.target === SUBSCRIBER_TARGET) continue;
@@ -279,17 +283,32 @@ export class Forwarder {
       try {
         r = await this.store.read(seq);
       } catch (err) {
-        this.log(`forward: cannot read delivery ${seq} from the journal (${(err as Error).message}); next try on the schedule`, { level: 'error', seq, target });
+        this.log(`forward: cannot read delivery ${seq} from the journal (${(err as Error).message}); next try on the schedule`, {
+          level: 'error',
+          seq,
+          target,
+        });
         return { retryInMs: this.retryDelay(state.attempts + 1) };
       }
       if (!r) return;
       body = r.body;
       headers = forwardHeaders(r.meta.headers);
     }
-    const attempt = await postOnce(this.dispatcherFor(target), target, headers!, body!, { timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes, now: this.now });
+    const attempt = await postOnce(this.dispatcherFor(target), target, headers!, body!, {
+      timeoutMs: this.timeoutMs,
+      maxResponseBytes: this.maxResponseBytes,
+      now: this.now,
+    });
     release();
     if (this.stopped && !attempt.ok) return; // interrupted by stop: stays pending for the next start
-    if (fresh?.durable && !(await fresh.durable.then(() => true, () => false))) return;
+    if (
+      fresh?.durable &&
+      !(await fresh.durable.then(
+        () => true,
+        () => false,
+      ))
+    )
+      return;
     const state = this.pendingState(seq, target);
     if (!state) return;
     const attempts = state.attempts + 1;
@@ -307,7 +326,13 @@ export class Forwarder {
     } catch (err) {
       if (this.stopped || err instanceof JournalClosedError) return; // stopping: the forward stays pending in the journal
       // Not journaled: the forward stays pending with its old count; it is tried again on the schedule.
-      this.log(`forward: could not journal attempt ${attempts} of delivery ${seq} to ${target} (${(err as Error).message}); next try on the schedule`, { level: 'error', seq, target, status: attempt.status, durationMs: attempt.durationMs });
+      this.log(`forward: could not journal attempt ${attempts} of delivery ${seq} to ${target} (${(err as Error).message}); next try on the schedule`, {
+        level: 'error',
+        seq,
+        target,
+        status: attempt.status,
+        durationMs: attempt.durationMs,
+      });
       return { retryInMs: this.retryDelay(attempts) };
     }
     if (wait !== undefined) return { retryInMs: wait };
@@ -342,7 +367,11 @@ export class Forwarder {
     const targets = opts.to ? [opts.to] : e.summary.forward.map((f) => f.target).filter((t) => t !== SUBSCRIBER_TARGET);
     const out: ForwardAttempt[] = [];
     for (const target of targets) {
-      const posted = await postOnce(this.dispatcherFor(target), target, headers, r.body, { timeoutMs: this.timeoutMs, maxResponseBytes: this.maxResponseBytes, now: this.now });
+      const posted = await postOnce(this.dispatcherFor(target), target, headers, r.body, {
+        timeoutMs: this.timeoutMs,
+        maxResponseBytes: this.maxResponseBytes,
+        now: this.now,
+      });
       const attempt = { ...posted, replay: true };
       const state = e.summary.forward.find((f) => f.target === target);
       const next: ForwardState | undefined =

@@ -34,7 +34,10 @@ export class SeqQueue {
   /** Adds many at once (one sort instead of one insert each). */
   addMany(seqs: number[]): void {
     if (seqs.length === 0) return;
-    this.items = this.items.slice(this.head).concat(seqs).sort((a, b) => a - b);
+    this.items = this.items
+      .slice(this.head)
+      .concat(seqs)
+      .sort((a, b) => a - b);
     this.head = 0;
   }
 

@@ -87,7 +87,14 @@ export function createIngress(ctx: IngressContext): IngressHandler {
   };
 
   /** 401 after journaling what the doctor needs (../store/rejected.ts), or 429 and nothing journaled past the rate. */
-  async function rejected(req: IncomingMessage, res: ServerResponse, channel: { channel: string; gen?: string }, headers: [string, string][], body: Buffer, reason: string) {
+  async function rejected(
+    req: IncomingMessage,
+    res: ServerResponse,
+    channel: { channel: string; gen?: string },
+    headers: [string, string][],
+    body: Buffer,
+    reason: string,
+  ) {
     const source = clientAddress(req, ctx.trustProxy);
     if (!ctx.rejectLimiter.take(source)) {
       const retry = String(ctx.rejectLimiter.retryAfter(source));

@@ -35,7 +35,9 @@ export class SourceRefusals {
     this.lastLine.delete(source);
     if (this.lastLine.size >= MAX_SOURCES) this.lastLine.delete(this.lastLine.keys().next().value!);
     this.lastLine.set(source, { at: t, since: 0 });
-    this.log(`refused a delivery to ${channel === undefined ? 'an unknown channel' : `channel '${channel}'`} from ${source}: not in the source allow-list${more}`);
+    this.log(
+      `refused a delivery to ${channel === undefined ? 'an unknown channel' : `channel '${channel}'`} from ${source}: not in the source allow-list${more}`,
+    );
   }
 
   /** Refused deliveries to `channel` since the relay started. */

@@ -13,7 +13,8 @@ const MAX_IOV = 512;
 type Writev = (chunk: NodeJS.ArrayBufferView[], position: number) => number | Promise<number>;
 
 export async function writeBatch(fh: JournalFile, iov: Uint8Array[], position: number, bytes: number): Promise<void> {
-  const writev: Writev = bytes <= SYNC_WRITE_MAX_BYTES ? (chunk, pos) => fh.writevSync(chunk, pos) : async (chunk, pos) => (await fh.writev(chunk, pos)).bytesWritten;
+  const writev: Writev =
+    bytes <= SYNC_WRITE_MAX_BYTES ? (chunk, pos) => fh.writevSync(chunk, pos) : async (chunk, pos) => (await fh.writev(chunk, pos)).bytesWritten;
   for (let i = 0; i < iov.length; i += MAX_IOV) {
     const chunk = iov.slice(i, i + MAX_IOV);
     const want = chunk.reduce((n, b) => n + b.byteLength, 0);

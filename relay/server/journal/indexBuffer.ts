@@ -81,7 +81,14 @@ export class IndexBuffer {
       this.crc = crc32(this.buf.subarray(this.crcEnd, this.used), this.crc);
       this.crcEnd = this.used;
     }
-    return { segment: this.segment, bytes, count: this.count, corrupt: this.corrupt.map(([o, n]) => [o, n]), crc: this.crc, body: this.buf.subarray(0, this.used) };
+    return {
+      segment: this.segment,
+      bytes,
+      count: this.count,
+      corrupt: this.corrupt.map(([o, n]) => [o, n]),
+      crc: this.crc,
+      body: this.buf.subarray(0, this.used),
+    };
   }
 }
 

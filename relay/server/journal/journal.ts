@@ -93,7 +93,15 @@ export class Journal {
   static async open(dir: string, options: JournalOptions = {}): Promise<Journal> {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     chmodSync(dir, 0o700);
-    const j = new Journal(dir, options.segmentBytes ?? 64 * 1024 * 1024, options.lazyMs ?? 10, options.fs ?? nodeFs, !!options.summarize, options.checkpointBytes ?? 16 * 1024 * 1024, options.onProblem);
+    const j = new Journal(
+      dir,
+      options.segmentBytes ?? 64 * 1024 * 1024,
+      options.lazyMs ?? 10,
+      options.fs ?? nodeFs,
+      !!options.summarize,
+      options.checkpointBytes ?? 16 * 1024 * 1024,
+      options.onProblem,
+    );
     j.onSync = options.onSync;
     const names = (await j.fs.readdir(dir)).filter((n) => SEGMENT_RE.test(n)).sort();
     for (const name of names) j.segments.push(Number(SEGMENT_RE.exec(name)![1]));
@@ -166,7 +174,8 @@ export class Journal {
     this.sealing = this.sealing
       .then(() => writeIndex(this.fs, this.dir, index))
       .catch((err: Error) => {
-        if (this.indexWriteErrors++ === 0) this.onProblem(`cannot write the index file of segment ${index.segment} in ${this.dir} (${err.message}); the next start reads the segment instead`);
+        if (this.indexWriteErrors++ === 0)
+          this.onProblem(`cannot write the index file of segment ${index.segment} in ${this.dir} (${err.message}); the next start reads the segment instead`);
       });
   }
 

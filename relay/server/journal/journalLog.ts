@@ -8,7 +8,19 @@ import { Journal, JournalCorruptError, type CorruptRegion, type JournalFs, type 
 import { nodeFs } from './journalFs';
 import { SeqMark, SEQ_FILE } from '../store/seqMark';
 import { lostRanges, rememberLoss, rangeCount, describeRanges, type SeqRange, type SegmentSeqs } from './journalLoss';
-import { T_ATTEMPT_ENTRY, isAttempt, T_DELIVERY, T_DROP_REJECTED, T_PRUNE, attemptFields, stateFields, decodeMeta, deliveryRecord, parseMeta, summarize } from '../store/storeRecords';
+import {
+  T_ATTEMPT_ENTRY,
+  isAttempt,
+  T_DELIVERY,
+  T_DROP_REJECTED,
+  T_PRUNE,
+  attemptFields,
+  stateFields,
+  decodeMeta,
+  deliveryRecord,
+  parseMeta,
+  summarize,
+} from '../store/storeRecords';
 import { decodeAttempt, decodeDelivery, decodePrune, encodeAttempt, encodePrune } from '../deliveryIndex/indexEntries';
 import type { ByteReader } from './bytes';
 import type { IndexRow } from '../deliveryIndex/compactIndex';
@@ -96,7 +108,11 @@ export class JournalLog implements DeliveryLog {
       onEntry: (type, entry, loc) => this.apply(type, entry, loc),
     });
     this.loading = undefined;
-    this.lost = rememberLoss(dir, lostRanges({ segments: this.journal.segments, deliveries, cut, minSeq: this.minSeq, rejectedUpTo: this.rejectedUpTo }), this.minSeq);
+    this.lost = rememberLoss(
+      dir,
+      lostRanges({ segments: this.journal.segments, deliveries, cut, minSeq: this.minSeq, rejectedUpTo: this.rejectedUpTo }),
+      this.minSeq,
+    );
     if (this.lost.length > 0) options.onLoss?.(this.lost);
     this.mark = await SeqMark.open(dir, options.fs ?? nodeFs);
     // Seqs above the last record may have been given out (its record damaged, or a crash inside
@@ -163,12 +179,15 @@ export class JournalLog implements DeliveryLog {
     const full: DeliveryMeta = { seq, receivedAt: new Date(receivedMs).toISOString(), ...meta };
     const { head, indexed, entry } = deliveryRecord(seq, receivedMs, meta);
     const append = this.journal.append(T_DELIVERY, [head, body], { entry });
-    const durable = Promise.all([append, this.mark.cover(full.seq)]).then(([loc]) => {
-      this.wrote();
-      this.sink.delivery(indexed, body.length, loc);
-      this.touchDelivery(loc.segment, full.seq, full.verification === 'rejected');
-      return full;
-    }, (err: Error) => this.writeFailed(err));
+    const durable = Promise.all([append, this.mark.cover(full.seq)]).then(
+      ([loc]) => {
+        this.wrote();
+        this.sink.delivery(indexed, body.length, loc);
+        this.touchDelivery(loc.segment, full.seq, full.verification === 'rejected');
+        return full;
+      },
+      (err: Error) => this.writeFailed(err),
+    );
     return { seq: full.seq, durable };
   }
 
@@ -277,7 +296,10 @@ export class JournalLog implements DeliveryLog {
     const c = this.journal.corruption;
     let damagedBytes = 0;
     for (const bytes of this.damaged.values()) damagedBytes += bytes;
-    return { corruptRecords: c.regions + this.damaged.size, corruptBytes: c.bytes + damagedBytes, truncatedBytes: this.truncatedBytes,
+    return {
+      corruptRecords: c.regions + this.damaged.size,
+      corruptBytes: c.bytes + damagedBytes,
+      truncatedBytes: this.truncatedBytes,
       ...(this.mark.damaged ? { seqFileDamaged: true } : {}),
       ...(this.lost.length > 0 ? { lostDeliveries: rangeCount(this.lost), lost: describeRanges(this.lost) } : {}),
     };

@@ -88,7 +88,8 @@ export function rememberLoss(dir: string, found: readonly SeqRange[], minSeq: nu
   let before: SeqRange[] = [];
   try {
     const parsed = JSON.parse(readFileSync(path, 'utf8')) as unknown;
-    if (Array.isArray(parsed)) before = parsed.filter((r): r is SeqRange => Number.isSafeInteger(r?.from) && Number.isSafeInteger(r?.to) && typeof r?.cause === 'string');
+    if (Array.isArray(parsed))
+      before = parsed.filter((r): r is SeqRange => Number.isSafeInteger(r?.from) && Number.isSafeInteger(r?.to) && typeof r?.cause === 'string');
   } catch {
     // none yet (or unreadable: the damage found now is still reported)
   }

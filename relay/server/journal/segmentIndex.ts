@@ -53,7 +53,15 @@ function decodeHeader(buf: Buffer): (Omit<IndexSnapshot, 'body'> & { start: numb
   if (start > buf.length || crc32(buf.subarray(0, start - 4)) !== buf.readUInt32LE(start - 4)) return undefined;
   const corrupt: [number, number][] = [];
   for (let i = 0; i < n; i++) corrupt.push([buf.readDoubleLE(FIXED + 16 * i), buf.readDoubleLE(FIXED + 16 * i + 8)]);
-  return { segment: buf.readDoubleLE(8), bytes: buf.readDoubleLE(16), count: buf.readUInt32LE(24), corrupt, bodyLength: buf.readDoubleLE(32), crc: buf.readUInt32LE(40), start };
+  return {
+    segment: buf.readDoubleLE(8),
+    bytes: buf.readDoubleLE(16),
+    count: buf.readUInt32LE(24),
+    corrupt,
+    bodyLength: buf.readDoubleLE(32),
+    crc: buf.readUInt32LE(40),
+    start,
+  };
 }
 
 /**
@@ -74,7 +82,13 @@ export function decodeIndex(buf: Buffer, segment: number, segmentBytes: number):
  * `buffer(size)` gives the buffer to read into (one reused for every file of an open: no garbage
  * of a megabyte or two per file); the result's body is a view of it.
  */
-export async function readIndex(fs: JournalFs, dir: string, segment: number, segmentBytes: number, buffer: (size: number) => Buffer = (size) => Buffer.allocUnsafe(size)): Promise<IndexSnapshot | undefined> {
+export async function readIndex(
+  fs: JournalFs,
+  dir: string,
+  segment: number,
+  segmentBytes: number,
+  buffer: (size: number) => Buffer = (size) => Buffer.allocUnsafe(size),
+): Promise<IndexSnapshot | undefined> {
   let fh;
   try {
     fh = await fs.open(join(dir, indexName(segment)), 'read');

@@ -31,7 +31,14 @@ export interface Metering {
   close(): Promise<void>;
 }
 
-const INGRESS_REFUSALS: Record<number, RefusalReason> = { 400: 'bad-request', 401: 'signature', 403: 'allow-list', 404: 'unknown-channel', 413: 'too-large', 429: 'rate-limit' };
+const INGRESS_REFUSALS: Record<number, RefusalReason> = {
+  400: 'bad-request',
+  401: 'signature',
+  403: 'allow-list',
+  404: 'unknown-channel',
+  413: 'too-large',
+  429: 'rate-limit',
+};
 const API_REFUSALS: Record<number, RefusalReason> = { 401: 'token', 413: 'too-large' };
 
 /** The metering of a relay, or undefined when metrics are off. Collection starts with start(). */
@@ -99,4 +106,3 @@ async function answer(metrics: RelayMetrics | undefined, res: ServerResponse): P
     sendError(res, 500, `metrics: ${(err as Error).message}`);
   }
 }
-

@@ -46,8 +46,20 @@ export function watchJetStream(metrics: RelayMetrics, js: JetStreamHandles): () 
       .finally(() => setImmediate(() => (listing = undefined))));
   const registers = [metrics.registry];
   gauges.push(
-    new Gauge({ name: 'relay_jetstream_consumer_pending', help: "Deliveries on a forward target's durable consumer not yet handed to any relay instance", labelNames: ['target'], registers, collect: read }),
-    new Gauge({ name: 'relay_jetstream_consumer_ack_pending', help: "Deliveries handed out by a forward target's durable consumer and not yet acknowledged", labelNames: ['target'], registers, collect: read }),
+    new Gauge({
+      name: 'relay_jetstream_consumer_pending',
+      help: "Deliveries on a forward target's durable consumer not yet handed to any relay instance",
+      labelNames: ['target'],
+      registers,
+      collect: read,
+    }),
+    new Gauge({
+      name: 'relay_jetstream_consumer_ack_pending',
+      help: "Deliveries handed out by a forward target's durable consumer and not yet acknowledged",
+      labelNames: ['target'],
+      registers,
+      collect: read,
+    }),
   );
   return () => {
     stopped = true;

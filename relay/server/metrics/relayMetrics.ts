@@ -44,14 +44,32 @@ export class RelayMetrics {
     const append = sources.storeKind === 'file' ? 'relay_journal_append_seconds' : 'relay_jetstream_publish_ack_seconds';
     this.appendSeconds = new Histogram({
       name: append,
-      help: sources.storeKind === 'file' ? 'Time from a delivery journal write to its fdatasync (what the sender waits for)' : 'Time from publishing a delivery to JetStream to its acknowledgement',
+      help:
+        sources.storeKind === 'file'
+          ? 'Time from a delivery journal write to its fdatasync (what the sender waits for)'
+          : 'Time from publishing a delivery to JetStream to its acknowledgement',
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    this.fsyncSeconds = new Histogram({ name: 'relay_journal_fsync_seconds', help: 'Duration of one journal fdatasync (one group commit)', buckets: LATENCY_BUCKETS, registers });
+    this.fsyncSeconds = new Histogram({
+      name: 'relay_journal_fsync_seconds',
+      help: 'Duration of one journal fdatasync (one group commit)',
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
     this.batchRecords = new Histogram({ name: 'relay_journal_batch_records', help: 'Records written by one group commit', buckets: BATCH_BUCKETS, registers });
-    this.attemptSeconds = new Histogram({ name: 'relay_forward_attempt_seconds', help: 'Duration of one forward attempt to a target', labelNames: ['target'], buckets: LATENCY_BUCKETS, registers });
-    this.jetstreamConnected = new Gauge({ name: 'relay_jetstream_connected', help: '1 while connected to NATS (JetStream store only)', registers: sources.storeKind === 'jetstream' ? registers : [] });
+    this.attemptSeconds = new Histogram({
+      name: 'relay_forward_attempt_seconds',
+      help: 'Duration of one forward attempt to a target',
+      labelNames: ['target'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.jetstreamConnected = new Gauge({
+      name: 'relay_jetstream_connected',
+      help: '1 while connected to NATS (JetStream store only)',
+      registers: sources.storeKind === 'jetstream' ? registers : [],
+    });
     this.counters(registers);
     this.gauges(registers);
   }
@@ -161,10 +179,15 @@ export class RelayMetrics {
       },
     });
     gauge(registers, 'relay_subscribers_connected', 'WebSocket subscribers connected', () => subscribers.count);
-    gauge(registers, 'relay_subscriber_buffered_bytes', 'Bytes queued on the subscribers\' connections, not yet sent', () => subscribers.queuedBytes);
+    gauge(registers, 'relay_subscriber_buffered_bytes', "Bytes queued on the subscribers' connections, not yet sent", () => subscribers.queuedBytes);
     gauge(registers, 'relay_store_deliveries', 'Deliveries held by the store', () => store.size);
     gauge(registers, 'relay_last_seq', 'The highest delivery seq given out', () => store.lastSeq);
-    gauge(registers, 'relay_journal_corrupt_records', 'Damaged journal records skipped (the records after them were kept)', () => store.integrity().corruptRecords);
+    gauge(
+      registers,
+      'relay_journal_corrupt_records',
+      'Damaged journal records skipped (the records after them were kept)',
+      () => store.integrity().corruptRecords,
+    );
   }
 }
 

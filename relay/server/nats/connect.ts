@@ -68,10 +68,14 @@ async function firstConnect(opts: ConnectionOptions, signal: AbortSignal | undef
       return await untilAborted(attempt, signal);
     } catch (err) {
       if (err instanceof NatsWaitAborted) {
-        void attempt.then((nc) => nc.close(), () => undefined);
+        void attempt.then(
+          (nc) => nc.close(),
+          () => undefined,
+        );
         throw err;
       }
-      if ((err as { code?: string }).code === 'AUTHORIZATION_VIOLATION') throw new Error(`NATS refused the credentials (${(err as Error).message})`, { cause: err });
+      if ((err as { code?: string }).code === 'AUTHORIZATION_VIOLATION')
+        throw new Error(`NATS refused the credentials (${(err as Error).message})`, { cause: err });
     }
     await untilAborted(new Promise((r) => setTimeout(r, 500)), signal);
   }

@@ -24,7 +24,6 @@ import { isApiError, NO_MESSAGE_FOUND, STREAM_NOT_FOUND } from './apiErrors';
 /** The delivery's meta (channel, time, verification, raw headers, targets) as JSON, beside the body bytes. */
 export const META_HEADER = 'Sh-Meta';
 
-
 export interface NatsStoreOptions {
   /** Stream names are <prefix>_DELIVERIES and <prefix>_ATTEMPTS (default SH). */
   prefix?: string;
@@ -214,11 +213,23 @@ export class NatsLog implements DeliveryLog {
     let caughtUp!: () => void;
     const initial = new Promise<void>((r) => (caughtUp = r));
     if (loaded === 0) caughtUp();
-    const handles = { js: this.js, jsm: this.jsm, readers: this.readers, absent: (s: string, seq: number) => this.absent(s, seq), ...(this.options.log ? { log: this.options.log } : {}) };
-    const f = new StreamFollower(stream, headersOnly, handles, (m) => {
-      onMessage(m);
-      if (m.seq >= loaded) caughtUp();
-    }, loaded);
+    const handles = {
+      js: this.js,
+      jsm: this.jsm,
+      readers: this.readers,
+      absent: (s: string, seq: number) => this.absent(s, seq),
+      ...(this.options.log ? { log: this.options.log } : {}),
+    };
+    const f = new StreamFollower(
+      stream,
+      headersOnly,
+      handles,
+      (m) => {
+        onMessage(m);
+        if (m.seq >= loaded) caughtUp();
+      },
+      loaded,
+    );
     this.stops.push(() => f.stop());
     this.followers.push(f);
     void f.run();
@@ -249,12 +260,14 @@ export class NatsLog implements DeliveryLog {
     this.watching = true;
     try {
       // Both at once: while a stream's leader hangs, its info waits out the API's time-out.
-      await Promise.all(this.followers.map(async (f) => {
-        const info = await this.jsm.streams.info(f.stream).catch(() => undefined);
-        if (info) f.known = Math.max(f.known, info.state.last_seq);
-        if (f.known <= f.last || Date.now() - f.progressAt < STALL_MS) return;
-        f.startOver(`stalled at seq ${f.last}, seq ${f.known} exists`);
-      }));
+      await Promise.all(
+        this.followers.map(async (f) => {
+          const info = await this.jsm.streams.info(f.stream).catch(() => undefined);
+          if (info) f.known = Math.max(f.known, info.state.last_seq);
+          if (f.known <= f.last || Date.now() - f.progressAt < STALL_MS) return;
+          f.startOver(`stalled at seq ${f.last}, seq ${f.known} exists`);
+        }),
+      );
     } finally {
       this.watching = false;
     }
@@ -344,9 +357,11 @@ export class NatsLog implements DeliveryLog {
           return (await this.js.publish(subject, body, { ...(h ? { headers: h } : {}), msgID, timeout })).seq;
         } catch (err) {
           const why = (err as Error).message;
-          if (this.closed || Date.now() + 250 >= deadline || !retryablePublish(err)) throw new StoreUnavailableError(`JetStream did not acknowledge ${what}: ${why}`);
+          if (this.closed || Date.now() + 250 >= deadline || !retryablePublish(err))
+            throw new StoreUnavailableError(`JetStream did not acknowledge ${what}: ${why}`);
           if (!waiting) {
-            if (this.waitingPublishes >= (this.options.maxWaitingPublishes ?? 512)) throw new StoreUnavailableError(`JetStream did not acknowledge ${what} (${why}) and ${this.waitingPublishes} others wait for it`);
+            if (this.waitingPublishes >= (this.options.maxWaitingPublishes ?? 512))
+              throw new StoreUnavailableError(`JetStream did not acknowledge ${what} (${why}) and ${this.waitingPublishes} others wait for it`);
             this.waitingPublishes++;
             waiting = true;
           }
@@ -385,7 +400,10 @@ export class NatsLog implements DeliveryLog {
     // before the publish's acknowledgement arrives, and must not apply it a second time.
     this.ownAttempts.add(id);
     try {
-      this.knownUpTo(this.attemptsStream, await this.publishDurably(`${subjectRoot(this.attemptsStream)}.${channel}`, Buffer.from(JSON.stringify(msg)), undefined, 'the attempt', id));
+      this.knownUpTo(
+        this.attemptsStream,
+        await this.publishDurably(`${subjectRoot(this.attemptsStream)}.${channel}`, Buffer.from(JSON.stringify(msg)), undefined, 'the attempt', id),
+      );
     } catch (err) {
       this.ownAttempts.delete(id); // may have been stored after all: then its follower applies it
       throw err;
@@ -420,7 +438,8 @@ export class NatsLog implements DeliveryLog {
         if (notFound && (await this.absent(this.deliveries, seq))) return undefined;
         if (!(notFound || retryablePublish(err))) throw err;
         // Transient (no replica answered in time): the caller may try again, unlike a damaged record.
-        if (this.closed || Date.now() + 250 >= deadline) throw new StoreUnavailableError(`JetStream did not answer a read of delivery ${seq}: ${(err as Error).message}`);
+        if (this.closed || Date.now() + 250 >= deadline)
+          throw new StoreUnavailableError(`JetStream did not answer a read of delivery ${seq}: ${(err as Error).message}`);
         await new Promise((r) => setTimeout(r, 250));
       }
     }

@@ -88,7 +88,9 @@ export class SharedForwarding {
       });
     } else if (exists.config.max_deliver !== -1 || exists.config.ack_wait !== config.ack_wait) {
       // A consumer made by an earlier version (max_deliver = the schedule's length): lift the cap.
-      await jsm.consumers.update(stream, name, config).catch((err: Error) => this.options.log?.(`forward: could not update the consumer for ${target} (${err.message}); it keeps its old limits`));
+      await jsm.consumers
+        .update(stream, name, config)
+        .catch((err: Error) => this.options.log?.(`forward: could not update the consumer for ${target} (${err.message}); it keeps its old limits`));
     }
   }
 
@@ -158,7 +160,10 @@ export class SharedForwarding {
     if (meta.verification === 'rejected' || !meta.targets.includes(target)) return m.ack();
     const known = this.store.forwardState(seq, target);
     if (known?.status === 'ok' || known?.status === 'failed') {
-      if (known.status === 'ok') this.options.log?.(`forward: seq ${seq} to ${target} was already delivered ("retry pending now", or a hand-out whose ack was lost); acknowledged without a second post`);
+      if (known.status === 'ok')
+        this.options.log?.(
+          `forward: seq ${seq} to ${target} was already delivered ("retry pending now", or a hand-out whose ack was lost); acknowledged without a second post`,
+        );
       return m.ack();
     }
     const due = known?.nextAttemptAt ? Date.parse(known.nextAttemptAt) - Date.now() : 0;
@@ -174,7 +179,9 @@ export class SharedForwarding {
   }
 
   private async attempt(m: JsMsg, meta: Omit<DeliveryMeta, 'seq'>, target: string, seq: number, attemptNo: number): Promise<void> {
-    const attempt: ForwardAttempt = await postOnce(this.options.dispatcher, target, forwardHeaders(meta.headers), m.data, { timeoutMs: this.options.timeoutMs });
+    const attempt: ForwardAttempt = await postOnce(this.options.dispatcher, target, forwardHeaders(meta.headers), m.data, {
+      timeoutMs: this.options.timeoutMs,
+    });
     // The forwarding rules (forwardPolicy): a final 4xx is not retried; Retry-After replaces one wait.
     const last = attemptNo >= this.options.schedule.length || (!attempt.ok && classify(attempt) === 'final');
     const status = attempt.ok ? 'ok' : last ? 'failed' : 'pending';
@@ -213,7 +220,8 @@ export class SharedForwarding {
   retryNow(filter: RetryFilter = {}): number {
     if (this.stopped) return 0;
     const byTarget = new Map<string, number[]>();
-    for (const e of this.store.pending()) { // ascending by seq (RelayStore.pending)
+    for (const e of this.store.pending()) {
+      // ascending by seq (RelayStore.pending)
       if (filter.channel !== undefined && e.summary.channel !== filter.channel) continue;
       for (const f of e.summary.forward) {
         if (f.status !== 'pending' || f.target === SUBSCRIBER_TARGET || (filter.target !== undefined && f.target !== filter.target)) continue;
@@ -245,7 +253,9 @@ export class SharedForwarding {
       const now = this.store.forwardState(seq, target);
       if (now?.status !== 'pending') return await this.store.recordAttempt(seq, attempt); // settled meanwhile by its consumer
       const lastStatus = attempt.status !== undefined ? { lastStatus: attempt.status } : {};
-      const state: ForwardState = attempt.ok ? { target, status: 'ok', attempts: now.attempts + 1, ...lastStatus } : { ...now, attempts: now.attempts + 1, ...lastStatus };
+      const state: ForwardState = attempt.ok
+        ? { target, status: 'ok', attempts: now.attempts + 1, ...lastStatus }
+        : { ...now, attempts: now.attempts + 1, ...lastStatus };
       await this.store.recordAttempt(seq, attempt, state);
     } catch (err) {
       this.options.log?.(`forward: retry of seq ${seq} to ${target} failed (${(err as Error).message}); it stays pending`);

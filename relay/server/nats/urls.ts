@@ -10,7 +10,10 @@ export function parseNatsServers(value: string): { servers: string[]; user?: str
   let user: string | undefined;
   let pass: string | undefined;
   let tls = false;
-  for (const raw of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const raw of value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     let u: URL;
     try {
       u = new URL(raw);

@@ -7,7 +7,8 @@ import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { sendError } from '../../shared/http';
 
-export const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+export const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 const HTML = `<!doctype html>
 <html lang="en">

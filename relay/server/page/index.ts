@@ -103,8 +103,7 @@ export function createPage(ctx: PageContext): Page {
         const scope = scopeOf(sessions.of(req));
         if (!scope) sendError(res, 401, 'signed out');
         else void explainDelivery(res, ctx.store, scope, Number(path.slice(14)), ctx.secretsOf).catch((err: Error) => sendError(res, 500, err.message));
-      }
-      else {
+      } else {
         req.resume();
         sendError(res, 404, 'not found');
       }
@@ -132,7 +131,12 @@ export function createPage(ctx: PageContext): Page {
 }
 
 function who(scope: Scope, session: Session) {
-  return { kind: scope.kind, ...(scope.kind === 'channel' ? { channel: scope.channel } : {}), csrf: session.csrf, expiresAt: new Date(session.expiresAt).toISOString() };
+  return {
+    kind: scope.kind,
+    ...(scope.kind === 'channel' ? { channel: scope.channel } : {}),
+    csrf: session.csrf,
+    expiresAt: new Date(session.expiresAt).toISOString(),
+  };
 }
 
 /** This relay's Origin (or an --allow-origin one) and, with a session, its CSRF token; else 403 answered. */

@@ -9,7 +9,19 @@ import { channelKey, channelOfKey } from '../channels/channelKey';
 import type { DeliveryLog, LogSink } from './deliveryLog';
 import { REJECTED_KEEP, sizeFields } from './rejected';
 import { attemptFields, indexedDelivery, stateFields } from './storeRecords';
-import type { BodyReader, DeliveryMeta, KeyedChannelStatus, NewDelivery, PruneOptions, RecordAttemptOptions, RelayStore, StoreEvents, StoreHealth, StoreIntegrity, StoreListQuery } from './storeTypes';
+import type {
+  BodyReader,
+  DeliveryMeta,
+  KeyedChannelStatus,
+  NewDelivery,
+  PruneOptions,
+  RecordAttemptOptions,
+  RelayStore,
+  StoreEvents,
+  StoreHealth,
+  StoreIntegrity,
+  StoreListQuery,
+} from './storeTypes';
 
 /** A delivery as the index gives it out: a summary built for this call, its attempts, where its record is. */
 export type Entry = IndexRow;
@@ -83,7 +95,12 @@ export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<
   private sink(): LogSink {
     return {
       delivery: (d, size, ref) => this.indexDelivery('headers' in d ? indexedDelivery(d, 0) : d, size, ref),
-      attempt: (seq, attempt, state) => this.indexAttempt(seq, { attempt: attemptFields(attempt), ...(state ? { state: stateFields(state) } : {}), told: { attempt, ...(state ? { state } : {}) } }),
+      attempt: (seq, attempt, state) =>
+        this.indexAttempt(seq, {
+          attempt: attemptFields(attempt),
+          ...(state ? { state: stateFields(state) } : {}),
+          told: { attempt, ...(state ? { state } : {}) },
+        }),
       attemptFields: (seq, attempt, state) => this.indexAttempt(seq, { attempt, ...(state ? { state } : {}) }),
       dropBelow: (minSeq) => {
         if (minSeq <= this.minSeq) return;
@@ -250,6 +267,13 @@ export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<
 
 /** What ingress answers for a durable delivery the index does not show yet (a log that follows a stream). */
 function provisional(meta: DeliveryMeta, size: number): Entry {
-  const summary: RelayDeliverySummary = { seq: meta.seq, channel: meta.channel, receivedAt: meta.receivedAt, verification: meta.verification, ...sizeFields(meta, size), forward: [] };
+  const summary: RelayDeliverySummary = {
+    seq: meta.seq,
+    channel: meta.channel,
+    receivedAt: meta.receivedAt,
+    verification: meta.verification,
+    ...sizeFields(meta, size),
+    forward: [],
+  };
   return { seq: meta.seq, summary, attempts: [], receivedMs: Date.parse(meta.receivedAt), channelKey: channelKey(meta.channel, meta.gen), loc: NO_REF, size };
 }

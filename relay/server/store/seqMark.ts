@@ -61,10 +61,12 @@ export class SeqMark {
   }
 
   private write(value: number): Promise<void> {
-    const next = this.chain.catch(() => undefined).then(async () => {
-      await this.fh.write(encode(value), 0, 16, 0);
-      await this.fh.datasync();
-    });
+    const next = this.chain
+      .catch(() => undefined)
+      .then(async () => {
+        await this.fh.write(encode(value), 0, 16, 0);
+        await this.fh.datasync();
+      });
     this.chain = next;
     return next;
   }

@@ -81,9 +81,17 @@ const BACKENDS: StoreBackend[] = [
       }
     },
     // Loaded only for --store nats://…: the file journal never loads the NATS client.
-    open: async (ctx) => ({ kind: 'jetstream', ...(await (await import('../nats/wiring')).openNatsStore({ servers: ctx.url, ...ctx.choice.nats }, ctx, ctx.log, ctx.signal)) }),
+    open: async (ctx) => ({
+      kind: 'jetstream',
+      ...(await (await import('../nats/wiring')).openNatsStore({ servers: ctx.url, ...ctx.choice.nats }, ctx, ctx.log, ctx.signal)),
+    }),
   },
-  { kind: 'memory', schemes: ['memory:'], usage: 'memory: (gone when the relay stops)', open: async (ctx) => ({ kind: 'memory', store: await openMemoryStore({ retention: retentionOr(ctx.retention) }) }) },
+  {
+    kind: 'memory',
+    schemes: ['memory:'],
+    usage: 'memory: (gone when the relay stops)',
+    open: async (ctx) => ({ kind: 'memory', store: await openMemoryStore({ retention: retentionOr(ctx.retention) }) }),
+  },
 ];
 
 /** The backend of a `--store` value (absent or `file`: the file journal); throws StoreUrlError. */
@@ -108,13 +116,20 @@ async function openFileStore(ctx: StoreContext): Promise<OpenedStore> {
     segmentBytes: ctx.segmentBytes,
     retention: retentionOr(ctx.retention),
     onTruncate: (t) =>
-      log(t.sealed ? `journal: ERROR: sealed segment ${t.segment} is cut short: dropped ${t.dropped} bytes of a partial record at offset ${t.offset} (damage, not a torn write)` : `journal: truncated a torn tail of ${t.dropped} bytes in segment ${t.segment} at offset ${t.offset}`),
+      log(
+        t.sealed
+          ? `journal: ERROR: sealed segment ${t.segment} is cut short: dropped ${t.dropped} bytes of a partial record at offset ${t.offset} (damage, not a torn write)`
+          : `journal: truncated a torn tail of ${t.dropped} bytes in segment ${t.segment} at offset ${t.offset}`,
+      ),
     onLoss: (ranges) => log(`journal: ERROR: ${rangeCount(ranges)} acknowledged deliveries are lost: ${describeRanges(ranges)}`),
     onCorrupt: (c) => log(`journal: skipped ${c.bytes} damaged bytes in segment ${c.segment} at offset ${c.offset}; the records after them are kept`),
     onRebuild: (r) => log(`journal: segment ${r.segment} has no valid index file; reading its ${(r.bytes / 1048576).toFixed(1)} MiB to rebuild it (once)`),
     onProblem: (line) => log(`journal: ${line}`),
     onWriteError: (err, fatal) => log(writeErrorLine(dataDir, err, fatal)),
-    onSeqDamaged: (d) => log(`journal: ERROR: the seq file ${d.path} is damaged; numbering resumes after the journal's last seq ${d.resumedAt} (a seq given out above it before a crash may be given out again)`),
+    onSeqDamaged: (d) =>
+      log(
+        `journal: ERROR: the seq file ${d.path} is damaged; numbering resumes after the journal's last seq ${d.resumedAt} (a seq given out above it before a crash may be given out again)`,
+      ),
     fs: ctx.journalFs,
     onSync: ctx.onSync,
   });
@@ -124,8 +139,13 @@ async function openFileStore(ctx: StoreContext): Promise<OpenedStore> {
 
 function writeErrorLine(dataDir: string, err: Error | undefined, fatal: boolean): string {
   if (!err) return 'journal: writes work again; the relay is ready (/readyz)';
-  const code = (err as NodeJS.ErrnoException).code ?? ((err.cause as NodeJS.ErrnoException | undefined)?.code);
-  const why = code === 'EROFS' || code === 'EACCES' || code === 'EPERM' ? ` (the data folder ${dataDir} is not writable)` : code === 'ENOSPC' ? ` (the disk of ${dataDir} is full)` : '';
+  const code = (err as NodeJS.ErrnoException).code ?? (err.cause as NodeJS.ErrnoException | undefined)?.code;
+  const why =
+    code === 'EROFS' || code === 'EACCES' || code === 'EPERM'
+      ? ` (the data folder ${dataDir} is not writable)`
+      : code === 'ENOSPC'
+        ? ` (the disk of ${dataDir} is full)`
+        : '';
   if (fatal) return `journal: ERROR: ${err.message}${why}; every delivery is refused with 503 until the relay is restarted (/healthz and /readyz answer 503)`;
   return `journal: ERROR: a write failed${why}: ${err.message}; deliveries are refused until a write succeeds (/readyz answers 503)`;
 }

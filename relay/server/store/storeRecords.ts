@@ -78,7 +78,13 @@ export function attemptFields(a: ForwardAttempt): AttemptFields {
 
 export function stateFields(st: ForwardState | undefined): StateFields | undefined {
   if (!st) return undefined;
-  return { target: st.target, status: st.status, lastStatus: st.lastStatus, attempts: st.attempts, nextAttemptMs: st.nextAttemptAt ? Date.parse(st.nextAttemptAt) : undefined };
+  return {
+    target: st.target,
+    status: st.status,
+    lastStatus: st.lastStatus,
+    attempts: st.attempts,
+    nextAttemptMs: st.nextAttemptAt ? Date.parse(st.nextAttemptAt) : undefined,
+  };
 }
 
 /** The first byte of a binary delivery meta (a JSON one starts with '{'). */

@@ -78,7 +78,7 @@ async function* fragments(entry: StoredDelivery, body: BodyReader, release?: () 
     const tail = '"bodyBase64":""}}';
     if (!json.endsWith(tail)) throw new Error('delivery message: bodyBase64 is not its last field');
     yield { data: Buffer.from(json.slice(0, -3)), last: false };
-    for (let left = body.size; left > 0; ) {
+    for (let left = body.size; left > 0;) {
       const part = await body.next(Math.min(PART_BYTES, left));
       if (part.length === 0) throw new Error(`delivery ${entry.seq}: body ended early`);
       left -= part.length;

@@ -23,7 +23,11 @@ export function recordSubscriberForward(store: RelayStore, seq: number, status: 
   const state = said ?? subscriberState(status);
   const attempt = { target: SUBSCRIBER_TARGET, at: new Date().toISOString(), status, ok: state === 'ok', durationMs: 0 };
   const next = { target: SUBSCRIBER_TARGET, status: state, lastStatus: status, attempts: (prior?.attempts ?? 0) + 1 };
-  store.recordAttempt(seq, attempt, next, { lazy: true }).catch((err: Error) => log(`recording delivery ${seq}'s subscriber forward failed: ${err.message}`, { level: 'error', seq, target: SUBSCRIBER_TARGET, status }));
+  store
+    .recordAttempt(seq, attempt, next, { lazy: true })
+    .catch((err: Error) =>
+      log(`recording delivery ${seq}'s subscriber forward failed: ${err.message}`, { level: 'error', seq, target: SUBSCRIBER_TARGET, status }),
+    );
 }
 
 /** A subscriber's result of a replay (ReplayDeliveryMessage): a replay attempt; a 2xx makes the state ok, anything else leaves it (as the relay's own replays do). */
@@ -31,5 +35,9 @@ function recordReplay(store: RelayStore, seq: number, status: number, prior: For
   const ok = subscriberState(status) === 'ok';
   const attempt = { target: SUBSCRIBER_TARGET, at: new Date().toISOString(), status, ok, durationMs: 0, replay: true };
   const next: ForwardState | undefined = ok ? { target: SUBSCRIBER_TARGET, status: 'ok', lastStatus: status, attempts: (prior?.attempts ?? 0) + 1 } : undefined;
-  store.recordAttempt(seq, attempt, next, { lazy: true }).catch((err: Error) => log(`recording delivery ${seq}'s subscriber replay failed: ${err.message}`, { level: 'error', seq, target: SUBSCRIBER_TARGET, status }));
+  store
+    .recordAttempt(seq, attempt, next, { lazy: true })
+    .catch((err: Error) =>
+      log(`recording delivery ${seq}'s subscriber replay failed: ${err.message}`, { level: 'error', seq, target: SUBSCRIBER_TARGET, status }),
+    );
 }

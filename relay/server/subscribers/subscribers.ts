@@ -223,7 +223,9 @@ export class SubscriberHub {
     // A client that resets the connection must not crash the relay (the upgraded socket has no other listener).
     if (socket.listenerCount('error') === 0) socket.on('error', () => socket.destroy());
     const refuse = (status: number, reason: string) => {
-      socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${reason.length}\r\n\r\n${reason}`, () => socket.destroy());
+      socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${reason.length}\r\n\r\n${reason}`, () =>
+        socket.destroy(),
+      );
     };
     if (!hostAllowed(req.headers.host, this.options.boundHost, this.options.allowedHosts)) return refuse(403, 'Forbidden Host');
     const origin = req.headers.origin;
@@ -295,7 +297,14 @@ export class SubscriberHub {
         sub.acked = Math.max(sub.acked, msg.seq);
         sub.unacked = sub.unacked.filter((s) => s > sub.acked);
         void this.pump(sub);
-      } else if (msg.type === 'forwarded' && Number.isInteger(msg.seq) && Number.isInteger(msg.status) && msg.status >= 100 && msg.status <= 599 && FORWARD_STATUSES.has(msg.state)) {
+      } else if (
+        msg.type === 'forwarded' &&
+        Number.isInteger(msg.seq) &&
+        Number.isInteger(msg.status) &&
+        msg.status >= 100 &&
+        msg.status <= 599 &&
+        FORWARD_STATUSES.has(msg.state)
+      ) {
         if (msg.seq <= sub.sent && this.inScope(sub, msg.seq)) this.options.onForwarded?.(msg.seq, msg.status, msg.state, msg.replay === true);
       }
     });
@@ -502,7 +511,8 @@ export class SubscriberHub {
     if (!e) return;
     const subs = [this.byChannel.get(''), this.byChannel.get(e.channelKey)];
     if (!subs[0] && !subs[1]) return;
-    const current = state ?? e.summary.forward.find((f) => f.target === attempt.target) ?? { target: attempt.target, status: attempt.ok ? 'ok' : 'failed', attempts: 1 };
+    const current = state ??
+      e.summary.forward.find((f) => f.target === attempt.target) ?? { target: attempt.target, status: attempt.ok ? 'ok' : 'failed', attempts: 1 };
     const msg = Buffer.from(JSON.stringify({ type: 'forward', seq, attempt, state: current } satisfies ServerMessage));
     for (const set of subs) for (const s of set ?? []) if (seq <= s.sent) this.write(s, msg);
   }

@@ -36,7 +36,16 @@ export class ServiceError extends Error {
   }
 
   toJSON(): Record<string, unknown> {
-    return { name: this.name, message: this.message, kind: this.kind, method: this.method, path: this.path, status: this.status, bodyExcerpt: this.bodyExcerpt, code: this.code };
+    return {
+      name: this.name,
+      message: this.message,
+      kind: this.kind,
+      method: this.method,
+      path: this.path,
+      status: this.status,
+      bodyExcerpt: this.bodyExcerpt,
+      code: this.code,
+    };
   }
 }
 
@@ -63,8 +72,21 @@ export function excerpt(text: string, sensitive: readonly (string | undefined)[]
 
 /** Error codes of a connection that could not be made or was lost (Node's net/dns, undici). */
 export const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
-  'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN',
-  'ETIMEDOUT', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CLOSED',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ETIMEDOUT',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CLOSED',
 ]);
 
 /**

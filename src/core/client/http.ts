@@ -22,9 +22,20 @@ export interface CallOptions {
 }
 
 const STATUS_TEXT: Record<number, string> = {
-  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  409: 'Conflict', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity',
-  429: 'Too Many Requests', 500: 'Internal Server Error', 502: 'Bad Gateway', 503: 'Service Unavailable', 504: 'Gateway Timeout',
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  405: 'Method Not Allowed',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+  504: 'Gateway Timeout',
 };
 
 const defaultSleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -97,7 +108,16 @@ export class Transport {
         size += (chunk as Buffer).length;
         if (size > this.maxBytes) {
           res.body.destroy();
-          return { ok: false, error: new ServiceError({ kind: 'invalid-response', method, path, status: res.statusCode, detail: `response body larger than ${this.maxBytes} bytes` }) };
+          return {
+            ok: false,
+            error: new ServiceError({
+              kind: 'invalid-response',
+              method,
+              path,
+              status: res.statusCode,
+              detail: `response body larger than ${this.maxBytes} bytes`,
+            }),
+          };
         }
         chunks.push(chunk as Buffer);
       }
@@ -110,7 +130,10 @@ export class Transport {
       }
       const reason = redact([e.code, e.message].filter(Boolean).join(' ') || String(err), sensitive);
       const code = networkErrorCode(err);
-      return { ok: false, error: new ServiceError({ kind: 'network', method, path, ...(code ? { code } : {}), detail: `cannot reach the service (${reason})` }) };
+      return {
+        ok: false,
+        error: new ServiceError({ kind: 'network', method, path, ...(code ? { code } : {}), detail: `cannot reach the service (${reason})` }),
+      };
     } finally {
       clearTimeout(timer);
     }

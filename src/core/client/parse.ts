@@ -40,7 +40,12 @@ export function toWebhook(v: unknown): Webhook | undefined {
 
 function toAttempt(v: unknown): DeliveryAttempt | undefined {
   if (!isObj(v)) return undefined;
-  const a: DeliveryAttempt = { at: str(v.at), success: v.success === true, status: status(v.status), duration_ms: typeof v.duration_ms === 'number' ? v.duration_ms : 0 };
+  const a: DeliveryAttempt = {
+    at: str(v.at),
+    success: v.success === true,
+    status: status(v.status),
+    duration_ms: typeof v.duration_ms === 'number' ? v.duration_ms : 0,
+  };
   if (typeof v.error === 'string') a.error = v.error;
   return a;
 }

@@ -51,8 +51,7 @@ export interface DeliveryDetail extends DeliveryRecord {
 }
 
 export type DeliveryListing =
-  | { offered: true; total: number; successful: number; failed: number; deliveries: DeliveryRecord[] }
-  | { offered: false; reason: string };
+  { offered: true; total: number; successful: number; failed: number; deliveries: DeliveryRecord[] } | { offered: false; reason: string };
 
 /** One issue of the bulk import (spec §2.4): exported from an external code host, as the service takes it. */
 export interface IssueRecord {

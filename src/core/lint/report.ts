@@ -73,21 +73,26 @@ function renameSection(files: readonly ReportFile[], o: ReportOptions): string[]
       r.files.add(f.file);
       byRule.set(x.rule, r);
     }
-    const rules = [...counts].sort(([a], [b]) => a.localeCompare(b)).map(([rule, n]) => `\`${rule}\` ${n}`).join(', ');
+    const rules = [...counts]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([rule, n]) => `\`${rule}\` ${n}`)
+      .join(', ');
     byFile.push(`| [${name(f.file)}](${o.link(f.file, renames[0]!.line)}) | ${renames.length} | ${rules} |`);
   }
   const out = ['## Renamed by a fix', ''];
   if (byRule.size === 0) return [...out, 'Nothing to rename.', ''];
   out.push(`Applied by ${o.fixWith}: exact renames; nothing else in the files changes.`, '');
   out.push('| Rule | What | Renames | Files |', '| --- | --- | ---: | ---: |');
-  for (const [rule, r] of [...byRule].sort(([a], [b]) => a.localeCompare(b))) out.push(`| \`${rule}\` | ${cell(text(describe(rule, o.rules)))} | ${r.renames} | ${r.files.size} |`);
+  for (const [rule, r] of [...byRule].sort(([a], [b]) => a.localeCompare(b)))
+    out.push(`| \`${rule}\` | ${cell(text(describe(rule, o.rules)))} | ${r.renames} | ${r.files.size} |`);
   out.push('', '| File | Renames | Per rule |', '| --- | ---: | --- |', ...byFile);
   return [...out, ''];
 }
 
 function decisionSection(files: readonly ReportFile[], o: ReportOptions): string[] {
   const groups = new Map<string, { file: string; f: Finding }[]>();
-  for (const file of files) for (const f of file.findings.filter((x) => !isRename(x))) groups.set(f.rule, [...(groups.get(f.rule) ?? []), { file: file.file, f }]);
+  for (const file of files)
+    for (const f of file.findings.filter((x) => !isRename(x))) groups.set(f.rule, [...(groups.get(f.rule) ?? []), { file: file.file, f }]);
   const out = ['## Needs a decision', ''];
   if (groups.size === 0) return [...out, 'Nothing: every finding has an exact fix.', ''];
   for (const [rule, items] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {

@@ -89,7 +89,12 @@ function table(rows: string[]): string {
   const head = cells(rows[0]!);
   const align = cells(rows[1] ?? '').map((a) => (/^:?-+:$/.test(a) ? (a.startsWith(':') ? 'center' : 'right') : 'left'));
   const cell = (tag: string, c: string, k: number) => `<${tag} style="text-align:${align[k] ?? 'left'}">${inlineHtml(c)}</${tag}>`;
-  const body = rows.slice(2).map((r) => `<tr>${cells(r).map((c, k) => cell('td', c, k)).join('')}</tr>`);
+  const body = rows.slice(2).map(
+    (r) =>
+      `<tr>${cells(r)
+        .map((c, k) => cell('td', c, k))
+        .join('')}</tr>`,
+  );
   return `<div class="table"><table><thead><tr>${head.map((c, k) => cell('th', c, k)).join('')}</tr></thead><tbody>${body.join('')}</tbody></table></div>`;
 }
 
@@ -97,7 +102,7 @@ function table(rows: string[]): string {
 export function reportHtml(markdown: string): string {
   const lines = markdown.split('\n');
   const out: string[] = [];
-  for (let i = 0; i < lines.length; ) {
+  for (let i = 0; i < lines.length;) {
     const line = lines[i]!;
     const heading = /^(#{1,6}) (.*)$/.exec(line);
     if (heading) {

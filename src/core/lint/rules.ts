@@ -17,14 +17,23 @@ export const BUILTIN_RULES: readonly RenameRule[] = [
  */
 export const NOTE_RULES: readonly { id: string; severity: Severity; description: string }[] = [
   { id: 'yaml-syntax', severity: 'error', description: 'the file is not valid YAML, so it was not checked' },
-  { id: 'expression-double-quote', severity: 'error', description: 'a double-quoted string in an expression (e.g. an `if:`) is invalid; strings take single quotes' },
+  {
+    id: 'expression-double-quote',
+    severity: 'error',
+    description: 'a double-quoted string in an expression (e.g. an `if:`) is invalid; strings take single quotes',
+  },
   { id: 'context-whole', severity: 'warning', description: 'a whole context is used (e.g. toJSON(github)); names inside it differ on the service' },
-  { id: 'context-dynamic', severity: 'warning', description: 'a context is indexed dynamically (e.g. github[\'event\']); it may reach a renamed name' },
-  { id: 'action-pinned-sha', severity: 'warning', description: 'a renamed action is pinned to a commit of the external repository; pin the service action by hand' },
+  { id: 'context-dynamic', severity: 'warning', description: "a context is indexed dynamically (e.g. github['event']); it may reach a renamed name" },
+  {
+    id: 'action-pinned-sha',
+    severity: 'warning',
+    description: 'a renamed action is pinned to a commit of the external repository; pin the service action by hand',
+  },
   {
     id: 'untrusted-input',
     severity: 'warning',
-    description: 'an untrusted value (an issue or pull request title or body, a branch name, a commit message, an author…) is used directly in a run: or script: (script injection); pass it through env: and read the variable',
+    description:
+      'an untrusted value (an issue or pull request title or body, a branch name, a commit message, an author…) is used directly in a run: or script: (script injection); pass it through env: and read the variable',
   },
 ];
 

@@ -43,11 +43,7 @@ function splitLines(text: string, from: number, to: number): Line[] {
 const isWs = (c: string | undefined) => c === ' ' || c === '\t';
 
 /** Flow scalars (plain, single- and double-quoted): line folding plus a per-line content reader. */
-function foldFlow(
-  lines: Line[],
-  b: Builder,
-  readLine: (line: Line, from: number, to: number, b: Builder) => 'escaped-break' | void,
-): void {
+function foldFlow(lines: Line[], b: Builder, readLine: (line: Line, from: number, to: number, b: Builder) => 'escaped-break' | void): void {
   let empties = 0;
   let joinNothing = false;
   for (let k = 0; k < lines.length; k++) {
@@ -83,8 +79,24 @@ function singleLine(line: Line, from: number, to: number, b: Builder): void {
 }
 
 const ESCAPES: Record<string, string> = {
-  '0': '\0', a: '\x07', b: '\b', t: '\t', '\t': '\t', n: '\n', v: '\v', f: '\f', r: '\r', e: '\x1b',
-  ' ': ' ', '"': '"', '/': '/', '\\': '\\', N: '\u0085', _: '\u00a0', L: '\u2028', P: '\u2029',
+  '0': '\0',
+  a: '\x07',
+  b: '\b',
+  t: '\t',
+  '\t': '\t',
+  n: '\n',
+  v: '\v',
+  f: '\f',
+  r: '\r',
+  e: '\x1b',
+  ' ': ' ',
+  '"': '"',
+  '/': '/',
+  '\\': '\\',
+  N: '\u0085',
+  _: '\u00a0',
+  L: '\u2028',
+  P: '\u2029',
 };
 const HEX_LEN: Record<string, number> = { x: 2, u: 4, U: 8 };
 
@@ -116,7 +128,11 @@ function doubleLine(line: Line, from: number, to: number, b: Builder): 'escaped-
 function blockMap(text: string, start: number, end: number, folded: boolean, value: string): Builder | undefined {
   const nl = text.indexOf('\n', start);
   if (nl < 0 || nl >= end) return new Builder(); // header only: empty value
-  const header = text.slice(start + 1, nl).replace(/\r$/, '').replace(/\s+#.*$/, '').trim();
+  const header = text
+    .slice(start + 1, nl)
+    .replace(/\r$/, '')
+    .replace(/\s+#.*$/, '')
+    .trim();
   const m = /^([1-9]?)([+-]?)([1-9]?)$/.exec(header);
   if (!m) return undefined;
   const chomp = m[2] === '+' ? 'keep' : m[2] === '-' ? 'strip' : 'clip';

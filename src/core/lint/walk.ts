@@ -74,7 +74,8 @@ export function walk(ctx: WalkContext, node: Node | null | undefined, path: Path
       if (isScalar(key)) {
         name = String(key.value);
         const keyAnchored = ctx.aliased.has(key) ? key : here;
-        if (typeof key.value === 'string') scalar(ctx, key, path, { envKey: envMap, ...(consumer ? { consumer } : {}), ...(keyAnchored ? { anchored: keyAnchored } : {}) });
+        if (typeof key.value === 'string')
+          scalar(ctx, key, path, { envKey: envMap, ...(consumer ? { consumer } : {}), ...(keyAnchored ? { anchored: keyAnchored } : {}) });
       }
       walk(ctx, pair.value, [...path, name], node, here);
     }
@@ -85,7 +86,12 @@ export function walk(ctx: WalkContext, node: Node | null | undefined, path: Path
   }
 }
 
-function scalar(ctx: WalkContext, node: import('yaml').Scalar, path: Path, key?: { envKey: boolean; consumer?: (rule: RenameRule) => string | undefined; anchored?: Node }): void {
+function scalar(
+  ctx: WalkContext,
+  node: import('yaml').Scalar,
+  path: Path,
+  key?: { envKey: boolean; consumer?: (rule: RenameRule) => string | undefined; anchored?: Node },
+): void {
   const value = node.value as string;
   const s = new StringScalar(ctx.text, node, value);
   const spans = value.includes('${{') ? templateSpans(value) : [];
@@ -134,7 +140,7 @@ function shellOf(ctx: WalkContext, step: Path): Lang | undefined {
     const v = ctx.doc.getIn(p);
     return typeof v === 'string' ? v : undefined;
   };
-  const shell = get([...step, 'shell']) ?? (ctx.composite ? undefined : get([...job, 'defaults', 'run', 'shell']) ?? get(['defaults', 'run', 'shell']));
+  const shell = get([...step, 'shell']) ?? (ctx.composite ? undefined : (get([...job, 'defaults', 'run', 'shell']) ?? get(['defaults', 'run', 'shell'])));
   if (shell !== undefined) {
     const cmd = shell.trim().split(/\s+/)[0]!.toLowerCase();
     return cmd === 'bash' || cmd === 'sh' ? 'sh' : cmd === 'pwsh' || cmd === 'powershell' ? 'pwsh' : undefined;

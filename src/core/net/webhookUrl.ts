@@ -7,11 +7,7 @@
 import { forbiddenTarget } from './address';
 
 export type WebhookUrlProblem =
-  | { kind: 'not-absolute' }
-  | { kind: 'scheme'; scheme: string }
-  | { kind: 'no-host' }
-  | { kind: 'spaces' }
-  | { kind: 'forbidden'; host: string; why: string };
+  { kind: 'not-absolute' } | { kind: 'scheme'; scheme: string } | { kind: 'no-host' } | { kind: 'spaces' } | { kind: 'forbidden'; host: string; why: string };
 
 /** What is wrong with `url` (exactly as it would be sent), or undefined when the service takes it. */
 export function webhookUrlProblem(url: string): WebhookUrlProblem | undefined {

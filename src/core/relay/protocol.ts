@@ -325,7 +325,8 @@ export const HOP_BY_HOP = new Set([
 export function connectionListed(pairs: Iterable<[string, string]>): Set<string> {
   const out = new Set<string>();
   // The length first: this runs for every forwarded delivery, over every header.
-  for (const [k, v] of pairs) if (k.length === 10 && k.toLowerCase() === 'connection') for (const n of v.split(',')) if (n.trim()) out.add(n.trim().toLowerCase());
+  for (const [k, v] of pairs)
+    if (k.length === 10 && k.toLowerCase() === 'connection') for (const n of v.split(',')) if (n.trim()) out.add(n.trim().toLowerCase());
   return out;
 }
 

@@ -39,7 +39,13 @@ export function parseRelayReady(output: string): RelayReady | undefined {
       continue;
     }
     const r = v as Partial<RelayReady>;
-    if (r.ready === 'relay' && typeof r.url === 'string' && typeof r.dataDir === 'string' && (typeof r.tokenFile === 'string' || r.tokenFile === null) && typeof r.pid === 'number') {
+    if (
+      r.ready === 'relay' &&
+      typeof r.url === 'string' &&
+      typeof r.dataDir === 'string' &&
+      (typeof r.tokenFile === 'string' || r.tokenFile === null) &&
+      typeof r.pid === 'number'
+    ) {
       return { ready: 'relay', url: r.url, dataDir: r.dataDir, tokenFile: r.tokenFile, pid: r.pid };
     }
   }

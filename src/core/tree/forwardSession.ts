@@ -36,7 +36,14 @@ export function seqKey(relay: string, channel?: string): string {
 
 /** A fresh channel name for a repository: `<repo>-<6 hex>`, within the relay's channel rule (src/core/relay/channelName.ts). */
 export function channelNameFor(repo: string, randomHex: string): string {
-  const base = repo.split('/').pop()!.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/\.{2,}/g, '.').replace(/^[^A-Za-z0-9]+/, '').slice(0, 50) || 'hooks';
+  const base =
+    repo
+      .split('/')
+      .pop()!
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/\.{2,}/g, '.')
+      .replace(/^[^A-Za-z0-9]+/, '')
+      .slice(0, 50) || 'hooks';
   return `${base}-${randomHex.slice(0, 6)}`;
 }
 

@@ -113,7 +113,7 @@ export function deliveryTooltip(d: DeliveryView, source: DeliverySource): string
   ];
   if (!d.success && d.error) lines.push(`Error: ${d.error}`);
   if (d.attempts) lines.push(`Attempts: ${d.attempts.length}`);
-  if (d.test) lines.push('Test send (service-hooks send or a sample): not counted as one of the service\'s deliveries');
+  if (d.test) lines.push("Test send (service-hooks send or a sample): not counted as one of the service's deliveries");
   lines.push(`Source: ${SOURCE_TEXT[source]}`);
   return lines.join('\n');
 }

@@ -12,14 +12,7 @@ import {
   webhookTooltip,
 } from './labels';
 import { loadMoreLabel } from './paging';
-import {
-  repoKey,
-  type DeliveryCounts,
-  type DeliverySource,
-  type DeliveryView,
-  type RepoRef,
-  type WebhookView,
-} from './types';
+import { repoKey, type DeliveryCounts, type DeliverySource, type DeliveryView, type RepoRef, type WebhookView } from './types';
 
 export type WebhookTreeNode =
   | { kind: 'repository'; repo: RepoRef }
@@ -146,7 +139,14 @@ export function deliveryChildren(
   hasMore = loaded.length < total,
   inRelay: (d: DeliveryView) => boolean = () => false,
 ): WebhookTreeNode[] {
-  const nodes: WebhookTreeNode[] = byCreatedDesc(loaded).map((delivery) => ({ kind: 'delivery', repo, webhook, delivery, source, ...(inRelay(delivery) ? { inRelay: true } : {}) }));
+  const nodes: WebhookTreeNode[] = byCreatedDesc(loaded).map((delivery) => ({
+    kind: 'delivery',
+    repo,
+    webhook,
+    delivery,
+    source,
+    ...(inRelay(delivery) ? { inRelay: true } : {}),
+  }));
   if (hasMore) nodes.push({ kind: 'loadMore', repo, webhook, shown: loaded.length, total });
   return nodes;
 }

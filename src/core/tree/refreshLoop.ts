@@ -94,10 +94,13 @@ export class RefreshLoop {
   private reschedule(): void {
     this.cancel();
     if (this.disposed || !this.visible || this.intervalMs === 0 || this.running) return;
-    this.handle = this.timers.setTimeout(() => {
-      this.handle = undefined;
-      void this.runNow();
-    }, nextDelay(this.intervalMs, this.failures, this.maxBackoffMs));
+    this.handle = this.timers.setTimeout(
+      () => {
+        this.handle = undefined;
+        void this.runNow();
+      },
+      nextDelay(this.intervalMs, this.failures, this.maxBackoffMs),
+    );
   }
 
   private cancel(): void {

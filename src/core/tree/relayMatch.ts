@@ -78,7 +78,10 @@ export function relayChannelFor(webhookUrl: string, relay: RelayUrls): string | 
 }
 
 /** The URLs of a relay from its status and the address used to reach it (either may be missing). */
-export function relayUrlsOf(status: { ingressBase?: string; channels?: readonly { name: string; ingressUrl?: string }[] } | undefined, ...addresses: (string | undefined)[]): RelayUrls {
+export function relayUrlsOf(
+  status: { ingressBase?: string; channels?: readonly { name: string; ingressUrl?: string }[] } | undefined,
+  ...addresses: (string | undefined)[]
+): RelayUrls {
   const bases = [status?.ingressBase, ...addresses].filter((b): b is string => typeof b === 'string' && b !== '');
   return { bases: [...new Set(bases)], channels: status?.channels ?? [] };
 }

@@ -35,17 +35,40 @@ export interface RelayMenuItem {
 export function relayMenu(s: RelayMenuInput): RelayMenuItem[] {
   const up = s.state === 'running' || s.state === 'connecting' || s.state === 'starting';
   const items: RelayMenuItem[] = [{ label: '$(list-tree) Show Relay View', command: 'serviceHooks.relay.focus' }];
-  if (s.hasSecret) items.push({ label: '$(key) Copy Signing Secret', detail: 'The secret your app verifies X-Service-Signature with', command: 'serviceHooks.copySigningSecret' });
+  if (s.hasSecret)
+    items.push({
+      label: '$(key) Copy Signing Secret',
+      detail: 'The secret your app verifies X-Service-Signature with',
+      command: 'serviceHooks.copySigningSecret',
+    });
   if (s.remote) {
-    if (up) items.push({ label: '$(debug-disconnect) Disconnect…', detail: `Close the connection to ${s.remote} and forget its token`, command: 'serviceHooks.disconnectRelay', args: { confirm: true } });
+    if (up)
+      items.push({
+        label: '$(debug-disconnect) Disconnect…',
+        detail: `Close the connection to ${s.remote} and forget its token`,
+        command: 'serviceHooks.disconnectRelay',
+        args: { confirm: true },
+      });
     else items.push({ label: '$(plug) Connect to Relay…', detail: `Connect to ${s.remote} again, or to another relay`, command: 'serviceHooks.connectRelay' });
     return items;
   }
   if (s.ownsProcess || (up && s.port !== undefined)) {
-    items.push({ label: '$(debug-stop) Stop Relay…', detail: s.ownsProcess ? `Stop the relay started here on port ${s.port ?? '?'}` : `Let go of the relay on port ${s.port ?? '?'} (it keeps running)`, command: 'serviceHooks.stopRelay', args: { confirm: true } });
+    items.push({
+      label: '$(debug-stop) Stop Relay…',
+      detail: s.ownsProcess ? `Stop the relay started here on port ${s.port ?? '?'}` : `Let go of the relay on port ${s.port ?? '?'} (it keeps running)`,
+      command: 'serviceHooks.stopRelay',
+      args: { confirm: true },
+    });
     return items;
   }
-  items.push({ label: '$(play) Start Relay', command: 'serviceHooks.startRelay' }, { label: '$(plug) Connect to Relay…', command: 'serviceHooks.connectRelay' });
-  if (s.state === 'failed') items.push({ label: '$(output) Show Logs', command: 'serviceHooks.showLogs' }, { label: '$(settings-gear) Change Relay Port…', command: 'serviceHooks.changeRelayPort' });
+  items.push(
+    { label: '$(play) Start Relay', command: 'serviceHooks.startRelay' },
+    { label: '$(plug) Connect to Relay…', command: 'serviceHooks.connectRelay' },
+  );
+  if (s.state === 'failed')
+    items.push(
+      { label: '$(output) Show Logs', command: 'serviceHooks.showLogs' },
+      { label: '$(settings-gear) Change Relay Port…', command: 'serviceHooks.changeRelayPort' },
+    );
   return items;
 }

@@ -68,8 +68,12 @@ export function forwardSummary(d: RelayDeliveryView): string {
         f.status === 'ok'
           ? `→ ${f.lastStatus ?? 'ok'}`
           : f.status === 'pending'
-            ? f.lastStatus ? `→ ${f.lastStatus} · retrying` : '→ pending'
-            : f.lastStatus ? `→ ${f.lastStatus}` : '→ failed';
+            ? f.lastStatus
+              ? `→ ${f.lastStatus} · retrying`
+              : '→ pending'
+            : f.lastStatus
+              ? `→ ${f.lastStatus}`
+              : '→ failed';
       return f.target === SUBSCRIBER_TARGET ? `${state} (subscriber)` : state;
     })
     .join(', ');
@@ -125,7 +129,9 @@ export function relayRow(node: RelayTreeNode): TreeRow {
           `Received: ${toSecond(d.receivedAt)} UTC, ${d.size} bytes`,
           `Signature: ${d.verification}${d.reason ? ` (${d.reason})` : ''}`,
           ...(d.deliveryId ? [`Delivery: ${d.deliveryId}`] : []),
-          ...d.forward.map((f) => `Forward ${forwardTargetText(f.target)}: ${f.status}${f.lastStatus ? ` (HTTP ${f.lastStatus})` : ''}, ${f.attempts} attempt(s)`),
+          ...d.forward.map(
+            (f) => `Forward ${forwardTargetText(f.target)}: ${f.status}${f.lastStatus ? ` (HTTP ${f.lastStatus})` : ''}, ${f.attempts} attempt(s)`,
+          ),
         ].join('\n'),
         contextValue: `relayDelivery.${d.verification}`,
         collapsible: 'none',
@@ -205,7 +211,9 @@ export function relayToDelivery(d: RelayDeliveryView): DeliveryView {
     ...(d.verification === 'rejected'
       ? { error: `signature rejected${d.reason ? `: ${d.reason}` : ''}` }
       : failedForward
-        ? { error: `the relay took it; its forward ${forwardTargetText(failedForward.target)} failed${failedForward.lastStatus !== undefined ? ` (the app answered ${failedForward.lastStatus})` : ''}` }
+        ? {
+            error: `the relay took it; its forward ${forwardTargetText(failedForward.target)} failed${failedForward.lastStatus !== undefined ? ` (the app answered ${failedForward.lastStatus})` : ''}`,
+          }
         : {}),
   };
 }

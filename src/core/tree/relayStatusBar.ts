@@ -41,7 +41,11 @@ export function relayStatusBar(s: StatusBarInput): StatusBarModel {
       };
     case 'starting':
     case 'connecting':
-      return { text: '$(loading~spin) Relay', tooltip: s.state === 'starting' ? 'Relay starting…' : `Connecting to the relay on port ${s.port ?? '?'}…`, command: MENU };
+      return {
+        text: '$(loading~spin) Relay',
+        tooltip: s.state === 'starting' ? 'Relay starting…' : `Connecting to the relay on port ${s.port ?? '?'}…`,
+        command: MENU,
+      };
     case 'offline':
     case 'failed':
     case 'stopped':
@@ -56,11 +60,17 @@ export function relayStatusBar(s: StatusBarInput): StatusBarModel {
 function remoteStatusBar(s: StatusBarInput, remote: string): StatusBarModel {
   const others = s.otherTargets ?? 0;
   const pair = s.forwardTo ? `${remote} ⇄ ${shortUrl(s.forwardTo)}${others ? ` +${others}` : ''}` : remote;
-  const forwarding = s.forwardTo ? `forwarding to ${s.forwardTo}${others ? ` and ${others} other app${others > 1 ? 's' : ''}` : ''}` : 'not forwarding (Forward Webhooks to Local App… sets it up)';
+  const forwarding = s.forwardTo
+    ? `forwarding to ${s.forwardTo}${others ? ` and ${others} other app${others > 1 ? 's' : ''}` : ''}`
+    : 'not forwarding (Forward Webhooks to Local App… sets it up)';
   switch (s.state) {
     case 'running':
       return s.forwardFailing
-        ? { text: `$(warning) ${pair}`, tooltip: `Connected to ${remote}; ${s.detail ?? 'the local app does not answer 2xx'}: retrying. Click for relay actions.`, command: MENU }
+        ? {
+            text: `$(warning) ${pair}`,
+            tooltip: `Connected to ${remote}; ${s.detail ?? 'the local app does not answer 2xx'}: retrying. Click for relay actions.`,
+            command: MENU,
+          }
         : { text: `$(radio-tower) ${pair}`, tooltip: `Connected to ${remote}, ${forwarding}. Click for relay actions.`, command: MENU };
     case 'starting':
     case 'connecting':

@@ -46,13 +46,19 @@ export function webhookRelayDeliveries(entries: readonly RelayDeliveryView[], we
   const deliveries: DeliveryView[] = [];
   for (const g of groups.values()) {
     const last = relayToDelivery(g[0]!);
-    const d: DeliveryView = g.length === 1 ? last : { ...last, created_at: g[g.length - 1]!.receivedAt, attempts: [...g].reverse().map((e) => ({ at: e.receivedAt, seq: e.seq })) };
+    const d: DeliveryView =
+      g.length === 1 ? last : { ...last, created_at: g[g.length - 1]!.receivedAt, attempts: [...g].reverse().map((e) => ({ at: e.receivedAt, seq: e.seq })) };
     deliveries.push(isTestDeliveryId(g[0]!.deliveryId) ? { ...d, test: true } : d);
   }
   deliveries.splice(0, deliveries.length, ...byCreatedDesc(deliveries));
   const counted = deliveries.filter((d) => !d.test);
   const successful = counted.filter((d) => d.success).length;
-  return { deliveries, counts: { total: counted.length, successful, failed: counted.length - successful }, tests: deliveries.length - counted.length, otherEvents };
+  return {
+    deliveries,
+    counts: { total: counted.length, successful, failed: counted.length - successful },
+    tests: deliveries.length - counted.length,
+    otherEvents,
+  };
 }
 
 /** The webhooks (ids) whose URL is each channel's ingress on the relay described by `relay`. */

@@ -25,13 +25,21 @@ export function webhookUrlChoices(o: {
   const out: WebhookUrlChoice[] = [];
   if (o.remote) {
     if (o.newChannel && o.remote.ingressBase) {
-      out.push({ url: ingressUrl(o.remote.ingressBase, o.newChannel), description: `a new channel of its own on ${o.remote.label} (recommended)`, newChannel: o.newChannel });
+      out.push({
+        url: ingressUrl(o.remote.ingressBase, o.newChannel),
+        description: `a new channel of its own on ${o.remote.label} (recommended)`,
+        newChannel: o.newChannel,
+      });
     }
     for (const c of o.remote.channels) out.push({ url: c.ingressUrl, description: `channel ${c.name} on ${o.remote.label}` });
     return out;
   }
   const reach = serviceIsLocal(o.serviceBaseUrl) ? '' : ' (the service must reach this machine)';
-  if (o.newChannel) out.push({ url: ingressUrl(o.localUrl.replace(/\/hooks(\/[^/]*)?$/, ''), o.newChannel), description: `a channel of its own on the local relay (recommended)${reach}` });
+  if (o.newChannel)
+    out.push({
+      url: ingressUrl(o.localUrl.replace(/\/hooks(\/[^/]*)?$/, ''), o.newChannel),
+      description: `a channel of its own on the local relay (recommended)${reach}`,
+    });
   out.push({ url: o.localUrl, description: o.newChannel ? `local relay, channel default (shared)${reach}` : `local relay${reach}` });
   return out;
 }

@@ -41,7 +41,11 @@ const command: CommandModule = {
     const newChannel = choices.find((c) => c.url === url.trim() && c.newChannel)?.newChannel;
     const fresh = newSecret();
     const generated =
-      secretChoice !== 'generate' ? undefined : newChannel ? { secret: fresh, how: 'created' as const, channel: newChannel } : await ctx.services.relay.secretForGenerated(url.trim(), fresh);
+      secretChoice !== 'generate'
+        ? undefined
+        : newChannel
+          ? { secret: fresh, how: 'created' as const, channel: newChannel }
+          : await ctx.services.relay.secretForGenerated(url.trim(), fresh);
     const shared = generated && generated.how !== 'plain' ? generated : undefined;
     const secret = generated ? generated.secret : secretChoice === 'none' ? undefined : secretChoice;
     const client = await ctx.services.client();
@@ -51,14 +55,26 @@ const command: CommandModule = {
     try {
       created = await withProgress('Creating the webhook…', () => client.createWebhook(repo, body));
     } catch (err) {
-      if (newChannel) await ctx.services.relay.remoteApi().api.deleteChannel(newChannel).catch(() => undefined); // nothing left behind
+      if (newChannel)
+        await ctx.services.relay
+          .remoteApi()
+          .api.deleteChannel(newChannel)
+          .catch(() => undefined); // nothing left behind
       throw err;
     }
     ctx.webhooks.refresh();
     if (shared) {
-      const where = shared.how === 'created' ? `a new relay channel ${shared.channel} holds it` : shared.how === 'relay' ? "it is the local relay's own" : `it is channel ${shared.channel}'s`;
+      const where =
+        shared.how === 'created'
+          ? `a new relay channel ${shared.channel} holds it`
+          : shared.how === 'relay'
+            ? "it is the local relay's own"
+            : `it is channel ${shared.channel}'s`;
       void vscode.window
-        .showInformationMessage(`Webhook created with a generated secret (${where}; kept in the editor's secret storage): its deliveries arrive verified.`, 'Copy Signing Secret')
+        .showInformationMessage(
+          `Webhook created with a generated secret (${where}; kept in the editor's secret storage): its deliveries arrive verified.`,
+          'Copy Signing Secret',
+        )
         .then((choice) => (choice === 'Copy Signing Secret' ? vscode.env.clipboard.writeText(shared.secret) : undefined));
     } else if (secret && secretChoice === 'generate') {
       // Not awaited: the command completes; the secret stays in this closure only until the toast goes.
@@ -68,7 +84,14 @@ const command: CommandModule = {
     } else {
       void vscode.window.showInformationMessage('Webhook created.');
     }
-    return { webhook: created, channel: newChannel, secretGenerated: secretChoice === 'generate', secretShared: shared !== undefined, secretHow: generated?.how, secretLength: secret?.length ?? 0 };
+    return {
+      webhook: created,
+      channel: newChannel,
+      secretGenerated: secretChoice === 'generate',
+      secretShared: shared !== undefined,
+      secretHow: generated?.how,
+      secretLength: secret?.length ?? 0,
+    };
   },
 };
 export default command;
@@ -94,7 +117,10 @@ async function createChannel(ctx: CommandContext, name: string, secret: string |
     await ctx.services.relay.reload();
     return created.ingressUrl;
   } catch (err) {
-    if (err instanceof RelayApiError && err.status === 403) throw new UserError(`The token in use on ${relay.label} is a channel token: it cannot create channels. Pick its channel's URL, or connect with the admin token.`);
+    if (err instanceof RelayApiError && err.status === 403)
+      throw new UserError(
+        `The token in use on ${relay.label} is a channel token: it cannot create channels. Pick its channel's URL, or connect with the admin token.`,
+      );
     throw err;
   }
 }
@@ -118,6 +144,6 @@ async function askAll(args: AddWebhookArgs, choices: readonly UrlChoice[]): Prom
       return r === BACK ? false : ((answers.secretChoice = r), true);
     });
   }
-  for (let i = 0; i < steps.length; ) i = (await steps[i]!()) ? i + 1 : Math.max(0, i - 1);
+  for (let i = 0; i < steps.length;) i = (await steps[i]!()) ? i + 1 : Math.max(0, i - 1);
   return { url: answers.url!, events: answers.events!, secretChoice: answers.secretChoice! };
 }

@@ -48,7 +48,10 @@ function announce(relay: RelayManager): void {
     return;
   }
   void vscode.window
-    .showInformationMessage(`Connected to ${label} with ${token}. Nothing is forwarded until you set it up: Forward Webhooks to Local App… picks the local app.`, 'Forward Webhooks to Local App…')
+    .showInformationMessage(
+      `Connected to ${label} with ${token}. Nothing is forwarded until you set it up: Forward Webhooks to Local App… picks the local app.`,
+      'Forward Webhooks to Local App…',
+    )
     .then((c) => (c ? vscode.commands.executeCommand(COMMANDS.forwardToLocalApp) : undefined));
 }
 
@@ -71,7 +74,7 @@ async function askAddress(last: string | undefined): Promise<string> {
 async function askToken(): Promise<string> {
   const value = await vscode.window.showInputBox({
     title: 'Connect to Relay (2/2): Token',
-    prompt: 'A channel token (forwards and replays its own channel) or the relay admin token (also creates channels). Kept in the editor\'s secret storage.',
+    prompt: "A channel token (forwards and replays its own channel) or the relay admin token (also creates channels). Kept in the editor's secret storage.",
     password: true,
     ignoreFocusOut: true,
     validateInput: (v) => (v.trim() ? undefined : 'Enter the token'),

@@ -12,7 +12,9 @@ const command: CommandModule = {
     const curl = buildCurl(raw.url, raw.headers, raw.body);
     await vscode.env.clipboard.writeText(curl);
     const binary = !isPrintableBody(raw.body);
-    const note = binary ? ' The body is not printable text (not UTF-8, or control characters), so the command writes its exact bytes with printf and pipes them to curl.' : '';
+    const note = binary
+      ? ' The body is not printable text (not UTF-8, or control characters), so the command writes its exact bytes with printf and pipes them to curl.'
+      : '';
     void vscode.window.showInformationMessage(`cURL command copied (signature and secrets redacted).${note}`);
     return { curl, binary };
   },

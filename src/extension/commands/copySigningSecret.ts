@@ -23,7 +23,10 @@ const command: CommandModule = {
       );
     }
     const one = channel !== undefined ? known.find((k) => k.channel === channel) : known.length === 1 ? known[0] : await pick(known);
-    if (!one) throw new UserError(`The editor holds no signing secret for channel ${channel}: it was made elsewhere (a channel token's set-up). Ask whoever created the channel.`);
+    if (!one)
+      throw new UserError(
+        `The editor holds no signing secret for channel ${channel}: it was made elsewhere (a channel token's set-up). Ask whoever created the channel.`,
+      );
     await vscode.env.clipboard.writeText(one.secret);
     void vscode.window.showInformationMessage(`The signing secret of ${one.label} is on the clipboard: give it to your app as its webhook secret.`);
     return { channel: one.channel, copied: true };

@@ -16,14 +16,18 @@ const command: CommandModule = {
     const args = asArgs<{ name: string; value: string; protected: boolean }>(arg);
     const repo = await pickRepo(ctx, arg);
     const name =
-      args.name ??
-      (await vscode.window.showInputBox({ title: 'Create CI Secret (1/3): name', validateInput: validateSecretName, ignoreFocusOut: true }));
+      args.name ?? (await vscode.window.showInputBox({ title: 'Create CI Secret (1/3): name', validateInput: validateSecretName, ignoreFocusOut: true }));
     if (name === undefined) throw new Cancelled();
     const problem = validateSecretName(name);
     if (problem) throw new UserError(`Secret name: ${problem}`);
     const value =
       args.value ??
-      (await vscode.window.showInputBox({ title: `Create CI Secret (2/3): value of ${name}`, password: true, ignoreFocusOut: true, validateInput: validateSecretValue }));
+      (await vscode.window.showInputBox({
+        title: `Create CI Secret (2/3): value of ${name}`,
+        password: true,
+        ignoreFocusOut: true,
+        validateInput: validateSecretValue,
+      }));
     if (value === undefined) throw new Cancelled();
     if (validateSecretValue(value)) throw new UserError(`Secret value: ${validateSecretValue(value)}`);
     let prot = args.protected;

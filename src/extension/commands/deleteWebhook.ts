@@ -18,12 +18,15 @@ const command: CommandModule = {
     const client = await ctx.services.client();
     const deleted: string[] = [];
     try {
-      await withProgress(targets.length === 1 ? `Deleting the webhook to ${webhookLabel(targets[0]!.webhook.url)}…` : `Deleting ${targets.length} webhooks…`, async () => {
-        for (const t of targets) {
-          await client.deleteWebhook(t.repo, t.webhook.id);
-          deleted.push(t.webhook.id);
-        }
-      });
+      await withProgress(
+        targets.length === 1 ? `Deleting the webhook to ${webhookLabel(targets[0]!.webhook.url)}…` : `Deleting ${targets.length} webhooks…`,
+        async () => {
+          for (const t of targets) {
+            await client.deleteWebhook(t.repo, t.webhook.id);
+            deleted.push(t.webhook.id);
+          }
+        },
+      );
     } finally {
       ctx.webhooks.refresh();
     }

@@ -24,7 +24,9 @@ const command: CommandModule = {
       if (choice !== 'Disconnect') throw new Cancelled();
     }
     const disconnected = await relay.disconnectRemote();
-    void vscode.window.showInformationMessage(disconnected ? `Disconnected from ${label ?? 'the relay'}; its token is forgotten.` : 'Not connected to a relay.');
+    void vscode.window.showInformationMessage(
+      disconnected ? `Disconnected from ${label ?? 'the relay'}; its token is forgotten.` : 'Not connected to a relay.',
+    );
     return { disconnected };
   },
 };

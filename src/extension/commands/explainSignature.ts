@@ -16,10 +16,14 @@ import { header, rawDelivery, type RawDelivery } from './rawDelivery';
 /** The relay's verdict as the command's result, or undefined when it had no secret to check with. */
 function relayVerdict(relay: NonNullable<RawDelivery['relay']>): { ok: boolean; findings: string[]; verdict: string } | undefined {
   if (relay.verification === 'verified') {
-    return { ok: true, verdict: 'verified', findings: [`The relay checked ${SIGNATURE_HEADER} with the secret of channel ${relay.channel} when the delivery came in: it matches.`] };
+    return {
+      ok: true,
+      verdict: 'verified',
+      findings: [`The relay checked ${SIGNATURE_HEADER} with the secret of channel ${relay.channel} when the delivery came in: it matches.`],
+    };
   }
   if (relay.verification === 'rejected') {
-    const why = relay.reason ? sentence(relay.reason) : 'The signature did not match the channel\'s secret.';
+    const why = relay.reason ? sentence(relay.reason) : "The signature did not match the channel's secret.";
     return { ok: false, verdict: 'rejected', findings: [why, ...(relay.explanation ?? []).map(sentence)] };
   }
   return undefined;
@@ -34,12 +38,22 @@ const command: CommandModule = {
     const verdict = !secrets && raw.relay ? relayVerdict(raw.relay) : undefined;
     if (verdict && raw.relay) {
       log().info(`explain signature (relay #${raw.relay.seq}): the relay's verdict: ${verdict.verdict}; ${verdict.findings.join(' ')}`);
-      if (verdict.ok) void vscode.window.showInformationMessage(`The relay verified delivery #${raw.relay.seq}: the signature matches the channel's secret.`, { modal, detail: verdict.findings.join('\n') });
-      else void vscode.window.showWarningMessage(`The relay rejected delivery #${raw.relay.seq}: ${verdict.findings[0]}`, { modal, detail: verdict.findings.slice(1).join('\n') });
+      if (verdict.ok)
+        void vscode.window.showInformationMessage(`The relay verified delivery #${raw.relay.seq}: the signature matches the channel's secret.`, {
+          modal,
+          detail: verdict.findings.join('\n'),
+        });
+      else
+        void vscode.window.showWarningMessage(`The relay rejected delivery #${raw.relay.seq}: ${verdict.findings[0]}`, {
+          modal,
+          detail: verdict.findings.slice(1).join('\n'),
+        });
       return { ...verdict, source: 'relay' };
     }
     if (!secrets) {
-      const title = raw.relay ? `Explain Signature: channel ${raw.relay.channel} has no secret on the relay; the secret to check against` : 'Explain Signature: the webhook secret to check against';
+      const title = raw.relay
+        ? `Explain Signature: channel ${raw.relay.channel} has no secret on the relay; the secret to check against`
+        : 'Explain Signature: the webhook secret to check against';
       const s = await vscode.window.showInputBox({ title, password: true, ignoreFocusOut: true });
       if (s === undefined) throw new Cancelled();
       secrets = [s];

@@ -29,7 +29,11 @@ const command: CommandModule = {
     }
     if (asArgs<{ confirm: boolean }>(options).confirm !== true) {
       const label = 'Fix';
-      const ok = await vscode.window.showWarningMessage(`Fix ${findings.length} workflow name${findings.length === 1 ? '' : 's'} in ${name}?`, { modal: true, detail: 'One edit; Undo reverts it.' }, label);
+      const ok = await vscode.window.showWarningMessage(
+        `Fix ${findings.length} workflow name${findings.length === 1 ? '' : 's'} in ${name}?`,
+        { modal: true, detail: 'One edit; Undo reverts it.' },
+        label,
+      );
       if (ok !== label) throw new Cancelled();
     }
     const edit = new vscode.WorkspaceEdit();

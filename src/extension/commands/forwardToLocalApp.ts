@@ -48,12 +48,20 @@ const command: CommandModule = {
     const client = await ctx.services.client(); // signed out: fails before anything is created
     // In the status bar: a progress toast here, next to Connect to Relay's, could crowd out the
     // message with Copy Signing Secret (VS Code lets 3 toasts through per 800 ms).
-    return vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Setting up forwarding…' }, () => setUp(ctx, repo, events, to, client));
+    return vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Setting up forwarding…' }, () =>
+      setUp(ctx, repo, events, to, client),
+    );
   },
 };
 export default command;
 
-async function setUp(ctx: CommandContext, repo: Parameters<typeof repoKey>[0], events: string[], to: string, client: Awaited<ReturnType<CommandContext['services']['client']>>) {
+async function setUp(
+  ctx: CommandContext,
+  repo: Parameters<typeof repoKey>[0],
+  events: string[],
+  to: string,
+  client: Awaited<ReturnType<CommandContext['services']['client']>>,
+) {
   const relay = ctx.services.relay;
   const { api, relay: address } = relay.relayApi();
   const secret = newSecret();
@@ -66,9 +74,15 @@ async function setUp(ctx: CommandContext, repo: Parameters<typeof repoKey>[0], e
     throw err;
   }
   if (!webhook) throw new UserError('The service did not return the new webhook.');
-  await relay.startSession({ relay: address.httpUrl, channel: channel.name, ingressUrl: channel.ingressUrl, repo: repoKey(repo), webhookId: webhook.id, to }, secret);
+  await relay.startSession(
+    { relay: address.httpUrl, channel: channel.name, ingressUrl: channel.ingressUrl, repo: repoKey(repo), webhookId: webhook.id, to },
+    secret,
+  );
   ctx.webhooks.refresh();
-  offerSecret(`Forwarding ${repoKey(repo)} webhooks (${events.join(', ')}) through ${address.label} to ${to}. Stop with "Stop Forwarding". Your app verifies X-Service-Signature with this webhook's signing secret.`, secret);
+  offerSecret(
+    `Forwarding ${repoKey(repo)} webhooks (${events.join(', ')}) through ${address.label} to ${to}. Stop with "Stop Forwarding". Your app verifies X-Service-Signature with this webhook's signing secret.`,
+    secret,
+  );
   return { channel: channel.name, ingressUrl: channel.ingressUrl, webhookId: webhook.id, to };
 }
 
@@ -90,7 +104,8 @@ function offerSecret(text: string, secret: string): void {
  */
 async function forwardChannel(ctx: CommandContext, channel: string | undefined, given: string | undefined, token: 'channel' | 'admin') {
   const relay = ctx.services.relay;
-  if (!channel) throw new UserError('The relay did not say which channel this token belongs to. Ask for the channel token again, or connect with the admin token.');
+  if (!channel)
+    throw new UserError('The relay did not say which channel this token belongs to. Ask for the channel token again, or connect with the admin token.');
   const { relay: address } = relay.relayApi();
   const ingressUrl = relay.ingressUrl(channel);
   const prompt =
@@ -117,7 +132,11 @@ async function pickChannel(ctx: CommandContext): Promise<string | undefined> {
     { label: NEW_CHANNEL, description: 'recommended: a channel with a fresh secret, and a service webhook to it', channel: undefined },
     ...channels.map((c) => ({ label: `$(symbol-namespace) ${c.name}`, description: `received ${c.received}`, detail: c.ingressUrl, channel: c.name })),
   ];
-  const choice = await vscode.window.showQuickPick(items, { title: 'Forward Webhooks to Local App: Channel', placeHolder: 'Forward a new channel, or one the relay already has', ignoreFocusOut: true });
+  const choice = await vscode.window.showQuickPick(items, {
+    title: 'Forward Webhooks to Local App: Channel',
+    placeHolder: 'Forward a new channel, or one the relay already has',
+    ignoreFocusOut: true,
+  });
   if (!choice) throw new Cancelled();
   return choice.channel;
 }
@@ -136,7 +155,7 @@ function warnLoopbackOnce(ctx: CommandContext): void {
 function explainMissingRelay(remote: string | undefined): { needsRelay: true } {
   const text = remote
     ? `Not connected to ${remote} right now. Forwarding needs the relay: reconnect, or start a local relay for a service on this machine or network.`
-    : 'Forwarding needs a relay the service can reach: connect to one on the internet (your team\'s relay), or start a local relay when the service is on this machine or network.';
+    : "Forwarding needs a relay the service can reach: connect to one on the internet (your team's relay), or start a local relay when the service is on this machine or network.";
   // Not awaited: the command ends; the buttons run the next step.
   void vscode.window.showInformationMessage(text, 'Connect to Relay…', 'Start Relay').then((choice) => {
     if (choice === 'Connect to Relay…') void vscode.commands.executeCommand(COMMANDS.connectRelay, { then: 'forward' });
@@ -145,7 +164,7 @@ function explainMissingRelay(remote: string | undefined): { needsRelay: true } {
   return { needsRelay: true };
 }
 
-async function askLocalUrl(title = 'Forward Webhooks to Local App (3/3): Local URL', prompt = 'Your app\'s webhook endpoint on this machine'): Promise<string> {
+async function askLocalUrl(title = 'Forward Webhooks to Local App (3/3): Local URL', prompt = "Your app's webhook endpoint on this machine"): Promise<string> {
   const value = await vscode.window.showInputBox({
     title,
     prompt,

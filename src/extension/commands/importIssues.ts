@@ -34,7 +34,10 @@ const command: CommandModule = {
     const parsed = validateIssueFile(new TextDecoder().decode(await vscode.workspace.fs.readFile(uri)));
     if (!parsed.ok) {
       log().info(`import ${uri.fsPath}: ${parsed.problems.length} problem(s)\n${formatProblems(parsed.problems, Infinity)}`);
-      void vscode.window.showErrorMessage(`Nothing imported: ${parsed.problems.length} problem(s) in the file.`, { modal: !args.file, detail: formatProblems(parsed.problems) });
+      void vscode.window.showErrorMessage(`Nothing imported: ${parsed.problems.length} problem(s) in the file.`, {
+        modal: !args.file,
+        detail: formatProblems(parsed.problems),
+      });
       return { imported: 0, problems: parsed.problems };
     }
     if (parsed.records.length === 0) throw new UserError('The file holds no issues.');
@@ -64,9 +67,9 @@ const command: CommandModule = {
     if (report.stopped) {
       // Retry resumes at the record it stopped at, in the same repository, from the same file.
       const retry = { file: uri.fsPath, repo: repoKey(repo), from: report.stopped.at, ...(args.chunkSize ? { chunkSize: args.chunkSize } : {}) };
-      void vscode.window.showErrorMessage(text, 'Retry', 'Show Logs').then((c) =>
-        c === 'Retry' ? vscode.commands.executeCommand(COMMANDS.importIssues, retry) : c && log().show(true),
-      );
+      void vscode.window
+        .showErrorMessage(text, 'Retry', 'Show Logs')
+        .then((c) => (c === 'Retry' ? vscode.commands.executeCommand(COMMANDS.importIssues, retry) : c && log().show(true)));
       return { ...report, retry };
     }
     if (report.failed.length || report.notSent.length) void vscode.window.showWarningMessage(text, 'Show Logs').then((c) => c && log().show(true));

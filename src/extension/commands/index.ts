@@ -70,14 +70,49 @@ import copySigningSecret from './copySigningSecret';
 import changeRelayPort from './changeRelayPort';
 
 export const COMMAND_MODULES: readonly CommandModule[] = [
-  signIn, signOut, addWebhook, editEvents, deleteWebhook, pingWebhook, retryDelivery, retryAllFailed,
-  replayDelivery, openDelivery, explainSignature, copyAsCurl, startRelay, stopRelay, connectRelay, disconnectRelay, retryPending, forwardToLocalApp, stopForwarding, importIssues,
-  createSecret, setUpRunner, fixAllWorkflowNames, fixAllInFile, refresh, showLogs, showActivationTime, loadMore,
-  portWorkflows, relayMenu, copySigningSecret, changeRelayPort, rotateWebhookSecret, sendSampleEvent,
+  signIn,
+  signOut,
+  addWebhook,
+  editEvents,
+  deleteWebhook,
+  pingWebhook,
+  retryDelivery,
+  retryAllFailed,
+  replayDelivery,
+  openDelivery,
+  explainSignature,
+  copyAsCurl,
+  startRelay,
+  stopRelay,
+  connectRelay,
+  disconnectRelay,
+  retryPending,
+  forwardToLocalApp,
+  stopForwarding,
+  importIssues,
+  createSecret,
+  setUpRunner,
+  fixAllWorkflowNames,
+  fixAllInFile,
+  refresh,
+  showLogs,
+  showActivationTime,
+  loadMore,
+  portWorkflows,
+  relayMenu,
+  copySigningSecret,
+  changeRelayPort,
+  rotateWebhookSecret,
+  sendSampleEvent,
 ];
 
 export function registerCommands(context: vscode.ExtensionContext, ctx: () => CommandContext): void {
   for (const m of COMMAND_MODULES) {
-    context.subscriptions.push(vscode.commands.registerCommand(m.id, wrapCommand(m.id, (...args: unknown[]) => m.run(ctx(), ...args))));
+    context.subscriptions.push(
+      vscode.commands.registerCommand(
+        m.id,
+        wrapCommand(m.id, (...args: unknown[]) => m.run(ctx(), ...args)),
+      ),
+    );
   }
 }

@@ -24,12 +24,17 @@ const command: CommandModule = {
       const file = vscode.workspace.asRelativePath(uri);
       byName.set(file, uri);
       const doc = await vscode.workspace.openTextDocument(uri).then(undefined, (err: unknown) => String((err as Error)?.message ?? err));
-      if (typeof doc === 'string') files.push({ file, findings: [], unreadable: doc }); // listed as such, never as portable
+      if (typeof doc === 'string')
+        files.push({ file, findings: [], unreadable: doc }); // listed as such, never as portable
       else files.push({ file, findings: lint.lintText(doc.getText(), { rules: await lintRulesFor(uri) }) });
     }
     const markdown = lint.portReport(files, {
       rules: lint.ruleTable(uris[0] ? await lintRulesFor(uris[0]) : []),
-      link: (file, line) => byName.get(file)!.with({ fragment: `L${line}` }).toString(),
+      link: (file, line) =>
+        byName
+          .get(file)!
+          .with({ fragment: `L${line}` })
+          .toString(),
       fixWith: '**Fix All Workflow Names in Workspace**',
       suggestWith: 'its quick fix in the editor',
     });

@@ -21,7 +21,13 @@ export async function rawDelivery(ctx: CommandContext, arg: unknown, title: stri
   if (isRelayTarget(arg)) {
     const summary = await pickRelayDelivery(ctx, arg, title);
     const d = await withProgress(`Reading #${summary.seq} from the relay…`, () => relay.getDelivery(summary.seq), { cancellable: true, location: 'window' });
-    const verdict = { seq: d.seq, channel: d.channel, verification: d.verification, ...(d.reason ? { reason: d.reason } : {}), ...(d.explanation ? { explanation: d.explanation } : {}) };
+    const verdict = {
+      seq: d.seq,
+      channel: d.channel,
+      verification: d.verification,
+      ...(d.reason ? { reason: d.reason } : {}),
+      ...(d.explanation ? { explanation: d.explanation } : {}),
+    };
     return { source: 'relay', url: relay.ingressUrl(d.channel), headers: d.headers, body: Buffer.from(d.bodyBase64, 'base64'), relay: verdict };
   }
   const { webhook, deliveryId, journaled } = await pickDelivery(ctx, arg, { title });

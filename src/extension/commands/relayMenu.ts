@@ -9,8 +9,17 @@ const command: CommandModule = {
   id: COMMANDS.relayMenu,
   async run(ctx) {
     const relay = ctx.services.relay;
-    const items = relayMenu({ state: relay.state, remote: relay.remoteLabel, port: relay.port, ownsProcess: relay.ownsProcess, hasSecret: (await relay.signingSecrets()).length > 0 });
-    const picked = await vscode.window.showQuickPick(items, { title: `Relay${relay.remoteLabel ? `: ${relay.remoteLabel}` : relay.port ? ` on port ${relay.port}` : ''}`, placeHolder: relay.detail });
+    const items = relayMenu({
+      state: relay.state,
+      remote: relay.remoteLabel,
+      port: relay.port,
+      ownsProcess: relay.ownsProcess,
+      hasSecret: (await relay.signingSecrets()).length > 0,
+    });
+    const picked = await vscode.window.showQuickPick(items, {
+      title: `Relay${relay.remoteLabel ? `: ${relay.remoteLabel}` : relay.port ? ` on port ${relay.port}` : ''}`,
+      placeHolder: relay.detail,
+    });
     if (!picked) return { picked: undefined };
     await vscode.commands.executeCommand(picked.command, ...(picked.args ? [picked.args] : []));
     return { picked: picked.command };

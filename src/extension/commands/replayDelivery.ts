@@ -19,7 +19,7 @@ const command: CommandModule = {
     const last = response.attempts[response.attempts.length - 1];
     const ok = last?.ok ?? (typeof last?.status === 'number' && last.status >= 200 && last.status < 300);
     const where = to ?? last?.target;
-    const text = `Replayed #${d.seq}${where ? ` to ${where}` : ''}: ${last ? (last.status ? `HTTP ${last.status}` : last.error ?? 'no answer') : 'no attempt'}`;
+    const text = `Replayed #${d.seq}${where ? ` to ${where}` : ''}: ${last ? (last.status ? `HTTP ${last.status}` : (last.error ?? 'no answer')) : 'no attempt'}`;
     if (ok) void vscode.window.showInformationMessage(text);
     else void vscode.window.showWarningMessage(text);
     await relay.reload();

@@ -26,13 +26,19 @@ const command: CommandModule = {
     const fromRelay = listed === undefined;
     const failed = listed ?? (await failedAtRelay(ctx, webhook));
     if (failed.length === 0) {
-      void vscode.window.showInformationMessage(fromRelay ? `The service lists no failures (it shows deliveries in its web UI only), and no delivery of ${label} that reached the relay failed.` : `${label} has no failed deliveries.`);
+      void vscode.window.showInformationMessage(
+        fromRelay
+          ? `The service lists no failures (it shows deliveries in its web UI only), and no delivery of ${label} that reached the relay failed.`
+          : `${label} has no failed deliveries.`,
+      );
       return { retried: 0, stillFailing: 0, errors: [], fromRelay };
     }
     if (asArgs<{ confirm: boolean }>(arg).confirm !== true) {
       const go = `Retry ${failed.length}`;
       const n = `${failed.length} ${failed.length === 1 ? 'delivery' : 'deliveries'}`;
-      const question = fromRelay ? `The service lists no failures; ${n} that reached the relay failed: retry ${failed.length === 1 ? 'it' : 'them'}?` : `Retry ${failed.length} failed deliver${failed.length === 1 ? 'y' : 'ies'} of ${label}?`;
+      const question = fromRelay
+        ? `The service lists no failures; ${n} that reached the relay failed: retry ${failed.length === 1 ? 'it' : 'them'}?`
+        : `Retry ${failed.length} failed deliver${failed.length === 1 ? 'y' : 'ies'} of ${label}?`;
       const detail = fromRelay ? "Failures that never reached the relay are shown in the service's web UI only." : 'The service sends each one again now.';
       const ok = await vscode.window.showWarningMessage(question, { modal: true, detail }, go);
       if (ok !== go) throw new Cancelled();
@@ -63,7 +69,10 @@ async function failedIds(client: ServiceClientLike, webhook: WebhookView): Promi
 /** The service's ids of this webhook's deliveries that reached the relay and failed there (test sends left out). */
 async function failedAtRelay(ctx: CommandContext, webhook: WebhookView): Promise<string[]> {
   const st = await ctx.webhooks.deliveryState(webhook);
-  if (!st.all) throw new UserError(st.note ?? "The service shows failed deliveries in its web UI only, and this webhook does not point at a relay the editor is connected to.");
+  if (!st.all)
+    throw new UserError(
+      st.note ?? 'The service shows failed deliveries in its web UI only, and this webhook does not point at a relay the editor is connected to.',
+    );
   const ids: string[] = [];
   for (const d of st.all.filter((x) => !x.success && !x.test)) ids.push(await serviceDeliveryId(ctx.services, d));
   return ids;
@@ -74,19 +83,22 @@ async function retryEach(client: ServiceClientLike, webhook: WebhookView, ids: s
   let retried = 0;
   let stillFailing = 0;
   const errors: string[] = [];
-  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Retrying failed deliveries', cancellable: true }, async (progress, cancel) => {
-    for (const id of ids) {
-      if (cancel.isCancellationRequested) break;
-      try {
-        const d = await client.retryDelivery(webhook.id, id);
-        retried++;
-        if (d && !d.success) stillFailing++;
-      } catch (err) {
-        errors.push(`${id}: ${(err as Error).message}`);
-        log().error(`retry ${webhook.id}/${id}: ${(err as Error).stack ?? err}`);
+  await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'Retrying failed deliveries', cancellable: true },
+    async (progress, cancel) => {
+      for (const id of ids) {
+        if (cancel.isCancellationRequested) break;
+        try {
+          const d = await client.retryDelivery(webhook.id, id);
+          retried++;
+          if (d && !d.success) stillFailing++;
+        } catch (err) {
+          errors.push(`${id}: ${(err as Error).message}`);
+          log().error(`retry ${webhook.id}/${id}: ${(err as Error).stack ?? err}`);
+        }
+        progress.report({ message: `${retried} of ${ids.length} retried`, increment: 100 / ids.length });
       }
-      progress.report({ message: `${retried} of ${ids.length} retried`, increment: 100 / ids.length });
-    }
-  });
+    },
+  );
   return { retried, stillFailing, errors };
 }

@@ -33,18 +33,28 @@ const command: CommandModule = {
     const channel = relay.channelOf(webhook.url);
     const api = relay.connected ? relay.connection?.api : undefined;
     if (channel === undefined || !api) {
-      throw new UserError(`${webhookLabel(webhook.url)} does not point at a channel of the relay in use, so its secret cannot be rotated without downtime here: change it on the service and in the receiver together.`);
+      throw new UserError(
+        `${webhookLabel(webhook.url)} does not point at a channel of the relay in use, so its secret cannot be rotated without downtime here: change it on the service and in the receiver together.`,
+      );
     }
     const { hooks } = await ctx.webhooks.cachedWebhooks();
-    const shared = (webhooksByChannel(hooks.map((h) => h.webhook), relay.urls()).get(channel)?.length ?? 0) > 1;
+    const shared =
+      (webhooksByChannel(
+        hooks.map((h) => h.webhook),
+        relay.urls(),
+      ).get(channel)?.length ?? 0) > 1;
     const secret = newSecret();
     const afterSeq = relay.live.lastSeq;
-    await withProgress(`Adding a new secret to channel ${channel}…`, () => api.updateChannelSecrets(channel, { addSecrets: [secret] })).catch((err: unknown) => {
-      if (!(err instanceof RelayApiError)) throw err;
-      if (err.status === 403) throw new UserError(`Changing channel ${channel}'s secrets needs the relay's admin token; the token in use is a channel token.`);
-      if (err.status === 409 || err.status === 404) throw new UserError(`Channel ${channel} is not one the relay's API manages (${err.message}): change its secret with the relay's --secret.`);
-      throw err;
-    });
+    await withProgress(`Adding a new secret to channel ${channel}…`, () => api.updateChannelSecrets(channel, { addSecrets: [secret] })).catch(
+      (err: unknown) => {
+        if (!(err instanceof RelayApiError)) throw err;
+        if (err.status === 403)
+          throw new UserError(`Changing channel ${channel}'s secrets needs the relay's admin token; the token in use is a channel token.`);
+        if (err.status === 409 || err.status === 404)
+          throw new UserError(`Channel ${channel} is not one the relay's API manages (${err.message}): change its secret with the relay's --secret.`);
+        throw err;
+      },
+    );
     const client = await ctx.services.client();
     await withProgress(`Giving ${webhookLabel(webhook.url)} the new secret…`, () => client.updateWebhook(repo, webhook.id, { secret }));
     rotations.get(channel)?.dispose();
@@ -58,7 +68,12 @@ const command: CommandModule = {
     const then = shared
       ? `Channel ${channel} is shared with other webhooks: its old secret stays (they sign with it).`
       : `The old secret keeps verifying until a delivery signed with the new one arrives (at most ${Math.round((args.graceMs ?? GRACE_MS) / 60_000)} min).`;
-    void vscode.window.showInformationMessage(`New secret set on the service and on channel ${channel}. ${then} An app that verifies signatures itself needs the new secret.`, 'Copy New Secret').then((c) => (c ? vscode.env.clipboard.writeText(secret) : undefined));
+    void vscode.window
+      .showInformationMessage(
+        `New secret set on the service and on channel ${channel}. ${then} An app that verifies signatures itself needs the new secret.`,
+        'Copy New Secret',
+      )
+      .then((c) => (c ? vscode.env.clipboard.writeText(secret) : undefined));
     // `dropped` resolves once the old secret is dropped (the integration suite awaits it).
     return { channel, shared, secretLength: secret.length, ...(dropped ? { dropped } : {}) };
   },

@@ -33,7 +33,9 @@ async function pickTarget(ctx: CommandContext, arg: unknown): Promise<Target> {
     return { url: webhook.url, label: webhookLabel(webhook.url), repo, events: webhook.events };
   }
   if (args.url) return { url: args.url, label: args.url };
-  const { hooks } = await ctx.webhooks.cachedWebhooks().catch(() => ({ hooks: [] as Awaited<ReturnType<CommandContext['webhooks']['cachedWebhooks']>>['hooks'] }));
+  const { hooks } = await ctx.webhooks
+    .cachedWebhooks()
+    .catch(() => ({ hooks: [] as Awaited<ReturnType<CommandContext['webhooks']['cachedWebhooks']>>['hooks'] }));
   const items: (vscode.QuickPickItem & { target: Target })[] = [
     ...hooks.map(({ repo, webhook }) => ({
       label: webhookLabel(webhook.url),
@@ -59,7 +61,10 @@ async function pickEvent(target: Target, given: unknown): Promise<EventType> {
   const subscribed = target.events ?? [];
   const ordered = [...EVENT_TYPES].sort((a, b) => Number(subscribed.includes(b)) - Number(subscribed.includes(a)));
   const pick = await vscode.window.showQuickPick(
-    ordered.map((e) => ({ label: e, description: subscribed.includes(e) ? 'subscribed' : target.events ? 'not subscribed: the service would not send it' : undefined })),
+    ordered.map((e) => ({
+      label: e,
+      description: subscribed.includes(e) ? 'subscribed' : target.events ? 'not subscribed: the service would not send it' : undefined,
+    })),
     { title: `${TITLE} (2/2): event to ${target.label}`, ignoreFocusOut: true },
   );
   if (!pick) throw new Cancelled();

@@ -43,7 +43,9 @@ const command: CommandModule = {
       }
     }
     await ctx.services.tokens.set(baseUrl, token);
-    log().info(validated ? `signed in to ${baseUrl} (token validated on ${repoKey(repos[0]!)})` : `signed in to ${baseUrl} (not validated: no repository found)`);
+    log().info(
+      validated ? `signed in to ${baseUrl} (token validated on ${repoKey(repos[0]!)})` : `signed in to ${baseUrl} (not validated: no repository found)`,
+    );
     return finish(ctx, baseUrl, validated);
   },
 };
@@ -52,6 +54,8 @@ export default command;
 function finish(ctx: CommandContext, baseUrl: string, validated: boolean): { signedIn: true; validated: boolean } {
   ctx.services.invalidate();
   ctx.webhooks.refresh();
-  void vscode.window.showInformationMessage(validated ? 'Signed in to the service.' : `Token stored for ${baseUrl}. It will be checked once a repository is found.`);
+  void vscode.window.showInformationMessage(
+    validated ? 'Signed in to the service.' : `Token stored for ${baseUrl}. It will be checked once a repository is found.`,
+  );
   return { signedIn: true, validated };
 }

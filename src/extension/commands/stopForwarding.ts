@@ -20,19 +20,19 @@ const command: CommandModule = {
     const row = arg as { kind?: string; session?: { channel: string } } | undefined;
     const args = asArgs<StopForwardingArgs>(arg);
     const sessions = relay.sessions();
-    const channel = row?.kind === 'relayForwarding' ? row.session!.channel : args.channel ?? (await pick(sessions));
+    const channel = row?.kind === 'relayForwarding' ? row.session!.channel : (args.channel ?? (await pick(sessions)));
     const session = sessions.find((f) => f.channel === channel);
     if (!session) throw new UserError(`No forwarding set-up for channel ${channel}.`);
     const made = session.webhookId !== ''; // a channel-token set-up made no webhook and no channel
     const deleteBoth =
       made &&
       (args.deleteBoth ??
-      (await vscode.window.showInformationMessage(
-        `Stop forwarding ${session.repo} to ${session.to}. Also delete the webhook on the service and the channel on the relay?`,
-        { modal: true },
-        'Delete Both',
-        'Keep Them',
-      )) === 'Delete Both');
+        (await vscode.window.showInformationMessage(
+          `Stop forwarding ${session.repo} to ${session.to}. Also delete the webhook on the service and the channel on the relay?`,
+          { modal: true },
+          'Delete Both',
+          'Keep Them',
+        )) === 'Delete Both');
     await relay.endSession(session.channel);
     if (deleteBoth) {
       const client = await ctx.services.client();
@@ -41,7 +41,9 @@ const command: CommandModule = {
       await relay.relayApi().api.deleteChannel(session.channel);
       ctx.webhooks.refresh();
     }
-    void vscode.window.showInformationMessage(`Stopped forwarding ${session.repo || `channel ${session.channel}`}${deleteBoth ? '; the webhook and the channel are deleted' : ''}.`);
+    void vscode.window.showInformationMessage(
+      `Stopped forwarding ${session.repo || `channel ${session.channel}`}${deleteBoth ? '; the webhook and the channel are deleted' : ''}.`,
+    );
     return { channel: session.channel, deleted: deleteBoth };
   },
 };

@@ -19,7 +19,11 @@ const command: CommandModule = {
       if (choice !== 'Stop Relay') throw new Cancelled();
     }
     const result = await relay.stop();
-    const text = { stopped: 'Relay stopped.', disconnected: 'Disconnected from the relay (it was started outside this window).', 'not-running': 'The relay is not running.' }[result];
+    const text = {
+      stopped: 'Relay stopped.',
+      disconnected: 'Disconnected from the relay (it was started outside this window).',
+      'not-running': 'The relay is not running.',
+    }[result];
     void vscode.window.showInformationMessage(text);
     return { result };
   },

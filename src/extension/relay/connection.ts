@@ -250,7 +250,8 @@ export class RelayConnection {
         try {
           this.status = await this.api.status();
         } catch (err) {
-          if (err instanceof RelayApiError && err.status === 403) this.status = undefined; // a channel token may not read it
+          if (err instanceof RelayApiError && err.status === 403)
+            this.status = undefined; // a channel token may not read it
           else this.options.log?.('warn', `relay status: ${(err as Error).message}`);
         }
       } while (this.statusAgain && !this.closed);

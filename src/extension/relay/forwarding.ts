@@ -68,7 +68,10 @@ export class EditorForwarder {
         load: () => {
           const lastSeq = o.store.get(o.key);
           const retrying = o.store.get(retryKey);
-          return { ...(Number.isInteger(lastSeq) ? { lastSeq: lastSeq as number } : {}), retrying: Array.isArray(retrying) ? (retrying as RetryingDelivery[]) : [] };
+          return {
+            ...(Number.isInteger(lastSeq) ? { lastSeq: lastSeq as number } : {}),
+            retrying: Array.isArray(retrying) ? (retrying as RetryingDelivery[]) : [],
+          };
         },
         save: async (c) => {
           if (c.lastSeq !== undefined) await o.store.set(o.key, c.lastSeq);

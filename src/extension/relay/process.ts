@@ -141,13 +141,26 @@ export function startFailure(code: number | null, output: string, port: number):
   if (code === EXIT_PORT_IN_USE) {
     return `Port ${port} is already in use: another relay or program listens there. Stop it, or set serviceHooks.relay.port to a free port (0 picks one). To use a relay started elsewhere, run "Connect to Relay…".`;
   }
-  const lines = output.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !/^\s*at /.test(l));
-  const said = lines.filter((l) => !/token/i.test(l)).slice(-2).join(' ');
+  const lines = output
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l && !/^\s*at /.test(l));
+  const said = lines
+    .filter((l) => !/token/i.test(l))
+    .slice(-2)
+    .join(' ');
   return `The relay exited during start-up (code ${code ?? 'signal'}): ${said || 'no output'}`;
 }
 
 function tail(output: string): string {
-  return output.trim().split(/\r?\n/).filter((l) => !/token/i.test(l)).slice(-2).join(' ') || 'no output';
+  return (
+    output
+      .trim()
+      .split(/\r?\n/)
+      .filter((l) => !/token/i.test(l))
+      .slice(-2)
+      .join(' ') || 'no output'
+  );
 }
 
 /** The relay prints its token once (`relay token (shown once; stored in PATH): TOKEN`): the last word after the last `: ` goes, whatever PATH holds (c:\\…). */

@@ -32,7 +32,10 @@ export class RelayActions {
     const to = this.relay.targetFor(d.channel);
     if (!to) {
       const targets = d.forward.filter((f) => f.target !== SUBSCRIBER_TARGET);
-      if (targets.length === 0) throw new UserError(`Delivery #${seq} (channel ${d.channel}) goes to no app: the relay forwards it nowhere and no forward set-up here takes channel ${d.channel}. Run "Forward Webhooks to Local App…" for it first.`);
+      if (targets.length === 0)
+        throw new UserError(
+          `Delivery #${seq} (channel ${d.channel}) goes to no app: the relay forwards it nowhere and no forward set-up here takes channel ${d.channel}. Run "Forward Webhooks to Local App…" for it first.`,
+        );
       return { response: await conn.replay(seq, {}) };
     }
     const client = await loadRelayClient();

@@ -66,10 +66,14 @@ export class RelaySecrets {
     const listed = known.find((c) => c.name === channel);
     if (this.relay.ownsProcess && listed?.source !== 'api' && listed?.source !== 'config') return { secret: await this.localSecret(), how: 'relay', channel };
     if (scope?.kind !== 'admin') {
-      throw new UserError(`A channel token cannot add a secret to channel ${channel}: enter the channel's own secret (ask whoever created the channel) instead of generating one.`);
+      throw new UserError(
+        `A channel token cannot add a secret to channel ${channel}: enter the channel's own secret (ask whoever created the channel) instead of generating one.`,
+      );
     }
     if (listed && listed.source !== 'implicit') {
-      throw new UserError(`Channel ${channel} on ${this.relay.remote?.label ?? `port ${this.relay.localPort}`} verifies with secrets the editor does not hold (${listed.source === 'default' ? "the relay's --secret" : `its ${listed.source} secrets`}): enter that secret, or use a new channel's URL (…/hooks/<new name>), which gets the generated secret.`);
+      throw new UserError(
+        `Channel ${channel} on ${this.relay.remote?.label ?? `port ${this.relay.localPort}`} verifies with secrets the editor does not hold (${listed.source === 'default' ? "the relay's --secret" : `its ${listed.source} secrets`}): enter that secret, or use a new channel's URL (…/hooks/<new name>), which gets the generated secret.`,
+      );
     }
     await this.relay.conn.api.createChannel({ name: channel, secrets: [generated] });
     await this.setups.storeSecret(base, channel, generated);
@@ -87,7 +91,13 @@ export class RelaySecrets {
         if (secret) out.push({ channel: f.channel, label: `channel ${f.channel}`, description: `${f.repo || 'set-up'} → ${f.to}`, secret });
       }
     }
-    if (this.relay.ownsProcess) out.push({ channel: 'default', label: `the relay on port ${this.relay.localPort ?? '?'}`, description: 'its own secret (every channel without one)', secret: await this.localSecret() });
+    if (this.relay.ownsProcess)
+      out.push({
+        channel: 'default',
+        label: `the relay on port ${this.relay.localPort ?? '?'}`,
+        description: 'its own secret (every channel without one)',
+        secret: await this.localSecret(),
+      });
     return out;
   }
 

@@ -27,7 +27,11 @@ export class ForwardSetups {
   async remove(relay: string, channel: string): Promise<ForwardSession | undefined> {
     const all = this.all();
     const ended = all.find((f) => f.relay === relay && f.channel === channel);
-    if (ended) await this.globalState.update(RELAY_STORAGE.sessions, all.filter((f) => f !== ended));
+    if (ended)
+      await this.globalState.update(
+        RELAY_STORAGE.sessions,
+        all.filter((f) => f !== ended),
+      );
     return ended;
   }
 

@@ -89,7 +89,11 @@ describe('the tree with the documented service, a TLS relay under a host name an
     assert.ok(added?.webhook, JSON.stringify(api.takeLastError()));
     pushHook = added.webhook.id;
     await fire('push');
-    await when(() => manager().live.newestFirst().some((d) => d.channel === 'alice' && d.event === 'push'));
+    await when(() =>
+      manager()
+        .live.newestFirst()
+        .some((d) => d.channel === 'alice' && d.event === 'push'),
+    );
     let { counts, rows } = await deliveriesOf(pushHook);
     const item = tree().getTreeItem(counts);
     assert.equal(item.label, 'Deliveries 1 · ✓ 0 · ✗ 1');
@@ -105,23 +109,42 @@ describe('the tree with the documented service, a TLS relay under a host name an
     const retried = await run<{ deliveryId: string }>(COMMANDS.retryDelivery, row);
     assert.ok(retried, JSON.stringify(api.takeLastError()));
     assert.equal(retried.deliveryId, row!.delivery.id, "the service's retry endpoint got the journal's delivery id");
-    await when(() => manager().live.newestFirst().some((d) => d.deliveryId === row!.delivery.id && d.verification === 'verified'));
+    await when(() =>
+      manager()
+        .live.newestFirst()
+        .some((d) => d.deliveryId === row!.delivery.id && d.verification === 'verified'),
+    );
     ({ counts, rows } = await deliveriesOf(pushHook));
     assert.equal(tree().getTreeItem(counts).label, 'Deliveries 1 · ✓ 1 · ✗ 0', 'one delivery, its last attempt verified');
     assert.equal(rows[0]!.delivery.attempts?.length, 2);
   });
 
   it('a second webhook with other events on the same channel shows only its own; both say the channel is shared', async function () {
-    const added = await run<{ webhook: { id: string } }>(COMMANDS.addWebhook, { repo: REPO, url: alice.ingressUrl, events: ['release'], secret: WEBHOOK_SECRET });
+    const added = await run<{ webhook: { id: string } }>(COMMANDS.addWebhook, {
+      repo: REPO,
+      url: alice.ingressUrl,
+      events: ['release'],
+      secret: WEBHOOK_SECRET,
+    });
     assert.ok(added?.webhook, JSON.stringify(api.takeLastError()));
     await fire('release');
-    await when(() => manager().live.newestFirst().some((d) => d.channel === 'alice' && d.event === 'release'));
+    await when(() =>
+      manager()
+        .live.newestFirst()
+        .some((d) => d.channel === 'alice' && d.event === 'release'),
+    );
     tree().refresh();
     const release = await deliveriesOf(added.webhook.id);
-    assert.deepEqual(release.rows.map((r) => r.delivery.event), ['release']);
+    assert.deepEqual(
+      release.rows.map((r) => r.delivery.event),
+      ['release'],
+    );
     assert.match(String(tree().getTreeItem(release.counts).description), /^channel alice · shared: this webhook's events only$/);
     const push = await deliveriesOf(pushHook);
-    assert.deepEqual(push.rows.map((r) => r.delivery.event), ['push']);
+    assert.deepEqual(
+      push.rows.map((r) => r.delivery.event),
+      ['push'],
+    );
     assert.equal(tree().getTreeItem(push.counts).label, 'Deliveries 1 · ✓ 1 · ✗ 0');
   });
 
@@ -133,7 +156,10 @@ describe('the tree with the documented service, a TLS relay under a host name an
     const added = await run<{ webhook: { id: string } }>(COMMANDS.addWebhook, { repo: REPO, url: carol.ingressUrl, events: ['issue'], secret: OLD });
     assert.ok(added?.webhook, JSON.stringify(api.takeLastError()));
     tree().refresh();
-    const r = await run<{ channel: string; shared: boolean; dropped?: Promise<string> }>(COMMANDS.rotateWebhookSecret, { webhookId: added.webhook.id, graceMs: 600_000 });
+    const r = await run<{ channel: string; shared: boolean; dropped?: Promise<string> }>(COMMANDS.rotateWebhookSecret, {
+      webhookId: added.webhook.id,
+      graceMs: 600_000,
+    });
     assert.ok(r, JSON.stringify(api.takeLastError()));
     assert.deepEqual({ channel: r.channel, shared: r.shared }, { channel: 'carol', shared: false });
     assert.equal((await admin.getChannel('carol')).secrets, 2, 'both verify while the service switches');

@@ -13,18 +13,7 @@ import type { ServiceHooksApi } from '../../../src/extension/activate';
 import { COMMANDS, CONTEXT, SETTINGS } from '../../../src/extension/ids';
 import { tokenKey } from '../../../src/extension/tokenStore';
 import { figures } from './index';
-import {
-  HOOK_SECRET,
-  TOKEN,
-  emulatorCall,
-  startApp,
-  startEmulatorFixture,
-  startRelayFixture,
-  until,
-  type App,
-  type Emulator,
-  type Relay,
-} from './fixtures';
+import { HOOK_SECRET, TOKEN, emulatorCall, startApp, startEmulatorFixture, startRelayFixture, until, type App, type Emulator, type Relay } from './fixtures';
 
 const REPO = 'acme/widgets';
 
@@ -175,7 +164,11 @@ describe('Service Webhooks extension', function () {
   it('Ping Webhook sends a test delivery that shows up under "Deliveries N · ✓ N · ✗ N"', async function () {
     const r = await run<{ delivery: Delivery }>(COMMANDS.pingWebhook, { webhookId: failingHook.id });
     assert.ok(r?.delivery, 'a delivery record');
-    const total = await until((l) => emulator.onAttempt(l), async () => ((await deliveries(failingHook.id)).total >= 1 ? true : undefined), 'the ping delivery');
+    const total = await until(
+      (l) => emulator.onAttempt(l),
+      async () => ((await deliveries(failingHook.id)).total >= 1 ? true : undefined),
+      'the ping delivery',
+    );
     assert.ok(total);
     const node = await webhookNode(failingHook.id);
     const [deliveriesRow] = await children(node);
@@ -190,11 +183,16 @@ describe('Service Webhooks extension', function () {
     const forwarded = await app.next(before);
     const live = await until(
       (l) => relayManager().onDidChange(l),
-      () => relayManager().live.newestFirst().find((d) => d.event === 'push'),
+      () =>
+        relayManager()
+          .live.newestFirst()
+          .find((d) => d.event === 'push'),
       'a push in the Relay view',
     ).catch(async () => {
       await relayManager().reload();
-      return relayManager().live.newestFirst().find((d) => d.event === 'push');
+      return relayManager()
+        .live.newestFirst()
+        .find((d) => d.event === 'push');
     });
     assert.ok(live, 'the live list has the push');
     assert.equal(live.verification, 'verified');
@@ -234,7 +232,10 @@ describe('Service Webhooks extension', function () {
       assert.match(String(item.label), /^Deliveries [1-9]\d* · ✓ [1-9]\d* · ✗ \d+$/);
       assert.match(String(item.tooltip), /from the relay journal/);
       const rows = await children(deliveriesRow);
-      assert.ok(rows.some((n) => n.kind === 'delivery' && n.delivery.event === 'issue'), 'the issue delivery is listed');
+      assert.ok(
+        rows.some((n) => n.kind === 'delivery' && n.delivery.event === 'issue'),
+        'the issue delivery is listed',
+      );
     } finally {
       await config().update(SETTINGS.baseUrl, emulator.url, target);
       await documented.close();
@@ -242,7 +243,11 @@ describe('Service Webhooks extension', function () {
   });
 
   it('Retry Delivery retries a failed delivery (the failing endpoint answers 500)', async function () {
-    const failed = await until((l) => emulator.onAttempt(l), async () => (await deliveries(failingHook.id)).deliveries.find((d) => !d.success && d.event === 'push'), 'a failed push');
+    const failed = await until(
+      (l) => emulator.onAttempt(l),
+      async () => (await deliveries(failingHook.id)).deliveries.find((d) => !d.success && d.event === 'push'),
+      'a failed push',
+    );
     assert.equal(failed.status, 500);
     const attemptsBefore = failed.attempts.length;
     const r = await run<{ delivery: Delivery }>(COMMANDS.retryDelivery, { webhookId: failingHook.id, deliveryId: failed.id });
@@ -267,7 +272,11 @@ describe('Service Webhooks extension', function () {
     tree().pageSize = 2;
     try {
       for (let i = 0; i < 4; i++) await fire('push');
-      await until((l) => emulator.onAttempt(l), async () => ((await deliveries(failingHook.id)).total >= 6 ? true : undefined), 'six deliveries');
+      await until(
+        (l) => emulator.onAttempt(l),
+        async () => ((await deliveries(failingHook.id)).total >= 6 ? true : undefined),
+        'six deliveries',
+      );
       tree().refresh();
       const deliveriesRow = (await children(await webhookNode(failingHook.id)))[0]!;
       const page1 = await children(deliveriesRow);
@@ -309,7 +318,9 @@ describe('Service Webhooks extension', function () {
   });
 
   it('Explain Signature: ok with the right secret, findings with a wrong one', async function () {
-    const seq = relayManager().live.newestFirst().find((x) => x.verification === 'verified')!.seq;
+    const seq = relayManager()
+      .live.newestFirst()
+      .find((x) => x.verification === 'verified')!.seq;
     const ok = await run<{ ok: boolean; findings: string[] }>(COMMANDS.explainSignature, { seq, secrets: [HOOK_SECRET] });
     assert.equal(ok?.ok, true);
     const bad = await run<{ ok: boolean; findings: string[] }>(COMMANDS.explainSignature, { seq, secrets: ['not-the-secret'] });
@@ -326,7 +337,10 @@ describe('Service Webhooks extension', function () {
     assert.ok(sig && !r.curl.includes(sig.replace(/^sha256=/, '')), 'no signature');
     assert.ok(!r.curl.includes(HOOK_SECRET));
     assert.equal(await vscode.env.clipboard.readText(), r.curl);
-    const fromService = await run<{ curl: string }>(COMMANDS.copyAsCurl, { webhookId: relayHook.id, deliveryId: (await deliveries(relayHook.id)).deliveries[0]!.id });
+    const fromService = await run<{ curl: string }>(COMMANDS.copyAsCurl, {
+      webhookId: relayHook.id,
+      deliveryId: (await deliveries(relayHook.id)).deliveries[0]!.id,
+    });
     assert.ok(fromService?.curl.includes('<redacted>'));
   });
 
@@ -373,12 +387,29 @@ describe('Service Webhooks extension', function () {
   it('Import Issues validates every record first and lists problems by index', async function () {
     const dir = mkdtempSync(join(tmpdir(), 'sh-issues-'));
     const badFile = join(dir, 'bad.json');
-    writeFileSync(badFile, JSON.stringify([{ number: 1, title: 'ok', state: 'open' }, { number: 2, state: 'open' }, { title: 'x', state: 'open' }]));
+    writeFileSync(
+      badFile,
+      JSON.stringify([
+        { number: 1, title: 'ok', state: 'open' },
+        { number: 2, state: 'open' },
+        { title: 'x', state: 'open' },
+      ]),
+    );
     const bad = await run<{ imported: number; problems: { index: number }[] }>(COMMANDS.importIssues, { file: badFile, repo: REPO });
     assert.equal(bad?.imported, 0);
-    assert.deepEqual(bad.problems.map((p) => p.index), [1, 2]);
+    assert.deepEqual(
+      bad.problems.map((p) => p.index),
+      [1, 2],
+    );
     const goodFile = join(dir, 'good.json');
-    const records = Array.from({ length: 7 }, (_, i) => ({ number: i + 1, title: `Issue ${i + 1}`, body: i === 0 ? null : '', labels: ['bug'], assignees: [], state: i % 2 ? 'OPEN' : 'closed' })); // gh CLI exports say OPEN
+    const records = Array.from({ length: 7 }, (_, i) => ({
+      number: i + 1,
+      title: `Issue ${i + 1}`,
+      body: i === 0 ? null : '',
+      labels: ['bug'],
+      assignees: [],
+      state: i % 2 ? 'OPEN' : 'closed',
+    })); // gh CLI exports say OPEN
     writeFileSync(goodFile, JSON.stringify(records));
     const good = await run<{ imported: number[]; failed: unknown[]; notSent: number[] }>(COMMANDS.importIssues, { file: goodFile, repo: REPO, chunkSize: 3 });
     assert.deepEqual(good?.imported, [1, 2, 3, 4, 5, 6, 7]);
@@ -387,7 +418,12 @@ describe('Service Webhooks extension', function () {
   });
 
   it('Create CI Secret validates the name and creates the secret', async function () {
-    const r = await run<{ name: string; protected: boolean }>(COMMANDS.createSecret, { repo: REPO, name: 'DEPLOY_KEY', value: 's3cr3t-value', protected: true });
+    const r = await run<{ name: string; protected: boolean }>(COMMANDS.createSecret, {
+      repo: REPO,
+      name: 'DEPLOY_KEY',
+      value: 's3cr3t-value',
+      protected: true,
+    });
     assert.deepEqual(r, { name: 'DEPLOY_KEY', protected: true });
     assert.equal(await run(COMMANDS.createSecret, { repo: REPO, name: '1-bad', value: 'x', protected: false }), undefined);
     assert.equal(lastError()?.kind, 'user');
@@ -404,8 +440,14 @@ describe('Service Webhooks extension', function () {
     assert.equal(r?.terminal, 'Service Runner');
     assert.ok(r.commands[1]!.includes(`${emulator.url}/runner/install.sh`));
     assert.match(r.commands[1]!, / -o '[^']+\/install\.sh'$/, 'downloaded to a file');
-    assert.ok(r.commands.every((c) => !/\|\s*sh\b/.test(c)), 'never piped into sh');
-    assert.ok(r.commands.every((c) => !c.includes(runnerToken)), 'the token is not on any command line');
+    assert.ok(
+      r.commands.every((c) => !/\|\s*sh\b/.test(c)),
+      'never piped into sh',
+    );
+    assert.ok(
+      r.commands.every((c) => !c.includes(runnerToken)),
+      'the token is not on any command line',
+    );
     const terminal = await opened;
     const env = (terminal.creationOptions as vscode.TerminalOptions).env ?? {};
     assert.equal((terminal.creationOptions as vscode.TerminalOptions).isTransient, true, 'not restored after a reload');
@@ -466,7 +508,10 @@ describe('Service Webhooks extension', function () {
       await doc.save().then(undefined, () => undefined);
       const r = await run<{ files: number; changed: string[]; fixes: number; saved: boolean }>(COMMANDS.fixAllWorkflowNames, { confirm: true });
       assert.ok(r && r.files >= 1);
-      assert.ok(r.changed.some((p) => p.endsWith(`integration-${process.pid}.yml`)), r.changed.join(','));
+      assert.ok(
+        r.changed.some((p) => p.endsWith(`integration-${process.pid}.yml`)),
+        r.changed.join(','),
+      );
       assert.ok(!(await vscode.workspace.openTextDocument(file)).getText().includes('GITHUB_TOKEN'));
     });
 
@@ -474,7 +519,10 @@ describe('Service Webhooks extension', function () {
       const folder = vscode.workspace.workspaceFolders![0]!;
       const config = vscode.Uri.joinPath(folder.uri, '.service-hooks.json');
       const custom = vscode.Uri.joinPath(folder.uri, '.github', 'workflows', `custom-${process.pid}.yml`);
-      await vscode.workspace.fs.writeFile(config, Buffer.from(JSON.stringify({ lint: { rules: [{ kind: 'action', from: 'acme/deploy', to: 'service/deploy' }] } })));
+      await vscode.workspace.fs.writeFile(
+        config,
+        Buffer.from(JSON.stringify({ lint: { rules: [{ kind: 'action', from: 'acme/deploy', to: 'service/deploy' }] } })),
+      );
       await vscode.workspace.fs.writeFile(custom, Buffer.from('on: push\njobs:\n  d:\n    runs-on: x\n    steps:\n      - uses: acme/deploy@v1\n'));
       try {
         const doc = await vscode.workspace.openTextDocument(custom);

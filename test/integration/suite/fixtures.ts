@@ -45,7 +45,14 @@ export const HOOK_SECRET = 'integration-hook-secret';
 export async function startEmulatorFixture(opts: { deliveriesEndpoint?: boolean } = {}): Promise<Emulator> {
   const dir = mkdtempSync(join(tmpdir(), 'sh-emu-'));
   const attempts = new EventEmitter();
-  const emu = await startEmulator({ port: 0, host: '127.0.0.1', token: TOKEN, state: join(dir, 'state.json'), ...opts, onDeliveryAttempt: () => attempts.emit('attempt') });
+  const emu = await startEmulator({
+    port: 0,
+    host: '127.0.0.1',
+    token: TOKEN,
+    state: join(dir, 'state.json'),
+    ...opts,
+    onDeliveryAttempt: () => attempts.emit('attempt'),
+  });
   return {
     url: emu.url.replace(/\/+$/, ''),
     onAttempt(listener) {

@@ -92,7 +92,7 @@ describe('Forwarding from the editor: every way in, each delivery once', functio
 
     const connected = await run<{ forwardTargets: string[] }>(COMMANDS.connectRelay, { address: base(), token: relay.token });
     assert.ok(connected, JSON.stringify(api.takeLastError()));
-    assert.deepEqual(connected.forwardTargets, [mine.url], 'the set-up\'s app only: not the forward URL setting for every channel');
+    assert.deepEqual(connected.forwardTargets, [mine.url], "the set-up's app only: not the forward URL setting for every channel");
     // Three deliveries on `default`: the relay's own --forward posts them to `app`.
     for (let i = 0; i < 3; i++) await post(relay, 'default', HOOK_SECRET, `{"once":${i}}`);
     await app.next(2);
@@ -102,13 +102,17 @@ describe('Forwarding from the editor: every way in, each delivery once', functio
     await push();
     await mine.next(before);
     assert.deepEqual([...counts(bodies(app)).values()], [1, 1, 1], `the relay's app got each delivery once: ${JSON.stringify(bodies(app))}`);
-    assert.equal(mine.requests.length, before + 1, 'the set-up\'s app got the push once');
+    assert.equal(mine.requests.length, before + 1, "the set-up's app got the push once");
     // Copy Signing Secret (the set-up row's button): the secret the app verifies that push with.
     const copied = await run<{ channel: string }>(COMMANDS.copySigningSecret, { kind: 'relayForwarding', session: { channel: setup.channel } });
     assert.ok(copied, JSON.stringify(api.takeLastError()));
     const secret = await vscode.env.clipboard.readText();
     const got = mine.requests[before]!;
-    assert.equal(got.headers['x-service-signature'], 'sha256=' + createHmac('sha256', secret).update(got.body).digest('hex'), 'the copied secret verifies the delivery');
+    assert.equal(
+      got.headers['x-service-signature'],
+      'sha256=' + createHmac('sha256', secret).update(got.body).digest('hex'),
+      'the copied secret verifies the delivery',
+    );
   });
 
   it('after a reload (connection closed, activation restores) the connection and the set-up come back by themselves; each delivery arrives once', async function () {
@@ -132,12 +136,23 @@ describe('Forwarding from the editor: every way in, each delivery once', functio
   });
 
   it('Add Webhook → Generate a strong secret to a new channel of the connected relay: the ping arrives verified; to `default` it says why it cannot', async function () {
-    const created = await run<{ webhook: { id: string }; secretHow: string }>(COMMANDS.addWebhook, { repo: REPO, url: `${base()}/hooks/gen-new`, events: ['push'], secret: 'generate' });
+    const created = await run<{ webhook: { id: string }; secretHow: string }>(COMMANDS.addWebhook, {
+      repo: REPO,
+      url: `${base()}/hooks/gen-new`,
+      events: ['push'],
+      secret: 'generate',
+    });
     assert.ok(created, JSON.stringify(api.takeLastError()));
     assert.equal(created.secretHow, 'created');
     assert.ok(await run(COMMANDS.pingWebhook, { webhookId: created.webhook.id }));
-    await when(() => manager().live.newestFirst().some((d) => d.channel === 'gen-new'));
-    const row = manager().live.newestFirst().find((d) => d.channel === 'gen-new')!;
+    await when(() =>
+      manager()
+        .live.newestFirst()
+        .some((d) => d.channel === 'gen-new'),
+    );
+    const row = manager()
+      .live.newestFirst()
+      .find((d) => d.channel === 'gen-new')!;
     assert.equal(row.verification, 'verified', row.reason);
     assert.equal(await run(COMMANDS.addWebhook, { repo: REPO, url: `${base()}/hooks/default`, events: ['push'], secret: 'generate' }), undefined);
     assert.match(String(api.takeLastError()?.message), /secrets the editor does not hold/);
@@ -150,7 +165,11 @@ describe('Forwarding from the editor: every way in, each delivery once', functio
     try {
       const r = await run<{ channel: string }>(COMMANDS.forwardToLocalApp, { channel: 'picked', to: other.url });
       assert.ok(r, JSON.stringify(api.takeLastError()));
-      assert.ok(manager().sessions().some((f) => f.channel === 'picked' && f.webhookId === '' && f.to === other.url));
+      assert.ok(
+        manager()
+          .sessions()
+          .some((f) => f.channel === 'picked' && f.webhookId === '' && f.to === other.url),
+      );
       await post(relay, 'picked', CHANNEL_SECRET, '{"picked":1}');
       assert.equal((await other.next(0)).body.toString(), '{"picked":1}');
       assert.ok(await run(COMMANDS.stopForwarding, { channel: 'picked' }));
@@ -174,7 +193,7 @@ describe('Forwarding from the editor: every way in, each delivery once', functio
       assert.equal(got.body.toString(), '{"alice":1}');
       const replayed = await run<{ to: string; attempts: { ok: boolean }[] }>(COMMANDS.replayDelivery, { seq });
       assert.ok(replayed, JSON.stringify(api.takeLastError()));
-      assert.equal(replayed.to, alice.url, 'to the set-up\'s app, not the forward URL setting');
+      assert.equal(replayed.to, alice.url, "to the set-up's app, not the forward URL setting");
       assert.equal((await alice.next(1)).body.toString(), '{"alice":1}');
 
       await admin.deleteChannel('team-alice');

@@ -39,7 +39,10 @@ function write(report: SuiteReport): void {
   const path = reportPath();
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, JSON.stringify(report, null, 2) + '\n');
-  const lines = report.tests.map((t) => `${t.state === 'passed' ? 'ok  ' : t.state === 'failed' ? 'FAIL' : 'skip'} ${t.title}${t.error ? `\n     ${t.error.split('\n').join('\n     ')}` : ''}`);
+  const lines = report.tests.map(
+    (t) =>
+      `${t.state === 'passed' ? 'ok  ' : t.state === 'failed' ? 'FAIL' : 'skip'} ${t.title}${t.error ? `\n     ${t.error.split('\n').join('\n     ')}` : ''}`,
+  );
   lines.push('', `${report.passes} passing, ${report.failures} failing, ${report.pending} pending${report.done ? '' : ' (running)'}`);
   writeFileSync(path.replace(/\.json$/, '') + '.txt', lines.join('\n') + '\n');
 }

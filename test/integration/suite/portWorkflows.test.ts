@@ -9,8 +9,8 @@ import { activated, run } from './editor';
 import { COMMANDS } from '../../../src/extension/ids';
 import { until } from './fixtures';
 
-
-const PINNED = 'on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n      - uses: actions/github-script@60a0d83039c74a4aee543508d2ffcb1c3799cdea # v8.0.0\n      - run: echo ${{ github.event.ref }}\n';
+const PINNED =
+  'on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n      - uses: actions/github-script@60a0d83039c74a4aee543508d2ffcb1c3799cdea # v8.0.0\n      - run: echo ${{ github.event.ref }}\n';
 const ACTION = 'name: a\ndescription: d\nruns:\n  using: composite\n  steps:\n    - uses: actions/github-script@v7\n';
 
 interface Report {
@@ -43,7 +43,8 @@ describe('Port Workflows… and the pinned-SHA suggestion', function () {
 
   after(async function () {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    for (const uri of [workflow, action, vscode.Uri.joinPath(action, '..')]) await vscode.workspace.fs.delete(uri, { recursive: true }).then(undefined, () => undefined);
+    for (const uri of [workflow, action, vscode.Uri.joinPath(action, '..')])
+      await vscode.workspace.fs.delete(uri, { recursive: true }).then(undefined, () => undefined);
   });
 
   it('shows the port report in its view, linking each finding to its line', async function () {
@@ -57,10 +58,22 @@ describe('Port Workflows… and the pinned-SHA suggestion', function () {
     const saved = new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.parse(r.report)));
     assert.equal(saved, r.markdown);
     // The report view: every link of the Markdown is an anchor that the view opens (the UI flow clicks one).
-    assert.ok(r.html.includes(`data-target="${workflow.with({ fragment: 'L6' }).toString().replace(/&/g, '&amp;')}"`), 'the view links the pinned action to its line');
+    assert.ok(
+      r.html.includes(`data-target="${workflow.with({ fragment: 'L6' }).toString().replace(/&/g, '&amp;')}"`),
+      'the view links the pinned action to its line',
+    );
     assert.ok(!/\]\(file:/.test(r.html), 'no raw Markdown link left in the view');
-    const view = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes('serviceHooks.portReport'));
-    assert.ok(await until((l) => vscode.window.tabGroups.onDidChangeTabs(l), () => view(), 'the report view tab'));
+    const view = () =>
+      vscode.window.tabGroups.all
+        .flatMap((g) => g.tabs)
+        .find((t) => t.input instanceof vscode.TabInputWebview && t.input.viewType.includes('serviceHooks.portReport'));
+    assert.ok(
+      await until(
+        (l) => vscode.window.tabGroups.onDidChangeTabs(l),
+        () => view(),
+        'the report view tab',
+      ),
+    );
   });
 
   it('offers the version from the comment as a quick fix that Fix all in this file does not apply', async function () {
@@ -88,21 +101,36 @@ describe('Port Workflows… and the pinned-SHA suggestion', function () {
   it('offers the untrusted-input quick fix (value into env:) and titles a quoted replacement readably', async function () {
     const folder = vscode.workspace.workspaceFolders![0]!;
     const file = vscode.Uri.joinPath(folder.uri, '.github', 'workflows', `untrusted-${process.pid}.yml`);
-    const text = 'on: issues\njobs:\n  a:\n    runs-on: ubuntu-latest\n    if: github.event_name == "issues"\n    steps:\n      - run: echo ${{ github.event.issue.title }}\n';
+    const text =
+      'on: issues\njobs:\n  a:\n    runs-on: ubuntu-latest\n    if: github.event_name == "issues"\n    steps:\n      - run: echo ${{ github.event.issue.title }}\n';
     await vscode.workspace.fs.writeFile(file, new TextEncoder().encode(text));
     try {
       const doc = await vscode.workspace.openTextDocument(file);
       await vscode.window.showTextDocument(doc);
       const diag = (code: string) => vscode.languages.getDiagnostics(file).find((d) => d.code === code);
-      const untrusted = await until((l) => vscode.languages.onDidChangeDiagnostics(l), () => diag('untrusted-input'), 'the untrusted-input warning');
+      const untrusted = await until(
+        (l) => vscode.languages.onDidChangeDiagnostics(l),
+        () => diag('untrusted-input'),
+        'the untrusted-input warning',
+      );
       assert.equal(untrusted.severity, vscode.DiagnosticSeverity.Warning);
-      const quoted = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', file, diag('expression-double-quote')!.range);
-      assert.ok(quoted.some((a) => a.title === `Replace with "'issues'"`), quoted.map((a) => a.title).join('; '));
+      const quoted = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+        'vscode.executeCodeActionProvider',
+        file,
+        diag('expression-double-quote')!.range,
+      );
+      assert.ok(
+        quoted.some((a) => a.title === `Replace with "'issues'"`),
+        quoted.map((a) => a.title).join('; '),
+      );
       const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', file, untrusted.range);
       const move = actions.find((a) => a.title === 'Move the value into env: ISSUE_TITLE and read "$ISSUE_TITLE"');
       assert.ok(move?.edit, actions.map((a) => a.title).join('; '));
       await vscode.workspace.applyEdit(move.edit);
-      assert.ok(doc.getText().endsWith('      - run: echo "$ISSUE_TITLE"\n        env:\n          ISSUE_TITLE: ${{ github.event.issue.title }}\n'), doc.getText());
+      assert.ok(
+        doc.getText().endsWith('      - run: echo "$ISSUE_TITLE"\n        env:\n          ISSUE_TITLE: ${{ github.event.issue.title }}\n'),
+        doc.getText(),
+      );
       await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
     } finally {
       await vscode.workspace.fs.delete(file).then(undefined, () => undefined);

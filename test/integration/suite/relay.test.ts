@@ -19,7 +19,6 @@ async function post(relay: { port: number }, body: string): Promise<void> {
   assert.equal(res.status, 200, await res.text());
 }
 
-
 describe('Relay view and relay commands', function () {
   let api: ServiceHooksApi;
   let app: App;
@@ -43,7 +42,7 @@ describe('Relay view and relay commands', function () {
     await emulator?.close();
   });
 
-  it('Start Relay on a port a stranger\'s relay holds reports the failure and does not attach to it', async function () {
+  it("Start Relay on a port a stranger's relay holds reports the failure and does not attach to it", async function () {
     const stranger = await startRelayFixture(app.url);
     relays.push(stranger);
     await run(COMMANDS.stopRelay);
@@ -62,7 +61,7 @@ describe('Relay view and relay commands', function () {
     assert.match(String(state.detail), /already in use/);
   });
 
-  it('the Relay view drops the old relay\'s rows when the port setting points at another relay', async function () {
+  it("the Relay view drops the old relay's rows when the port setting points at another relay", async function () {
     const a = await startRelayFixture(app.url);
     const b = await startRelayFixture(app.url);
     relays.push(a, b);
@@ -74,12 +73,15 @@ describe('Relay view and relay commands', function () {
     // Another relay on another port: the rows of `a` go at once, whatever `b` turns out to be.
     await config().update(SETTINGS.relayPort, b.port, target);
     await when(() => manager().port !== a.port);
-    assert.equal(manager().live.size, 0, 'the old relay\'s rows are gone');
+    assert.equal(manager().live.size, 0, "the old relay's rows are gone");
     await manager().attach(b.port, b.token);
     const live = manager().live.newestFirst();
     assert.equal(live.length, 1);
     assert.equal(manager().port, b.port);
-    assert.ok(live.every((d) => d.seq === 1 && seqA === 1), 'only b\'s row');
+    assert.ok(
+      live.every((d) => d.seq === 1 && seqA === 1),
+      "only b's row",
+    );
     const detail = await manager().getDelivery(live[0]!.seq);
     assert.equal(Buffer.from(detail.bodyBase64, 'base64').toString(), `{"relay":${b.port}}`);
   });

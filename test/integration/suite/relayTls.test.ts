@@ -14,7 +14,6 @@ import { COMMANDS, RELAY_STORAGE, SETTINGS } from '../../../src/extension/ids';
 import { TOKEN, emulatorCall, startApp, startEmulatorFixture, until, type App, type Emulator } from './fixtures';
 import { startTlsRelay, type TlsRelay } from './tlsRelay';
 
-
 describe('a team relay over TLS (Connect to Relay…)', function () {
   let api: ServiceHooksApi;
   let app: App;
@@ -54,7 +53,7 @@ describe('a team relay over TLS (Connect to Relay…)', function () {
     assert.deepEqual(await run(COMMANDS.forwardToLocalApp, { repo: REPO, events: ['push'], to: app.url }), { needsRelay: true });
   });
 
-  it('Connect to Relay keeps the token in SecretStorage; Forward Webhooks to Local App creates the channel and the webhook, and the emulator\'s deliveries reach the app byte-exact over TLS', async function () {
+  it("Connect to Relay keeps the token in SecretStorage; Forward Webhooks to Local App creates the channel and the webhook, and the emulator's deliveries reach the app byte-exact over TLS", async function () {
     const connected = await run<{ remote: string; state: string }>(COMMANDS.connectRelay, { address: tls.url, token: tls.token });
     assert.ok(connected, JSON.stringify(api.takeLastError()));
     assert.equal(connected.remote, `127.0.0.1:${tls.port}`);
@@ -74,8 +73,14 @@ describe('a team relay over TLS (Connect to Relay…)', function () {
     const before = app.requests.length;
     await push();
     const got = await app.next(before);
-    await when(() => manager().live.newestFirst().some((d) => d.channel === forwarding.channel));
-    const row = manager().live.newestFirst().find((d) => d.channel === forwarding.channel)!;
+    await when(() =>
+      manager()
+        .live.newestFirst()
+        .some((d) => d.channel === forwarding.channel),
+    );
+    const row = manager()
+      .live.newestFirst()
+      .find((d) => d.channel === forwarding.channel)!;
     assert.equal(row.verification, 'verified', 'the channel verifies with the generated secret');
     const journaled = await manager().getDelivery(row.seq);
     assert.ok(Buffer.from(journaled.bodyBase64, 'base64').equals(got.body), 'byte-exact');
@@ -97,10 +102,14 @@ describe('a team relay over TLS (Connect to Relay…)', function () {
     assert.equal(manager().connected, false);
     await push();
     await push();
-    const listed = await until((l) => emulator.onAttempt(l), async () => {
-      const j = await journal();
-      return j.deliveries.length >= n0 + 2 ? j : undefined;
-    }, 'both deliveries in the relay journal');
+    const listed = await until(
+      (l) => emulator.onAttempt(l),
+      async () => {
+        const j = await journal();
+        return j.deliveries.length >= n0 + 2 ? j : undefined;
+      },
+      'both deliveries in the relay journal',
+    );
     assert.equal(app.requests.length, start + 1, 'nothing forwarded while the editor is closed');
     assert.ok(await manager().restoreRemote());
     await app.next(start + 2);
@@ -121,7 +130,7 @@ describe('a team relay over TLS (Connect to Relay…)', function () {
     assert.equal(manager().remoteLabel, undefined);
   });
 
-  it('a channel token over TLS: Forward asks only the local URL, the channel\'s deliveries reach the app, Replay sends to that app', async function () {
+  it("a channel token over TLS: Forward asks only the local URL, the channel's deliveries reach the app, Replay sends to that app", async function () {
     const admin = new RelayApi({ baseUrl: tls.url, token: tls.token });
     const secret = 'tls-channel-token-secret-0123456789';
     const channel = await admin.createChannel({ name: 'tls-alice', secrets: [secret] });
@@ -135,7 +144,11 @@ describe('a team relay over TLS (Connect to Relay…)', function () {
       const body = '{"over":"tls"}';
       const res = await request(r.ingressUrl, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-service-event': 'push', 'x-service-signature': 'sha256=' + createHmac('sha256', secret).update(body).digest('hex') },
+        headers: {
+          'content-type': 'application/json',
+          'x-service-event': 'push',
+          'x-service-signature': 'sha256=' + createHmac('sha256', secret).update(body).digest('hex'),
+        },
         body,
       });
       const { seq } = (await res.body.json()) as { seq: number };

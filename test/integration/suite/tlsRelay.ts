@@ -19,7 +19,8 @@ export interface TlsRelay {
 
 export function tlsDir(): string {
   const dir = process.env.SERVICE_HOOKS_TEST_TLS_DIR;
-  if (!dir || !process.env.NODE_EXTRA_CA_CERTS) throw new Error('SERVICE_HOOKS_TEST_TLS_DIR and NODE_EXTRA_CA_CERTS are not set: run the suite with npm run test:integration');
+  if (!dir || !process.env.NODE_EXTRA_CA_CERTS)
+    throw new Error('SERVICE_HOOKS_TEST_TLS_DIR and NODE_EXTRA_CA_CERTS are not set: run the suite with npm run test:integration');
   return dir;
 }
 

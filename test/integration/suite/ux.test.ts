@@ -49,7 +49,11 @@ describe('Webhooks view: live, acting, per-address token', function () {
     emulator = await startEmulatorFixture();
     proxy = await startProxy(emulator.url);
     recorder = await startApp();
-    const hook = await call<{ id: string }>('POST', `/api/v1/repos/${REPO}/webhooks`, { url: `${emulator.url}/_emulator/fail/500`, content_type: 'json', events: ['push'] });
+    const hook = await call<{ id: string }>('POST', `/api/v1/repos/${REPO}/webhooks`, {
+      url: `${emulator.url}/_emulator/fail/500`,
+      content_type: 'json',
+      events: ['push'],
+    });
     hookId = hook.id;
     await config().update(SETTINGS.repositories, [REPO], target);
     await config().update(SETTINGS.baseUrl, proxy.url, target);
@@ -64,13 +68,17 @@ describe('Webhooks view: live, acting, per-address token', function () {
     await emulator?.close();
   });
 
-  it('a new delivery repaints only the expanded webhook\'s counts row, and getParent leads from a delivery to the root (what reveal walks)', async function () {
+  it("a new delivery repaints only the expanded webhook's counts row, and getParent leads from a delivery to the root (what reveal walks)", async function () {
     const webhook = await hookNode();
     const [countsRow] = await rows(webhook); // expanding: the webhook's deliveries are now kept fresh
     assert.ok(countsRow?.kind === 'deliveries');
     const before = countsRow.counts.total;
     await call('POST', `/_emulator/repos/${REPO}/events`, { event: 'push' });
-    await until((l) => emulator.onAttempt(l), async () => ((await call<{ total: number }>('GET', `/api/v1/webhooks/${hookId}/deliveries`)).total > before ? true : undefined), 'a delivery attempt');
+    await until(
+      (l) => emulator.onAttempt(l),
+      async () => ((await call<{ total: number }>('GET', `/api/v1/webhooks/${hookId}/deliveries`)).total > before ? true : undefined),
+      'a delivery attempt',
+    );
     const nodes = await fired(() => tree().loop.runNow());
     assert.deepEqual(nodes, [countsRow], 'one event, for the counts row (the same object the tree holds), not the whole tree');
     assert.ok(countsRow.counts.total > before, `counts ${JSON.stringify(countsRow.counts)}`);
@@ -101,7 +109,10 @@ describe('Webhooks view: live, acting, per-address token', function () {
     const nodes = await fired(() => tree().loop.runNow());
     assert.deepEqual(nodes, [repoRow], 'the repository row repaints');
     assert.equal(tree().loop.failureCount, 0);
-    assert.ok((await rows(repoRow)).some((n) => n.kind === 'webhook'), 'the webhooks are back');
+    assert.ok(
+      (await rows(repoRow)).some((n) => n.kind === 'webhook'),
+      'the webhooks are back',
+    );
   });
 
   it('an outage during automatic refresh: rows kept and marked stale at the first failed refresh; the next good one clears it, rows and expansion kept', async function () {
@@ -126,7 +137,12 @@ describe('Webhooks view: live, acting, per-address token', function () {
     assert.ok(nodes.includes(webhook), 'recovered: the stale marks go');
     assert.equal(tree().staleSince, undefined);
     assert.doesNotMatch(String(tree().getTreeItem(webhook).description ?? ''), /stale/);
-    assert.ok(tree().expandedHooks().some((h) => h.id === hookId), 'still expanded');
+    assert.ok(
+      tree()
+        .expandedHooks()
+        .some((h) => h.id === hookId),
+      'still expanded',
+    );
   });
 
   it('a rejected token is a Sign In row; signed out, commands say so with a Sign In button (no 401)', async function () {
@@ -144,7 +160,10 @@ describe('Webhooks view: live, acting, per-address token', function () {
       assert.deepEqual(await rows(), [], 'not signed in here: the Sign In welcome');
       assert.equal(await run(COMMANDS.pingWebhook, { webhookId: hookId }), undefined);
       assert.equal(lastError()?.kind, 'signedOut');
-      assert.ok(recorder.requests.every((r) => r.headers.authorization === undefined), 'no token was sent to the other address');
+      assert.ok(
+        recorder.requests.every((r) => r.headers.authorization === undefined),
+        'no token was sent to the other address',
+      );
     } finally {
       await config().update(SETTINGS.baseUrl, proxy.url, target);
     }

@@ -34,7 +34,11 @@ describe('docs/cli.md: every subcommand and flag', function () {
       const help = execFileSync(process.execPath, [await cli(), entry.name, '--help'], { encoding: 'utf8', env: { PATH: process.env.PATH } });
       const flags = declaredFlags(help);
       assert.ok(flags.length > 0, `no flags found in the help of ${entry.name}`);
-      assert.deepEqual(flags.filter((f) => !new RegExp(`${f}(?![a-z0-9-])`).test(text)), [], `flags of ${entry.name} missing from its section`);
+      assert.deepEqual(
+        flags.filter((f) => !new RegExp(`${f}(?![a-z0-9-])`).test(text)),
+        [],
+        `flags of ${entry.name} missing from its section`,
+      );
     });
   }
 });

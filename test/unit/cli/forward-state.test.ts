@@ -13,7 +13,10 @@ describe('forward state file', () => {
     assert.equal(a, defaultStateFile(env, 'ws://127.0.0.1:8788/ws', undefined), 'the /ws path names the same relay');
     assert.match(a, /^\/home\/dev\/\.local\/state\/service-hooks\/forward\/127\.0\.0\.1_8788-all-[0-9a-f]{12}\.json$/);
     assert.notEqual(defaultStateFile(env, 'wss://relay.example.com', 'alice'), defaultStateFile(env, 'wss://relay.example.com', 'bob'));
-    assert.match(defaultStateFile({ ...env, XDG_STATE_HOME: '/state' }, 'wss://relay.example.com', 'alice'), /^\/state\/service-hooks\/forward\/relay\.example\.com_443-alice-/);
+    assert.match(
+      defaultStateFile({ ...env, XDG_STATE_HOME: '/state' }, 'wss://relay.example.com', 'alice'),
+      /^\/state\/service-hooks\/forward\/relay\.example\.com_443-alice-/,
+    );
   });
 
   it('is written 0600 and read back; a damaged one is a clear error naming the file', () => {
@@ -23,7 +26,10 @@ describe('forward state file', () => {
     assert.equal(statSync(file).mode & 0o777, 0o600);
     assert.deepEqual(readStateFile(file), { lastSeq: 7, retrying: [{ seq: 5, channel: 'dev', attempts: 1, nextAt: 1, lastStatus: 500 }] });
     writeFileSync(file, '{"lastSeq": 7, "retr');
-    assert.throws(() => readStateFile(file), (err: Error) => err instanceof StateFileError && err.message.includes(file) && /--since/.test(err.message));
+    assert.throws(
+      () => readStateFile(file),
+      (err: Error) => err instanceof StateFileError && err.message.includes(file) && /--since/.test(err.message),
+    );
     writeFileSync(file, '{"lastSeq": "7", "retrying": []}');
     assert.throws(() => readStateFile(file), /unexpected content/);
   });

@@ -37,19 +37,30 @@ describe('CLI cold start (split build)', function () {
   });
 
   it('builds one bundle per command in the table', () => {
-    const names = readdirSync(join(out, 'commands')).filter((f) => f.endsWith('.js')).map((f) => f.replace(/\.js$/, ''));
+    const names = readdirSync(join(out, 'commands'))
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => f.replace(/\.js$/, ''));
     assert.deepEqual(names.sort(), COMMANDS.map((c) => c.name).sort());
   });
 
   it('the dispatcher holds no dependency and no command', () => {
     const inputs = inputsOf(built.dispatcher.metafile, 'cli.js');
-    assert.deepEqual(inputs.filter((i) => i.includes('node_modules') || i.includes('relay/commands/')), []);
+    assert.deepEqual(
+      inputs.filter((i) => i.includes('node_modules') || i.includes('relay/commands/')),
+      [],
+    );
   });
 
   it('the lint bundle holds no network code and no other command', () => {
     const inputs = inputsOf(built.commands.metafile, 'lint.js');
-    assert.deepEqual(inputs.filter((i) => /node_modules\/(undici|ws)\//.test(i) || /relay\/(server|client|emulator)\//.test(i)), []);
-    assert.deepEqual(inputs.filter((i) => i.startsWith('relay/commands/')), ['relay/commands/lint.ts']);
+    assert.deepEqual(
+      inputs.filter((i) => /node_modules\/(undici|ws)\//.test(i) || /relay\/(server|client|emulator)\//.test(i)),
+      [],
+    );
+    assert.deepEqual(
+      inputs.filter((i) => i.startsWith('relay/commands/')),
+      ['relay/commands/lint.ts'],
+    );
   });
 
   it('--help and lint run as processes with every other command bundle deleted', async () => {

@@ -23,7 +23,10 @@ interface Proc {
 }
 
 async function start(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Proc> {
-  const child = spawn(process.execPath, [await cli(), ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH, HOME: tempDir('sh-qa-home-'), ...env } });
+  const child = spawn(process.execPath, [await cli(), ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH, HOME: tempDir('sh-qa-home-'), ...env },
+  });
   let out = '';
   let err = '';
   const wake: (() => void)[] = [];
@@ -121,7 +124,7 @@ describe('newcomer: the CLI with wrong input and end to end', function () {
     assert.doesNotMatch(relay.stdout() + relay.stderr(), /pw-not-shown/);
   });
 
-  it('forward takes the http:// address the relay prints and the relay\'s --data for its token, forwards a signed delivery and stops on SIGTERM', async () => {
+  it("forward takes the http:// address the relay prints and the relay's --data for its token, forwards a signed delivery and stops on SIGTERM", async () => {
     const app = await startTarget();
     apps.push(app);
     const data = tempDir();

@@ -50,7 +50,10 @@ describe('CLI rough edges: empty channel list, http:// to a TLS port, the --publ
     const plain = relay.url.replace('https:', 'http:');
     const r = await runCli(['send', 'ping', '--to', `${plain}/hooks/default`]);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, new RegExp(`could not deliver to ${plain}/hooks/default: this port speaks TLS: use ${relay.url.replace(/\./g, '\\.')}/hooks/default\\n`));
+    assert.match(
+      r.stderr,
+      new RegExp(`could not deliver to ${plain}/hooks/default: this port speaks TLS: use ${relay.url.replace(/\./g, '\\.')}/hooks/default\\n`),
+    );
     assert.doesNotMatch(r.stderr, /UND_ERR_SOCKET|other side closed/);
     const tls = await runCli(['send', 'ping', '--to', `${relay.url}/hooks/default`], { NODE_EXTRA_CA_CERTS: certs.caCert });
     assert.match(tls.stdout, /^403 Forbidden/m, 'over https:// the relay answers (403: loopback is not in the allow-list)');
@@ -72,16 +75,36 @@ describe('CLI rough edges: empty channel list, http:// to a TLS port, the --publ
 
   it('relay --public prints that the source allow-list is active and how to try it from loopback', async () => {
     const out = await printed(relay, /^to try it from this machine.*$/m);
-    assert.match(out, /^source allow-list active: deliveries are accepted only from 203\.0\.113\.0\/24, 198\.51\.100\.0\/24 \(service\); any other source gets 403$/m);
     assert.match(
       out,
-      new RegExp(`^to try it from this machine, start with --allow-cidr loopback added \\(e\\.g\\. --allow-cidr service --allow-cidr loopback\\), then: service-hooks send ping --to ${relay.url.replace(/\./g, '\\.')}/hooks/<channel> --secret <its secret>$`, 'm'),
+      /^source allow-list active: deliveries are accepted only from 203\.0\.113\.0\/24, 198\.51\.100\.0\/24 \(service\); any other source gets 403$/m,
+    );
+    assert.match(
+      out,
+      new RegExp(
+        `^to try it from this machine, start with --allow-cidr loopback added \\(e\\.g\\. --allow-cidr service --allow-cidr loopback\\), then: service-hooks send ping --to ${relay.url.replace(/\./g, '\\.')}/hooks/<channel> --secret <its secret>$`,
+        'm',
+      ),
     );
     assert.doesNotMatch(out, new RegExp(readFileSync(join(data, 'token'), 'utf8').trim() + '.*allow'), 'no token on those lines');
   });
 
   it('with loopback in the allow-list it says the loopback send works as is; without an allow-list it says nothing', async () => {
-    const withLoopback = await spawnRelayWith(['--public', '--host', '127.0.0.1', '--data', tempDir(), '--tls-cert', certs.serverCert, '--tls-key', certs.serverKey, '--allow-cidr', 'service', '--allow-cidr', 'loopback']);
+    const withLoopback = await spawnRelayWith([
+      '--public',
+      '--host',
+      '127.0.0.1',
+      '--data',
+      tempDir(),
+      '--tls-cert',
+      certs.serverCert,
+      '--tls-key',
+      certs.serverKey,
+      '--allow-cidr',
+      'service',
+      '--allow-cidr',
+      'loopback',
+    ]);
     procs.push(withLoopback);
     const out = await printed(withLoopback, /^to try it from this machine.*$/m);
     assert.match(out, /accepted only from 203\.0\.113\.0\/24, 198\.51\.100\.0\/24 \(service\), 127\.0\.0\.0\/8, ::1\/128 \(loopback\)/);

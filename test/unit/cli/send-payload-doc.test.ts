@@ -26,7 +26,11 @@ describe('send --payload: docs/cli.md and behaviour agree', function () {
     const target = await startTarget();
     try {
       const dir = tempDir('sh-send-doc-');
-      for (const [name, bytes] of [['empty.json', ''], ['text.txt', 'hello'], ['latin1.json', Buffer.from([0x7b, 0xe9, 0x7d])]] as const) {
+      for (const [name, bytes] of [
+        ['empty.json', ''],
+        ['text.txt', 'hello'],
+        ['latin1.json', Buffer.from([0x7b, 0xe9, 0x7d])],
+      ] as const) {
         const file = join(dir, name);
         writeFileSync(file, bytes);
         const r = await run(['send', 'push', '--to', target.url, '--payload', file]);

@@ -110,16 +110,33 @@ describe('CLI send and verify (child processes)', function () {
         const r = await run(['send', event, '--to', target.url]);
         assert.equal(r.code, 0, `${event}: ${r.stderr}`);
       }
-      assert.deepEqual(target.received.map((g) => g.headers['x-service-event']), EVENTS);
+      assert.deepEqual(
+        target.received.map((g) => g.headers['x-service-event']),
+        EVENTS,
+      );
       assert.ok(target.received.every((g) => g.headers['x-service-signature'] === undefined));
       assert.ok(target.received.every((g) => typeof JSON.parse(g.body.toString()) === 'object'));
     });
 
     it('sends a --payload file byte-exact (pretty-printed, \\u escapes, CRLF, no re-serialisation)', async () => {
-      const raw = '{\r\n    "event": "issue",\r\n    "issue": { "number": 7, "title": "caf\\u00e9 \\ud83d\\ude00", "state": "open" },\r\n    "n": 1.50\r\n}\r\n';
+      const raw =
+        '{\r\n    "event": "issue",\r\n    "issue": { "number": 7, "title": "caf\\u00e9 \\ud83d\\ude00", "state": "open" },\r\n    "n": 1.50\r\n}\r\n';
       const file = join(dir, 'issue.json');
       writeFileSync(file, raw);
-      const r = await run(['send', 'issue', '--to', target.url, '--secret', 'k', '--payload', file, '--header', 'X-Trace: abc:1', '--header', 'x-service-event:custom']);
+      const r = await run([
+        'send',
+        'issue',
+        '--to',
+        target.url,
+        '--secret',
+        'k',
+        '--payload',
+        file,
+        '--header',
+        'X-Trace: abc:1',
+        '--header',
+        'x-service-event:custom',
+      ]);
       assert.equal(r.code, 0, r.stderr);
       const got = target.received[0]!;
       assert.ok(got.body.equals(Buffer.from(raw)), `bytes changed: ${JSON.stringify(got.body.toString())}`);

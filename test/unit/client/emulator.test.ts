@@ -86,7 +86,10 @@ describe('service client against the emulator', function () {
     await rejects(client.createWebhook(repo, { url: target.url, content_type: 'application/json' as 'json', events: ['push'] }), 400);
     const hook = (await client.createWebhook(repo, { url: target.url, content_type: 'json', events: ['push'] }))!;
     await rejects(client.updateWebhook(repo, hook.id, { events: [] }), 400);
-    const badIssue = await rejects(client.importIssues(repo, [{ number: 1, title: 7 as unknown as string, body: '', labels: [], assignees: [], state: 'open' }]), 400);
+    const badIssue = await rejects(
+      client.importIssues(repo, [{ number: 1, title: 7 as unknown as string, body: '', labels: [], assignees: [], state: 'open' }]),
+      400,
+    );
     assert.match(badIssue.message, /title/);
     const badSecret = await rejects(client.createSecret(repo, { name: 'has space', value: 'topsecret-value' }), 400);
     assert.ok(!badSecret.message.includes('topsecret-value') && !badSecret.bodyExcerpt!.includes('topsecret-value'));
@@ -133,7 +136,10 @@ describe('service client against the emulator', function () {
     const first = await client.listDeliveries(hook.id, { limit: 2 });
     const second = await client.listDeliveries(hook.id, { limit: 2, offset: 2 });
     assert.ok(first.offered && second.offered);
-    assert.deepEqual([...first.deliveries, ...second.deliveries].map((d) => d.id), [...ids].reverse());
+    assert.deepEqual(
+      [...first.deliveries, ...second.deliveries].map((d) => d.id),
+      [...ids].reverse(),
+    );
     assert.equal(first.total, 3);
     assert.equal(first.successful, 2);
     assert.equal(first.failed, 1);

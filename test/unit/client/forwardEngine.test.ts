@@ -37,7 +37,17 @@ class ManualClock implements EngineClock {
 }
 
 function delivery(seq: number, body: string, event = 'push'): Delivery {
-  return { seq, channel: 'dev', receivedAt: new Date().toISOString(), verification: 'verified', event, size: body.length, forward: [], headers: { 'content-type': 'application/json', 'x-service-event': event }, bodyBase64: Buffer.from(body).toString('base64') };
+  return {
+    seq,
+    channel: 'dev',
+    receivedAt: new Date().toISOString(),
+    verification: 'verified',
+    event,
+    size: body.length,
+    forward: [],
+    headers: { 'content-type': 'application/json', 'x-service-event': event },
+    bodyBase64: Buffer.from(body).toString('base64'),
+  };
 }
 
 function memoryCursor(initial?: ForwardCursor) {
@@ -71,7 +81,8 @@ describe('ForwardEngine (the forward loop of forward and the editor)', function 
   afterEach(() => app.close());
 
   it('a 400 is final and a 500 retries later: the next delivery is not held back; the retry goes at 1 min', async () => {
-    app.statusFor = (r, all) => (r.body.toString() === '{"n":1}' ? 400 : r.body.toString() === '{"n":2}' && all.filter((x) => x.body.equals(r.body)).length === 1 ? 500 : 200);
+    app.statusFor = (r, all) =>
+      r.body.toString() === '{"n":1}' ? 400 : r.body.toString() === '{"n":2}' && all.filter((x) => x.body.equals(r.body)).length === 1 ? 500 : 200;
     const clock = new ManualClock();
     const list: ForwardEvent[] = [];
     const ev = eventsOf(list);
@@ -82,11 +93,20 @@ describe('ForwardEngine (the forward loop of forward and the editor)', function 
     assert.deepEqual(await engine.handle(delivery(1, '{"n":1}')), { forwarded: { status: 400 } });
     assert.deepEqual(await engine.handle(delivery(2, '{"n":2}')), { forwarded: { status: 500 } });
     assert.deepEqual(await engine.handle(delivery(3, '{"n":3}')), { forwarded: { status: 200 } });
-    assert.deepEqual(list.map((e) => e.kind), ['final', 'retrying', 'delivered']);
-    assert.deepEqual(engine.retrying().map((r) => [r.seq, r.attempts, r.lastStatus, r.inMs]), [[2, 1, 500, 60_000]]);
+    assert.deepEqual(
+      list.map((e) => e.kind),
+      ['final', 'retrying', 'delivered'],
+    );
+    assert.deepEqual(
+      engine.retrying().map((r) => [r.seq, r.attempts, r.lastStatus, r.inMs]),
+      [[2, 1, 500, 60_000]],
+    );
     assert.equal(app.received.length, 3, 'the 400 was tried once');
     await engine.flushed();
-    assert.deepEqual(cursor.get(), { lastSeq: 3, retrying: [{ seq: 2, channel: 'dev', event: 'push', attempts: 1, nextAt: clock.now() + 60_000, lastStatus: 500, lastError: undefined }] });
+    assert.deepEqual(cursor.get(), {
+      lastSeq: 3,
+      retrying: [{ seq: 2, channel: 'dev', event: 'push', attempts: 1, nextAt: clock.now() + 60_000, lastStatus: 500, lastError: undefined }],
+    });
 
     clock.advance(59_999);
     assert.equal(app.received.length, 3, 'not before its time');
@@ -97,7 +117,7 @@ describe('ForwardEngine (the forward loop of forward and the editor)', function 
     engine.stop();
   });
 
-  it('Retry-After replaces the schedule\'s wait (429 with Retry-After: 7 → retried at 7 s)', async () => {
+  it("Retry-After replaces the schedule's wait (429 with Retry-After: 7 → retried at 7 s)", async () => {
     let answers = 0;
     const limited = createServer((req, res) => {
       req.resume();
@@ -112,7 +132,10 @@ describe('ForwardEngine (the forward loop of forward and the editor)', function 
     const engine = new ForwardEngine({ target: () => url, cursor: memoryCursor({ lastSeq: 0, retrying: [] }), clock, onEvent: ev.push });
     try {
       await engine.handle(delivery(1, '{"rate":"limited"}'));
-      assert.deepEqual(list.map((e) => [e.kind, (e as { inMs?: number }).inMs]), [['retrying', 7000]]);
+      assert.deepEqual(
+        list.map((e) => [e.kind, (e as { inMs?: number }).inMs]),
+        [['retrying', 7000]],
+      );
       clock.advance(6_999);
       assert.equal(answers, 1);
       clock.advance(1);
@@ -131,7 +154,14 @@ describe('ForwardEngine (the forward loop of forward and the editor)', function 
     const list: ForwardEvent[] = [];
     const ev = eventsOf(list);
     const reports: [number, { status: number; state: string }][] = [];
-    const engine = new ForwardEngine({ target: () => app.url, cursor: memoryCursor({ lastSeq: 0, retrying: [] }), clock, schedule: [0, 10, 10], onEvent: ev.push, report: (seq, r) => reports.push([seq, r]) });
+    const engine = new ForwardEngine({
+      target: () => app.url,
+      cursor: memoryCursor({ lastSeq: 0, retrying: [] }),
+      clock,
+      schedule: [0, 10, 10],
+      onEvent: ev.push,
+      report: (seq, r) => reports.push([seq, r]),
+    });
     await engine.handle(delivery(1, '{"a":1}'));
     await engine.handle(delivery(2, '{"b":2}'));
     assert.equal(engine.retryNow(1), 1);
@@ -139,7 +169,10 @@ describe('ForwardEngine (the forward loop of forward and the editor)', function 
     await ev.when((e) => e.kind === 'retrying' && e.seq === 1 && e.attempts === 2);
     clock.advance(10);
     await ev.when((e) => e.kind === 'failed' && e.seq === 1);
-    assert.ok(reports.some(([seq, r]) => seq === 1 && r.status === 503 && r.state === 'failed'), 'the relay is told it failed');
+    assert.ok(
+      reports.some(([seq, r]) => seq === 1 && r.status === 503 && r.state === 'failed'),
+      'the relay is told it failed',
+    );
     assert.equal(engine.skip(2), true);
     assert.deepEqual(engine.retrying(), []);
     assert.deepEqual(reports.at(-1), [2, { status: 503, state: 'failed' }]);
@@ -158,7 +191,8 @@ describe('ForwardEngine (the forward loop of forward and the editor)', function 
       cursor: memoryCursor({ lastSeq: 0, retrying: [] }),
       clock,
       onEvent: ev.push,
-      attempt: async () => (up ? { ok: true, status: 204, durationMs: 1 } : { ok: false, error: 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:1', durationMs: 1 }),
+      attempt: async () =>
+        up ? { ok: true, status: 204, durationMs: 1 } : { ok: false, error: 'ECONNREFUSED: connect ECONNREFUSED 127.0.0.1:1', durationMs: 1 },
       probe: async () => (probes.push(up), up),
     });
     const handled = engine.handle(delivery(1, '{}'));
@@ -169,7 +203,10 @@ describe('ForwardEngine (the forward loop of forward and the editor)', function 
     up = true;
     clock.advance(200);
     assert.deepEqual(await handled, { forwarded: { status: 204 } });
-    assert.deepEqual(list.map((e) => e.kind), ['paused', 'resumed', 'delivered']);
+    assert.deepEqual(
+      list.map((e) => e.kind),
+      ['paused', 'resumed', 'delivered'],
+    );
     engine.stop();
   });
 
@@ -184,10 +221,17 @@ describe('ForwardEngine (the forward loop of forward and the editor)', function 
     await engine.handle(delivery(4, '{"n":4}'));
     await engine.handle(delivery(5, '{"n":5}'));
     await engine.handle(delivery(6, '{"n":6}'));
-    assert.deepEqual(app.received.map((r) => r.body.toString()), ['{"n":6}'], 'seq 4 and 5 were handled before the restart; 3 waits for its time');
+    assert.deepEqual(
+      app.received.map((r) => r.body.toString()),
+      ['{"n":6}'],
+      'seq 4 and 5 were handled before the restart; 3 waits for its time',
+    );
     clock.advance(1000);
     await ev.when((e) => e.kind === 'delivered' && e.seq === 3);
-    assert.deepEqual(app.received.map((r) => r.body.toString()), ['{"n":6}', '{"n":3}']);
+    assert.deepEqual(
+      app.received.map((r) => r.body.toString()),
+      ['{"n":6}', '{"n":3}'],
+    );
     await engine.flushed();
     assert.deepEqual(cursor.get(), { lastSeq: 6, retrying: [] });
     engine.stop();

@@ -13,7 +13,10 @@ async function closedPort(): Promise<number> {
 
 describe('network error classification', () => {
   it("fetch to a closed port: the code is on the error's cause", async () => {
-    const err = await fetch(`http://127.0.0.1:${await closedPort()}/`).then(() => undefined, (e: unknown) => e);
+    const err = await fetch(`http://127.0.0.1:${await closedPort()}/`).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(err instanceof Error);
     assert.equal(networkErrorCode(err), 'ECONNREFUSED');
   });
@@ -30,7 +33,10 @@ describe('network error classification', () => {
 describe('ServiceError of a network failure', () => {
   it('carries the code, and networkErrorText says it in words', async () => {
     const client = new ServiceClient({ baseUrl: `http://127.0.0.1:${await closedPort()}`, token: 't', retries: 0 });
-    const err = await client.listWebhooks({ owner: 'a', repo: 'b' }).then(() => undefined, (e: unknown) => e as { kind: string; code?: string });
+    const err = await client.listWebhooks({ owner: 'a', repo: 'b' }).then(
+      () => undefined,
+      (e: unknown) => e as { kind: string; code?: string },
+    );
     assert.equal(err?.kind, 'network');
     assert.equal(err?.code, 'ECONNREFUSED');
     assert.equal(networkErrorText(err?.code), 'connection refused');

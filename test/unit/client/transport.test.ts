@@ -89,9 +89,11 @@ describe('service client: transport, retries and errors (hostile peer)', () => {
     it('honours Retry-After as an HTTP date against the injected clock, and caps it', async () => {
       const now = Date.parse('2026-03-01T12:00:00Z');
       peer.handle = (_r, res, n) =>
-        n === 1 ? reply(res, 503, '', { 'retry-after': 'Sun, 01 Mar 2026 12:00:05 GMT' })
-        : n === 2 ? reply(res, 503, '', { 'retry-after': '86400' })
-        : reply(res, 200, []);
+        n === 1
+          ? reply(res, 503, '', { 'retry-after': 'Sun, 01 Mar 2026 12:00:05 GMT' })
+          : n === 2
+            ? reply(res, 503, '', { 'retry-after': '86400' })
+            : reply(res, 200, []);
       assert.deepEqual(await client({ now: () => now, maxRetryAfterMs: 20_000 }).listWebhooks(REPO), []);
       assert.deepEqual(sleeps, [5000, 20_000]);
     });
@@ -112,7 +114,10 @@ describe('service client: transport, retries and errors (hostile peer)', () => {
       peer.handle = (_r, res, n) => reply(res, n === 1 ? 503 : 204);
       await client().deleteWebhook(REPO, 'h1');
       assert.equal(peer.requests.length, 2);
-      assert.deepEqual(peer.requests.map((r) => r.method), ['DELETE', 'DELETE']);
+      assert.deepEqual(
+        peer.requests.map((r) => r.method),
+        ['DELETE', 'DELETE'],
+      );
       assert.equal(sleeps.length, 1);
     });
 
@@ -207,7 +212,13 @@ describe('service client: transport, retries and errors (hostile peer)', () => {
     it('normalises records: numeric ids become strings, missing fields get defaults', async () => {
       peer.handle = (_r, res) => reply(res, 200, { webhooks: [{ id: 7, url: 'http://x.test/', events: ['push', 3] }] });
       assert.deepEqual(await client().listWebhooks(REPO), [{ id: '7', url: 'http://x.test/', content_type: 'json', events: ['push'], secret_set: false }]);
-      peer.handle = (_r, res) => reply(res, 200, { deliveries: [{ id: 9, event: 'push', success: false, status: 500 }, { id: 'd2', success: true, status: 200 }] });
+      peer.handle = (_r, res) =>
+        reply(res, 200, {
+          deliveries: [
+            { id: 9, event: 'push', success: false, status: 500 },
+            { id: 'd2', success: true, status: 200 },
+          ],
+        });
       const page = await client().listDeliveries('h1');
       assert.ok(page.offered);
       assert.equal(page.total, 2);
@@ -239,7 +250,13 @@ describe('service client: transport, retries and errors (hostile peer)', () => {
   describe('credentials never leak', () => {
     function assertClean(err: ServiceError, ...secrets: string[]) {
       for (const s of secrets) {
-        for (const [what, text] of [['message', err.message], ['stack', err.stack ?? ''], ['JSON', JSON.stringify(err)], ['String', String(err)], ['excerpt', err.bodyExcerpt ?? '']]) {
+        for (const [what, text] of [
+          ['message', err.message],
+          ['stack', err.stack ?? ''],
+          ['JSON', JSON.stringify(err)],
+          ['String', String(err)],
+          ['excerpt', err.bodyExcerpt ?? ''],
+        ]) {
           assert.ok(!text.includes(s), `${what} contains a credential: ${text}`);
         }
       }

@@ -15,7 +15,10 @@ describe('randomToken', () => {
   });
 
   it('keeps a first draw that does not start with "-", at the length asked for', () => {
-    assert.equal(randomToken(3, () => Buffer.from([0xfc, 0, 0])), '_AAA');
+    assert.equal(
+      randomToken(3, () => Buffer.from([0xfc, 0, 0])),
+      '_AAA',
+    );
     assert.equal(randomToken(32).length, 43);
   });
 

@@ -14,10 +14,7 @@ describe('signing', () => {
   });
 
   it('matches the RFC 4231 HMAC-SHA-256 test case 2', () => {
-    assert.equal(
-      sign('Jefe', 'what do ya want for nothing?'),
-      'sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
-    );
+    assert.equal(sign('Jefe', 'what do ya want for nothing?'), 'sha256=5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843');
   });
 
   it('is accepted by @octokit/webhooks-methods as an independent verifier', async () => {

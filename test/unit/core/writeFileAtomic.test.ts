@@ -28,7 +28,10 @@ for (const [name, write] of [
       const dir = tempDir();
       const target = join(dir, 'taken');
       mkdirSync(join(target, 'inside'), { recursive: true }); // a non-empty folder: rename over it fails
-      await assert.rejects(Promise.resolve().then(() => write(target, 'x')), /EISDIR|ENOTEMPTY|EEXIST/);
+      await assert.rejects(
+        Promise.resolve().then(() => write(target, 'x')),
+        /EISDIR|ENOTEMPTY|EEXIST/,
+      );
       assert.deepEqual(readdirSync(dir), ['taken']);
       assert.deepEqual(readdirSync(target), ['inside']);
     });

@@ -22,7 +22,12 @@ describe('emulator API', () => {
 
   describe('authentication', () => {
     it('answers 401 without a token, with a wrong one, or another scheme; accepts any case of Bearer', async () => {
-      for (const headers of [{ authorization: '' }, { authorization: 'Bearer nope' }, { authorization: `Basic ${TOKEN}` }, { authorization: `Bearer ${TOKEN}x` }]) {
+      for (const headers of [
+        { authorization: '' },
+        { authorization: 'Bearer nope' },
+        { authorization: `Basic ${TOKEN}` },
+        { authorization: `Bearer ${TOKEN}x` },
+      ]) {
         const r = await h.api('GET', HOOKS, undefined, headers);
         assert.equal(r.status, 401, JSON.stringify(headers));
         assert.match(r.json.error, /token/);
@@ -252,7 +257,12 @@ describe('emulator API', () => {
     const bad: [string, unknown, string | undefined, RegExp][] = [
       ['not an array', { issues: [] }, undefined, /JSON array/],
       ['a record not an object', [issue(1), 'x'], '[1]', /^record 2: must be an object/],
-      ['title missing', [issue(1), issue(2), issue(3), issue(4, { title: undefined })], '[3].title', /^record 4 \(issue #4\): title must be a non-empty string, got nothing/],
+      [
+        'title missing',
+        [issue(1), issue(2), issue(3), issue(4, { title: undefined })],
+        '[3].title',
+        /^record 4 \(issue #4\): title must be a non-empty string, got nothing/,
+      ],
       ['title blank', [issue(1, { title: '  ' })], '[0].title', /^record 1 \(issue #1\): title/],
       ['number a string', [issue(1, { number: '1' })], '[0].number', /^record 1: number must be a positive integer, got "1"/],
       ['number zero', [issue(0)], '[0].number', /^record 1: number/],
@@ -260,7 +270,12 @@ describe('emulator API', () => {
       ['body a number', [issue(1, { body: 5 })], '[0].body', /body must be a string or null/],
       ['labels a string', [issue(1, { labels: 'bug' })], '[0].labels', /labels must be an array/],
       ['assignees an object', [issue(1, { assignees: { login: 'dana' } })], '[0].assignees', /assignees must be an array/],
-      ['state unknown', [issue(1), issue(9, { state: 'merged' })], '[1].state', /^record 2 \(issue #9\): state must be "open" or "closed" \(any case\), got "merged"/],
+      [
+        'state unknown',
+        [issue(1), issue(9, { state: 'merged' })],
+        '[1].state',
+        /^record 2 \(issue #9\): state must be "open" or "closed" \(any case\), got "merged"/,
+      ],
       ['state missing', [issue(1, { state: undefined })], '[0].state', /state must be/],
     ];
     for (const [name, body, field, message] of bad) {
@@ -283,7 +298,10 @@ describe('emulator API', () => {
       assert.equal(again.status, 200);
       assert.deepEqual(again.json, { name: 'DEPLOY_KEY', protected: false });
       const listed = await h.api('GET', `/_emulator/repos/${REPO}/secrets`);
-      assert.deepEqual(listed.json.map((s: { name: string }) => s.name), ['DEPLOY_KEY']);
+      assert.deepEqual(
+        listed.json.map((s: { name: string }) => s.name),
+        ['DEPLOY_KEY'],
+      );
       assert.ok(!listed.text.includes('v3ry-s3cret') && !listed.text.includes('other'));
       assert.ok(!h.logs.join('\n').includes('v3ry-s3cret'));
     });
@@ -318,12 +336,23 @@ describe('emulator API', () => {
       const all = await h.api('GET', `/api/v1/webhooks/${w.id}/deliveries`);
       assert.equal(all.status, 200);
       assert.deepEqual([all.json.total, all.json.successful, all.json.failed], [5, 5, 0]);
-      assert.deepEqual(all.json.deliveries.map((d: { id: string }) => d.id), [...ids].reverse());
+      assert.deepEqual(
+        all.json.deliveries.map((d: { id: string }) => d.id),
+        [...ids].reverse(),
+      );
       const page = await h.api('GET', `/api/v1/webhooks/${w.id}/deliveries?limit=2&offset=1`);
-      assert.deepEqual(page.json.deliveries.map((d: { id: string }) => d.id), [ids[3], ids[2]]);
+      assert.deepEqual(
+        page.json.deliveries.map((d: { id: string }) => d.id),
+        [ids[3], ids[2]],
+      );
       assert.equal(page.json.total, 5);
       assert.equal((await h.api('GET', `/api/v1/webhooks/${w.id}/deliveries?limit=1000`)).json.deliveries.length, 5, 'clamped, not refused');
-      for (const [q, field] of [['limit=0', 'limit'], ['limit=abc', 'limit'], ['offset=-1', 'offset'], ['limit=1.5', 'limit']] as const) {
+      for (const [q, field] of [
+        ['limit=0', 'limit'],
+        ['limit=abc', 'limit'],
+        ['offset=-1', 'offset'],
+        ['limit=1.5', 'limit'],
+      ] as const) {
         const r = await h.api('GET', `/api/v1/webhooks/${w.id}/deliveries?${q}`);
         assert.deepEqual([r.status, r.json.field], [400, field], q);
       }
@@ -334,7 +363,14 @@ describe('emulator API', () => {
       assert.deepEqual([r1.status, r1.json.field], [400, 'event']);
       const r2 = await h.api('POST', `/_emulator/repos/${REPO}/events`, {
         event: 'pull_request',
-        payload: { event: 'pull_request', action: 'opened', number: 1, pull_request: { title: 't', body: 'b', state: 'open', head: { ref: 'x', sha: 1 }, base: { ref: 'm', sha: 's' } }, repository: { name: 'w', full_name: 'a/w', url: 'u' }, sender: { login: 'l', type: 'User' } },
+        payload: {
+          event: 'pull_request',
+          action: 'opened',
+          number: 1,
+          pull_request: { title: 't', body: 'b', state: 'open', head: { ref: 'x', sha: 1 }, base: { ref: 'm', sha: 's' } },
+          repository: { name: 'w', full_name: 'a/w', url: 'u' },
+          sender: { login: 'l', type: 'User' },
+        },
       });
       assert.deepEqual([r2.status, r2.json.field], [400, 'payload.pull_request.head.sha']);
       assert.match(r2.json.error, /pull_request\.head\.sha: expected string/);

@@ -57,7 +57,19 @@ describe('service-hooks emulate (process)', function () {
   it('--help prints every option and exits 0', async () => {
     const r = await run(['--help']);
     assert.equal(r.status, 0);
-    for (const flag of ['--port', '--host', '--token', '--state', '--time-scale', '--demo', '--demo-relay-url', '--max-body', '--delivery-timeout', 'SERVICE_HOOKS_EMULATOR_TOKEN', '/_emulator/repos/<org>/<repo>/events']) {
+    for (const flag of [
+      '--port',
+      '--host',
+      '--token',
+      '--state',
+      '--time-scale',
+      '--demo',
+      '--demo-relay-url',
+      '--max-body',
+      '--delivery-timeout',
+      'SERVICE_HOOKS_EMULATOR_TOKEN',
+      '/_emulator/repos/<org>/<repo>/events',
+    ]) {
       assert.ok(r.stdout.includes(flag), flag);
     }
   });
@@ -122,7 +134,10 @@ describe('service-hooks emulate (process)', function () {
       assert.ok(!p.stderr().includes(DEMO_SECRET), 'no webhook secret in the log');
       assert.equal(statSync(state).mode & 0o777, 0o600);
       const saved = JSON.parse(readFileSync(state, 'utf8'));
-      assert.deepEqual(saved.webhooks.map((w: { id: string }) => w.id), ['1', '2', created.json.id]);
+      assert.deepEqual(
+        saved.webhooks.map((w: { id: string }) => w.id),
+        ['1', '2', created.json.id],
+      );
     } finally {
       await relay.close();
     }

@@ -84,14 +84,24 @@ describe('emulator delivery engine', () => {
     const wi = await addHook(h, REPO, issues.url, ['issue', 'comment']);
     await addHook(h, 'acme/other', pushes.url, ['issue']);
     const fired = await fire(h, REPO, 'issue');
-    assert.deepEqual(fired.map((d) => d.webhook_id), [wi.id], 'not the push-only hook, not another repository');
+    assert.deepEqual(
+      fired.map((d) => d.webhook_id),
+      [wi.id],
+      'not the push-only hook, not another repository',
+    );
     await h.attemptsOf(fired[0]!.id, 1);
     const [c] = await fire(h, REPO, 'comment');
     await h.attemptsOf(c!.id, 1);
     const [p] = await fire(h, REPO, 'push');
     await h.attemptsOf(p!.id, 1);
-    assert.deepEqual(issues.received.map((r) => r.headers['x-service-event']), ['issue', 'comment']);
-    assert.deepEqual(pushes.received.map((r) => r.headers['x-service-event']), ['push']);
+    assert.deepEqual(
+      issues.received.map((r) => r.headers['x-service-event']),
+      ['issue', 'comment'],
+    );
+    assert.deepEqual(
+      pushes.received.map((r) => r.headers['x-service-event']),
+      ['push'],
+    );
     assert.equal((await h.api('GET', `/api/v1/webhooks/${wp.id}/deliveries`)).json.total, 1);
     // Changing the subscription changes what is delivered.
     await h.api('PATCH', `/api/v1/repos/${REPO}/webhooks/${wp.id}`, { events: ['issue'] });
@@ -117,11 +127,17 @@ describe('emulator delivery engine', () => {
       ],
     );
     assert.equal(rx.received.length, 4);
-    assert.ok(rx.received.every((r) => r.headers['x-service-delivery'] === d!.id), 'one delivery, four attempts');
+    assert.ok(
+      rx.received.every((r) => r.headers['x-service-delivery'] === d!.id),
+      'one delivery, four attempts',
+    );
     assert.equal(record.success, false);
     assert.equal(record.status, 500);
     assert.equal(record.next_attempt_at, null, 'no fifth attempt is due');
-    assert.deepEqual(record.attempts.map((a) => [a.success, a.status, a.at]), Array(4).fill([false, 500, '2026-11-22T20:00:00Z']));
+    assert.deepEqual(
+      record.attempts.map((a) => [a.success, a.status, a.at]),
+      Array(4).fill([false, 500, '2026-11-22T20:00:00Z']),
+    );
     const list = await h.api('GET', `/api/v1/webhooks/${w.id}/deliveries`);
     assert.deepEqual([list.json.total, list.json.successful, list.json.failed], [1, 0, 1]);
     assert.equal(list.json.deliveries[0].attempts.length, 4);
@@ -134,7 +150,10 @@ describe('emulator delivery engine', () => {
     h.signal.until(() => rx.received.length >= 2).then(() => (rx.mode = 200)); // third attempt succeeds
     const [d] = await fire(h, REPO, 'push');
     const record = await h.attemptsOf(d!.id, 3);
-    assert.deepEqual(record.attempts.map((a) => a.status), [503, 503, 200]);
+    assert.deepEqual(
+      record.attempts.map((a) => a.status),
+      [503, 503, 200],
+    );
     assert.equal(record.success, true);
     assert.equal(record.next_attempt_at, null);
     assert.equal(h.scheduled.filter((s) => s.delivery_id === d!.id).length, 2);
@@ -198,7 +217,10 @@ describe('emulator delivery engine', () => {
     assert.equal(r2.json.attempts.length, 3);
     assert.equal(r2.json.next_attempt_at, null, 'a successful manual attempt ends the schedule');
     assert.equal(rx.received.length, 3);
-    assert.ok(rx.received.every((r) => r.body.equals(rx.received[0]!.body)), 'the same bytes each time');
+    assert.ok(
+      rx.received.every((r) => r.body.equals(rx.received[0]!.body)),
+      'the same bytes each time',
+    );
     assert.ok(verify(rx.received[2]!.body, rx.received[2]!.headers['x-service-signature'] as string, ['sig']).ok);
 
     const r3 = await h.api('POST', path);
@@ -294,7 +316,10 @@ describe('emulator delivery engine', () => {
       ids.push(d!.id);
     }
     const list = await h.api('GET', `/api/v1/webhooks/${w.id}/deliveries`);
-    assert.deepEqual(list.json.deliveries.map((d: { id: string }) => d.id), [ids[4], ids[3], ids[2]]);
+    assert.deepEqual(
+      list.json.deliveries.map((d: { id: string }) => d.id),
+      [ids[4], ids[3], ids[2]],
+    );
     assert.equal(list.json.total, 3);
     assert.equal((await h.api('GET', `/api/v1/webhooks/${w.id}/deliveries/${ids[0]}`)).status, 404);
 
@@ -306,7 +331,10 @@ describe('emulator delivery engine', () => {
       failing.push(d!.id);
     }
     const after = await h.api('GET', `/api/v1/webhooks/${w.id}/deliveries`);
-    assert.deepEqual(after.json.deliveries.map((d: { id: string }) => d.id), [...failing].reverse());
+    assert.deepEqual(
+      after.json.deliveries.map((d: { id: string }) => d.id),
+      [...failing].reverse(),
+    );
   });
 
   it('uses the sample payload builder for events fired without a payload', async () => {

@@ -11,7 +11,16 @@ describe('delivery target guard', () => {
       assert.match(forbiddenAddress(a) ?? '', /link-local/, a);
     }
     // IPv6 forms embedding 169.254.0.0/16 that a NAT64 gateway, translator or tunnel takes there.
-    const embedded = ['[64:ff9b::a9fe:a9fe]', '64:ff9b::169.254.169.254', '[::a9fe:a9fe]', '::169.254.0.1', '::ffff:0:a9fe:a9fe', '64:ff9b:1:a9fe:a9:fe00::', '2002:a9fe:a9fe::1', '2001:0:a9fe:a9fe::1'];
+    const embedded = [
+      '[64:ff9b::a9fe:a9fe]',
+      '64:ff9b::169.254.169.254',
+      '[::a9fe:a9fe]',
+      '::169.254.0.1',
+      '::ffff:0:a9fe:a9fe',
+      '64:ff9b:1:a9fe:a9:fe00::',
+      '2002:a9fe:a9fe::1',
+      '2001:0:a9fe:a9fe::1',
+    ];
     for (const a of embedded) assert.match(forbiddenAddress(a) ?? '', /link-local/, a);
     for (const a of ['64:ff9b::cb00:7105', '::cb00:7105', '2002:cb00:7105::1']) assert.equal(forbiddenAddress(a), undefined, `${a} embeds 203.0.113.5`);
     for (const a of ['0.0.0.0', '0.1.2.3', '::', '::ffff:0.0.0.0']) assert.match(forbiddenAddress(a) ?? '', /unspecified/, a);
@@ -27,7 +36,10 @@ describe('delivery target guard', () => {
   const fake = (answers: Record<string, string[]>) => (host: string, _o: unknown, cb: (err: NodeJS.ErrnoException | null, a: LookupAddress[]) => void) => {
     const list = answers[host];
     if (!list) return cb(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }), []);
-    cb(null, list.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+    cb(
+      null,
+      list.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+    );
   };
   const resolve = (lookup: ReturnType<typeof guardedLookup>, host: string, all: boolean) =>
     new Promise<{ err: NodeJS.ErrnoException | null; address: unknown }>((r) => lookup(host, { all }, (err, address) => r({ err, address })));

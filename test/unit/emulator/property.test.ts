@@ -27,7 +27,11 @@ describe('emulator under random bodies', function () {
   const event = mostly(fc.constantFrom(...EVENTS), fc.constantFrom('ping', '', 'PUSH'));
   const nearWebhook = fc.record({
     // Valid URLs stay on this machine (a closed port): fired events must not reach the network.
-    url: mostly(fc.webPath().map((path) => `http://127.0.0.1:9${path}`), fc.constantFrom('ftp://x', '/rel', 'http://', 'http://a b'), fc.jsonValue()),
+    url: mostly(
+      fc.webPath().map((path) => `http://127.0.0.1:9${path}`),
+      fc.constantFrom('ftp://x', '/rel', 'http://', 'http://a b'),
+      fc.jsonValue(),
+    ),
     content_type: mostly(fc.constant('json'), fc.constant('application/json'), fc.jsonValue()),
     events: mostly(fc.uniqueArray(fc.constantFrom(...EVENTS), { minLength: 1 }), fc.array(event, { maxLength: 4 }), fc.jsonValue()),
     secret: mostly(fc.option(fc.string(), { nil: undefined }), fc.jsonValue()),
@@ -57,22 +61,30 @@ describe('emulator under random bodies', function () {
   ];
 
   const snapshot = async () =>
-    (await Promise.all([`/api/v1/repos/${REPO}/webhooks`, `/_emulator/repos/${REPO}/issues`, `/_emulator/repos/${REPO}/secrets`].map((p) => h.api('GET', p)))).map((r) => r.text);
+    (
+      await Promise.all([`/api/v1/repos/${REPO}/webhooks`, `/_emulator/repos/${REPO}/issues`, `/_emulator/repos/${REPO}/secrets`].map((p) => h.api('GET', p)))
+    ).map((r) => r.text);
 
   for (const [method, path, arb] of targets) {
     it(`${method} ${path}: a 2xx or a 4xx with an error message, never a 5xx`, async () => {
       const seen = { accepted: 0, refused: 0 };
       await fc.assert(
-        fc.asyncProperty(mostly(arb.map((v) => JSON.stringify(v) ?? 'null'), fc.string()) as fc.Arbitrary<string>, async (text) => {
-          const before = await snapshot();
-          const r = await h.api(method, path, text);
-          assert.ok(r.status < 500, `${r.status} ${r.text} for ${text}`);
-          if (r.status >= 400) {
-            seen.refused++;
-            assert.equal(typeof r.json?.error, 'string', r.text);
-            assert.deepEqual(await snapshot(), before, 'a refused request changes nothing');
-          } else seen.accepted++;
-        }),
+        fc.asyncProperty(
+          mostly(
+            arb.map((v) => JSON.stringify(v) ?? 'null'),
+            fc.string(),
+          ) as fc.Arbitrary<string>,
+          async (text) => {
+            const before = await snapshot();
+            const r = await h.api(method, path, text);
+            assert.ok(r.status < 500, `${r.status} ${r.text} for ${text}`);
+            if (r.status >= 400) {
+              seen.refused++;
+              assert.equal(typeof r.json?.error, 'string', r.text);
+              assert.deepEqual(await snapshot(), before, 'a refused request changes nothing');
+            } else seen.accepted++;
+          },
+        ),
         { numRuns: 150 },
       );
       assert.ok(seen.accepted > 0 && seen.refused > 0, `both outcomes exercised: ${JSON.stringify(seen)}`);

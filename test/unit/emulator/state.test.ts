@@ -50,7 +50,10 @@ describe('emulator state file', () => {
     assert.deepEqual((await h.api('GET', `/api/v1/repos/${REPO}/webhooks`)).json, hooks);
     assert.deepEqual((await h.api('GET', `/api/v1/webhooks/${w.id}/deliveries`)).json, deliveries);
     assert.equal((await h.api('GET', `/_emulator/repos/${REPO}/issues`)).json[0].number, 3);
-    assert.deepEqual((await h.api('GET', `/_emulator/repos/${REPO}/secrets`)).json.map((s: { name: string; protected: boolean }) => [s.name, s.protected]), [['API_KEY', true]]);
+    assert.deepEqual(
+      (await h.api('GET', `/_emulator/repos/${REPO}/secrets`)).json.map((s: { name: string; protected: boolean }) => [s.name, s.protected]),
+      [['API_KEY', true]],
+    );
     const w2 = await addHook(h, REPO, rx.url, ['issue']);
     assert.notEqual(w2.id, w.id, 'ids are not reused');
     // The secret survived too: a new delivery is still signed with it.
@@ -75,10 +78,13 @@ describe('emulator state file', () => {
     now += 2 * 60_000; // the emulator comes back two minutes later: attempt 2 is overdue
     h = await start({ state, timeScale: 1, now: () => new Date(now) });
     const record = await h.attemptsOf(d!.id, 2);
-    assert.deepEqual(record.attempts.map((a) => [a.at, a.status]), [
-      ['2026-11-22T20:00:00Z', 500],
-      ['2026-11-22T20:02:00Z', 200],
-    ]);
+    assert.deepEqual(
+      record.attempts.map((a) => [a.at, a.status]),
+      [
+        ['2026-11-22T20:00:00Z', 500],
+        ['2026-11-22T20:02:00Z', 200],
+      ],
+    );
     assert.equal(record.success, true);
     assert.equal(record.next_attempt_at, null);
     assert.equal((await h.api('GET', `/api/v1/webhooks/${w.id}/deliveries`)).json.successful, 1);
@@ -151,7 +157,13 @@ describe('emulator state file', () => {
       auto_attempts: 0,
     };
     const issue = { number: 1, title: 't', body: '', labels: [], assignees: [], state: 'open' };
-    const base = { version: 1, next_webhook_id: 2, repos: { 'acme/widgets': { issues: [issue], secrets: [] } }, webhooks: [hook], deliveries: { '1': [delivery] } };
+    const base = {
+      version: 1,
+      next_webhook_id: 2,
+      repos: { 'acme/widgets': { issues: [issue], secrets: [] } },
+      webhooks: [hook],
+      deliveries: { '1': [delivery] },
+    };
     const cases: [string, unknown, RegExp][] = [
       ['a null webhook', { ...base, webhooks: [null] }, /webhooks\[0\] must be an object/],
       ['events not an array', { ...base, webhooks: [{ ...hook, events: 'push' }] }, /webhooks\[0\]\.events/],
@@ -187,7 +199,10 @@ describe('emulator state file', () => {
       const two = { ...issue, number: 2 };
       writeFileSync(file, JSON.stringify({ ...base, repos: { 'acme/widgets': { issues: [two, issue], secrets: [] } } }));
       h = await start({ state: file });
-      assert.deepEqual((await h.api('GET', '/_emulator/repos/acme/widgets/issues')).json.map((i: { number: number }) => i.number), [1, 2]);
+      assert.deepEqual(
+        (await h.api('GET', '/_emulator/repos/acme/widgets/issues')).json.map((i: { number: number }) => i.number),
+        [1, 2],
+      );
       assert.equal((await h.api('GET', '/api/v1/repos/acme/widgets/webhooks')).status, 200);
     });
   });
@@ -209,8 +224,14 @@ describe('emulator state file', () => {
     const got = relay.received[0]!;
     assert.equal(got.headers['x-service-event'], 'push');
     assert.ok(verify(got.body, got.headers['x-service-signature'] as string, [DEMO_SECRET]).ok);
-    const failed = await h.signal.until(() => h!.attempts.find((a) => a.record.webhook_id === failing.id && a.record.attempts.length === 4)?.record, 'four failed attempts');
-    assert.deepEqual(failed.attempts.map((a) => a.status), [500, 500, 500, 500]);
+    const failed = await h.signal.until(
+      () => h!.attempts.find((a) => a.record.webhook_id === failing.id && a.record.attempts.length === 4)?.record,
+      'four failed attempts',
+    );
+    assert.deepEqual(
+      failed.attempts.map((a) => a.status),
+      [500, 500, 500, 500],
+    );
     const ping = await h.api('POST', `/api/v1/webhooks/${failing.id}/ping`);
     assert.deepEqual([ping.json.event, ping.json.status], ['ping', 500]);
     await h.close();

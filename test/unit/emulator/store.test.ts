@@ -51,9 +51,22 @@ describe('emulator store', () => {
     it('replaces issues with a number imported before and keeps the list in number order', () => {
       const store = new EmulatorStore();
       store.importIssues('a/b', [issue(5), issue(1), issue(3)]);
-      assert.deepEqual(JSON.parse(store.snapshot()).repos['a/b'].issues.map((i: Issue) => i.number), [1, 3, 5]);
+      assert.deepEqual(
+        JSON.parse(store.snapshot()).repos['a/b'].issues.map((i: Issue) => i.number),
+        [1, 3, 5],
+      );
       assert.deepEqual(store.importIssues('a/b', [issue(4), issue(3, 'again'), issue(9), issue(0.5 * 4)]), { replaced: 1 }, 'issue 3 existed');
-      assert.deepEqual(store.issuesOf('a/b').map((i) => [i.number, i.title]), [[1, '#1'], [2, '#2'], [3, 'again'], [4, '#4'], [5, '#5'], [9, '#9']]);
+      assert.deepEqual(
+        store.issuesOf('a/b').map((i) => [i.number, i.title]),
+        [
+          [1, '#1'],
+          [2, '#2'],
+          [3, 'again'],
+          [4, '#4'],
+          [5, '#5'],
+          [9, '#9'],
+        ],
+      );
       const saved = JSON.parse(store.snapshot());
       assert.deepEqual(saved.repos['a/b'].issues, store.issuesOf('a/b'), 'the state file holds the second import too');
       assert.deepEqual(Object.keys(saved).sort(), ['deliveries', 'next_webhook_id', 'repos', 'version', 'webhooks']);
@@ -61,7 +74,10 @@ describe('emulator store', () => {
 
     it('is linear in the stored issues, not quadratic: 2,000 into 4,000 reads each stored number a few times', () => {
       const reads = { n: 0 };
-      const existing = counted(Array.from({ length: 4000 }, (_, i) => 2 * i + 1), reads);
+      const existing = counted(
+        Array.from({ length: 4000 }, (_, i) => 2 * i + 1),
+        reads,
+      );
       const store = new EmulatorStore({ version: 1, next_webhook_id: 1, webhooks: [], deliveries: {}, repos: { 'a/b': { issues: existing, secrets: [] } } });
       const incoming = Array.from({ length: 2000 }, (_, i) => issue(i < 1000 ? 8 * i + 1 : 2 * i)); // half replace, half are new
       reads.n = 0;
@@ -70,7 +86,10 @@ describe('emulator store', () => {
       assert.ok(reads.n <= 4 * existing.length, `${reads.n} reads of stored issue numbers`);
       const numbers = store.issuesOf('a/b').map((i) => i.number);
       assert.equal(numbers.length, 4000 + 1000);
-      assert.ok(numbers.every((n, i) => i === 0 || numbers[i - 1]! < n), 'sorted, no duplicates');
+      assert.ok(
+        numbers.every((n, i) => i === 0 || numbers[i - 1]! < n),
+        'sorted, no duplicates',
+      );
     });
   });
 });

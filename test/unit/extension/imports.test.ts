@@ -61,7 +61,15 @@ describe('module imports', () => {
   it('the detector finds a cycle and ignores type-only imports', () => {
     const a = join(ROOT, 'src/extension/activate.ts');
     const b = join(ROOT, 'src/extension/commands/showActivationTime.ts');
-    assert.deepEqual(findCycle(new Map([[a, [b]], [b, [a]]])), [a, b, a]);
+    assert.deepEqual(
+      findCycle(
+        new Map([
+          [a, [b]],
+          [b, [a]],
+        ]),
+      ),
+      [a, b, a],
+    );
     assert.deepEqual(runtimeImports(a, "import type { X } from './config';\nimport { type Y } from './config';"), []);
     assert.deepEqual(runtimeImports(a, "import { settings } from './config';"), [join(ROOT, 'src/extension/config.ts')]);
   });

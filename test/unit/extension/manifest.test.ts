@@ -11,7 +11,7 @@ const c = pkg.contributes;
 const sorted = (xs: Iterable<string>) => [...new Set(xs)].sort();
 
 describe('package.json contributes ↔ src/extension/ids.ts', () => {
-  it('EXTENSION_ID is the manifest\'s publisher.name', () => {
+  it("EXTENSION_ID is the manifest's publisher.name", () => {
     assert.equal(EXTENSION_ID, `${pkg.publisher}.${pkg.name}`.toLowerCase());
   });
 
@@ -63,7 +63,10 @@ describe('package.json contributes ↔ src/extension/ids.ts', () => {
   });
 
   it('views and the container match', () => {
-    assert.deepEqual(c.viewsContainers.activitybar.map((v: { id: string }) => v.id), [VIEW_CONTAINER]);
+    assert.deepEqual(
+      c.viewsContainers.activitybar.map((v: { id: string }) => v.id),
+      [VIEW_CONTAINER],
+    );
     assert.equal(c.viewsContainers.activitybar[0].title, 'Service');
     assert.ok(existsSync(join(ROOT, c.viewsContainers.activitybar[0].icon)), 'container icon exists');
     assert.deepEqual(sorted(Object.keys(c.views)), [VIEW_CONTAINER]);
@@ -73,7 +76,10 @@ describe('package.json contributes ↔ src/extension/ids.ts', () => {
   it('welcome views cover signed out, no repository, no webhooks, and a stopped relay', () => {
     const welcome = c.viewsWelcome as { view: string; when: string; contents: string }[];
     const on = (view: string, when: RegExp, cmd: string) =>
-      assert.ok(welcome.some((w) => w.view === view && when.test(w.when) && w.contents.includes(`command:${cmd}`)), `${view} ${when}`);
+      assert.ok(
+        welcome.some((w) => w.view === view && when.test(w.when) && w.contents.includes(`command:${cmd}`)),
+        `${view} ${when}`,
+      );
     on(VIEWS.webhooks, /^!serviceHooks\.signedIn$/, COMMANDS.signIn);
     on(VIEWS.webhooks, /!serviceHooks\.hasRepository/, 'workbench.action.openSettings');
     on(VIEWS.webhooks, /!serviceHooks\.hasWebhooks/, COMMANDS.addWebhook);

@@ -7,7 +7,8 @@ import { DEFAULTS, SETTINGS } from '../../../src/extension/ids';
 import { readSettings, type Settings } from '../../../src/extension/readSettings';
 
 const ROOT = join(__dirname, '..', '..', '..');
-const props: Record<string, { type: string; default: unknown }> = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).contributes.configuration.properties;
+const props: Record<string, { type: string; default: unknown }> = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).contributes.configuration
+  .properties;
 
 /** A configuration that knows only package.json's keys, each set to a value that is not its default. */
 function configured(): { get<T>(key: string): T | undefined; values: Record<string, unknown> } {
@@ -55,7 +56,11 @@ describe('settings', () => {
     const notSettings = ['serviceHooks.relay', 'serviceHooks.workflows'];
     const offenders = files(join(ROOT, 'src', 'extension'))
       .filter((f) => !f.endsWith(join('extension', 'ids.ts')))
-      .flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/['"`](serviceHooks\.[\w.]+)['"`]/g)].filter((m) => !notSettings.includes(m[1]!)).map((m) => `${relative(ROOT, f)}: ${m[1]}`));
+      .flatMap((f) =>
+        [...readFileSync(f, 'utf8').matchAll(/['"`](serviceHooks\.[\w.]+)['"`]/g)]
+          .filter((m) => !notSettings.includes(m[1]!))
+          .map((m) => `${relative(ROOT, f)}: ${m[1]}`),
+      );
     assert.deepEqual(offenders, []);
   });
 });

@@ -95,13 +95,19 @@ describe('service-hooks lint (CLI)', function () {
 
   it('lints composite actions (action.yml / action.yaml anywhere but node_modules and .git) by default', async () => {
     const action = 'name: a\ndescription: d\nruns:\n  using: composite\n  steps:\n    - uses: actions/github-script@v7\n';
-    const dir = repo({ 'sub/act/action.yml': action, 'other/action.yaml': action, 'node_modules/x/action.yml': action, '.git/action.yml': action, 'README.md': 'x' });
+    const dir = repo({
+      'sub/act/action.yml': action,
+      'other/action.yaml': action,
+      'node_modules/x/action.yml': action,
+      '.git/action.yml': action,
+      'README.md': 'x',
+    });
     const r = await run(dir, ['--format', 'json']);
     assert.equal(r.code, 1, r.stderr);
-    assert.deepEqual((JSON.parse(r.stdout) as { file: string; rule: string; line: number }[]).map((f) => `${f.file}:${f.line} ${f.rule}`), [
-      'other/action.yaml:6 action-script',
-      'sub/act/action.yml:6 action-script',
-    ]);
+    assert.deepEqual(
+      (JSON.parse(r.stdout) as { file: string; rule: string; line: number }[]).map((f) => `${f.file}:${f.line} ${f.rule}`),
+      ['other/action.yaml:6 action-script', 'sub/act/action.yml:6 action-script'],
+    );
   });
 
   it('--fix leaves a SHA pin with a version comment alone; --fix-pinned uses the version the comment names', async () => {
@@ -115,17 +121,29 @@ describe('service-hooks lint (CLI)', function () {
     assert.equal(pin.code, 0, pin.stderr);
     assert.equal(pin.stdout, '');
     assert.match(pin.stderr, /fixed 1 in 1 file\(s\)/);
-    assert.equal(readFileSync(join(dir, 'w.yml'), 'utf8'), pinned.replace('github.event', 'service.event').replace('actions/github-script@60a0d83039c74a4aee543508d2ffcb1c3799cdea # v8.0.0', 'service/script@v8.0.0'), 'the comment that only repeated the ref is gone');
+    assert.equal(
+      readFileSync(join(dir, 'w.yml'), 'utf8'),
+      pinned
+        .replace('github.event', 'service.event')
+        .replace('actions/github-script@60a0d83039c74a4aee543508d2ffcb1c3799cdea # v8.0.0', 'service/script@v8.0.0'),
+      'the comment that only repeated the ref is gone',
+    );
   });
 
   it('--report prints the Markdown port report with links to each line', async () => {
     const dir = repo({ '.github/workflows/a#1.yml': WORKFLOW, '.github/workflows/w.yml': WARN_ONLY, '.github/workflows/ok.yml': 'on: push\n' });
     const r = await run(dir, ['--report']);
     assert.equal(r.code, 1, r.stderr);
-    assert.match(r.stdout, /^# Workflow port report\n\n3 file\(s\) checked: 2 rename\(s\) in 1 file\(s\) are applied by `service-hooks lint --fix`; 1 finding\(s\) in 1 file\(s\) need a decision; 1 file\(s\) are already portable\./);
+    assert.match(
+      r.stdout,
+      /^# Workflow port report\n\n3 file\(s\) checked: 2 rename\(s\) in 1 file\(s\) are applied by `service-hooks lint --fix`; 1 finding\(s\) in 1 file\(s\) need a decision; 1 file\(s\) are already portable\./,
+    );
     assert.match(r.stdout, /^\| \[\.github\/workflows\/a#1\.yml\]\(\.github\/workflows\/a%231\.yml#L7\) \| 2 \| `action-script` 1, `context-event` 1 \|$/m);
     assert.match(r.stdout, /^### `action-pinned-sha` \(1\)$/m);
-    assert.match(r.stdout, /^- \[\.github\/workflows\/w\.yml:6\]\(\.github\/workflows\/w\.yml#L6\): the action `actions\/github-script` is `service\/script` on the service, but it is pinned/m);
+    assert.match(
+      r.stdout,
+      /^- \[\.github\/workflows\/w\.yml:6\]\(\.github\/workflows\/w\.yml#L6\): the action `actions\/github-script` is `service\/script` on the service, but it is pinned/m,
+    );
     assert.match(r.stdout, /^## Already portable\n\n- \[\.github\/workflows\/ok\.yml\]\(\.github\/workflows\/ok\.yml#L1\)$/m);
     assert.equal((await run(dir, ['--report', '--format', 'json'])).code, 2);
   });
@@ -136,8 +154,15 @@ describe('service-hooks lint (CLI)', function () {
     assert.equal(r.code, 1);
     const rows = JSON.parse(r.stdout) as Record<string, unknown>[];
     assert.deepEqual(rows[1], {
-      file: 'a.yml', line: 8, column: 23, endLine: 8, endColumn: 29, rule: 'context-event', severity: 'error',
-      message: '`github.event` is `service.event` on the service', replacement: 'service',
+      file: 'a.yml',
+      line: 8,
+      column: 23,
+      endLine: 8,
+      endColumn: 29,
+      rule: 'context-event',
+      severity: 'error',
+      message: '`github.event` is `service.event` on the service',
+      replacement: 'service',
     });
     assert.equal(rows[2]!.replacement, null);
     assert.equal(rows[2]!.severity, 'warning');
@@ -155,7 +180,14 @@ describe('service-hooks lint (CLI)', function () {
     for (const { id } of [...BUILTIN_RULES, ...NOTE_RULES]) assert.ok(ids.includes(id), `the SARIF rule table lists ${id}`);
     const [first, , warn] = runObj.results;
     assert.equal(ids[first.ruleIndex], 'action-script');
-    assert.deepEqual(first.locations[0].physicalLocation.region, { startLine: 7, startColumn: 15, endLine: 7, endColumn: 36, charOffset: WORKFLOW.indexOf('actions/'), charLength: 21 });
+    assert.deepEqual(first.locations[0].physicalLocation.region, {
+      startLine: 7,
+      startColumn: 15,
+      endLine: 7,
+      endColumn: 36,
+      charOffset: WORKFLOW.indexOf('actions/'),
+      charLength: 21,
+    });
     assert.equal(first.fixes[0].artifactChanges[0].replacements[0].insertedContent.text, 'service/script');
     assert.deepEqual(first.locations[0].physicalLocation.artifactLocation, { uri: 'a.yml', uriBaseId: '%SRCROOT%' });
     assert.equal(runObj.originalUriBaseIds['%SRCROOT%'].uri, pathToFileURL(realpathSync(dir) + '/').href);
@@ -204,7 +236,14 @@ describe('service-hooks lint (CLI)', function () {
       out.isTTY = isTTY;
       const chunks: Buffer[] = [];
       out.on('data', (c: Buffer) => chunks.push(c));
-      const code = await lintCommand.run(['a.yml'], { stdout: out, stderr: new PassThrough(), stdin: new PassThrough(), env, cwd: dir, stopSignal: new AbortController().signal });
+      const code = await lintCommand.run(['a.yml'], {
+        stdout: out,
+        stderr: new PassThrough(),
+        stdin: new PassThrough(),
+        env,
+        cwd: dir,
+        stopSignal: new AbortController().signal,
+      });
       return { code, text: Buffer.concat(chunks).toString() };
     };
     const tty = await capture(true, {});

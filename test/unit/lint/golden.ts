@@ -12,7 +12,10 @@ export const UPDATE = process.env.UPDATE_GOLDEN === '1';
 
 export function formatOut(name: string, findings: readonly Finding[]): string {
   return findings
-    .map((f) => `${name}:${f.line}:${f.column}: ${f.severity} ${f.message} [${f.rule}]\n${f.suggestion ? `  suggestion: ${f.suggestion.title} → ${f.suggestion.replacement}${f.suggestion.length !== undefined ? ` (over ${f.suggestion.length} characters)` : ''}\n` : ''}${f.quickFix ? `  quick fix: ${f.quickFix.title}\n` : ''}`)
+    .map(
+      (f) =>
+        `${name}:${f.line}:${f.column}: ${f.severity} ${f.message} [${f.rule}]\n${f.suggestion ? `  suggestion: ${f.suggestion.title} → ${f.suggestion.replacement}${f.suggestion.length !== undefined ? ` (over ${f.suggestion.length} characters)` : ''}\n` : ''}${f.quickFix ? `  quick fix: ${f.quickFix.title}\n` : ''}`,
+    )
     .join('');
 }
 
@@ -49,16 +52,27 @@ export function checkGolden(source: string, name: string, outPath: string, fixed
     assert.ok(count(lintText(out, options)) < count(findings), `${name}:${f.line}: the quick fix removes the finding`);
   }
   const again = lintText(fixed, options);
-  assert.deepEqual(again.filter((f) => f.replacement !== undefined), [], `${name}: a second fix would change something`);
+  assert.deepEqual(
+    again.filter((f) => f.replacement !== undefined),
+    [],
+    `${name}: a second fix would change something`,
+  );
   assert.equal(applyFixes(fixed, again), fixed);
   const pinnedPath = outPath.replace(/\.out$/, '.pinned.yml');
   if (findings.some((f) => f.suggestion)) {
-    assert.ok(findings.every((f) => !f.suggestion || (f.severity === 'warning' && f.replacement === undefined)), `${name}: a suggestion is offered on a warning without a fix`);
+    assert.ok(
+      findings.every((f) => !f.suggestion || (f.severity === 'warning' && f.replacement === undefined)),
+      `${name}: a suggestion is offered on a warning without a fix`,
+    );
     const pinned = applyFixes(text, findings, { suggestions: true });
     expectFile(pinnedPath, pinned);
     assert.ok(parses(pinned), `${name}: the pinned file parses`);
     const left = lintText(pinned, options);
-    assert.deepEqual(left.filter((f) => f.replacement !== undefined || f.suggestion), [], `${name}: --fix-pinned leaves nothing to fix`);
+    assert.deepEqual(
+      left.filter((f) => f.replacement !== undefined || f.suggestion),
+      [],
+      `${name}: --fix-pinned leaves nothing to fix`,
+    );
   } else assert.ok(!existsSync(pinnedPath), `${name}: ${pinnedPath} but no suggestion`);
 }
 
@@ -73,4 +87,3 @@ export function corpusFiles(dir = CORPUS): string[] {
   }
   return out;
 }
-

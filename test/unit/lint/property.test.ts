@@ -11,23 +11,59 @@ import { corpusFiles } from './golden';
 const texts = corpusFiles().map((f) => readFileSync(f, 'utf8'));
 
 const FRAGMENTS = [
-  '${{ ', ' }}', '${{ github.event.x }}', 'github.event', 'github.repository', 'github.event_name', "'", "''", '"', '\\', '\\u0065',
-  '\n', '\r\n', '\n  ', '    ', '\t', '#', ': ', '- ', '|', '>-', '|2', '[', ']', '{', '}', ',', '&a ', '*a', '$GITHUB_TOKEN', '${GITHUB_TOKEN}',
-  'GITHUB_TOKEN: x\n', 'secrets.GITHUB_TOKEN', "github['event']", 'toJSON(github)', 'uses: actions/github-script@v7\n',
-  'if: github.event.action\n', 'github/codeql-action/init@', 'é', '😀', '\uFEFF', '',
+  '${{ ',
+  ' }}',
+  '${{ github.event.x }}',
+  'github.event',
+  'github.repository',
+  'github.event_name',
+  "'",
+  "''",
+  '"',
+  '\\',
+  '\\u0065',
+  '\n',
+  '\r\n',
+  '\n  ',
+  '    ',
+  '\t',
+  '#',
+  ': ',
+  '- ',
+  '|',
+  '>-',
+  '|2',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  '&a ',
+  '*a',
+  '$GITHUB_TOKEN',
+  '${GITHUB_TOKEN}',
+  'GITHUB_TOKEN: x\n',
+  'secrets.GITHUB_TOKEN',
+  "github['event']",
+  'toJSON(github)',
+  'uses: actions/github-script@v7\n',
+  'if: github.event.action\n',
+  'github/codeql-action/init@',
+  'é',
+  '😀',
+  '\uFEFF',
+  '',
 ];
 
 const edit = fc.record({ at: fc.nat(), del: fc.nat({ max: 8 }), ins: fc.oneof(fc.constantFrom(...FRAGMENTS), fc.string({ maxLength: 6 })) });
-const mutated = fc
-  .tuple(fc.nat({ max: texts.length - 1 }), fc.array(edit, { minLength: 1, maxLength: 6 }))
-  .map(([i, edits]) => {
-    let t = texts[i]!;
-    for (const e of edits) {
-      const at = e.at % (t.length + 1);
-      t = t.slice(0, at) + e.ins + t.slice(at + e.del);
-    }
-    return t;
-  });
+const mutated = fc.tuple(fc.nat({ max: texts.length - 1 }), fc.array(edit, { minLength: 1, maxLength: 6 })).map(([i, edits]) => {
+  let t = texts[i]!;
+  for (const e of edits) {
+    const at = e.at % (t.length + 1);
+    t = t.slice(0, at) + e.ins + t.slice(at + e.del);
+  }
+  return t;
+});
 
 /** 1-based line/column of an offset, computed independently of the linter (BOM not a column). */
 function position(text: string, offset: number): [number, number] {
@@ -106,7 +142,10 @@ describe('lint properties', function () {
         const findings = lintText(text);
         const fixed = applyFixes(text, findings);
         const again = lintText(fixed);
-        assert.deepEqual(again.filter((f) => f.replacement !== undefined), []);
+        assert.deepEqual(
+          again.filter((f) => f.replacement !== undefined),
+          [],
+        );
         assert.equal(applyFixes(fixed, again), fixed);
         sameDataApartFromRenames(text, fixed);
       }),

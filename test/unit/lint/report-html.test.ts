@@ -35,6 +35,9 @@ describe('lint port report as HTML', () => {
     assert.ok(!html.includes('<script>'), html);
     assert.ok(html.includes('>amp&amp;semi;.yml</a>'), html);
     assert.ok(html.includes('>&lt;script&gt;x&lt;/script&gt;`t`.yml</a>'), html);
-    assert.equal(inlineHtml('a \\| b `c|d` [x (1)](u(1)#L2) **b**'), 'a | b <code>c|d</code> <a href="#" data-target="u(1)#L2" title="u(1)#L2">x (1)</a> <strong>b</strong>');
+    assert.equal(
+      inlineHtml('a \\| b `c|d` [x (1)](u(1)#L2) **b**'),
+      'a | b <code>c|d</code> <a href="#" data-target="u(1)#L2" title="u(1)#L2">x (1)</a> <strong>b</strong>',
+    );
   });
 });

@@ -8,7 +8,14 @@ import { UPDATE } from './golden';
 
 const LINT = resolve(__dirname, '../../fixtures/lint');
 const GOLDEN = resolve(__dirname, '../../fixtures/lint-report/port-report.md');
-const CASES = ['ok/clean.yml', 'err/composite-action.yml', 'err/sha-pinned-comment.yml', 'err/token-env-gh-named.yml', 'err/context-roots.yml', 'err/if-double-quoted.yml'];
+const CASES = [
+  'ok/clean.yml',
+  'err/composite-action.yml',
+  'err/sha-pinned-comment.yml',
+  'err/token-env-gh-named.yml',
+  'err/context-roots.yml',
+  'err/if-double-quoted.yml',
+];
 
 function files(): ReportFile[] {
   return CASES.map((c) => ({ file: `wf/${basename(c)}`, findings: lintText(readFileSync(join(LINT, c), 'utf8')) }));
@@ -53,7 +60,10 @@ describe('lint port report', () => {
   });
 
   it('a file that could not be read is listed as such, never as portable', () => {
-    const all: ReportFile[] = [{ file: 'gone.yml', findings: [], unreadable: 'EACCES' }, { file: 'ok.yml', findings: [] }];
+    const all: ReportFile[] = [
+      { file: 'gone.yml', findings: [], unreadable: 'EACCES' },
+      { file: 'ok.yml', findings: [] },
+    ];
     const md = portReport(all, options);
     assert.equal(summarize(all).portable, 1);
     assert.equal(summarize(all).unreadable, 1);

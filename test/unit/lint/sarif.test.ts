@@ -8,7 +8,17 @@ import type { FileFinding } from '../../../relay/lint/format';
 const CWD = '/work/repo';
 
 const finding = (file: string): FileFinding => ({
-  file, rule: 'context-event', severity: 'error', message: 'm', offset: 0, length: 1, line: 1, column: 1, endLine: 1, endColumn: 2, replacement: 'service',
+  file,
+  rule: 'context-event',
+  severity: 'error',
+  message: 'm',
+  offset: 0,
+  length: 1,
+  line: 1,
+  column: 1,
+  endLine: 1,
+  endColumn: 2,
+  replacement: 'service',
 });
 
 describe('lint SARIF locations', () => {
@@ -27,7 +37,8 @@ describe('lint SARIF locations', () => {
   });
 
   it('file URIs agree with Node for ordinary paths and keep a Windows drive letter', () => {
-    for (const p of ['/tmp/a b/c.yml', '/x/y#z?.yml', '/ü/ß.yml']) assert.equal(new URL(fileUri(p)).pathname, new URL(pathToFileURL(p).href).pathname.replace(/:/g, '%3A'));
+    for (const p of ['/tmp/a b/c.yml', '/x/y#z?.yml', '/ü/ß.yml'])
+      assert.equal(new URL(fileUri(p)).pathname, new URL(pathToFileURL(p).href).pathname.replace(/:/g, '%3A'));
     assert.equal(fileUri('C:\\repo\\a#b.yml'), 'file:///C:/repo/a%23b.yml');
   });
 

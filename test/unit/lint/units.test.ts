@@ -18,8 +18,15 @@ describe('lint parts', () => {
     ]);
     assert.deepEqual(texts('a ${{ x }} b ${{y}}'), ['ident:x', 'ident:y']);
     assert.deepEqual(texts("${{ 'unterminated }}"), [], 'an unterminated string swallows the rest');
-    assert.deepEqual(texts('${{ a == "double" }} ${{ b }}'), ['ident:a op:== string:double', 'ident:b'], 'a double-quoted string is read (and reported by the checks)');
-    assert.deepEqual(templateSpans('${{ "x" }}')[0]!.tokens.map((t) => t.double), [true]);
+    assert.deepEqual(
+      texts('${{ a == "double" }} ${{ b }}'),
+      ['ident:a op:== string:double', 'ident:b'],
+      'a double-quoted string is read (and reported by the checks)',
+    );
+    assert.deepEqual(
+      templateSpans('${{ "x" }}')[0]!.tokens.map((t) => t.double),
+      [true],
+    );
     assert.deepEqual(texts('${{ a == "open }} ${{ b }}'), [], 'an unterminated double-quoted string stops the scan');
     assert.deepEqual(texts('${{ a ~ b }} ${{ b }}'), [], 'invalid input stops the scan');
     assert.equal(tokenize('github.event', 0, false).end, 'github.event'.length);
@@ -27,7 +34,15 @@ describe('lint parts', () => {
 
   it('applyFixes applies only replacements, back to front, skipping overlaps and duplicates', () => {
     const f = (offset: number, length: number, replacement?: string): Finding => ({
-      rule: 'r', severity: 'error', message: '', offset, length, line: 1, column: offset + 1, endLine: 1, endColumn: offset + length + 1,
+      rule: 'r',
+      severity: 'error',
+      message: '',
+      offset,
+      length,
+      line: 1,
+      column: offset + 1,
+      endLine: 1,
+      endColumn: offset + length + 1,
       ...(replacement !== undefined ? { replacement } : {}),
     });
     assert.equal(applyFixes('abcdef', [f(4, 2, 'XY'), f(0, 1, 'Z'), f(1, 1)]), 'ZbcdXY');
@@ -39,7 +54,16 @@ describe('lint parts', () => {
   it('applyFixes refuses an edit that would leave a file that does not parse, and keeps the others', () => {
     const text = "a: 'x'\nb: y\n";
     const f = (offset: number, length: number, replacement: string): Finding => ({
-      rule: 'r', severity: 'error', message: '', offset, length, line: 1, column: 1, endLine: 1, endColumn: 1, replacement,
+      rule: 'r',
+      severity: 'error',
+      message: '',
+      offset,
+      length,
+      line: 1,
+      column: 1,
+      endLine: 1,
+      endColumn: 1,
+      replacement,
     });
     const breaks = f(4, 1, "'q'"); // a: ''q'' -> not YAML
     const fine = f(10, 1, 'z');
@@ -50,7 +74,7 @@ describe('lint parts', () => {
     assert.deepEqual(applyFixesChecked(text, [fine]).refused, []);
   });
 
-  it('the double-quote fix inside a single-quoted scalar writes YAML\'s escape and the file still parses', () => {
+  it("the double-quote fix inside a single-quoted scalar writes YAML's escape and the file still parses", () => {
     const text = `jobs:\n  a:\n    if: '\${{ github.event_name == "push" }}'\n`;
     const fixed = applyFixes(text, lintText(text));
     assert.equal(fixed, `jobs:\n  a:\n    if: '\${{ github.event_name == ''push'' }}'\n`);
@@ -73,7 +97,8 @@ describe('lint parts', () => {
 
   it('the library imports nothing but yaml and its own modules', () => {
     const dir = resolve(__dirname, '../../../src/core/lint');
-    const files = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(d, e.name)) : [join(d, e.name)]));
+    const files = (d: string): string[] =>
+      readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(join(d, e.name)) : [join(d, e.name)]));
     const seen = new Set<string>();
     for (const file of files(dir)) {
       for (const m of readFileSync(file, 'utf8').matchAll(/^(?:import|export)\b[^;]*?\bfrom '([^']+)'|\bimport\('([^']+)'\)/gm)) {
@@ -91,7 +116,11 @@ describe('lint parts', () => {
       const text = readFileSync(join(ext, file), 'utf8');
       const specs = [...text.matchAll(/\bfrom '([^']+)'|\bimport\('([^']+)'\)/g)].map((m) => m[1] ?? m[2]!);
       assert.ok(specs.length > 0, `${file} has imports`);
-      assert.deepEqual(specs.filter((s) => /(^|\/)relay\//.test(s)), [], file);
+      assert.deepEqual(
+        specs.filter((s) => /(^|\/)relay\//.test(s)),
+        [],
+        file,
+      );
     }
   });
 
@@ -114,7 +143,10 @@ describe('lint parts', () => {
       workflowDirs: ['.service/workflows'],
     });
     assert.throws(() => parseConfig({ lint: { rules: [{ kind: 'regex', from: 'a', to: 'b' }] } }, 'c'), /lint\.rules\[0\]\.kind must be one of/);
-    assert.throws(() => parseConfig({ lint: { rules: [{ kind: 'context', from: 'github.', to: 'x' }] } }, 'c'), /lint\.rules\[0\]\.from must be a property path/);
+    assert.throws(
+      () => parseConfig({ lint: { rules: [{ kind: 'context', from: 'github.', to: 'x' }] } }, 'c'),
+      /lint\.rules\[0\]\.from must be a property path/,
+    );
     assert.throws(() => parseConfig({ lint: { rules: [{ kind: 'secret', from: 'A-B', to: 'x' }] } }, 'c'), /from must be a name/);
     assert.throws(() => parseConfig({ lint: { workflowDirs: 'x' } }, 'c'), /workflowDirs must be an array/);
     assert.throws(() => parseConfig([], 'c'), /top level must be an object/);

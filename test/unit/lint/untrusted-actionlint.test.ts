@@ -21,7 +21,10 @@ function expected(out: string): Flag[] {
     .filter((l) => l.includes('potentially untrusted'))
     .map((l) => {
       const line = Number(/^test\.yaml:(\d+):/.exec(l)![1]);
-      const paths = [...l.matchAll(/"((?:github)\.[^"]+)"/g)].map((m) => m[1]!).sort().join(' ');
+      const paths = [...l.matchAll(/"((?:github)\.[^"]+)"/g)]
+        .map((m) => m[1]!)
+        .sort()
+        .join(' ');
       return { line, paths };
     });
 }
@@ -29,7 +32,13 @@ function expected(out: string): Flag[] {
 function ours(text: string): Flag[] {
   return lintText(text)
     .filter((f) => f.rule === 'untrusted-input')
-    .map((f) => ({ line: f.line, paths: [...f.message.matchAll(/`((?:github|service)\.[^`]+)`/g)].map((m) => m[1]!).sort().join(' ') }));
+    .map((f) => ({
+      line: f.line,
+      paths: [...f.message.matchAll(/`((?:github|service)\.[^`]+)`/g)]
+        .map((m) => m[1]!)
+        .sort()
+        .join(' '),
+    }));
 }
 
 /** Our line matches actionlint's: the same, or inside the block scalar whose key is on actionlint's line. */
@@ -91,8 +100,23 @@ describe("untrusted-input against actionlint's expression cases", () => {
   it('flags each untrusted field, as a property path, with string indexes, and through [0] for arrays (github and service)', () => {
     for (const input of data.untrusted) {
       const props = input.split('.');
-      const forms = [input, props[0] + props.slice(1).map((p) => (p === '*' ? '.*' : `['${p}']`)).join('')];
-      if (input.includes('.*')) forms.push(input.replace(/\.\*/g, '[0]'), props[0] + props.slice(1).map((p) => (p === '*' ? '[0]' : `['${p}']`)).join(''));
+      const forms = [
+        input,
+        props[0] +
+          props
+            .slice(1)
+            .map((p) => (p === '*' ? '.*' : `['${p}']`))
+            .join(''),
+      ];
+      if (input.includes('.*'))
+        forms.push(
+          input.replace(/\.\*/g, '[0]'),
+          props[0] +
+            props
+              .slice(1)
+              .map((p) => (p === '*' ? '[0]' : `['${p}']`))
+              .join(''),
+        );
       for (const form of forms) {
         assert.deepEqual(flagsIn(form), [input], form);
         if (input.startsWith('github.event.')) assert.deepEqual(flagsIn(service(form)), [service(input)], service(form));

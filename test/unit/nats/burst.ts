@@ -153,7 +153,10 @@ export function burst(o: BurstOptions): Burst {
       }
     } catch (err) {
       const name = (err as Error).name;
-      fail(name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : (err as { code?: string }).code === 'ECONNREFUSED' ? 'refused' : 'cut', (err as Error).message);
+      fail(
+        name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : (err as { code?: string }).code === 'ECONNREFUSED' ? 'refused' : 'cut',
+        (err as Error).message,
+      );
     } finally {
       slowest = Math.max(slowest, Date.now() - started);
       answered++;
@@ -184,7 +187,8 @@ export function burst(o: BurstOptions): Burst {
     get without503RetryAfter() {
       return without;
     },
-    whenSent: (n) => (answered >= n || stopped || answered >= (o.limit ?? Infinity) ? Promise.resolve() : new Promise((resolve) => sentWaiters.push({ n, resolve }))),
+    whenSent: (n) =>
+      answered >= n || stopped || answered >= (o.limit ?? Infinity) ? Promise.resolve() : new Promise((resolve) => sentWaiters.push({ n, resolve })),
     whenAcked: (n) => (acked.size >= n ? Promise.resolve() : new Promise((resolve) => ackWaiters.push({ n, resolve }))),
     async stop() {
       stopped = true;

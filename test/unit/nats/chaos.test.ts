@@ -69,7 +69,10 @@ describe('team relay fail-over under a burst (3 nats-server, 2 relays; bounded c
     const args = ['--store', nats.urls, '--secret', SECRET, '--forward', app.url];
     a = await spawnRelay([...args, '--data', tempDir()], env);
     b = await spawnRelay([...args, '--data', tempDir()], env);
-    forward = spawn(process.execPath, [await cli(), 'forward', '--relay', a.url.replace('http', 'ws'), '--to', sub.url, '--since', '0'], { stdio: ['ignore', 'pipe', 'pipe'], env });
+    forward = spawn(process.execPath, [await cli(), 'forward', '--relay', a.url.replace('http', 'ws'), '--to', sub.url, '--since', '0'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env,
+    });
     // The subscriber's lines (one per delivery, and its state) go to CHAOS_LOGS when it is set.
     const forwardLog: Buffer[] = [];
     forwardOutput = () => Buffer.concat(forwardLog).toString();
@@ -80,7 +83,12 @@ describe('team relay fail-over under a burst (3 nats-server, 2 relays; bounded c
 
   after(async () => {
     console.log(table(rows));
-    if (process.env.CHAOS_LOGS) for (const [n, r] of [['a', a], ['b', b]] as const) writeFileSync(`${process.env.CHAOS_LOGS}/relay-${n}.log`, r?.stderr() ?? '');
+    if (process.env.CHAOS_LOGS)
+      for (const [n, r] of [
+        ['a', a],
+        ['b', b],
+      ] as const)
+        writeFileSync(`${process.env.CHAOS_LOGS}/relay-${n}.log`, r?.stderr() ?? '');
     if (process.env.CHAOS_LOGS) writeFileSync(`${process.env.CHAOS_LOGS}/forward.log`, forwardOutput());
     forward?.kill('SIGKILL');
     await a?.stop('SIGKILL');
@@ -213,7 +221,11 @@ describe('team relay fail-over under a burst (3 nats-server, 2 relays; bounded c
 
 function table(rows: Row[]): string {
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-  const head = '| scenario | killed | answered 200 | not answered | stored | forwarded | at subscriber | forwarded twice | lost | longest 200→app (relay / subscriber) | longest without a 200 |';
-  const lines = rows.map((r) => `| ${r.scenario} | ${r.victim} | ${r.answered} | ${r.failed} | ${r.stored} | ${r.forwarded} | ${r.atSubscriber} | ${r.twice} | ${r.lost} | ${s(r.appMs)} / ${s(r.subscriberMs)} | ${s(r.windowMs)} |`);
+  const head =
+    '| scenario | killed | answered 200 | not answered | stored | forwarded | at subscriber | forwarded twice | lost | longest 200→app (relay / subscriber) | longest without a 200 |';
+  const lines = rows.map(
+    (r) =>
+      `| ${r.scenario} | ${r.victim} | ${r.answered} | ${r.failed} | ${r.stored} | ${r.forwarded} | ${r.atSubscriber} | ${r.twice} | ${r.lost} | ${s(r.appMs)} / ${s(r.subscriberMs)} | ${s(r.windowMs)} |`,
+  );
   return ['', head, `|${'---|'.repeat(11)}`, ...lines, ''].join('\n');
 }

@@ -34,10 +34,15 @@ describe('stream follower: reads by seq while no consumer can be made (real nats
       await js.publish('fill.x', JSON.stringify({ i }), { headers: h });
     }
     await jsm.streams.deleteMessage(STREAM, 5);
-    const quick = (await nc.jetstreamManager({ timeout: 1000 })) as JetStreamManager & { direct: { getMessage(s: string, q: { seq: number }): Promise<never> } };
+    const quick = (await nc.jetstreamManager({ timeout: 1000 })) as JetStreamManager & {
+      direct: { getMessage(s: string, q: { seq: number }): Promise<never> };
+    };
     // The cluster refuses every consumer create, as nats-server 2.9 did after a hung server resumed.
     const refusing = new Proxy(jsm, {
-      get: (t, k) => (k === 'consumers' ? { ...t.consumers, add: () => Promise.reject(new Error('503')), delete: () => Promise.resolve(true) } : t[k as keyof JetStreamManager]),
+      get: (t, k) =>
+        k === 'consumers'
+          ? { ...t.consumers, add: () => Promise.reject(new Error('503')), delete: () => Promise.resolve(true) }
+          : t[k as keyof JetStreamManager],
     });
     const got: FollowedMessage[] = [];
     let arrived = () => undefined as void;
@@ -49,7 +54,11 @@ describe('stream follower: reads by seq while no consumer can be made (real nats
         js,
         jsm: refusing,
         readers: { direct: (s, seq) => quick.direct.getMessage(s, { seq }), leader: (s, seq) => quick.streams.getMessage(s, { seq }) },
-        absent: async (s, seq) => jsm.streams.getMessage(s, { seq }).then(() => false, (err: Error) => /no message found|not found/i.test(err.message)),
+        absent: async (s, seq) =>
+          jsm.streams.getMessage(s, { seq }).then(
+            () => false,
+            (err: Error) => /no message found|not found/i.test(err.message),
+          ),
       },
       (m) => (got.push(m), arrived()),
       10,
@@ -60,9 +69,18 @@ describe('stream follower: reads by seq while no consumer can be made (real nats
     } finally {
       f.stop();
     }
-    assert.deepEqual(got.map((m) => m.seq), [1, 2, 3, 4, 6, 7, 8, 9, 10]);
-    assert.deepEqual(got.map((m) => m.json<{ i: number }>().i), [1, 2, 3, 4, 6, 7, 8, 9, 10]);
-    assert.deepEqual(got.map((m) => m.headers?.get('Sh-Test')), ['h1', 'h2', 'h3', 'h4', 'h6', 'h7', 'h8', 'h9', 'h10']);
+    assert.deepEqual(
+      got.map((m) => m.seq),
+      [1, 2, 3, 4, 6, 7, 8, 9, 10],
+    );
+    assert.deepEqual(
+      got.map((m) => m.json<{ i: number }>().i),
+      [1, 2, 3, 4, 6, 7, 8, 9, 10],
+    );
+    assert.deepEqual(
+      got.map((m) => m.headers?.get('Sh-Test')),
+      ['h1', 'h2', 'h3', 'h4', 'h6', 'h7', 'h8', 'h9', 'h10'],
+    );
     assert.equal(got[0]!.headers?.get('Nats-Msg-Size'), String(JSON.stringify({ i: 1 }).length));
   });
 });

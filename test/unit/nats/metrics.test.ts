@@ -41,8 +41,15 @@ describe('relay metrics on NATS JetStream (real nats-server, relay process)', fu
     while (sample(r.text, 'relay_jetstream_connected') !== 0) r = await scrape(metricsUrl, ADMIN);
 
     // --log-format json on JetStream: every stderr line is one JSON object, the store's lines included.
-    const lines = relay.stderr().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { time: string; level: string; msg: string });
-    assert.ok(lines.some((l) => /^store: created JetStream stream/.test(l.msg)), relay.stderr());
+    const lines = relay
+      .stderr()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { time: string; level: string; msg: string });
+    assert.ok(
+      lines.some((l) => /^store: created JetStream stream/.test(l.msg)),
+      relay.stderr(),
+    );
     assert.ok(lines.every((l) => l.time && l.level && l.msg));
     assert.ok(!relay.stderr().includes(ADMIN) && !relay.stderr().includes(SECRET));
   });

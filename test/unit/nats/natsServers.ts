@@ -13,10 +13,12 @@ export const NATS_SERVER = '/usr/sbin/nats-server';
 /** Makes sure nats-server is installed (apt-get as root); throws with the reason otherwise. */
 export function ensureNatsServer(): void {
   if (existsSync(NATS_SERVER)) return;
-  const run = (args: string[]) => spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  const run = (args: string[]) =>
+    spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
   run(['update', '-qq']);
   const r = run(['install', '-y', '-qq', 'nats-server']);
-  if (!existsSync(NATS_SERVER)) throw new Error(`nats-server is not installed and apt-get could not install it: ${r.stderr?.toString().trim() || r.error?.message}`);
+  if (!existsSync(NATS_SERVER))
+    throw new Error(`nats-server is not installed and apt-get could not install it: ${r.stderr?.toString().trim() || r.error?.message}`);
 }
 
 export interface NatsNode {
@@ -77,7 +79,13 @@ export async function startNats(size = 1, o: { monitor?: boolean } = {}): Promis
       if (o.monitor) a.push('-m', String(node.monitorPort ?? -1));
       if (size > 1) {
         a.push('--cluster_name', 'sh', '--cluster', `nats://127.0.0.1:${routePorts[i]}`);
-        a.push('--routes', routePorts.filter((_, j) => j !== i).map((p) => `nats://127.0.0.1:${p}`).join(','));
+        a.push(
+          '--routes',
+          routePorts
+            .filter((_, j) => j !== i)
+            .map((p) => `nats://127.0.0.1:${p}`)
+            .join(','),
+        );
       }
       return a;
     };

@@ -10,7 +10,10 @@ import { startNats, waitForStreamQuorum, type NatsCluster } from './natsServers'
 const meta = (channel = 'default', targets = ['http://127.0.0.1:9/app']) => ({
   channel,
   verification: 'verified' as const,
-  headers: [['X-Service-Event', 'push'], ['X-Service-Delivery', 'd-1']] as [string, string][],
+  headers: [
+    ['X-Service-Event', 'push'],
+    ['X-Service-Delivery', 'd-1'],
+  ] as [string, string][],
   targets,
 });
 
@@ -45,15 +48,31 @@ describe('NATS JetStream store', function () {
       assert.equal(first.summary.event, 'push');
       assert.equal(first.summary.deliveryId, 'd-1');
       assert.deepEqual((await a.read(1))?.body, body);
-      await a.recordAttempt(1, { target: 'http://127.0.0.1:9/app', at: new Date().toISOString(), status: 200, ok: true, durationMs: 3 }, { target: 'http://127.0.0.1:9/app', status: 'ok', lastStatus: 200, attempts: 1 });
-      assert.deepEqual(a.pending().map((d) => d.summary.seq), [2]);
+      await a.recordAttempt(
+        1,
+        { target: 'http://127.0.0.1:9/app', at: new Date().toISOString(), status: 200, ok: true, durationMs: 3 },
+        { target: 'http://127.0.0.1:9/app', status: 'ok', lastStatus: 200, attempts: 1 },
+      );
+      assert.deepEqual(
+        a.pending().map((d) => d.summary.seq),
+        [2],
+      );
       await a.close();
 
       const b = await openStore(nats.urls, { prefix: 'T1' });
       assert.equal(b.lastSeq, 2);
-      assert.deepEqual(b.list({}).map((s) => s.seq), [2, 1]);
+      assert.deepEqual(
+        b.list({}).map((s) => s.seq),
+        [2, 1],
+      );
       assert.equal(b.get(1)?.summary.forward[0]?.status, 'ok');
-      assert.deepEqual(b.channels().map((c) => [c.name, c.received, c.forwarded]), [['default', 1, 1], ['other', 1, 0]]);
+      assert.deepEqual(
+        b.channels().map((c) => [c.name, c.received, c.forwarded]),
+        [
+          ['default', 1, 1],
+          ['other', 1, 0],
+        ],
+      );
       const detail = await b.detail(1);
       assert.equal(Buffer.from(detail!.bodyBase64, 'base64').toString('utf8'), body.toString('utf8'));
       assert.equal(detail!.headers['x-service-event'], 'push');
@@ -84,7 +103,11 @@ describe('NATS JetStream store', function () {
       assert.equal(atB.summary.seq, d.summary.seq);
       assert.deepEqual((await b.read(d.summary.seq))?.body, Buffer.from('hello'));
       const forwarded = once(a, 'forward');
-      await b.recordAttempt(d.summary.seq, { target: 'http://127.0.0.1:9/app', at: new Date().toISOString(), ok: false, durationMs: 1, error: 'refused' }, { target: 'http://127.0.0.1:9/app', status: 'pending', attempts: 1 });
+      await b.recordAttempt(
+        d.summary.seq,
+        { target: 'http://127.0.0.1:9/app', at: new Date().toISOString(), ok: false, durationMs: 1, error: 'refused' },
+        { target: 'http://127.0.0.1:9/app', status: 'pending', attempts: 1 },
+      );
       await forwarded;
       assert.equal(a.get(d.summary.seq)?.attempts.length, 1);
       await a.close();

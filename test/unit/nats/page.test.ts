@@ -37,7 +37,8 @@ describe('relay page on NATS JetStream (real nats-server, relay process)', funct
     assert.equal(list.statusCode, 200);
     assert.ok(((await list.body.json()) as { deliveries: { seq: number }[] }).deliveries.some((d) => d.seq === seq));
     await app.waitFor(1);
-    const replay = (headers: Record<string, string>) => request(`${relay.url}/api/deliveries/${seq}/replay`, { method: 'POST', headers: { cookie, ...headers }, body: '{}' });
+    const replay = (headers: Record<string, string>) =>
+      request(`${relay.url}/api/deliveries/${seq}/replay`, { method: 'POST', headers: { cookie, ...headers }, body: '{}' });
     const refused = await replay({ origin: 'http://127.0.0.1:1', 'x-csrf-token': who.csrf });
     await refused.body.dump();
     assert.equal(refused.statusCode, 403);

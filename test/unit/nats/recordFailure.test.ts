@@ -40,7 +40,10 @@ describe('shared forwarding on JetStream: a failed bookkeeping write strands no 
     const attempts = await store.manager.streams.info('RF_ATTEMPTS');
     await store.manager.streams.delete('RF_ATTEMPTS'); // from now on no attempt can be recorded
 
-    const { seq } = await store.add({ channel: 'default', verification: 'verified', headers: [['X-Service-Delivery', 'rf-1']], targets: [app.url] }, Buffer.from('{"id":"rf-1"}'));
+    const { seq } = await store.add(
+      { channel: 'default', verification: 'verified', headers: [['X-Service-Delivery', 'rf-1']], targets: [app.url] },
+      Buffer.from('{"id":"rf-1"}'),
+    );
     await app.waitFor(schedule.length + 1);
     assert.equal(store.forwardState(seq, app.url)?.attempts, 0, 'nothing recorded while the attempts stream is gone');
 
@@ -50,14 +53,23 @@ describe('shared forwarding on JetStream: a failed bookkeeping write strands no 
       (wake) => (store!.on('forward', wake), () => store!.off('forward', wake)),
     );
     assert.deepEqual([state.status, state.lastStatus], ['ok', 200]);
-    assert.ok(app.received.length > schedule.length, `posted again after each failed record (${app.received.length} posts), never left for the hour-long schedule`);
+    assert.ok(
+      app.received.length > schedule.length,
+      `posted again after each failed record (${app.received.length} posts), never left for the hour-long schedule`,
+    );
   });
 
   it('lifts the hand-out cap of a forward consumer made by an earlier version', async () => {
     const older = await NatsStore.open(await connectNats({ servers: nats.urls }), { prefix: 'OLD' });
     const target = 'http://127.0.0.1:9/old';
     const name = `fwd-${createHash('sha256').update(target).digest('hex').slice(0, 20)}`;
-    await older.manager.consumers.add('OLD_DELIVERIES', { durable_name: name, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.New, max_deliver: 4, ack_wait: 15e9 });
+    await older.manager.consumers.add('OLD_DELIVERIES', {
+      durable_name: name,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.New,
+      max_deliver: 4,
+      ack_wait: 15e9,
+    });
     const f = new SharedForwarding(older, { targets: [target], schedule: [0, HOUR], timeoutMs: 1000, perTarget: 2, dispatcher: agent });
     try {
       await f.start();

@@ -16,7 +16,10 @@ export function relayOnNatsPerSuite(admin: string, relayArgs: string[] = []): ()
   before(async () => {
     set.nats = await startNats(1);
     set.app = await startTarget();
-    set.relay = await spawnRelay(['--store', set.nats.urls, '--data', tempDir(), '--forward', set.app.url, ...relayArgs], { ...process.env, SERVICE_HOOKS_RELAY_TOKEN: admin });
+    set.relay = await spawnRelay(['--store', set.nats.urls, '--data', tempDir(), '--forward', set.app.url, ...relayArgs], {
+      ...process.env,
+      SERVICE_HOOKS_RELAY_TOKEN: admin,
+    });
   });
   after(async () => {
     await set.relay?.stop('SIGKILL');

@@ -17,7 +17,7 @@ describe('JetStream store: a replica that answers with another message (real nat
   before(async () => (nats = await startNats(1)));
   after(async () => nats?.stop());
 
-  it('reads the stream leader\'s copy when the answer is not the delivery the index holds, and says so', async () => {
+  it("reads the stream leader's copy when the answer is not the delivery the index holds, and says so", async () => {
     const lines: string[] = [];
     const store = await NatsStore.open(await connectNats({ servers: nats.urls }), { prefix: 'RR', log: (l) => lines.push(l) });
     try {
@@ -28,7 +28,10 @@ describe('JetStream store: a replica that answers with another message (real nat
       handles.readers = { direct: (stream, seq) => real.direct(stream, seq === 2 ? 1 : seq), leader: real.leader };
       assert.equal((await store.read(1))?.body.toString(), 'one');
       assert.equal((await store.read(2))?.body.toString(), 'second');
-      assert.ok(lines.some((l) => /replica answered seq 2 .* another message/.test(l)), lines.join('\n'));
+      assert.ok(
+        lines.some((l) => /replica answered seq 2 .* another message/.test(l)),
+        lines.join('\n'),
+      );
     } finally {
       await store.close();
     }

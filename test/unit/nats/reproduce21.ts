@@ -54,7 +54,9 @@ async function run(n: number): Promise<boolean> {
         `  subscriber: ${ts.arrived} arrived, ${ts.missing.length} missing, ${ts.twice} twice, longest 200→app ${ts.longestMs} ms`,
     );
     const gap = longestGap(load.log, killedAt, stoppedAt);
-    console.log(`  longest time without a 200 after the server's kill: ${gap.ms} ms (from +${gap.at - killedAt} ms); messages ${JSON.stringify(Object.fromEntries(load.messages))}`);
+    console.log(
+      `  longest time without a 200 after the server's kill: ${gap.ms} ms (from +${gap.at - killedAt} ms); messages ${JSON.stringify(Object.fromEntries(load.messages))}`,
+    );
     writeFileSync(`/tmp/repro21-${n}-a.log`, a.stderr());
     writeFileSync(`/tmp/repro21-${n}-b.log`, b.stderr());
     if (!atApp || !atSub) {

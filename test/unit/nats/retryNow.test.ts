@@ -22,7 +22,14 @@ describe('retry pending now on JetStream (nats-server and relay processes)', fun
     const { relay, app } = running();
     app.status = 503;
     const forwards = new EventEmitter();
-    sub = subscribe({ url: relay.url.replace('http', 'ws'), token: ADMIN, since: 0, bodies: false, onDelivery: () => undefined, onForward: (m) => forwards.emit('forward', m) });
+    sub = subscribe({
+      url: relay.url.replace('http', 'ws'),
+      token: ADMIN,
+      since: 0,
+      bodies: false,
+      onDelivery: () => undefined,
+      onForward: (m) => forwards.emit('forward', m),
+    });
     const firstAttempt = once(forwards, 'forward') as Promise<[ForwardMessage]>;
     const seq = ((await post(`${relay.url}/hooks/default`, '{"retry":"now"}')).json as { seq: number }).seq;
     const [failed] = await firstAttempt;

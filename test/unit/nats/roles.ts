@@ -7,7 +7,9 @@ import type { NatsCluster, NatsNode } from './natsServers';
 
 interface Jsz {
   meta_cluster?: { leader?: string };
-  account_details?: { stream_detail?: { name: string; cluster?: { leader?: string }; consumer_detail?: { name: string; cluster?: { leader?: string } }[] }[] }[];
+  account_details?: {
+    stream_detail?: { name: string; cluster?: { leader?: string }; consumer_detail?: { name: string; cluster?: { leader?: string } }[] }[];
+  }[];
 }
 
 async function jsz(node: NatsNode): Promise<Jsz | undefined> {
@@ -38,7 +40,13 @@ export const streamLeader = (nats: NatsCluster, stream: string) => leaderBy(nats
 
 /** The leader of the first consumer of `stream` whose name starts with `prefix`. */
 export const consumerLeader = (nats: NatsCluster, stream: string, prefix: string) =>
-  leaderBy(nats, (j) => streams(j).find((s) => s.name === stream)?.consumer_detail?.find((c) => c.name.startsWith(prefix))?.cluster?.leader);
+  leaderBy(
+    nats,
+    (j) =>
+      streams(j)
+        .find((s) => s.name === stream)
+        ?.consumer_detail?.find((c) => c.name.startsWith(prefix))?.cluster?.leader,
+  );
 
 /** The local TCP ports of the sockets process `pid` holds (Linux). */
 function localPorts(pid: number): Set<number> {

@@ -24,7 +24,12 @@ const said = (re: RegExp, from: number) =>
 
 async function openOn(p: string, o: LogStoreOptions = {}): Promise<ContractStore> {
   if (!nats) throw new Error('nats-server did not start');
-  return NatsStore.open(await connectNats({ servers: nats.urls }), { prefix: p, log, publishBudgetMs: 3000, ...(o.retention ? { retention: o.retention } : {}) });
+  return NatsStore.open(await connectNats({ servers: nats.urls }), {
+    prefix: p,
+    log,
+    publishBudgetMs: 3000,
+    ...(o.retention ? { retention: o.retention } : {}),
+  });
 }
 
 describe('store contract on JetStream (real nats-server)', function () {

@@ -84,7 +84,8 @@ async function harness(): Promise<Harness> {
   };
 }
 
-const add = (store: DeliveryStore, body: string) => store.add({ channel: 'default', verification: 'unverified', headers: [['content-type', 'application/json']], targets: [] }, Buffer.from(body));
+const add = (store: DeliveryStore, body: string) =>
+  store.add({ channel: 'default', verification: 'unverified', headers: [['content-type', 'application/json']], targets: [] }, Buffer.from(body));
 
 /** A subscriber that, like `service-hooks forward`, fails on a delivery without its body. */
 class Forwarder {
@@ -153,9 +154,16 @@ describe('relay subscribers: a body the store cannot read right now (issue 21)',
     assert.deepEqual(f.handled, [], 'nothing sent while its body cannot be read (seq order)');
     h.failing.delete(1);
     await f.until(() => f!.handled.length === 2);
-    assert.deepEqual(f.bodies, [[1, '{"n":1}'], [2, '{"n":2}']]);
+    assert.deepEqual(f.bodies, [
+      [1, '{"n":1}'],
+      [2, '{"n":2}'],
+    ]);
     assert.deepEqual(f.bodyless, []);
-    assert.deepEqual(f.states.filter((s) => s.state === 'reconnecting'), [], 'the subscriber was never cut');
+    assert.deepEqual(
+      f.states.filter((s) => s.state === 'reconnecting'),
+      [],
+      'the subscriber was never cut',
+    );
   });
 
   it('a connection the relay cuts is tried again within a second, and resumes after the last delivery handled', async () => {
@@ -170,6 +178,9 @@ describe('relay subscribers: a body the store cannot read right now (issue 21)',
     await f.until(() => h!.sockets.length === 2 && f!.states.filter((s) => s.state === 'open').length === 2);
     await add(h.store, '{"n":2}');
     await f.until(() => f!.handled.length === 2);
-    assert.deepEqual(f.bodies, [[1, '{"n":1}'], [2, '{"n":2}']]);
+    assert.deepEqual(f.bodies, [
+      [1, '{"n":1}'],
+      [2, '{"n":2}'],
+    ]);
   });
 });

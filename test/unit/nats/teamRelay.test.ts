@@ -125,11 +125,15 @@ describe('team relay on NATS JetStream (three nats-server processes, two relay p
     const late = await startNats(1); // its port, then nothing listening there until it restarts
     const port = late.nodes[0]!.port;
     await late.nodes[0]!.kill();
-    const child = spawn(process.execPath, [await cli(), 'relay', '--port', '0', '--store', `nats://127.0.0.1:${port}`, '--data', tempDir()], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [await cli(), 'relay', '--port', '0', '--store', `nats://127.0.0.1:${port}`, '--data', tempDir()], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout!.on('data', (c: Buffer) => (out += c));
-    const said = new Promise<void>((resolve) => child.stderr!.on('data', (c: Buffer) => ((err += c), /connecting to NATS at 127\.0\.0\.1:\d+/.test(err) && resolve())));
+    const said = new Promise<void>((resolve) =>
+      child.stderr!.on('data', (c: Buffer) => ((err += c), /connecting to NATS at 127\.0\.0\.1:\d+/.test(err) && resolve())),
+    );
     const listening = new Promise<void>((resolve) => child.stdout!.on('data', () => /relay listening on/.test(out) && resolve()));
     try {
       await said;
@@ -156,11 +160,19 @@ describe('team relay on NATS JetStream (three nats-server processes, two relay p
       for (let i = 0; i < 200 && status !== 200; i++) status = (await post(`${b.url}/hooks/alice`, body, signed(SECRET, body))).status;
       assert.equal(status, 200, 'the other instance accepts deliveries for the channel');
       const atB = new RelayApi({ baseUrl: b.url, token: created.token });
-      assert.deepEqual((await atB.listDeliveries({})).deliveries.map((d) => d.channel), ['alice'], 'the channel token works at the other instance');
+      assert.deepEqual(
+        (await atB.listDeliveries({})).deliveries.map((d) => d.channel),
+        ['alice'],
+        'the channel token works at the other instance',
+      );
       await new RelayApi({ baseUrl: b.url, token: ADMIN }).deleteChannel('alice');
       let refused = false;
-      for (let i = 0; i < 200 && !refused; i++) refused = await new RelayApi({ baseUrl: a.url, token: created.token }).listDeliveries({}).then(() => false, () => true);
-      assert.ok(refused, 'the deleted channel\'s token is refused by the instance that created it');
+      for (let i = 0; i < 200 && !refused; i++)
+        refused = await new RelayApi({ baseUrl: a.url, token: created.token }).listDeliveries({}).then(
+          () => false,
+          () => true,
+        );
+      assert.ok(refused, "the deleted channel's token is refused by the instance that created it");
       assert.equal((await post(`${a.url}/hooks/alice`, body, signed(SECRET, body))).status, 404);
     });
   });

@@ -21,7 +21,14 @@ describe('--time-scale on JetStream (nats-server and relay processes)', function
     const { relay, app } = running();
     app.statusFor = (_r, all) => (all.length === 1 ? 503 : 200);
     const forwards = new EventEmitter();
-    sub = subscribe({ url: relay.url.replace('http', 'ws'), token: ADMIN, since: 0, bodies: false, onDelivery: () => undefined, onForward: (m) => forwards.emit('forward', m) });
+    sub = subscribe({
+      url: relay.url.replace('http', 'ws'),
+      token: ADMIN,
+      since: 0,
+      bodies: false,
+      onDelivery: () => undefined,
+      onForward: (m) => forwards.emit('forward', m),
+    });
     const first = once(forwards, 'forward') as Promise<[ForwardMessage]>;
     const delivered = app.waitFor(2);
     const seq = ((await post(`${relay.url}/hooks/default`, '{"scale":"1e7"}')).json as { seq: number }).seq;
@@ -30,6 +37,9 @@ describe('--time-scale on JetStream (nats-server and relay processes)', function
     const due = Date.parse(failed.state!.nextAttemptAt!);
     assert.ok(due < Date.now() + HOUR / 2, `the retry is due at ${failed.state!.nextAttemptAt}: the hour divided by 1e7, not multiplied`);
     await delivered;
-    assert.deepEqual(app.received.map((r) => r.status), [503, 200]);
+    assert.deepEqual(
+      app.received.map((r) => r.status),
+      [503, 200],
+    );
   });
 });

@@ -35,10 +35,11 @@ async function checkingApp(): Promise<CheckingApp> {
   const app: CheckingApp = {
     url: '',
     results: [],
-    waitFor: (n) => new Promise<void>((resolve) => {
-      const check = () => (app.results.length >= n ? resolve() : waiters.push(check));
-      check();
-    }),
+    waitFor: (n) =>
+      new Promise<void>((resolve) => {
+        const check = () => (app.results.length >= n ? resolve() : waiters.push(check));
+        check();
+      }),
     server: createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -93,7 +94,11 @@ describe('the relay page in Chromium (playwright-core, real relay, emulator, sig
     app = await checkingApp();
     relay = await startRelay({ port: 0, dataDir: tempDir(), channels: { team: { secrets: [SECRET], forward: [app.url] } }, pageDir });
     // A channel of its own (API-created, with a token): it must never see team's deliveries.
-    const made = await request(`${relay.url}/api/channels`, { method: 'POST', headers: { authorization: `Bearer ${relay.token}` }, body: JSON.stringify({ name: 'side', secrets: [SECRET] }) });
+    const made = await request(`${relay.url}/api/channels`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${relay.token}` },
+      body: JSON.stringify({ name: 'side', secrets: [SECRET] }),
+    });
     channelToken = ((await made.body.json()) as { token: string }).token;
     emulator = await startEmulator({ token: EMULATOR_TOKEN, port: 0 });
     const hook = await request(`${emulator.url}/api/v1/repos/acme/widgets/webhooks`, {
@@ -159,7 +164,16 @@ describe('the relay page in Chromium (playwright-core, real relay, emulator, sig
     await page.locator('#rows button.row', { hasText: 'release' }).waitFor();
     // A delivery signed with another secret: rejected, with the signature doctor's words.
     const forged = '{"action":"forged"}';
-    assert.equal((await post(`${relay.url}/hooks/team`, forged, signed('another-secret-0123456789', forged, { 'x-service-event': 'push', 'x-service-delivery': 'forged-1' }))).status, 401);
+    assert.equal(
+      (
+        await post(
+          `${relay.url}/hooks/team`,
+          forged,
+          signed('another-secret-0123456789', forged, { 'x-service-event': 'push', 'x-service-delivery': 'forged-1' }),
+        )
+      ).status,
+      401,
+    );
     await page.locator('#rows button.row .badge.rejected').waitFor();
     assert.ok(((await page.locator('#rows button.row .reason').textContent()) ?? '').length > 10);
     await shot(page, 'list');
@@ -176,7 +190,10 @@ describe('the relay page in Chromium (playwright-core, real relay, emulator, sig
     await page.selectOption('#f-outcome', 'ok');
     assert.ok((await page.locator('#rows button.row').count()) >= 1);
     await page.selectOption('#f-outcome', '');
-    const pushId = (await row.filter({ hasNot: page.locator('.badge.rejected') }).locator('.id').textContent())!;
+    const pushId = (await row
+      .filter({ hasNot: page.locator('.badge.rejected') })
+      .locator('.id')
+      .textContent())!;
     await page.fill('#f-id', pushId.slice(0, 8));
     assert.equal(await page.locator('#rows button.row').count(), 1);
     await page.fill('#f-id', '');
@@ -254,7 +271,10 @@ describe('the relay page in Chromium (playwright-core, real relay, emulator, sig
     // 51 of its own: one page (50) first, the oldest through "Older deliveries" (before=).
     for (let i = 0; i < 51; i++) {
       const body = `{"n":${i}}`;
-      assert.equal((await post(`${relay.url}/hooks/side`, body, signed(SECRET, body, { 'x-service-event': 'push', 'x-service-delivery': `side-${i}` }))).status, 200);
+      assert.equal(
+        (await post(`${relay.url}/hooks/side`, body, signed(SECRET, body, { 'x-service-event': 'push', 'x-service-delivery': `side-${i}` }))).status,
+        200,
+      );
     }
     await page.goto(`${relay.url}/`);
     await page.fill('#token', channelToken);

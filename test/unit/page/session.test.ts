@@ -32,7 +32,12 @@ async function signIn(relay: RelayServer, token: string, dispatcher?: Agent): Pr
 }
 
 /** Reads a Server-Sent Events stream until `want` events arrived; returns their ids and names. */
-async function readEvents(url: string, headers: Record<string, string>, want: number, onOpen?: () => Promise<unknown>): Promise<{ event: string; id?: string; seq: number }[]> {
+async function readEvents(
+  url: string,
+  headers: Record<string, string>,
+  want: number,
+  onOpen?: () => Promise<unknown>,
+): Promise<{ event: string; id?: string; seq: number }[]> {
   const res = await request(url, { headers });
   assert.equal(res.statusCode, 200);
   const got: { event: string; id?: string; seq: number }[] = [];
@@ -44,7 +49,12 @@ async function readEvents(url: string, headers: Record<string, string>, want: nu
     while ((i = buf.indexOf('\n\n')) >= 0) {
       const block = buf.slice(0, i);
       buf = buf.slice(i + 2);
-      const fields = Object.fromEntries(block.split('\n').filter((l) => !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]));
+      const fields = Object.fromEntries(
+        block
+          .split('\n')
+          .filter((l) => !l.startsWith(':'))
+          .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]),
+      );
       if (fields.event) got.push({ event: fields.event, id: fields.id, seq: (JSON.parse(fields.data!) as { seq: number }).seq });
     }
     if (got.length >= want) break;
@@ -74,7 +84,8 @@ describe('relay page sessions (HTTP)', function () {
     assert.ok(!setCookie.includes(relay.token));
     const hook = await post(`${relay.url}/hooks/default`, '{"a":1}');
     const seq = (hook.json as { seq: number }).seq;
-    const replay = (headers: Record<string, string>) => call(`${relay.url}/api/deliveries/${seq}/replay`, 'POST', { cookie, 'content-type': 'text/plain', ...headers }, {});
+    const replay = (headers: Record<string, string>) =>
+      call(`${relay.url}/api/deliveries/${seq}/replay`, 'POST', { cookie, 'content-type': 'text/plain', ...headers }, {});
     assert.equal((await replay({ origin: 'http://127.0.0.1:1' })).status, 403, 'another origin');
     assert.equal((await replay({})).status, 403, 'no Origin');
     assert.equal((await replay({ origin: relay.url })).status, 403, 'no CSRF token');
@@ -83,7 +94,11 @@ describe('relay page sessions (HTTP)', function () {
     // Reads need the cookie only; the bearer token keeps working as before.
     assert.equal((await call(`${relay.url}/api/deliveries`, 'GET', { cookie })).status, 200);
     assert.equal((await call(`${relay.url}/api/deliveries`, 'GET', { authorization: `Bearer ${relay.token}` })).status, 200);
-    assert.equal((await call(`${relay.url}/page/session`, 'POST', { origin: 'http://evil.example' }, { token: relay.token })).status, 403, 'sign-in from another origin');
+    assert.equal(
+      (await call(`${relay.url}/page/session`, 'POST', { origin: 'http://evil.example' }, { token: relay.token })).status,
+      403,
+      'sign-in from another origin',
+    );
     // Signing out needs the CSRF token too, then the cookie is worth nothing.
     assert.equal((await call(`${relay.url}/page/session`, 'DELETE', { cookie, origin: relay.url })).status, 403);
     const out = await call(`${relay.url}/page/session`, 'DELETE', { cookie, origin: relay.url, 'x-csrf-token': csrf });
@@ -108,12 +123,18 @@ describe('relay page sessions (HTTP)', function () {
     const { cookie } = await signIn(relay, relay.token);
     const send = () => post(`${relay.url}/hooks/default`, '{"live":true}');
     const first = await readEvents(`${relay.url}/page/events`, { cookie }, 2, async () => (await send(), await send()));
-    assert.deepEqual(first.map((e) => e.event), ['delivery', 'delivery']);
+    assert.deepEqual(
+      first.map((e) => e.event),
+      ['delivery', 'delivery'],
+    );
     const last = first.at(-1)!;
     assert.equal(last.id, String(last.seq));
     await send(); // while disconnected
     const resumed = await readEvents(`${relay.url}/page/events`, { cookie, 'last-event-id': last.id! }, 1);
-    assert.deepEqual(resumed.map((e) => e.seq), [last.seq + 1]);
+    assert.deepEqual(
+      resumed.map((e) => e.seq),
+      [last.seq + 1],
+    );
     assert.equal((await call(`${relay.url}/page/events`, 'GET')).status, 401);
   });
 

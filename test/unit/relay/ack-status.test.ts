@@ -16,7 +16,11 @@ describe('relay: subscriber ack status', function () {
     const ws = new WebSocket(`ws://127.0.0.1:${relay.port}/ws?since=0`, { headers: { authorization: `Bearer ${relay.token}` } });
     const messages: { type: string; error?: string; seq?: number; state?: { lastStatus?: number } }[] = [];
     ws.on('message', (d) => messages.push(JSON.parse(d.toString())));
-    const arrived = (type: string) => until(() => messages.some((m) => m.type === type) || undefined, (wake) => (ws.on('message', wake), () => ws.off('message', wake)));
+    const arrived = (type: string) =>
+      until(
+        () => messages.some((m) => m.type === type) || undefined,
+        (wake) => (ws.on('message', wake), () => ws.off('message', wake)),
+      );
     await arrived('delivery');
     const bad: unknown[] = [1e308, -7, 99, 600, 200.5, '200', null, { status: 200 }];
     for (const status of bad) ws.send(JSON.stringify({ type: 'ack', seq, forwarded: { status } }));

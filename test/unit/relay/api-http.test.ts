@@ -51,7 +51,10 @@ describe('relay API over HTTP', function () {
     assert.match(bad.body.error!, /status must be one of verified, unverified, rejected, pending, ok, failed/);
     for (const q of ['limit=-1', 'since=1.5', 'before=x', 'limit=1e3']) assert.equal((await list(q)).status, 400, q);
     assert.deepEqual((await list('limit=0')).body.deliveries, []);
-    assert.deepEqual((await list('status=unverified')).body.deliveries!.map((d) => d.seq), [1]);
+    assert.deepEqual(
+      (await list('status=unverified')).body.deliveries!.map((d) => d.seq),
+      [1],
+    );
   });
 
   it('pages back with before=<seq> past the newest page', async () => {
@@ -78,7 +81,10 @@ describe('relay API over HTTP', function () {
   it('answers 500 (not 400) when a stored record fails to parse', async () => {
     assert.equal((await post(`${relay().url}/hooks/default`, '{"n":1}')).status, 200);
     // Break the record's metadata (its first byte: neither binary nor JSON) and fix its checksum, so only parsing can fail.
-    const file = join(relay().dataDir, readdirSync(relay().dataDir).find((f) => f.startsWith('journal-'))!);
+    const file = join(
+      relay().dataDir,
+      readdirSync(relay().dataDir).find((f) => f.startsWith('journal-'))!,
+    );
     const buf = readFileSync(file);
     let headerAt = 0; // the delivery's record (after any the relay wrote at start)
     while (buf[headerAt + 8] !== T_DELIVERY) headerAt += HEADER_BYTES + buf.readUInt32LE(headerAt);

@@ -12,7 +12,12 @@ describe('relay bad input', function () {
     const auth = { authorization: `Bearer ${relay().token}`, 'content-type': 'application/json' };
     assert.equal((await fetch(`${relay().url}/hooks/x`, { method: 'POST', body: '{}' })).status, 200);
     assert.equal((await fetch(`${relay().url}/hooks/%E0%A4%A`, { method: 'POST', body: '{}' })).status, 400);
-    for (const [path, body] of [['/api/deliveries/1/replay', 'null'], ['/api/prune', 'null'], ['/api/prune', '[1]'], ['/api/prune', '3']]) {
+    for (const [path, body] of [
+      ['/api/deliveries/1/replay', 'null'],
+      ['/api/prune', 'null'],
+      ['/api/prune', '[1]'],
+      ['/api/prune', '3'],
+    ]) {
       const r = await fetch(relay().url + path, { method: 'POST', body, headers: auth });
       assert.equal(r.status, 400, `${path} ${body}`);
       assert.match(((await r.json()) as { error: string }).error, /JSON object/);

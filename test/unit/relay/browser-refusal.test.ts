@@ -41,7 +41,11 @@ describe('relay: unsigned-delivery warning and browser refusal (relay process)',
     const ok = await post(`${relay.url}/hooks`, '{"from":"the service"}', { 'sec-fetch-site': 'none' });
     assert.equal(ok.status, 200);
     await app.waitFor(1);
-    assert.deepEqual(app.received.map((r) => r.body.toString()), ['{"from":"the service"}'], 'only the non-browser delivery reached the app');
+    assert.deepEqual(
+      app.received.map((r) => r.body.toString()),
+      ['{"from":"the service"}'],
+      'only the non-browser delivery reached the app',
+    );
   });
 
   it('no warning when every channel needs a signature', async () => {

@@ -26,7 +26,8 @@ async function create(url: string, admin: string, name: string): Promise<string>
   return r.json.token as string;
 }
 
-const seqsOf = async (url: string, token: string) => ((await call('GET', `${url}/api/deliveries`, token)).json.deliveries as { seq: number }[]).map((d) => d.seq);
+const seqsOf = async (url: string, token: string) =>
+  ((await call('GET', `${url}/api/deliveries`, token)).json.deliveries as { seq: number }[]).map((d) => d.seq);
 
 /** The scenario on a running relay; returns the new channel's token and its own delivery's seq. */
 async function recreate(url: string, admin: string): Promise<{ token: string; own: number; old: number[] }> {
@@ -46,7 +47,10 @@ async function recreate(url: string, admin: string): Promise<{ token: string; ow
   assert.equal((await call('GET', `${url}/api/deliveries/${old[0]}`, token)).status, 404);
   assert.equal((await call('POST', `${url}/api/deliveries/${old[0]}/replay`, token, {})).status, 404, 'no replay of the old channel');
   // A channel token sees its own channel before its first delivery (with nothing received), never the old counts.
-  assert.deepEqual(((await call('GET', `${url}/api/status`, token)).json.channels as { name: string; received: number }[]).map((c) => [c.name, c.received]), [['alice', 0]]);
+  assert.deepEqual(
+    ((await call('GET', `${url}/api/status`, token)).json.channels as { name: string; received: number }[]).map((c) => [c.name, c.received]),
+    [['alice', 0]],
+  );
   assert.equal((await call('GET', `${url}/api/channels/alice`, token)).json.received, 0);
 
   const stream = firstStreamed(url, token);

@@ -84,12 +84,22 @@ describe('relay channel registry (channels.json)', async () => {
 describe('relay channel directory (which channels a relay serves)', () => {
   const settingsOf = (secrets: string[]) => (name: string) => ({ secrets: name === 'cfg' ? ['cfg-secret'] : secrets, forward: [] });
   const open = (strict: boolean, relaySecrets: string[] = []) =>
-    new ChannelDirectory(ChannelRegistry.open(tempDir()), { settingsOf: settingsOf(relaySecrets), configured: ['cfg'], forward: ['http://127.0.0.1:9/t'], strict, ingressBase: () => 'https://relay.example.com' });
+    new ChannelDirectory(ChannelRegistry.open(tempDir()), {
+      settingsOf: settingsOf(relaySecrets),
+      configured: ['cfg'],
+      forward: ['http://127.0.0.1:9/t'],
+      strict,
+      ingressBase: () => 'https://relay.example.com',
+    });
 
   it('a local relay: api, config, default and implicit channels; a deleted name is 404 until created again', async () => {
     const d = open(false);
     await d.create('alice', ['a-secret']);
-    assert.deepEqual(d.lookup('alice'), { ok: true, source: 'api', settings: { secrets: ['a-secret'], forward: [] }, gen: d.registry.get('alice')!.gen }, 'an API channel is streamed to its token holders, not sent to the relay-wide targets');
+    assert.deepEqual(
+      d.lookup('alice'),
+      { ok: true, source: 'api', settings: { secrets: ['a-secret'], forward: [] }, gen: d.registry.get('alice')!.gen },
+      'an API channel is streamed to its token holders, not sent to the relay-wide targets',
+    );
     assert.equal((d.lookup('cfg') as { source: string }).source, 'config');
     assert.equal((d.lookup('default') as { source: string }).source, 'default');
     assert.equal((d.lookup('anything') as { source: string }).source, 'implicit');
@@ -107,8 +117,17 @@ describe('relay channel directory (which channels a relay serves)', () => {
     const d = open(true);
     assert.deepEqual(d.lookup('anything'), { ok: false, error: "no channel 'anything'" });
     assert.match((d.lookup('default') as { error: string }).error, /has no secret/);
-    assert.deepEqual(d.list([]).map((c) => c.name), ['cfg']);
+    assert.deepEqual(
+      d.list([]).map((c) => c.name),
+      ['cfg'],
+    );
     const signed = open(true, ['relay-secret']);
-    assert.deepEqual(signed.list([]).map((c) => [c.name, c.source, c.secrets]), [['cfg', 'config', 1], ['default', 'default', 1]]);
+    assert.deepEqual(
+      signed.list([]).map((c) => [c.name, c.source, c.secrets]),
+      [
+        ['cfg', 'config', 1],
+        ['default', 'default', 1],
+      ],
+    );
   });
 });

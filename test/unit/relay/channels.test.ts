@@ -64,7 +64,14 @@ describe('relay channels API and scoped channel tokens (real relay process)', fu
     assert.equal(list.status, 200);
     const alice = list.json.channels.find((c: { name: string }) => c.name === 'alice');
     assert.deepEqual(
-      { source: alice.source, secrets: alice.secrets, received: alice.received, verified: alice.verified, rejected: alice.rejected, ingressUrl: alice.ingressUrl },
+      {
+        source: alice.source,
+        secrets: alice.secrets,
+        received: alice.received,
+        verified: alice.verified,
+        rejected: alice.rejected,
+        ingressUrl: alice.ingressUrl,
+      },
       { source: 'api', secrets: 1, received: 4, verified: 2, rejected: 2, ingressUrl: 'https://relay.example.com/hooks/alice' },
     );
     assert.ok(!JSON.stringify(list.json).includes(token) && !JSON.stringify(list.json).includes(ALICE), 'no token or secret in the list');
@@ -114,23 +121,45 @@ describe('relay channels API and scoped channel tokens (real relay process)', fu
 
     const live: number[] = [];
     let wake = () => undefined as void;
-    const sub = subscribe({ url: relay.url.replace('http', 'ws'), token: aliceToken, since: 0, onDelivery: (d) => { live.push(d.seq); assert.equal(d.channel, 'alice'); wake(); } });
+    const sub = subscribe({
+      url: relay.url.replace('http', 'ws'),
+      token: aliceToken,
+      since: 0,
+      onDelivery: (d) => {
+        live.push(d.seq);
+        assert.equal(d.channel, 'alice');
+        wake();
+      },
+    });
     const seqs: Record<string, number> = {};
-    for (const [ch, secret] of [['bob', BOB], ['alice', ALICE], ['bob', BOB]] as const) {
+    for (const [ch, secret] of [
+      ['bob', BOB],
+      ['alice', ALICE],
+      ['bob', BOB],
+    ] as const) {
       const body = JSON.stringify({ ch, n: Object.keys(seqs).length });
       const r = await post(`${relay.url}/hooks/${ch}`, body, signed(secret, body));
       assert.equal(r.status, 200);
       seqs[ch] = (r.json as { seq: number }).seq;
     }
-    await new Promise<void>((r) => { wake = () => (live.length >= 1 ? r() : undefined); wake(); });
+    await new Promise<void>((r) => {
+      wake = () => (live.length >= 1 ? r() : undefined);
+      wake();
+    });
     const mine = await call('GET', `${relay.url}/api/deliveries`, aliceToken);
-    assert.deepEqual(mine.json.deliveries.map((d: { channel: string }) => d.channel), ['alice']);
+    assert.deepEqual(
+      mine.json.deliveries.map((d: { channel: string }) => d.channel),
+      ['alice'],
+    );
     assert.equal((await call('GET', `${relay.url}/api/deliveries?channel=bob`, aliceToken)).status, 403);
     assert.equal((await call('GET', `${relay.url}/api/deliveries/${seqs.alice}`, aliceToken)).status, 200);
     assert.equal((await call('GET', `${relay.url}/api/deliveries/${seqs.bob}`, aliceToken)).status, 404);
     assert.equal((await call('POST', `${relay.url}/api/deliveries/${seqs.bob}/replay`, aliceToken, {})).status, 404);
     const status = await call('GET', `${relay.url}/api/status`, aliceToken);
-    assert.deepEqual(status.json.channels.map((c: { name: string }) => c.name), ['alice']);
+    assert.deepEqual(
+      status.json.channels.map((c: { name: string }) => c.name),
+      ['alice'],
+    );
     assert.equal((await call('GET', `${relay.url}/api/channels/alice`, aliceToken)).status, 200);
     assert.equal((await call('GET', `${relay.url}/api/channels/bob`, aliceToken)).status, 404);
     for (const [method, path, body] of [
@@ -151,7 +180,18 @@ describe('relay channels API and scoped channel tokens (real relay process)', fu
     sub.close();
     await sub.closed;
     const wsBob = await new Promise<string>((resolve) => {
-      const s = subscribe({ url: relay.url.replace('http', 'ws'), token: aliceToken, channel: 'bob', onDelivery: () => undefined, onState: (st) => { if (st.state === 'reconnecting') { s.close(); resolve(st.reason); } } });
+      const s = subscribe({
+        url: relay.url.replace('http', 'ws'),
+        token: aliceToken,
+        channel: 'bob',
+        onDelivery: () => undefined,
+        onState: (st) => {
+          if (st.state === 'reconnecting') {
+            s.close();
+            resolve(st.reason);
+          }
+        },
+      });
     });
     assert.match(wsBob, /403/);
   });
@@ -162,7 +202,17 @@ describe('relay channels API and scoped channel tokens (real relay process)', fu
     const admin = adminOf(data);
     const token = (await call('POST', `${relay.url}/api/channels`, admin, { name: 'alice', secrets: [ALICE] })).json.token as string;
     const closedBy = new Promise<string>((resolve) => {
-      const s = subscribe({ url: relay.url.replace('http', 'ws'), token, onDelivery: () => undefined, onState: (st) => { if (st.state === 'reconnecting') { s.close(); resolve(st.reason); } } });
+      const s = subscribe({
+        url: relay.url.replace('http', 'ws'),
+        token,
+        onDelivery: () => undefined,
+        onState: (st) => {
+          if (st.state === 'reconnecting') {
+            s.close();
+            resolve(st.reason);
+          }
+        },
+      });
     });
     assert.equal((await call('GET', `${relay.url}/api/deliveries`, token)).status, 200);
     const first = JSON.stringify({ before: 'delete' });
@@ -186,7 +236,10 @@ describe('relay channels API and scoped channel tokens (real relay process)', fu
     relay = await start(['--data', data]);
     assert.equal((await post(`${relay.url}/hooks/alice`, body, signed(ALICE, body))).status, 404, 'still deleted after a restart');
     assert.equal((await call('GET', `${relay.url}/api/deliveries`, token)).status, 401);
-    assert.deepEqual((await call('GET', `${relay.url}/api/channels`, admin)).json.channels.filter((c: { source: string }) => c.source === 'api'), []);
+    assert.deepEqual(
+      (await call('GET', `${relay.url}/api/channels`, admin)).json.channels.filter((c: { source: string }) => c.source === 'api'),
+      [],
+    );
     assert.deepEqual(await names(), { status: [], channels: ['default'] }, 'nor after a restart');
   });
 

@@ -32,7 +32,10 @@ describe('relay CLI: deliveries and replay', function () {
     assert.match(r.stdout, /^#1 .* default {2}issues {2}verified .* forward: ok 200$/m);
     assert.match(r.stdout, /^#2 .* rejected \(/m);
     const json = await runCliBare(['deliveries', '--relay', relay.url, '--data', data, '--status', 'rejected', '--json']);
-    assert.deepEqual((JSON.parse(json.stdout) as { deliveries: { seq: number }[] }).deliveries.map((d) => d.seq), [2]);
+    assert.deepEqual(
+      (JSON.parse(json.stdout) as { deliveries: { seq: number }[] }).deliveries.map((d) => d.seq),
+      [2],
+    );
   });
 
   it('replays byte-exact to another URL, and re-signs with --resign-secret', async () => {

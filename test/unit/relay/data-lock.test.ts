@@ -38,7 +38,10 @@ describe('relay data folder lock', function () {
     assert.match(second.stderr, /another --data folder/);
     assert.equal((await post(`${first.url}/hooks/default`, '{"still":"here"}')).status, 200);
     const listed = await fetch(`${first.url}/api/deliveries`, { headers: { authorization: `Bearer ${readFileSync(join(data, 'token'), 'utf8').trim()}` } });
-    assert.deepEqual(((await listed.json()) as { deliveries: { seq: number }[] }).deliveries.map((d) => d.seq), [1]);
+    assert.deepEqual(
+      ((await listed.json()) as { deliveries: { seq: number }[] }).deliveries.map((d) => d.seq),
+      [1],
+    );
   });
 
   it('runs two relays on different folders side by side', async () => {

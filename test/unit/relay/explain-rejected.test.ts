@@ -7,14 +7,15 @@ import { post, signed, tempDir } from './helpers';
 
 const SECRET = 'explain-rejected-secret-0123';
 
-describe('relay: the doctor\'s explanation of a rejected delivery', function () {
+describe("relay: the doctor's explanation of a rejected delivery", function () {
   this.timeout(30_000);
   let relay: RelayServer;
   beforeEach(async () => {
     relay = await startRelay({ port: 0, dataDir: tempDir(), secrets: [SECRET] });
   });
   afterEach(() => relay.close());
-  const detail = async (seq: number) => (await (await fetch(`${relay.url}/api/deliveries/${seq}`, { headers: { authorization: `Bearer ${relay.token}` } })).json()) as RelayDelivery;
+  const detail = async (seq: number) =>
+    (await (await fetch(`${relay.url}/api/deliveries/${seq}`, { headers: { authorization: `Bearer ${relay.token}` } })).json()) as RelayDelivery;
 
   it('says why the signature did not match (a newline added after signing), never the secret; a verified delivery has no explanation', async () => {
     const body = '{"action":"opened"}';

@@ -91,14 +91,21 @@ describe('service-hooks forward: the forwarding rules (real relay, app and child
     await fwd.saw(/#3 default push → 200/);
     assert.match(fwd.out(), /^#1 default push → 400 \(not retried: service-hooks replay 1\)$/m);
     assert.match(fwd.out(), /^#2 default push → 500 \(retrying in 1 min, attempt 1 of 4\)$/m);
-    assert.deepEqual(app.received.map((r) => r.body.toString()), ['{"n":1}', '{"n":2}', '{"n":3}'], 'one attempt each so far, in relay order');
+    assert.deepEqual(
+      app.received.map((r) => r.body.toString()),
+      ['{"n":1}', '{"n":2}', '{"n":3}'],
+      'one attempt each so far, in relay order',
+    );
     // The relay records each by the same rules: 400 failed, 500 pending (retrying), 200 ok.
     await subscriberState(relay, 3, (s) => s.status === 'ok');
     assert.deepEqual(await subscriberState(relay, 1, () => true), { target: SUBSCRIBER_TARGET, status: 'failed', lastStatus: 400, attempts: 1 });
     assert.deepEqual(await subscriberState(relay, 2, () => true), { target: SUBSCRIBER_TARGET, status: 'pending', lastStatus: 500, attempts: 1 });
     const kept = JSON.parse(readFileSync(state, 'utf8')) as { lastSeq: number; retrying: { seq: number; attempts: number; lastStatus: number }[] };
     assert.equal(kept.lastSeq, 3);
-    assert.deepEqual(kept.retrying.map((r) => [r.seq, r.attempts, r.lastStatus]), [[2, 1, 500]]);
+    assert.deepEqual(
+      kept.retrying.map((r) => [r.seq, r.attempts, r.lastStatus]),
+      [[2, 1, 500]],
+    );
     assert.equal(statSync(state).mode & 0o777, 0o600, 'the state file is 0600');
   });
 
@@ -117,7 +124,11 @@ describe('service-hooks forward: the forwarding rules (real relay, app and child
     await app.waitFor(3);
     const drainMs = performance.now() - upAt;
     await fwd.saw(/#3 default - → 200/);
-    assert.deepEqual(app.received.map((r) => r.body.toString()), ['{"n":1}', '{"n":2}', '{"n":3}'], 'in relay order, each once');
+    assert.deepEqual(
+      app.received.map((r) => r.body.toString()),
+      ['{"n":1}', '{"n":2}', '{"n":3}'],
+      'in relay order, each once',
+    );
     assert.match(fwd.out(), /answers again after/);
     process.stdout.write(`      (the 3 held deliveries reached the app ${drainMs.toFixed(0)} ms after its port opened)\n`);
   });
@@ -179,7 +190,7 @@ describe('service-hooks forward: the forwarding rules (real relay, app and child
 
 describe("the relay's own --forward: the same rules, durable", function () {
   this.timeout(30_000);
-  it('a 400 is failed after one attempt; a 429 with Retry-After: 1 is retried after 1 s, not at the schedule\'s hour', async () => {
+  it("a 400 is failed after one attempt; a 429 with Retry-After: 1 is retried after 1 s, not at the schedule's hour", async () => {
     const seen = new Map<string, number>();
     const app = createServer((req, res) => {
       const chunks: Buffer[] = [];
@@ -213,9 +224,9 @@ describe("the relay's own --forward: the same rules, durable", function () {
   });
 });
 
-describe('a subscriber reporting a retried delivery\'s later result', function () {
+describe("a subscriber reporting a retried delivery's later result", function () {
   this.timeout(30_000);
-  it('is recorded for its own channel only, never for another channel\'s delivery', async () => {
+  it("is recorded for its own channel only, never for another channel's delivery", async () => {
     const relay = await startRelay({ port: 0, dataDir: tempDir(), forward: [] });
     const api = new RelayApi({ baseUrl: relay.url, token: relay.token });
     const secret = 'a-channel-secret-0123456789';

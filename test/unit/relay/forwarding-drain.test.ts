@@ -58,10 +58,16 @@ describe('relay forwarding: backlog drain and retry pending now', function () {
     app.status = 200;
     await post(`${relay.url}/hooks/default`, '{"n":6}');
     await app.waitUntil((r) => r.filter((x) => x.status === 200).length >= 6);
-    assert.deepEqual(bodiesOk(app), [6, 1, 2, 3, 4, 5].map((n) => `{"n":${n}}`));
+    assert.deepEqual(
+      bodiesOk(app),
+      [6, 1, 2, 3, 4, 5].map((n) => `{"n":${n}}`),
+    );
     for (const s of seqs) {
       await settled(relay.store, s);
-      assert.deepEqual(relay.store.get(s)!.attempts.map((a) => a.status), [503, 200]);
+      assert.deepEqual(
+        relay.store.get(s)!.attempts.map((a) => a.status),
+        [503, 200],
+      );
     }
   });
 
@@ -86,8 +92,14 @@ describe('relay forwarding: backlog drain and retry pending now', function () {
     await attempted(relay, downSeqs[0]!, 2);
     // The target still down got one attempt (its oldest forward), not one per pending forward.
     assert.equal(down.received.length, before + 1);
-    assert.deepEqual(downSeqs.map((s) => relay!.store.get(s)!.attempts.length), [2, 1, 1]);
-    assert.deepEqual(downSeqs.map((s) => relay!.store.get(s)!.summary.forward[0]!.status), ['pending', 'pending', 'pending']);
+    assert.deepEqual(
+      downSeqs.map((s) => relay!.store.get(s)!.attempts.length),
+      [2, 1, 1],
+    );
+    assert.deepEqual(
+      downSeqs.map((s) => relay!.store.get(s)!.summary.forward[0]!.status),
+      ['pending', 'pending', 'pending'],
+    );
   });
 
   async function app3(up: TargetApp): Promise<void> {

@@ -43,7 +43,10 @@ describe('relay forwarding limits', function () {
     await slow.waitFor(DEFAULT_PER_TARGET_CONCURRENCY); // the slow target's lane is full; the rest of its backlog waits in its lane
     for (let i = 0; i < 5; i++) assert.equal((await post(`${relay.url}/hooks/fast`, `{"fast":${i}}`)).status, 200);
     await target.waitFor(5);
-    assert.deepEqual(target.received.map((r) => r.body.toString()), [0, 1, 2, 3, 4].map((i) => `{"fast":${i}}`));
+    assert.deepEqual(
+      target.received.map((r) => r.body.toString()),
+      [0, 1, 2, 3, 4].map((i) => `{"fast":${i}}`),
+    );
     assert.equal(slow.received, DEFAULT_PER_TARGET_CONCURRENCY, 'at most the per-target concurrency is in flight to the slow target');
   });
 
@@ -85,7 +88,10 @@ describe('relay forwarding limits', function () {
       const okAll = new Promise<void>((r) => (okWaiter = r));
       for (let i = 0; i < N; i++) assert.equal((await post(`${relay.url}/hooks/ok`, `{"ok":${i}}`)).status, 200);
       await okAll;
-      assert.deepEqual(okBodies, Array.from({ length: N }, (_, i) => `{"ok":${i}}`));
+      assert.deepEqual(
+        okBodies,
+        Array.from({ length: N }, (_, i) => `{"ok":${i}}`),
+      );
       assert.equal(hanging, DEFAULT_PER_TARGET_CONCURRENCY);
     } finally {
       for (const res of held) res.destroy();
@@ -134,12 +140,24 @@ describe('relay forwarding limits', function () {
     const e = store.get(seq)!;
     assert.equal(e.summary.forward[0]!.status, 'ok');
     assert.equal(target.received.length, 2, 'sent again: the first attempt was not journaled');
-    assert.ok(lines.some((l) => /could not journal attempt 1 of delivery 1 .*EIO.*next try on the schedule/.test(l)), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => /could not journal attempt 1 of delivery 1 .*EIO.*next try on the schedule/.test(l)),
+      lines.join('\n'),
+    );
   });
 
   it('forwardDelivery (the forward client) gives up at its deadline and at once when its signal aborts', async () => {
     slow = await startTrickler();
-    const delivery = { seq: 1, channel: 'default', receivedAt: new Date().toISOString(), verification: 'unverified' as const, size: 2, forward: [], headers: {}, bodyBase64: Buffer.from('{}').toString('base64') };
+    const delivery = {
+      seq: 1,
+      channel: 'default',
+      receivedAt: new Date().toISOString(),
+      verification: 'unverified' as const,
+      size: 2,
+      forward: [],
+      headers: {},
+      bodyBase64: Buffer.from('{}').toString('base64'),
+    };
     const late = await forwardDelivery(delivery, slow.url, { timeoutMs: 200 });
     assert.equal(late.ok, false);
     assert.match(late.error!, /no complete answer within 200 ms/);
@@ -172,9 +190,13 @@ describe('relay forwarding limits', function () {
   it('service-hooks forward stops on the first SIGTERM while a forward to a trickling target is in flight', async () => {
     slow = await startTrickler();
     relay = await startRelay({ port: 0, dataDir: tempDir(), forward: [] });
-    const child = spawn(process.execPath, [await cli(), 'forward', '--relay', `ws://127.0.0.1:${relay.port}`, '--token', relay.token, '--to', slow.url, '--since', '0', '--timeout', '10m'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [await cli(), 'forward', '--relay', `ws://127.0.0.1:${relay.port}`, '--token', relay.token, '--to', slow.url, '--since', '0', '--timeout', '10m'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr!.on('data', (c: Buffer) => (out += c.toString()));

@@ -19,7 +19,9 @@ describe('relay forwarding across kill -9 with the app down', function () {
     const relay = await spawnRelay(args);
     procs.push(relay);
     const N = 200;
-    const acked = new Set((await loadThenKill(relay, { secret: SECRET, total: N, concurrency: 8, killAfter: N / 2, body: (i) => JSON.stringify({ delivery: i }) })).values());
+    const acked = new Set(
+      (await loadThenKill(relay, { secret: SECRET, total: N, concurrency: 8, killAfter: N / 2, body: (i) => JSON.stringify({ delivery: i }) })).values(),
+    );
     assert.ok(acked.size >= N / 2, `acked ${acked.size}`);
 
     const app = await startTarget(port);

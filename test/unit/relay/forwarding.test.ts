@@ -82,7 +82,10 @@ describe('relay forwarding', function () {
     await settled(relay.store, seq);
     const e = relay.store.get(seq)!;
     assert.equal(e.summary.forward[0]!.status, 'ok');
-    assert.deepEqual(e.attempts.map((a) => a.status), [500, 200]);
+    assert.deepEqual(
+      e.attempts.map((a) => a.status),
+      [500, 200],
+    );
     assert.equal(target.received.at(-1)!.body.toString(), '{"keep":1}');
   });
 
@@ -117,11 +120,23 @@ describe('relay forwarding', function () {
     relay = await startRelay({ port: 0, dataDir: tempDir(), forward: [] });
     const api = new RelayApi({ baseUrl: relay.url, token: relay.token });
     for (let i = 0; i < 6; i++) await post(`${relay.url}/hooks/${i % 2 ? 'odd' : 'even'}`, `{"i":${i}}`);
-    assert.deepEqual((await api.listDeliveries({ channel: 'odd' })).deliveries.map((d) => d.seq), [6, 4, 2]);
-    assert.deepEqual((await api.listDeliveries({ since: 4 })).deliveries.map((d) => d.seq), [6, 5]);
-    assert.deepEqual((await api.listDeliveries({ limit: 2 })).deliveries.map((d) => d.seq), [6, 5]);
+    assert.deepEqual(
+      (await api.listDeliveries({ channel: 'odd' })).deliveries.map((d) => d.seq),
+      [6, 4, 2],
+    );
+    assert.deepEqual(
+      (await api.listDeliveries({ since: 4 })).deliveries.map((d) => d.seq),
+      [6, 5],
+    );
+    assert.deepEqual(
+      (await api.listDeliveries({ limit: 2 })).deliveries.map((d) => d.seq),
+      [6, 5],
+    );
     assert.deepEqual(await api.prune({ keep: 2 }), { removed: 4, remaining: 2 });
-    assert.deepEqual((await api.listDeliveries({})).deliveries.map((d) => d.seq), [6, 5]);
+    assert.deepEqual(
+      (await api.listDeliveries({})).deliveries.map((d) => d.seq),
+      [6, 5],
+    );
     await assert.rejects(api.getDelivery(1), /404/);
     await assert.rejects(api.prune({ keep: -1 }), /400/);
   });

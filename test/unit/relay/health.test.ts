@@ -50,7 +50,10 @@ describe('relay health: /healthz and /readyz', function () {
     assert.equal(ready.status, 503);
     assert.match(ready.json.error!, /ENOSPC/);
     assert.equal((await get(`${relay.url}/healthz`)).status, 200, 'alive: the next write may work');
-    assert.ok(lines.some((l) => /journal: ERROR: a write failed \(the disk of .* is full\)/.test(l)), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => /journal: ERROR: a write failed \(the disk of .* is full\)/.test(l)),
+      lines.join('\n'),
+    );
     assert.equal((await post(`${relay.url}/hooks/default`, '{"n":2}')).status, 200);
     assert.equal((await get(`${relay.url}/readyz`)).status, 200);
     assert.ok(lines.some((l) => /writes work again/.test(l)));
@@ -84,7 +87,10 @@ describe('relay health: /healthz and /readyz', function () {
     writeFileSync(join(dataDir, 'seq'), Buffer.alloc(16, 0xab));
     const lines: string[] = [];
     relay = await startRelay({ port: 0, dataDir, log: (l) => lines.push(l) });
-    assert.ok(lines.some((l) => /seq file .* is damaged; numbering resumes after the journal's last seq 1/.test(l)), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => /seq file .* is damaged; numbering resumes after the journal's last seq 1/.test(l)),
+      lines.join('\n'),
+    );
     const status = await call('GET', `${relay.url}/api/status`, relay.token);
     assert.equal(status.json.journal.seqFileDamaged, true);
     assert.equal(((await post(`${relay.url}/hooks/default`, '{"n":2}')).json as { seq: number }).seq, 2);

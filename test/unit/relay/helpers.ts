@@ -61,10 +61,11 @@ export async function startTarget(port = 0): Promise<TargetApp> {
         };
         check();
       }),
-    close: () => new Promise<void>((r) => {
-      server.close(() => r());
-      server.closeAllConnections();
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   };
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -91,7 +92,15 @@ export async function cli(): Promise<string> {
   if (cliPath && existsSync(cliPath)) return cliPath;
   const esbuild = await import('esbuild');
   const out = join(makeTempDir('sh-relay-cli-', 'run'), 'cli.js');
-  await esbuild.build({ entryPoints: [join(ROOT, 'relay/cli.ts')], outfile: out, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'error' });
+  await esbuild.build({
+    entryPoints: [join(ROOT, 'relay/cli.ts')],
+    outfile: out,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    logLevel: 'error',
+  });
   cliPath = out;
   return out;
 }
@@ -111,7 +120,10 @@ export interface RelayProcess {
 
 /** Spawns `node cli.js relay --port 0 --ready json …` (this process's environment, or `env`) and waits for its ready line. */
 export async function spawnRelay(args: string[], env?: NodeJS.ProcessEnv): Promise<RelayProcess> {
-  const child = spawn(process.execPath, [await cli(), 'relay', '--port', '0', '--ready', 'json', ...args], { stdio: ['ignore', 'pipe', 'pipe'], ...(env ? { env } : {}) });
+  const child = spawn(process.execPath, [await cli(), 'relay', '--port', '0', '--ready', 'json', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(env ? { env } : {}),
+  });
   let out = '';
   let err = '';
   child.stderr!.on('data', (c: Buffer) => (err += c.toString()));

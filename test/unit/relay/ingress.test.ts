@@ -32,7 +32,11 @@ describe('relay ingress', function () {
   it('forwards pretty-printed JSON with \\u escapes byte for byte, with the original headers minus hop-by-hop', async () => {
     await start();
     const body = '{\n    "action":  "opened",\n\t"name": "caf\\u00e9 \\ud83d\\ude00",\r\n  "n": 1.50\n}\n\n';
-    const r = await post(`${relay.url}/hooks/default`, body, signed(SECRET, body, { 'X-Service-Event': 'push', 'X-Service-Delivery': 'd-1', 'X-Custom': 'kept', 'Proxy-Authorization': 'x', TE: 'trailers' }));
+    const r = await post(
+      `${relay.url}/hooks/default`,
+      body,
+      signed(SECRET, body, { 'X-Service-Event': 'push', 'X-Service-Delivery': 'd-1', 'X-Custom': 'kept', 'Proxy-Authorization': 'x', TE: 'trailers' }),
+    );
     assert.equal(r.status, 200);
     assert.deepEqual(r.json, { seq: 1, verification: 'verified' });
     await target.waitFor(1);
@@ -67,7 +71,10 @@ describe('relay ingress', function () {
     assert.equal((await post(`${relay.url}/hooks`, body, signed(SECRET, body))).status, 200);
     await target.waitFor(2);
     const list = await api.listDeliveries({ status: 'verified' });
-    assert.deepEqual(list.deliveries.map((d) => d.channel), ['default', 'default']);
+    assert.deepEqual(
+      list.deliveries.map((d) => d.channel),
+      ['default', 'default'],
+    );
   });
 
   it('rejects a bad or missing signature with 401 and the reason, records it, and does not forward it', async () => {
@@ -88,7 +95,9 @@ describe('relay ingress', function () {
     assert.equal(rejected.deliveries.length, 3);
     assert.ok(rejected.deliveries.every((d) => d.forward.length === 0 && d.reason));
     const status = await api.status();
-    assert.deepEqual(status.channels, [{ name: 'default', received: 4, verified: 1, unverified: 0, rejected: 3, forwarded: 1, failed: 0, pending: 0, ingressUrl: `${relay.url}/hooks/default` }]);
+    assert.deepEqual(status.channels, [
+      { name: 'default', received: 4, verified: 1, unverified: 0, rejected: 3, forwarded: 1, failed: 0, pending: 0, ingressUrl: `${relay.url}/hooks/default` },
+    ]);
     assert.equal(target.received.length, 1);
   });
 

@@ -13,7 +13,9 @@ import { tempDir } from './helpers';
 const meta = { channel: 'default', verification: 'unverified' as const, headers: [] as [string, string][], targets: [] };
 
 function segmentFiles(dir: string): string[] {
-  return readdirSync(dir).filter((f) => /^journal-\d+\.log$/.test(f)).sort();
+  return readdirSync(dir)
+    .filter((f) => /^journal-\d+\.log$/.test(f))
+    .sort();
 }
 
 /** Flips one byte of `marker`'s first occurrence in the segment files (a body byte of one record). */
@@ -53,8 +55,14 @@ describe('relay journal: corruption in the middle', () => {
     flipByteOf(dir, 'body-2-');
     dropIndexes(dir);
     store = await DeliveryStore.open(dir, { onCorrupt: (c) => logged.push(c) });
-    assert.deepEqual([...store.after(0)].map((e) => e.summary.seq), [1, 3, 4, 5]);
-    assert.deepEqual((await bodiesOf(store)).map((b) => b.slice(0, 6)), ['body-1', 'body-3', 'body-4', 'body-5']);
+    assert.deepEqual(
+      [...store.after(0)].map((e) => e.summary.seq),
+      [1, 3, 4, 5],
+    );
+    assert.deepEqual(
+      (await bodiesOf(store)).map((b) => b.slice(0, 6)),
+      ['body-1', 'body-3', 'body-4', 'body-5'],
+    );
     assert.equal(store.integrity().corruptRecords, 1);
     assert.equal(logged.length, 1);
     assert.equal(store.integrity().truncatedBytes, 0);
@@ -74,7 +82,10 @@ describe('relay journal: corruption in the middle', () => {
     writeFileSync(file, bytes);
     dropIndexes(dir);
     store = await DeliveryStore.open(dir);
-    assert.deepEqual([...store.after(0)].map((e) => e.summary.seq), [1, 3, 4]);
+    assert.deepEqual(
+      [...store.after(0)].map((e) => e.summary.seq),
+      [1, 3, 4],
+    );
     assert.equal(store.integrity().corruptRecords, 1);
     await store.close();
   });
@@ -87,7 +98,10 @@ describe('relay journal: corruption in the middle', () => {
     flipByteOf(dir, 'body-3-');
     dropIndexes(dir);
     store = await DeliveryStore.open(dir);
-    assert.deepEqual([...store.after(0)].map((e) => e.summary.seq), [1, 2]);
+    assert.deepEqual(
+      [...store.after(0)].map((e) => e.summary.seq),
+      [1, 2],
+    );
     assert.equal(store.lastSeq, 3);
     assert.equal((await store.add(meta, Buffer.from('next'))).summary.seq, 4);
     await store.close();
@@ -151,7 +165,10 @@ describe('relay journal: corruption in the middle', () => {
       const status = (await res.body.json()) as { journal?: { corruptRecords: number }; lastSeq: number };
       assert.equal(status.journal?.corruptRecords, 1);
       assert.equal(status.lastSeq, 3);
-      assert.ok(lines.some((l) => /journal: skipped \d+ damaged bytes/.test(l)), lines.join('\n'));
+      assert.ok(
+        lines.some((l) => /journal: skipped \d+ damaged bytes/.test(l)),
+        lines.join('\n'),
+      );
     } finally {
       await relay.close();
     }

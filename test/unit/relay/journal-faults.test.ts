@@ -97,7 +97,10 @@ describe('relay journal: failure paths', () => {
     const dir = tempDir();
     const store = await DeliveryStore.open(dir);
     const e = await store.add(meta, Buffer.from('original body'));
-    const file = join(dir, readdirSync(dir).find((f) => f.startsWith('journal-'))!);
+    const file = join(
+      dir,
+      readdirSync(dir).find((f) => f.startsWith('journal-'))!,
+    );
     const bytes = readFileSync(file);
     bytes[bytes.length - 2] ^= 0x20;
     writeFileSync(file, bytes);

@@ -24,7 +24,10 @@ describe('relay journal: lazy appends', () => {
     const eager = await j.append(1, [Buffer.from('delivery')]);
     const locs = await Promise.all(lazy);
     assert.equal(j.syncs, 1, 'one fdatasync for the eager record and the ten lazy ones before it');
-    assert.ok(locs.every((l) => l.offset < eager.offset), 'in append order');
+    assert.ok(
+      locs.every((l) => l.offset < eager.offset),
+      'in append order',
+    );
     await j.close();
     assert.deepEqual(await records(dir), [...Array.from({ length: 10 }, (_, i) => `attempt ${i}`), 'delivery']);
   });

@@ -9,7 +9,10 @@ import { startRelay, type RelayServer } from '../../../relay/server';
 import { post, tempDir } from './helpers';
 import { call } from './publicHelpers';
 
-const segments = (dir: string) => readdirSync(dir).filter((n) => /^journal-\d+\.log$/.test(n)).sort();
+const segments = (dir: string) =>
+  readdirSync(dir)
+    .filter((n) => /^journal-\d+\.log$/.test(n))
+    .sort();
 
 async function listed(relay: RelayServer): Promise<number[]> {
   return ((await call('GET', `${relay.url}/api/deliveries?limit=1000`, relay.token)).json.deliveries as { seq: number }[]).map((d) => d.seq).reverse();
@@ -65,7 +68,10 @@ describe('journal loss: a damaged or deleted sealed segment is reported, not hid
       const kept = await listed(first.relay);
       lost = acked.filter((s) => !kept.includes(s));
       await assertLoss(first.relay, first.lines, lost, /sealed segment \d+ cut short/);
-      assert.ok(first.lines.some((l) => /ERROR: sealed segment \d+ is cut short/.test(l)), first.lines.join('\n'));
+      assert.ok(
+        first.lines.some((l) => /ERROR: sealed segment \d+ is cut short/.test(l)),
+        first.lines.join('\n'),
+      );
     } finally {
       await first.relay.close();
     }
@@ -84,7 +90,9 @@ describe('journal loss: a damaged or deleted sealed segment is reported, not hid
     const victim = join(dataDir, segs[2]!);
     // The first record of the segment ends where the second begins: keep just that one.
     const { relay: probe } = await reopen(dataDir);
-    const secondOfSegment = [...probe.store.after(0)].filter((e) => (e as unknown as { loc: { segment: number } }).loc.segment === Number(/\d+/.exec(segs[2]!)![0]))[1]!;
+    const secondOfSegment = [...probe.store.after(0)].filter(
+      (e) => (e as unknown as { loc: { segment: number } }).loc.segment === Number(/\d+/.exec(segs[2]!)![0]),
+    )[1]!;
     const cutAt = (secondOfSegment as unknown as { loc: { offset: number } }).loc.offset;
     await probe.close();
     truncateSync(victim, cutAt);
@@ -122,7 +130,7 @@ describe('journal loss: a damaged or deleted sealed segment is reported, not hid
       assert.equal((await listed(relay)).length, 5);
       assert.ok(!lines.some((l) => /lost|ERROR/.test(l)), lines.join('\n'));
       assert.equal((await call('GET', `${relay.url}/api/status`, relay.token)).json.journal.lostDeliveries, undefined);
-      assert.deepEqual((await (await request(`${relay.url}/readyz`)).body.json()), { ready: true });
+      assert.deepEqual(await (await request(`${relay.url}/readyz`)).body.json(), { ready: true });
     } finally {
       await relay.close();
     }

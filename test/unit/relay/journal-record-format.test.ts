@@ -14,7 +14,13 @@ import { tempDir } from './helpers';
 
 const TARGET = 'http://127.0.0.1:9/hook';
 // Header values arrive latin1-decoded: a byte above 0x7f must come back as the same character.
-const HEADERS: [string, string][] = [['Host', '127.0.0.1:1'], ['X-Service-Event', 'push'], ['X-Service-Delivery', 'old-1'], ['X-Note', 'caf\u00e9'], ['x-service-event', 'second']];
+const HEADERS: [string, string][] = [
+  ['Host', '127.0.0.1:1'],
+  ['X-Service-Event', 'push'],
+  ['X-Service-Delivery', 'old-1'],
+  ['X-Note', 'caf\u00e9'],
+  ['x-service-event', 'second'],
+];
 const BODY = Buffer.from([0x7b, 0x22, 0xff, 0x00, 0x0a, 0x7d]);
 
 /** One delivery record as the relay wrote it before issue 24: u32 length | JSON meta | body. */
@@ -27,7 +33,9 @@ function oldDelivery(meta: DeliveryMeta, body: Buffer): Buffer[] {
 
 function oldAttempt(seq: number, ok: boolean): Buffer {
   const attempt = { target: TARGET, at: '2026-01-02T03:04:05.006Z', status: ok ? 200 : 503, ok, durationMs: 4 };
-  const state = ok ? { target: TARGET, status: 'ok', attempts: 1, lastStatus: 200 } : { target: TARGET, status: 'pending', attempts: 1, lastStatus: 503, nextAttemptAt: '2026-01-02T03:05:05.006Z' };
+  const state = ok
+    ? { target: TARGET, status: 'ok', attempts: 1, lastStatus: 200 }
+    : { target: TARGET, status: 'pending', attempts: 1, lastStatus: 503, nextAttemptAt: '2026-01-02T03:05:05.006Z' };
   return Buffer.from(JSON.stringify({ seq, attempt, state }), 'utf8');
 }
 
@@ -44,7 +52,10 @@ async function writeOldJournal(dir: string): Promise<void> {
   const base = { channel: 'default', verification: 'verified' as const, targets: [TARGET] };
   await j.append(T_DELIVERY, oldDelivery({ seq: 1, receivedAt: '2026-01-02T03:04:05.000Z', ...base, headers: HEADERS }, BODY));
   await j.append(T_ATTEMPT, [oldAttempt(1, true)]);
-  await j.append(T_DELIVERY, oldDelivery({ seq: 2, receivedAt: '2026-01-02T03:04:06.000Z', ...base, headers: [['X-Service-Delivery', 'old-2']] }, Buffer.from('two')));
+  await j.append(
+    T_DELIVERY,
+    oldDelivery({ seq: 2, receivedAt: '2026-01-02T03:04:06.000Z', ...base, headers: [['X-Service-Delivery', 'old-2']] }, Buffer.from('two')),
+  );
   await j.append(T_ATTEMPT, [oldAttempt(2, false)]);
   await j.close();
 }
@@ -55,9 +66,18 @@ async function assertOld(store: DeliveryStore): Promise<void> {
   assert.equal(one?.meta.receivedAt, '2026-01-02T03:04:05.000Z');
   assert.deepEqual(one?.body, BODY);
   assert.equal(store.get(1)?.summary.deliveryId, 'old-1');
-  assert.deepEqual(store.get(1)?.summary.forward.map((f) => [f.status, f.attempts]), [['ok', 1]]);
-  assert.deepEqual(store.get(2)?.summary.forward.map((f) => [f.status, f.attempts, f.lastStatus]), [['pending', 1, 503]]);
-  assert.deepEqual(store.pending().map((e) => e.seq), [2]);
+  assert.deepEqual(
+    store.get(1)?.summary.forward.map((f) => [f.status, f.attempts]),
+    [['ok', 1]],
+  );
+  assert.deepEqual(
+    store.get(2)?.summary.forward.map((f) => [f.status, f.attempts, f.lastStatus]),
+    [['pending', 1, 503]],
+  );
+  assert.deepEqual(
+    store.pending().map((e) => e.seq),
+    [2],
+  );
 }
 
 describe('journal record format', () => {
@@ -68,10 +88,17 @@ describe('journal record format', () => {
     await assertOld(store);
     const e = await store.add({ channel: 'default', verification: 'verified', headers: [...HEADERS, ['X-Service-Delivery', 'dup']], targets: [TARGET] }, BODY);
     assert.equal(e.seq, 3);
-    await store.recordAttempt(3, { target: TARGET, at: '2026-02-03T04:05:07.000Z', status: 200, ok: true, durationMs: 2 }, { target: TARGET, status: 'ok', attempts: 1, lastStatus: 200 });
+    await store.recordAttempt(
+      3,
+      { target: TARGET, at: '2026-02-03T04:05:07.000Z', status: 200, ok: true, durationMs: 2 },
+      { target: TARGET, status: 'ok', attempts: 1, lastStatus: 200 },
+    );
     await store.close();
     // The new records are the binary ones: a delivery whose meta starts with 1, an attempt of type 5.
-    const seg = join(dir, readdirSync(dir).find((n) => n.endsWith('.log'))!);
+    const seg = join(
+      dir,
+      readdirSync(dir).find((n) => n.endsWith('.log'))!,
+    );
     assert.deepEqual(recordTypes(seg), [T_DELIVERY, T_ATTEMPT, T_DELIVERY, T_ATTEMPT, T_DELIVERY, T_ATTEMPT_ENTRY]);
     assert.equal(readFileSync(seg).includes('"seq":3'), false);
 
@@ -88,7 +115,10 @@ describe('journal record format', () => {
       assert.equal(three?.meta.receivedAt, '2026-02-03T04:05:06.789Z');
       assert.deepEqual(three?.body, BODY);
       assert.equal(store.get(3)?.summary.deliveryId, 'old-1', 'the first X-Service-Delivery wins');
-      assert.deepEqual(store.get(3)?.summary.forward.map((f) => [f.status, f.attempts]), [['ok', 1]]);
+      assert.deepEqual(
+        store.get(3)?.summary.forward.map((f) => [f.status, f.attempts]),
+        [['ok', 1]],
+      );
       const reader = await store.openBody!(3);
       assert.deepEqual(reader?.meta, three?.meta);
       assert.deepEqual(await reader?.next(1 << 20), BODY);
@@ -96,11 +126,22 @@ describe('journal record format', () => {
     }
   });
 
-  it('keeps a rejected delivery\'s reason, received size and channel generation in the binary meta', async () => {
+  it("keeps a rejected delivery's reason, received size and channel generation in the binary meta", async () => {
     const dir = tempDir();
     let store = await DeliveryStore.open(dir);
     const received = { size: 1 << 20, sha256: 'ab'.repeat(32) };
-    await store.add({ channel: 'api-ch', gen: 'g7', verification: 'rejected', reason: 'the signature does not match', headers: [['X-Service-Delivery', 'r1']], targets: [], received }, Buffer.from('prefix'));
+    await store.add(
+      {
+        channel: 'api-ch',
+        gen: 'g7',
+        verification: 'rejected',
+        reason: 'the signature does not match',
+        headers: [['X-Service-Delivery', 'r1']],
+        targets: [],
+        received,
+      },
+      Buffer.from('prefix'),
+    );
     await store.close();
     store = await DeliveryStore.open(dir);
     const r = await store.read(1);

@@ -54,17 +54,26 @@ describe('relay journal', () => {
     await j.append(1, [Buffer.from('first')]);
     await j.append(1, [Buffer.from('second record that will be torn')]);
     await j.close();
-    const file = join(dir, readdirSync(dir).find((f) => f.startsWith('journal-'))!);
+    const file = join(
+      dir,
+      readdirSync(dir).find((f) => f.startsWith('journal-'))!,
+    );
     const full = statSync(file).size;
     truncateSync(file, full - 7); // a real torn write: the tail of the last record is gone
     const r = await collect(dir);
-    assert.deepEqual(r.records.map((x) => x.payload), ['first']);
+    assert.deepEqual(
+      r.records.map((x) => x.payload),
+      ['first'],
+    );
     assert.equal(r.truncations.length, 1);
     assert.equal(statSync(file).size, HEADER_BYTES + 5);
     await r.j.append(1, [Buffer.from('third')]);
     await r.j.close();
     const r2 = await collect(dir);
-    assert.deepEqual(r2.records.map((x) => x.payload), ['first', 'third']);
+    assert.deepEqual(
+      r2.records.map((x) => x.payload),
+      ['first', 'third'],
+    );
     await r2.j.close();
   });
 
@@ -74,13 +83,19 @@ describe('relay journal', () => {
     await j.append(1, [Buffer.from('good')]);
     await j.append(1, [Buffer.from('flipped')]);
     await j.close();
-    const file = join(dir, readdirSync(dir).find((f) => f.startsWith('journal-'))!);
+    const file = join(
+      dir,
+      readdirSync(dir).find((f) => f.startsWith('journal-'))!,
+    );
     const bytes = readFileSync(file);
     bytes[bytes.length - 1] ^= 0xff;
     writeFileSync(file, bytes);
     appendFileSync(file, Buffer.from([1, 2, 3]));
     const r = await collect(dir);
-    assert.deepEqual(r.records.map((x) => x.payload), ['good']);
+    assert.deepEqual(
+      r.records.map((x) => x.payload),
+      ['good'],
+    );
     assert.equal(statSync(file).size, HEADER_BYTES + 4);
     await r.j.close();
   });
@@ -97,7 +112,10 @@ describe('relay journal', () => {
     assert.ok(after < before, `segments ${before} -> ${after}`);
     await store.close();
     const reopened = await DeliveryStore.open(dir, { segmentBytes: 512 });
-    assert.deepEqual(reopened.list({}).map((d) => d.seq), [40, 39, 38, 37, 36]);
+    assert.deepEqual(
+      reopened.list({}).map((d) => d.seq),
+      [40, 39, 38, 37, 36],
+    );
     assert.equal(reopened.lastSeq, 40);
     assert.equal((await reopened.read(38))!.body[0], 37);
     await reopened.close();
@@ -111,7 +129,10 @@ describe('relay journal', () => {
     now += 10_000;
     await store.add({ channel: 'a', verification: 'unverified', headers: [], targets: [] }, Buffer.from('new'));
     assert.deepEqual(await store.prune({ olderThanMs: 5_000 }), { removed: 1, remaining: 1 });
-    assert.deepEqual(store.list({}).map((d) => d.seq), [2]);
+    assert.deepEqual(
+      store.list({}).map((d) => d.seq),
+      [2],
+    );
     await store.close();
   });
 });

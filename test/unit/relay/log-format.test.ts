@@ -16,12 +16,27 @@ describe('relay log format', function () {
 
   it('json: time, level, msg and the fields given; text: relay: <msg>; both redact what they are told of, URL credentials and Bearer values', () => {
     const out: string[] = [];
-    const json = relayLogger('json', (t) => out.push(t), () => Date.UTC(2026, 0, 2, 3, 4, 5));
+    const json = relayLogger(
+      'json',
+      (t) => out.push(t),
+      () => Date.UTC(2026, 0, 2, 3, 4, 5),
+    );
     json.redact([SECRET, undefined, 'ab']);
-    json.log(`forward: delivery 7 to http://u:${URL_PASSWORD}@h/x failed; secret ${SECRET}; Authorization: Bearer ${ADMIN}`, { level: 'error', seq: 7, channel: 'c1', target: `http://u:${URL_PASSWORD}@h/x`, status: 503, durationMs: 12.5 });
+    json.log(`forward: delivery 7 to http://u:${URL_PASSWORD}@h/x failed; secret ${SECRET}; Authorization: Bearer ${ADMIN}`, {
+      level: 'error',
+      seq: 7,
+      channel: 'c1',
+      target: `http://u:${URL_PASSWORD}@h/x`,
+      status: 503,
+      durationMs: 12.5,
+    });
     json.log('warning: secret #1 of --secret has 11 bytes');
     json.log('plain', { channel: 'c2' });
-    const lines = out.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = out
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.deepEqual(lines[0], {
       time: '2026-01-02T03:04:05.000Z',
       level: 'error',
@@ -52,7 +67,11 @@ describe('relay log format', function () {
       );
       try {
         const auth = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
-        const made = await request(`${relay.url}/api/channels`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'team', secrets: [CHANNEL_SECRET] }) });
+        const made = await request(`${relay.url}/api/channels`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ name: 'team', secrets: [CHANNEL_SECRET] }),
+        });
         const channel = (await made.body.json()) as { token: string };
         assert.equal(made.statusCode, 201);
         const body = '{"a":1}';

@@ -27,7 +27,10 @@ function meta(seq: number, extra: Partial<NewDelivery> = {}): NewDelivery {
   return {
     channel: 'default',
     verification: 'verified',
-    headers: [['X-Service-Event', 'push'], ['X-Service-Delivery', `d-${seq}`]],
+    headers: [
+      ['X-Service-Event', 'push'],
+      ['X-Service-Delivery', `d-${seq}`],
+    ],
     targets: [APP],
     ...extra,
   };
@@ -39,10 +42,26 @@ describe('the shared store index over a log (relay/server/store/logStore.ts)', (
     const d = await store.at(1, Buffer.alloc(9_400));
     assert.deepEqual(
       { ...d.summary },
-      { seq: 1, channel: 'default', receivedAt: '2026-11-23T10:00:01.000Z', verification: 'verified', event: 'push', deliveryId: 'd-1', size: 9_400, forward: [{ target: APP, status: 'pending', attempts: 0 }] },
+      {
+        seq: 1,
+        channel: 'default',
+        receivedAt: '2026-11-23T10:00:01.000Z',
+        verification: 'verified',
+        event: 'push',
+        deliveryId: 'd-1',
+        size: 9_400,
+        forward: [{ target: APP, status: 'pending', attempts: 0 }],
+      },
     );
-    assert.equal((await store.at(2, Buffer.alloc(10), { verification: 'rejected', reason: 'bad signature' })).summary.forward.length, 0, 'a rejected delivery is not forwarded');
-    assert.deepEqual(store.pending().map((e) => e.seq), [1]);
+    assert.equal(
+      (await store.at(2, Buffer.alloc(10), { verification: 'rejected', reason: 'bad signature' })).summary.forward.length,
+      0,
+      'a rejected delivery is not forwarded',
+    );
+    assert.deepEqual(
+      store.pending().map((e) => e.seq),
+      [1],
+    );
   });
 
   it('applies attempts: the forward state, the attempts list, the channel counters and the pending set follow', async () => {
@@ -51,14 +70,32 @@ describe('the shared store index over a log (relay/server/store/logStore.ts)', (
     await store.at(2, Buffer.alloc(10));
     const at = new Date(T0 + 5000).toISOString();
     await store.recordAttempt(1, { target: APP, at, status: 200, ok: true, durationMs: 3 }, { target: APP, status: 'ok', lastStatus: 200, attempts: 1 });
-    await store.recordAttempt(2, { target: SUBSCRIBER_TARGET, at, status: 204, ok: true, durationMs: 0 }, { target: SUBSCRIBER_TARGET, status: 'ok', lastStatus: 204, attempts: 1 });
+    await store.recordAttempt(
+      2,
+      { target: SUBSCRIBER_TARGET, at, status: 204, ok: true, durationMs: 0 },
+      { target: SUBSCRIBER_TARGET, status: 'ok', lastStatus: 204, attempts: 1 },
+    );
     assert.deepEqual(store.forwardState(1, APP), { target: APP, status: 'ok', lastStatus: 200, attempts: 1 });
     assert.deepEqual(store.get(1)!.attempts, [{ target: APP, at, status: 200, ok: true, durationMs: 3 }]);
-    assert.deepEqual(store.get(2)!.summary.forward.map((f) => `${f.target} ${f.status}`), [`${APP} pending`, `${SUBSCRIBER_TARGET} ok`]);
-    assert.deepEqual(store.pending().map((e) => e.seq), [2]);
-    assert.deepEqual(store.channels(), [{ name: 'default', key: 'default', received: 2, verified: 2, unverified: 0, rejected: 0, forwarded: 1, failed: 0, pending: 1 }]);
-    assert.deepEqual(store.list({ status: 'ok' }).map((s) => s.seq), [1]);
-    assert.deepEqual([...store.after(1)].map((e) => e.seq), [2]);
+    assert.deepEqual(
+      store.get(2)!.summary.forward.map((f) => `${f.target} ${f.status}`),
+      [`${APP} pending`, `${SUBSCRIBER_TARGET} ok`],
+    );
+    assert.deepEqual(
+      store.pending().map((e) => e.seq),
+      [2],
+    );
+    assert.deepEqual(store.channels(), [
+      { name: 'default', key: 'default', received: 2, verified: 2, unverified: 0, rejected: 0, forwarded: 1, failed: 0, pending: 1 },
+    ]);
+    assert.deepEqual(
+      store.list({ status: 'ok' }).map((s) => s.seq),
+      [1],
+    );
+    assert.deepEqual(
+      [...store.after(1)].map((e) => e.seq),
+      [2],
+    );
   });
 
   it('prune: the first seq that stays under a count and an age limit; the rest is forgotten', async () => {

@@ -36,17 +36,27 @@ describe('messages with a TLS relay and channel tokens', function () {
       () => assert.fail('http:// to a TLS port answered'),
       (e: unknown) => e,
     );
-    assert.equal(describeConnectError(address.label, err as { code?: string; message?: string }, address.tls), `${address.label} closed the connection without answering: it speaks TLS on this port, so use https://${address.label}`);
+    assert.equal(
+      describeConnectError(address.label, err as { code?: string; message?: string }, address.tls),
+      `${address.label} closed the connection without answering: it speaks TLS on this port, so use https://${address.label}`,
+    );
   });
 
   it("forward --channel bob with alice's token says the token is limited to channel 'alice'", async () => {
     relay = await startRelay({ port: 0, dataDir: tempDir() });
     const created = await call('POST', `${relay.url}/api/channels`, relay.token, { name: 'alice', secrets: ['alice-secret-0123456789'] });
     const status = await call('GET', `${relay.url}/api/status`, created.json.token);
-    assert.deepEqual(status.json.channels.map((c: { name: string; ingressUrl: string; received: number }) => [c.name, c.ingressUrl, c.received]), [['alice', `${relay.url}/hooks/alice`, 0]], 'a channel token sees its channel (and its URL) before its first delivery');
+    assert.deepEqual(
+      status.json.channels.map((c: { name: string; ingressUrl: string; received: number }) => [c.name, c.ingressUrl, c.received]),
+      [['alice', `${relay.url}/hooks/alice`, 0]],
+      'a channel token sees its channel (and its URL) before its first delivery',
+    );
     assert.equal(status.json.ingressBase, relay.url, 'the relay says where its ingress is');
     const io = captureIo();
-    const code = await forwardCommand.run(['--relay', `ws://127.0.0.1:${relay.port}`, '--token', created.json.token, '--channel', 'bob', '--to', 'http://127.0.0.1:9/'], io);
+    const code = await forwardCommand.run(
+      ['--relay', `ws://127.0.0.1:${relay.port}`, '--token', created.json.token, '--channel', 'bob', '--to', 'http://127.0.0.1:9/'],
+      io,
+    );
     assert.equal(code, 1);
     assert.match(io.err(), /HTTP 403\): this token is limited to channel 'alice': --channel asks for another/);
     assert.doesNotMatch(io.err(), /Host or Origin/);

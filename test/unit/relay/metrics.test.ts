@@ -62,7 +62,10 @@ describe('relay metrics (GET /metrics, prom-client)', function () {
     await settled(relay.store, (a.json as { seq: number }).seq);
     await settled(relay.store, (b.json as { seq: number }).seq);
     const flakySeq = (flaky.json as { seq: number }).seq;
-    await until(() => (relay.store.get(flakySeq)?.summary.forward[0]?.attempts ? true : undefined), (wake) => (relay.store.on('forward', wake), () => relay.store.off('forward', wake)));
+    await until(
+      () => (relay.store.get(flakySeq)?.summary.forward[0]?.attempts ? true : undefined),
+      (wake) => (relay.store.on('forward', wake), () => relay.store.off('forward', wake)),
+    );
 
     const r = await scrape(relay.metricsUrl!, relay.token);
     assert.equal(r.status, 200);
@@ -138,7 +141,12 @@ describe('relay metrics (GET /metrics, prom-client)', function () {
 
   it('counts allow-list (403) and rate-limit (429) refusals', async () => {
     const guarded = await startRelay({ port: 0, dataDir: tempDir(), secrets: [SECRET], allowCidr: ['203.0.113.0/24'], metrics: { port: 0 } });
-    const limited = await startRelay({ port: 0, dataDir: tempDir(), secrets: [SECRET], rejectLimits: { perSource: { burst: 1, perMinute: 1 }, total: { burst: 10, perMinute: 1 } } });
+    const limited = await startRelay({
+      port: 0,
+      dataDir: tempDir(),
+      secrets: [SECRET],
+      rejectLimits: { perSource: { burst: 1, perMinute: 1 }, total: { burst: 10, perMinute: 1 } },
+    });
     try {
       const body = '{"x":1}';
       assert.equal((await post(`${guarded.url}/hooks/default`, body, signed(SECRET, body))).status, 403);
@@ -169,7 +177,10 @@ describe('relay metrics (GET /metrics, prom-client)', function () {
 
   it('keeps label values bounded and free of credentials', () => {
     const labels = new BoundedLabels(2);
-    assert.deepEqual(['a', 'b', 'c', 'a', 'd'].map((x) => labels.of(x)), ['a', 'b', '_other', 'a', '_other']);
+    assert.deepEqual(
+      ['a', 'b', 'c', 'a', 'd'].map((x) => labels.of(x)),
+      ['a', 'b', '_other', 'a', '_other'],
+    );
     assert.equal(targetLabel('https://user:pa55@app.example:8443/hook?token=abc'), 'https://app.example:8443/hook');
   });
 });

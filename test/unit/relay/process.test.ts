@@ -46,7 +46,10 @@ describe('relay process (dist-style CLI bundle, real signals)', function () {
     procs.push(second);
     const token = readFileSync(join(data, 'token'), 'utf8').trim();
     const { deliveries } = await new RelayApi({ baseUrl: second.url, token }).listDeliveries();
-    assert.deepEqual(deliveries.map((d) => d.seq), [3]);
+    assert.deepEqual(
+      deliveries.map((d) => d.seq),
+      [3],
+    );
     assert.equal(await second.stop('SIGTERM'), 0);
   });
 
@@ -57,7 +60,13 @@ describe('relay process (dist-style CLI bundle, real signals)', function () {
     const relay = await spawnRelay(args);
     procs.push(relay);
     const N = 300;
-    const acked = await loadThenKill(relay, { secret: SECRET, total: N, concurrency: 16, killAfter: N / 3, body: (i) => JSON.stringify({ delivery: i, pad: 'x'.repeat(200) }) });
+    const acked = await loadThenKill(relay, {
+      secret: SECRET,
+      total: N,
+      concurrency: 16,
+      killAfter: N / 3,
+      body: (i) => JSON.stringify({ delivery: i, pad: 'x'.repeat(200) }),
+    });
     assert.ok(acked.size >= N / 3, `acked ${acked.size}`);
     const again = await spawnRelay(args);
     procs.push(again);

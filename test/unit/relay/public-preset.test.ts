@@ -9,7 +9,11 @@ describe('relay --public preset and TLS files (pure checks)', () => {
   });
 
   it('binds 0.0.0.0 and allows only the service networks unless told otherwise; requires verification', () => {
-    assert.deepEqual(publicSettings({ public: true, tls: true, trustProxy: false, allowCidr: [] }), { host: '0.0.0.0', allowCidr: ['service'], requireVerified: true });
+    assert.deepEqual(publicSettings({ public: true, tls: true, trustProxy: false, allowCidr: [] }), {
+      host: '0.0.0.0',
+      allowCidr: ['service'],
+      requireVerified: true,
+    });
     assert.deepEqual(publicSettings({ public: true, tls: false, trustProxy: true, host: '127.0.0.1', allowCidr: ['10.0.0.0/8'] }), {
       host: '127.0.0.1',
       allowCidr: ['10.0.0.0/8'],
@@ -23,7 +27,11 @@ describe('relay --public preset and TLS files (pure checks)', () => {
   });
 
   it('without --public nothing changes: loopback, no allow-list, unverified accepted', () => {
-    assert.deepEqual(publicSettings({ public: false, tls: false, trustProxy: false, allowCidr: [] }), { host: '127.0.0.1', allowCidr: [], requireVerified: false });
+    assert.deepEqual(publicSettings({ public: false, tls: false, trustProxy: false, allowCidr: [] }), {
+      host: '127.0.0.1',
+      allowCidr: [],
+      requireVerified: false,
+    });
   });
 
   it('names the configured channels that would accept unverified deliveries', () => {
@@ -34,7 +42,10 @@ describe('relay --public preset and TLS files (pure checks)', () => {
   it('loads a certificate and its key; refuses a missing file and a key of another certificate', () => {
     const c = makeTestCerts();
     assert.ok(loadTls({ cert: c.serverCert, key: c.serverKey }).cert.length > 0);
-    assert.throws(() => loadTls({ cert: c.serverCert + '.nope', key: c.serverKey }), (e: unknown) => e instanceof TlsConfigError && /--tls-cert .*no such file/.test(e.message));
+    assert.throws(
+      () => loadTls({ cert: c.serverCert + '.nope', key: c.serverKey }),
+      (e: unknown) => e instanceof TlsConfigError && /--tls-cert .*no such file/.test(e.message),
+    );
     assert.throws(() => loadTls({ cert: c.serverCert, key: c.otherKey }), /the key does not belong to the certificate/);
     assert.throws(() => loadTls({ cert: c.serverKey, key: c.serverKey }), /not a PEM certificate and key/);
   });

@@ -36,7 +36,9 @@ describe('relay --public (real relay process)', function () {
 
   it('behind a proxy: only the service networks, only signed deliveries, only known channels; channels need secrets; admin token from the environment', async () => {
     const data = tempDir();
-    const relay = await spawnRelayWith(['--data', data, '--public', '--trust-proxy', '127.0.0.1', '--host', '127.0.0.1', '--secret', SECRET], { SERVICE_HOOKS_RELAY_TOKEN: ADMIN });
+    const relay = await spawnRelayWith(['--data', data, '--public', '--trust-proxy', '127.0.0.1', '--host', '127.0.0.1', '--secret', SECRET], {
+      SERVICE_HOOKS_RELAY_TOKEN: ADMIN,
+    });
     procs.push(relay);
     assert.equal(existsSync(join(data, 'token')), false, 'no token file when the environment gives it');
     const body = JSON.stringify({ from: 'service' });
@@ -68,10 +70,18 @@ describe('relay --public (real relay process)', function () {
 
     const behind = await spawnRelayWith(['--data', tempDir(), '--public', '--trust-proxy', '127.0.0.1', '--secret', SECRET]);
     procs.push(behind);
-    assert.equal((await post(`${behind.url}/hooks`, body, signed(SECRET, body, { 'x-forwarded-for': '203.0.113.7' }))).status, 200, 'from the proxy: the client it names');
+    assert.equal(
+      (await post(`${behind.url}/hooks`, body, signed(SECRET, body, { 'x-forwarded-for': '203.0.113.7' }))).status,
+      200,
+      'from the proxy: the client it names',
+    );
     // A chain through a second trusted hop: the last untrusted entry is the client.
     assert.equal((await post(`${behind.url}/hooks`, body, signed(SECRET, body, { 'x-forwarded-for': '192.0.2.9, 203.0.113.7, 127.0.0.1' }))).status, 200);
-    assert.equal((await post(`${behind.url}/hooks`, body, signed(SECRET, body, { 'x-forwarded-for': '203.0.113.7, 192.0.2.9' }))).status, 403, 'what the proxy appended counts, not what the client sent first');
+    assert.equal(
+      (await post(`${behind.url}/hooks`, body, signed(SECRET, body, { 'x-forwarded-for': '203.0.113.7, 192.0.2.9' }))).status,
+      403,
+      'what the proxy appended counts, not what the client sent first',
+    );
 
     const bare = await runCli(['relay', '--port', '0', '--data', tempDir(), '--public', '--trust-proxy', '--secret', SECRET]);
     assert.equal(bare.code, 2, 'a bare --trust-proxy (trust anyone) is refused');

@@ -20,7 +20,13 @@ describe('relay ready line (--ready json)', function () {
     const data = join(tempDir(), 'relay-data');
     const relay = await spawnRelay(['--data', data]);
     procs.push(relay);
-    assert.deepEqual(relay.ready, { ready: 'relay', url: `http://127.0.0.1:${relay.port}`, dataDir: data, tokenFile: tokenFilePath(data), pid: relay.child.pid });
+    assert.deepEqual(relay.ready, {
+      ready: 'relay',
+      url: `http://127.0.0.1:${relay.port}`,
+      dataDir: data,
+      tokenFile: tokenFilePath(data),
+      pid: relay.child.pid,
+    });
     assert.match(readFileSync(relay.ready.tokenFile!, 'utf8'), /^\S{16,}\n$/);
     assert.match(relay.stdout(), new RegExp(`^relay listening on http://127\\.0\\.0\\.1:${relay.port}$`, 'm'), 'the human line stays');
     assert.equal(await relay.stop(), 0);

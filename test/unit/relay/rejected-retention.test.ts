@@ -38,8 +38,16 @@ describe('relay retention: rejected deliveries apart (relay process)', function 
     await relay.stop('SIGTERM');
     relay = await start(data, ['--keep-rejected', '5']);
     let rows = await listed(relay, token);
-    assert.deepEqual(rows.filter((d) => d.verification === 'verified').map((d) => d.seq), verified, 'no verified delivery evicted by junk');
-    assert.deepEqual(rows.filter((d) => d.verification === 'rejected').map((d) => d.seq), junk.slice(-5), 'the newest 5 rejected stay');
+    assert.deepEqual(
+      rows.filter((d) => d.verification === 'verified').map((d) => d.seq),
+      verified,
+      'no verified delivery evicted by junk',
+    );
+    assert.deepEqual(
+      rows.filter((d) => d.verification === 'rejected').map((d) => d.seq),
+      junk.slice(-5),
+      'the newest 5 rejected stay',
+    );
     const status = await call('GET', `${relay.url}/api/status`, token);
     assert.equal(status.json.channels[0].rejected, 5);
     assert.equal(status.json.channels[0].verified, 10);
@@ -52,8 +60,14 @@ describe('relay retention: rejected deliveries apart (relay process)', function 
     await relay.stop('SIGTERM');
     relay = await start(data, ['--keep-rejected', '5']);
     rows = await listed(relay, token);
-    assert.deepEqual(rows.filter((d) => d.verification === 'verified').map((d) => d.seq), verified);
-    assert.deepEqual(rows.filter((d) => d.verification === 'rejected').map((d) => d.seq), junk.slice(-5));
+    assert.deepEqual(
+      rows.filter((d) => d.verification === 'verified').map((d) => d.seq),
+      verified,
+    );
+    assert.deepEqual(
+      rows.filter((d) => d.verification === 'rejected').map((d) => d.seq),
+      junk.slice(-5),
+    );
     assert.equal((await call('GET', `${relay.url}/api/deliveries/${junk[0]}`, token)).status, 404, 'a dropped rejected delivery is gone');
   });
 });

@@ -23,7 +23,12 @@ describe('relay CLI: replay of a delivery a subscriber acknowledged', function (
     // A subscriber (as the editor does) takes the delivery and acks it with its app's 204.
     let acked!: () => void;
     const done = new Promise<void>((r) => (acked = r));
-    const sub = client.subscribe({ url: relay.url.replace(/^http/, 'ws'), token: channelToken, since: 0, onDelivery: () => (setImmediate(acked), { forwarded: { status: 204 } }) });
+    const sub = client.subscribe({
+      url: relay.url.replace(/^http/, 'ws'),
+      token: channelToken,
+      since: 0,
+      onDelivery: () => (setImmediate(acked), { forwarded: { status: 204 } }),
+    });
     const body = '{"n":1}';
     assert.equal((await post(`${relay.url}/hooks/alice`, body, signed(SECRET, body, { 'x-service-event': 'push' }))).status, 200);
     await done;

@@ -37,12 +37,21 @@ async function forwardChild(args: string[]): Promise<{ child: ChildProcess; out:
 }
 
 /** POST /api/deliveries/<seq>/replay with `body` and `token`: the status and error. */
-async function replayApi(relay: RelayServer, seq: number, token: string, body: unknown): Promise<{ status: number; json: { error?: string; subscribers?: number } }> {
-  const res = await request(`${relay.url}/api/deliveries/${seq}/replay`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function replayApi(
+  relay: RelayServer,
+  seq: number,
+  token: string,
+  body: unknown,
+): Promise<{ status: number; json: { error?: string; subscribers?: number } }> {
+  const res = await request(`${relay.url}/api/deliveries/${seq}/replay`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return { status: res.statusCode, json: (await res.body.json()) as { error?: string; subscribers?: number } };
 }
 
-describe('replay to the channel\'s subscribers (real relay, forward child and app)', function () {
+describe("replay to the channel's subscribers (real relay, forward child and app)", function () {
   this.timeout(60_000);
   let relay: RelayServer;
   let app: TargetApp;
@@ -87,14 +96,21 @@ describe('replay to the channel\'s subscribers (real relay, forward child and ap
     const seq = await deliver('{"n":1}');
     assert.equal(seq, 1);
     await firstOk; // the subscriber forwarded it and acknowledged it: its only target is the subscriber
-    assert.deepEqual(relay.store.get(1)?.summary.forward.map((f) => f.target), [SUBSCRIBER_TARGET]);
+    assert.deepEqual(
+      relay.store.get(1)?.summary.forward.map((f) => f.target),
+      [SUBSCRIBER_TARGET],
+    );
 
     const replayed = attempt(1, (a) => a.replay === true);
     const r = await runCliBare(['replay', '1', '--relay', relay.url], { SERVICE_HOOKS_RELAY_TOKEN: alice });
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /sent #1 again to 1 subscriber/);
     await app.waitFor(2);
-    assert.deepEqual(app.received.map((x) => x.body.toString()), ['{"n":1}', '{"n":1}'], 'the app got the same bytes a second time');
+    assert.deepEqual(
+      app.received.map((x) => x.body.toString()),
+      ['{"n":1}', '{"n":1}'],
+      'the app got the same bytes a second time',
+    );
     assert.equal(app.received[1]!.headers['x-service-signature'], signed(ALICE, '{"n":1}')['x-service-signature'], 'as received: the original signature');
     await fwd.saw(/^#1 alice push → 200 [\d.]+ ms \(replay\)$/m);
     const recorded = await replayed;
@@ -105,7 +121,10 @@ describe('replay to the channel\'s subscribers (real relay, forward child and ap
     await deliver('{"n":2}');
     await app.waitFor(3);
     await fwd.saw(/^#2 alice push → 200/m);
-    assert.deepEqual(app.received.map((x) => x.body.toString()), ['{"n":1}', '{"n":1}', '{"n":2}']);
+    assert.deepEqual(
+      app.received.map((x) => x.body.toString()),
+      ['{"n":1}', '{"n":1}', '{"n":2}'],
+    );
   });
 
   it("another channel's token gets 404 for it; the admin token reaches its subscribers too", async () => {

@@ -58,7 +58,11 @@ describe('channel secret rotation without downtime', function () {
     assert.equal(only.status, 200);
     assert.equal(only.json.secrets, 1);
 
-    assert.deepEqual(answers.map((a) => a.status).filter((s) => s !== 200), [], '0 rejected during the rotation');
+    assert.deepEqual(
+      answers.map((a) => a.status).filter((s) => s !== 200),
+      [],
+      '0 rejected during the rotation',
+    );
     const status = await call('GET', `${relay.url}/api/channels/alice`, channelToken);
     assert.equal(status.status, 200, 'the channel token still works');
     assert.deepEqual([status.json.verified, status.json.rejected], [60, 0]);
@@ -116,7 +120,10 @@ describe('deliveries refused by the source allow-list are visible', function () 
     const lines: string[] = [];
     let now = 1_000_000;
     relay = await startRelay({ port: 0, dataDir: tempDir(), allowCidr: ['service'], trustProxy: ['127.0.0.1'], log: (l) => lines.push(l), now: () => now });
-    assert.ok(lines.some((l) => /accepting deliveries only from 203\.0\.113\.0\/24, 198\.51\.100\.0\/24/.test(l)), 'the accepted networks are printed at start-up');
+    assert.ok(
+      lines.some((l) => /accepting deliveries only from 203\.0\.113\.0\/24, 198\.51\.100\.0\/24/.test(l)),
+      'the accepted networks are printed at start-up',
+    );
     const admin = relay.token;
     await call('POST', `${relay.url}/api/channels`, admin, { name: 'alice', secrets: [OLD] });
     const body = '{}';
@@ -130,7 +137,9 @@ describe('deliveries refused by the source allow-list are visible', function () 
     assert.equal((await from('192.0.2.8', 'other-name')).status, 403, 'any name: the same answer');
 
     const status = await call('GET', `${relay.url}/api/status`, admin);
-    const byName = Object.fromEntries(status.json.channels.map((c: { name: string; refused?: number; received: number }) => [c.name, [c.received, c.refused ?? 0]]));
+    const byName = Object.fromEntries(
+      status.json.channels.map((c: { name: string; refused?: number; received: number }) => [c.name, [c.received, c.refused ?? 0]]),
+    );
     assert.deepEqual(byName.alice, [1, 5]);
     assert.deepEqual(byName.default, [0, 1], 'a channel with refusals only is listed');
     assert.deepEqual(byName['other-name'], [0, 1], 'a local relay serves any name (an implicit channel): counted under it');

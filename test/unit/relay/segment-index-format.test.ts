@@ -8,7 +8,15 @@ import { copyFileSync, readdirSync, readFileSync, unlinkSync, writeFileSync } fr
 import { join } from 'node:path';
 import { ByteReader } from '../../../relay/server/journal/bytes';
 import { crc32 } from '../../../relay/server/journal/crc32';
-import { decodeAttempt, decodeDelivery, decodePrune, encodeAttempt, encodeDelivery, encodePrune, type AttemptEntry } from '../../../relay/server/deliveryIndex/indexEntries';
+import {
+  decodeAttempt,
+  decodeDelivery,
+  decodePrune,
+  encodeAttempt,
+  encodeDelivery,
+  encodePrune,
+  type AttemptEntry,
+} from '../../../relay/server/deliveryIndex/indexEntries';
 import type { IndexedDelivery } from '../../../relay/server/deliveryIndex/compactIndex';
 import { DeliveryStore } from '../../../relay/server/store/store';
 import { FaultyFs } from './faultyFs';
@@ -17,7 +25,10 @@ import { tempDir } from './helpers';
 const TARGET = 'http://127.0.0.1:9/hook';
 const IDX = /^journal-\d+\.idx$/;
 const SEG = /^journal-\d+\.log$/;
-const files = (dir: string, re: RegExp) => readdirSync(dir).filter((f) => re.test(f)).sort();
+const files = (dir: string, re: RegExp) =>
+  readdirSync(dir)
+    .filter((f) => re.test(f))
+    .sort();
 
 describe('segment index entries (binary)', () => {
   const read = (b: Buffer) => new ByteReader().at(b);
@@ -46,14 +57,26 @@ describe('segment index entries (binary)', () => {
     const entries: AttemptEntry[] = [
       {
         seq: 9_007_199_254_740_991,
-        attempt: { target: TARGET, atMs: 1_763_913_600_000, status: 502, ok: false, durationMs: 12.5, error: 'connect ECONNREFUSED — “nobody home” 🙈', replay: true },
+        attempt: {
+          target: TARGET,
+          atMs: 1_763_913_600_000,
+          status: 502,
+          ok: false,
+          durationMs: 12.5,
+          error: 'connect ECONNREFUSED — “nobody home” 🙈',
+          replay: true,
+        },
         state: { target: 'http://127.0.0.1:9/ziel-ü', status: 'failed', lastStatus: 502, attempts: 7, nextAttemptMs: 1_763_913_660_000 },
       },
       { seq: 3, attempt: { target: TARGET, atMs: 0, ok: true, durationMs: 0 } },
       // Long strings, ASCII and not (written another way than short ones).
       { seq: 6, attempt: { target: `${TARGET}/${'p'.repeat(300)}`, atMs: 1, ok: false, durationMs: 1, error: `${'e'.repeat(200)} ü ${'🔑'.repeat(100)}` } },
       { seq: 4, attempt: { target: TARGET, atMs: 5, status: 200, ok: true, durationMs: 3 }, state: { target: TARGET, status: 'ok', attempts: 1 } },
-      { seq: 5, attempt: { target: TARGET, atMs: 5, ok: false, durationMs: 3, error: '' }, state: { target: TARGET, status: 'pending', attempts: 0, nextAttemptMs: 0 } },
+      {
+        seq: 5,
+        attempt: { target: TARGET, atMs: 5, ok: false, durationMs: 3, error: '' },
+        state: { target: TARGET, status: 'pending', attempts: 0, nextAttemptMs: 0 },
+      },
     ];
     for (const e of entries) assert.deepEqual(decodeAttempt(read(encodeAttempt(e.seq, e.attempt, e.state))), e);
   });
@@ -75,21 +98,40 @@ async function fill(dir: string): Promise<DeliveryStore> {
         channel: i % 3 ? 'default' : 'équipe',
         verification: i % 7 ? 'verified' : 'unverified',
         ...(i % 7 ? {} : { reason: 'no signature — sans signature' }),
-        headers: [['X-Service-Event', i % 2 ? 'push' : 'issues'], ['X-Service-Delivery', `id-${i}-ü`]],
+        headers: [
+          ['X-Service-Event', i % 2 ? 'push' : 'issues'],
+          ['X-Service-Delivery', `id-${i}-ü`],
+        ],
         targets: [TARGET],
       },
       Buffer.from(`body ${i} ${'.'.repeat(100)}`),
     );
     const at = new Date(1000 * i).toISOString();
-    if (i % 2 === 0) await store.recordAttempt(e.summary.seq, { target: TARGET, at, status: 200, ok: true, durationMs: i }, { target: TARGET, status: 'ok', attempts: 1, lastStatus: 200 });
-    if (i % 5 === 0) await store.recordAttempt(e.summary.seq, { target: TARGET, at, ok: false, durationMs: 1, error: 'ECONNRESET' }, { target: TARGET, status: 'pending', attempts: 2, nextAttemptAt: at });
+    if (i % 2 === 0)
+      await store.recordAttempt(
+        e.summary.seq,
+        { target: TARGET, at, status: 200, ok: true, durationMs: i },
+        { target: TARGET, status: 'ok', attempts: 1, lastStatus: 200 },
+      );
+    if (i % 5 === 0)
+      await store.recordAttempt(
+        e.summary.seq,
+        { target: TARGET, at, ok: false, durationMs: 1, error: 'ECONNRESET' },
+        { target: TARGET, status: 'pending', attempts: 2, nextAttemptAt: at },
+      );
   }
   return store;
 }
 
 async function snapshot(store: DeliveryStore) {
   const all = store.list({ limit: 10_000 });
-  return { all, attempts: all.map((d) => store.get(d.seq)!.attempts), channels: store.channels(), pending: store.pending().map((e) => e.summary.seq), lastSeq: store.lastSeq };
+  return {
+    all,
+    attempts: all.map((d) => store.get(d.seq)!.attempts),
+    channels: store.channels(),
+    pending: store.pending().map((e) => e.summary.seq),
+    lastSeq: store.lastSeq,
+  };
 }
 
 /** A closed store's folder, what it lists, and its index files' bytes. */
@@ -124,10 +166,14 @@ describe('segment index files (format 3)', () => {
     const size = original[1]!.length;
     // Magic, format, segment, bytes covered, count, body crc, header crc, first record, an entry, the last byte.
     for (const at of [0, 4, 9, 17, 25, 41, 47, 48, 60, Math.floor(size / 2), size - 1]) {
-      await reopensAsBefore(1, (path, bytes) => {
-        bytes[at]! ^= 0x20;
-        writeFileSync(path, bytes);
-      }, `byte ${at} of ${size}`);
+      await reopensAsBefore(
+        1,
+        (path, bytes) => {
+          bytes[at]! ^= 0x20;
+          writeFileSync(path, bytes);
+        },
+        `byte ${at} of ${size}`,
+      );
     }
   });
 
@@ -155,7 +201,8 @@ describe('segment index files (format 3)', () => {
   it('damaged regions found by a scan are kept in the rebuilt index header and reported again at the next open', async () => {
     const dir = tempDir();
     let store = await DeliveryStore.open(dir, { segmentBytes: 700 });
-    for (let i = 1; i <= 12; i++) await store.add({ channel: 'default', verification: 'verified', headers: [], targets: [] }, Buffer.from(`body-${i}-${'x'.repeat(60)}`));
+    for (let i = 1; i <= 12; i++)
+      await store.add({ channel: 'default', verification: 'verified', headers: [], targets: [] }, Buffer.from(`body-${i}-${'x'.repeat(60)}`));
     await store.close();
     // Damage the body of delivery 2 (a sealed segment) and drop that segment's index.
     const seg = files(dir, SEG).find((f) => readFileSync(join(dir, f)).includes('body-2-'))!;
@@ -178,6 +225,14 @@ describe('segment index files (format 3)', () => {
   });
 
   it("another segment's index file (valid in itself) is not taken for this one", async () => {
-    await reopensAsBefore(1, (path) => copyFileSync(path.replace(/\d{10}\.idx$/, (m) => `${String(Number(m.slice(0, 10)) - 1).padStart(10, '0')}.idx`), path), 'copied from the segment before');
+    await reopensAsBefore(
+      1,
+      (path) =>
+        copyFileSync(
+          path.replace(/\d{10}\.idx$/, (m) => `${String(Number(m.slice(0, 10)) - 1).padStart(10, '0')}.idx`),
+          path,
+        ),
+      'copied from the segment before',
+    );
   });
 });

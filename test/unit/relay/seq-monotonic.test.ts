@@ -18,7 +18,10 @@ describe('relay seq numbering', () => {
     await store.close();
     store = await DeliveryStore.open(dir, { segmentBytes: 1 });
     assert.equal(store.lastSeq, 3);
-    assert.deepEqual([...store.after(0)].map((e) => e.summary.seq), [3]);
+    assert.deepEqual(
+      [...store.after(0)].map((e) => e.summary.seq),
+      [3],
+    );
     await store.close();
   });
 });

@@ -12,8 +12,11 @@ function runRelay(args: string[]): Promise<{ code: number; stderr: string }> {
   return cli().then(
     (path) =>
       new Promise((resolve) => {
-        execFile(process.execPath, [path, 'relay', '--port', '0', '--data', tempDir(), ...args], { env: { PATH: process.env.PATH, HOME: tempDir('sh-home-') } }, (err, _out, stderr) =>
-          resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stderr }),
+        execFile(
+          process.execPath,
+          [path, 'relay', '--port', '0', '--data', tempDir(), ...args],
+          { env: { PATH: process.env.PATH, HOME: tempDir('sh-home-') } },
+          (err, _out, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stderr }),
         );
       }),
   );
@@ -30,7 +33,12 @@ describe('relay --store: the backend from the URL', () => {
     assert.deepEqual([undefined, 'file', 'file:', 'FILE:'].map(kind), ['file', 'file', 'file', 'file']);
     assert.deepEqual(['nats://127.0.0.1:4222', 'nats://a:1,nats://b:2', 'tls://nats.example:4222'].map(kind), ['jetstream', 'jetstream', 'jetstream']);
     assert.equal(kind('memory:'), 'memory');
-    for (const bad of ['bogus:', 'http://127.0.0.1:4222', 'relay-data', '']) assert.throws(() => storeBackend(bad), (err) => err instanceof StoreUrlError && /names no store; use file:.*nats:\/\/.*memory:/.test(err.message), bad);
+    for (const bad of ['bogus:', 'http://127.0.0.1:4222', 'relay-data', ''])
+      assert.throws(
+        () => storeBackend(bad),
+        (err) => err instanceof StoreUrlError && /names no store; use file:.*nats:\/\/.*memory:/.test(err.message),
+        bad,
+      );
     assert.throws(() => storeBackend('nats://'), StoreUrlError, 'a NATS URL without a host');
   });
 
@@ -51,8 +59,15 @@ describe('relay --store: the backend from the URL', () => {
     const token = readFileSync(relay.ready.tokenFile!, 'utf8').trim();
     const res = await request(`${relay.url}/api/deliveries`, { headers: { authorization: `Bearer ${token}` } });
     const list = (await res.body.json()) as { deliveries: { seq: number }[] };
-    assert.deepEqual(list.deliveries.map((d) => d.seq), [1]);
-    assert.deepEqual(readdirSync(data).filter((f) => /^journal-|^seq$/.test(f)), [], 'no journal in the data folder');
+    assert.deepEqual(
+      list.deliveries.map((d) => d.seq),
+      [1],
+    );
+    assert.deepEqual(
+      readdirSync(data).filter((f) => /^journal-|^seq$/.test(f)),
+      [],
+      'no journal in the data folder',
+    );
   });
 
   it('startRelay({ store: { url: "memory:" } }) in process', async () => {

@@ -18,7 +18,10 @@ function meta(i: number, channel = i % 3 === 0 ? 'ci' : 'default') {
   return {
     channel,
     verification: 'verified' as const,
-    headers: [['X-Service-Event', i % 2 ? 'push' : 'issues'], ['X-Service-Delivery', `id-${i}`]] as [string, string][],
+    headers: [
+      ['X-Service-Event', i % 2 ? 'push' : 'issues'],
+      ['X-Service-Delivery', `id-${i}`],
+    ] as [string, string][],
     targets: [TARGET],
   };
 }
@@ -54,7 +57,10 @@ async function snapshot(store: DeliveryStore) {
   };
 }
 
-const files = (dir: string, re: RegExp) => readdirSync(dir).filter((f) => re.test(f)).sort();
+const files = (dir: string, re: RegExp) =>
+  readdirSync(dir)
+    .filter((f) => re.test(f))
+    .sort();
 const SEG = /^journal-\d+\.log$/;
 const IDX = /^journal-\d+\.idx$/;
 
@@ -67,7 +73,10 @@ describe('relay store: segment index files', () => {
     const segs = files(dir, SEG);
     assert.ok(segs.length > 3, `segments: ${segs.join(' ')}`);
     // Sealed segments were indexed when sealed, the current one at close.
-    assert.deepEqual(files(dir, IDX), segs.map((s) => s.replace('.log', '.idx')));
+    assert.deepEqual(
+      files(dir, IDX),
+      segs.map((s) => s.replace('.log', '.idx')),
+    );
     const fs = new FaultyFs();
     const again = await DeliveryStore.open(dir, { segmentBytes: 700, fs });
     const opened = fs.calls.filter((c) => c.op === 'open' && SEG.test(c.path.split('/').at(-1)!)).map((c) => c.path.split('/').at(-1));
@@ -95,7 +104,10 @@ describe('relay store: segment index files', () => {
     assert.deepEqual(readFileSync(join(dir, idx[1]!)).equals(bytes), false);
     // The slow start is announced once per segment read in full, with its size; the next start has none.
     const segs = files(dir, SEG);
-    assert.deepEqual(rebuilt, [0, 1].map((k) => ({ segment: Number(/\d+/.exec(segs[k]!)![0]), bytes: statSync(join(dir, segs[k]!)).size })));
+    assert.deepEqual(
+      rebuilt,
+      [0, 1].map((k) => ({ segment: Number(/\d+/.exec(segs[k]!)![0]), bytes: statSync(join(dir, segs[k]!)).size })),
+    );
     const third: unknown[] = [];
     await (await DeliveryStore.open(dir, { segmentBytes: 700, onRebuild: (r) => third.push(r) })).close();
     assert.deepEqual(third, []);
@@ -152,15 +164,30 @@ describe('relay store: compact index', () => {
         assert.equal(c.failed, mine.filter((d) => d.forward.some((f) => f.status === 'failed')).length, `${c.name} failed`);
         assert.equal(c.pending, mine.filter((d) => d.forward.some((f) => f.status === 'pending')).length, `${c.name} pending`);
       }
-      assert.deepEqual(s.pending().map((e) => e.summary.seq), all.filter((d) => d.forward.some((f) => f.status === 'pending')).map((d) => d.seq).reverse());
+      assert.deepEqual(
+        s.pending().map((e) => e.summary.seq),
+        all
+          .filter((d) => d.forward.some((f) => f.status === 'pending'))
+          .map((d) => d.seq)
+          .reverse(),
+      );
     };
     check(store);
-    assert.deepEqual(store.channels().map((c) => [c.name, c.received, c.forwarded, c.failed, c.pending]), [['ci', 13, 5, 2, 6], ['default', 27, 11, 6, 10]]);
+    assert.deepEqual(
+      store.channels().map((c) => [c.name, c.received, c.forwarded, c.failed, c.pending]),
+      [
+        ['ci', 13, 5, 2, 6],
+        ['default', 27, 11, 6, 10],
+      ],
+    );
     await store.recordAttempt(1, attempt(true), { target: TARGET, status: 'ok', attempts: 1, lastStatus: 200 });
     check(store);
     await store.prune({ keep: 15 });
     check(store);
-    assert.equal(store.channels().reduce((n, c) => n + c.received, 0), 15);
+    assert.equal(
+      store.channels().reduce((n, c) => n + c.received, 0),
+      15,
+    );
     await store.close();
     const again = await DeliveryStore.open(dir, { segmentBytes: 700 });
     check(again);
@@ -208,19 +235,31 @@ describe('relay store: compact index', () => {
       const added = await Promise.all(Array.from({ length: 500 }, (_, k) => store.add(meta(done + k + 1), Buffer.from(`b${done + k + 1}`))));
       await Promise.all(
         added.map((e) =>
-          store.recordAttempt(e.summary.seq, { ...attempt(false), durationMs: e.summary.seq, error: `e${e.summary.seq}` }, { target: TARGET, status: 'pending', attempts: 1, lastStatus: 500 }, { lazy: true }),
+          store.recordAttempt(
+            e.summary.seq,
+            { ...attempt(false), durationMs: e.summary.seq, error: `e${e.summary.seq}` },
+            { target: TARGET, status: 'pending', attempts: 1, lastStatus: 500 },
+            { lazy: true },
+          ),
         ),
       );
     }
     await store.prune({ keep: 100 });
     for (const seq of [n - 99, n - 50, n]) {
       const e = store.get(seq)!;
-      assert.deepEqual(e.attempts.map((a) => [a.durationMs, a.error, a.status]), [[seq, `e${seq}`, 500]], `seq ${seq}`);
+      assert.deepEqual(
+        e.attempts.map((a) => [a.durationMs, a.error, a.status]),
+        [[seq, `e${seq}`, 500]],
+        `seq ${seq}`,
+      );
       assert.equal(e.summary.deliveryId, `id-${seq}`);
       assert.equal((await store.read(seq))!.body.toString(), `b${seq}`);
     }
     await store.recordAttempt(n, attempt(true), { target: TARGET, status: 'ok', attempts: 2, lastStatus: 200 });
-    assert.deepEqual(store.get(n)!.attempts.map((a) => a.ok), [false, true]);
+    assert.deepEqual(
+      store.get(n)!.attempts.map((a) => a.ok),
+      [false, true],
+    );
     assert.equal(store.get(n)!.summary.forward[0]!.status, 'ok');
     assert.equal(store.pending().length, 99);
     assert.equal(store.get(n - 100), undefined);

@@ -40,7 +40,13 @@ function delivery(n: number, extra: Partial<NewDelivery> = {}): NewDelivery {
   return {
     channel: 'default',
     verification: 'verified',
-    headers: [['Content-Type', 'application/json'], ['X-Service-Event', 'push'], ['X-Service-Delivery', `d-${n}`], ['x-dup', 'a'], ['X-Dup', 'b']],
+    headers: [
+      ['Content-Type', 'application/json'],
+      ['X-Service-Event', 'push'],
+      ['X-Service-Delivery', `d-${n}`],
+      ['x-dup', 'a'],
+      ['X-Dup', 'b'],
+    ],
     targets: [APP],
     ...extra,
   };
@@ -124,8 +130,14 @@ export function storeContract(b: StoreUnderTest): void {
       assert.equal(store.lastSeq, all[19]);
       const newest = store.list({ limit: 5 }).map((s) => s.seq);
       assert.deepEqual(newest, all.slice(15).reverse());
-      assert.deepEqual(store.list({ limit: 5, before: newest[4] }).map((s) => s.seq), all.slice(10, 15).reverse());
-      assert.deepEqual(store.list({ since: all[17] }).map((s) => s.seq), all.slice(18).reverse());
+      assert.deepEqual(
+        store.list({ limit: 5, before: newest[4] }).map((s) => s.seq),
+        all.slice(10, 15).reverse(),
+      );
+      assert.deepEqual(
+        store.list({ since: all[17] }).map((s) => s.seq),
+        all.slice(18).reverse(),
+      );
       for (const [i, d] of added.entries()) assert.ok((await store.read(d.seq))!.body.equals(bodyOf(i, 10)));
     });
 
@@ -175,15 +187,22 @@ export function storeContract(b: StoreUnderTest): void {
       assert.deepEqual(store.pending(), []);
       const [row] = store.channels();
       assert.deepEqual([row!.received, row!.forwarded, row!.failed, row!.pending], [2, 1, 1, 0]);
-      assert.deepEqual(store.list({ status: 'ok' }).map((s) => s.seq), [a.seq]);
-      assert.deepEqual(store.list({ status: 'failed' }).map((s) => s.seq), [c.seq]);
+      assert.deepEqual(
+        store.list({ status: 'ok' }).map((s) => s.seq),
+        [a.seq],
+      );
+      assert.deepEqual(
+        store.list({ status: 'failed' }).map((s) => s.seq),
+        [c.seq],
+      );
     });
 
     it('prunes by count: --keep counts accepted deliveries only, and a pruned delivery is gone', async () => {
       const store = await track(b.open());
       const kinds = ['verified', 'rejected', 'unverified', 'verified', 'rejected', 'verified', 'unverified'] as const;
       const added = [];
-      for (const [i, v] of kinds.entries()) added.push((await store.add(delivery(i, { verification: v, ...(v === 'rejected' ? { targets: [] } : {}) }), bodyOf(i, 10))).seq);
+      for (const [i, v] of kinds.entries())
+        added.push((await store.add(delivery(i, { verification: v, ...(v === 'rejected' ? { targets: [] } : {}) }), bodyOf(i, 10))).seq);
       const res = await store.prune({ keep: 3 }); // the newest 3 accepted: the 4th, 6th and 7th; the rejected 5th lies between them
       assert.deepEqual(seqs(store.after(0)), added.slice(3));
       assert.deepEqual(res, { removed: 3, remaining: 4 });
@@ -208,11 +227,17 @@ export function storeContract(b: StoreUnderTest): void {
         assert.deepEqual(seqs(store.after(0)), left);
         const [row] = store.channels();
         assert.deepEqual([row!.received, row!.rejected, row!.verified, row!.unverified], [3, 1, 1, 1]);
-        assert.deepEqual(store.list({ status: 'rejected' }).map((s) => s.seq), [left[1]]);
+        assert.deepEqual(
+          store.list({ status: 'rejected' }).map((s) => s.seq),
+          [left[1]],
+        );
         // More rejected traffic never pushes an accepted delivery out.
         for (let i = 0; i < 4; i++) await store.add(delivery(10 + i, { verification: 'rejected', targets: [] }), bodyOf(i, 10));
         await store.applyRetention();
-        assert.deepEqual(store.list({ status: 'verified' }).map((s) => s.seq), [left[0]]);
+        assert.deepEqual(
+          store.list({ status: 'verified' }).map((s) => s.seq),
+          [left[0]],
+        );
         assert.equal(store.list({ status: 'rejected' }).length, 1);
       });
     }
@@ -239,11 +264,17 @@ export function storeContract(b: StoreUnderTest): void {
       const fresh = await store.add(delivery(2, { channel: 'ch', gen: 'g2' }), bodyOf(2, 10));
       await store.add(delivery(3, { channel: 'other' }), bodyOf(3, 10));
       assert.deepEqual(seqs(store.after(0, channelKey('ch', 'g2'))), [fresh.seq]);
-      assert.deepEqual(store.list({ channel: channelKey('ch', 'g1') }).map((s) => s.seq), [old.seq]);
+      assert.deepEqual(
+        store.list({ channel: channelKey('ch', 'g1') }).map((s) => s.seq),
+        [old.seq],
+      );
       assert.equal(store.lastSeqOf(channelKey('ch', 'g1')), old.seq);
       assert.equal(store.lastSeqOf(channelKey('ch', 'g2')), fresh.seq);
       assert.equal(store.lastSeqOf(channelKey('ch', 'g3')), 0);
-      assert.deepEqual(store.channels().map((c) => `${c.name} ${c.key} ${c.received}`), ['ch ch@g1 1', 'ch ch@g2 1', 'other other 1']);
+      assert.deepEqual(
+        store.channels().map((c) => `${c.name} ${c.key} ${c.received}`),
+        ['ch ch@g1 1', 'ch ch@g2 1', 'other other 1'],
+      );
       assert.equal(store.get(fresh.seq)!.channelKey, 'ch@g2');
       assert.equal(store.get(fresh.seq)!.summary.channel, 'ch');
     });
@@ -252,7 +283,8 @@ export function storeContract(b: StoreUnderTest): void {
       it('keeps everything across a restart: deliveries, attempts, identities, the prune floor, and seqs are not given out again', async () => {
         const store = await track(b.open());
         const added = [];
-        for (let i = 0; i < 5; i++) added.push((await store.add(delivery(i, { channel: 'ch', gen: 'g1', verification: i === 2 ? 'rejected' : 'verified' }), bodyOf(i, 1000))).seq);
+        for (let i = 0; i < 5; i++)
+          added.push((await store.add(delivery(i, { channel: 'ch', gen: 'g1', verification: i === 2 ? 'rejected' : 'verified' }), bodyOf(i, 1000))).seq);
         const { attempt, state } = ok(Date.parse('2026-11-25T10:00:00Z'));
         await store.recordAttempt(added[4]!, attempt, state);
         await store.prune({ keep: 3 }); // the first accepted goes

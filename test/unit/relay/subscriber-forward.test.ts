@@ -33,9 +33,13 @@ describe('relay: deliveries a forward subscriber acknowledged', function () {
     relay = await startRelay({ port: 0, dataDir: tempDir() });
     target = await startTarget();
     target.status = 202;
-    const child = spawn(process.execPath, [await cli(), 'forward', '--relay', `ws://127.0.0.1:${relay.port}`, '--token', relay.token, '--to', target.url, '--since', '0'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [await cli(), 'forward', '--relay', `ws://127.0.0.1:${relay.port}`, '--token', relay.token, '--to', target.url, '--since', '0'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     child.stdout!.on('data', (c: Buffer) => trace.push(`forward stdout: ${c.toString().trim()}`));
     child.stderr!.on('data', (c: Buffer) => trace.push(`forward stderr: ${c.toString().trim()}`));
     child.on('exit', (code, signal) => trace.push(`forward exited: ${code ?? signal}`));

@@ -34,7 +34,14 @@ async function harness(limits: Partial<SubscriberOptions> = {}, o: { wholeBodies
   const authenticate = (given: string | undefined) => (given === TOKEN ? ({ kind: 'admin' } as const) : undefined);
   // A store that reads bodies only whole, as the JetStream store does (no openBody).
   const seen: RelayStore = o.wholeBodies
-    ? new Proxy(store, { get: (t, k) => (k === 'openBody' ? undefined : typeof t[k as keyof DeliveryStore] === 'function' ? (t[k as keyof DeliveryStore] as (...a: unknown[]) => unknown).bind(t) : t[k as keyof DeliveryStore]) })
+    ? new Proxy(store, {
+        get: (t, k) =>
+          k === 'openBody'
+            ? undefined
+            : typeof t[k as keyof DeliveryStore] === 'function'
+              ? (t[k as keyof DeliveryStore] as (...a: unknown[]) => unknown).bind(t)
+              : t[k as keyof DeliveryStore],
+      })
     : store;
   const hub = new SubscriberHub(seen, { authenticate, boundHost: '127.0.0.1', allowedHosts: [], allowedOrigins: [], ...limits });
   const server: Server = createServer((_req, res) => res.writeHead(404).end());
@@ -115,7 +122,10 @@ describe('relay subscribers: resource limits', function () {
     await all;
     sub.close();
     await sub.closed;
-    assert.deepEqual(got, Array.from({ length: n }, (_, i) => i + 1));
+    assert.deepEqual(
+      got,
+      Array.from({ length: n }, (_, i) => i + 1),
+    );
   });
 
   it('20 subscribers that never read hold at most the bound each, and a reading subscriber gets every delivery', async () => {
@@ -140,7 +150,10 @@ describe('relay subscribers: resource limits', function () {
     await all;
     sub.close();
     await sub.closed;
-    assert.deepEqual(seen.map((d) => d.seq), Array.from({ length: N }, (_, i) => i + 1));
+    assert.deepEqual(
+      seen.map((d) => d.seq),
+      Array.from({ length: N }, (_, i) => i + 1),
+    );
     const message = Math.ceil((body.length * 4) / 3) + 1024;
     assert.ok(maxQueued <= maxUnsentBytes + message, `at most the bound plus one message waited for a subscriber (saw ${maxQueued})`);
   });
@@ -179,12 +192,16 @@ describe('relay subscribers: resource limits', function () {
           if (!noted) {
             // While the large ones are on their way: forward notices for everything, to be sent between messages.
             noted = true;
-            for (let seq = 1; seq <= bodies.length; seq++) void h!.store.recordAttempt(seq, { target: 'http://app.invalid/', at: new Date().toISOString(), status: 204, ok: true, durationMs: 1 });
+            for (let seq = 1; seq <= bodies.length; seq++)
+              void h!.store.recordAttempt(seq, { target: 'http://app.invalid/', at: new Date().toISOString(), status: 204, ok: true, durationMs: 1 });
           }
           if (deliveries.length === bodies.length) resolve();
         });
       });
-      assert.deepEqual(deliveries.map((d) => d.seq), bodies.map((_, i) => i + 1));
+      assert.deepEqual(
+        deliveries.map((d) => d.seq),
+        bodies.map((_, i) => i + 1),
+      );
       deliveries.forEach((d, i) => {
         assert.ok(Buffer.from(d.bodyBase64!, 'base64').equals(bodies[i]!), `body of ${d.seq}`);
         assert.equal(d.headers?.['content-type'], 'application/octet-stream');
@@ -200,7 +217,10 @@ describe('relay subscribers: resource limits', function () {
     await add(h.store, 'default', big);
     await add(h.store, 'default', Buffer.from('{"after":1}'));
     // One flipped body byte in the segment file (the record's checksum no longer matches).
-    const seg = join(h.dir, readdirSync(h.dir).find((f) => /^journal-\d+\.log$/.test(f))!);
+    const seg = join(
+      h.dir,
+      readdirSync(h.dir).find((f) => /^journal-\d+\.log$/.test(f))!,
+    );
     const bytes = readFileSync(seg);
     bytes[bytes.indexOf('damaged-large-body') + big.length / 2]! ^= 0x01;
     writeFileSync(seg, bytes);
@@ -222,10 +242,13 @@ describe('relay subscribers: resource limits', function () {
     assert.equal(first.code, 1006, 'cut off, not closed cleanly');
     assert.deepEqual(first.deliveries, [], 'the damaged delivery never arrived whole');
     const second = await messagesUntilClose();
-    assert.deepEqual(second.deliveries.map((d) => [d.seq, d.bodyBase64 === undefined ? 'no body' : Buffer.from(d.bodyBase64, 'base64').toString()]), [
-      [1, 'no body'],
-      [2, '{"after":1}'],
-    ]);
+    assert.deepEqual(
+      second.deliveries.map((d) => [d.seq, d.bodyBase64 === undefined ? 'no body' : Buffer.from(d.bodyBase64, 'base64').toString()]),
+      [
+        [1, 'no body'],
+        [2, '{"after":1}'],
+      ],
+    );
     assert.equal(h.store.integrity().corruptRecords, 1);
   });
 
@@ -270,7 +293,9 @@ describe('relay subscribers: resource limits', function () {
     for (let i = 0; i < 3; i++) {
       // A valid token but no Sec-WebSocket-Key: ws answers 400 itself and never accepts.
       const sock = connect(Number(port), '127.0.0.1');
-      sock.write(`GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ${TOKEN}\r\n\r\n`);
+      sock.write(
+        `GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ${TOKEN}\r\n\r\n`,
+      );
       let answer = '';
       sock.on('data', (c: Buffer) => (answer += c.toString()));
       await once(sock, 'close');
@@ -300,7 +325,10 @@ describe('relay subscribers: resource limits', function () {
     await all;
     sub.close();
     await sub.closed;
-    assert.deepEqual(seen, Array.from({ length: 20 }, (_, i) => i + 1));
+    assert.deepEqual(
+      seen,
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
     assert.ok(h.hub.stats.wakeups <= 20, `only the used channel's subscriber was woken (${h.hub.stats.wakeups} wake-ups)`);
   });
 });

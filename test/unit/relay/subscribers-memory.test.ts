@@ -119,7 +119,9 @@ describe('relay subscribers: memory under never-reading subscribers (real relay 
     }
     assert.equal(await tryConnect(`${relay.url.replace('http', 'ws')}/ws`, { headers: { authorization: `Bearer ${token}` } }), 429);
     const dropped = memory(pid, 'VmRSS');
-    console.log(`      relay RSS: ${Math.round(afterIngest / MB)} MB after ingest, ${Math.round(stuck / MB)} MB with ${SUBSCRIBERS} stuck subscribers (peak ${Math.round(peak / MB)} MB), ${Math.round(dropped / MB)} MB after they went`);
+    console.log(
+      `      relay RSS: ${Math.round(afterIngest / MB)} MB after ingest, ${Math.round(stuck / MB)} MB with ${SUBSCRIBERS} stuck subscribers (peak ${Math.round(peak / MB)} MB), ${Math.round(dropped / MB)} MB after they went`,
+    );
     assert.ok(peak < RSS_BOUND, `peak RSS ${Math.round(peak / MB)} MB, bound ${RSS_BOUND / MB} MB`);
     assert.ok(dropped < RSS_BOUND, `RSS after the drop ${Math.round(dropped / MB)} MB`);
     assert.equal(await relay.stop('SIGTERM'), 0);

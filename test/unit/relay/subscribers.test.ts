@@ -61,7 +61,10 @@ describe('relay subscribers (WebSocket)', function () {
     await waitFor(3);
     sub.close();
     await sub.closed;
-    assert.deepEqual(got.map((d) => d.seq), [2, 3, 4]);
+    assert.deepEqual(
+      got.map((d) => d.seq),
+      [2, 3, 4],
+    );
     assert.equal(Buffer.from(got[2]!.bodyBase64!, 'base64').toString(), '{"n":4}');
     assert.ok(states.includes('open') && states.includes('caught-up'));
     assert.equal(sub.lastSeq, 4);
@@ -113,20 +116,28 @@ describe('relay subscribers (WebSocket)', function () {
     await sub.closed;
     proxy.close();
     assert.ok(reconnects >= 1, 'the connection was dropped and re-established');
-    assert.deepEqual(got, Array.from({ length: N }, (_, i) => i + 1));
+    assert.deepEqual(
+      got,
+      Array.from({ length: N }, (_, i) => i + 1),
+    );
   });
 
   it('service-hooks forward (a real process) forwards byte-exact, acks, and stops on SIGTERM', async () => {
     const target = await startTarget();
-    const child = spawn(process.execPath, [await cli(), 'forward', '--relay', `ws://127.0.0.1:${relay.port}`, '--token', relay.token, '--to', target.url, '--since', '0'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [await cli(), 'forward', '--relay', `ws://127.0.0.1:${relay.port}`, '--token', relay.token, '--to', target.url, '--since', '0'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
     try {
       const bodies = ['{\n  "pretty": "\\u00e9"\n}\n', '{"compact":1}', Buffer.from([0xff, 0xfe, 0x00, 0x41]).toString('latin1')];
-      for (const b of bodies) await post(`${relay.url}/hooks/default`, Buffer.from(b, 'latin1'), { 'x-service-event': 'push', 'content-type': 'application/octet-stream' });
+      for (const b of bodies)
+        await post(`${relay.url}/hooks/default`, Buffer.from(b, 'latin1'), { 'x-service-event': 'push', 'content-type': 'application/octet-stream' });
       await target.waitFor(3);
       bodies.forEach((b, i) => assert.ok(target.received[i]!.body.equals(Buffer.from(b, 'latin1')), `body ${i}`));
       assert.equal(target.received[0]!.headers['x-service-event'], 'push');

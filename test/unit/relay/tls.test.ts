@@ -48,14 +48,25 @@ describe('relay over TLS: HTTPS and WSS on one port, clients trusting a test CA 
     assert.equal(health.status, 200);
     const api = new RelayApi({ baseUrl: relay.url, token: admin, dispatcher: new Agent({ connect: { ca: certs.ca } }) });
     assert.equal((await api.status()).lastSeq >= 0, true);
-    await assert.rejects(request(relay.url.replace('https:', 'http:') + '/healthz'), (e: Error & { code?: string }) => e.code !== undefined, 'plain HTTP is not served');
-    await assert.rejects(request(`${relay.url}/healthz`), (e: Error & { code?: string }) => e.code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'without the CA the certificate is not trusted');
+    await assert.rejects(
+      request(relay.url.replace('https:', 'http:') + '/healthz'),
+      (e: Error & { code?: string }) => e.code !== undefined,
+      'plain HTTP is not served',
+    );
+    await assert.rejects(
+      request(`${relay.url}/healthz`),
+      (e: Error & { code?: string }) => e.code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+      'without the CA the certificate is not trusted',
+    );
     const health2 = await call('GET', `${relay.url}/healthz`, undefined, undefined, certs.ca);
     assert.equal(health2.status, 200, 'still serving after the refused handshakes');
   });
 
   it('service-hooks channels over https: trusted through NODE_EXTRA_CA_CERTS, a clear hint without it', async () => {
-    const ok = await runCli(['channels', 'create', 'tls-cli', '--secret', SECRET, '--relay', relay.url], { SERVICE_HOOKS_RELAY_TOKEN: admin, NODE_EXTRA_CA_CERTS: certs.caCert });
+    const ok = await runCli(['channels', 'create', 'tls-cli', '--secret', SECRET, '--relay', relay.url], {
+      SERVICE_HOOKS_RELAY_TOKEN: admin,
+      NODE_EXTRA_CA_CERTS: certs.caCert,
+    });
     assert.equal(ok.code, 0, ok.stderr);
     assert.match(ok.stdout, new RegExp(`ingress URL: ${relay.url.replace(/\./g, '\\.')}/hooks/tls-cli`));
     const untrusted = await runCli(['channels', 'list', '--relay', relay.url], { SERVICE_HOOKS_RELAY_TOKEN: admin });
@@ -79,13 +90,21 @@ describe('relay over TLS: HTTPS and WSS on one port, clients trusting a test CA 
 
     // Changed (issue 27 §3): an untrusted certificate no longer means reconnecting forever; forward
     // says NODE_EXTRA_CA_CERTS, as `channels` does, and exits 1.
-    const untrusted = await forwardProcess(['--relay', relay.url.replace('https:', 'wss:'), '--token', made.json.token, '--to', target.url, '--since', '0'], {}, () => undefined);
+    const untrusted = await forwardProcess(
+      ['--relay', relay.url.replace('https:', 'wss:'), '--token', made.json.token, '--to', target.url, '--since', '0'],
+      {},
+      () => undefined,
+    );
     assert.equal(await untrusted.exited, 1);
     assert.match(untrusted.stderr(), /certificate at wss:\/\/127\.0\.0\.1:\d+\S* is not trusted \(\w+\): set NODE_EXTRA_CA_CERTS/);
     assert.doesNotMatch(untrusted.stderr(), /reconnecting/);
     assert.equal(target.received.length, 0, 'nothing forwarded without trusting the CA');
 
-    const fwd = await forwardProcess(['--relay', relay.url.replace('https:', 'wss:'), '--token', made.json.token, '--to', target.url, '--since', '0'], { NODE_EXTRA_CA_CERTS: certs.caCert }, () => undefined);
+    const fwd = await forwardProcess(
+      ['--relay', relay.url.replace('https:', 'wss:'), '--token', made.json.token, '--to', target.url, '--since', '0'],
+      { NODE_EXTRA_CA_CERTS: certs.caCert },
+      () => undefined,
+    );
     await target.waitFor(1);
     assert.equal(await fwd.stop(), 0);
     assert.deepEqual(target.received[0]!.body, body);

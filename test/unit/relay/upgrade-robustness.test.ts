@@ -6,9 +6,7 @@ import { relayPerTest } from './helpers';
 /** Sends a raw upgrade request and resolves with the status line the relay answered (or '' if none). */
 function rawUpgrade(port: number, target: string): Promise<string> {
   return new Promise((resolve) => {
-    const s = connect(port, '127.0.0.1', () =>
-      s.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n`),
-    );
+    const s = connect(port, '127.0.0.1', () => s.write(`GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n`));
     let got = '';
     s.on('data', (c: Buffer) => (got += c.toString()));
     s.on('close', () => resolve(got.split('\r\n')[0]!));
@@ -56,6 +54,9 @@ describe('relay upgrade robustness', function () {
     } finally {
       process.off('uncaughtException', onErr);
     }
-    assert.deepEqual(errors.map((e) => e.message), []);
+    assert.deepEqual(
+      errors.map((e) => e.message),
+      [],
+    );
   });
 });

@@ -29,7 +29,7 @@ describe('relay visibility: seqs and weak secrets (relay process)', function () 
   this.timeout(60_000);
   const procs = relayProcesses();
 
-  it('/healthz shows no lastSeq; a channel token sees its own channel\'s lastSeq only', async () => {
+  it("/healthz shows no lastSeq; a channel token sees its own channel's lastSeq only", async () => {
     const data = tempDir();
     const relay = await spawnRelay(['--data', data]);
     procs.push(relay);
@@ -44,10 +44,10 @@ describe('relay visibility: seqs and weak secrets (relay process)', function () 
     assert.equal((await call('GET', `${relay.url}/api/status`, admin)).json.lastSeq, aliceSeq + 3);
     const status = await call('GET', `${relay.url}/api/status`, alice);
     assert.equal(status.json.lastSeq, aliceSeq);
-    assert.equal(status.json.journal, undefined, 'the journal report is the admin\'s');
+    assert.equal(status.json.journal, undefined, "the journal report is the admin's");
     assert.equal((await call('GET', `${relay.url}/api/deliveries`, alice)).json.lastSeq, aliceSeq);
     assert.equal((await hello(relay.url, alice)).lastSeq, aliceSeq);
-    assert.deepEqual(await hello(relay.url, alice, ''), { type: 'hello', lastSeq: aliceSeq, since: aliceSeq }, 'from now: its channel\'s last seq');
+    assert.deepEqual(await hello(relay.url, alice, ''), { type: 'hello', lastSeq: aliceSeq, since: aliceSeq }, "from now: its channel's last seq");
     assert.equal((await hello(relay.url, admin)).lastSeq, aliceSeq + 3);
   });
 

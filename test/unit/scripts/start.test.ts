@@ -20,8 +20,14 @@ const load = () => import(pathToFileURL(START).href) as Promise<StartModule>;
 describe('npm start helpers', () => {
   it('the relay token line says where the token is, on every platform, never the token', async () => {
     const { relayTokenLine } = await load();
-    assert.equal(relayTokenLine('relay token (shown once; stored in /home/u/.service-hooks/relay/token): abc123'), 'relay token: in /home/u/.service-hooks/relay/token (not shown here)');
-    assert.equal(relayTokenLine('relay token (shown once; stored in c:\\Users\\u\\relay\\token): ***'), 'relay token: in c:\\Users\\u\\relay\\token (not shown here)');
+    assert.equal(
+      relayTokenLine('relay token (shown once; stored in /home/u/.service-hooks/relay/token): abc123'),
+      'relay token: in /home/u/.service-hooks/relay/token (not shown here)',
+    );
+    assert.equal(
+      relayTokenLine('relay token (shown once; stored in c:\\Users\\u\\relay\\token): ***'),
+      'relay token: in c:\\Users\\u\\relay\\token (not shown here)',
+    );
     assert.equal(relayTokenLine('relay listening on http://127.0.0.1:8788'), 'relay listening on http://127.0.0.1:8788');
   });
 
@@ -30,7 +36,16 @@ describe('npm start helpers', () => {
     const alive = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
     const dying = spawn(process.execPath, ['-e', 'process.exit(3)'], { stdio: 'ignore' });
     try {
-      const death = await new Promise<[string, string]>((resolve) => watchChildren([['relay', alive], ['emulator', dying], ['none', undefined]], (name: string, how: string) => resolve([name, how])));
+      const death = await new Promise<[string, string]>((resolve) =>
+        watchChildren(
+          [
+            ['relay', alive],
+            ['emulator', dying],
+            ['none', undefined],
+          ],
+          (name: string, how: string) => resolve([name, how]),
+        ),
+      );
       assert.deepEqual(death, ['emulator', 'exit code 3']);
     } finally {
       alive.kill('SIGKILL');
@@ -45,16 +60,17 @@ describe('npm start helpers', () => {
     await gone;
   });
 
-  it('a real process: when its parent (npm\'s sh) is killed, it notices and stops', async () => {
+  it("a real process: when its parent (npm's sh) is killed, it notices and stops", async () => {
     const child = `import(${JSON.stringify(pathToFileURL(START).href)}).then((m) => { m.watchParent(() => { process.stdout.write('stopping\\n'); process.exit(0); }, { everyMs: 20 }); process.stdout.write('ready\\n'); });`;
     // `; :` keeps sh as the parent (it would otherwise exec node in its place).
     const sh = spawn('sh', ['-c', `"${process.execPath}" -e '${child.replace(/'/g, `'\\''`)}'; :`], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
-    const saw = (text: string) => new Promise<void>((resolve) => {
-      const check = () => out.includes(text) && resolve();
-      sh.stdout!.on('data', (b: Buffer) => ((out += b.toString()), check()));
-      check();
-    });
+    const saw = (text: string) =>
+      new Promise<void>((resolve) => {
+        const check = () => out.includes(text) && resolve();
+        sh.stdout!.on('data', (b: Buffer) => ((out += b.toString()), check()));
+        check();
+      });
     await saw('ready');
     sh.kill('SIGKILL'); // what npm does to its sh on SIGTERM: the node child is not told
     await saw('stopping');

@@ -31,17 +31,21 @@ export function settleEnv(rep: Reporter): void {
       blocked = `on line ${lineOf(consumed.scalar.node.range![0])} it is passed to ${consumed.consumer}, which may read it by this name; rename every occurrence in this file together by hand`;
     } else if (other) {
       blocked = `on line ${lineOf(other.scalar.range(other.from, other.to).offset)} a run script uses it in a form that is not renamed automatically (an assignment, \`export\`, a program's argument, …), and all of them must be renamed together; rename by hand`;
-    } else if (keys.length === 0) blocked = `no env key in this file sets it, so its value comes from elsewhere (the runner, $GITHUB_ENV or a tool); rename it by hand where it is set`;
+    } else if (keys.length === 0)
+      blocked = `no env key in this file sets it, so its value comes from elsewhere (the runner, $GITHUB_ENV or a tool); rename it by hand where it is set`;
     else if (keys.length === list.length) blocked = `nothing in this file refers to it, so a program (an action or a tool) reads it by this name`;
     else if (uncertain) {
       blocked = `the occurrence on line ${lineOf(uncertain.scalar.node.range![0])} has no certain position, and all of them must be renamed together`;
     }
     for (const o of list) {
       const [what, to] =
-        o.where === 'key' ? [`the env key \`${rule.from}\``, `\`${rule.to}\``]
-        : o.where === 'shell' ? [`the variable \`${o.shown?.[0] ?? `$${rule.from}`}\``, `\`${o.shown?.[1] ?? `$${rule.to}`}\``]
-        : o.where === 'expression' ? [`\`env.${rule.from}\``, `\`env.${rule.to}\``]
-        : [`the variable \`${rule.from}\``, `\`${rule.to}\``];
+        o.where === 'key'
+          ? [`the env key \`${rule.from}\``, `\`${rule.to}\``]
+          : o.where === 'shell'
+            ? [`the variable \`${o.shown?.[0] ?? `$${rule.from}`}\``, `\`${o.shown?.[1] ?? `$${rule.to}`}\``]
+            : o.where === 'expression'
+              ? [`\`env.${rule.from}\``, `\`env.${rule.to}\``]
+              : [`the variable \`${rule.from}\``, `\`${rule.to}\``];
       rep.rename(rule.id, `${what} is ${to} on the service`, o.scalar, o.from, o.to, rule.to, blocked);
     }
   }

@@ -25,8 +25,16 @@ export function exprRules(rules: readonly RenameRule[]): ExprRules {
     let from: string[];
     let to: string[];
     if (rule.kind === 'context') [from, to] = [rule.from.split('.'), rule.to.split('.')];
-    else if (rule.kind === 'secret') [from, to] = [['secrets', rule.from], ['secrets', rule.to]];
-    else if (rule.kind === 'env') [from, to] = [['env', rule.from], ['env', rule.to]];
+    else if (rule.kind === 'secret')
+      [from, to] = [
+        ['secrets', rule.from],
+        ['secrets', rule.to],
+      ];
+    else if (rule.kind === 'env')
+      [from, to] = [
+        ['env', rule.from],
+        ['env', rule.to],
+      ];
     else continue;
     const e: ExprRule = { rule, from: from.map((s) => s.toLowerCase()), to, label: from.join('.'), target: to.join('.') };
     const root = e.from[0]!;
@@ -76,7 +84,13 @@ export function checkExpression(rep: Reporter, s: StringScalar, tokens: Token[],
       }
       if (reach.length > 0) {
         const list = reach.map((c) => `\`${c.label}\` is \`${c.target}\``).join(', ');
-        rep.note('context-dynamic', `dynamic access to \`${names.join('.')}\` may reach a renamed name (${list} on the service); rename by hand`, s, t.start, end);
+        rep.note(
+          'context-dynamic',
+          `dynamic access to \`${names.join('.')}\` may reach a renamed name (${list} on the service); rename by hand`,
+          s,
+          t.start,
+          end,
+        );
       }
       continue;
     }

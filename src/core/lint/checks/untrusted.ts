@@ -149,7 +149,13 @@ function chainAt(tokens: readonly Token[], i: number, to: number, out: Untrusted
 }
 
 /** Reports each untrusted value read in the `${{ }}` spans of a script, with the quick fix where it is certain. */
-export function checkUntrusted(rep: Reporter, s: StringScalar, spans: readonly { start: number; end: number; tokens: Token[] }[], where: string, place: FixPlace): void {
+export function checkUntrusted(
+  rep: Reporter,
+  s: StringScalar,
+  spans: readonly { start: number; end: number; tokens: Token[] }[],
+  where: string,
+  place: FixPlace,
+): void {
   for (const span of spans) {
     const uses = untrustedUses(span.tokens);
     if (uses.length === 0) continue;
@@ -158,7 +164,13 @@ export function checkUntrusted(rep: Reporter, s: StringScalar, spans: readonly {
     for (const use of uses) {
       const fields = use.paths.map((p) => `\`${p}\``).join(', ');
       const what = use.paths.length === 1 ? `${fields} is potentially untrusted` : `the object filter reaches potentially untrusted fields (${fields})`;
-      rep.note('untrusted-input', `${what}: used directly in ${where} it can inject code (script injection); pass it through env: and read the environment variable instead`, s, use.start, use.end);
+      rep.note(
+        'untrusted-input',
+        `${what}: used directly in ${where} it can inject code (script injection); pass it through env: and read the environment variable instead`,
+        s,
+        use.start,
+        use.end,
+      );
       const fix = untrustedQuickFix(s, span, spans, outer.paths, place);
       if (fix) rep.findings[rep.findings.length - 1]!.quickFix = fix;
     }

@@ -48,7 +48,10 @@ function readForm(lang: Lang, q: Quote, name: string): string | undefined {
 
 /** `github.event.issue.title` → ISSUE_TITLE; `github.head_ref` → HEAD_REF. */
 export function envName(paths: readonly string[]): string {
-  const segs = paths[0]!.split('.').slice(1).filter((s, k) => !(k === 0 && s === 'event') && s !== '*');
+  const segs = paths[0]!
+    .split('.')
+    .slice(1)
+    .filter((s, k) => !(k === 0 && s === 'event') && s !== '*');
   const last = segs[segs.length - 1]!;
   const name = paths.length === 1 ? segs.join('_') : paths.every((p) => p.endsWith(`.${last}`)) ? last : 'UNTRUSTED';
   return name.replace(/[^A-Za-z0-9_]/g, '_').toUpperCase();
@@ -106,7 +109,13 @@ function envEdit(text: string, step: YAMLMap, name: string, value: string): { ed
 }
 
 /** The quick fix for the `${{ }}` span [start, end) of the script `s`, or undefined when it is not certain. */
-export function untrustedQuickFix(s: StringScalar, span: { start: number; end: number }, spans: readonly { start: number; end: number }[], paths: readonly string[], place: FixPlace): QuickFix | undefined {
+export function untrustedQuickFix(
+  s: StringScalar,
+  span: { start: number; end: number },
+  spans: readonly { start: number; end: number }[],
+  paths: readonly string[],
+  place: FixPlace,
+): QuickFix | undefined {
   if (!place.lang) return undefined;
   const r = s.range(span.start, span.end);
   const step = place.doc.getIn(place.step, true);

@@ -34,7 +34,13 @@ describe('copy as cURL', () => {
   it('redacts signature, authorization and secret-like headers, and URL credentials', () => {
     const curl = buildCurl(
       'https://u:p@example.com/hook?token=abc&x=1',
-      { 'Content-Type': 'application/json', 'X-Service-Signature': 'sha256=deadbeef', Authorization: 'Bearer t0k', 'X-Service-Event': 'push', 'Content-Length': '2' },
+      {
+        'Content-Type': 'application/json',
+        'X-Service-Signature': 'sha256=deadbeef',
+        Authorization: 'Bearer t0k',
+        'X-Service-Event': 'push',
+        'Content-Length': '2',
+      },
       `{"a":"it's"}`,
     );
     assert.doesNotMatch(curl, /deadbeef|t0k|abc|:p@/);

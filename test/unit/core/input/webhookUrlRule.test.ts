@@ -20,9 +20,15 @@ const REFUSED = [
   'example.com/hook',
   'http://example.com/a b',
 ];
-const ACCEPTED = ['http://127.0.0.1:3000/webhook', 'https://example.com/hook', 'http://localhost:8788/hooks/default', 'http://[::1]:3000/', 'http://10.0.0.5/hook'];
+const ACCEPTED = [
+  'http://127.0.0.1:3000/webhook',
+  'https://example.com/hook',
+  'http://localhost:8788/hooks/default',
+  'http://[::1]:3000/',
+  'http://10.0.0.5/hook',
+];
 
-describe('webhook URL rule: the editor\'s URL step = the service\'s validation', function () {
+describe("webhook URL rule: the editor's URL step = the service's validation", function () {
   this.timeout(30_000);
   let emulator: EmulatorServer;
   before(async () => (emulator = await startEmulator({ port: 0, host: '127.0.0.1', token: TOKEN })));

@@ -11,8 +11,15 @@ import { startEmulator, type EmulatorServer } from '../../../../relay/emulator';
 
 const TOKEN = 'import-run-token-5d2e';
 const repo = { owner: 'acme', repo: 'imports' };
-const records: IssueRecord[] = Array.from({ length: 7 }, (_, i) => ({ number: i + 1, title: `Issue ${i + 1}`, body: '', labels: [], assignees: [], state: 'open' }));
-const unreachable = (err: unknown) => (err instanceof ServiceError && (err.kind === 'network' || err.kind === 'timeout') ? err.code ?? err.kind : undefined);
+const records: IssueRecord[] = Array.from({ length: 7 }, (_, i) => ({
+  number: i + 1,
+  title: `Issue ${i + 1}`,
+  body: '',
+  labels: [],
+  assignees: [],
+  state: 'open',
+}));
+const unreachable = (err: unknown) => (err instanceof ServiceError && (err.kind === 'network' || err.kind === 'timeout') ? (err.code ?? err.kind) : undefined);
 
 describe('issue import run (service unreachable mid-way, resume, replaced count)', function () {
   this.timeout(30_000);
@@ -20,7 +27,10 @@ describe('issue import run (service unreachable mid-way, resume, replaced count)
   let emulator: EmulatorServer | undefined;
   const start = async (port = 0) => (emulator = await startEmulator({ port, host: '127.0.0.1', token: TOKEN, state: join(dir, 'state.json') }));
   const client = (url: string) => new ServiceClient({ baseUrl: `${url}/`, token: TOKEN, sleep: async () => undefined });
-  const stored = async (url: string) => ((await (await fetch(`${url}/_emulator/repos/acme/imports/issues`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as IssueRecord[]).map((i) => i.number);
+  const stored = async (url: string) =>
+    ((await (await fetch(`${url}/_emulator/repos/acme/imports/issues`, { headers: { authorization: `Bearer ${TOKEN}` } })).json()) as IssueRecord[]).map(
+      (i) => i.number,
+    );
 
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'sh-import-run-'))));
   afterEach(async () => {
@@ -49,10 +59,19 @@ describe('issue import run (service unreachable mid-way, resume, replaced count)
     assert.deepEqual(report.stopped, { at: 3, number: 4, reason: 'ECONNREFUSED' });
     assert.deepEqual(report.notSent, [4, 5, 6, 7]);
     assert.deepEqual(report.failed, [], 'no per-chunk list of connection errors');
-    assert.match(formatImportReport(report), /^Imported 3 issue\(s\)\. Stopped at issue #4 \(record 4\): cannot reach the service \(ECONNREFUSED\); 4 not sent\. Retry resumes from there\.$/);
+    assert.match(
+      formatImportReport(report),
+      /^Imported 3 issue\(s\)\. Stopped at issue #4 \(record 4\): cannot reach the service \(ECONNREFUSED\); 4 not sent\. Retry resumes from there\.$/,
+    );
 
     await start(port); // back, with the state it saved
-    const resumed = await runImport(records, { chunkSize: 3, from: report.stopped!.at, send: (part) => c.importIssues(repo, part), unreachable, cancelled: () => false });
+    const resumed = await runImport(records, {
+      chunkSize: 3,
+      from: report.stopped!.at,
+      send: (part) => c.importIssues(repo, part),
+      unreachable,
+      cancelled: () => false,
+    });
     assert.deepEqual(resumed.imported, [4, 5, 6, 7]);
     assert.equal(resumed.replaced, 0);
     assert.equal(resumed.stopped, undefined);
@@ -69,7 +88,15 @@ describe('issue import run (service unreachable mid-way, resume, replaced count)
     const report = await runImport([records[0]!, bad, records[2]!], {
       chunkSize: 1,
       send: async (part) => {
-        if (part[0] === bad) throw new ServiceError({ kind: 'http', method: 'POST', path: '/x', status: 400, detail: 'HTTP 400', bodyExcerpt: '{"error":"title must be a non-empty string","field":"[0].title"}' });
+        if (part[0] === bad)
+          throw new ServiceError({
+            kind: 'http',
+            method: 'POST',
+            path: '/x',
+            status: 400,
+            detail: 'HTTP 400',
+            bodyExcerpt: '{"error":"title must be a non-empty string","field":"[0].title"}',
+          });
         return { imported: 1 };
       },
       unreachable,

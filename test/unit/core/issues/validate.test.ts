@@ -18,7 +18,12 @@ describe('issue record rules (src/core/issues/validate)', () => {
   });
 
   it('lists every problem with the 1-based record, the issue number when usable, and the JSON path', () => {
-    const r = validateIssueRecords([{ number: 3, title: 't', state: 'open' }, 'x', { number: 3, title: '', state: 'merged' }, { number: -1, title: 't', labels: 'bug', state: 'open' }]);
+    const r = validateIssueRecords([
+      { number: 3, title: 't', state: 'open' },
+      'x',
+      { number: 3, title: '', state: 'merged' },
+      { number: -1, title: 't', labels: 'bug', state: 'open' },
+    ]);
     assert.equal(r.ok, false);
     if (r.ok) return;
     assert.deepEqual(
@@ -32,12 +37,19 @@ describe('issue record rules (src/core/issues/validate)', () => {
         [4, undefined, '[3].labels', 'record 4: labels must be an array, got "bug"'],
       ],
     );
-    assert.deepEqual(r.problems.map((p) => p.index), [1, 2, 2, 2, 3, 3]);
+    assert.deepEqual(
+      r.problems.map((p) => p.index),
+      [1, 2, 2, 2, 3, 3],
+    );
   });
 
   it('firstOnly stops at the first record with a problem', () => {
     const r = validateIssueRecords([{ number: 1, title: 't', state: 'x' }, { number: 'y' }], { firstOnly: true });
     assert.equal(r.ok, false);
-    if (!r.ok) assert.deepEqual(r.problems.map((p) => p.field), ['[0].state']);
+    if (!r.ok)
+      assert.deepEqual(
+        r.problems.map((p) => p.field),
+        ['[0].state'],
+      );
   });
 });

@@ -26,7 +26,10 @@ describe('forwarding once', () => {
 describe('the channel a webhook URL delivers to', () => {
   const base = 'https://relay.example.com';
   it("the relay's own ingress URLs first (behind --public-url they differ from the address)", () => {
-    assert.equal(ingressChannel('https://hooks.example.org/in/hooks/alice', base, [{ name: 'alice', ingressUrl: 'https://hooks.example.org/in/hooks/alice' }]), 'alice');
+    assert.equal(
+      ingressChannel('https://hooks.example.org/in/hooks/alice', base, [{ name: 'alice', ingressUrl: 'https://hooks.example.org/in/hooks/alice' }]),
+      'alice',
+    );
   });
   it('<base>/hooks/<name>, percent-encoded names, default ports, a trailing slash; /hooks is default', () => {
     assert.equal(ingressChannel('https://relay.example.com:443/hooks/a%2Eb/', base), 'a.b');

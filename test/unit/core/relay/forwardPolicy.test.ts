@@ -1,5 +1,14 @@
 import { strict as assert } from 'node:assert';
-import { classify, errorCode, inWords, MAX_RETRY_AFTER_MS, nextRetryDelay, parseRetryAfter, retrySchedule, scaledWait } from '../../../../src/core/relay/forwardPolicy';
+import {
+  classify,
+  errorCode,
+  inWords,
+  MAX_RETRY_AFTER_MS,
+  nextRetryDelay,
+  parseRetryAfter,
+  retrySchedule,
+  scaledWait,
+} from '../../../../src/core/relay/forwardPolicy';
 import { RETRY_SCHEDULE_MS } from '../../../../src/core/defaults';
 import { forwardSummary } from '../../../../src/core/tree';
 import { SUBSCRIBER_TARGET } from '../../../../src/core/relay/protocol';
@@ -33,7 +42,7 @@ describe('forwarding rules (src/core/relay/forwardPolicy)', () => {
     assert.equal(parseRetryAfter(undefined, now), undefined);
   });
 
-  it('the schedule: the service\'s 1, 5, 30 minutes after the first attempt, then given up; Retry-After replaces one wait', () => {
+  it("the schedule: the service's 1, 5, 30 minutes after the first attempt, then given up; Retry-After replaces one wait", () => {
     assert.deepEqual(RETRY_SCHEDULE_MS, [0, 60_000, 300_000, 1_800_000]);
     assert.equal(nextRetryDelay(1), 60_000);
     assert.equal(nextRetryDelay(2), 300_000);
@@ -44,7 +53,7 @@ describe('forwarding rules (src/core/relay/forwardPolicy)', () => {
     assert.equal(nextRetryDelay(1, { schedule: [0, 10, 20] }), 10);
   });
 
-  it('the retry schedule is the one given, else the service\'s', () => {
+  it("the retry schedule is the one given, else the service's", () => {
     assert.deepEqual(retrySchedule(), RETRY_SCHEDULE_MS);
     assert.deepEqual(retrySchedule([]), RETRY_SCHEDULE_MS);
     assert.deepEqual(retrySchedule([0, 5]), [0, 5]);
@@ -62,9 +71,16 @@ describe('forwarding rules (src/core/relay/forwardPolicy)', () => {
     assert.equal(inWords(200), 'now');
   });
 
-  it('a Relay view row shows the app\'s answer: → 400 refused, → 500 · retrying, → 200', () => {
+  it("a Relay view row shows the app's answer: → 400 refused, → 500 · retrying, → 200", () => {
     const row = (status: 'ok' | 'failed' | 'pending', lastStatus?: number) =>
-      forwardSummary({ seq: 1, channel: 'dev', receivedAt: '', verification: 'verified', size: 2, forward: [{ target: SUBSCRIBER_TARGET, status, attempts: 1, ...(lastStatus ? { lastStatus } : {}) }] });
+      forwardSummary({
+        seq: 1,
+        channel: 'dev',
+        receivedAt: '',
+        verification: 'verified',
+        size: 2,
+        forward: [{ target: SUBSCRIBER_TARGET, status, attempts: 1, ...(lastStatus ? { lastStatus } : {}) }],
+      });
     assert.equal(row('failed', 400), '→ 400 (subscriber)');
     assert.equal(row('pending', 500), '→ 500 · retrying (subscriber)');
     assert.equal(row('ok', 200), '→ 200 (subscriber)');

@@ -53,7 +53,12 @@ describe('runner set-up commands', () => {
       const plan = runnerCommands(emulator.url, folder, 'TOK');
       assert.ok(plan.ok);
       // Not spawnSync: the emulator answering curl runs in this process.
-      const r = await promisify(execFile)('sh', ['-c', plan.line], { cwd: workspace, encoding: 'utf8', timeout: 20_000, env: { PATH: process.env.PATH, HOME: root, TOK: 'rt-line-0123456789' } });
+      const r = await promisify(execFile)('sh', ['-c', plan.line], {
+        cwd: workspace,
+        encoding: 'utf8',
+        timeout: 20_000,
+        env: { PATH: process.env.PATH, HOME: root, TOK: 'rt-line-0123456789' },
+      });
       assert.match(r.stdout, /would connect to .* and wait for jobs/);
       assert.deepEqual(readdirSync(workspace), [], 'no install.sh, no service-runner/ in the workspace');
       assert.ok(existsSync(join(folder, 'install.sh')) && existsSync(join(folder, 'service-runner', 'runner')));

@@ -1,13 +1,6 @@
 // Tree row ids must be unique within a list (VS Code rejects "Element with id … is already registered").
 import { strict as assert } from 'node:assert';
-import {
-  PagedList,
-  deliveryChildren,
-  relayToDelivery,
-  webhookRow,
-  type RelayDeliveryView,
-  type WebhookView,
-} from '../../../../src/core/tree';
+import { PagedList, deliveryChildren, relayToDelivery, webhookRow, type RelayDeliveryView, type WebhookView } from '../../../../src/core/tree';
 
 const repo = { owner: 'acme', repo: 'widgets' };
 const hook: WebhookView = { id: 'h1', url: 'http://127.0.0.1:8788/hooks/default', content_type: 'json', events: ['push'], secret_set: true };
@@ -28,7 +21,11 @@ describe('unique tree ids', () => {
     const all = [journaled(2), journaled(1)].map(relayToDelivery);
     const ids = deliveryChildren(repo, hook, all, all.length, 'relay').map((n) => webhookRow(n).id);
     assert.equal(new Set(ids).size, 2, ids.join(', '));
-    assert.deepEqual(all.map((d) => d.seq), [2, 1], 'the rows keep their seq');
+    assert.deepEqual(
+      all.map((d) => d.seq),
+      [2, 1],
+      'the rows keep their seq',
+    );
   });
 
   it('offset paging of a newest-first list: an item arriving between pages is not repeated, and the end is reached', () => {
@@ -38,7 +35,10 @@ describe('unique tree ids', () => {
     server.unshift({ id: 'd121' });
     while (list.hasMore) list.append(server.slice(list.nextOffset, list.nextOffset + 50), server.length);
     const ids = list.items.map((d) => d.id);
-    assert.deepEqual(ids.filter((x, i) => ids.indexOf(x) !== i), []);
+    assert.deepEqual(
+      ids.filter((x, i) => ids.indexOf(x) !== i),
+      [],
+    );
     assert.equal(ids.length, 120, 'every item loaded before the arrival is there once');
     const rows = deliveryChildren(repo, hook, [], list.total, 'service', list.hasMore);
     assert.equal(rows.length, 0, 'no "Load more" once the source is exhausted');

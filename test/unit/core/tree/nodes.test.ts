@@ -98,7 +98,14 @@ describe('webhooks tree model', () => {
 
 describe('message rows that act', () => {
   it('a problem row runs its action on click and names the problem in its contextValue', () => {
-    const row = webhookRow({ kind: 'message', id: 'err:a/b', text: 'Cannot reach the service at http://127.0.0.1:9 (connection refused). Retry', severity: 'error', problem: 'network', action: { command: ROW_COMMANDS.refresh, title: 'Retry' } });
+    const row = webhookRow({
+      kind: 'message',
+      id: 'err:a/b',
+      text: 'Cannot reach the service at http://127.0.0.1:9 (connection refused). Retry',
+      severity: 'error',
+      problem: 'network',
+      action: { command: ROW_COMMANDS.refresh, title: 'Retry' },
+    });
     assert.equal(row.contextValue, 'message.network');
     assert.deepEqual(row.command, { command: 'serviceHooks.refresh', title: 'Retry' });
     assert.match(row.tooltip!, /Click: Retry/);

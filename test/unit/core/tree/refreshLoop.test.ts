@@ -58,11 +58,15 @@ describe('Webhooks view refresh loop', () => {
   it('backs off after failures (doubling, capped) and returns to the interval after a success', async () => {
     const timers = new FakeTimers();
     const results = [false, false, false, true];
-    const loop = new RefreshLoop(async () => {
-      const ok = results.shift();
-      if (ok === undefined) throw new Error('no more');
-      return { ok };
-    }, 10, timers);
+    const loop = new RefreshLoop(
+      async () => {
+        const ok = results.shift();
+        if (ok === undefined) throw new Error('no more');
+        return { ok };
+      },
+      10,
+      timers,
+    );
     loop.setVisible(true);
     const delays: number[] = [];
     for (let i = 0; i < 5; i++) {
@@ -78,13 +82,17 @@ describe('Webhooks view refresh loop', () => {
     let release!: () => void;
     let running = 0;
     let most = 0;
-    const loop = new RefreshLoop(async () => {
-      running++;
-      most = Math.max(most, running);
-      await new Promise<void>((r) => (release = r));
-      running--;
-      return { ok: true };
-    }, 10, new FakeTimers());
+    const loop = new RefreshLoop(
+      async () => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise<void>((r) => (release = r));
+        running--;
+        return { ok: true };
+      },
+      10,
+      new FakeTimers(),
+    );
     const a = loop.runNow();
     const b = loop.runNow();
     release();

@@ -13,7 +13,10 @@ describe('relay menu', () => {
     assert.deepEqual(items[2]!.args, { confirm: true });
   });
   it('a remote relay that refused the token: Connect to Relay…, not Disconnect', () => {
-    assert.deepEqual(commands(relayMenu({ state: 'failed', remote: 'relay.example.com', ownsProcess: false, hasSecret: false })), ['serviceHooks.relay.focus', 'serviceHooks.connectRelay']);
+    assert.deepEqual(commands(relayMenu({ state: 'failed', remote: 'relay.example.com', ownsProcess: false, hasSecret: false })), [
+      'serviceHooks.relay.focus',
+      'serviceHooks.connectRelay',
+    ]);
   });
   it('the relay started here: Stop Relay… (which asks); no secret row without a secret', () => {
     const items = relayMenu({ state: 'running', port: 8788, ownsProcess: true, hasSecret: false });
@@ -21,12 +24,19 @@ describe('relay menu', () => {
     assert.deepEqual(items[1]!.args, { confirm: true });
     assert.match(items[1]!.detail!, /started here on port 8788/);
   });
-  it('a relay found on the port (the demo\'s): Stop Relay… only lets go of it', () => {
+  it("a relay found on the port (the demo's): Stop Relay… only lets go of it", () => {
     const items = relayMenu({ state: 'running', port: 8788, ownsProcess: false, hasSecret: false });
     assert.match(items.find((i) => i.command === 'serviceHooks.stopRelay')!.detail!, /keeps running/);
   });
   it('no relay: Start Relay and Connect to Relay…; failed: also Show Logs and Change Relay Port…', () => {
-    assert.deepEqual(commands(relayMenu({ state: 'stopped', ownsProcess: false, hasSecret: false })), ['serviceHooks.relay.focus', 'serviceHooks.startRelay', 'serviceHooks.connectRelay']);
-    assert.deepEqual(commands(relayMenu({ state: 'failed', ownsProcess: false, hasSecret: false })).slice(-2), ['serviceHooks.showLogs', 'serviceHooks.changeRelayPort']);
+    assert.deepEqual(commands(relayMenu({ state: 'stopped', ownsProcess: false, hasSecret: false })), [
+      'serviceHooks.relay.focus',
+      'serviceHooks.startRelay',
+      'serviceHooks.connectRelay',
+    ]);
+    assert.deepEqual(commands(relayMenu({ state: 'failed', ownsProcess: false, hasSecret: false })).slice(-2), [
+      'serviceHooks.showLogs',
+      'serviceHooks.changeRelayPort',
+    ]);
   });
 });

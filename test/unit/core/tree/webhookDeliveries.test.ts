@@ -1,5 +1,15 @@
 import { strict as assert } from 'node:assert';
-import { channelNote, deliveryChildren, deliveryDescription, deliveryLabel, deliveryTooltip, webhookRelayDeliveries, webhooksByChannel, type DeliveryView, type RelayDeliveryView } from '../../../../src/core/tree';
+import {
+  channelNote,
+  deliveryChildren,
+  deliveryDescription,
+  deliveryLabel,
+  deliveryTooltip,
+  webhookRelayDeliveries,
+  webhooksByChannel,
+  type DeliveryView,
+  type RelayDeliveryView,
+} from '../../../../src/core/tree';
 import { isTestDeliveryId, testDeliveryId } from '../../../../src/core/testSend';
 
 const entry = (seq: number, event: string, over: Partial<RelayDeliveryView> = {}): RelayDeliveryView => ({
@@ -23,33 +33,57 @@ describe("a webhook's own deliveries from a relay channel", () => {
     entry(5, 'push', { deliveryId: testDeliveryId('0d2b') }),
     entry(6, 'release', { forward: [{ target: 'subscriber', status: 'failed', lastStatus: 500, attempts: 4 }] }),
   ];
-  it('own channel: every delivery is the webhook\'s, newest first; test sends shown marked and not counted', () => {
+  it("own channel: every delivery is the webhook's, newest first; test sends shown marked and not counted", () => {
     const v = webhookRelayDeliveries(journal, { events: ['release'] }, false);
-    assert.deepEqual(v.deliveries.map((d) => d.seq), [6, 5, 4, 3, 2, 1]);
+    assert.deepEqual(
+      v.deliveries.map((d) => d.seq),
+      [6, 5, 4, 3, 2, 1],
+    );
     assert.equal(v.deliveries.find((d) => d.seq === 5)!.test, true);
     assert.deepEqual(v.counts, { total: 5, successful: 3, failed: 2 });
     assert.equal(v.tests, 1);
     assert.equal(v.otherEvents, 0);
   });
-  it('shared channel: only the webhook\'s events (and ping), counted apart from test sends', () => {
+  it("shared channel: only the webhook's events (and ping), counted apart from test sends", () => {
     const release = webhookRelayDeliveries(journal, { events: ['release'] }, true);
-    assert.deepEqual(release.deliveries.map((d) => [d.seq, d.event]), [[6, 'release'], [4, 'ping'], [2, 'release']]);
+    assert.deepEqual(
+      release.deliveries.map((d) => [d.seq, d.event]),
+      [
+        [6, 'release'],
+        [4, 'ping'],
+        [2, 'release'],
+      ],
+    );
     assert.deepEqual(release.counts, { total: 3, successful: 2, failed: 1 });
     assert.equal(release.otherEvents, 3);
     const push = webhookRelayDeliveries(journal, { events: ['push', 'pull_request'] }, true);
-    assert.deepEqual(push.deliveries.map((d) => d.seq), [5, 4, 3, 1]);
+    assert.deepEqual(
+      push.deliveries.map((d) => d.seq),
+      [5, 4, 3, 1],
+    );
     assert.deepEqual(push.counts, { total: 3, successful: 2, failed: 1 }, 'the test push is not counted');
     assert.equal(push.tests, 1);
     const none = webhookRelayDeliveries([entry(9, 'push', { event: undefined })], { events: ['push'] }, true);
-    assert.equal(none.deliveries.length, 0, 'an entry without an event is nobody\'s on a shared channel');
+    assert.equal(none.deliveries.length, 0, "an entry without an event is nobody's on a shared channel");
   });
   it("the service's retries of one delivery (same delivery id, journaled each time) are one row with its attempts", () => {
     const v = webhookRelayDeliveries(
-      [entry(1, 'push', { deliveryId: 'd1', verification: 'rejected', forward: [] }), entry(2, 'push', { deliveryId: 'd2' }), entry(3, 'push', { deliveryId: 'd1' })],
+      [
+        entry(1, 'push', { deliveryId: 'd1', verification: 'rejected', forward: [] }),
+        entry(2, 'push', { deliveryId: 'd2' }),
+        entry(3, 'push', { deliveryId: 'd1' }),
+      ],
       { events: ['push'] },
       false,
     );
-    assert.deepEqual(v.deliveries.map((d) => [d.id, d.seq, d.success, d.attempts?.length]), [['d2', 2, true, undefined], ['d1', 3, true, 2]], 'newest created first');
+    assert.deepEqual(
+      v.deliveries.map((d) => [d.id, d.seq, d.success, d.attempts?.length]),
+      [
+        ['d2', 2, true, undefined],
+        ['d1', 3, true, 2],
+      ],
+      'newest created first',
+    );
     assert.equal(v.deliveries[1]!.created_at, '2026-11-25T10:00:01Z', 'created at its first attempt');
     assert.equal(v.deliveries[1]!.delivered_at, '2026-11-25T10:00:03Z');
     assert.deepEqual(v.counts, { total: 2, successful: 2, failed: 0 });
@@ -65,7 +99,13 @@ describe("a webhook's own deliveries from a relay channel", () => {
       ],
       relay,
     );
-    assert.deepEqual([...m], [['alice', ['w1', 'w2']], ['bob', ['w3']]]);
+    assert.deepEqual(
+      [...m],
+      [
+        ['alice', ['w1', 'w2']],
+        ['bob', ['w3']],
+      ],
+    );
   });
   it('the count row names the channel and what was left out', () => {
     assert.equal(channelNote('alice', { tests: 0, otherEvents: 0 }, false), 'channel alice');
@@ -79,7 +119,14 @@ describe("a webhook's own deliveries from a relay channel", () => {
 });
 
 describe('delivery rows show and sort by creation time', () => {
-  const d = (id: string, created: string, last: string): DeliveryView => ({ id, event: 'push', delivered_at: last, success: false, status: 500, attempts: [{ at: created }, { at: last }] });
+  const d = (id: string, created: string, last: string): DeliveryView => ({
+    id,
+    event: 'push',
+    delivered_at: last,
+    success: false,
+    status: 500,
+    attempts: [{ at: created }, { at: last }],
+  });
   it('label is the creation time; the last attempt goes to the description and tooltip', () => {
     const x = d('a', '2026-11-25T07:46:11Z', '2026-11-25T07:47:02Z');
     assert.equal(deliveryLabel(x), '2026-11-25 07:46:11 ✗ 500');
@@ -89,8 +136,15 @@ describe('delivery rows show and sort by creation time', () => {
     assert.equal(deliveryDescription({ ...x, test: true, attempts: undefined, delivered_at: 'x' }), 'push · test send');
   });
   it('children are sorted newest created first, whatever the last attempt', () => {
-    const rows = [d('b', '2026-11-25T07:46:52Z', '2026-11-25T07:46:52Z'), d('a', '2026-11-25T07:46:11Z', '2026-11-25T07:53:00Z'), d('c', '2026-11-25T07:47:02Z', '2026-11-25T07:47:02Z')];
+    const rows = [
+      d('b', '2026-11-25T07:46:52Z', '2026-11-25T07:46:52Z'),
+      d('a', '2026-11-25T07:46:11Z', '2026-11-25T07:53:00Z'),
+      d('c', '2026-11-25T07:47:02Z', '2026-11-25T07:47:02Z'),
+    ];
     const kids = deliveryChildren({ owner: 'o', repo: 'r' }, { id: 'w', url: 'u', content_type: 'json', events: [], secret_set: false }, rows, 3, 'service');
-    assert.deepEqual(kids.map((k) => (k.kind === 'delivery' ? k.delivery.id : k.kind)), ['c', 'b', 'a']);
+    assert.deepEqual(
+      kids.map((k) => (k.kind === 'delivery' ? k.delivery.id : k.kind)),
+      ['c', 'b', 'a'],
+    );
   });
 });

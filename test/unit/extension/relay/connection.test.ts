@@ -25,7 +25,11 @@ async function fill(port: number, n: number, from = 0, parallel = 64): Promise<v
     await Promise.all(
       Array.from({ length: Math.min(parallel, n - i) }, async (_, j) => {
         const body = JSON.stringify({ n: from + i + j });
-        const res = await request(`http://127.0.0.1:${port}/hooks/default`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-event': 'push', ...signed(SECRET, body) }, body });
+        const res = await request(`http://127.0.0.1:${port}/hooks/default`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-service-event': 'push', ...signed(SECRET, body) },
+          body,
+        });
         await res.body.dump();
         assert.equal(res.statusCode, 200);
       }),
@@ -63,14 +67,23 @@ describe('editor relay connection (src/extension/relay)', function () {
     relay = await startRelay({ port: 0, dataDir, secrets: [SECRET], forward: [] });
     const port = relay.port;
     await fill(port, 2000);
-    const conn = new RelayConnection({ endpoint: endpoint(relay), client, since: 0, coalesceMs: 20, log: (_l, line) => process.env.DEBUG_CONN && console.log(conn.statusRequests, line) });
+    const conn = new RelayConnection({
+      endpoint: endpoint(relay),
+      client,
+      since: 0,
+      coalesceMs: 20,
+      log: (_l, line) => process.env.DEBUG_CONN && console.log(conn.statusRequests, line),
+    });
     open.push(conn);
     await conn.open();
     assert.equal(conn.statusRequests, 1, 'one at open');
     await until(conn, () => conn.catchUps === 1);
     assert.equal(conn.live.size, 2000);
     assert.equal(conn.statusRequests, 2, 'open + one after catch-up, not one per delivery');
-    assert.deepEqual(conn.live.newestFirst(3).map((d) => d.seq), [2000, 1999, 1998]);
+    assert.deepEqual(
+      conn.live.newestFirst(3).map((d) => d.seq),
+      [2000, 1999, 1998],
+    );
 
     // Cut: the relay goes away; 1,000 deliveries arrive meanwhile (through the same data folder).
     await relay.close();
@@ -118,7 +131,11 @@ describe('editor relay connection (src/extension/relay)', function () {
 
     const bodies = ['{"a":1}', '{"b":"\u00e9"}', '{"c":[1,2,3]}'];
     for (const b of bodies) {
-      const res = await request(`http://127.0.0.1:${relay.port}/hooks/default`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-event': 'push', ...signed(SECRET, b) }, body: b });
+      const res = await request(`http://127.0.0.1:${relay.port}/hooks/default`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-service-event': 'push', ...signed(SECRET, b) },
+        body: b,
+      });
       await res.body.dump();
     }
     await app.waitUntil((r) => r.filter((x) => x.status === 200).length === 3);
@@ -132,9 +149,16 @@ describe('editor relay connection (src/extension/relay)', function () {
       relay.store.get(1)!.summary.forward.map(({ target, status, lastStatus }) => ({ target, status, lastStatus })),
       [{ target: SUBSCRIBER_TARGET, status: 'ok', lastStatus: 200 }],
     );
-    assert.deepEqual((await relay.store.detail(1))!.attempts.map((a) => a.status), [502, 200], 'the 502, then the retry\'s 200 reported');
+    assert.deepEqual(
+      (await relay.store.detail(1))!.attempts.map((a) => a.status),
+      [502, 200],
+      "the 502, then the retry's 200 reported",
+    );
     assert.equal(forwardSummary(conn.live.get(3)!), '→ 200 (subscriber)');
-    assert.ok(problems.some((p) => p?.includes('retrying')), 'the 502s showed as retrying');
+    assert.ok(
+      problems.some((p) => p?.includes('retrying')),
+      'the 502s showed as retrying',
+    );
     assert.equal(problems.at(-1), undefined, 'recovered');
     assert.deepEqual([...new Set(app.received.map((x) => x.body.toString('utf8')))], bodies, 'first attempts in seq order');
     assert.equal(app.received.length, 5, 'two 502s and three 200s');
@@ -145,7 +169,11 @@ describe('editor relay connection (src/extension/relay)', function () {
 
     // Two more while the editor is away; a new connection (a restarted editor) forwards exactly those.
     for (const b of ['{"d":4}', '{"e":5}']) {
-      const res = await request(`http://127.0.0.1:${relay.port}/hooks/default`, { method: 'POST', headers: { 'content-type': 'application/json', ...signed(SECRET, b) }, body: b });
+      const res = await request(`http://127.0.0.1:${relay.port}/hooks/default`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...signed(SECRET, b) },
+        body: b,
+      });
       await res.body.dump();
     }
     const f2 = forwarder();
@@ -156,7 +184,14 @@ describe('editor relay connection (src/extension/relay)', function () {
     await again.open();
     await app.waitUntil((r) => r.filter((x) => x.status === 200).length === 5);
     await until(again, () => stored.get(key) === 5);
-    assert.deepEqual(app.received.filter((x) => x.status === 200).slice(3).map((x) => x.body.toString('utf8')), ['{"d":4}', '{"e":5}'], 'no gap, no duplicate');
+    assert.deepEqual(
+      app.received
+        .filter((x) => x.status === 200)
+        .slice(3)
+        .map((x) => x.body.toString('utf8')),
+      ['{"d":4}', '{"e":5}'],
+      'no gap, no duplicate',
+    );
   });
 
   it('a new connection starts with no rows: two relays never mix', async () => {
@@ -202,7 +237,14 @@ describe('editor relay connection over TLS', function () {
       assert.ok(ca && ca.length > 1 && ca.some((c) => Buffer.from(c).equals(certs.ca)), 'the default CAs plus the file');
       assert.equal(extraCa({}), undefined);
       // REST over the same CA (undici's global dispatcher does not know it: give RelayApi one).
-      const clientWithCa = { ...client, RelayApi: class extends client.RelayApi { constructor(o: ConstructorParameters<typeof client.RelayApi>[0]) { super({ ...o, dispatcher }); } } };
+      const clientWithCa = {
+        ...client,
+        RelayApi: class extends client.RelayApi {
+          constructor(o: ConstructorParameters<typeof client.RelayApi>[0]) {
+            super({ ...o, dispatcher });
+          }
+        },
+      };
       const conn = new RelayConnection({ endpoint: ep, client: clientWithCa as typeof client, ca });
       await conn.open();
       assert.equal(conn.state, 'running');
@@ -227,14 +269,30 @@ describe('editor relay connection with a channel token', function () {
       const admin = new client.RelayApi({ baseUrl: `http://127.0.0.1:${relay.port}`, token: relay.token });
       const alice = await admin.createChannel({ name: 'alice', secrets: [SECRET] });
       const stored = new Map<string, number>();
-      const forwarder = new EditorForwarder({ client, targetFor: () => target.url, store: { get: (k) => stored.get(k), set: (k, v) => void stored.set(k, v as number) }, key: 'k' });
-      const conn = new RelayConnection({ endpoint: { ...endpoint(relay), token: alice.token }, client, since: forwarder.since, handle: forwarder.handle, replay: forwarder.replay, onOpen: (head) => forwarder.remember(head) });
+      const forwarder = new EditorForwarder({
+        client,
+        targetFor: () => target.url,
+        store: { get: (k) => stored.get(k), set: (k, v) => void stored.set(k, v as number) },
+        key: 'k',
+      });
+      const conn = new RelayConnection({
+        endpoint: { ...endpoint(relay), token: alice.token },
+        client,
+        since: forwarder.since,
+        handle: forwarder.handle,
+        replay: forwarder.replay,
+        onOpen: (head) => forwarder.remember(head),
+      });
       conns.push(conn);
       forwarder.attach(conn);
       await conn.open();
       await until(conn, () => conn.state === 'running');
       const body = '{"n":1}';
-      const res = await request(`http://127.0.0.1:${relay.port}/hooks/alice`, { method: 'POST', headers: { 'content-type': 'application/json', ...signed(SECRET, body) }, body });
+      const res = await request(`http://127.0.0.1:${relay.port}/hooks/alice`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...signed(SECRET, body) },
+        body,
+      });
       await res.body.dump();
       await until(conn, () => conn.live.get(1)?.forward.find((f) => f.target === SUBSCRIBER_TARGET)?.status === 'ok');
       assert.equal(stored.get('k'), 1);
@@ -242,10 +300,19 @@ describe('editor relay connection with a channel token', function () {
       const own = new client.RelayApi({ baseUrl: `http://127.0.0.1:${relay.port}`, token: alice.token });
       assert.deepEqual(await own.replayToSubscribers(1), { subscribers: 1 });
       await target.waitFor(2);
-      assert.deepEqual(target.received.map((r) => r.body.toString()), [body, body]);
+      assert.deepEqual(
+        target.received.map((r) => r.body.toString()),
+        [body, body],
+      );
       const replayed = new Promise<void>((resolve) => relay.store.on('forward', (seq, a) => seq === 1 && a.replay && resolve()));
       if (!(await relay.store.detail(1))!.attempts.some((a) => a.replay)) await replayed;
-      assert.deepEqual((await relay.store.detail(1))!.attempts.map((a) => [a.status, a.replay === true]), [[200, false], [200, true]]);
+      assert.deepEqual(
+        (await relay.store.detail(1))!.attempts.map((a) => [a.status, a.replay === true]),
+        [
+          [200, false],
+          [200, true],
+        ],
+      );
       assert.equal(stored.get('k'), 1, 'the resume point stays');
     } finally {
       for (const c of conns) await c.close();
@@ -261,7 +328,11 @@ describe('editor relay connection with a channel token', function () {
       const alice = await admin.createChannel({ name: 'alice', secrets: [SECRET] });
       await admin.createChannel({ name: 'bob', secrets: [SECRET] });
       const send = async (channel: string, body: string) => {
-        const res = await request(`http://127.0.0.1:${relay.port}/hooks/${channel}`, { method: 'POST', headers: { 'content-type': 'application/json', ...signed(SECRET, body) }, body });
+        const res = await request(`http://127.0.0.1:${relay.port}/hooks/${channel}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...signed(SECRET, body) },
+          body,
+        });
         await res.body.dump();
         assert.equal(res.statusCode, 200);
       };
@@ -270,12 +341,21 @@ describe('editor relay connection with a channel token', function () {
       const conn = new RelayConnection({ endpoint: { ...endpoint(relay), token: alice.token }, client, coalesceMs: 10 });
       try {
         await conn.open();
-        assert.deepEqual(conn.live.newestFirst().map((d) => d.channel), ['alice']);
+        assert.deepEqual(
+          conn.live.newestFirst().map((d) => d.channel),
+          ['alice'],
+        );
         await send('bob', '{"n":3}');
         await send('alice', '{"n":4}');
         await until(conn, () => conn.live.size === 2);
-        assert.deepEqual(conn.live.newestFirst().map((d) => d.channel), ['alice', 'alice']);
-        assert.ok((conn.status?.channels ?? []).every((c) => c.name === 'alice'), JSON.stringify(conn.status));
+        assert.deepEqual(
+          conn.live.newestFirst().map((d) => d.channel),
+          ['alice', 'alice'],
+        );
+        assert.ok(
+          (conn.status?.channels ?? []).every((c) => c.name === 'alice'),
+          JSON.stringify(conn.status),
+        );
       } finally {
         await conn.close();
       }

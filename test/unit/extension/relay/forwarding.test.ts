@@ -23,7 +23,8 @@ class ManualClock implements EngineClock {
   clearTimeout = (h: unknown) => void this.timers.delete(h as number);
   advance(ms: number): void {
     this.t += ms;
-    for (const [id, x] of [...this.timers].sort((a, b) => a[1].at - b[1].at)) if (x.at <= this.t) {
+    for (const [id, x] of [...this.timers].sort((a, b) => a[1].at - b[1].at))
+      if (x.at <= this.t) {
         this.timers.delete(id);
         x.fn();
       }
@@ -37,7 +38,7 @@ function changed(conn: RelayConnection, check: () => boolean): Promise<void> {
   });
 }
 
-describe('editor forwarding: the forwarding rules through the editor\'s engine', function () {
+describe("editor forwarding: the forwarding rules through the editor's engine", function () {
   this.timeout(60_000);
   let relay: RelayServer;
   let app: TargetApp;
@@ -51,7 +52,8 @@ describe('editor forwarding: the forwarding rules through the editor\'s engine',
   it('a 400 and a 500 do not hold back the next delivery; rows show → 400 and → 500 · retrying; Retry Now delivers it', async () => {
     relay = await startRelay({ port: 0, dataDir: tempDir(), secrets: [SECRET], forward: [] });
     app = await startTarget();
-    app.statusFor = (r, all) => (r.body.toString() === '{"n":1}' ? 400 : r.body.toString() === '{"n":2}' && all.filter((x) => x.body.equals(r.body)).length === 1 ? 500 : 200);
+    app.statusFor = (r, all) =>
+      r.body.toString() === '{"n":1}' ? 400 : r.body.toString() === '{"n":2}' && all.filter((x) => x.body.equals(r.body)).length === 1 ? 500 : 200;
     const stored = new Map<string, unknown>();
     const store = { get: (k: string) => stored.get(k), set: (k: string, v: unknown) => void stored.set(k, structuredClone(v)) };
     const key = seqKey(`http://127.0.0.1:${relay.port}`);
@@ -70,18 +72,35 @@ describe('editor forwarding: the forwarding rules through the editor\'s engine',
     await conn.open();
     for (const n of [1, 2, 3]) {
       const body = `{"n":${n}}`;
-      await (await request(`${relay.url}/hooks/default`, { method: 'POST', headers: { 'x-service-event': 'push', ...signed(SECRET, body) }, body })).body.dump();
+      await (
+        await request(`${relay.url}/hooks/default`, { method: 'POST', headers: { 'x-service-event': 'push', ...signed(SECRET, body) }, body })
+      ).body.dump();
     }
     const row = (seq: number) => (conn.live.get(seq) ? forwardSummary(conn.live.get(seq)!) : undefined);
     await changed(conn, () => row(1) === '→ 400 (subscriber)' && row(2) === '→ 500 · retrying (subscriber)' && row(3) === '→ 200 (subscriber)');
-    assert.deepEqual(handled, [[1, { status: 400, final: true }], [2, { status: 500, retrying: true }], [3, { status: 200 }]]);
-    assert.deepEqual(forwarder.retrying().map((r) => [r.seq, r.attempts, r.lastStatus, r.inMs]), [[2, 1, 500, 60_000]], 'retrying in 1 min');
-    assert.deepEqual((stored.get(`${key}#retrying`) as { seq: number }[]).map((r) => r.seq), [2], 'kept for a restart');
+    assert.deepEqual(handled, [
+      [1, { status: 400, final: true }],
+      [2, { status: 500, retrying: true }],
+      [3, { status: 200 }],
+    ]);
+    assert.deepEqual(
+      forwarder.retrying().map((r) => [r.seq, r.attempts, r.lastStatus, r.inMs]),
+      [[2, 1, 500, 60_000]],
+      'retrying in 1 min',
+    );
+    assert.deepEqual(
+      (stored.get(`${key}#retrying`) as { seq: number }[]).map((r) => r.seq),
+      [2],
+      'kept for a restart',
+    );
     assert.equal(stored.get(key), 3);
 
     // A restarted editor finds it again; this one retries it now.
     const again = new EditorForwarder({ client, targetFor: () => app.url, store, key, clock: new ManualClock() });
-    assert.deepEqual(again.retrying().map((r) => r.seq), [2]);
+    assert.deepEqual(
+      again.retrying().map((r) => r.seq),
+      [2],
+    );
     assert.equal(again.since, 1, 'its subscription starts before the retrying delivery');
     again.stop();
 

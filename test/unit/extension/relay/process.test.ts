@@ -64,8 +64,14 @@ describe('editor relay process (Start Relay)', function () {
   });
 
   it('redacts the token line the relay prints once, whatever the path holds', () => {
-    assert.equal(redactToken('relay token (shown once; stored in /home/u/.x/token): abcDEF123'), 'relay token (shown once; stored in /home/u/.x/token): <redacted>');
-    assert.equal(redactToken('relay token (shown once; stored in c:\\Users\\u\\token): abcDEF123'), 'relay token (shown once; stored in c:\\Users\\u\\token): <redacted>');
+    assert.equal(
+      redactToken('relay token (shown once; stored in /home/u/.x/token): abcDEF123'),
+      'relay token (shown once; stored in /home/u/.x/token): <redacted>',
+    );
+    assert.equal(
+      redactToken('relay token (shown once; stored in c:\\Users\\u\\token): abcDEF123'),
+      'relay token (shown once; stored in c:\\Users\\u\\token): <redacted>',
+    );
     assert.equal(redactToken('relay listening on http://127.0.0.1:8788'), 'relay listening on http://127.0.0.1:8788');
   });
 });
