@@ -46,7 +46,8 @@ describe('relay ready line (--ready json)', function () {
       let err = '';
       child.stdout.on('data', (c: Buffer) => {
         out += c.toString();
-        if (/^relay data in /m.test(out)) child.kill('SIGTERM');
+        // Once: the lines after it may come in further chunks, and a second SIGTERM is not handled (process.once).
+        if (!child.killed && /^relay data in /m.test(out)) child.kill('SIGTERM');
       });
       child.stderr.on('data', (c: Buffer) => (err += c.toString()));
       const [code] = (await once(child, 'exit')) as [number | null];
