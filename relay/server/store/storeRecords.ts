@@ -55,10 +55,15 @@ export function headerIds(pairs: readonly [string, string][]): { event: string |
 }
 
 export function indexedDelivery(meta: DeliveryMeta, metaLength: number): IndexedDelivery {
+  return indexedOf(meta.seq, Date.parse(meta.receivedAt), meta, metaLength);
+}
+
+/** What the index keeps of a delivery (the one place its fields are picked). */
+function indexedOf(seq: number, receivedMs: number, meta: NewDelivery, metaLength: number): IndexedDelivery {
   const { event, deliveryId } = headerIds(meta.headers);
   return {
-    seq: meta.seq,
-    receivedMs: Date.parse(meta.receivedAt),
+    seq,
+    receivedMs,
     channel: meta.channel,
     ...(meta.gen ? { gen: meta.gen } : {}),
     verification: meta.verification,
@@ -100,20 +105,7 @@ const metaReader = new ByteReader();
  * earlier format (the largest part of a delivery's journal cost) is gone.
  */
 export function deliveryRecord(seq: number, receivedMs: number, meta: NewDelivery): { head: Buffer; indexed: IndexedDelivery; entry: Buffer } {
-  const { event, deliveryId } = headerIds(meta.headers);
-  const indexed: IndexedDelivery = {
-    seq,
-    receivedMs,
-    channel: meta.channel,
-    ...(meta.gen ? { gen: meta.gen } : {}),
-    verification: meta.verification,
-    ...(meta.reason ? { reason: meta.reason } : {}),
-    event,
-    deliveryId,
-    metaLength: 0, // set below, once the meta's size is known
-    targets: meta.targets,
-    ...(meta.received ? { received: meta.received } : {}),
-  };
+  const indexed = indexedOf(seq, receivedMs, meta, 0); // metaLength set below, once the meta's size is known
   const entry = encodeDelivery(indexed);
   headerWriter.reset().u32(meta.headers.length);
   for (const [k, v] of meta.headers) headerWriter.str(k).str(v);
