@@ -68,8 +68,6 @@ export interface DeliveryLog {
   prune(minSeq: number): Promise<void>;
   /** Removes the rejected deliveries with seq <= `upTo`; calls sink.hideRejectedUpTo(upTo). Optional: without it, rejected deliveries stay until pruned. */
   dropRejected?(upTo: number): Promise<void>;
-  /** A log that applies the retention itself (JetStream's stream limits); without it the store applies its configured retention through prune() and dropRejected(). */
-  applyRetention?(): Promise<void>;
   health(): StoreHealth;
   integrity(): StoreIntegrity;
   close(): Promise<void>;

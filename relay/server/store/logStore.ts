@@ -28,7 +28,7 @@ export type Entry = IndexRow;
 
 export interface LogStoreOptions {
   /**
-   * What the store keeps, applied by applyRetention() unless the log applies its own: maxCount
+   * What the store keeps, applied by applyRetention() through the log's prune and dropRejected: maxCount
    * accepted (verified or unverified) deliveries, maxRejected rejected ones apart (default
    * REJECTED_KEEP), so rejected traffic never pushes out an accepted delivery; maxAgeMs both.
    */
@@ -243,9 +243,8 @@ export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<
     return before - this.index.size;
   }
 
-  /** Applies the retention: the log's own, or the configured one (count, age, rejected). */
+  /** Applies the configured retention (count, age, rejected). */
   async applyRetention(): Promise<void> {
-    if (this.log.applyRetention) return this.log.applyRetention();
     const r = this.options.retention;
     if (!r) return;
     if (r.maxCount !== undefined || r.maxAgeMs !== undefined) await this.prune({ keep: r.maxCount, olderThanMs: r.maxAgeMs });

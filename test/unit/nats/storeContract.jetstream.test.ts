@@ -43,7 +43,6 @@ describe('store contract on JetStream (real nats-server)', function () {
     reopen: () => openOn(prefix),
     another: () => openOn(prefix),
     clock: false,
-    storeRetention: true,
     fault: async () => {
       const from = seen.line.length;
       await nats!.nodes[0]!.kill();

@@ -18,7 +18,6 @@ storeContract({
   },
   reopen: (options) => DeliveryStore.open(dir, { ...options, segmentBytes: 4096 }),
   clock: true,
-  storeRetention: true,
   fault: async (store) => {
     fs.fail('writev', { code: 'ENOSPC', times: 1 }); // the disk is full for one write
     await assert.rejects(store.add({ channel: 'default', verification: 'verified', headers: [], targets: [] }, Buffer.from('refused')), /ENOSPC/);

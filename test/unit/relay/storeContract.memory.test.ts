@@ -6,5 +6,4 @@ storeContract({
   name: 'in-memory log',
   open: (options) => openMemoryStore(options),
   clock: true,
-  storeRetention: true,
 });

@@ -24,8 +24,6 @@ export interface StoreUnderTest {
   another?(): Promise<ContractStore>;
   /** The backend takes the clock (receipt times and the age limit follow `now`). */
   clock: boolean;
-  /** The store applies the configured retention itself (false: the backend's own limits apply it, e.g. JetStream's stream limits). */
-  storeRetention: boolean;
   /**
    * Makes the store unable to take deliveries (a full disk, the server gone) and resolves once it
    * says so; `heal` undoes it and resolves once it takes deliveries again. Absent: a backend
@@ -215,32 +213,30 @@ export function storeContract(b: StoreUnderTest): void {
       assert.ok(next.seq > added[6]!, 'a seq is never given out twice');
     });
 
-    if (b.storeRetention) {
-      it('applies the configured retention: --keep accepted, --keep-rejected rejected ones apart', async () => {
-        const store = await track(b.open({ retention: { maxCount: 2, maxRejected: 1 } }));
-        const added: { seq: number; v: string }[] = [];
-        for (const [i, v] of (['rejected', 'verified', 'rejected', 'verified', 'verified', 'rejected', 'unverified'] as const).entries()) {
-          added.push({ seq: (await store.add(delivery(i, { verification: v, ...(v === 'rejected' ? { targets: [] } : {}) }), bodyOf(i, 10))).seq, v });
-        }
-        await store.applyRetention();
-        const left = added.filter((_, i) => i === 4 || i === 5 || i === 6).map((d) => d.seq); // 2 accepted, 1 rejected
-        assert.deepEqual(seqs(store.after(0)), left);
-        const [row] = store.channels();
-        assert.deepEqual([row!.received, row!.rejected, row!.verified, row!.unverified], [3, 1, 1, 1]);
-        assert.deepEqual(
-          store.list({ status: 'rejected' }).map((s) => s.seq),
-          [left[1]],
-        );
-        // More rejected traffic never pushes an accepted delivery out.
-        for (let i = 0; i < 4; i++) await store.add(delivery(10 + i, { verification: 'rejected', targets: [] }), bodyOf(i, 10));
-        await store.applyRetention();
-        assert.deepEqual(
-          store.list({ status: 'verified' }).map((s) => s.seq),
-          [left[0]],
-        );
-        assert.equal(store.list({ status: 'rejected' }).length, 1);
-      });
-    }
+    it('applies the configured retention: --keep accepted, --keep-rejected rejected ones apart', async () => {
+      const store = await track(b.open({ retention: { maxCount: 2, maxRejected: 1 } }));
+      const added: { seq: number; v: string }[] = [];
+      for (const [i, v] of (['rejected', 'verified', 'rejected', 'verified', 'verified', 'rejected', 'unverified'] as const).entries()) {
+        added.push({ seq: (await store.add(delivery(i, { verification: v, ...(v === 'rejected' ? { targets: [] } : {}) }), bodyOf(i, 10))).seq, v });
+      }
+      await store.applyRetention();
+      const left = added.filter((_, i) => i === 4 || i === 5 || i === 6).map((d) => d.seq); // 2 accepted, 1 rejected
+      assert.deepEqual(seqs(store.after(0)), left);
+      const [row] = store.channels();
+      assert.deepEqual([row!.received, row!.rejected, row!.verified, row!.unverified], [3, 1, 1, 1]);
+      assert.deepEqual(
+        store.list({ status: 'rejected' }).map((s) => s.seq),
+        [left[1]],
+      );
+      // More rejected traffic never pushes an accepted delivery out.
+      for (let i = 0; i < 4; i++) await store.add(delivery(10 + i, { verification: 'rejected', targets: [] }), bodyOf(i, 10));
+      await store.applyRetention();
+      assert.deepEqual(
+        store.list({ status: 'verified' }).map((s) => s.seq),
+        [left[0]],
+      );
+      assert.equal(store.list({ status: 'rejected' }).length, 1);
+    });
 
     if (b.clock) {
       it('prunes by age: deliveries received before the cutoff go', async () => {
