@@ -1,6 +1,9 @@
 // The set-up several JetStream tests share: a real nats-server, a target app, and one relay process
 // on that store (--store, the admin token in the environment, forwarding to the app), started
 // before the calling describe block and stopped after it.
+import { EventEmitter, once } from 'node:events';
+import { subscribe, type Subscription } from '../../../relay/client';
+import type { ForwardMessage } from '../../../src/core/relay/protocol';
 import { spawnRelay, startTarget, tempDir, type RelayProcess, type TargetApp } from '../relay/helpers';
 import { startNats, type NatsCluster } from './natsServers';
 
@@ -28,4 +31,18 @@ export function relayOnNatsPerSuite(admin: string, relayArgs: string[] = []): ()
     set = {};
   });
   return () => set as RelayOnNats;
+}
+
+/** The relay's forward messages through an admin subscription (no bodies); `next()` resolves with the next one after the call. */
+export function watchForwards(relay: RelayProcess, admin: string): { sub: Subscription; next(): Promise<ForwardMessage> } {
+  const forwards = new EventEmitter();
+  const sub = subscribe({
+    url: relay.url.replace('http', 'ws'),
+    token: admin,
+    since: 0,
+    bodies: false,
+    onDelivery: () => undefined,
+    onForward: (m) => forwards.emit('forward', m),
+  });
+  return { sub, next: async () => ((await once(forwards, 'forward')) as [ForwardMessage])[0] };
 }

@@ -2,11 +2,10 @@
 // consumers' shared work there, so the request posts the pending forwards from this instance, and
 // the consumer's later hand-out of a forward delivered that way is acked without a second post.
 import { strict as assert } from 'node:assert';
-import { EventEmitter, once } from 'node:events';
-import { RelayApi, subscribe, type Subscription } from '../../../relay/client';
-import type { ForwardMessage } from '../../../src/core/relay/protocol';
+import { once } from 'node:events';
+import { RelayApi, type Subscription } from '../../../relay/client';
 import { post } from '../relay/helpers';
-import { relayOnNatsPerSuite } from './relayOnNats';
+import { relayOnNatsPerSuite, watchForwards } from './relayOnNats';
 
 const ADMIN = 'retry-now-admin-token-0123456789';
 /** The consumer hands a failed forward out again this long after it failed: long after the retry settled. */
@@ -21,26 +20,19 @@ describe('retry pending now on JetStream (nats-server and relay processes)', fun
   it('posts the pending forwards at once; the consumer acks its later hand-out without a second post', async () => {
     const { relay, app } = running();
     app.status = 503;
-    const forwards = new EventEmitter();
-    sub = subscribe({
-      url: relay.url.replace('http', 'ws'),
-      token: ADMIN,
-      since: 0,
-      bodies: false,
-      onDelivery: () => undefined,
-      onForward: (m) => forwards.emit('forward', m),
-    });
-    const firstAttempt = once(forwards, 'forward') as Promise<[ForwardMessage]>;
+    const forwards = watchForwards(relay, ADMIN);
+    sub = forwards.sub;
+    const firstAttempt = forwards.next();
     const seq = ((await post(`${relay.url}/hooks/default`, '{"retry":"now"}')).json as { seq: number }).seq;
-    const [failed] = await firstAttempt;
+    const failed = await firstAttempt;
     assert.deepEqual([failed.seq, failed.attempt.status, failed.state?.status], [seq, 503, 'pending']);
 
     const api = new RelayApi({ baseUrl: relay.url, token: ADMIN });
     assert.deepEqual(await api.retryPending({ channel: 'other' }), { queued: 0 }, 'another channel has nothing pending');
     app.status = 200;
-    const retried = once(forwards, 'forward') as Promise<[ForwardMessage]>;
+    const retried = forwards.next();
     assert.deepEqual(await api.retryPending(), { queued: 1 });
-    const [ok] = await retried;
+    const ok = await retried;
     assert.deepEqual(ok.state, { target: app.url, status: 'ok', attempts: 2, lastStatus: 200 });
     assert.deepEqual(await api.retryPending(), { queued: 0 }, 'nothing left pending');
 

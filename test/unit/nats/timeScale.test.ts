@@ -2,11 +2,9 @@
 // as on the file journal and in the emulator. A retry an hour away on the schedule comes at once
 // under --time-scale 1e7 (0.36 ms); read the other way round (an hour × 1e7) it would never come.
 import { strict as assert } from 'node:assert';
-import { EventEmitter, once } from 'node:events';
-import { subscribe, type Subscription } from '../../../relay/client';
-import type { ForwardMessage } from '../../../src/core/relay/protocol';
+import type { Subscription } from '../../../relay/client';
 import { post } from '../relay/helpers';
-import { relayOnNatsPerSuite } from './relayOnNats';
+import { relayOnNatsPerSuite, watchForwards } from './relayOnNats';
 
 const ADMIN = 'time-scale-admin-token-0123456789';
 const HOUR = 3_600_000;
@@ -20,19 +18,12 @@ describe('--time-scale on JetStream (nats-server and relay processes)', function
   it('speeds the retry schedule up: an hour-long wait at 1e7 is retried at once', async () => {
     const { relay, app } = running();
     app.statusFor = (_r, all) => (all.length === 1 ? 503 : 200);
-    const forwards = new EventEmitter();
-    sub = subscribe({
-      url: relay.url.replace('http', 'ws'),
-      token: ADMIN,
-      since: 0,
-      bodies: false,
-      onDelivery: () => undefined,
-      onForward: (m) => forwards.emit('forward', m),
-    });
-    const first = once(forwards, 'forward') as Promise<[ForwardMessage]>;
+    const forwards = watchForwards(relay, ADMIN);
+    sub = forwards.sub;
+    const first = forwards.next();
     const delivered = app.waitFor(2);
     const seq = ((await post(`${relay.url}/hooks/default`, '{"scale":"1e7"}')).json as { seq: number }).seq;
-    const [failed] = await first;
+    const failed = await first;
     assert.deepEqual([failed.seq, failed.attempt.status, failed.state?.status], [seq, 503, 'pending']);
     const due = Date.parse(failed.state!.nextAttemptAt!);
     assert.ok(due < Date.now() + HOUR / 2, `the retry is due at ${failed.state!.nextAttemptAt}: the hour divided by 1e7, not multiplied`);
