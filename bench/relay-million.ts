@@ -14,13 +14,13 @@
 import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import { DeliveryStore } from '../relay/server/store/store';
 import { cpuMs, memKb } from './procStats';
+import { freePort, get, healthy, kill9, p50 } from './relayProbe';
 import { bundleCli, ROOT } from './relayChild';
 import { tokenFilePath } from '../src/core/relay/ready';
 
@@ -69,14 +69,6 @@ const app = createServer((req, res) => {
 });
 const untilAccepted = (want: number) => new Promise<void>((r) => (accepted.size >= want ? r() : (waiter = { want, resolve: r })));
 
-async function freePort(): Promise<number> {
-  const srv = createNetServer().listen(0, '127.0.0.1');
-  await new Promise((r) => srv.once('listening', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
-
 /** Writes `n` deliveries of BODY bytes; all but the newest PENDING with one successful attempt. */
 async function build(dir: string, n: number, target: string): Promise<number> {
   const store = await DeliveryStore.open(dir, { segmentBytes: 64 * 1024 * 1024 });
@@ -117,16 +109,6 @@ async function build(dir: string, n: number, target: string): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-async function healthy(url: string, agent: Agent): Promise<boolean> {
-  try {
-    const res = await request(`${url}/healthz`, { dispatcher: agent });
-    await res.body.dump();
-    return res.statusCode === 200;
-  } catch {
-    return false;
-  }
-}
-
 /** Spawns the relay; resolves once /healthz answers 200 (polled every 2 ms: a bench, not a test). */
 async function start(
   cli: string,
@@ -144,28 +126,6 @@ async function start(
     if (await healthy(`http://127.0.0.1:${port}`, agent)) return { child, ms: performance.now() - t0, cpuMs: cpuMs(child.pid!), t0 };
     await new Promise((r) => setTimeout(r, 2));
   }
-}
-
-async function kill9(child: ChildProcess): Promise<void> {
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGKILL');
-  await exited;
-}
-
-async function p50(n: number, fn: () => Promise<void>): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await fn();
-    times.push(performance.now() - t);
-  }
-  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]!;
-}
-
-async function get(url: string, token: string, agent: Agent): Promise<unknown> {
-  const res = await request(url, { dispatcher: agent, headers: { authorization: `Bearer ${token}` } });
-  if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${await res.body.text()}`);
-  return res.body.json();
 }
 
 /** The latencies of the status and list requests on a started relay. */

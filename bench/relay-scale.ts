@@ -8,13 +8,13 @@
 //   npm run bench:relay-scale [-- --sizes 10000,50000,100000 --body 10240]
 import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import { DeliveryStore } from '../relay/server/store/store';
 import { cpuMs, memKb } from './procStats';
+import { freePort, get, healthy, kill9, p50 } from './relayProbe';
 import { bundleCli, ROOT } from './relayChild';
 import { tokenFilePath } from '../src/core/relay/ready';
 
@@ -23,14 +23,6 @@ const TARGET = 'http://127.0.0.1:9/hook';
 const { values } = parseArgs({ options: { sizes: { type: 'string', default: '10000,50000,100000' }, body: { type: 'string', default: '10240' } } });
 const SIZES = values.sizes!.split(',').map(Number);
 const BODY = Number(values.body);
-
-async function freePort(): Promise<number> {
-  const srv = createServer().listen(0, '127.0.0.1');
-  await new Promise((r) => srv.once('listening', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 /** Writes `n` signed-looking deliveries of BODY bytes, each with one successful forward attempt. */
 async function build(dir: string, n: number): Promise<number> {
@@ -68,16 +60,6 @@ async function build(dir: string, n: number): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-async function healthy(url: string, agent: Agent): Promise<boolean> {
-  try {
-    const res = await request(`${url}/healthz`, { dispatcher: agent });
-    await res.body.dump();
-    return res.statusCode === 200;
-  } catch {
-    return false;
-  }
-}
-
 /** Starts the relay and resolves with the milliseconds until /healthz answers 200. */
 async function start(cli: string, dir: string, port: number, agent: Agent): Promise<{ child: ChildProcess; ms: number; cpuMs: number }> {
   const t0 = performance.now();
@@ -90,29 +72,6 @@ async function start(cli: string, dir: string, port: number, agent: Agent): Prom
     if (await healthy(url, agent)) return { child, ms: performance.now() - t0, cpuMs: cpuMs(child.pid!) };
     await new Promise((r) => setTimeout(r, 2));
   }
-}
-
-async function kill9(child: ChildProcess): Promise<void> {
-  const exited = new Promise((r) => child.once('exit', r));
-  child.kill('SIGKILL');
-  await exited;
-}
-
-async function p50(n: number, fn: () => Promise<void>): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const t = performance.now();
-    await fn();
-    times.push(performance.now() - t);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)]!;
-}
-
-async function get(url: string, token: string, agent: Agent): Promise<unknown> {
-  const res = await request(url, { dispatcher: agent, headers: { authorization: `Bearer ${token}` } });
-  if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${await res.body.text()}`);
-  return res.body.json();
 }
 
 interface Row {

@@ -1,0 +1,48 @@
+// What the scale benches (relay-scale.ts, relay-million.ts) ask of a relay process from outside:
+// a port for it, whether it serves (/healthz), a GET of its API, kill -9, and a p50 of a call.
+import type { ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { Agent, request } from 'undici';
+
+/** A port to start the relay on (a bench, not a test: the relay is started right after). */
+export async function freePort(): Promise<number> {
+  const srv = createServer().listen(0, '127.0.0.1');
+  await new Promise((r) => srv.once('listening', r));
+  const port = (srv.address() as { port: number }).port;
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+export async function healthy(url: string, agent: Agent): Promise<boolean> {
+  try {
+    const res = await request(`${url}/healthz`, { dispatcher: agent });
+    await res.body.dump();
+    return res.statusCode === 200;
+  } catch {
+    return false;
+  }
+}
+
+export async function kill9(child: ChildProcess): Promise<void> {
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+/** The median time of `n` sequential calls of `fn`, in ms. */
+export async function p50(n: number, fn: () => Promise<void>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn();
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
+
+export async function get(url: string, token: string, agent: Agent): Promise<unknown> {
+  const res = await request(url, { dispatcher: agent, headers: { authorization: `Bearer ${token}` } });
+  if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${await res.body.text()}`);
+  return res.body.json();
+}
