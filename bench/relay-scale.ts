@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { Agent } from 'undici';
 import { DeliveryStore } from '../relay/server/store/store';
 import { cpuMs, memKb } from './procStats';
-import { freePort, get, healthy, kill9, p50 } from './relayProbe';
+import { deliveryHeaders, freePort, get, healthy, kill9, p50 } from './relayProbe';
 import { bundleCli, ROOT } from './relayChild';
 import { tokenFilePath } from '../src/core/relay/ready';
 
@@ -33,15 +33,7 @@ async function build(dir: string, n: number): Promise<number> {
   for (let done = 0; done < n; done += BATCH) {
     const adds = [];
     for (let i = done; i < Math.min(n, done + BATCH); i++) {
-      const headers: [string, string][] = [
-        ['Host', '127.0.0.1:8788'],
-        ['User-Agent', 'Service-Hookshot/1.0'],
-        ['Content-Type', 'application/json'],
-        ['Content-Length', String(BODY)],
-        ['X-Service-Event', i % 4 ? 'push' : 'issues'],
-        ['X-Service-Delivery', `7f1c2d3e-${String(i).padStart(4, '0')}-4a5b-8c9d-0e1f2a3b4c5d`],
-        ['X-Service-Signature-256', `sha256=${'ab'.repeat(32)}`],
-      ];
+      const headers = deliveryHeaders(i, BODY);
       adds.push(store.add({ channel: i % 10 ? 'default' : 'ci', verification: 'verified', headers, targets: [TARGET] }, body));
     }
     const entries = await Promise.all(adds);

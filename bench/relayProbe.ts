@@ -1,5 +1,6 @@
 // What the scale benches (relay-scale.ts, relay-million.ts) ask of a relay process from outside:
-// a port for it, whether it serves (/healthz), a GET of its API, kill -9, and a p50 of a call.
+// the headers of the deliveries they journal, a port for it, whether it serves (/healthz), a GET
+// of its API, kill -9, and a p50 of a call.
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { Agent, request } from 'undici';
@@ -45,4 +46,17 @@ export async function get(url: string, token: string, agent: Agent): Promise<unk
   const res = await request(url, { dispatcher: agent, headers: { authorization: `Bearer ${token}` } });
   if (res.statusCode !== 200) throw new Error(`${url}: ${res.statusCode} ${await res.body.text()}`);
   return res.body.json();
+}
+
+/** The raw headers of the `i`th bench delivery of `size` body bytes, as the service sends them (one in four an `issues` event). */
+export function deliveryHeaders(i: number, size: number): [string, string][] {
+  return [
+    ['Host', '127.0.0.1:8788'],
+    ['User-Agent', 'Service-Hookshot/1.0'],
+    ['Content-Type', 'application/json'],
+    ['Content-Length', String(size)],
+    ['X-Service-Event', i % 4 ? 'push' : 'issues'],
+    ['X-Service-Delivery', `7f1c2d3e-${String(i).padStart(7, '0')}-4a5b-8c9d-0e1f2a3b4c5d`],
+    ['X-Service-Signature', `sha256=${'ab'.repeat(32)}`],
+  ];
 }
