@@ -19,7 +19,8 @@ import { sizeFields } from '../store/rejected';
 import { LogStore } from '../store/logStore';
 import { StreamFollower, type FollowedMessage } from './streamFollower';
 import { isNotFound, readMessage, type MessageReaders } from './hedged';
-import { isApiError, NO_MESSAGE_FOUND, STREAM_NOT_FOUND } from './apiErrors';
+import { isApiError, STREAM_NOT_FOUND } from './apiErrors';
+import { goneFromStream } from './absent';
 
 /** The delivery's meta (channel, time, verification, raw headers, targets) as JSON, beside the body bytes. */
 export const META_HEADER = 'Sh-Meta';
@@ -237,16 +238,17 @@ export class NatsLog implements DeliveryLog {
   }
 
   /**
-   * Asks the stream's leader (not a direct get: a replica that is behind answers "not found" for a
-   * message it has not received yet, and the follower would skip it for good).
+   * True when the stream no longer holds `seq` by its leader's word, asked so that a leader that
+   * has not applied the message yet is not taken for one that removed it (./absent.ts); a seq
+   * skipped for that reason is logged, as it never reaches a subscriber.
    */
   private async absent(stream: string, seq: number): Promise<boolean> {
-    try {
-      await this.jsm.streams.getMessage(stream, { seq });
-      return false;
-    } catch (err) {
-      return isApiError(err, NO_MESSAGE_FOUND, STREAM_NOT_FOUND);
-    }
+    const gone = await goneFromStream(
+      { message: (s) => this.jsm.streams.getMessage(stream, { seq: s }), state: async () => (await this.jsm.streams.info(stream)).state },
+      seq,
+    );
+    if (gone) this.options.log?.(`store: seq ${seq} of ${stream} is ${gone} (the stream's leader says so); passed over`);
+    return gone !== undefined;
   }
 
   /**
@@ -435,6 +437,7 @@ export class NatsLog implements DeliveryLog {
       } catch (err) {
         // "Not found" from a replica may only mean it is behind: only the leader's word counts.
         const notFound = isNotFound(err);
+        if (notFound && !indexed) return undefined; // not in the index either: nothing known to read
         if (notFound && (await this.absent(this.deliveries, seq))) return undefined;
         if (!(notFound || retryablePublish(err))) throw err;
         // Transient (no replica answered in time): the caller may try again, unlike a damaged record.

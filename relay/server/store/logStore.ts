@@ -205,6 +205,7 @@ export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<
   }
 
   async detail(seq: number): Promise<RelayDelivery | undefined> {
+    if (!this.get(seq)) return undefined; // not indexed: nothing to read
     const r = await this.read(seq);
     const e = this.get(seq); // after the read: a row is read at once, never across an await
     if (!r || !e) return undefined;

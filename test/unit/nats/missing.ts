@@ -1,0 +1,57 @@
+// What the chaos test prints about a delivery missing at the subscriber (issue 21), so that one
+// failing run says where it was lost: its seq in the stream (the leader's copy), whether relay A's
+// index has that seq and with which delivery, whether `service-hooks forward` was sent it, and the
+// relay's lines about passing over, diverged copies and restarted followers.
+import type { JetStreamManager } from 'nats';
+import { request } from 'undici';
+
+export interface MissingProbe {
+  jsm: JetStreamManager;
+  stream: string;
+  /** Seqs of the scenario: (from, to]. */
+  from: number;
+  to: number;
+  relayUrl: string;
+  token: string;
+  /** `service-hooks forward`'s output (a line "#<seq> …" per delivery). */
+  forwardLog: string;
+  relayLog: string;
+}
+
+/** Lines that say, for each missing id, where it went; and the relay's lines that may say why. */
+export async function explainMissing(p: MissingProbe, ids: string[]): Promise<string[]> {
+  const wanted = new Set(ids);
+  const seqOf = new Map<string, number>();
+  for (let seq = p.from + 1; seq <= p.to && seqOf.size < wanted.size; seq++) {
+    const id = await p.jsm.streams.getMessage(p.stream, { seq }).then(
+      (m) => idOf(Buffer.from(m.data)),
+      () => undefined,
+    );
+    if (id && wanted.has(id)) seqOf.set(id, seq);
+  }
+  const lines: string[] = [];
+  for (const id of ids) {
+    const seq = seqOf.get(id);
+    if (seq === undefined) {
+      lines.push(`missing ${id}: not found in ${p.stream} seqs ${p.from + 1}..${p.to} (the leader's copy)`);
+      continue;
+    }
+    const res = await request(`${p.relayUrl}/api/deliveries/${seq}`, { headers: { authorization: `Bearer ${p.token}` } });
+    const detail = res.statusCode === 200 ? ((await res.body.json()) as { bodyBase64?: string }) : (await res.body.dump(), undefined);
+    const indexed = detail
+      ? `relay A's index holds ${idOf(Buffer.from(detail.bodyBase64 ?? '', 'base64')) ?? 'a body without an id'}`
+      : `relay A answers ${res.statusCode}`;
+    const sent = p.forwardLog.split('\n').filter((l) => l.startsWith(`#${seq} `));
+    lines.push(`missing ${id}: seq ${seq}; ${indexed}; forward's lines for it: ${sent.length ? sent.join(' | ') : 'none'}`);
+  }
+  lines.push(...p.relayLog.split('\n').filter((l) => /passed over|another message|following .* again|is gone|body/.test(l)));
+  return lines;
+}
+
+function idOf(body: Buffer): string | undefined {
+  try {
+    return (JSON.parse(body.toString()) as { id?: string }).id;
+  } catch {
+    return undefined;
+  }
+}
