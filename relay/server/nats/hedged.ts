@@ -15,6 +15,8 @@ export interface HedgeOptions {
   calls: number;
   /** Errors that another call may not repeat (a replica that is behind answers "not found"): kept over the others when all fail. */
   preferred?: (err: unknown) => boolean;
+  /** Errors after which no further call is started (another would fail the same way at once). */
+  final?: (err: unknown) => boolean;
 }
 
 /**
@@ -48,6 +50,7 @@ export function hedged<T>(call: () => Promise<T>, o: HedgeOptions): Promise<T> {
           if (settled) return;
           if (o.preferred?.(err)) kept ??= err;
           else last = err;
+          if (o.final?.(err)) started = o.calls; // no more calls: settles once those in flight have
           if (started < o.calls) next();
           else if (inFlight === 0) settle(() => reject(kept ?? last));
         },

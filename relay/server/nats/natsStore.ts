@@ -18,7 +18,7 @@ import type { IndexRow } from '../deliveryIndex/compactIndex';
 import { sizeFields } from '../store/rejected';
 import { LogStore } from '../store/logStore';
 import { StreamFollower, type FollowedMessage } from './streamFollower';
-import { isNotFound, readMessage, type MessageReaders } from './hedged';
+import { hedged, isNotFound, readMessage, type MessageReaders } from './hedged';
 import { isApiError, STREAM_NOT_FOUND } from './apiErrors';
 import { goneFromStream } from './absent';
 
@@ -47,6 +47,9 @@ export interface NatsStoreOptions {
 interface DirectGet {
   direct: { getMessage(stream: string, query: { seq: number }): Promise<{ data: Uint8Array; header: MsgHdrs }> };
 }
+
+/** A publish unanswered this long is sent again beside the first (same message id). */
+const PUBLISH_AGAIN_MS = 1000;
 
 /** A follower behind the stream that handed nothing over for this long is started again. */
 const STALL_MS = 3000;
@@ -354,9 +357,18 @@ export class NatsLog implements DeliveryLog {
     let waiting = false;
     try {
       for (let tries = 0; ; tries++) {
-        const timeout = Math.max(500, Math.min(this.options.ackTimeoutMs ?? 5000, deadline - Date.now()));
+        const publish = () => {
+          const timeout = Math.max(500, Math.min(this.options.ackTimeoutMs ?? 5000, deadline - Date.now()));
+          return this.js.publish(subject, body, { ...(h ? { headers: h } : {}), msgID, timeout });
+        };
         try {
-          return (await this.js.publish(subject, body, { ...(h ? { headers: h } : {}), msgID, timeout })).seq;
+          // Sent again beside itself while unanswered: a stream leader that hangs (a paused
+          // machine) keeps its interest in the subjects until it is found dead, so a publish went
+          // to it and waited out the whole ack time-out, though a new leader had been elected
+          // meanwhile; the copy sent after the election is stored and acknowledged by the new one.
+          // The message id makes the copies one message (the stream's duplicate window).
+          const calls = Math.max(1, Math.floor((this.options.ackTimeoutMs ?? 5000) / PUBLISH_AGAIN_MS));
+          return (await hedged(publish, { afterMs: PUBLISH_AGAIN_MS, calls, final: noResponders })).seq;
         } catch (err) {
           const why = (err as Error).message;
           if (this.closed || Date.now() + 250 >= deadline || !retryablePublish(err))
@@ -484,6 +496,12 @@ export class NatsLog implements DeliveryLog {
     for (const stop of this.stops) stop();
     await this.nc.drain().catch(() => undefined);
   }
+}
+
+/** Nobody has the subjects now (no stream leader): another publish at once fails the same way. */
+function noResponders(err: unknown): boolean {
+  const { code, message } = err as { code?: string; message?: string };
+  return code === '503' || /no responders/i.test(message ?? '');
 }
 
 /** A publish that may succeed when tried again: no stream leader yet (503), no answer in time, a reconnect. */

@@ -31,6 +31,15 @@ describe('hedged reads (a replica that hangs)', () => {
     assert.equal(n, 3);
   });
 
+  it('a final error (no responders) starts no further call: the caller backs off instead', async () => {
+    let n = 0;
+    await assert.rejects(
+      hedged(() => (n++, Promise.reject(new NatsError('503', '503'))), { afterMs: 5, calls: 5, final: (err) => (err as NatsError).code === '503' }),
+      /503/,
+    );
+    assert.equal(n, 1);
+  });
+
   it('readMessage asks replicas, and the third time the stream leader', async () => {
     const asked: string[] = [];
     const m = await readMessage(
