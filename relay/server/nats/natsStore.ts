@@ -36,7 +36,11 @@ export interface NatsStoreOptions {
   ackTimeoutMs?: number;
   /** How long ingress tries to get a delivery acknowledged before answering 503 (default 7 s). */
   publishBudgetMs?: number;
-  /** Publishes that may wait for a stream leader at once; more are answered 503 at once (default 512). */
+  /**
+   * Publishes of deliveries that may wait for a stream leader at once, and as many of attempt
+   * records apart; more are answered 503 at once (default 512). Apart, so that the attempts
+   * stream without a leader (a subscriber's records waiting) cannot make new posts fail.
+   */
   maxWaitingPublishes?: number;
   /** How often the index forgets what the streams' limits removed (default 5 s). */
   syncIntervalMs?: number;
@@ -112,7 +116,8 @@ export class NatsLog implements DeliveryLog {
   private readonly followers: StreamFollower[] = [];
   private readers!: MessageReaders;
   private highestSeq = 0;
-  private waitingPublishes = 0;
+  /** Publishes waiting for a stream leader, by what they publish: deliveries and attempts each have the budget. */
+  private readonly waitingPublishes = new Map<string, number>();
   private closed = false;
   /** Why the connection to NATS is down (readiness), while it is. */
   private disconnected: string | undefined;
@@ -374,16 +379,17 @@ export class NatsLog implements DeliveryLog {
           if (this.closed || Date.now() + 250 >= deadline || !retryablePublish(err))
             throw new StoreUnavailableError(`JetStream did not acknowledge ${what}: ${why}`);
           if (!waiting) {
-            if (this.waitingPublishes >= (this.options.maxWaitingPublishes ?? 512))
-              throw new StoreUnavailableError(`JetStream did not acknowledge ${what} (${why}) and ${this.waitingPublishes} others wait for it`);
-            this.waitingPublishes++;
+            const others = this.waitingPublishes.get(what) ?? 0;
+            if (others >= (this.options.maxWaitingPublishes ?? 512))
+              throw new StoreUnavailableError(`JetStream did not acknowledge ${what} (${why}) and ${others} others wait for it`);
+            this.waitingPublishes.set(what, others + 1);
             waiting = true;
           }
           await new Promise((r) => setTimeout(r, Math.min(250 * (tries + 1), 1000)));
         }
       }
     } finally {
-      if (waiting) this.waitingPublishes--;
+      if (waiting) this.waitingPublishes.set(what, this.waitingPublishes.get(what)! - 1);
     }
   }
 

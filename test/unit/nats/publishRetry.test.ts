@@ -34,6 +34,26 @@ describe('JetStream ingress while the stream has no leader', function () {
     const stored = await held;
     assert.ok(stored.seq >= 1, 'stored once the stream answers');
 
+    // Attempt records waiting for their stream do not take the deliveries' budget.
+    const apart = await NatsStore.open(await connectNats({ servers: nats.urls }), { prefix: 'PA', publishBudgetMs: 60_000, maxWaitingPublishes: 2 });
+    try {
+      const first = await apart.add(meta, Buffer.from('{}'));
+      const attemptsInfo = await apart.manager.streams.info('PA_ATTEMPTS');
+      const deliveriesInfo = await apart.manager.streams.info('PA_DELIVERIES');
+      await apart.manager.streams.delete('PA_ATTEMPTS');
+      await apart.manager.streams.delete('PA_DELIVERIES');
+      const attempt = { seq: first.seq, attempt: { at: new Date().toISOString(), target: 'http://127.0.0.1:9/', ok: true, status: 200, durationMs: 1 } };
+      const records = [apart.log.recordAttempt(attempt), apart.log.recordAttempt(attempt)];
+      const added = apart.add(meta, Buffer.from('{"held":true}'));
+      await assert.rejects(apart.log.recordAttempt(attempt), /2 others wait/, 'a third attempt record is over its budget');
+      await apart.manager.streams.add({ ...deliveriesInfo.config, storage: StorageType.File });
+      assert.ok((await added).seq >= 1, 'the delivery waited for its stream beside two waiting attempt records');
+      await apart.manager.streams.add({ ...attemptsInfo.config, storage: StorageType.File });
+      await Promise.all(records);
+    } finally {
+      await apart.close();
+    }
+
     const short = await NatsStore.open(await connectNats({ servers: nats.urls }), { prefix: 'PS', publishBudgetMs: 500 });
     try {
       await short.manager.streams.delete('PS_DELIVERIES');
