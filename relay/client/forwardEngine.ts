@@ -198,6 +198,19 @@ export class ForwardEngine {
       return;
     }
     if (this.last !== undefined && d.seq <= this.last) return; // handled before the restart
+    if (d.bodyBase64 === undefined || d.headers === undefined) {
+      // The relay cannot read its body, and never will (a damaged record; its log says which):
+      // failing on it made the subscription reconnect and be sent it again, without end.
+      this.emit({
+        kind: 'skipped',
+        seq: d.seq,
+        channel: d.channel,
+        event: d.event,
+        reason: "the relay cannot read its body (a damaged record: see the relay's log)",
+      });
+      await this.advance(d.seq);
+      return;
+    }
     const to = d.verification === 'rejected' ? undefined : this.o.target(d.channel);
     if (!to) {
       const reason = d.verification === 'rejected' ? `rejected: ${d.reason ?? 'bad signature'}` : 'no forward URL for this channel';

@@ -148,6 +148,33 @@ describe('ForwardEngine (the forward loop of forward and the editor)', function 
     }
   });
 
+  it('a delivery the relay sent without its body (a damaged record) is skipped and acknowledged, and the next one forwarded', async () => {
+    const list: ForwardEvent[] = [];
+    const ev = eventsOf(list);
+    const cursor = memoryCursor({ lastSeq: 0, retrying: [] });
+    const engine = new ForwardEngine({ target: () => app.url, cursor, clock: new ManualClock(), onEvent: ev.push });
+    try {
+      const { headers: _h, bodyBase64: _b, ...bodiless } = delivery(1, '{"damaged":true}');
+      assert.equal(await engine.handle(bodiless), undefined, 'acknowledged: a reconnect would be sent it again');
+      assert.equal(engine.lastSeq, 1);
+      await engine.handle(delivery(2, '{"n":2}'));
+      assert.deepEqual(
+        list.map((e) => [e.kind, e.kind === 'skipped' || e.kind === 'delivered' ? e.seq : undefined]),
+        [
+          ['skipped', 1],
+          ['delivered', 2],
+        ],
+      );
+      assert.match((list[0] as { reason: string }).reason, /cannot read its body/);
+      assert.deepEqual(
+        app.received.map((r) => r.body.toString()),
+        ['{"n":2}'],
+      );
+    } finally {
+      engine.stop();
+    }
+  });
+
   it('gives up after the schedule; Skip and Retry Now act on one delivery', async () => {
     app.status = 503;
     const clock = new ManualClock();
