@@ -21,6 +21,7 @@ import { StreamFollower, type FollowedMessage } from './streamFollower';
 import { hedged, isNotFound, readMessage, type MessageReaders } from './hedged';
 import { isApiError, STREAM_NOT_FOUND } from './apiErrors';
 import { goneFromStream } from './absent';
+import { CopyCheck } from './copyCheck';
 
 /** The delivery's meta (channel, time, verification, raw headers, targets) as JSON, beside the body bytes. */
 export const META_HEADER = 'Sh-Meta';
@@ -109,6 +110,8 @@ export class NatsLog implements DeliveryLog {
   private readonly indexedWaiters = new Map<number, (() => void)[]>();
   /** Ids of the attempts this instance published (applied at once; their stream copy is skipped). */
   private readonly ownAttempts = new Set<string>();
+  /** Which message the leader acknowledged at this instance's seqs, against what the follower hands over. */
+  private readonly copies = new CopyCheck<{ metaText: string; size: number }>();
   private readonly stops: (() => void)[] = [];
   private syncTimer: NodeJS.Timeout | undefined;
   private watchTimer: NodeJS.Timeout | undefined;
@@ -202,7 +205,7 @@ export class NatsLog implements DeliveryLog {
   private async startConsumers(): Promise<void> {
     // Deliveries first (up to the last seq at open), then attempts, so no attempt precedes its delivery.
     await this.consumeFromStart(this.deliveries, true, (m) => {
-      this.onDelivery(m.seq, m.headers?.get(META_HEADER) ?? '', Number(m.headers?.get('Nats-Msg-Size') ?? 0));
+      this.onDelivery(m.seq, m.headers?.get(META_HEADER) ?? '', Number(m.headers?.get('Nats-Msg-Size') ?? 0), m.headers?.get('Nats-Msg-Id'));
     });
     await this.consumeFromStart(this.attemptsStream, false, (m) => {
       const a = m.json<AttemptMessage>();
@@ -283,8 +286,13 @@ export class NatsLog implements DeliveryLog {
     }
   }
 
-  private onDelivery(seq: number, metaText: string, size: number): void {
+  private onDelivery(seq: number, metaText: string, size: number, id: string | undefined): void {
     this.highestSeq = Math.max(this.highestSeq, seq);
+    const own = this.copies.handedOver(seq, id);
+    if (own) {
+      ({ metaText, size } = own); // the leader acknowledged this instance's message at seq: index that
+      this.copyDiffers(seq);
+    }
     let meta: Omit<DeliveryMeta, 'seq'>;
     try {
       meta = JSON.parse(metaText) as Omit<DeliveryMeta, 'seq'>;
@@ -340,8 +348,12 @@ export class NatsLog implements DeliveryLog {
     if (this.closed) throw new StoreUnavailableError('the store is closed');
     const full = { ...meta, receivedAt: new Date().toISOString() };
     const h = natsHeaders();
-    h.set(META_HEADER, JSON.stringify(full));
-    const seq = await this.publishDurably(meta.verification === 'rejected' ? this.rejectedSubject(meta.channel) : this.deliverySubject(meta.channel), body, h);
+    const metaText = JSON.stringify(full);
+    h.set(META_HEADER, metaText);
+    const msgID = randomUUID();
+    const subject = meta.verification === 'rejected' ? this.rejectedSubject(meta.channel) : this.deliverySubject(meta.channel);
+    const seq = await this.publishDurably(subject, body, h, 'the delivery', msgID);
+    if (!this.copies.acknowledged(seq, msgID, { metaText, size: body.length })) this.copyDiffers(seq);
     this.knownUpTo(this.deliveries, seq);
     await this.indexed(seq);
     return { ...full, seq };
@@ -393,6 +405,18 @@ export class NatsLog implements DeliveryLog {
     }
   }
 
+  /**
+   * The deliveries' follower handed over another message at `seq` than the one the stream's leader
+   * acknowledged there (./copyCheck.ts): it reads a copy that differs. It starts over (a new
+   * consumer, reads from the leader meanwhile), and `seq` is read from the leader from now on.
+   */
+  private copyDiffers(seq: number): void {
+    this.options.log?.(
+      `store: the copy of ${this.deliveries} this instance followed holds another message at seq ${seq} than the stream's leader acknowledged`,
+    );
+    for (const f of this.followers) if (f.stream === this.deliveries) f.startOver(`a copy differs at seq ${seq}`);
+  }
+
   private knownUpTo(stream: string, seq: number): void {
     for (const f of this.followers) if (f.stream === stream) f.known = Math.max(f.known, seq);
   }
@@ -442,10 +466,12 @@ export class NatsLog implements DeliveryLog {
     const deadline = Date.now() + 10_000;
     for (;;) {
       try {
-        let m = await readMessage(this.readers, this.deliveries, seq);
+        // A seq whose indexed row may be another message's (./copyCheck.ts): the leader's copy only.
+        const suspect = this.copies.suspect.has(seq);
+        let m = suspect ? await this.readers.leader(this.deliveries, seq) : await readMessage(this.readers, this.deliveries, seq);
         let meta = JSON.parse(m.header.get(META_HEADER)) as Omit<DeliveryMeta, 'seq'>;
         const row = indexed?.summary;
-        if (row && (meta.receivedAt !== row.receivedAt || sizeFields(meta, m.data.length).size !== row.size)) {
+        if (!suspect && row && (meta.receivedAt !== row.receivedAt || sizeFields(meta, m.data.length).size !== row.size)) {
           // Not the delivery this seq holds (a replica that diverged around a fail-over): the leader's word.
           this.options.log?.(`store: a replica answered seq ${seq} of ${this.deliveries} with another message; read from the stream's leader`);
           m = await this.readers.leader(this.deliveries, seq);
