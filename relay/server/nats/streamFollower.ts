@@ -18,6 +18,15 @@ export type FollowedMessage = Pick<JsMsg, 'seq' | 'json'> & { headers?: { get(na
 /** Messages read by seq at once while filling a gap. */
 const FILL_BATCH = 64;
 
+/**
+ * The first messages of each new consumer checked against the stream leader's copy. A consumer
+ * reads its own server's copy of the stream, and a consumer made during a fail-over was seen
+ * handing over, for its first seqs, messages the leader holds other messages at (a copy with
+ * entries that were never committed; issue 21): indexed, they sent a subscriber another delivery
+ * for those seqs and never the acknowledged one.
+ */
+const CHECK_FIRST = 256;
+
 export interface FollowerHandles {
   js: JetStreamClient;
   jsm: JetStreamManager;
@@ -40,6 +49,8 @@ export class StreamFollower {
   private stopped = false;
   private failures = 0;
   private filling = false;
+  /** Messages of the current consumer still to check against the leader's copy. */
+  private toCheck = 0;
 
   constructor(
     readonly stream: string,
@@ -66,8 +77,18 @@ export class StreamFollower {
             break;
           }
           if (m.seq <= this.last) continue; // handed over meanwhile by fill()
+          const checked = this.toCheck > 0 ? await this.checked(m) : m;
+          if (m.seq <= this.last) continue;
+          if (!checked) {
+            this.startOver(`seq ${m.seq} could not be checked with the stream's leader`);
+            break;
+          }
           this.last = m.seq;
-          this.onMessage(m);
+          this.onMessage(checked);
+          if (checked !== m) {
+            this.startOver(`the consumer's copy differs from the leader's at seq ${m.seq}`);
+            break;
+          }
         }
         if (this.failures > 0) this.h.log?.(`store: following ${this.stream} again from seq ${this.last + 1}`);
         this.failures = 0;
@@ -141,6 +162,20 @@ export class StreamFollower {
     if (name) void this.h.jsm.consumers.delete(this.stream, name).catch(() => undefined);
   }
 
+  /**
+   * `m` when the stream's leader holds the same message at its seq (by message id), else the
+   * leader's message; undefined when the leader did not answer. One of the new consumer's first.
+   */
+  private async checked(m: FollowedMessage): Promise<FollowedMessage | undefined> {
+    this.toCheck--;
+    if (!this.h.readers) return m;
+    const leader = await this.h.readers.leader(this.stream, m.seq).catch(() => undefined);
+    if (!leader) return undefined;
+    if (leader.header.get('Nats-Msg-Id') === (m.headers?.get('Nats-Msg-Id') ?? '')) return m;
+    this.h.log?.(`store: a new consumer of ${this.stream} handed over another message at seq ${m.seq} than the stream's leader holds; the leader's is indexed`);
+    return followed(m.seq, leader);
+  }
+
   private async create(): Promise<Consumer> {
     const name = `idx-${randomUUID().slice(0, 12)}`;
     await this.h.jsm.consumers.add(this.stream, {
@@ -153,6 +188,7 @@ export class StreamFollower {
       description: 'service-hooks relay index',
     });
     this.name = name;
+    this.toCheck = CHECK_FIRST;
     this.consumer = await this.h.js.consumers.get(this.stream, name);
     return this.consumer;
   }
