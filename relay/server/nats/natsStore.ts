@@ -18,7 +18,8 @@ import type { IndexRow } from '../deliveryIndex/compactIndex';
 import { sizeFields } from '../store/rejected';
 import { LogStore } from '../store/logStore';
 import { StreamFollower, type FollowedMessage } from './streamFollower';
-import { hedged, isNotFound, readMessage, type MessageReaders } from './hedged';
+import { isNotFound, readMessage, type MessageReaders } from './hedged';
+import { DurablePublisher, retryablePublish } from './publisher';
 import { isApiError, STREAM_NOT_FOUND } from './apiErrors';
 import { goneFromStream } from './absent';
 import { CopyCheck } from './copyCheck';
@@ -52,9 +53,6 @@ export interface NatsStoreOptions {
 interface DirectGet {
   direct: { getMessage(stream: string, query: { seq: number }): Promise<{ data: Uint8Array; header: MsgHdrs }> };
 }
-
-/** A publish unanswered this long is sent again beside the first (same message id). */
-const PUBLISH_AGAIN_MS = 1000;
 
 /** A follower behind the stream that handed nothing over for this long is started again. */
 const STALL_MS = 3000;
@@ -119,8 +117,7 @@ export class NatsLog implements DeliveryLog {
   private readonly followers: StreamFollower[] = [];
   private readers!: MessageReaders;
   private highestSeq = 0;
-  /** Publishes waiting for a stream leader, by what they publish: deliveries and attempts each have the budget. */
-  private readonly waitingPublishes = new Map<string, number>();
+  private readonly publisher: DurablePublisher;
   private closed = false;
   /** Why the connection to NATS is down (readiness), while it is. */
   private disconnected: string | undefined;
@@ -131,6 +128,7 @@ export class NatsLog implements DeliveryLog {
     private readonly options: NatsStoreOptions,
   ) {
     this.js = nc.jetstream();
+    this.publisher = new DurablePublisher(this.js, options, () => this.closed);
     const prefix = options.prefix ?? 'SH';
     this.deliveries = `${prefix}_DELIVERIES`;
     this.attemptsStream = `${prefix}_ATTEMPTS`;
@@ -352,57 +350,11 @@ export class NatsLog implements DeliveryLog {
     h.set(META_HEADER, metaText);
     const msgID = randomUUID();
     const subject = meta.verification === 'rejected' ? this.rejectedSubject(meta.channel) : this.deliverySubject(meta.channel);
-    const seq = await this.publishDurably(subject, body, h, 'the delivery', msgID);
+    const seq = await this.publisher.publish(subject, body, h, 'the delivery', msgID);
     if (!this.copies.acknowledged(seq, msgID, { metaText, size: body.length })) this.copyDiffers(seq);
     this.knownUpTo(this.deliveries, seq);
     await this.indexed(seq);
     return { ...full, seq };
-  }
-
-  /**
-   * Publishes until JetStream acknowledges, for at most `publishBudgetMs` (default 7 s). While a
-   * stream elects a new leader (its leader's server died or hangs) nats-server has no subscriber
-   * for the stream's subjects, so a publish fails at once with "503" (no responders), or times out;
-   * failing then turned one server's death into hundreds of 503s in a second. Each delivery carries
-   * a message id (Nats-Msg-Id), so a retry of a publish that was stored after all is recognised
-   * within the stream's duplicate window and answers the first one's seq. Past the budget, or with
-   * more publishes waiting than `maxWaitingPublishes`, the caller gets StoreUnavailableError (503
-   * with Retry-After) instead of a hang.
-   */
-  private async publishDurably(subject: string, body: Buffer, h: MsgHdrs | undefined, what = 'the delivery', msgID: string = randomUUID()): Promise<number> {
-    const deadline = Date.now() + (this.options.publishBudgetMs ?? 7000);
-    let waiting = false;
-    try {
-      for (let tries = 0; ; tries++) {
-        const publish = () => {
-          const timeout = Math.max(500, Math.min(this.options.ackTimeoutMs ?? 5000, deadline - Date.now()));
-          return this.js.publish(subject, body, { ...(h ? { headers: h } : {}), msgID, timeout });
-        };
-        try {
-          // Sent again beside itself while unanswered: a stream leader that hangs (a paused
-          // machine) keeps its interest in the subjects until it is found dead, so a publish went
-          // to it and waited out the whole ack time-out, though a new leader had been elected
-          // meanwhile; the copy sent after the election is stored and acknowledged by the new one.
-          // The message id makes the copies one message (the stream's duplicate window).
-          const calls = Math.max(1, Math.floor((this.options.ackTimeoutMs ?? 5000) / PUBLISH_AGAIN_MS));
-          return (await hedged(publish, { afterMs: PUBLISH_AGAIN_MS, calls, final: noResponders })).seq;
-        } catch (err) {
-          const why = (err as Error).message;
-          if (this.closed || Date.now() + 250 >= deadline || !retryablePublish(err))
-            throw new StoreUnavailableError(`JetStream did not acknowledge ${what}: ${why}`);
-          if (!waiting) {
-            const others = this.waitingPublishes.get(what) ?? 0;
-            if (others >= (this.options.maxWaitingPublishes ?? 512))
-              throw new StoreUnavailableError(`JetStream did not acknowledge ${what} (${why}) and ${others} others wait for it`);
-            this.waitingPublishes.set(what, others + 1);
-            waiting = true;
-          }
-          await new Promise((r) => setTimeout(r, Math.min(250 * (tries + 1), 1000)));
-        }
-      }
-    } finally {
-      if (waiting) this.waitingPublishes.set(what, this.waitingPublishes.get(what)! - 1);
-    }
   }
 
   /**
@@ -446,7 +398,7 @@ export class NatsLog implements DeliveryLog {
     try {
       this.knownUpTo(
         this.attemptsStream,
-        await this.publishDurably(`${subjectRoot(this.attemptsStream)}.${channel}`, Buffer.from(JSON.stringify(msg)), undefined, 'the attempt', id),
+        await this.publisher.publish(`${subjectRoot(this.attemptsStream)}.${channel}`, Buffer.from(JSON.stringify(msg)), undefined, 'the attempt', id),
       );
     } catch (err) {
       this.ownAttempts.delete(id); // may have been stored after all: then its follower applies it
@@ -528,19 +480,6 @@ export class NatsLog implements DeliveryLog {
     for (const stop of this.stops) stop();
     await this.nc.drain().catch(() => undefined);
   }
-}
-
-/** Nobody has the subjects now (no stream leader): another publish at once fails the same way. */
-function noResponders(err: unknown): boolean {
-  const { code, message } = err as { code?: string; message?: string };
-  return code === '503' || /no responders/i.test(message ?? '');
-}
-
-/** A publish that may succeed when tried again: no stream leader yet (503), no answer in time, a reconnect. */
-function retryablePublish(err: unknown): boolean {
-  const { code, message } = err as { code?: string; message?: string };
-  if (/maximum (payload|messages|bytes)|exceeded|too large|not permitted|permissions/i.test(message ?? '')) return false;
-  return code === '503' || code === 'TIMEOUT' || /503|no responders|timeout|disconnect|reconnect|connection/i.test(`${code} ${message}`);
 }
 
 function subjectRoot(stream: string): string {
