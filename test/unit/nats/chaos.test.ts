@@ -2,7 +2,7 @@
 // loopback, `service-hooks forward` attached to relay A, and senders posting new signed deliveries
 // without pause while, one scenario after another, a server is killed by its role (meta leader,
 // the deliveries stream's leader, the forward consumer's leader, the server relay A is connected
-// to), a server hangs (SIGSTOP, 15 s), all three restart in turn, and relay B is killed. Each
+// to), a server hangs (SIGSTOP, 15 s), all three restart in turn (SIGTERM), and relay B is killed. Each
 // scenario prints a row: answered 200, stored, forwarded (at the app), at the subscriber, forwarded
 // twice, lost, the longest time from a 200 to the app, and the longest stretch without a 200 (the
 // fail-over window). Nothing acknowledged may be lost, and all of it must reach the app and the
@@ -151,19 +151,9 @@ describe('team relay fail-over under a burst (3 nats-server, 2 relays; bounded c
       console.log(lines.join('\n'));
     }
     assert.deepEqual(atApp.missing, [], `${name}: every delivery answered 200 reached the app within 30 s`);
-    // KNOWN DEFECT (issue 21 stays open): `service-hooks forward` on relay A can still lack a few
-    // deliveries 30 s after their 200 (5 of 2,630 under a paused stream leader and 4 of 196 in the
-    // rolling restart, in a quiet fresh-clone CI run on 2026-11-26; 0 in three runs before), while
-    // the relay's own forward has them all. The causes fixed so far (bodies sent without a body
-    // after a read time-out, reads to the hung replica, a follower without a consumer) are covered
-    // by subscriberRead, hedged and followerFill tests. Printed loudly here and in the table, not
-    // asserted, until the rest is found; the app side is asserted in full.
-    if (atSub.missing.length > 0 || atSub.longestMs > DEADLINE_MS) {
-      console.log(
-        `KNOWN DEFECT (issue 21): ${name}: ${atSub.missing.length} acknowledged deliveries not at the subscriber within 30 s; longest ${(atSub.longestMs / 1000).toFixed(1)} s`,
-      );
-    }
+    assert.deepEqual(atSub.missing, [], `${name}: every delivery answered 200 reached the subscriber within 30 s`);
     assert.ok(atApp.longestMs <= DEADLINE_MS, `${name}: every delivery at the app within 30 s of its 200`);
+    assert.ok(atSub.longestMs <= DEADLINE_MS, `${name}: every delivery at the subscriber within 30 s of its 200`);
     // Ingress holds a post while a stream elects; only a post in flight when an election outlasts
     // the hold gets 503, one per sender and 7 s of election, while before every post of the window
     // got 503 at once (2,103 against 135 answered 200 when the stream leader was killed). Most
@@ -212,10 +202,16 @@ describe('team relay fail-over under a burst (3 nats-server, 2 relays; bounded c
     await restored(victim!);
   });
 
+  // A rolling restart is maintenance (an upgrade, a reboot): each server stopped with SIGTERM, as
+  // systemd does, started again, and the stream's quorum back before the next. Crashes (kill -9)
+  // are the scenarios above, one server at a time: killing all three with -9 one after another
+  // made nats-server 2.9.10, which syncs its files to disk every 2 minutes, lose deliveries it had
+  // acknowledged (165 answered 200, 150 kept; the stream then gave their seqs to later
+  // deliveries), which no client can bring back (docs/team-relay.md).
   scenarioIt('rolling restart of all three servers', async () => {
     await scenario('rolling restart', async () => {
       for (const n of nats.nodes) {
-        await n.kill();
+        await n.terminate();
         await restored(n);
       }
       return 'n1, n2, n3';

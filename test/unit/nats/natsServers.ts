@@ -35,6 +35,8 @@ export interface NatsNode {
   start(): Promise<void>;
   /** kill -9. */
   kill(): Promise<void>;
+  /** SIGTERM, and resolves once it exited: a graceful stop, as an upgrade or a reboot does (the server writes its stores out). */
+  terminate(): Promise<void>;
 }
 
 export interface NatsCluster {
@@ -97,6 +99,7 @@ export async function startNats(size = 1, o: { monitor?: boolean } = {}): Promis
       process: undefined,
       start: () => startNode(node, args()),
       kill: () => killNode(node),
+      terminate: () => killNode(node, 'SIGTERM'),
     };
     return node;
   });
@@ -143,13 +146,13 @@ function startNode(node: NatsNode, args: string[]): Promise<void> {
   });
 }
 
-function killNode(node: NatsNode): Promise<void> {
+function killNode(node: NatsNode, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
   const child = node.process;
   node.process = undefined;
   if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     child.once('exit', () => resolve());
-    child.kill('SIGKILL');
+    child.kill(signal);
   });
 }
 
