@@ -14,6 +14,7 @@ import { RelayTree } from './relayTree';
 import { Services } from './services';
 import { TokenStore } from './tokenStore';
 import { WebhooksTree } from './webhooksTree';
+import { SerialState } from './serialState';
 import { registerWebhooksView } from './webhooksView';
 import { registerWorkflowContext } from './workflowFiles';
 
@@ -30,12 +31,14 @@ export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
   const t0 = performance.now();
   const relayDataDir = join(context.globalStorageUri.fsPath, 'relay');
   const tokens = new TokenStore(context.secrets);
-  const relay = new RelayManager({ extensionPath: context.extensionPath, dataDir: relayDataDir, secrets: context.secrets, globalState: context.globalState });
+  // Every globalState write goes through this one queue: concurrent writes lose values (serialState.ts).
+  const globalState = new SerialState(context.globalState);
+  const relay = new RelayManager({ extensionPath: context.extensionPath, dataDir: relayDataDir, secrets: context.secrets, globalState });
   const services = new Services(context, tokens, relay);
   const webhooks = new WebhooksTree(services, context.extensionUri);
   const relayTree = new RelayTree(relay, context.extensionUri);
   const documents = new DeliveryDocuments(services, relay);
-  const ctx: CommandContext = { services, webhooks, relayTree, documents, extension: context };
+  const ctx: CommandContext = { services, webhooks, relayTree, documents, extension: context, globalState };
 
   void vscode.commands.executeCommand('setContext', CONTEXT.relayRunning, false);
   context.subscriptions.push(

@@ -44,6 +44,7 @@ import { RelaySecrets, type GeneratedSecret, type HeldSecret } from './relay/rel
 import { ingressUrlOf, ingressUrlsOf, payloadUrlChoices } from './relay/relayUrls';
 import { ForwardSetups } from './relay/setups';
 import { RelayStatusBar } from './relay/statusBar';
+import type { SerialState } from './serialState';
 
 export type RelayDeliveryDetail = RelayDelivery;
 
@@ -53,7 +54,8 @@ export interface RelayManagerOptions {
   extensionPath: string;
   dataDir: string;
   secrets: vscode.SecretStorage;
-  globalState: vscode.Memento;
+  /** The extension's globalState, one write at a time: concurrent writes of VS Code's own lose values (serialState.ts). */
+  globalState: SerialState;
 }
 
 /** Told when the relay refuses the token of the connection in use (revoked token, deleted channel). */

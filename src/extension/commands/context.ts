@@ -3,6 +3,7 @@ import type * as vscode from 'vscode';
 import type { WebhookTreeNode } from '../../core/tree';
 import type { DeliveryDocuments } from '../deliveryDocument';
 import type { RelayTree } from '../relayTree';
+import type { SerialState } from '../serialState';
 import type { Services } from '../services';
 import type { WebhooksTree } from '../webhooksTree';
 
@@ -14,6 +15,8 @@ export interface CommandContext {
   relayTree: RelayTree;
   documents: DeliveryDocuments;
   extension: vscode.ExtensionContext;
+  /** The extension's globalState, one write at a time (serialState.ts): write through this, never extension.globalState. */
+  globalState: SerialState;
 }
 
 export interface CommandModule {

@@ -143,7 +143,7 @@ async function pickChannel(ctx: CommandContext): Promise<string | undefined> {
 
 /** Once: a relay on this machine is reachable by the emulator or a service on this network, not by the service on the internet. */
 function warnLoopbackOnce(ctx: CommandContext): void {
-  const state = ctx.extension.globalState;
+  const state = ctx.globalState;
   const baseUrl = settings().baseUrl;
   if (serviceIsLocal(baseUrl) || state.get<boolean>(RELAY_STORAGE.loopbackWarned)) return;
   void state.update(RELAY_STORAGE.loopbackWarned, true);

@@ -159,8 +159,8 @@ describe('a team relay over TLS (Connect to Relay…)', function () {
       assert.equal(replayed.to, alice.url);
       assert.equal((await alice.next(1)).body.toString(), body);
       assert.ok(await run(COMMANDS.stopForwarding, { channel: 'tls-alice' }));
-      // force: Disconnect's warning about set-ups still on this relay has its own tests (forwardEditor, the UI flow).
-      assert.deepEqual(await run(COMMANDS.disconnectRelay, { force: true }), { disconnected: true });
+      // No set-up is left on this relay, so no warning: a removal lost to a concurrent globalState write showed one here (serialState.ts).
+      assert.deepEqual(await run(COMMANDS.disconnectRelay), { disconnected: true });
     } finally {
       await alice.close();
     }
