@@ -41,7 +41,11 @@ const CLAIM_MS = 6000;
 export class SharedForwarding {
   private readonly running = new Set<ConsumerMessages>();
   private stopped = false;
-  /** Forwards ("seq target") that retryNow is attempting, so a second request does not double them. */
+  /**
+   * Forwards ("seq target") being posted by this instance, by retryNow or a consumer's hand-out:
+   * neither starts a second post of one of them (a hand-out that meets one is handed out again a
+   * second later, and then finds it settled).
+   */
   private readonly retrying = new Set<string>();
   /** Hand-outs being worked on, per target (at most perTarget). */
   private readonly inFlight = new Map<string, number>();
@@ -168,12 +172,21 @@ export class SharedForwarding {
     }
     const due = known?.nextAttemptAt ? Date.parse(known.nextAttemptAt) - Date.now() : 0;
     if (due > 1000) return m.nak(due); // handed out again early (a lost nak): keep to the schedule
+    const key = `${seq} ${target}`;
+    // "Retry pending now" is posting it: under load the hand-out came before that post was recorded
+    // as delivered, and the app got it twice.
+    if (this.retrying.has(key)) {
+      this.options.log?.(`forward: seq ${seq} to ${target} is being posted by "retry pending now"; handed out again in a second`);
+      return m.nak(RECORD_RETRY_MS);
+    }
     const attemptNo = (known?.attempts ?? 0) + 1; // attempts recorded, by any instance or "retry pending now"
     m.working();
     const working = setInterval(() => m.working(), CLAIM_MS / 3);
+    this.retrying.add(key);
     try {
       await this.attempt(m, meta, target, seq, attemptNo);
     } finally {
+      this.retrying.delete(key);
       clearInterval(working);
     }
   }

@@ -45,4 +45,34 @@ describe('retry pending now on JetStream (nats-server and relay processes)', fun
     );
     assert.equal((await api.getDelivery(seq)).attempts.length, 2);
   });
+
+  it('a hand-out that comes while "retry pending now" is posting it waits for that post: the app gets it once', async () => {
+    const { relay, app } = running();
+    const before = app.received.length;
+    app.status = 503;
+    const forwards = watchForwards(relay, ADMIN);
+    const failed = forwards.next();
+    const seq = ((await post(`${relay.url}/hooks/default`, '{"retry":"held"}')).json as { seq: number }).seq;
+    await failed;
+    // The retry's post is held by the app until the consumer has handed the delivery out again.
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    app.status = 200;
+    app.hold = (_r, all) => (all.length === before + 2 ? released : undefined);
+    const retried = forwards.next();
+    assert.deepEqual(await new RelayApi({ baseUrl: relay.url, token: ADMIN }).retryPending(), { queued: 1 });
+    const waits = `seq ${seq} to ${app.url} is being posted by "retry pending now"`;
+    const second = app.waitFor(before + 3).then(() => 'posted twice');
+    const waited = (async () => {
+      while (!relay.stderr().includes(waits)) await once(relay.child.stderr!, 'data');
+      return 'waited';
+    })();
+    assert.equal(await Promise.race([waited, second]), 'waited');
+    release();
+    assert.equal((await retried).state?.status, 'ok');
+    const line = `seq ${seq} to ${app.url} was already delivered`;
+    while (!relay.stderr().includes(line)) await once(relay.child.stderr!, 'data');
+    assert.equal(app.received.length, before + 2, 'one failed post, one by the retry; none from the consumer');
+    forwards.sub.close();
+  });
 });

@@ -38,6 +38,8 @@ export interface TargetApp {
   status: number;
   /** When set, decides the status of each request instead of `status`. */
   statusFor?: (r: Received, all: Received[]) => number;
+  /** When set and it returns a promise, the answer to that request waits for it. */
+  hold?: (r: Received, all: Received[]) => Promise<void> | undefined;
   /** Resolves once `n` requests in total have been received. */
   waitFor(n: number): Promise<void>;
   /** Resolves once `pred` holds for the received list. */
@@ -74,7 +76,10 @@ export async function startTarget(port = 0): Promise<TargetApp> {
       const r: Received = { path: req.url ?? '/', headers: req.headers, rawHeaders: req.rawHeaders, body: Buffer.concat(chunks) };
       app.received.push(r);
       r.status = app.statusFor ? app.statusFor(r, app.received) : app.status;
-      res.writeHead(r.status, { 'content-type': 'text/plain' }).end('ok');
+      const answer = () => res.writeHead(r.status!, { 'content-type': 'text/plain' }).end('ok');
+      const held = app.hold?.(r, app.received);
+      if (held) void held.then(answer);
+      else answer();
       for (const w of waiters.splice(0)) w();
     });
   });
