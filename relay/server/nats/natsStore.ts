@@ -7,7 +7,7 @@
 // the handles the shared forwarding needs. (The index and its queries moved to ../store/logStore.ts,
 // the attempts held for a delivery not indexed yet with them.)
 import { randomUUID } from 'node:crypto';
-import { headers as natsHeaders, StorageType, type JetStreamClient, type JetStreamManager, type MsgHdrs, type NatsConnection } from 'nats';
+import { headers as natsHeaders, StorageType, type StreamInfo, type JetStreamClient, type JetStreamManager, type MsgHdrs, type NatsConnection } from 'nats';
 import type { ForwardAttempt, ForwardState } from '../../../src/core/relay/protocol';
 import { StoreUnavailableError } from '../errors';
 
@@ -54,6 +54,12 @@ interface DirectGet {
   direct: { getMessage(stream: string, query: { seq: number }): Promise<{ data: Uint8Array; header: MsgHdrs }> };
 }
 
+/** How long after a sign of disturbance (a leader moved, a replica behind) messages are checked against the leader's copy. */
+const DISTURBED_MS = 30_000;
+
+/** Reads that find the leader's copy not the indexed delivery before its word is taken (about 0.5 s apart). */
+const DISAGREED_READS = 6;
+
 /** A follower behind the stream that handed nothing over for this long is started again. */
 const STALL_MS = 3000;
 
@@ -95,6 +101,15 @@ export class NatsStore extends LogStore<NatsLog> {
   deliverySubject(channel: string): string {
     return this.log.deliverySubject(channel);
   }
+
+  /** True while the cluster was lately disturbed: a consumer's copy may not be the leader's (NatsLog.disturbed). */
+  disturbed(): boolean {
+    return this.log.disturbed();
+  }
+
+  leaderMessage(seq: number): Promise<{ id: string; data: Uint8Array; metaText: string }> {
+    return this.log.leaderMessage(seq);
+  }
 }
 
 export class NatsLog implements DeliveryLog {
@@ -108,6 +123,12 @@ export class NatsLog implements DeliveryLog {
   private readonly indexedWaiters = new Map<number, (() => void)[]>();
   /** Ids of the attempts this instance published (applied at once; their stream copy is skipped). */
   private readonly ownAttempts = new Set<string>();
+  /** Reads at which the leader's copy was not the indexed delivery, by seq (read()). */
+  private readonly disagreements = new Map<number, number>();
+  /** The last leader seen of each stream (watchCluster). */
+  private readonly leaders = new Map<string, string | undefined>();
+  /** Until when the cluster counts as disturbed (disturb()). */
+  private disturbedUntil = 0;
   /** Which message the leader acknowledged at this instance's seqs, against what the follower hands over. */
   private readonly copies = new CopyCheck<{ metaText: string; size: number }>();
   private readonly stops: (() => void)[] = [];
@@ -197,6 +218,7 @@ export class NatsLog implements DeliveryLog {
       if (st.type !== 'reconnect') continue;
       if (this.disconnected) this.options.log?.(`store: connected to NATS again (${String(st.data)})`);
       this.disconnected = undefined;
+      this.disturb('the connection to NATS moved to another server');
     }
   }
 
@@ -275,6 +297,7 @@ export class NatsLog implements DeliveryLog {
         this.followers.map(async (f) => {
           const info = await this.jsm.streams.info(f.stream).catch(() => undefined);
           if (info) f.known = Math.max(f.known, info.state.last_seq);
+          if (info) this.watchCluster(f.stream, info.cluster);
           if (f.known <= f.last || Date.now() - f.progressAt < STALL_MS) return;
           f.startOver(`stalled at seq ${f.last}, seq ${f.known} exists`);
         }),
@@ -282,6 +305,40 @@ export class NatsLog implements DeliveryLog {
     } finally {
       this.watching = false;
     }
+  }
+
+  /**
+   * The stream's leader moved, or one of its replicas is offline or behind: the cluster is being
+   * disturbed (a server restarted or hangs), and copies of the stream were seen to differ then.
+   */
+  private watchCluster(stream: string, cluster: StreamInfo['cluster']): void {
+    if (!cluster) return;
+    const before = this.leaders.get(stream);
+    this.leaders.set(stream, cluster.leader);
+    if (before !== undefined && before !== cluster.leader) return this.disturb(`the leader of ${stream} moved`);
+    const behind = (cluster.replicas ?? []).find((r) => r.offline || !r.current);
+    if (behind) this.disturb(`a replica of ${stream} (${behind.name}) is ${behind.offline ? 'offline' : 'behind'}`);
+  }
+
+  /**
+   * For DISTURBED_MS from now, the followers check what they hand over against the stream leader's
+   * copy, and the shared forwarding the messages it posts (disturbed()).
+   */
+  private disturb(why: string): void {
+    if (!this.disturbed()) this.options.log?.(`store: ${why}; messages are checked against the stream leader's copy for ${DISTURBED_MS / 1000} s`);
+    this.disturbedUntil = Date.now() + DISTURBED_MS;
+    for (const f of this.followers) f.checkNext();
+  }
+
+  /** True while the cluster was lately disturbed (disturb()): a consumer's copy may not be the leader's. */
+  disturbed(): boolean {
+    return Date.now() < this.disturbedUntil;
+  }
+
+  /** Delivery `seq` as the stream's leader holds it: its message id, body and meta. */
+  async leaderMessage(seq: number): Promise<{ id: string; data: Uint8Array; metaText: string }> {
+    const m = await this.readers.leader(this.deliveries, seq);
+    return { id: m.header.get('Nats-Msg-Id'), data: m.data, metaText: m.header.get(META_HEADER) };
   }
 
   private onDelivery(seq: number, metaText: string, size: number, id: string | undefined): void {
@@ -366,6 +423,7 @@ export class NatsLog implements DeliveryLog {
     this.options.log?.(
       `store: the copy of ${this.deliveries} this instance followed holds another message at seq ${seq} than the stream's leader acknowledged`,
     );
+    this.disturb(`a copy of ${this.deliveries} differs from its leader's`);
     for (const f of this.followers) if (f.stream === this.deliveries) f.startOver(`a copy differs at seq ${seq}`);
   }
 
@@ -423,12 +481,19 @@ export class NatsLog implements DeliveryLog {
         let m = suspect ? await this.readers.leader(this.deliveries, seq) : await readMessage(this.readers, this.deliveries, seq);
         let meta = JSON.parse(m.header.get(META_HEADER)) as Omit<DeliveryMeta, 'seq'>;
         const row = indexed?.summary;
-        if (!suspect && row && (meta.receivedAt !== row.receivedAt || sizeFields(meta, m.data.length).size !== row.size)) {
+        const other = (x: Omit<DeliveryMeta, 'seq'>, size: number) =>
+          row !== undefined && (x.receivedAt !== row.receivedAt || sizeFields(x, size).size !== row.size);
+        if (!suspect && other(meta, m.data.length)) {
           // Not the delivery this seq holds (a replica that diverged around a fail-over): the leader's word.
           this.options.log?.(`store: a replica answered seq ${seq} of ${this.deliveries} with another message; read from the stream's leader`);
           m = await this.readers.leader(this.deliveries, seq);
           meta = JSON.parse(m.header.get(META_HEADER)) as Omit<DeliveryMeta, 'seq'>;
+          // The leader's answer is not the indexed delivery either: while the cluster settles a
+          // server that still answers as the leader it was gave another copy's message (issue 21).
+          // Asked again shortly (the caller's read again) before the leader's word is taken.
+          if (other(meta, m.data.length) && this.disagreed(seq)) throw new StoreUnavailableError(`the copies of ${this.deliveries} disagree at seq ${seq}`);
         }
+        this.disagreements.delete(seq);
         return { meta: { ...meta, seq }, body: Buffer.from(m.data) };
       } catch (err) {
         // "Not found" from a replica may only mean it is behind: only the leader's word counts.
@@ -442,6 +507,19 @@ export class NatsLog implements DeliveryLog {
         await new Promise((r) => setTimeout(r, 250));
       }
     }
+  }
+
+  /** Counts a read where the leader's copy was not the indexed delivery; true while it should be asked again. */
+  private disagreed(seq: number): boolean {
+    const n = (this.disagreements.get(seq) ?? 0) + 1;
+    if (n > DISAGREED_READS) {
+      this.disagreements.delete(seq);
+      this.options.log?.(`store: the stream's leader keeps another message at seq ${seq} than the index holds; its message is taken`);
+      return false;
+    }
+    this.disagreements.set(seq, n);
+    if (this.disagreements.size > 4096) this.disagreements.delete(this.disagreements.keys().next().value!);
+    return true;
   }
 
   /** Purges the deliveries below `minSeq` from the stream (the store chose them: ../store/logStore.ts prune). */

@@ -155,11 +155,28 @@ export class SharedForwarding {
   private async handle(m: JsMsg, target: string): Promise<void> {
     const seq = m.seq;
     let meta: Omit<DeliveryMeta, 'seq'>;
+    let body = m.data;
     try {
       meta = JSON.parse(m.headers?.get(META_HEADER) ?? '') as Omit<DeliveryMeta, 'seq'>;
     } catch {
       m.term();
       return;
+    }
+    if (this.store.disturbed()) {
+      // The consumer reads its own server's copy, and copies were seen to differ from the
+      // leader's after a server restarted: the app got another delivery for this seq, never its
+      // own (issue 21). While the cluster is disturbed, what is posted is the leader's copy.
+      const leader = await this.store.leaderMessage(seq).catch(() => undefined);
+      if (!leader) return m.nak(RECORD_RETRY_MS);
+      if (leader.id !== (m.headers?.get('Nats-Msg-Id') ?? '')) {
+        this.options.log?.(`forward: the consumer's copy of seq ${seq} is another message than the stream leader's; the leader's is forwarded`);
+        try {
+          meta = JSON.parse(leader.metaText) as Omit<DeliveryMeta, 'seq'>;
+        } catch {
+          return m.nak(RECORD_RETRY_MS);
+        }
+        body = leader.data;
+      }
     }
     if (meta.verification === 'rejected' || !meta.targets.includes(target)) return m.ack();
     const known = this.store.forwardState(seq, target);
@@ -184,15 +201,15 @@ export class SharedForwarding {
     const working = setInterval(() => m.working(), CLAIM_MS / 3);
     this.retrying.add(key);
     try {
-      await this.attempt(m, meta, target, seq, attemptNo);
+      await this.attempt(m, meta, body, target, seq, attemptNo);
     } finally {
       this.retrying.delete(key);
       clearInterval(working);
     }
   }
 
-  private async attempt(m: JsMsg, meta: Omit<DeliveryMeta, 'seq'>, target: string, seq: number, attemptNo: number): Promise<void> {
-    const attempt: ForwardAttempt = await postOnce(this.options.dispatcher, target, forwardHeaders(meta.headers), m.data, {
+  private async attempt(m: JsMsg, meta: Omit<DeliveryMeta, 'seq'>, body: Uint8Array, target: string, seq: number, attemptNo: number): Promise<void> {
+    const attempt: ForwardAttempt = await postOnce(this.options.dispatcher, target, forwardHeaders(meta.headers), body, {
       timeoutMs: this.options.timeoutMs,
     });
     // The forwarding rules (forwardPolicy): a final 4xx is not retried; Retry-After replaces one wait.

@@ -25,7 +25,7 @@ const FILL_BATCH = 64;
  * entries that were never committed; issue 21): indexed, they sent a subscriber another delivery
  * for those seqs and never the acknowledged one.
  */
-const CHECK_FIRST = 256;
+export const CHECK_FIRST = 256;
 
 export interface FollowerHandles {
   js: JetStreamClient;
@@ -94,6 +94,7 @@ export class StreamFollower {
         this.failures = 0;
       } catch (err) {
         if (this.failures++ === 0) this.h.log?.(`store: following ${this.stream} failed (${(err as Error).message}); trying again`);
+        this.checkNext(); // a failed pull: its consumer's leader may have moved to another copy
         if (/consumer not found|consumer deleted/i.test((err as Error).message)) this.consumer = undefined;
         if (!this.consumer) void this.fill(); // no consumer to be had now: read what is known by seq
         await new Promise((r) => setTimeout(r, 500));
@@ -148,6 +149,15 @@ export class StreamFollower {
     } finally {
       this.filling = false;
     }
+  }
+
+  /**
+   * Checks the next `n` messages against the leader's copy, whatever consumer hands them over: the
+   * cluster was disturbed (a server restarted, the stream's leader moved), and a consumer whose
+   * leader moved reads another server's copy from then on.
+   */
+  checkNext(n = CHECK_FIRST): void {
+    this.toCheck = Math.max(this.toCheck, n);
   }
 
   stop(): void {

@@ -18,8 +18,8 @@ export interface MissingProbe {
   relayLog: string;
 }
 
-/** Lines that say, for each missing id, where it went; and the relay's lines that may say why. */
-export async function explainMissing(p: MissingProbe, ids: string[]): Promise<string[]> {
+/** The seq each of `ids` has in the stream's leader's copy (absent: not in the stream). */
+export async function locate(p: Pick<MissingProbe, 'jsm' | 'stream' | 'from' | 'to'>, ids: string[]): Promise<Map<string, number>> {
   const wanted = new Set(ids);
   const seqOf = new Map<string, number>();
   for (let seq = p.from + 1; seq <= p.to && seqOf.size < wanted.size; seq++) {
@@ -29,6 +29,25 @@ export async function explainMissing(p: MissingProbe, ids: string[]): Promise<st
     );
     if (id && wanted.has(id)) seqOf.set(id, seq);
   }
+  return seqOf;
+}
+
+/**
+ * The missing ids that nats-server is to answer for, not the relay: gone from the stream (it lost a
+ * delivery it had acknowledged), or at a seq where the relay logged that the copies of the stream
+ * disagreed (a replica, a consumer or the leader answered with another message).
+ */
+export function serverDefects(seqOf: Map<string, number>, ids: string[], relayLogs: string): string[] {
+  return ids.filter((id) => {
+    const seq = seqOf.get(id);
+    if (seq === undefined) return true;
+    return relayLogs.split('\n').some((l) => /another message|disagree|differs/.test(l) && new RegExp(`\\bseq ${seq}\\b`).test(l));
+  });
+}
+
+/** Lines that say, for each missing id, where it went; and the relay's lines that may say why. */
+export async function explainMissing(p: MissingProbe, ids: string[], seqOf?: Map<string, number>): Promise<string[]> {
+  seqOf ??= await locate(p, ids);
   const lines: string[] = [];
   for (const id of ids) {
     const seq = seqOf.get(id);
