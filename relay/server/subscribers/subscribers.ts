@@ -324,6 +324,21 @@ export class SubscriberHub {
     return key !== undefined && (sub.channel === undefined || key === sub.channel);
   }
 
+  /**
+   * A delivery the ingress is journaling (`seq` assigned, not durable yet): its small body is kept
+   * for the subscribers' message when some subscriber takes bodies, so sending it once it is durable
+   * needs no read back from the journal. It is sent only then: the pump sees what the store indexed.
+   */
+  hold(seq: number, headers: [string, string][], body: Buffer): void {
+    if (seq <= 0 || body.length > STREAM_BODY_BYTES || !this.anyTakesBodies()) return;
+    this.messages.hold(seq, headers, body);
+  }
+
+  private anyTakesBodies(): boolean {
+    for (const s of this.subs) if (s.bodies) return true;
+    return false;
+  }
+
   /** Forgets a subscriber (once): indexes and the per-token count. */
   private remove(sub: Subscriber): void {
     if (!this.subs.delete(sub)) return;
