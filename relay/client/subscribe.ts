@@ -13,8 +13,8 @@ import {
   type ForwardedMessage,
   type ForwardMessage,
   type ForwardStatus,
-  type ServerMessage,
 } from '../../src/core/relay/protocol';
+import { parseServerMessage } from './serverMessage';
 
 export type SubscriptionState =
   | { state: 'connecting'; attempt: number }
@@ -170,7 +170,9 @@ class Subscriber implements Subscription {
       c.code ??= (err as { code?: string }).code;
       c.failure ||= err.message;
     });
-    sock.on('message', (data) => this.message(c, data.toString()));
+    // The frames of a message as they came (not joined): a large delivery's body is decoded from them (./serverMessage.ts).
+    sock.binaryType = 'fragments';
+    sock.on('message', (data) => this.message(c, data as Buffer | Buffer[]));
     sock.on('close', (code, reason) => this.lost(c, code, reason));
   }
 
@@ -188,13 +190,9 @@ class Subscriber implements Subscription {
     }, this.options.pingIntervalMs ?? 15_000);
   }
 
-  private message(c: Connection, text: string): void {
-    let msg: ServerMessage;
-    try {
-      msg = JSON.parse(text) as ServerMessage;
-    } catch {
-      return;
-    }
+  private message(c: Connection, data: Buffer | Buffer[]): void {
+    const msg = parseServerMessage(data);
+    if (!msg) return;
     switch (msg.type) {
       case 'hello':
         if (this.last < 0) this.last = msg.since;
