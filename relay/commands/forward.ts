@@ -154,6 +154,7 @@ async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
     token: a.token,
     since: engine.since,
     channel: a.channel,
+    forwards: false, // the relay's own forward attempts are not shown here
     onState: (s) => {
       failure ??= fatal(s, a.relayUrl);
       if (failure) stop.abort();
