@@ -6,6 +6,7 @@ import { strict as assert } from 'node:assert';
 import { randomBytes } from 'node:crypto';
 import { startRelay, type RelayServer } from '../../../relay/server';
 import { subscribe, type Subscription } from '../../../relay/client';
+import { deliveryBody } from '../../../relay/client/serverMessage';
 import type { DeliveryMessage } from '../../../src/core/relay/protocol';
 import { FaultyFs } from './faultyFs';
 import { post, tempDir } from './helpers';
@@ -62,6 +63,21 @@ describe('relay subscribers: a live delivery from the bytes the ingress holds', 
     assert.equal(reads, 0, 'sent from the bytes in memory, not read back from the journal');
     // What the journal holds is the same (a subscriber from seq 0 reads it there).
     assert.ok((await read(d.seq))!.body.equals(body));
+  });
+
+  it('a large body (fragments read from the journal) reaches the subscriber byte-exact, decoded from the frames', async () => {
+    relay = await startRelay({ port: 0, dataDir: tempDir(), forward: [] });
+    const s = await subscriber(relay);
+    sub = s.sub;
+    const body = Buffer.concat([randomBytes(3 * 1024 * 1024 + 1), Buffer.from('"}}\\')]); // not a multiple of 3; ends like the message
+    assert.equal((await post(`${relay.url}/hooks/default`, body)).status, 200);
+    await s.next(1);
+    const d = s.got[0]!;
+    const got = deliveryBody(d)!;
+    assert.equal(got.length, body.length);
+    assert.ok(got.equals(body), 'byte-exact');
+    assert.ok(Object.getOwnPropertyDescriptor(d, 'bodyBase64')?.get, 'decoded from the frames (no base64 string made)');
+    assert.equal(d.bodyBase64, body.toString('base64'));
   });
 
   it('a delivery whose journal write failed is never sent, though the ingress held its bytes', async () => {
