@@ -7,7 +7,10 @@
 // Goals: throughput at c=32 ≥ 0.6× the durable proxy; added p50 at c=1 ≤ 2 ms over direct; each
 // process's RSS growth for a 25 MB delivery under 3× the body. Latency is send → arrival at the
 // app (same process, same clock). Writes bench/results/public-path.json. Not a test.
-//   BENCH_N (per side per level, default 3,000), BENCH_ROUNDS (default 3), BENCH_CONCURRENCY (1,32)
+// Also the CPU time per delivery of the relay, the subscriber and the durable proxy (from /proc).
+//   BENCH_N (per side per level, default 3,000), BENCH_ROUNDS (default 3), BENCH_CONCURRENCY (1,32),
+//   BENCH_BIG (25 MB deliveries, default 3; 0: none)
+//   BENCH_PUBLIC_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") for the relay and forward children
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,7 +21,7 @@ import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { sign } from '../src/core/signing';
 import { makeTestCerts } from '../test/unit/relay/certs';
-import { memKb } from './procStats';
+import { cpuMs, memKb } from './procStats';
 import { bundleCli, listenLocal, RELAY_READY, ROOT, spawnListening } from './relayChild';
 
 const SECRET = 'bench-public-secret-0123456789';
@@ -26,7 +29,8 @@ const N = Number(process.env.BENCH_N ?? 3000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '1,32').split(',').map(Number);
 const BIG = 25 * 1024 * 1024;
-const BIG_COUNT = 3;
+const BIG_COUNT = Number(process.env.BENCH_BIG ?? 3);
+const NODE_ARGS = (process.env.BENCH_PUBLIC_NODE_ARGS ?? '').split(' ').filter(Boolean);
 const load = () =>
   loadavg()
     .map((l) => l.toFixed(2))
@@ -105,7 +109,7 @@ async function publicPath(cli: string, work: string, appUrl: string): Promise<{ 
   const certs = makeTestCerts();
   const data = join(work, 'relay');
   const r = await spawnListening(
-    [],
+    NODE_ARGS,
     cli,
     ['relay', '--port', '0', '--ready', 'json', '--data', data, '--tls-cert', certs.serverCert, '--tls-key', certs.serverKey],
     RELAY_READY,
@@ -133,6 +137,7 @@ async function publicPath(cli: string, work: string, appUrl: string): Promise<{ 
   const forward = spawn(
     process.execPath,
     [
+      ...NODE_ARGS,
       cli,
       'forward',
       '--relay',
@@ -213,31 +218,51 @@ async function main(): Promise<void> {
     console.log(`public path: nproc ${availableParallelism()}, node ${process.version}, 1 KB signed deliveries, ${N} per side per level in ${ROUNDS} rounds`);
     for (const c of CONCURRENCY) {
       const sides: Record<string, Run[]> = { direct: [], durable: [], public: [] };
+      const cpu = { relay: 0, forward: 0, durable: 0 };
       const per = Math.ceil(N / ROUNDS);
       for (let r = 0; r < ROUNDS; r++) {
         sides.direct!.push(await run(appUrl, `direct-${c}-${r}`, c, per, agent));
         // The durable proxy and the public path take turns going first.
         const order = r % 2 ? (['public', 'durable'] as const) : (['durable', 'public'] as const);
-        for (const s of order) sides[s]!.push(await run(s === 'public' ? pub.url : durableUrl, `${s}-${c}-${r}`, c, per, agent));
+        for (const s of order) {
+          const pids = s === 'public' ? { relay: pub.relay.pid!, forward: pub.forward.pid! } : { durable: durable.child.pid! };
+          const before = Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid)] as const);
+          sides[s]!.push(await run(s === 'public' ? pub.url : durableUrl, `${s}-${c}-${r}`, c, per, agent));
+          for (const [k, t0] of before) cpu[k as keyof typeof cpu] += cpuMs(pids[k as keyof typeof pids]!) - t0;
+        }
       }
+      const cpuUs = Object.fromEntries(Object.entries(cpu).map(([k, ms]) => [k, (ms * 1000) / (per * ROUNDS)])) as typeof cpu;
       const [d, du, p] = [pooled(sides.direct!), pooled(sides.durable!), pooled(sides.public!)];
       const ratio = p.perSecond / du.perSecond;
       const added = p.p50 - d.p50;
-      results[`c${c}`] = { direct: d, durableProxy: du, publicPath: p, publicOverDurable: ratio, addedP50Ms: added, loadAverage: loadavg() };
+      results[`c${c}`] = {
+        direct: d,
+        durableProxy: du,
+        publicPath: p,
+        publicOverDurable: ratio,
+        addedP50Ms: added,
+        cpuUsPerDelivery: cpuUs,
+        loadAverage: loadavg(),
+      };
       console.log(
         `c=${String(c).padEnd(2)} direct ${d.perSecond.toFixed(0)}/s p50 ${d.p50.toFixed(2)} ms | durable proxy ${du.perSecond.toFixed(0)}/s p50 ${du.p50.toFixed(2)} ms | public path ${p.perSecond.toFixed(0)}/s p50 ${p.p50.toFixed(2)} ms`,
       );
       console.log(
         `      public path/durable proxy ${ratio.toFixed(2)}×${c === 32 ? ' (goal ≥ 0.6×)' : ''} | added p50 over direct ${added.toFixed(2)} ms${c === 1 ? ' (goal ≤ 2 ms)' : ''} | load average ${load()}`,
       );
+      console.log(
+        `      CPU per delivery: relay ${cpuUs.relay.toFixed(0)} µs + forward ${cpuUs.forward.toFixed(0)} µs | durable proxy ${cpuUs.durable.toFixed(0)} µs (10 ms ticks)`,
+      );
     }
-    const mem = await big(pub.url, agent, { relay: pub.relay, forward: pub.forward });
-    results.big = { bytes: BIG, count: BIG_COUNT, ...mem };
-    console.log(
-      `${BIG_COUNT} × 25 MB through the public path: ${Object.entries(mem)
-        .map(([k, m]) => `${k} RSS ${m.rssBeforeMb.toFixed(0)} → peak ${m.peakMb.toFixed(0)} MB (growth ${m.growthOverBody.toFixed(2)}× the body)`)
-        .join('; ')} (goal < 3×)`,
-    );
+    if (BIG_COUNT > 0) {
+      const mem = await big(pub.url, agent, { relay: pub.relay, forward: pub.forward });
+      results.big = { bytes: BIG, count: BIG_COUNT, ...mem };
+      console.log(
+        `${BIG_COUNT} × 25 MB through the public path: ${Object.entries(mem)
+          .map(([k, m]) => `${k} RSS ${m.rssBeforeMb.toFixed(0)} → peak ${m.peakMb.toFixed(0)} MB (growth ${m.growthOverBody.toFixed(2)}× the body)`)
+          .join('; ')} (goal < 3×)`,
+      );
+    }
   } finally {
     for (const p of [pub.relay, pub.forward, durable.child]) p.kill('SIGTERM');
     await Promise.all([pub.relay, pub.forward, durable.child].map((p) => (p.exitCode === null ? once(p, 'exit') : undefined)));

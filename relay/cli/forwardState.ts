@@ -5,7 +5,7 @@
 //   (~/.local/state/… when XDG_STATE_HOME is unset; --state FILE overrides)
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { writeFileAtomicSync } from '../../src/core/writeFileAtomic';
+import { writeFileAtomic, writeFileAtomicSync } from '../../src/core/writeFileAtomic';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { CursorStore, ForwardCursor, RetryingDelivery } from '../client/forwardEngine';
@@ -66,7 +66,16 @@ export function writeStateFile(file: string, cursor: ForwardCursor): void {
   writeFileAtomicSync(file, JSON.stringify(cursor) + '\n', { mode: 0o600 });
 }
 
+/**
+ * The forward command's cursor: written with the asynchronous writeFileAtomic (its fsyncs run in
+ * the thread pool, so deliveries go on meanwhile; the engine folds the asks made during one write
+ * into the next).
+ */
 export function stateFileCursor(file: string, cwd: string): { path: string; store: CursorStore } {
   const path = resolve(cwd, file);
-  return { path, store: { load: () => readStateFile(path), save: (c) => writeStateFile(path, c) } };
+  const save = async (c: ForwardCursor): Promise<void> => {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    await writeFileAtomic(path, JSON.stringify(c) + '\n', { mode: 0o600 });
+  };
+  return { path, store: { load: () => readStateFile(path), save } };
 }

@@ -4,6 +4,7 @@
 import { Agent, type Dispatcher } from 'undici';
 import type { DeliveryMessage } from '../../src/core/relay/protocol';
 import { DEFAULT_FORWARD_TIMEOUT_MS, forwardHeaders, postOnce } from './attempt';
+import { deliveryBody } from './serverMessage';
 
 export { DEFAULT_FORWARD_TIMEOUT_MS } from './attempt';
 
@@ -29,11 +30,11 @@ let shared: Agent | undefined;
 
 /** Sends one delivery to `to`; never throws for network or HTTP failures (they are results). */
 export async function forwardDelivery(delivery: DeliveryMessage['delivery'], to: string, options: ForwardOptions = {}): Promise<ForwardResult> {
-  if (delivery.bodyBase64 === undefined || delivery.headers === undefined) {
+  const body = deliveryBody(delivery);
+  if (body === undefined || delivery.headers === undefined) {
     throw new TypeError('forwardDelivery: the delivery has no body (subscribe with bodies: true)');
   }
   const headers = forwardHeaders(Object.entries(delivery.headers));
-  const body = Buffer.from(delivery.bodyBase64, 'base64');
   const dispatcher = options.dispatcher ?? (shared ??= new Agent({ keepAliveTimeout: 4_000 }));
   const a = await postOnce(dispatcher, to, headers, body, { timeoutMs: options.timeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS, signal: options.signal });
   return {

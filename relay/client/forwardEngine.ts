@@ -130,7 +130,10 @@ export class ForwardEngine {
   private readonly abort = new AbortController();
   private last: number | undefined;
   private stopped = false;
+  /** The last cursor write asked for (resolves when it is done). */
   private saving: Promise<void> = Promise.resolve();
+  /** A write asked for and not started yet: later asks join it (it takes the state when it starts). */
+  private queuedSave: Promise<void> | undefined;
   private roomWaiters: (() => void)[] = [];
 
   constructor(private readonly o: ForwardEngineOptions) {
@@ -198,7 +201,8 @@ export class ForwardEngine {
       return;
     }
     if (this.last !== undefined && d.seq <= this.last) return; // handled before the restart
-    if (d.bodyBase64 === undefined || d.headers === undefined) {
+    if (!('bodyBase64' in d) || d.headers === undefined) {
+      // 'in': reading a decoded body's bodyBase64 would encode it
       // The relay cannot read its body, and never will (a damaged record; its log says which):
       // failing on it made the subscription reconnect and be sent it again, without end.
       this.emit({
@@ -215,7 +219,7 @@ export class ForwardEngine {
     if (!to) {
       const reason = d.verification === 'rejected' ? `rejected: ${d.reason ?? 'bad signature'}` : 'no forward URL for this channel';
       this.emit({ kind: 'skipped', seq: d.seq, channel: d.channel, event: d.event, reason });
-      await this.advance(d.seq);
+      this.advance(d.seq);
       return;
     }
     await this.room();
@@ -241,7 +245,7 @@ export class ForwardEngine {
           this.emit({ ...about, kind: 'retrying', attempts: 1, inMs: wait, ...this.shown(r) });
         } else this.emit({ ...about, kind: 'failed', attempts: 1, ...this.shown(r) });
       } else this.emit({ ...about, kind: outcome, status: r.status!, durationMs: r.durationMs, attempts: 1 });
-      await this.advance(d.seq);
+      this.advance(d.seq);
       return r.status === undefined ? undefined : { forwarded: { status: r.status } };
     }
   }
@@ -446,20 +450,40 @@ export class ForwardEngine {
     }, ms);
   }
 
-  private async advance(seq: number): Promise<void> {
+  /**
+   * A delivery is handled: the resume point moves past it. The cursor write is not awaited: the
+   * next delivery goes to the app while it runs (an fsync'd file write per delivery would be the
+   * stream's pace), and the deliveries handled meanwhile share the next write.
+   */
+  private advance(seq: number): void {
     if (this.last === undefined || seq > this.last) this.last = seq;
-    await this.save();
+    void this.save();
   }
 
+  /**
+   * Keeps the cursor, group-commit style: one write at a time, and every ask made while one runs
+   * is folded into a single next write of the state as it is when that write starts. So a crash
+   * (not a stop: stop() then flushed() waits for the last write) forwards again at most the
+   * deliveries handled during the write in flight; never skips one.
+   */
   private save(): Promise<void> {
-    const snapshot: ForwardCursor = {
+    if (this.queuedSave) return this.queuedSave;
+    const next = this.saving
+      .then(() => {
+        this.queuedSave = undefined;
+        return this.o.cursor.save(this.snapshot());
+      })
+      .then(undefined, (err: Error) => this.o.log?.(`forward: could not keep the resume point (${err.message}); a restart may forward some deliveries again`));
+    this.queuedSave = next;
+    this.saving = next;
+    return next;
+  }
+
+  private snapshot(): ForwardCursor {
+    return {
       ...(this.last !== undefined ? { lastSeq: this.last } : {}),
       retrying: this.retrying().map(({ inMs: _i, running: _r, ...r }) => r),
     };
-    this.saving = this.saving
-      .then(() => this.o.cursor.save(snapshot))
-      .then(undefined, (err: Error) => this.o.log?.(`forward: could not keep the resume point (${err.message}); a restart may forward some deliveries again`));
-    return this.saving;
   }
 
   private emit(e: ForwardEvent): void {

@@ -1,5 +1,6 @@
 // WebSocket subscriber of the relay: token in a header (or subprotocol), deliveries handled one at
-// a time in seq order and acknowledged after the handler resolves, resume from the last handled
+// a time in seq order and acknowledged after the handler resolves (the acknowledgements of
+// deliveries handled while more wait go together: ACK_BATCH), resume from the last handled
 // seq after a disconnect with exponential backoff, and ping/pong dead-connection detection.
 // A relay that drops a subscriber for falling behind (close code 4008, WS_CLOSE_SLOW_SUBSCRIBER)
 // or refuses it for having too many on its token (HTTP 429) is just another disconnect: the state
@@ -13,8 +14,9 @@ import {
   type ForwardedMessage,
   type ForwardMessage,
   type ForwardStatus,
-  type ServerMessage,
 } from '../../src/core/relay/protocol';
+import { subscriberState } from '../../src/core/relay/forwardPolicy';
+import { parseServerMessage } from './serverMessage';
 
 export type SubscriptionState =
   | { state: 'connecting'; attempt: number }
@@ -39,6 +41,12 @@ export interface SubscribeOptions {
   channel?: string;
   /** false: summaries only (no headers/body). Default true. */
   bodies?: boolean;
+  /**
+   * false: the relay is asked not to send ForwardMessages (one message less per delivery for a
+   * forwarder that does not show them; a relay that predates this sends them, and onForward
+   * still gets them). Default true.
+   */
+  forwards?: boolean;
   /**
    * Handled in seq order; acked when it resolves. A throw/rejection closes the connection and the
    * delivery is re-sent after reconnect. Resolving to `{ forwarded: { status } }` (a forwarder's
@@ -84,10 +92,23 @@ export function subscribe(options: SubscribeOptions): Subscription {
   return new Subscriber(options);
 }
 
+/**
+ * Acknowledgements held while more deliveries wait to be handled: sent together (one write) when
+ * the queue is empty or this many are held, so each delivery's ack is neither a write of its own
+ * nor between the app's answer and the next delivery's post. Far below the relay's window (256).
+ */
+export const ACK_BATCH = 32;
+
 /** One connection's state: its socket, the handler queue, the liveness timers and why it failed. */
 interface Connection {
   sock: WebSocket;
   queue: Promise<void>;
+  /** Deliveries received and not handled yet. */
+  waiting: number;
+  /** Acknowledgements of handled deliveries not sent yet (see ACK_BATCH). */
+  acks: AckMessage[];
+  /** The connection closed (acknowledgements of it go to the relay as reports). */
+  gone?: boolean;
   pingTimer?: ReturnType<typeof setInterval>;
   pongTimer?: ReturnType<typeof setTimeout>;
   failure: string;
@@ -100,6 +121,8 @@ interface Connection {
 class Subscriber implements Subscription {
   private last: number;
   private ws: WebSocket | undefined;
+  /** The connection of `ws`. */
+  private current: Connection | undefined;
   private stopped = false;
   private attempt = 0;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -138,6 +161,7 @@ class Subscriber implements Subscription {
     if (this.last >= 0) u.searchParams.set('since', String(this.last));
     if (this.options.channel) u.searchParams.set('channel', this.options.channel);
     if (this.options.bodies === false) u.searchParams.set('bodies', '0');
+    if (this.options.forwards === false) u.searchParams.set('forwards', '0');
     return u.toString();
   }
 
@@ -154,7 +178,8 @@ class Subscriber implements Subscription {
       ...(o.ca ? { ca: o.ca } : {}),
     });
     this.ws = sock;
-    const c: Connection = { sock, queue: Promise.resolve(), failure: '' };
+    const c: Connection = { sock, queue: Promise.resolve(), waiting: 0, acks: [], failure: '' };
+    this.current = c;
     sock.on('open', () => this.opened(c));
     sock.on('pong', () => {
       if (c.pongTimer) clearTimeout(c.pongTimer);
@@ -170,7 +195,9 @@ class Subscriber implements Subscription {
       c.code ??= (err as { code?: string }).code;
       c.failure ||= err.message;
     });
-    sock.on('message', (data) => this.message(c, data.toString()));
+    // The frames of a message as they came (not joined): a large delivery's body is decoded from them (./serverMessage.ts).
+    sock.binaryType = 'fragments';
+    sock.on('message', (data) => this.message(c, data as Buffer | Buffer[]));
     sock.on('close', (code, reason) => this.lost(c, code, reason));
   }
 
@@ -188,13 +215,9 @@ class Subscriber implements Subscription {
     }, this.options.pingIntervalMs ?? 15_000);
   }
 
-  private message(c: Connection, text: string): void {
-    let msg: ServerMessage;
-    try {
-      msg = JSON.parse(text) as ServerMessage;
-    } catch {
-      return;
-    }
+  private message(c: Connection, data: Buffer | Buffer[]): void {
+    const msg = parseServerMessage(data);
+    if (!msg) return;
     switch (msg.type) {
       case 'hello':
         if (this.last < 0) this.last = msg.since;
@@ -205,7 +228,11 @@ class Subscriber implements Subscription {
       case 'forward':
         return this.options.onForward?.(msg);
       case 'delivery':
-        c.queue = c.queue.then(() => this.handle(c, msg.delivery));
+        c.waiting++;
+        c.queue = c.queue.then(async () => {
+          await this.handle(c, msg.delivery);
+          if (--c.waiting === 0 || c.acks.length >= ACK_BATCH) this.sendAcks(c);
+        });
         return;
       case 'replay':
         // Beside the ordered queue: a replay neither waits for nor holds back the stream.
@@ -222,19 +249,43 @@ class Subscriber implements Subscription {
       handled = await this.options.onDelivery(d);
     } catch (err) {
       c.failure = `delivery ${d.seq} handler failed: ${(err as Error).message}`;
+      this.sendAcks(c); // those handled before it
       c.sock.terminate();
       return;
     }
     this.last = d.seq;
-    const ack: AckMessage = { type: 'ack', seq: d.seq, ...(handled?.forwarded ? { forwarded: handled.forwarded } : {}) };
-    if (c.sock.readyState === WebSocket.OPEN) c.sock.send(JSON.stringify(ack));
+    c.acks.push({ type: 'ack', seq: d.seq, ...(handled?.forwarded ? { forwarded: handled.forwarded } : {}) });
+    if (c.gone) this.keepUnsentAcks(c); // closed while the app answered
+  }
+
+  /** Sends the held acknowledgements, in one write of the socket. */
+  private sendAcks(c: Connection): void {
+    if (c.acks.length === 0 || c.sock.readyState !== WebSocket.OPEN) return;
+    // ws has no cork of its own; its socket (a net or tls socket) does.
+    const raw = (c.sock as unknown as { _socket?: { cork?: () => void; uncork?: () => void } })._socket;
+    raw?.cork?.();
+    for (const ack of c.acks.splice(0)) c.sock.send(JSON.stringify(ack));
+    raw?.uncork?.();
+  }
+
+  /**
+   * The connection is gone with acknowledgements unsent: the app's answers they carry go to the
+   * relay as reports on the next connection (it resumes after them, so they are not acks there).
+   */
+  private keepUnsentAcks(c: Connection): void {
+    if (this.stopped) return;
+    for (const a of c.acks.splice(0)) {
+      if (a.forwarded) this.reports.push({ type: 'forwarded', seq: a.seq, status: a.forwarded.status, state: subscriberState(a.forwarded.status) });
+    }
   }
 
   /** The connection closed: reconnect after a backoff with jitter, unless close() was called. */
   private lost(c: Connection, code: number, reason: Buffer): void {
     if (c.pingTimer) clearInterval(c.pingTimer);
     if (c.pongTimer) clearTimeout(c.pongTimer);
+    c.gone = true;
     if (this.stopped) return;
+    this.keepUnsentAcks(c);
     const why = c.failure || `closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`;
     const initial = this.options.backoff?.initialMs ?? 250;
     const max = this.options.backoff?.maxMs ?? 30_000;
@@ -261,7 +312,10 @@ class Subscriber implements Subscription {
     if (sock && sock.readyState !== WebSocket.CLOSED) {
       sock.once('close', done);
       if (sock.readyState === WebSocket.CONNECTING) sock.terminate();
-      else sock.close(1000);
+      else {
+        if (this.current) this.sendAcks(this.current); // before the close frame
+        sock.close(1000);
+      }
     } else done();
   }
 }

@@ -33,7 +33,9 @@ Rejected deliveries are skipped. A delivery the relay sends again (\`service-hoo
 this forwarder took) is posted to URL once more, printed with "(replay)", without moving the
 resume point. The last handled seq and the deliveries still being retried are
 kept in a 0600 state file per relay and channel, so a restart misses nothing and repeats nothing:
-$XDG_STATE_HOME/service-hooks/forward/ (default ~/.local/state/service-hooks/forward/).
+$XDG_STATE_HOME/service-hooks/forward/ (default ~/.local/state/service-hooks/forward/). The file
+is written while the next deliveries go on: after a crash (not a stop), those handled during
+its last write are posted again.
 
 Options:
   --relay URL     the relay's address: ws(s)://HOST:PORT, or the http(s):// address the relay
@@ -152,6 +154,7 @@ async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
     token: a.token,
     since: engine.since,
     channel: a.channel,
+    forwards: false, // the relay's own forward attempts are not shown here
     onState: (s) => {
       failure ??= fatal(s, a.relayUrl);
       if (failure) stop.abort();

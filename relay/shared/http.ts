@@ -4,6 +4,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { BodyBytes } from './bodyBytes';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
@@ -72,28 +73,26 @@ export function readRaw(req: IncomingMessage, max: number): Promise<RawBody> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > max) return Promise.resolve('too-large');
   return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let n = 0;
+    const bytes = new BodyBytes(declared);
     let done = false;
-    const finish = (v: RawBody) => {
+    const finish = (v: () => RawBody) => {
       if (done) return;
       done = true;
-      resolve(v);
+      resolve(v());
     };
+    const drop = (why: 'too-large' | 'aborted') => () => (bytes.drop(), why);
     req.on('data', (c: Buffer) => {
       if (done) return;
-      n += c.length;
-      if (n > max) {
-        chunks.length = 0;
+      if (bytes.length + c.length > max) {
         req.pause();
-        finish('too-large');
+        finish(drop('too-large'));
         return;
       }
-      chunks.push(c);
+      bytes.add(c);
     });
-    req.on('end', () => finish(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, n)));
-    req.on('error', () => finish('aborted'));
-    req.on('close', () => finish('aborted'));
+    req.on('end', () => finish(() => bytes.done()));
+    req.on('error', () => finish(drop('aborted')));
+    req.on('close', () => finish(drop('aborted')));
   });
 }
 

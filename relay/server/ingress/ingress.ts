@@ -20,6 +20,8 @@ export interface IngressContext {
   /** Only writes (the metrics count and time them: relay/server/metrics). */
   store: Pick<RelayStore, 'begin' | 'add'>;
   forwarder: Pick<Forwarder, 'deliver'>;
+  /** The WebSocket subscribers: given the bytes of a delivery being journaled (SubscriberHub.hold). */
+  subscribers?: { hold(seq: number, headers: [string, string][], body: Buffer): void };
   /** The channel a name refers to and its settings, or why there is none (404): relay/server/channels/channelDirectory.ts. */
   channels: { lookup(name: string): Lookup };
   allow: SourceAllowList;
@@ -81,6 +83,7 @@ export function createIngress(ctx: IngressContext): IngressHandler {
     const { seq, durable } = ctx.store.begin({ channel, ...gen, verification, headers, targets }, body);
     // The first forward attempt runs in parallel with the journal write; the answer waits for the write.
     ctx.forwarder.deliver(seq, targets, body, headers, durable);
+    ctx.subscribers?.hold(seq, headers, body);
     // A store whose seq comes with durability (JetStream's publish ack) gives it here.
     const stored = await durable;
     accepted(res, stored.seq, verification);

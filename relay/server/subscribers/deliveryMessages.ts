@@ -1,6 +1,6 @@
 // The WebSocket delivery messages, built once per delivery (and per bodies/summary mode) and
-// shared by every subscriber that sends them: one journal read, one base64 and one JSON string
-// per delivery however many subscribers there are. Bodies over STREAM_BODY_BYTES do not come here:
+// shared by every subscriber that sends them: one base64 and one JSON string per delivery however
+// many subscribers there are, from the bytes the ingress holds (hold) or else one journal read. Bodies over STREAM_BODY_BYTES do not come here:
 // they go as fragments read from the store as each connection drains (./deliveryStream.ts), so
 // subscribers stuck at different large deliveries do not hold a message each.
 import type { DeliveryMessage, ReplayDeliveryMessage } from '../../../src/core/relay/protocol';
@@ -21,8 +21,11 @@ export function bodyGone(err: unknown): undefined {
   return undefined;
 }
 
-/** What a delivery message carries when it has bodies: the stored request's headers and body. */
-type BodyFields = Pick<DeliveryMessage['delivery'], 'headers' | 'bodyBase64'>;
+/** The stored request a delivery message with bodies carries: its header pairs and body bytes. */
+interface Held {
+  headers: [string, string][];
+  body: Buffer;
+}
 
 export class DeliveryMessages {
   /** Built messages by `seq:bodies`; a forward state change drops a delivery's. */
@@ -32,7 +35,7 @@ export class DeliveryMessages {
    * (the relay's own forward changes it for nearly every delivery, often before a subscriber that
    * is behind gets there), and a subscriber's pump reads them ahead of itself (readAhead).
    */
-  private readonly bodies: BoundedCache<number, BodyFields | undefined>;
+  private readonly bodies: BoundedCache<number, Held | undefined>;
 
   constructor(
     private readonly store: RelayStore,
@@ -40,7 +43,8 @@ export class DeliveryMessages {
     maxBytes = 64 * 1024 * 1024,
   ) {
     this.cache = new BoundedCache((buf) => buf.length, maxEntries, maxBytes);
-    this.bodies = new BoundedCache((b) => (b?.bodyBase64?.length ?? 0) + 256, maxEntries, maxBytes / 4);
+    // Counted by the memory they keep: a body taken from the ingress may be a view of a larger buffer.
+    this.bodies = new BoundedCache((b) => (b?.body.buffer.byteLength ?? 0) + 256, maxEntries, maxBytes / 4);
   }
 
   /** The message for `entry`, with headers and body when `bodies`. */
@@ -56,6 +60,17 @@ export class DeliveryMessages {
     for (const e of entries) this.body(e.seq).catch(() => undefined);
   }
 
+  /**
+   * The request of delivery `seq` as it is being journaled: its message is built from these bytes
+   * instead of reading them back once it is durable. Only a store that assigns the seq before the
+   * write (not JetStream: seq 0 there) gives one; nothing is sent before the store indexes the
+   * delivery, which it does after the write's fdatasync.
+   */
+  hold(seq: number, headers: [string, string][], body: Buffer): void {
+    const held: Held = { headers, body };
+    void this.bodies.get(seq, () => Promise.resolve(held));
+  }
+
   /** The delivery's forward state changed: later messages must carry the new one. */
   invalidate(seq: number): void {
     if (this.cache.size === 0) return; // no subscriber has asked: nothing to build keys for
@@ -69,14 +84,16 @@ export class DeliveryMessages {
   }
 
   private async build(entry: StoredDelivery, bodies: boolean, type: 'delivery' | 'replay' = 'delivery'): Promise<Buffer> {
-    const delivery: DeliveryMessage['delivery'] = { ...entry.summary, ...(bodies ? await this.body(entry.seq) : {}) };
+    const held = bodies ? await this.body(entry.seq) : undefined;
+    const fields = held ? { headers: headerRecord(held.headers), bodyBase64: held.body.toString('base64') } : {};
+    const delivery: DeliveryMessage['delivery'] = { ...entry.summary, ...fields };
     return Buffer.from(JSON.stringify({ type, delivery } satisfies DeliveryMessage | ReplayDeliveryMessage));
   }
 
-  private body(seq: number): Promise<BodyFields | undefined> {
+  private body(seq: number): Promise<Held | undefined> {
     return this.bodies.get(seq, async () => {
       const r = await this.store.read(seq).catch(bodyGone);
-      return r && { headers: headerRecord(r.meta.headers), bodyBase64: r.body.toString('base64') };
+      return r && { headers: r.meta.headers, body: r.body };
     });
   }
 }

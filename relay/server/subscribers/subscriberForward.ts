@@ -3,16 +3,10 @@
 // recorded as the delivery's forward state under SUBSCRIBER_TARGET, so listings show it forwarded
 // (or refused, or retrying) instead of "no target". The state follows the forwarding rules
 // (src/core/relay/forwardPolicy) unless the subscriber says (it gave up, or the user skipped it).
-import { classify } from '../../../src/core/relay/forwardPolicy';
+import { subscriberState } from '../../../src/core/relay/forwardPolicy';
 import { SUBSCRIBER_TARGET, type ForwardState, type ForwardStatus } from '../../../src/core/relay/protocol';
 import type { RelayStore } from '../store/storeTypes';
 import type { RelayLog } from '../log';
-
-/** The state a subscriber's ack with the app's `status` means. */
-export function subscriberState(status: number): ForwardStatus {
-  const outcome = classify({ status });
-  return outcome === 'delivered' ? 'ok' : outcome === 'retry' ? 'pending' : 'failed';
-}
 
 export function recordSubscriberForward(store: RelayStore, seq: number, status: number, log: RelayLog, said?: ForwardStatus, replay = false): void {
   const d = store.get(seq);

@@ -110,6 +110,8 @@ class Subscriber {
     readonly channel: string | undefined,
     readonly bodies: boolean,
     since: number,
+    /** Sent ForwardMessages (`forwards=0`: not). */
+    readonly forwards = true,
   ) {
     this.sent = since;
     this.acked = since;
@@ -251,6 +253,7 @@ export class SubscriberHub {
     if ('error' in narrowed) return refuse(403, `Forbidden Channel (${narrowed.error})`);
     const channel = narrowed.channel;
     const bodies = url.searchParams.get('bodies') !== '0';
+    const forwards = url.searchParams.get('forwards') !== '0';
     // Counted from now, so concurrent upgrades cannot pass the cap together; given back if the
     // handshake fails (ws then answers 400 itself and never calls back).
     this.perToken.set(token, (this.perToken.get(token) ?? 0) + 1);
@@ -258,7 +261,7 @@ export class SubscriberHub {
     socket.once('close', () => accepted || this.release(token));
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       accepted = true;
-      const sub = new Subscriber(ws, token, channel, bodies, since);
+      const sub = new Subscriber(ws, token, channel, bodies, since, forwards);
       sub.scopedTo = scope.kind === 'channel' ? scope.channel : undefined;
       this.accept(sub);
     });
@@ -322,6 +325,22 @@ export class SubscriberHub {
     // sub.channel is a channel identity (name@generation; a channel token's always is its own).
     const key = this.store.get(seq)?.channelKey;
     return key !== undefined && (sub.channel === undefined || key === sub.channel);
+  }
+
+  /**
+   * A delivery the ingress is journaling (`seq` assigned, not durable yet): its small body is kept
+   * for the subscribers' message when some subscriber takes bodies, so sending it once it is durable
+   * needs no read back from the journal. It is sent only then: the pump sees what the store indexed.
+   */
+  hold(seq: number, headers: [string, string][], body: Buffer): void {
+    if (seq <= 0 || body.length > STREAM_BODY_BYTES || !this.some((s) => s.bodies)) return;
+    this.messages.hold(seq, headers, body);
+  }
+
+  /** Is there a subscriber for which `pred` holds? */
+  private some(pred: (s: Subscriber) => boolean): boolean {
+    for (const s of this.subs) if (pred(s)) return true;
+    return false;
   }
 
   /** Forgets a subscriber (once): indexes and the per-token count. */
@@ -506,15 +525,14 @@ export class SubscriberHub {
   }
 
   private broadcastForward(seq: number, attempt: ForwardAttempt, state: ForwardState | undefined): void {
-    if (this.subs.size === 0) return; // nobody to tell: no message to build
+    if (!this.some((s) => s.forwards)) return; // nobody to tell: no message to build
     const e = this.store.get(seq);
     if (!e) return;
     const subs = [this.byChannel.get(''), this.byChannel.get(e.channelKey)];
-    if (!subs[0] && !subs[1]) return;
     const current = state ??
       e.summary.forward.find((f) => f.target === attempt.target) ?? { target: attempt.target, status: attempt.ok ? 'ok' : 'failed', attempts: 1 };
     const msg = Buffer.from(JSON.stringify({ type: 'forward', seq, attempt, state: current } satisfies ServerMessage));
-    for (const set of subs) for (const s of set ?? []) if (seq <= s.sent) this.write(s, msg);
+    for (const set of subs) for (const s of set ?? []) if (s.forwards && seq <= s.sent) this.write(s, msg);
   }
 
   /**

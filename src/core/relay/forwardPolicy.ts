@@ -7,6 +7,7 @@
 //   5xx, 408, 429, no answer within deadline  retry          retried on the schedule (Retry-After honoured) while later deliveries go on
 //   connection refused / reset, DNS failure   unreachable    the stream pauses in order; it drains once the app's port answers
 import { RETRY_SCHEDULE_MS } from '../defaults';
+import type { ForwardStatus } from './protocol';
 
 export type ForwardOutcome = 'delivered' | 'final' | 'retry' | 'unreachable';
 
@@ -41,6 +42,12 @@ export function isRetryableStatus(status: number): boolean {
 /** The error code an attempt's error starts with (`ECONNREFUSED: connect ECONNREFUSED …`), if any. */
 export function errorCode(error: string | undefined): string | undefined {
   return error === undefined ? undefined : /^([A-Z][A-Z0-9_]+):/.exec(error)?.[1];
+}
+
+/** The forward state a subscriber's acknowledgement with its app's `status` means (the relay records it so). */
+export function subscriberState(status: number): ForwardStatus {
+  const outcome = classify({ status });
+  return outcome === 'delivered' ? 'ok' : outcome === 'retry' ? 'pending' : 'failed';
 }
 
 /** Classifies one attempt by the rules above. */

@@ -217,7 +217,9 @@ export interface ErrorBody {
 // ---- WebSocket /ws ----
 // Auth: `Authorization: Bearer <token>` or subprotocol `service-hooks.token.<token>` (never the URL).
 // Query: `since=<seq>` replays every delivery with a larger seq, then streams live;
-//        `channel=<name>` filters; `bodies=0` sends summaries without headers/body.
+//        `channel=<name>` filters; `bodies=0` sends summaries without headers/body;
+//        `forwards=0` sends no ForwardMessage (a forwarder that does not show them: one message
+//        less per delivery; older relays ignore the parameter and send them).
 
 export const WS_PATH = '/ws';
 export const TOKEN_SUBPROTOCOL_PREFIX = 'service-hooks.token.';

@@ -264,6 +264,61 @@ describe('ForwardEngine (the forward loop of forward and the editor)', function 
     engine.stop();
   });
 
+  // Issue 24 (the public path): each delivery waited for its cursor write (two fsyncs) before the
+  // next could go, so the stream's pace was the disk's, and at c=1 the deliveries queued behind it.
+  it('the cursor write does not hold back the next delivery, and the writes asked meanwhile become one', async () => {
+    const order: string[] = [];
+    const saves: ForwardCursor[] = [];
+    const held: (() => void)[] = [];
+    let wrote = () => {};
+    const writeStarted = () => new Promise<void>((r) => (wrote = r));
+    const cursor = {
+      load: () => ({ lastSeq: 0, retrying: [] }),
+      // A write finishes when the test lets it.
+      save: (c: ForwardCursor) => {
+        saves.push(structuredClone(c));
+        order.push(`write ${c.lastSeq}`);
+        const done = new Promise<void>((resolve) => held.push(() => (order.push(`written ${c.lastSeq}`), resolve())));
+        wrote();
+        return done;
+      },
+    };
+    const engine = new ForwardEngine({ target: () => app.url, cursor, clock: new ManualClock() });
+    const started = writeStarted();
+    const first = engine.handle(delivery(1, '{"n":1}')).then((r) => (order.push('handled 1'), r));
+    await started;
+    await new Promise<void>((r) => setImmediate(r)); // a turn for the handler to go on, if it does not wait for the write
+    held.shift()!();
+    assert.deepEqual(await first, { forwarded: { status: 200 } });
+    assert.deepEqual(order, ['write 1', 'handled 1', 'written 1'], 'the handler resolved while its cursor write was still running');
+    await engine.flushed();
+
+    // Deliveries with nowhere to go (a rejected one is skipped) advance the resume point at once:
+    // three of them during one write give one more write, of the last state.
+    saves.length = 0;
+    const skipped = (seq: number) => ({ ...delivery(seq, '{}'), verification: 'rejected' as const });
+    await engine.handle(skipped(2));
+    await engine.handle(skipped(3));
+    await engine.handle(skipped(4));
+    assert.deepEqual(
+      saves.map((c) => c.lastSeq),
+      [2],
+      'one write in flight; the asks of 3 and 4 wait for it',
+    );
+    const second = writeStarted();
+    held.shift()!();
+    await second;
+    held.shift()!();
+    await engine.flushed();
+    assert.deepEqual(
+      saves.map((c) => c.lastSeq),
+      [2, 4],
+      'the asks made during a write are folded into one write of the state when it starts',
+    );
+    assert.equal(engine.lastSeq, 4);
+    engine.stop();
+  });
+
   it('stop() while paused: the waiting delivery is not acknowledged', async () => {
     const engine = new ForwardEngine({
       target: () => 'http://127.0.0.1:1/hook',
