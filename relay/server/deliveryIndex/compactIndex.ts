@@ -147,7 +147,18 @@ export class CompactIndex {
   /** Parsed target lists, by targetLists id. */
   private readonly targetArrays: string[][] = [];
   private readonly targetNames = new Interner();
-  private readonly counts = new Map<number, Counts>();
+  /** Counters by channel id (dense). */
+  private readonly counts: (Counts | undefined)[] = [];
+  /** The last row's channel, event and target list with their ids: rows mostly repeat them (a restart inserts a million). */
+  private last = {
+    channel: '',
+    gen: undefined as string | undefined,
+    channelId: -1,
+    event: undefined as string | undefined,
+    eventId: 0,
+    target: '',
+    targetsId: -1,
+  };
   private readonly pendingSeqs = new Set<number>();
   /** While a journal loads: the pending set is left alone and built once at the end (buildPendingSet). */
   private pendingDeferred = false;
@@ -179,11 +190,26 @@ export class CompactIndex {
     c.length[i] = loc.length;
     c.size[i] = size;
     c.receivedMs[i] = d.receivedMs;
-    c.channel[i] = this.channelId(channelKey(d.channel, d.gen));
-    this.channelLast[c.channel[i]!] = d.seq;
-    c.event[i] = d.event === undefined ? 0 : this.events.id(d.event) + 1;
-    c.targets[i] = this.targetListId(targets);
-    c.verification[i] = VERIFICATIONS.indexOf(d.verification);
+    const last = this.last;
+    if (d.channel !== last.channel || d.gen !== last.gen || last.channelId < 0) {
+      last.channelId = this.channelId(channelKey(d.channel, d.gen));
+      last.channel = d.channel;
+      last.gen = d.gen;
+    }
+    c.channel[i] = last.channelId;
+    this.channelLast[last.channelId] = d.seq;
+    if (d.event !== last.event) {
+      last.eventId = d.event === undefined ? 0 : this.events.id(d.event) + 1;
+      last.event = d.event;
+    }
+    c.event[i] = last.eventId;
+    if (targets.length === 1 && targets[0] === last.target && last.targetsId >= 0) c.targets[i] = last.targetsId;
+    else {
+      c.targets[i] = this.targetListId(targets);
+      last.target = targets.length === 1 ? targets[0]! : '';
+      last.targetsId = targets.length === 1 ? c.targets[i]! : -1;
+    }
+    c.verification[i] = d.verification === 'verified' ? 0 : d.verification === 'unverified' ? 1 : REJECTED;
     c.flags[i] = targets.length > 0 ? PENDING : 0;
     if (d.deliveryIdUtf8) this.deliveryIds.pushBytes(d.deliveryIdUtf8);
     else this.deliveryIds.push(d.deliveryId);
@@ -235,7 +261,9 @@ export class CompactIndex {
 
   /** The row of `seq`, or -1. */
   find(seq: number): number {
-    const i = this.lowerBound(seq);
+    // Seqs are mostly consecutive: try the row `seq` would be at if none were missing after it.
+    const guess = this.end - 1 - (this.cols.seq[this.end - 1]! - seq);
+    const i = guess >= this.head && guess < this.end && this.cols.seq[guess] === seq ? guess : this.lowerBound(seq);
     return i < this.end && this.cols.seq[i] === seq && !(this.cols.flags[i]! & HIDDEN) ? i : -1;
   }
 
@@ -300,7 +328,7 @@ export class CompactIndex {
       c.fAttempts[i] = state.attempts;
       c.fLastStatus[i] = state.lastStatus ?? 0;
       c.fNextMs[i] = state.nextAttemptMs ?? NaN;
-      c.flags[i] = flagsOf([state]);
+      c.flags[i] = state.status === 'ok' ? ALL_OK : state.status === 'pending' ? PENDING : FAILED;
     } else {
       // Several targets, or a target the delivery did not list (a subscriber that forwarded it,
       // SUBSCRIBER_TARGET): the row keeps state objects from now on.
@@ -338,8 +366,8 @@ export class CompactIndex {
 
   private count(i: number, sign: 1 | -1): void {
     const ch = this.cols.channel[i]!;
-    let c = this.counts.get(ch);
-    if (!c) this.counts.set(ch, (c = { received: 0, verified: 0, unverified: 0, rejected: 0, forwarded: 0, failed: 0, pending: 0 }));
+    let c = this.counts[ch];
+    if (!c) this.counts[ch] = c = { received: 0, verified: 0, unverified: 0, rejected: 0, forwarded: 0, failed: 0, pending: 0 };
     const f = this.cols.flags[i]!;
     c.received += sign;
     c[VERIFICATIONS[this.cols.verification[i]!]!] += sign;
@@ -490,7 +518,7 @@ export class CompactIndex {
   /** Per-channel counts (one row per channel identity), O(channels). */
   channelStatus(): (ChannelStatus & { key: string })[] {
     const out: (ChannelStatus & { key: string })[] = [];
-    for (const [ch, c] of this.counts) if (c.received > 0) out.push({ name: this.channelNames[ch]!, key: this.channels.name(ch), ...c });
+    for (const [ch, c] of this.counts.entries()) if (c && c.received > 0) out.push({ name: this.channelNames[ch]!, key: this.channels.name(ch), ...c });
     return out.sort((a, b) => a.name.localeCompare(b.name));
   }
 }

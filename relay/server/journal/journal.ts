@@ -14,7 +14,7 @@ import { nodeFs, readFully, type JournalFile, type JournalFs } from './journalFs
 import { HEADER_BYTES } from './journalScan';
 import { IndexBuffer, type IndexSnapshot } from './indexBuffer';
 import { indexName, writeIndex } from './segmentIndex';
-import { loadSegment, segmentName, type LoadContext } from './journalLoad';
+import { loadSegment, readSegment, segmentName, type LoadContext, type SegmentRead } from './journalLoad';
 import { RecordReader } from './recordReader';
 import type { JournalOptions, RecordLocation } from './journalTypes';
 
@@ -24,6 +24,8 @@ export type { JournalFile, JournalFs } from './journalFs';
 export { HEADER_BYTES } from './journalScan';
 export type { CorruptRegion, JournalOptions, RecordLocation, SyncedBatch, TruncatedTail } from './journalTypes';
 const SEGMENT_RE = /^journal-(\d{10})\.log$/;
+/** Segments whose index files are read ahead of the one being fed at open. */
+const READ_AHEAD = 4;
 
 /** crc32 of each record type byte, the start of every record's checksum (computed once per type). */
 const TYPE_CRC: number[] = [];
@@ -117,8 +119,17 @@ export class Journal {
         options.onCorrupt?.(region);
       },
     };
-    for (const seg of j.segments) {
-      const loaded = await loadSegment(ctx, seg, seg === last);
+    // Segments' index files are read a few ahead of the one being fed (./journalLoad.ts readSegment).
+    const reads: Promise<SegmentRead>[] = [];
+    const readAhead = (k: number) => {
+      for (let m = reads.length; m < Math.min(k + READ_AHEAD, j.segments.length); m++) {
+        reads.push(readSegment(ctx, j.segments[m]!));
+        reads[m]!.catch(() => undefined); // (awaited, and so thrown, when its turn comes)
+      }
+    };
+    for (const [k, seg] of j.segments.entries()) {
+      readAhead(k);
+      const loaded = await loadSegment(ctx, seg, seg === last, await reads[k]!);
       if (loaded.indexWriteFailed) j.indexWriteErrors++;
       if (seg === last) {
         j.tail = loaded.index;

@@ -162,7 +162,8 @@ export class JournalLog implements DeliveryLog {
 
   /** Remembers the largest seq any record of a segment refers to (a segment is deleted only when all are pruned). */
   private touchSegment(segment: number, seq: number): void {
-    this.segmentMaxSeq.set(segment, Math.max(this.segmentMaxSeq.get(segment) ?? 0, seq));
+    const max = this.segmentMaxSeq.get(segment);
+    if (max === undefined || seq > max) this.segmentMaxSeq.set(segment, seq);
   }
 
   private dropBelow(minSeq: number): void {
