@@ -74,6 +74,16 @@ const ALL_OK = 4;
 const HIDDEN = 8;
 const REJECTED = 2; // VERIFICATIONS.indexOf('rejected')
 
+/** The counter of rows a status filter matches (see matches()). */
+const COUNTED = new Map<string, (c: Counts) => number>([
+  ['pending', (c) => c.pending],
+  ['failed', (c) => c.failed],
+  ['ok', (c) => c.forwarded],
+  ['verified', (c) => c.verified],
+  ['unverified', (c) => c.unverified],
+  ['rejected', (c) => c.rejected],
+]);
+
 function flagsOf(states: readonly { status: ForwardStatus }[]): number {
   let f = 0;
   for (const s of states) f |= s.status === 'pending' ? PENDING : s.status === 'failed' ? FAILED : 0;
@@ -495,6 +505,7 @@ export class CompactIndex {
     const limit = Math.max(1, Math.min(q.limit ?? 100, 10_000));
     const ch = q.channel === undefined ? -1 : this.channels.find(q.channel);
     if (q.channel !== undefined && ch < 0) return [];
+    if (q.status && this.noneMatch(ch, q.status)) return [];
     const out: RelayDeliverySummary[] = [];
     const start = q.before === undefined ? this.end : this.lowerBound(q.before);
     const stop = q.since === undefined ? this.head : this.lowerBound(q.since + 1);
@@ -505,6 +516,18 @@ export class CompactIndex {
       out.push(this.summary(i));
     }
     return out;
+  }
+
+  /**
+   * Whether the counters say no visible row of channel id `ch` (-1: any) has `status`: a filter
+   * nothing matches is answered at once instead of by walking every row.
+   */
+  private noneMatch(ch: number, status: string): boolean {
+    const count = COUNTED.get(status);
+    if (!count) return false;
+    let n = 0;
+    for (const [id, c] of this.counts.entries()) if (c && (ch < 0 || id === ch)) n += count(c);
+    return n === 0;
   }
 
   private matches(i: number, status: string): boolean {
