@@ -104,7 +104,7 @@ export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<
       attemptFields: (seq, attempt, state) => {
         // (the common case at open, a million times: applied without an object to hold it)
         if (seq <= this.indexedUpTo || seq < this.minSeq) this.index.applyAttempt(seq, attempt, state);
-        else this.indexAttempt(seq, { attempt, ...(state ? { state } : {}) });
+        else this.indexAttempt(seq, { attempt: { ...attempt }, ...(state ? { state: { ...state } } : {}) });
       },
       dropBelow: (minSeq) => {
         if (minSeq <= this.minSeq) return;
