@@ -18,10 +18,10 @@ import { createServer } from 'node:http';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import { DeliveryStore } from '../relay/server/store/store';
 import { cpuMs, memKb } from './procStats';
-import { deliveryHeaders, freePort, get, healthy, kill9, p50 } from './relayProbe';
+import { deliveryHeaders, freePort, get, healthy, kill9, p50, ready } from './relayProbe';
 import { bundleCli, ROOT } from './relayChild';
 import { tokenFilePath } from '../src/core/relay/ready';
 
@@ -102,17 +102,6 @@ async function build(dir: string, n: number, target: string): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-/** Whether GET `path` answers 200. */
-async function answers200(url: string, agent: Agent): Promise<boolean> {
-  try {
-    const res = await request(url, { dispatcher: agent });
-    await res.body.dump();
-    return res.statusCode === 200;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Spawns the relay; resolves once /readyz answers 200 (the journal loaded: it accepts deliveries),
  * with when /healthz first answered 200 (listening: it answers `starting` while the journal loads).
@@ -133,7 +122,7 @@ async function start(
   for (;;) {
     if (child.exitCode !== null) throw new Error(`relay exited with ${child.exitCode}`);
     if (ms === undefined && (await healthy(`http://127.0.0.1:${port}`, agent))) ms = performance.now() - t0;
-    if (ms !== undefined && (await answers200(`http://127.0.0.1:${port}/readyz`, agent)))
+    if (ms !== undefined && (await ready(`http://127.0.0.1:${port}`, agent)))
       return { child, ms, readyMs: performance.now() - t0, cpuMs: cpuMs(child.pid!), t0 };
     await new Promise((r) => setTimeout(r, 2));
   }
