@@ -5,6 +5,8 @@
 // file system whose directory listing waits for the test.
 import { strict as assert } from 'node:assert';
 import { request } from 'undici';
+import WebSocket from 'ws';
+import { WS_PATH } from '../../../src/core/relay/protocol';
 import { startRelay, STARTING_ERROR, type RelayServer } from '../../../relay/server';
 import { nodeFs, type JournalFs } from '../../../relay/server/journal/journalFs';
 import { post, tempDir } from './helpers';
@@ -65,8 +67,17 @@ describe('relay start-up: listening while the journal loads', function () {
     const status = await get(`${base}/api/status`);
     assert.equal(status.status, 503);
     assert.equal(status.retryAfter, '1');
-    const ws = await request(`${base}/ws`, { headers: { connection: 'upgrade', upgrade: 'websocket' } }).catch((err: Error) => err);
-    assert.ok(ws instanceof Error || ws.statusCode === 503, 'no subscriber before the store is open');
+    const refused = await new Promise<number>((resolve, reject) => {
+      const ws = new WebSocket(`ws://127.0.0.1:${port}${WS_PATH}`, { headers: { authorization: 'Bearer whatever' } });
+      ws.on('unexpected-response', (req, res) => {
+        res.resume();
+        req.destroy();
+        resolve(res.statusCode!);
+      });
+      ws.on('open', () => reject(new Error('a subscriber connected before the store was open')));
+      ws.on('error', () => undefined);
+    });
+    assert.equal(refused, 503, 'no subscriber before the store is open');
 
     held.release();
     relay = await started;
