@@ -1,6 +1,6 @@
 // Relay at scale: journals of 10k, 50k and 100k ~10 KB deliveries (written through the store, each
 // with a forward attempt recorded, as after forwarding), then the real relay process on each:
-// restart time (kill -9 → first /healthz 200), RSS after restart, GET /api/status and list latency
+// restart time (kill -9 → first /readyz 200), RSS after restart, GET /api/status and list latency
 // (p50, from a keep-alive client on loopback, so HTTP is included), with growth factors between
 // sizes. Writes bench/results/relay-scale.json. Needs ~1 GB free in the temp folder per size at a
 // time (each journal is deleted after its measurements).
@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { Agent } from 'undici';
 import { DeliveryStore } from '../relay/server/store/store';
 import { cpuMs, memKb } from './procStats';
-import { deliveryHeaders, freePort, get, healthy, kill9, p50 } from './relayProbe';
+import { deliveryHeaders, freePort, get, kill9, p50, ready } from './relayProbe';
 import { bundleCli, ROOT } from './relayChild';
 import { tokenFilePath } from '../src/core/relay/ready';
 
@@ -52,7 +52,7 @@ async function build(dir: string, n: number): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-/** Starts the relay and resolves with the milliseconds until /healthz answers 200. */
+/** Starts the relay and resolves with the milliseconds until /readyz answers 200 (it listens earlier, answering 503 while the journal loads). */
 async function start(cli: string, dir: string, port: number, agent: Agent): Promise<{ child: ChildProcess; ms: number; cpuMs: number }> {
   const t0 = performance.now();
   const child = spawn(process.execPath, [cli, 'relay', '--port', String(port), '--data', dir, '--secret', 'bench-secret-0123456789'], {
@@ -61,7 +61,7 @@ async function start(cli: string, dir: string, port: number, agent: Agent): Prom
   const url = `http://127.0.0.1:${port}`;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`relay exited with ${child.exitCode}`);
-    if (await healthy(url, agent)) return { child, ms: performance.now() - t0, cpuMs: cpuMs(child.pid!) };
+    if (await ready(url, agent)) return { child, ms: performance.now() - t0, cpuMs: cpuMs(child.pid!) };
     await new Promise((r) => setTimeout(r, 2));
   }
 }
@@ -167,7 +167,7 @@ async function main(): Promise<void> {
       .join(' ')} (wall times include waiting for a CPU on a shared machine; CPU time does not)`,
   );
   console.log(
-    '\n| deliveries | journal | restart (kill -9 → /healthz, median of 3) | restart CPU time (user+sys) | RSS after restart | RSS after queries | GET /api/status p50 | GET /healthz p50 (HTTP floor) | list newest 50 p50 | list older page p50 | list no-match filter p50 |',
+    '\n| deliveries | journal | restart (kill -9 → /readyz, median of 3) | restart CPU time (user+sys) | RSS after restart | RSS after queries | GET /api/status p50 | GET /healthz p50 (HTTP floor) | list newest 50 p50 | list older page p50 | list no-match filter p50 |',
   );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) {

@@ -24,6 +24,17 @@ export async function healthy(url: string, agent: Agent): Promise<boolean> {
   }
 }
 
+/** Whether the relay at `url` answers GET /readyz 200 (its store loaded: it accepts deliveries). */
+export async function ready(url: string, agent: Agent): Promise<boolean> {
+  try {
+    const res = await request(`${url}/readyz`, { dispatcher: agent });
+    await res.body.dump();
+    return res.statusCode === 200;
+  } catch {
+    return false;
+  }
+}
+
 export async function kill9(child: ChildProcess): Promise<void> {
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGKILL');

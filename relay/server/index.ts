@@ -2,6 +2,7 @@
 // (./subscribers) and forwarding (./forwarder) over the journaled store (./store).
 import { chmodSync, mkdirSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { refuseRaw, sendError, sendJson } from '../shared/http';
@@ -94,6 +95,8 @@ export interface RelayOptions extends ChannelDefaults {
   pageDir?: string;
   /** Prometheus metrics: true (default) at /metrics with the admin token, { host, port } on a listener of their own, false off. */
   metrics?: MetricsOption;
+  /** Told the bound port as soon as the relay listens, before the store has loaded (answers are then `starting`: see serve()). */
+  onListening?: (port: number) => void;
 }
 
 export interface RelayServer {
@@ -136,11 +139,61 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
   }
 }
 
-/** Everything after the data folder is locked: the store, the parts, listening. */
+/**
+ * Everything after the data folder is locked: listening first, answering as `starting` (below)
+ * while the store loads what it holds, then the wired relay. Nothing is accepted before the
+ * store is open, so ingress keeps its seq order and durability; a sender gets a 503 with
+ * Retry-After instead of a refused connection.
+ */
+async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, options: RelayOptions): Promise<RelayServer> {
+  const host = options.host ?? '127.0.0.1';
+  const serving: { current: Serving } = { current: starting() };
+  const errors = clientErrors();
+  const server = httpServer(options, serving);
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => errors.refuse(err, socket));
+  const port = await listen(server, options.port ?? DEFAULT_RELAY_PORT, host);
+  options.onListening?.(port);
+  try {
+    return await wire(dataDir, lock, channels, options, { server, serving, port, track: errors.track });
+  } catch (err) {
+    server.close();
+    server.closeAllConnections();
+    throw err;
+  }
+}
+
+/** What the server does with requests and WebSocket upgrades (swapped once the relay is wired). */
+interface Serving {
+  request: (req: IncomingMessage, res: ServerResponse) => void;
+  upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
+}
+
+export const STARTING_ERROR = 'relay is starting: loading the journal';
+
+/**
+ * While the store loads: GET /healthz 200 `{ ok: true, starting: true }` (alive), GET /readyz 503
+ * (not ready), every other request 503 with Retry-After: 1 (nothing is accepted, stored or
+ * read), WebSocket upgrades 503.
+ */
+function starting(): Serving {
+  return {
+    request: (req, res) => {
+      req.resume();
+      const path = parseTarget(req.url)?.pathname;
+      if (path === '/healthz') return sendJson(res, 200, { ok: true, starting: true });
+      if (path === '/readyz') return sendJson(res, 503, { ready: false, error: STARTING_ERROR });
+      sendError(res, 503, STARTING_ERROR, undefined, { 'retry-after': '1' });
+    },
+    upgrade: (_req, socket) => refuseRaw(socket, 503, { destroy: true }),
+  };
+}
+
+/** The store, the parts and their routes, on a server already listening. */
 // One wiring step a line, as written: Prettier's layout would take this function past the
 // 100-line limit of test/unit/style.test.ts.
 // prettier-ignore
-async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, options: RelayOptions): Promise<RelayServer> {
+async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, options: RelayOptions, listening: { server: Server; serving: { current: Serving }; port: number; track: ClientErrors['track'] }): Promise<RelayServer> {
+  const { server, serving } = listening;
   const host = options.host ?? '127.0.0.1';
   const log = options.log ?? (() => undefined);
   const token = options.token ?? ensureToken(dataDir, options.onTokenCreated);
@@ -164,7 +217,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   const onForwarded = (seq: number, status: number, state?: ForwardStatus, replay?: boolean) => recordSubscriberForward(store, seq, status, log, state, replay);
   const hubOptions = { authenticate: scopeOf, keyOf: (name: string) => directory.registry.keyOf(name), boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, onForwarded };
   const hub = new SubscriberHub(store, { ...hubOptions, ...options.subscriberLimits });
-  const state = { accepting: true, port: options.port ?? DEFAULT_RELAY_PORT };
+  const state = { accepting: true, port: listening.port };
   // On JetStream, forwarding is shared work of every instance (durable consumers), not this process's.
   const sharedForwarding = shared?.(channels);
   const rejectLimiter = new RejectLimiter(options.rejectLimits, options.now);
@@ -176,7 +229,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   const onChannelDeleted = (name: string) => (hub.revoke(name), page.revoke());
   const api = createApi({ store, forwarder, replayToSubscribers: (seq) => hub.replay(seq), retryNow: (filter) => forwarding.retryNow(filter), authenticate: scopeOf, channels: directory, onChannelDeleted, log, boundHost: host, allowedHosts, port: () => state.port, withRefusals: (c, blank) => refusals.merge(c, blank) });
   const metrics = meter?.route && adminOnlyRoute(meter.route, (req) => hostAllowed(req.headers.host, host, allowedHosts) && scopeOf(bearer(req))?.kind === 'admin');
-  const server = httpServer(options, { store, ingress, api, log, accepting: () => state.accepting, metrics, answered: meter?.answered, page }, hub);
+  serving.current = wired({ store, ingress, api, log, accepting: () => state.accepting, metrics, answered: meter?.answered, page, track: listening.track }, hub);
 
   let retention: NodeJS.Timeout | undefined;
   const close = stopper({
@@ -187,12 +240,6 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
     lock,
     beforeStop: () => ((state.accepting = false), clearInterval(retention), sharedForwarding?.stop(), stopSharingChannels?.(), void meter?.close(), page.close()),
   });
-  try {
-    state.port = await listen(server, state.port, host);
-  } catch (err) {
-    await close(); // the journal closed and the lock given back before the caller hears of it
-    throw err;
-  }
   if (allow.enabled) log(`accepting deliveries only from ${allow.entries.join(', ')}${trustProxy ? ' (the last X-Forwarded-For address)' : ''}; others get 403, counted per channel as 'refused'`);
   if (sharedForwarding) await sharedForwarding.start();
   else {
@@ -226,20 +273,28 @@ function channelDirectory(dataDir: string, channels: ChannelConfigs, options: Re
   });
 }
 
-/** The HTTP(S) server: requests routed by requestHandler, upgrades at /ws to the hub, parser errors refused. */
-function httpServer(options: RelayOptions, routes: Omit<Routes, 'track'>, hub: SubscriberHub): Server {
-  const errors = clientErrors();
-  const server = createHttpServer(serverOptions(options), options.tls, requestHandler({ ...routes, track: errors.track }));
+/** The HTTP(S) server: requests and upgrades handed to what `serving` holds at the time. */
+function httpServer(options: RelayOptions, serving: { current: Serving }): Server {
+  const server = createHttpServer(serverOptions(options), options.tls, (req, res) => serving.current.request(req, res));
   server.on('upgrade', (req, socket, head) => {
     // A reset while refusing (or before the WebSocket takes the socket over) must not crash the relay.
     socket.on('error', () => socket.destroy());
-    const url = parseTarget(req.url);
-    if (!url) return refuseRaw(socket, 400, { destroy: true });
-    if (url.pathname !== WS_PATH || !routes.accepting()) return refuseRaw(socket, 404, { destroy: true });
-    hub.upgrade(req, socket, head, url);
+    serving.current.upgrade(req, socket, head);
   });
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => errors.refuse(err, socket));
   return server;
+}
+
+/** The wired relay: requests routed by requestHandler, upgrades at /ws to the hub. */
+function wired(routes: Routes, hub: SubscriberHub): Serving {
+  return {
+    request: requestHandler(routes),
+    upgrade: (req, socket, head) => {
+      const url = parseTarget(req.url);
+      if (!url) return refuseRaw(socket, 400, { destroy: true });
+      if (url.pathname !== WS_PATH || !routes.accepting()) return refuseRaw(socket, 404, { destroy: true });
+      hub.upgrade(req, socket, head, url);
+    },
+  };
 }
 
 function serverOptions(options: RelayOptions) {

@@ -74,6 +74,16 @@ const ALL_OK = 4;
 const HIDDEN = 8;
 const REJECTED = 2; // VERIFICATIONS.indexOf('rejected')
 
+/** The counter of rows a status filter matches (see matches()). */
+const COUNTED = new Map<string, (c: Counts) => number>([
+  ['pending', (c) => c.pending],
+  ['failed', (c) => c.failed],
+  ['ok', (c) => c.forwarded],
+  ['verified', (c) => c.verified],
+  ['unverified', (c) => c.unverified],
+  ['rejected', (c) => c.rejected],
+]);
+
 function flagsOf(states: readonly { status: ForwardStatus }[]): number {
   let f = 0;
   for (const s of states) f |= s.status === 'pending' ? PENDING : s.status === 'failed' ? FAILED : 0;
@@ -147,7 +157,18 @@ export class CompactIndex {
   /** Parsed target lists, by targetLists id. */
   private readonly targetArrays: string[][] = [];
   private readonly targetNames = new Interner();
-  private readonly counts = new Map<number, Counts>();
+  /** Counters by channel id (dense). */
+  private readonly counts: (Counts | undefined)[] = [];
+  /** The last row's channel, event and target list with their ids: rows mostly repeat them (a restart inserts a million). */
+  private last = {
+    channel: '',
+    gen: undefined as string | undefined,
+    channelId: -1,
+    event: undefined as string | undefined,
+    eventId: 0,
+    target: '',
+    targetsId: -1,
+  };
   private readonly pendingSeqs = new Set<number>();
   /** While a journal loads: the pending set is left alone and built once at the end (buildPendingSet). */
   private pendingDeferred = false;
@@ -179,11 +200,26 @@ export class CompactIndex {
     c.length[i] = loc.length;
     c.size[i] = size;
     c.receivedMs[i] = d.receivedMs;
-    c.channel[i] = this.channelId(channelKey(d.channel, d.gen));
-    this.channelLast[c.channel[i]!] = d.seq;
-    c.event[i] = d.event === undefined ? 0 : this.events.id(d.event) + 1;
-    c.targets[i] = this.targetListId(targets);
-    c.verification[i] = VERIFICATIONS.indexOf(d.verification);
+    const last = this.last;
+    if (d.channel !== last.channel || d.gen !== last.gen || last.channelId < 0) {
+      last.channelId = this.channelId(channelKey(d.channel, d.gen));
+      last.channel = d.channel;
+      last.gen = d.gen;
+    }
+    c.channel[i] = last.channelId;
+    this.channelLast[last.channelId] = d.seq;
+    if (d.event !== last.event) {
+      last.eventId = d.event === undefined ? 0 : this.events.id(d.event) + 1;
+      last.event = d.event;
+    }
+    c.event[i] = last.eventId;
+    if (targets.length === 1 && targets[0] === last.target && last.targetsId >= 0) c.targets[i] = last.targetsId;
+    else {
+      c.targets[i] = this.targetListId(targets);
+      last.target = targets.length === 1 ? targets[0]! : '';
+      last.targetsId = targets.length === 1 ? c.targets[i]! : -1;
+    }
+    c.verification[i] = d.verification === 'verified' ? 0 : d.verification === 'unverified' ? 1 : REJECTED;
     c.flags[i] = targets.length > 0 ? PENDING : 0;
     if (d.deliveryIdUtf8) this.deliveryIds.pushBytes(d.deliveryIdUtf8);
     else this.deliveryIds.push(d.deliveryId);
@@ -235,7 +271,9 @@ export class CompactIndex {
 
   /** The row of `seq`, or -1. */
   find(seq: number): number {
-    const i = this.lowerBound(seq);
+    // Seqs are mostly consecutive: try the row `seq` would be at if none were missing after it.
+    const guess = this.end - 1 - (this.cols.seq[this.end - 1]! - seq);
+    const i = guess >= this.head && guess < this.end && this.cols.seq[guess] === seq ? guess : this.lowerBound(seq);
     return i < this.end && this.cols.seq[i] === seq && !(this.cols.flags[i]! & HIDDEN) ? i : -1;
   }
 
@@ -300,7 +338,7 @@ export class CompactIndex {
       c.fAttempts[i] = state.attempts;
       c.fLastStatus[i] = state.lastStatus ?? 0;
       c.fNextMs[i] = state.nextAttemptMs ?? NaN;
-      c.flags[i] = flagsOf([state]);
+      c.flags[i] = state.status === 'ok' ? ALL_OK : state.status === 'pending' ? PENDING : FAILED;
     } else {
       // Several targets, or a target the delivery did not list (a subscriber that forwarded it,
       // SUBSCRIBER_TARGET): the row keeps state objects from now on.
@@ -338,8 +376,8 @@ export class CompactIndex {
 
   private count(i: number, sign: 1 | -1): void {
     const ch = this.cols.channel[i]!;
-    let c = this.counts.get(ch);
-    if (!c) this.counts.set(ch, (c = { received: 0, verified: 0, unverified: 0, rejected: 0, forwarded: 0, failed: 0, pending: 0 }));
+    let c = this.counts[ch];
+    if (!c) this.counts[ch] = c = { received: 0, verified: 0, unverified: 0, rejected: 0, forwarded: 0, failed: 0, pending: 0 };
     const f = this.cols.flags[i]!;
     c.received += sign;
     c[VERIFICATIONS[this.cols.verification[i]!]!] += sign;
@@ -467,6 +505,7 @@ export class CompactIndex {
     const limit = Math.max(1, Math.min(q.limit ?? 100, 10_000));
     const ch = q.channel === undefined ? -1 : this.channels.find(q.channel);
     if (q.channel !== undefined && ch < 0) return [];
+    if (q.status && this.noneMatch(ch, q.status)) return [];
     const out: RelayDeliverySummary[] = [];
     const start = q.before === undefined ? this.end : this.lowerBound(q.before);
     const stop = q.since === undefined ? this.head : this.lowerBound(q.since + 1);
@@ -477,6 +516,18 @@ export class CompactIndex {
       out.push(this.summary(i));
     }
     return out;
+  }
+
+  /**
+   * Whether the counters say no visible row of channel id `ch` (-1: any) has `status`: a filter
+   * nothing matches is answered at once instead of by walking every row.
+   */
+  private noneMatch(ch: number, status: string): boolean {
+    const count = COUNTED.get(status);
+    if (!count) return false;
+    let n = 0;
+    for (const [id, c] of this.counts.entries()) if (c && (ch < 0 || id === ch)) n += count(c);
+    return n === 0;
   }
 
   private matches(i: number, status: string): boolean {
@@ -490,7 +541,7 @@ export class CompactIndex {
   /** Per-channel counts (one row per channel identity), O(channels). */
   channelStatus(): (ChannelStatus & { key: string })[] {
     const out: (ChannelStatus & { key: string })[] = [];
-    for (const [ch, c] of this.counts) if (c.received > 0) out.push({ name: this.channelNames[ch]!, key: this.channels.name(ch), ...c });
+    for (const [ch, c] of this.counts.entries()) if (c && c.received > 0) out.push({ name: this.channelNames[ch]!, key: this.channels.name(ch), ...c });
     return out.sort((a, b) => a.name.localeCompare(b.name));
   }
 }

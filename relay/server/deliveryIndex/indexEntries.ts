@@ -116,6 +116,35 @@ export function encodeAttempt(seq: number, a: AttemptFields, st: StateFields | u
   return w.finish();
 }
 
+/**
+ * An attempt entry decoded into `into`, whose objects are reused from one call to the next (a
+ * restart decodes a million: no three objects each to collect). Absent optional fields are set
+ * to undefined; whoever keeps the objects past the next call copies them.
+ */
+export function decodeAttemptInto(r: ByteReader, into: { seq: number; attempt: AttemptFields; state: StateFields; hasState: boolean }): void {
+  into.seq = r.f64();
+  const a = into.attempt;
+  a.atMs = r.f64();
+  a.durationMs = r.f64();
+  const flags = r.u8();
+  const status = r.u16();
+  a.target = r.str(K_TARGET);
+  a.ok = (flags & A_OK) !== 0;
+  a.status = flags & A_STATUS ? status : undefined;
+  a.error = flags & A_ERROR ? r.str(K_ERROR) : undefined;
+  a.replay = flags & A_REPLAY ? true : undefined;
+  into.hasState = (flags & A_STATE) !== 0;
+  if (!into.hasState) return;
+  const st = into.state;
+  st.status = decoded(STATUSES, r.u8());
+  st.attempts = r.u32();
+  const lastStatus = r.u16();
+  const next = r.f64();
+  st.target = r.str(K_TARGET);
+  st.lastStatus = flags & S_LAST ? lastStatus : undefined;
+  st.nextAttemptMs = flags & S_NEXT ? next : undefined;
+}
+
 export function decodeAttempt(r: ByteReader): AttemptEntry {
   const seq = r.f64();
   const atMs = r.f64();

@@ -22,13 +22,37 @@ export interface LoadContext {
   options: JournalOptions;
   /** Told about each damaged region (from a scan, or as its index file recorded it). */
   corrupt: (region: CorruptRegion) => void;
-  /** Index files are read into this one buffer, grown as needed (nothing keeps a view of it past a segment). */
-  readBuffer?: Buffer;
+  /**
+   * Buffers free to read index files into (one per segment read ahead, reused: no garbage of a
+   * megabyte or two per file); a segment's goes back once it is fed (nothing keeps a view of it).
+   */
+  buffers?: Buffer[];
 }
 
-function readBuffer(ctx: LoadContext, size: number): Buffer {
-  if (!ctx.readBuffer || ctx.readBuffer.length < size) ctx.readBuffer = Buffer.allocUnsafe(Math.max(size, 2 * (ctx.readBuffer?.length ?? 0)));
-  return ctx.readBuffer.subarray(0, size);
+function takeBuffer(ctx: LoadContext, size: number): Buffer {
+  const free = (ctx.buffers ??= []).pop();
+  return free && free.length >= size ? free : Buffer.allocUnsafe(Math.max(size, 2 * (free?.length ?? 0)));
+}
+
+/** What reading a segment's index file found (I/O only: nothing is fed before loadSegment). */
+export interface SegmentRead {
+  segmentBytes: number;
+  file: IndexSnapshot | undefined;
+  /** The buffer the file was read into (back to the pool once fed). */
+  buffer: Buffer | undefined;
+}
+
+/**
+ * Reads a segment's size and its index file. Several run ahead of the segment being fed
+ * (Journal.open), so the file system's round trips overlap the decoding instead of adding to it.
+ */
+export async function readSegment(ctx: LoadContext, seg: number): Promise<SegmentRead> {
+  if (!ctx.indexing) return { segmentBytes: 0, file: undefined, buffer: undefined };
+  // The segment's size, for the check and the notice.
+  const segmentBytes = (await ctx.fs.stat(join(ctx.dir, segmentName(seg)))).size;
+  let buffer: Buffer | undefined;
+  const file = await readIndex(ctx.fs, ctx.dir, seg, segmentBytes, (size) => (buffer = takeBuffer(ctx, size)).subarray(0, size));
+  return { segmentBytes, file, buffer };
 }
 
 export interface LoadedSegment {
@@ -41,10 +65,18 @@ export interface LoadedSegment {
 }
 
 /** Feeds one segment's records to the journal's options (onEntry, onRecord, …). */
-export async function loadSegment(ctx: LoadContext, seg: number, current: boolean): Promise<LoadedSegment> {
-  // The segment's size, when an index file may describe it (one stat, for the check and the notice).
-  const segmentBytes = ctx.indexing ? (await ctx.fs.stat(join(ctx.dir, segmentName(seg)))).size : 0;
-  const file = ctx.indexing ? await loadIndex(ctx, seg, segmentBytes) : undefined;
+export async function loadSegment(ctx: LoadContext, seg: number, current: boolean, read?: SegmentRead): Promise<LoadedSegment> {
+  const { segmentBytes, file, buffer } = read ?? (await readSegment(ctx, seg));
+  try {
+    if (file) feedIndex(ctx, seg, file);
+    return await completeSegment(ctx, seg, current, segmentBytes, file);
+  } finally {
+    if (buffer) ctx.buffers!.push(buffer);
+  }
+}
+
+/** After its index file's records: scans what the file did not cover, writes the file again when it was not whole. */
+async function completeSegment(ctx: LoadContext, seg: number, current: boolean, segmentBytes: number, file: IndexSnapshot | undefined): Promise<LoadedSegment> {
   const complete = file !== undefined && file.bytes === segmentBytes;
   // A sealed segment fully indexed: nothing more to read or keep.
   if (complete && !current) return { index: new IndexBuffer(seg), checkpointed: file.bytes, indexWriteFailed: false };
@@ -56,14 +88,11 @@ export async function loadSegment(ctx: LoadContext, seg: number, current: boolea
   return { index, checkpointed: file?.bytes ?? 0, indexWriteFailed };
 }
 
-/** Feeds a segment's records from its index file; undefined when there is no valid one. */
-async function loadIndex(ctx: LoadContext, seg: number, segmentBytes: number): Promise<IndexSnapshot | undefined> {
-  const file = await readIndex(ctx.fs, ctx.dir, seg, segmentBytes, (size) => readBuffer(ctx, size));
-  if (!file) return undefined;
+/** Feeds a segment's records from its (valid) index file. */
+function feedIndex(ctx: LoadContext, seg: number, file: IndexSnapshot): void {
   for (const [offset, bytes] of file.corrupt) ctx.corrupt({ segment: seg, offset, bytes });
   const onEntry = ctx.options.onEntry;
   if (onEntry) forEachRecord(file.body, (type, entry, offset, length) => onEntry(type, entry, { segment: seg, offset, length }));
-  return file;
 }
 
 /**

@@ -21,9 +21,9 @@ import {
   parseMeta,
   summarize,
 } from '../store/storeRecords';
-import { decodeAttempt, decodeDelivery, decodePrune, encodeAttempt, encodePrune } from '../deliveryIndex/indexEntries';
+import { decodeAttemptInto, decodeDelivery, decodePrune, encodeAttempt, encodePrune } from '../deliveryIndex/indexEntries';
 import type { ByteReader } from './bytes';
-import type { IndexRow } from '../deliveryIndex/compactIndex';
+import type { AttemptFields, IndexRow, StateFields } from '../deliveryIndex/compactIndex';
 import type { AttemptToRecord, DeliveryLog, LogSink, ReadRecord } from '../store/deliveryLog';
 import type { BodyReader, DeliveryMeta, NewDelivery, RecordAttemptOptions, StoreHealth, StoreIntegrity } from '../store/storeTypes';
 
@@ -72,6 +72,13 @@ export class JournalLog implements DeliveryLog {
   private fatalTold = false;
   /** Acknowledged deliveries found lost at open (./journalLoss.ts). */
   private lost: SeqRange[] = [];
+  /** Attempt entries are decoded into this at open (LogSink.attemptFields copies what it keeps). */
+  private readonly scratch = {
+    seq: 0,
+    attempt: { target: '', atMs: 0, ok: false, durationMs: 0 } as AttemptFields,
+    state: { target: '', status: 'pending', attempts: 0 } as StateFields,
+    hasState: false,
+  };
   /** While opening: the delivery seqs of each segment. */
   private loading: Map<number, SegmentSeqs> | undefined;
 
@@ -133,10 +140,11 @@ export class JournalLog implements DeliveryLog {
       this.sink.delivery(d, bodySize(loc, d.metaLength), loc);
       this.touchDelivery(loc.segment, d.seq, d.verification === 'rejected');
     } else if (isAttempt(type)) {
-      const rec = decodeAttempt(entry);
-      this.lastSeq = Math.max(this.lastSeq, rec.seq);
+      const rec = this.scratch;
+      decodeAttemptInto(entry, rec);
+      if (rec.seq > this.lastSeq) this.lastSeq = rec.seq;
       this.touchSegment(loc.segment, rec.seq);
-      this.sink.attemptFields(rec.seq, rec.attempt, rec.state);
+      this.sink.attemptFields(rec.seq, rec.attempt, rec.hasState ? rec.state : undefined);
     } else if (type === T_PRUNE) {
       const minSeq = decodePrune(entry);
       // Every seq below minSeq was given out once (its record may be deleted): never reuse them.
@@ -162,7 +170,8 @@ export class JournalLog implements DeliveryLog {
 
   /** Remembers the largest seq any record of a segment refers to (a segment is deleted only when all are pruned). */
   private touchSegment(segment: number, seq: number): void {
-    this.segmentMaxSeq.set(segment, Math.max(this.segmentMaxSeq.get(segment) ?? 0, seq));
+    const max = this.segmentMaxSeq.get(segment);
+    if (max === undefined || seq > max) this.segmentMaxSeq.set(segment, seq);
   }
 
   private dropBelow(minSeq: number): void {

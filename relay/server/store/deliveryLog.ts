@@ -20,7 +20,7 @@ export interface LogSink {
   delivery(d: DeliveryMeta | IndexedDelivery, size: number, ref?: RecordRef): void;
   /** A forward attempt of delivery `seq`, and the target's new state (none for a replay to another URL). */
   attempt(seq: number, attempt: ForwardAttempt, state?: ForwardState): void;
-  /** attempt() in the compact form the file journal decodes at open. */
+  /** attempt() in the compact form the file journal decodes at open; the objects are reused after the call (copy what is kept). */
   attemptFields(seq: number, attempt: AttemptFields, state?: StateFields): void;
   /** Every delivery below `minSeq` is gone (pruned, or removed by the backend's own limits). */
   dropBelow(minSeq: number): void;

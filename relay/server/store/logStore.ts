@@ -101,7 +101,11 @@ export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<
           ...(state ? { state: stateFields(state) } : {}),
           told: { attempt, ...(state ? { state } : {}) },
         }),
-      attemptFields: (seq, attempt, state) => this.indexAttempt(seq, { attempt, ...(state ? { state } : {}) }),
+      attemptFields: (seq, attempt, state) => {
+        // (the common case at open, a million times: applied without an object to hold it)
+        if (seq <= this.indexedUpTo || seq < this.minSeq) this.index.applyAttempt(seq, attempt, state);
+        else this.indexAttempt(seq, { attempt: { ...attempt }, ...(state ? { state: { ...state } } : {}) });
+      },
       dropBelow: (minSeq) => {
         if (minSeq <= this.minSeq) return;
         this.minSeq = minSeq;

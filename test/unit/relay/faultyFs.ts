@@ -25,6 +25,8 @@ export class FaultyFs implements JournalFs {
   readonly calls: { op: FsOp; path: string }[] = [];
   /** How many writev calls ran on the calling thread (writevSync) rather than in the thread pool. */
   syncWrites = 0;
+  /** How many reads ran on the calling thread (readSync) rather than in the thread pool. */
+  syncReads = 0;
 
   fail(op: FsOp, fault: Fault): void {
     this.faults.set(op, { ...fault });
@@ -79,6 +81,10 @@ export class FaultyFs implements JournalFs {
   private wrap(file: JournalFile, path: string): JournalFile {
     return {
       read: (b, o, l, p) => file.read(b, o, l, p),
+      readSync: (b, o, l, p) => {
+        this.syncReads++;
+        return file.readSync(b, o, l, p);
+      },
       write: (b, o, l, p) => file.write(b, o, l, p),
       writev: async (buffers, position) => {
         const f = this.take('writev', path);

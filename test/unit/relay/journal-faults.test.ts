@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Journal, JournalClosedError, JournalCorruptError, JournalFailedError } from '../../../relay/server/journal/journal';
+import { Journal, JournalClosedError, JournalCorruptError, JournalFailedError, SYNC_READ_MAX_BYTES } from '../../../relay/server/journal/journal';
 import { DeliveryStore } from '../../../relay/server/store/store';
 import { SYNC_WRITE_MAX_BYTES } from '../../../relay/server/journal/batchWrite';
 import { FaultyFs } from './faultyFs';
@@ -105,6 +105,27 @@ describe('relay journal: failure paths', () => {
     bytes[bytes.length - 2] ^= 0x20;
     writeFileSync(file, bytes);
     await assert.rejects(store.read(e.summary.seq), JournalCorruptError);
+    await store.close();
+  });
+
+  it('a record up to SYNC_READ_MAX_BYTES is read on the calling thread, a larger one through the pool; both checked', async () => {
+    const dir = tempDir();
+    const fs = new FaultyFs();
+    const store = await DeliveryStore.open(dir, { fs });
+    const small = await store.add(meta, Buffer.alloc(10 * 1024, 's'));
+    const large = await store.add(meta, Buffer.alloc(SYNC_READ_MAX_BYTES, 'l'));
+    assert.equal((await store.read(small.summary.seq))!.body.toString(), 's'.repeat(10 * 1024));
+    assert.equal(fs.syncReads, 1, 'a small record is read synchronously');
+    assert.equal((await store.read(large.summary.seq))!.body.toString(), 'l'.repeat(SYNC_READ_MAX_BYTES));
+    assert.equal(fs.syncReads, 1, 'a large one is not');
+    const file = join(
+      dir,
+      readdirSync(dir).find((f) => f.endsWith('.log'))!,
+    );
+    const bytes = readFileSync(file);
+    bytes[200] ^= 0x20; // inside the small record's body
+    writeFileSync(file, bytes);
+    await assert.rejects(store.read(small.summary.seq), JournalCorruptError);
     await store.close();
   });
 

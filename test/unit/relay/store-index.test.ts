@@ -195,6 +195,22 @@ describe('relay store: compact index', () => {
     await again.close();
   });
 
+  it('a status filter nothing matches answers empty from the counters, and follows them as states change', async () => {
+    const store = await fill(tempDir());
+    const seqs = (q: Parameters<DeliveryStore['list']>[0]) => store.list(q).map((d) => d.seq);
+    assert.deepEqual(seqs({ status: 'rejected' }), []);
+    assert.deepEqual(seqs({ status: 'unverified', channel: 'ci' }), []);
+    // ci holds seqs 3, 6, …, 39: failed ones are 15 and 30.
+    assert.deepEqual(seqs({ status: 'failed', channel: 'ci' }), [30, 15]);
+    for (const seq of [15, 30]) await store.recordAttempt(seq, attempt(true), { target: TARGET, status: 'ok', attempts: 2, lastStatus: 200 });
+    assert.deepEqual(seqs({ status: 'failed', channel: 'ci' }), []);
+    assert.deepEqual(seqs({ status: 'failed', limit: 3 }), [40, 35, 25]);
+    await store.recordAttempt(30, attempt(false), { target: TARGET, status: 'failed', attempts: 3, lastStatus: 500 });
+    assert.deepEqual(seqs({ status: 'failed', channel: 'ci' }), [30]);
+    assert.deepEqual(seqs({ status: 'ok', channel: 'ci' }).slice(0, 2), [36, 24]);
+    await store.close();
+  });
+
   it('pages back with before=<seq>, with since, channel and status filters', async () => {
     const store = await fill(tempDir());
     const seqs = (q: Parameters<DeliveryStore['list']>[0]) => store.list(q).map((d) => d.seq);
