@@ -31,6 +31,8 @@ interface Side {
   latencies: number[];
 }
 
+const pids = (c: NatsCluster) => c.nodes.flatMap((n) => (n.process?.pid ? [n.process.pid] : []));
+
 async function main(): Promise<void> {
   const tmp = mkdtempSync(join(tmpdir(), 'sh-bench-stores-'));
   const cli = await bundleCli(tmp);
@@ -61,8 +63,8 @@ async function main(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) for (const s of sides) s.rates.push(await load(s, N, agent));
     const publish = [
       await fileJournalRate(N * ROUNDS),
-      ...(await jetStreamRates(clusters[0]!.urls, 1, N * ROUNDS)),
-      ...(await jetStreamRates(clusters[1]!.urls, 3, N * ROUNDS)),
+      ...(await jetStreamRates(clusters[0]!.urls, 1, N * ROUNDS, pids(clusters[0]!))),
+      ...(await jetStreamRates(clusters[1]!.urls, 3, N * ROUNDS, pids(clusters[1]!))),
     ];
     report(sides, publish);
   } finally {
@@ -127,6 +129,15 @@ function report(sides: Side[], publish: PublishRates[]): void {
   console.log('|---|---|---|---|');
   for (const p of publish)
     console.log(`| ${p.store} | ${p.mode} | ${p.perSecond.toFixed(0)} | ${(p.perSecond / file).toFixed(2)}×${p.mode.startsWith('pipelined') ? goal(p) : ''} |`);
+  // The ablation: what the servers and the client spend per message bounds the rate on this
+  // machine's cores, whatever the client does (every side shares the same nproc cores).
+  for (const p of publish.filter((x) => x.cpuUs)) {
+    const perMessage = p.cpuUs!.servers + p.cpuUs!.client;
+    const ceiling = (cpus().length * 1e6) / perMessage;
+    console.log(
+      `${p.store}, ${p.mode}: the servers use ${p.cpuUs!.servers.toFixed(0)} µs and the client ${p.cpuUs!.client.toFixed(0)} µs of CPU per message: at most ${ceiling.toFixed(0)}/s on ${cpus().length} cores = ${(ceiling / file).toFixed(2)}× the file journal${goal(p)}`,
+    );
+  }
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
   writeFileSync(
     join(ROOT, 'bench', 'results', 'relay-stores.json'),

@@ -6,7 +6,7 @@
 //   - pipelined: batches of 16 (or 64) published back to back, their acks awaited together;
 // and the file journal (DeliveryStore.begin, 16 in flight, group commit) as the yardstick.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, StorageType, type JetStreamClient } from 'nats';
@@ -16,6 +16,23 @@ export interface PublishRates {
   store: string;
   mode: string;
   perSecond: number;
+  /** CPU time per message of the nats-server processes and of this process (the client), when measured. */
+  cpuUs?: { servers: number; client: number };
+}
+
+/** user + system CPU time of process `pid` so far, in µs (Linux /proc; clock ticks of 10 ms). */
+function cpuOf(pid: number): number {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) * 10_000;
+}
+
+/** Runs `fn` and says how much CPU the processes `pids` and this one used per message of `n`. */
+async function withCpu<T>(pids: number[], n: number, fn: () => Promise<T>): Promise<{ value: T; cpuUs: { servers: number; client: number } }> {
+  const s0 = pids.reduce((t, p) => t + cpuOf(p), 0);
+  const c0 = process.cpuUsage();
+  const value = await fn();
+  const c = process.cpuUsage(c0);
+  return { value, cpuUs: { servers: (pids.reduce((t, p) => t + cpuOf(p), 0) - s0) / n, client: (c.user + c.system) / n } };
 }
 
 const BODY = Buffer.alloc(1024, 0x61);
@@ -44,7 +61,7 @@ async function pipelined(js: JetStreamClient, subject: string, n: number, depth:
 }
 
 /** The JetStream rates on the servers `urls` with a stream of `replicas`. */
-export async function jetStreamRates(urls: string, replicas: number, n: number): Promise<PublishRates[]> {
+export async function jetStreamRates(urls: string, replicas: number, n: number, serverPids: number[] = []): Promise<PublishRates[]> {
   const nc = await connect({ servers: urls.split(',') });
   const name = `BENCH_PUBLISH_R${replicas}`;
   const subject = `benchpublish${replicas}.x`;
@@ -59,7 +76,12 @@ export async function jetStreamRates(urls: string, replicas: number, n: number):
       { store, mode: 'one at a time', perSecond: await rate(Math.min(n, 1000), 1, publish) },
       { store, mode: '16 callers, each ack awaited alone', perSecond: await rate(n, 16, publish) },
       { store, mode: 'pipelined, batches of 16', perSecond: await pipelined(js, subject, n, 16) },
-      { store, mode: 'pipelined, batches of 64', perSecond: await pipelined(js, subject, n, 64) },
+      await withCpu(serverPids, n, () => pipelined(js, subject, n, 64)).then(({ value, cpuUs }) => ({
+        store,
+        mode: 'pipelined, batches of 64',
+        perSecond: value,
+        ...(serverPids.length ? { cpuUs } : {}),
+      })),
     ];
   } finally {
     await nc.drain();
