@@ -174,7 +174,8 @@ export class StreamFollower {
 
   /**
    * `m` when the stream's leader holds the same message at its seq (by message id), else the
-   * leader's message; undefined when the leader did not answer. One of the new consumer's first.
+   * leader's message; undefined when the leader did not answer. Asked for a new consumer's first
+   * messages, and for every message while the cluster is disturbed (checkNext).
    */
   private async checked(m: FollowedMessage): Promise<FollowedMessage | undefined> {
     this.toCheck--;
@@ -182,7 +183,7 @@ export class StreamFollower {
     const leader = await this.h.readers.leader(this.stream, m.seq).catch(() => undefined);
     if (!leader) return undefined;
     if (leader.header.get('Nats-Msg-Id') === (m.headers?.get('Nats-Msg-Id') ?? '')) return m;
-    this.h.log?.(`store: a new consumer of ${this.stream} handed over another message at seq ${m.seq} than the stream's leader holds; the leader's is indexed`);
+    this.h.log?.(`store: a consumer of ${this.stream} handed over another message at seq ${m.seq} than the stream's leader holds; the leader's is indexed`);
     return followed(m.seq, leader);
   }
 
