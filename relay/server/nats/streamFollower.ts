@@ -180,7 +180,9 @@ export class StreamFollower {
   private async checked(m: FollowedMessage): Promise<FollowedMessage | undefined> {
     this.toCheck--;
     if (!this.h.readers) return m;
-    const leader = await this.h.readers.leader(this.stream, m.seq).catch(() => undefined);
+    // The manager's own time-out (5 s), not the quick readers' 1 s: on a loaded machine a check
+    // that timed out dropped the consumer, and the next one's checks timed out again.
+    const leader = await this.h.jsm.streams.getMessage(this.stream, { seq: m.seq }).catch(() => undefined);
     if (!leader) return undefined;
     if (leader.header.get('Nats-Msg-Id') === (m.headers?.get('Nats-Msg-Id') ?? '')) return m;
     this.h.log?.(`store: a consumer of ${this.stream} handed over another message at seq ${m.seq} than the stream's leader holds; the leader's is indexed`);

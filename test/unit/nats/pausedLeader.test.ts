@@ -52,6 +52,13 @@ describe('JetStream ingress while the stream leader hangs (3 nats-server, SIGSTO
     const stored = await store.add(meta, Buffer.from('{"id":"pl-1"}'));
     assert.ok(stored.seq > before);
     leader.process.kill('SIGCONT');
+    // The resumed server answers as the leader it was until it hears of the new one: ask once the
+    // stream's replicas are current again.
+    await waitForStreamQuorum(
+      nats.nodes.map((n) => n.url),
+      STREAM,
+      3,
+    );
     const info = await store.manager.streams.info(STREAM);
     assert.equal(info.state.last_seq - before, 1, 'the copies sent again are one message');
     const m = await store.manager.streams.getMessage(STREAM, { seq: stored.seq });
