@@ -102,11 +102,6 @@ export class NatsStore extends LogStore<NatsLog> {
     return this.log.deliverySubject(channel);
   }
 
-  /** True while the cluster was lately disturbed: a consumer's copy may not be the leader's (NatsLog.disturbed). */
-  disturbed(): boolean {
-    return this.log.disturbed();
-  }
-
   leaderMessage(seq: number): Promise<{ id: string; data: Uint8Array; metaText: string }> {
     return this.log.leaderMessage(seq);
   }
@@ -322,7 +317,7 @@ export class NatsLog implements DeliveryLog {
 
   /**
    * For DISTURBED_MS from now, the followers check what they hand over against the stream leader's
-   * copy, and the shared forwarding the messages it posts (disturbed()).
+   * copy (the shared forwarding checks every message it posts: ./sharedForwarding.ts).
    */
   private disturb(why: string): void {
     if (!this.disturbed()) this.options.log?.(`store: ${why}; messages are checked against the stream leader's copy for ${DISTURBED_MS / 1000} s`);

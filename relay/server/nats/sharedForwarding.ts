@@ -162,10 +162,11 @@ export class SharedForwarding {
       m.term();
       return;
     }
-    if (this.store.disturbed()) {
+    {
       // The consumer reads its own server's copy, and copies were seen to differ from the
-      // leader's after a server restarted: the app got another delivery for this seq, never its
-      // own (issue 21). While the cluster is disturbed, what is posted is the leader's copy.
+      // leader's after servers restarted, also well after the cluster looked settled again: the
+      // app got another delivery for a seq, never its own (issue 21). What is posted is the
+      // leader's copy, checked by message id for every forward (one more read of the stream).
       const leader = await this.store.leaderMessage(seq).catch(() => undefined);
       if (!leader) return m.nak(RECORD_RETRY_MS);
       if (leader.id !== (m.headers?.get('Nats-Msg-Id') ?? '')) {
