@@ -5,7 +5,8 @@
 // Here the base64 is found in the frames' bytes and decoded from them straight into the body,
 // and only the rest of the message is parsed as JSON: the frames and the body, about 2.3× the
 // body. Any relay's messages decode alike (no negotiation): a message this does not recognise is
-// parsed whole, as before.
+// parsed whole, as before. A relay that knows `bodies=binary` sends a large body as raw binary
+// messages after its message instead (./followingBody.ts).
 import type { DeliveryMessage, ServerMessage } from '../../src/core/relay/protocol';
 
 type Delivery = DeliveryMessage['delivery'];
@@ -78,7 +79,7 @@ function inPlace(frames: Buffer[]): ServerMessage | undefined {
  * Replaces the delivery's bodyBase64 with `body`: read back with deliveryBody; bodyBase64 stays
  * a (lazy, enumerable) property for code that reads it, encoded only if it is read.
  */
-function attachBody(d: Delivery, body: Buffer): void {
+export function attachBody(d: Delivery, body: Buffer): void {
   bodies.set(d, body);
   let encoded: string | undefined;
   Object.defineProperty(d, 'bodyBase64', { enumerable: true, configurable: true, get: () => (encoded ??= body.toString('base64')) });

@@ -17,6 +17,7 @@ import {
 } from '../../src/core/relay/protocol';
 import { subscriberState } from '../../src/core/relay/forwardPolicy';
 import { parseServerMessage } from './serverMessage';
+import { bodyToFollow, FollowingBody } from './followingBody';
 
 export type SubscriptionState =
   | { state: 'connecting'; attempt: number }
@@ -116,6 +117,8 @@ interface Connection {
   refused?: number;
   /** The first socket error's code. */
   code?: string;
+  /** A delivery whose body is still coming as binary messages (bodies=binary). */
+  following?: FollowingBody;
 }
 
 class Subscriber implements Subscription {
@@ -160,7 +163,8 @@ class Subscriber implements Subscription {
     if (u.pathname === '/' || u.pathname === '') u.pathname = WS_PATH;
     if (this.last >= 0) u.searchParams.set('since', String(this.last));
     if (this.options.channel) u.searchParams.set('channel', this.options.channel);
-    if (this.options.bodies === false) u.searchParams.set('bodies', '0');
+    // A large body then comes as raw bytes after its message (older relays send it as base64 anyway).
+    u.searchParams.set('bodies', this.options.bodies === false ? '0' : 'binary');
     if (this.options.forwards === false) u.searchParams.set('forwards', '0');
     return u.toString();
   }
@@ -216,7 +220,21 @@ class Subscriber implements Subscription {
   }
 
   private message(c: Connection, data: Buffer | Buffer[]): void {
-    const msg = parseServerMessage(data);
+    let msg = c.following ? undefined : parseServerMessage(data);
+    try {
+      const follows = msg && bodyToFollow(msg);
+      if (follows) c.following = new FollowingBody(follows);
+      else if (c.following) c.following.add(Array.isArray(data) ? data : [data]);
+    } catch (err) {
+      c.failure = (err as Error).message;
+      c.sock.terminate();
+      return;
+    }
+    if (c.following) {
+      if (!c.following.whole) return;
+      msg = c.following.done();
+      c.following = undefined;
+    }
     if (!msg) return;
     switch (msg.type) {
       case 'hello':

@@ -99,7 +99,7 @@ class Subscriber {
   oversize = 0;
   /** Resolves when everything written so far has gone to the kernel. */
   lastWrite: Promise<void> = Promise.resolve();
-  /** A fragmented delivery is being written: other messages wait in `deferred` until its last fragment. */
+  /** A streamed delivery is being written: other messages wait in `deferred` until its last fragment or part. */
   fragmenting = false;
   deferred: Buffer[] = [];
   deferredBytes = 0;
@@ -112,6 +112,8 @@ class Subscriber {
     since: number,
     /** Sent ForwardMessages (`forwards=0`: not). */
     readonly forwards = true,
+    /** A streamed body goes as raw binary messages after its message (`bodies=binary`). */
+    readonly binary = false,
   ) {
     this.sent = since;
     this.acked = since;
@@ -253,6 +255,7 @@ export class SubscriberHub {
     if ('error' in narrowed) return refuse(403, `Forbidden Channel (${narrowed.error})`);
     const channel = narrowed.channel;
     const bodies = url.searchParams.get('bodies') !== '0';
+    const binary = url.searchParams.get('bodies') === 'binary';
     const forwards = url.searchParams.get('forwards') !== '0';
     // Counted from now, so concurrent upgrades cannot pass the cap together; given back if the
     // handshake fails (ws then answers 400 itself and never calls back).
@@ -261,7 +264,7 @@ export class SubscriberHub {
     socket.once('close', () => accepted || this.release(token));
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       accepted = true;
-      const sub = new Subscriber(ws, token, channel, bodies, since, forwards);
+      const sub = new Subscriber(ws, token, channel, bodies, since, forwards, binary);
       sub.scopedTo = scope.kind === 'channel' ? scope.channel : undefined;
       this.accept(sub);
     });
@@ -386,8 +389,9 @@ export class SubscriberHub {
 
   /**
    * Queues bytes on the connection; a message that would pass the bound drops the subscriber. A
-   * `fragment` (fin: its last) belongs to the delivery being streamed; any other message written
-   * meanwhile waits until that delivery's last fragment (WebSocket messages cannot interleave).
+   * `fragment` (fin: it ends a WebSocket message) belongs to the delivery being streamed; any other
+   * message written meanwhile waits until that delivery's end (WebSocket messages cannot
+   * interleave, and the binary parts of a body must follow its message).
    */
   private write(sub: Subscriber, msg: Buffer, options: { delivery?: boolean; fragment?: { fin: boolean } } = {}): void {
     if (!sub.open) return;
@@ -446,9 +450,9 @@ export class SubscriberHub {
     sub.lagBytes = 0;
   }
 
-  /** Writes a large delivery as fragments read from the store as the connection drains; false if its body cannot be read. */
+  /** Writes a large delivery as fragments (or binary parts) read from the store as the connection drains; false if its body cannot be read. */
   private async stream(sub: Subscriber, entry: StoredDelivery): Promise<boolean> {
-    const parts = await this.streams.open(entry);
+    const parts = await this.streams.open(entry, sub.binary);
     if (!parts) return false;
     try {
       for await (const part of parts) {
@@ -461,7 +465,7 @@ export class SubscriberHub {
           sub.sent = entry.seq;
           sub.unacked.push(entry.seq);
         }
-        this.write(sub, part.data, { fragment: { fin: part.last } });
+        this.write(sub, part.data, { fragment: { fin: part.fin } });
       }
     } catch {
       // The body failed part-way (damaged, or pruned meanwhile): cut the connection rather than

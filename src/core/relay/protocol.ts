@@ -218,6 +218,9 @@ export interface ErrorBody {
 // Auth: `Authorization: Bearer <token>` or subprotocol `service-hooks.token.<token>` (never the URL).
 // Query: `since=<seq>` replays every delivery with a larger seq, then streams live;
 //        `channel=<name>` filters; `bodies=0` sends summaries without headers/body;
+//        `bodies=binary` sends a large body (one the relay streams) as raw binary messages after
+//        its DeliveryMessage (see `bodyFollows`) instead of base64 inside it: the client holds
+//        the body once, not its base64 in frames as well (older relays ignore it: base64);
 //        `forwards=0` sends no ForwardMessage (a forwarder that does not show them: one message
 //        less per delivery; older relays ignore the parameter and send them).
 
@@ -242,7 +245,15 @@ export interface HelloMessage {
 /** Server → client: one delivery, in seq order, each exactly once per connection. */
 export interface DeliveryMessage {
   type: 'delivery';
-  delivery: RelayDeliverySummary & Partial<Pick<RelayDelivery, 'headers' | 'bodyBase64'>>;
+  delivery: RelayDeliverySummary &
+    Partial<Pick<RelayDelivery, 'headers' | 'bodyBase64'>> & {
+      /**
+       * `bodies=binary` only, in place of bodyBase64: the body's length in bytes. The next
+       * binary messages on the connection are its bytes, in order, until this many have come;
+       * no other message comes between them.
+       */
+      bodyFollows?: number;
+    };
 }
 /**
  * Server → client: a delivery sent again on request (POST /api/deliveries/<seq>/replay with

@@ -3,69 +3,17 @@
 // by seq with nothing lost), a cap per token, and subscribers indexed by channel.
 import { strict as assert } from 'node:assert';
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { STREAM_BODY_BYTES, SubscriberHub, type SubscriberOptions } from '../../../relay/server/subscribers/subscribers';
+import { STREAM_BODY_BYTES } from '../../../relay/server/subscribers/subscribers';
 import { PART_BYTES } from '../../../relay/server/subscribers/deliveryStream';
-import { DeliveryStore, type RelayStore } from '../../../relay/server/store/store';
 import { subscribe } from '../../../relay/client';
 import { WS_CLOSE_SLOW_SUBSCRIBER, WS_TOO_MANY_SUBSCRIBERS_STATUS, type DeliveryMessage, type ServerMessage } from '../../../src/core/relay/protocol';
-import { tempDir, tryConnect } from './helpers';
-
-const TOKEN = 'limits-token';
-
-interface Harness {
-  /** The store's data folder (its journal segments). */
-  dir: string;
-  store: DeliveryStore;
-  hub: SubscriberHub;
-  url: string;
-  close(): Promise<void>;
-}
-
-/** A store, a hub and an HTTP server that hands /ws upgrades to the hub: the relay's subscriber half. */
-async function harness(limits: Partial<SubscriberOptions> = {}, o: { wholeBodies?: boolean } = {}): Promise<Harness> {
-  const dir = tempDir();
-  const store = await DeliveryStore.open(dir);
-  const authenticate = (given: string | undefined) => (given === TOKEN ? ({ kind: 'admin' } as const) : undefined);
-  // A store that reads bodies only whole, as the JetStream store does (no openBody).
-  const seen: RelayStore = o.wholeBodies
-    ? new Proxy(store, {
-        get: (t, k) =>
-          k === 'openBody'
-            ? undefined
-            : typeof t[k as keyof DeliveryStore] === 'function'
-              ? (t[k as keyof DeliveryStore] as (...a: unknown[]) => unknown).bind(t)
-              : t[k as keyof DeliveryStore],
-      })
-    : store;
-  const hub = new SubscriberHub(seen, { authenticate, boundHost: '127.0.0.1', allowedHosts: [], allowedOrigins: [], ...limits });
-  const server: Server = createServer((_req, res) => res.writeHead(404).end());
-  server.on('upgrade', (req, socket, head) => hub.upgrade(req, socket, head, new URL(req.url!, 'http://relay.invalid')));
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const url = `ws://127.0.0.1:${(server.address() as { port: number }).port}/ws`;
-  return {
-    dir,
-    store,
-    hub,
-    url,
-    close: async () => {
-      hub.close();
-      server.closeAllConnections();
-      await new Promise<void>((r) => server.close(() => r()));
-      await store.close();
-    },
-  };
-}
-
-function add(store: DeliveryStore, channel: string, body: Buffer): Promise<unknown> {
-  return store.add({ channel, verification: 'unverified', headers: [['content-type', 'application/octet-stream']], targets: [] }, body);
-}
+import { tryConnect } from './helpers';
+import { add, harness, TOKEN, type Harness } from './subscriberHarness';
 
 /** A real ws client that stops reading from its socket once connected. */
 async function neverReader(url: string, query = ''): Promise<{ ws: WebSocket; socket: Socket }> {
