@@ -5,6 +5,8 @@
 // at the second chunk, not on the header's word alone, and the bytes so reserved by all requests
 // in flight are bounded
 // (PREALLOCATED_MAX): past it, or without a length (chunked), the chunks are joined at the end.
+// A large body's garbage is collected as it comes (./largeBodyGc.ts).
+import { bodyBytesPassed, takingBody } from './largeBodyGc';
 
 /** Bytes that requests in flight may have reserved, process-wide, for bodies not received yet. */
 export const PREALLOCATED_MAX = 256 * 1024 * 1024;
@@ -31,8 +33,10 @@ export class BodyBytes {
       this.chunks[0]!.copy(this.into!, 0);
       this.chunks = [];
     }
-    if (this.into && this.length + chunk.length <= this.into.length) chunk.copy(this.into, this.length);
-    else {
+    if (this.into && this.length + chunk.length <= this.into.length) {
+      chunk.copy(this.into, this.length);
+      bodyBytesPassed(this.into.length, chunk.length);
+    } else {
       // More than declared (the HTTP parser does not let that happen; kept safe anyway): back to chunks.
       if (this.into) this.chunks.push(this.into.subarray(0, this.length));
       this.into = undefined;
@@ -60,6 +64,7 @@ export class BodyBytes {
     if (!(Number.isInteger(n) && n > 0) || reserved + n > PREALLOCATED_MAX) return false;
     reserved += n;
     this.held = n;
+    takingBody(n);
     this.into = Buffer.allocUnsafe(n);
     return true;
   }

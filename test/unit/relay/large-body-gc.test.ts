@@ -1,0 +1,68 @@
+// relay/shared/largeBodyGc.ts (issue 24): a process that takes a large body first collects what
+// earlier ones left, and collects the young buffers a large body churns every 8 MiB; a small body
+// costs no collection. Through the three places that hold large bodies: the ingress's BodyBytes,
+// the subscription's FollowingBody (`forward`), and the relay's stream of a body to a subscriber
+// (through a real hub, in binary-bodies.test.ts's harness).
+import { strict as assert } from 'node:assert';
+import { BodyBytes } from '../../../relay/shared/bodyBytes';
+import { LARGE_BODY_BYTES, largeBodyCollections } from '../../../relay/shared/largeBodyGc';
+import { FollowingBody } from '../../../relay/client/followingBody';
+import { subscribe } from '../../../relay/client';
+import type { ServerMessage } from '../../../src/core/relay/protocol';
+import { add, harness, TOKEN } from './subscriberHarness';
+
+const MiB = 1024 * 1024;
+
+/** The collections `fn` ran. */
+async function collectionsOf(fn: () => unknown): Promise<{ major: number; minor: number }> {
+  const before = largeBodyCollections();
+  await fn();
+  const after = largeBodyCollections();
+  return { major: after.major - before.major, minor: after.minor - before.minor };
+}
+
+/** `size` bytes into a BodyBytes, in 64 KiB chunks (as an ingress gets them). */
+function receive(size: number): Buffer {
+  const b = new BodyBytes(size);
+  for (let at = 0; at < size; at += 64 * 1024) b.add(Buffer.alloc(Math.min(64 * 1024, size - at), 0x61));
+  return b.done();
+}
+
+describe('large bodies: garbage collected as they pass (relay/shared/largeBodyGc.ts)', function () {
+  it('the ingress: a full collection before a large body is taken, a young one per 8 MiB of it; none for a small body', async () => {
+    assert.deepEqual(await collectionsOf(() => receive(LARGE_BODY_BYTES - 1)), { major: 0, minor: 0 });
+    const large = await collectionsOf(() => receive(3 * LARGE_BODY_BYTES));
+    assert.equal(large.major, 1);
+    assert.ok(large.minor >= 2 && large.minor <= 3, `young collections: ${large.minor}`);
+  });
+
+  it('forward: a body that follows its message is collected around alike', async () => {
+    const follow = (size: number) => {
+      const f = new FollowingBody({ type: 'delivery', delivery: { seq: 1, bodyFollows: size } } as unknown as Extract<ServerMessage, { type: 'delivery' }>);
+      for (let at = 0; at < size; at += 48 * 1024) f.add([Buffer.alloc(Math.min(48 * 1024, size - at))]);
+      assert.ok(f.whole);
+    };
+    assert.deepEqual(await collectionsOf(() => follow(MiB)), { major: 0, minor: 0 });
+    const large = await collectionsOf(() => follow(2 * LARGE_BODY_BYTES));
+    assert.equal(large.major, 1);
+    assert.ok(large.minor >= 1 && large.minor <= 2, `young collections: ${large.minor}`);
+  });
+
+  it("the relay's stream of a large body to a subscriber: a young collection per 8 MiB read", async () => {
+    const h = await harness();
+    try {
+      await add(h.store, 'default', Buffer.alloc(2 * LARGE_BODY_BYTES, 0x62));
+      let got!: () => void;
+      const arrived = new Promise<void>((r) => (got = r));
+      const sub = subscribe({ url: h.url, token: TOKEN, since: 0, onDelivery: () => got() });
+      const during = await collectionsOf(() => arrived);
+      sub.close();
+      await sub.closed;
+      // Both ends are in this process: the relay's reads (2) and the subscriber's receipt (1 full, 2 young).
+      assert.equal(during.major, 1);
+      assert.ok(during.minor >= 3 && during.minor <= 5, `young collections: ${during.minor}`);
+    } finally {
+      await h.close();
+    }
+  });
+});
