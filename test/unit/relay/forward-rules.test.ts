@@ -118,6 +118,8 @@ describe('service-hooks forward: the forwarding rules (real relay, app and child
     await subscriberState(relay, 3, (s) => s.status === 'ok');
     assert.deepEqual(await subscriberState(relay, 1, () => true), { target: SUBSCRIBER_TARGET, status: 'failed', lastStatus: 400, attempts: 1 });
     assert.deepEqual(await subscriberState(relay, 2, () => true), { target: SUBSCRIBER_TARGET, status: 'pending', lastStatus: 500, attempts: 1 });
+    // The state file is written after #3's line, without being awaited: wait for the write.
+    await stateFileSays(state, (k) => k.lastSeq === 3);
     const kept = JSON.parse(readFileSync(state, 'utf8')) as { lastSeq: number; retrying: { seq: number; attempts: number; lastStatus: number }[] };
     assert.equal(kept.lastSeq, 3);
     assert.deepEqual(
