@@ -4,6 +4,9 @@
 // it to the app. Against, in the same rounds: the app directly, and the durable proxy
 // (bench/durable-proxy.mjs, plain HTTP: the least any durable relay must do). Then 25 MB
 // deliveries through the public path, with the peak RSS of the relay and the subscriber.
+// Beside them, the peer the issue names: smee-client (npm, its `smee` command) with a minimal
+// smee.io server (bench/smee-server.mjs: plain HTTP, nothing stored, the body re-serialised),
+// the same deliveries and 25 MB bodies; its figures are shown, not goals.
 // Goals: throughput at c=32 ≥ 0.6× the durable proxy; added p50 at c=1 ≤ 2 ms over direct; each
 // process's RSS growth for a 25 MB delivery under 3× the body. Latency is send → arrival at the
 // app (same process, same clock). Writes bench/results/public-path.json. Not a test.
@@ -164,6 +167,16 @@ async function publicPath(cli: string, work: string, appUrl: string): Promise<{ 
   return { relay: r.child, forward, url: `${base}/hooks/bench`, ca: certs.ca };
 }
 
+/** The peer: bench/smee-server.mjs and the `smee` command of smee-client, forwarding to the app. */
+async function smeePath(appUrl: string): Promise<{ server: ChildProcess; client: ChildProcess; url: string }> {
+  const server = await spawnListening([], join(ROOT, 'bench/smee-server.mjs'), ['0'], /smee server listening on http:\/\/127\.0\.0\.1:(\d+)/);
+  const url = `http://127.0.0.1:${server.port}/bench`;
+  const client = await spawnListening([], join(ROOT, 'node_modules/smee-client/bin/smee.js'), ['--url', url, '--target', appUrl], (out) =>
+    out.includes('Connected to') ? 0 : undefined,
+  );
+  return { server: server.child, client: client.child, url };
+}
+
 /** 25 MB deliveries through the public path: each process's RSS growth over the body. */
 async function big(
   url: string,
@@ -206,6 +219,7 @@ async function main(): Promise<void> {
     /durable proxy listening on http:\/\/127\.0\.0\.1:(\d+)/,
   );
   const durableUrl = `http://127.0.0.1:${durable.port}/hooks/default`;
+  const smee = await smeePath(appUrl);
   const agent = new Agent({ connections: 64, keepAliveTimeout: 30_000, connect: { ca: pub.ca } });
   const results: Record<string, unknown> = {};
   try {
@@ -213,26 +227,34 @@ async function main(): Promise<void> {
       [appUrl, 'warm-direct'],
       [durableUrl, 'warm-durable'],
       [pub.url, 'warm-public'],
+      [smee.url, 'warm-smee'],
     ] as const)
       await run(url, label, 8, 500, agent);
     console.log(`public path: nproc ${availableParallelism()}, node ${process.version}, 1 KB signed deliveries, ${N} per side per level in ${ROUNDS} rounds`);
     for (const c of CONCURRENCY) {
-      const sides: Record<string, Run[]> = { direct: [], durable: [], public: [] };
-      const cpu = { relay: 0, forward: 0, durable: 0 };
+      const sides: Record<string, Run[]> = { direct: [], durable: [], public: [], smee: [] };
+      const cpu = { relay: 0, forward: 0, durable: 0, smeeServer: 0, smeeClient: 0 };
+      const urls = { durable: durableUrl, public: pub.url, smee: smee.url };
+      const pidsOf = {
+        durable: { durable: durable.child.pid! },
+        public: { relay: pub.relay.pid!, forward: pub.forward.pid! },
+        smee: { smeeServer: smee.server.pid!, smeeClient: smee.client.pid! },
+      };
       const per = Math.ceil(N / ROUNDS);
       for (let r = 0; r < ROUNDS; r++) {
         sides.direct!.push(await run(appUrl, `direct-${c}-${r}`, c, per, agent));
-        // The durable proxy and the public path take turns going first.
-        const order = r % 2 ? (['public', 'durable'] as const) : (['durable', 'public'] as const);
-        for (const s of order) {
-          const pids = s === 'public' ? { relay: pub.relay.pid!, forward: pub.forward.pid! } : { durable: durable.child.pid! };
+        // The durable proxy, the public path and smee take turns going first.
+        const turns = ['durable', 'public', 'smee'] as const;
+        for (let t = 0; t < turns.length; t++) {
+          const s = turns[(t + r) % turns.length]!;
+          const pids: Record<string, number> = pidsOf[s];
           const before = Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid)] as const);
-          sides[s]!.push(await run(s === 'public' ? pub.url : durableUrl, `${s}-${c}-${r}`, c, per, agent));
-          for (const [k, t0] of before) cpu[k as keyof typeof cpu] += cpuMs(pids[k as keyof typeof pids]!) - t0;
+          sides[s]!.push(await run(urls[s], `${s}-${c}-${r}`, c, per, agent));
+          for (const [k, t0] of before) cpu[k as keyof typeof cpu] += cpuMs(pids[k]!) - t0;
         }
       }
       const cpuUs = Object.fromEntries(Object.entries(cpu).map(([k, ms]) => [k, (ms * 1000) / (per * ROUNDS)])) as typeof cpu;
-      const [d, du, p] = [pooled(sides.direct!), pooled(sides.durable!), pooled(sides.public!)];
+      const [d, du, p, sm] = [pooled(sides.direct!), pooled(sides.durable!), pooled(sides.public!), pooled(sides.smee!)];
       const ratio = p.perSecond / du.perSecond;
       const added = p.p50 - d.p50;
       results[`c${c}`] = {
@@ -241,6 +263,7 @@ async function main(): Promise<void> {
         publicPath: p,
         publicOverDurable: ratio,
         addedP50Ms: added,
+        smee: { ...sm, overDurable: sm.perSecond / du.perSecond, addedP50Ms: sm.p50 - d.p50 },
         cpuUsPerDelivery: cpuUs,
         loadAverage: loadavg(),
       };
@@ -253,19 +276,26 @@ async function main(): Promise<void> {
       console.log(
         `      CPU per delivery: relay ${cpuUs.relay.toFixed(0)} µs + forward ${cpuUs.forward.toFixed(0)} µs | durable proxy ${cpuUs.durable.toFixed(0)} µs (10 ms ticks)`,
       );
-    }
-    if (BIG_COUNT > 0) {
-      const mem = await big(pub.url, agent, { relay: pub.relay, forward: pub.forward });
-      results.big = { bytes: BIG, count: BIG_COUNT, ...mem };
       console.log(
-        `${BIG_COUNT} × 25 MB through the public path: ${Object.entries(mem)
-          .map(([k, m]) => `${k} RSS ${m.rssBeforeMb.toFixed(0)} → peak ${m.peakMb.toFixed(0)} MB (growth ${m.growthOverBody.toFixed(2)}× the body)`)
-          .join('; ')} (goal < 3×)`,
+        `      peer: smee-client + a minimal smee.io (plain HTTP, not durable) ${sm.perSecond.toFixed(0)}/s p50 ${sm.p50.toFixed(2)} ms: ${(sm.perSecond / du.perSecond).toFixed(2)}× the durable proxy, added p50 ${(sm.p50 - d.p50).toFixed(2)} ms, CPU ${cpuUs.smeeServer.toFixed(0)} µs (server) + ${cpuUs.smeeClient.toFixed(0)} µs (client)`,
       );
     }
+    if (BIG_COUNT > 0) {
+      const show = (mem: Awaited<ReturnType<typeof big>>) =>
+        Object.entries(mem)
+          .map(([k, m]) => `${k} RSS ${m.rssBeforeMb.toFixed(0)} → peak ${m.peakMb.toFixed(0)} MB (growth ${m.growthOverBody.toFixed(2)}× the body)`)
+          .join('; ');
+      const mem = await big(pub.url, agent, { relay: pub.relay, forward: pub.forward });
+      results.big = { bytes: BIG, count: BIG_COUNT, ...mem };
+      console.log(`${BIG_COUNT} × 25 MB through the public path: ${show(mem)} (goal < 3×)`);
+      const smeeMem = await big(smee.url, agent, { smeeServer: smee.server, smeeClient: smee.client });
+      results.bigSmee = smeeMem;
+      console.log(`${BIG_COUNT} × 25 MB through smee: ${show(smeeMem)} (shown)`);
+    }
   } finally {
-    for (const p of [pub.relay, pub.forward, durable.child]) p.kill('SIGTERM');
-    await Promise.all([pub.relay, pub.forward, durable.child].map((p) => (p.exitCode === null ? once(p, 'exit') : undefined)));
+    const children = [pub.relay, pub.forward, durable.child, smee.server, smee.client];
+    for (const p of children) p.kill('SIGTERM');
+    await Promise.all(children.map((p) => (p.exitCode === null ? once(p, 'exit') : undefined)));
     await agent.close();
     app.close();
     app.closeAllConnections();
