@@ -233,7 +233,7 @@ async function main(): Promise<void> {
     console.log(`public path: nproc ${availableParallelism()}, node ${process.version}, 1 KB signed deliveries, ${N} per side per level in ${ROUNDS} rounds`);
     for (const c of CONCURRENCY) {
       const sides: Record<string, Run[]> = { direct: [], durable: [], public: [], smee: [] };
-      const cpu = { relay: 0, forward: 0, durable: 0, smeeServer: 0, smeeClient: 0 };
+      const cpu = { relay: 0, forward: 0, durable: 0, smeeServer: 0, smeeClient: 0, benchPublic: 0 };
       const urls = { durable: durableUrl, public: pub.url, smee: smee.url };
       const pidsOf = {
         durable: { durable: durable.child.pid! },
@@ -249,13 +249,20 @@ async function main(): Promise<void> {
           const s = turns[(t + r) % turns.length]!;
           const pids: Record<string, number> = pidsOf[s];
           const before = Object.entries(pids).map(([k, pid]) => [k, cpuMs(pid)] as const);
+          const self = process.cpuUsage();
           sides[s]!.push(await run(urls[s], `${s}-${c}-${r}`, c, per, agent));
           for (const [k, t0] of before) cpu[k as keyof typeof cpu] += cpuMs(pids[k]!) - t0;
+          // This process sends and is the app: its share of the public path's CPU.
+          const used = process.cpuUsage(self);
+          if (s === 'public') cpu.benchPublic += (used.user + used.system) / 1000;
         }
       }
       const cpuUs = Object.fromEntries(Object.entries(cpu).map(([k, ms]) => [k, (ms * 1000) / (per * ROUNDS)])) as typeof cpu;
       const [d, du, p, sm] = [pooled(sides.direct!), pooled(sides.durable!), pooled(sides.public!), pooled(sides.smee!)];
       const ratio = p.perSecond / du.perSecond;
+      // The most the public path could carry if it used every core for nothing else: its CPU per
+      // delivery (relay, forward, and this process as sender and app) against the cores there are.
+      const ceiling = (availableParallelism() * 1e6) / (cpuUs.relay + cpuUs.forward + cpuUs.benchPublic);
       const added = p.p50 - d.p50;
       results[`c${c}`] = {
         direct: d,
@@ -265,6 +272,8 @@ async function main(): Promise<void> {
         addedP50Ms: added,
         smee: { ...sm, overDurable: sm.perSecond / du.perSecond, addedP50Ms: sm.p50 - d.p50 },
         cpuUsPerDelivery: cpuUs,
+        cpuCeilingPerSecond: ceiling,
+        cpuCeilingOverDurable: ceiling / du.perSecond,
         loadAverage: loadavg(),
       };
       console.log(
@@ -274,7 +283,10 @@ async function main(): Promise<void> {
         `      public path/durable proxy ${ratio.toFixed(2)}×${c === 32 ? ' (goal ≥ 0.6×)' : ''} | added p50 over direct ${added.toFixed(2)} ms${c === 1 ? ' (goal ≤ 2 ms)' : ''} | load average ${load()}`,
       );
       console.log(
-        `      CPU per delivery: relay ${cpuUs.relay.toFixed(0)} µs + forward ${cpuUs.forward.toFixed(0)} µs | durable proxy ${cpuUs.durable.toFixed(0)} µs (10 ms ticks)`,
+        `      CPU per delivery: relay ${cpuUs.relay.toFixed(0)} µs + forward ${cpuUs.forward.toFixed(0)} µs (+ ${cpuUs.benchPublic.toFixed(0)} µs this process: sender and app) | durable proxy ${cpuUs.durable.toFixed(0)} µs (10 ms ticks)`,
+      );
+      console.log(
+        `      CPU ceiling of the public path on ${availableParallelism()} cores: ${ceiling.toFixed(0)}/s = ${(ceiling / du.perSecond).toFixed(2)}× the durable proxy's measured rate, however forward posted`,
       );
       console.log(
         `      peer: smee-client + a minimal smee.io (plain HTTP, not durable) ${sm.perSecond.toFixed(0)}/s p50 ${sm.p50.toFixed(2)} ms: ${(sm.perSecond / du.perSecond).toFixed(2)}× the durable proxy, added p50 ${(sm.p50 - d.p50).toFixed(2)} ms, CPU ${cpuUs.smeeServer.toFixed(0)} µs (server) + ${cpuUs.smeeClient.toFixed(0)} µs (client)`,
