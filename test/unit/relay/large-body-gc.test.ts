@@ -1,11 +1,11 @@
 // relay/shared/largeBodyGc.ts (issue 24): a process that takes a large body first collects what
-// earlier ones left, and collects the young buffers a large body churns every 8 MiB; a small body
+// earlier ones left, and collects the young buffers a large body churns every 2 MiB; a small body
 // costs no collection. Through the three places that hold large bodies: the ingress's BodyBytes,
 // the subscription's FollowingBody (`forward`), and the relay's stream of a body to a subscriber
 // (through a real hub, in binary-bodies.test.ts's harness).
 import { strict as assert } from 'node:assert';
 import { BodyBytes } from '../../../relay/shared/bodyBytes';
-import { LARGE_BODY_BYTES, largeBodyCollections } from '../../../relay/shared/largeBodyGc';
+import { LARGE_BODY_BYTES, largeBodyCollections, YOUNG_EVERY_BYTES } from '../../../relay/shared/largeBodyGc';
 import { FollowingBody } from '../../../relay/client/followingBody';
 import { subscribe } from '../../../relay/client';
 import type { ServerMessage } from '../../../src/core/relay/protocol';
@@ -28,12 +28,18 @@ function receive(size: number): Buffer {
   return b.done();
 }
 
+/** One young collection per YOUNG_EVERY_BYTES of `bytes` (the count carries over between bodies: one less or more). */
+function assertYoung(minor: number, bytes: number): void {
+  const expected = bytes / YOUNG_EVERY_BYTES;
+  assert.ok(Math.abs(minor - expected) <= 1, `${minor} young collections for ${bytes / MiB} MiB (expected about ${expected})`);
+}
+
 describe('large bodies: garbage collected as they pass (relay/shared/largeBodyGc.ts)', function () {
-  it('the ingress: a full collection before a large body is taken, a young one per 8 MiB of it; none for a small body', async () => {
+  it('the ingress: a full collection before a large body is taken, a young one per 2 MiB of it; none for a small body', async () => {
     assert.deepEqual(await collectionsOf(() => receive(LARGE_BODY_BYTES - 1)), { major: 0, minor: 0 });
     const large = await collectionsOf(() => receive(3 * LARGE_BODY_BYTES));
     assert.equal(large.major, 1);
-    assert.ok(large.minor >= 2 && large.minor <= 3, `young collections: ${large.minor}`);
+    assertYoung(large.minor, 3 * LARGE_BODY_BYTES);
   });
 
   it('forward: a body that follows its message is collected around alike', async () => {
@@ -45,10 +51,10 @@ describe('large bodies: garbage collected as they pass (relay/shared/largeBodyGc
     assert.deepEqual(await collectionsOf(() => follow(MiB)), { major: 0, minor: 0 });
     const large = await collectionsOf(() => follow(2 * LARGE_BODY_BYTES));
     assert.equal(large.major, 1);
-    assert.ok(large.minor >= 1 && large.minor <= 2, `young collections: ${large.minor}`);
+    assertYoung(large.minor, 2 * LARGE_BODY_BYTES);
   });
 
-  it("the relay's stream of a large body to a subscriber: a young collection per 8 MiB read", async () => {
+  it("the relay's stream of a large body to a subscriber: a young collection per 2 MiB read", async () => {
     const h = await harness();
     try {
       await add(h.store, 'default', Buffer.alloc(2 * LARGE_BODY_BYTES, 0x62));
@@ -60,7 +66,7 @@ describe('large bodies: garbage collected as they pass (relay/shared/largeBodyGc
       await sub.closed;
       // Both ends are in this process: the relay's reads (2) and the subscriber's receipt (1 full, 2 young).
       assert.equal(during.major, 1);
-      assert.ok(during.minor >= 3 && during.minor <= 5, `young collections: ${during.minor}`);
+      assertYoung(during.minor, 2 * 2 * LARGE_BODY_BYTES);
     } finally {
       await h.close();
     }
