@@ -37,6 +37,11 @@ export interface StoredDelivery {
   summary: RelayDeliverySummary;
   attempts: ForwardAttempt[];
   receivedMs: number;
+  /**
+   * The body bytes stored, without building the summary (summary.size but for a rejected
+   * delivery kept truncated, where summary.size is what was received).
+   */
+  readonly size: number;
   /** The identity of the channel it was received on: name and generation (relay/server/channels/channelKey.ts). */
   readonly channelKey: string;
 }

@@ -63,7 +63,7 @@ export class DeliveryStreams {
       const body = await this.store.openBody(entry.seq).catch(bodyGone);
       return body && encode(entry, body);
     }
-    const release = await this.gate.take(entry.summary.size);
+    const release = await this.gate.take(entry.size);
     const r = await this.store.read(entry.seq).catch((err: unknown) => (release(), bodyGone(err)));
     if (!r) {
       release();

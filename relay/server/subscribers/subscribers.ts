@@ -367,7 +367,7 @@ export class SubscriberHub {
         if (s.stalled) {
           // Not queued anywhere (the pump reads it from the journal later), but owed to a connection
           // that does not drain: past the bound, the subscriber goes and resumes by seq.
-          s.lagBytes += entry.summary.size * (s.bodies ? 4 / 3 : 0) + 512;
+          s.lagBytes += entry.size * (s.bodies ? 4 / 3 : 0) + 512;
           if (s.unsent + s.lagBytes > this.maxUnsent) this.drop(s);
           continue;
         }
@@ -493,7 +493,7 @@ export class SubscriberHub {
         }
         let msg: Buffer;
         try {
-          if (sub.bodies && next.summary.size > STREAM_BODY_BYTES && (await this.stream(sub, next))) continue;
+          if (sub.bodies && next.size > STREAM_BODY_BYTES && (await this.stream(sub, next))) continue;
           if (sub.bodies) this.messages.readAhead(smallAfter(this.store.after(next.seq, sub.channel), READ_AHEAD));
           msg = await this.messages.get(next, sub.bodies);
         } catch {
@@ -571,11 +571,11 @@ export class SubscriberHub {
   }
 }
 
-/** Up to `n` of `entries` whose body goes in one message (not as fragments). */
+/** Up to `n` of `entries` whose body goes in one message (not as fragments); no summary is built for this. */
 function* smallAfter(entries: Iterable<StoredDelivery>, n: number): Generator<StoredDelivery> {
   for (const e of entries) {
     if (n-- <= 0) return;
-    if (e.summary.size <= STREAM_BODY_BYTES) yield e;
+    if (e.size <= STREAM_BODY_BYTES) yield e;
   }
 }
 
