@@ -285,9 +285,11 @@ async function main(): Promise<void> {
       console.log(
         `      CPU per delivery: relay ${cpuUs.relay.toFixed(0)} µs + forward ${cpuUs.forward.toFixed(0)} µs (+ ${cpuUs.benchPublic.toFixed(0)} µs this process: sender and app) | durable proxy ${cpuUs.durable.toFixed(0)} µs (10 ms ticks)`,
       );
-      console.log(
-        `      CPU ceiling of the public path on ${availableParallelism()} cores: ${ceiling.toFixed(0)}/s = ${(ceiling / du.perSecond).toFixed(2)}× the durable proxy's measured rate, however forward posted`,
-      );
+      // (At c=1 the senders, not the CPU, set the pace: no ceiling to show.)
+      if (c > 1)
+        console.log(
+          `      CPU ceiling of the public path on ${availableParallelism()} cores: ${ceiling.toFixed(0)}/s = ${(ceiling / du.perSecond).toFixed(2)}× the durable proxy's measured rate, however forward posted`,
+        );
       console.log(
         `      peer: smee-client + a minimal smee.io (plain HTTP, not durable) ${sm.perSecond.toFixed(0)}/s p50 ${sm.p50.toFixed(2)} ms: ${(sm.perSecond / du.perSecond).toFixed(2)}× the durable proxy, added p50 ${(sm.p50 - d.p50).toFixed(2)} ms, CPU ${cpuUs.smeeServer.toFixed(0)} µs (server) + ${cpuUs.smeeClient.toFixed(0)} µs (client)`,
       );
