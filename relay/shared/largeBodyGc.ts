@@ -7,7 +7,9 @@
 // young-generation one (a millisecond or two: these buffers die young) after every 2 MiB of a
 // large body's bytes (every 4 or 8 MiB held more: 2.4× and 2.6× the body in `forward`). Node
 // has no API for this: `--expose-gc` is set at run time and `gc` taken from a fresh context, as
-// jest's --logHeapUsage does. Smaller bodies cost nothing here.
+// jest's --logHeapUsage does. Smaller bodies cost nothing here. A full collection runs at most
+// once a second, so a peer that starts many large bodies cannot make the process collect for it.
+import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -20,6 +22,10 @@ type Gc = (options: { type: 'major' | 'minor' }) => void;
 /** null: not looked up yet; undefined: not available (then nothing is collected here). */
 let gc: Gc | undefined | null = null;
 let passed = 0;
+/** At most one full collection per this many ms, by this clock (see setMajorInterval). */
+let majorEveryMs = 1000;
+let now = () => performance.now();
+let lastMajorAt = -Infinity;
 const collections = { major: 0, minor: 0 };
 
 function collector(): Gc | undefined {
@@ -43,7 +49,16 @@ function collect(type: 'major' | 'minor'): void {
 
 /** A body of `size` bytes is about to be taken: when large, what earlier ones left is collected first. */
 export function takingBody(size: number): void {
-  if (size >= LARGE_BODY_BYTES) collect('major');
+  if (size < LARGE_BODY_BYTES || now() - lastMajorAt < majorEveryMs) return;
+  lastMajorAt = now();
+  collect('major');
+}
+
+/** Tests: the least time between two full collections (default 1 s; 0: one per large body), and the clock. */
+export function setMajorInterval(ms: number, clock: () => number = () => performance.now()): void {
+  majorEveryMs = ms;
+  now = clock;
+  lastMajorAt = -Infinity;
 }
 
 /** `bytes` of a body of `size` went through (received into it, or read out of it to send). */

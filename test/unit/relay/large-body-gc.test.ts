@@ -5,7 +5,7 @@
 // (through a real hub, in binary-bodies.test.ts's harness).
 import { strict as assert } from 'node:assert';
 import { BodyBytes } from '../../../relay/shared/bodyBytes';
-import { LARGE_BODY_BYTES, largeBodyCollections, YOUNG_EVERY_BYTES } from '../../../relay/shared/largeBodyGc';
+import { LARGE_BODY_BYTES, largeBodyCollections, setMajorInterval, YOUNG_EVERY_BYTES } from '../../../relay/shared/largeBodyGc';
 import { FollowingBody } from '../../../relay/client/followingBody';
 import { subscribe } from '../../../relay/client';
 import type { ServerMessage } from '../../../src/core/relay/protocol';
@@ -35,6 +35,22 @@ function assertYoung(minor: number, bytes: number): void {
 }
 
 describe('large bodies: garbage collected as they pass (relay/shared/largeBodyGc.ts)', function () {
+  // One full collection per large body here (the relay allows one a second); the last case puts it back.
+  beforeEach(() => setMajorInterval(0));
+  after(() => setMajorInterval(1000));
+
+  it('at most one full collection a second, however many large bodies start', async () => {
+    let clock = 5_000;
+    setMajorInterval(1000, () => clock);
+    const three = await collectionsOf(() => [1, 2, 3].forEach(() => receive(LARGE_BODY_BYTES)));
+    assert.equal(three.major, 1, 'three bodies in the same second');
+    assertYoung(three.minor, 3 * LARGE_BODY_BYTES);
+    clock += 999;
+    assert.equal((await collectionsOf(() => receive(LARGE_BODY_BYTES))).major, 0, '999 ms later');
+    clock += 1;
+    assert.equal((await collectionsOf(() => receive(LARGE_BODY_BYTES))).major, 1, 'a second later');
+  });
+
   it('the ingress: a full collection before a large body is taken, a young one per 2 MiB of it; none for a small body', async () => {
     assert.deepEqual(await collectionsOf(() => receive(LARGE_BODY_BYTES - 1)), { major: 0, minor: 0 });
     const large = await collectionsOf(() => receive(3 * LARGE_BODY_BYTES));
