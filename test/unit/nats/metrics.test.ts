@@ -3,8 +3,8 @@
 // delivery and attempt counters as on the file store, moving with real deliveries; and its
 // --log-format json lines.
 import { strict as assert } from 'node:assert';
-import { post, signed } from '../relay/helpers';
-import { sample, scrape } from '../relay/metricsText';
+import { post, signed, within } from '../relay/helpers';
+import { sample, scrape, scrapeUntil } from '../relay/metricsText';
 import { relayOnNatsPerSuite } from './relayOnNats';
 
 const SECRET = 'nats-metrics-secret-0123456789';
@@ -21,10 +21,17 @@ describe('relay metrics on NATS JetStream (real nats-server, relay process)', fu
     assert.equal(sample(before, 'relay_jetstream_connected'), 1);
     const body = '{"action":"opened"}';
     for (let i = 0; i < 3; i++) assert.equal((await post(`${relay.url}/hooks/default`, body, signed(SECRET, body))).status, 200);
-    await app.waitFor(3);
+    // (It timed out once in CI, unexplained: each wait now says, before mocha's timeout, what it saw.)
+    const log = () => `relay log (last 4,000 characters):\n${relay.stderr().slice(-4000)}`;
+    await within(app.waitFor(3), 40_000, () => `the app got ${app.received.length} of 3 deliveries in 40 s\n${log()}`);
     // The attempts are acknowledged to the consumer after they are recorded: scrape until they show.
-    let r = await scrape(metricsUrl, ADMIN);
-    while (sample(r.text, 'relay_forward_attempts_total', { target: app.url, outcome: 'ok' }) < 3) r = await scrape(metricsUrl, ADMIN);
+    let r = await scrapeUntil(
+      metricsUrl,
+      ADMIN,
+      (text) => sample(text, 'relay_forward_attempts_total', { target: app.url, outcome: 'ok' }) >= 3,
+      '3 ok forward attempts counted',
+      log,
+    );
     assert.equal(r.status, 200);
     const moved = (name: string, labels: Record<string, string> = {}) => sample(r.text, name, labels) - sample(before, name, labels);
     assert.equal(moved('relay_deliveries_received_total', { channel: 'default', verification: 'verified' }), 3);
@@ -38,7 +45,13 @@ describe('relay metrics on NATS JetStream (real nats-server, relay process)', fu
 
     // The NATS server goes away: the connection gauge says so.
     await nats.nodes[0]!.kill();
-    while (sample(r.text, 'relay_jetstream_connected') !== 0) r = await scrape(metricsUrl, ADMIN);
+    r = await scrapeUntil(
+      metricsUrl,
+      ADMIN,
+      (text) => sample(text, 'relay_jetstream_connected') === 0,
+      'relay_jetstream_connected 0 once the server is killed',
+      log,
+    );
 
     // --log-format json on JetStream: every stderr line is one JSON object, the store's lines included.
     const lines = relay

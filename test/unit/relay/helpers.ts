@@ -297,3 +297,10 @@ export async function loadThenKill(
   await agent.close();
   return acked;
 }
+
+/** `p`, or a rejection with `explain()` after `ms` (under mocha's timeout, so a wait that hangs says what it saw). */
+export function within<T>(p: Promise<T>, ms: number, explain: () => string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(explain())), ms)));
+  return Promise.race([p.finally(() => clearTimeout(timer)), late]);
+}

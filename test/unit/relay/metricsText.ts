@@ -18,3 +18,23 @@ export function sample(text: string, name: string, labels: Record<string, string
   }
   return 0;
 }
+
+/**
+ * Scrapes until `holds` is true of the text. Past `withinMs` (under mocha's timeout) it throws
+ * with `what`, the last scrape and `context()` (a relay's log), so a run that hangs says where.
+ */
+export async function scrapeUntil(
+  url: string,
+  token: string | undefined,
+  holds: (text: string) => boolean,
+  what: string,
+  context: () => string = () => '',
+  withinMs = 40_000,
+): Promise<{ status: number; text: string; type: string }> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const r = await scrape(url, token);
+    if (holds(r.text)) return r;
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${withinMs} ms.\nLast scrape:\n${r.text}\n${context()}`);
+  }
+}
