@@ -89,6 +89,13 @@ export interface ForwardEngineOptions {
   report?: (seq: number, result: { status: number; state: ForwardStatus; replay?: boolean }) => void;
   /** Told when the cursor could not be saved. */
   log?: (line: string) => void;
+  /**
+   * The least time between the starts of two cursor writes (default 0: a write starts when the
+   * one before it ends). Under a burst, `service-hooks forward` wrote its fsync'd state file
+   * hundreds of times a second; spaced, a crash forwards again at most the deliveries handled in
+   * the last spacing and during the write in flight. stop() does not wait for the spacing.
+   */
+  saveSpacingMs?: number;
 }
 
 interface Entry extends RetryingDelivery {
@@ -134,6 +141,9 @@ export class ForwardEngine {
   private saving: Promise<void> = Promise.resolve();
   /** A write asked for and not started yet: later asks join it (it takes the state when it starts). */
   private queuedSave: Promise<void> | undefined;
+  /** When the last cursor write started (clock time), and a write waiting for saveSpacingMs (stop() lets it go). */
+  private lastSaveAt = -Infinity;
+  private spacing: (() => void) | undefined;
   private roomWaiters: (() => void)[] = [];
 
   constructor(private readonly o: ForwardEngineOptions) {
@@ -357,6 +367,7 @@ export class ForwardEngine {
       o.reject(new Stopped());
     }
     for (const w of this.roomWaiters.splice(0)) w();
+    this.spacing?.();
   }
 
   /** Resolves once everything handled so far is in the cursor store. */
@@ -464,19 +475,39 @@ export class ForwardEngine {
    * Keeps the cursor, group-commit style: one write at a time, and every ask made while one runs
    * is folded into a single next write of the state as it is when that write starts. So a crash
    * (not a stop: stop() then flushed() waits for the last write) forwards again at most the
-   * deliveries handled during the write in flight; never skips one.
+   * deliveries handled during the write in flight (and in saveSpacingMs before it); never skips one.
    */
   private save(): Promise<void> {
     if (this.queuedSave) return this.queuedSave;
+    const write = () => {
+      this.queuedSave = undefined;
+      this.lastSaveAt = this.clock.now();
+      return this.o.cursor.save(this.snapshot());
+    };
     const next = this.saving
       .then(() => {
-        this.queuedSave = undefined;
-        return this.o.cursor.save(this.snapshot());
+        const wait = this.spaced();
+        return wait ? wait.then(write) : write();
       })
       .then(undefined, (err: Error) => this.o.log?.(`forward: could not keep the resume point (${err.message}); a restart may forward some deliveries again`));
     this.queuedSave = next;
     this.saving = next;
     return next;
+  }
+
+  /** Resolves once saveSpacingMs have passed since the last write started; undefined: no need to wait (or stopped). */
+  private spaced(): Promise<void> | undefined {
+    const wait = this.lastSaveAt + (this.o.saveSpacingMs ?? 0) - this.clock.now();
+    if (wait <= 0 || this.stopped) return undefined;
+    return new Promise<void>((resolve) => {
+      const go = () => {
+        this.clock.clearTimeout(timer);
+        this.spacing = undefined;
+        resolve();
+      };
+      const timer = this.clock.setTimeout(go, wait);
+      this.spacing = go;
+    });
   }
 
   private snapshot(): ForwardCursor {

@@ -319,6 +319,33 @@ describe('ForwardEngine (the forward loop of forward and the editor)', function 
     engine.stop();
   });
 
+  it('saveSpacingMs: at most one cursor write per spacing, of the state when it starts; stop() does not wait for it', async () => {
+    const clock = new ManualClock();
+    const saves: (number | undefined)[] = [];
+    let wrote = () => {};
+    const cursor = { load: () => ({ lastSeq: 0, retrying: [] }), save: (c: ForwardCursor) => void (saves.push(c.lastSeq), wrote()) };
+    const engine = new ForwardEngine({ target: () => app.url, cursor, clock, saveSpacingMs: 50 });
+    const skipped = (seq: number) => ({ ...delivery(seq, '{}'), verification: 'rejected' as const });
+    await engine.handle(skipped(1));
+    await engine.flushed();
+    assert.deepEqual(saves, [1], 'the first write goes at once');
+    for (const seq of [2, 3, 4]) await engine.handle(skipped(seq));
+    await new Promise<void>((r) => setImmediate(r)); // a turn for a write that does not wait, if it does not
+    assert.deepEqual(saves, [1], 'the next write waits for the spacing');
+    clock.advance(49);
+    await new Promise<void>((r) => setImmediate(r));
+    assert.deepEqual(saves, [1], 'still 1 ms to go');
+    const next = new Promise<void>((r) => (wrote = r));
+    clock.advance(1);
+    await next;
+    assert.deepEqual(saves, [1, 4], 'one write, of the state when it started');
+
+    await engine.handle(skipped(5));
+    engine.stop();
+    await engine.flushed();
+    assert.deepEqual(saves, [1, 4, 5], 'stop() wrote the last state without waiting for the clock');
+  });
+
   it('stop() while paused: the waiting delivery is not acknowledged', async () => {
     const engine = new ForwardEngine({
       target: () => 'http://127.0.0.1:1/hook',
