@@ -5,9 +5,6 @@
 import { strict as assert } from 'node:assert';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import type { Socket } from 'node:net';
-import { join } from 'node:path';
 import WebSocket from 'ws';
 import { subscribe, type SubscriptionState } from '../../../relay/client';
 import { FollowingBody, MAX_FOLLOWING_BODY } from '../../../relay/client/followingBody';
@@ -15,7 +12,7 @@ import { deliveryBody } from '../../../relay/client/serverMessage';
 import { PART_BYTES } from '../../../relay/server/subscribers/deliveryStream';
 import { STREAM_BODY_BYTES } from '../../../relay/server/subscribers/subscribers';
 import type { DeliveryMessage, ServerMessage } from '../../../src/core/relay/protocol';
-import { add, harness, TOKEN, type Harness } from './subscriberHarness';
+import { add, addDamagedLarge, harness, slowReader, TOKEN, type Harness } from './subscriberHarness';
 
 type Delivery = DeliveryMessage['delivery'];
 
@@ -36,16 +33,8 @@ describe('relay subscribers: bodies=binary', function () {
       h = await harness({ maxUnsentBytes: 64 * 1024 * 1024, maxQueuedBytes: 1024 * 1024 }, { wholeBodies });
       const bodies = SIZES.map((n) => randomBytes(n));
       for (const b of bodies) await add(h.store, 'default', b);
-      const ws = new WebSocket(`${h.url}?since=0&bodies=binary`, { headers: { authorization: `Bearer ${TOKEN}` }, perMessageDeflate: false });
+      const ws = slowReader(`${h.url}?since=0&bodies=binary`);
       clients.push(ws);
-      // Reads one chunk at a time, so the relay's writes keep waiting for it to drain.
-      ws.once('open', () => {
-        const socket = (ws as unknown as { _socket: Socket })._socket;
-        socket.on('data', () => {
-          socket.pause();
-          setImmediate(() => socket.resume());
-        });
-      });
       const got: { delivery: Delivery; body: Buffer; parts: number[] }[] = [];
       let following: { left: number; chunks: Buffer[]; parts: number[]; delivery: Delivery } | undefined;
       let forwards = 0;
@@ -137,16 +126,8 @@ describe('relay subscribers: bodies=binary', function () {
 
   it('a damaged large record: subscribe() never gets wrong bytes; the stream is cut, and after the reconnect the delivery comes without its body', async () => {
     h = await harness();
-    const big = Buffer.alloc(STREAM_BODY_BYTES * 2, 'damaged-large-body ');
-    await add(h.store, 'default', big);
-    await add(h.store, 'default', Buffer.from('{"after":1}'));
-    const seg = join(
-      h.dir,
-      readdirSync(h.dir).find((f) => /^journal-\d+\.log$/.test(f))!,
-    );
-    const bytes = readFileSync(seg);
-    bytes[bytes.indexOf('damaged-large-body') + big.length - 10]! ^= 0x01; // in the last part: all others were sent
-    writeFileSync(seg, bytes);
+    const size = STREAM_BODY_BYTES * 2;
+    await addDamagedLarge(h, size, size - 10); // in the last part: all the others were sent
     const seen: [number, string][] = [];
     const states: SubscriptionState[] = [];
     let done!: () => void;

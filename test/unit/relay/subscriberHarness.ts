@@ -1,7 +1,11 @@
 // The relay's subscriber half for tests: a real journal store, a SubscriberHub and an HTTP server
 // that hands /ws upgrades to it (no ingress, no API), with one admin token.
 import { once } from 'node:events';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+import { join } from 'node:path';
+import WebSocket from 'ws';
 import { SubscriberHub, type SubscriberOptions } from '../../../relay/server/subscribers/subscribers';
 import { DeliveryStore, type RelayStore } from '../../../relay/server/store/store';
 import { tempDir } from './helpers';
@@ -62,4 +66,34 @@ export async function harness(limits: Partial<SubscriberOptions> = {}, o: { whol
 
 export function add(store: DeliveryStore, channel: string, body: Buffer): Promise<unknown> {
   return store.add({ channel, verification: 'unverified', headers: [['content-type', 'application/octet-stream']], targets: [] }, body);
+}
+
+/** A real ws client (admin token) that reads one chunk at a time, so the relay's writes keep waiting for it to drain. */
+export function slowReader(url: string): WebSocket {
+  const ws = new WebSocket(url, { headers: { authorization: `Bearer ${TOKEN}` }, perMessageDeflate: false, maxPayload: 1 << 30 });
+  ws.once('open', () => {
+    const socket = (ws as unknown as { _socket: Socket })._socket;
+    socket.on('data', () => {
+      socket.pause();
+      setImmediate(() => socket.resume());
+    });
+  });
+  return ws;
+}
+
+/**
+ * Seq 1: a body of `size` bytes whose record has one body byte flipped at `flipAt` (its checksum
+ * no longer matches); seq 2: `{"after":1}`.
+ */
+export async function addDamagedLarge(h: Harness, size: number, flipAt: number): Promise<void> {
+  const mark = 'damaged-large-body ';
+  await add(h.store, 'default', Buffer.alloc(size, mark));
+  await add(h.store, 'default', Buffer.from('{"after":1}'));
+  const seg = join(
+    h.dir,
+    readdirSync(h.dir).find((f) => /^journal-\d+\.log$/.test(f))!,
+  );
+  const bytes = readFileSync(seg);
+  bytes[bytes.indexOf(mark) + flipAt]! ^= 0x01;
+  writeFileSync(seg, bytes);
 }

@@ -6,14 +6,12 @@ import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { STREAM_BODY_BYTES } from '../../../relay/server/subscribers/subscribers';
 import { PART_BYTES } from '../../../relay/server/subscribers/deliveryStream';
 import { subscribe } from '../../../relay/client';
 import { WS_CLOSE_SLOW_SUBSCRIBER, WS_TOO_MANY_SUBSCRIBERS_STATUS, type DeliveryMessage, type ServerMessage } from '../../../src/core/relay/protocol';
 import { tryConnect } from './helpers';
-import { add, harness, TOKEN, type Harness } from './subscriberHarness';
+import { add, addDamagedLarge, harness, slowReader, TOKEN, type Harness } from './subscriberHarness';
 
 /** A real ws client that stops reading from its socket once connected. */
 async function neverReader(url: string, query = ''): Promise<{ ws: WebSocket; socket: Socket }> {
@@ -113,16 +111,8 @@ describe('relay subscribers: resource limits', function () {
       const sizes = [10, STREAM_BODY_BYTES, STREAM_BODY_BYTES + 1, 3 * 1024 * 1024 + 2, 1, 700 * 1024, 5 * 1024 * 1024 + 1, 64];
       const bodies = sizes.map((n) => randomBytes(n));
       for (const b of bodies) await add(h.store, 'default', b);
-      const ws = new WebSocket(`${h.url}?since=0`, { headers: { authorization: `Bearer ${TOKEN}` }, perMessageDeflate: false, maxPayload: 1 << 30 });
+      const ws = slowReader(`${h.url}?since=0`);
       clients.push(ws);
-      // Reads one chunk at a time, yielding between chunks, so the relay's writes keep waiting for it to drain.
-      ws.once('open', () => {
-        const socket = (ws as unknown as { _socket: Socket })._socket;
-        socket.on('data', () => {
-          socket.pause();
-          setImmediate(() => socket.resume());
-        });
-      });
       const deliveries: DeliveryMessage['delivery'][] = [];
       const forwards: number[] = [];
       let noted = false;
@@ -161,17 +151,7 @@ describe('relay subscribers: resource limits', function () {
 
   it('a large delivery whose record is damaged is never completed with wrong bytes: the stream is cut, and after the reconnect it comes without its body', async () => {
     h = await harness();
-    const big = Buffer.alloc(STREAM_BODY_BYTES * 2, 'damaged-large-body ');
-    await add(h.store, 'default', big);
-    await add(h.store, 'default', Buffer.from('{"after":1}'));
-    // One flipped body byte in the segment file (the record's checksum no longer matches).
-    const seg = join(
-      h.dir,
-      readdirSync(h.dir).find((f) => /^journal-\d+\.log$/.test(f))!,
-    );
-    const bytes = readFileSync(seg);
-    bytes[bytes.indexOf('damaged-large-body') + big.length / 2]! ^= 0x01;
-    writeFileSync(seg, bytes);
+    await addDamagedLarge(h, STREAM_BODY_BYTES * 2, STREAM_BODY_BYTES);
 
     const messagesUntilClose = async () => {
       const ws = new WebSocket(`${h!.url}?since=0`, { headers: { authorization: `Bearer ${TOKEN}` }, perMessageDeflate: false, maxPayload: 1 << 30 });
