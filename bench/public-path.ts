@@ -14,6 +14,8 @@
 //   BENCH_N (per side per level, default 3,000), BENCH_ROUNDS (default 3), BENCH_CONCURRENCY (1,32),
 //   BENCH_BIG (25 MB deliveries, default 3; 0: none)
 //   BENCH_PUBLIC_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") for the relay and forward children
+//   BENCH_PUBLIC_APP_PROCESS=1 (an ablation: the app in a process of its own, bench/app-process.mjs,
+//   instead of this process, which also runs the 32 senders)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -45,12 +47,28 @@ let waiter: { id: string; resolve: () => void } | undefined;
 const app = createServer((req, res) => {
   req.resume();
   req.on('end', () => {
-    const id = String(req.headers['x-service-delivery']);
-    arrivals.set(id, performance.now());
+    arrived(String(req.headers['x-service-delivery']), performance.now());
     res.writeHead(200, { 'content-length': '2' }).end('ok');
-    if (waiter && arrivals.has(waiter.id)) waiter.resolve();
   });
 });
+
+/** An arrival at the app: recorded, and the waiter woken if it was the one awaited. */
+function arrived(id: string, at: number): void {
+  arrivals.set(id, at);
+  if (waiter && arrivals.has(waiter.id)) waiter.resolve();
+}
+
+/** The app in a process of its own (BENCH_PUBLIC_APP_PROCESS): its URL; arrivals come over IPC. */
+async function appProcess(): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, [join(ROOT, 'bench/app-process.mjs')], { stdio: ['ignore', 'pipe', 'inherit', 'ipc'] });
+  child.on('message', (batch: [string, number][]) => {
+    for (const [id, epochMs] of batch) arrived(id, epochMs - performance.timeOrigin);
+  });
+  const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+  const port = /app listening on (\d+)/.exec(line.toString())?.[1];
+  if (!port) throw new Error(`app process: ${line.toString()}`);
+  return { url: `http://127.0.0.1:${port}/webhook`, child };
+}
 
 /** All of `ids` at the app (checked in order: one waiter at a time). */
 async function allArrived(ids: string[]): Promise<void> {
@@ -208,7 +226,9 @@ async function big(
 }
 
 async function main(): Promise<void> {
-  const appUrl = await listenLocal(app, '/webhook');
+  const separate = process.env.BENCH_PUBLIC_APP_PROCESS ? await appProcess() : undefined;
+  const appUrl = separate?.url ?? (await listenLocal(app, '/webhook'));
+  if (separate) console.log('ABLATION: the app in a process of its own (BENCH_PUBLIC_APP_PROCESS)');
   const work = mkdtempSync(join(tmpdir(), 'sh-bench-public-'));
   const cli = await bundleCli(work);
   const pub = await publicPath(cli, work, appUrl);
@@ -311,11 +331,13 @@ async function main(): Promise<void> {
     for (const p of children) p.kill('SIGTERM');
     await Promise.all(children.map((p) => (p.exitCode === null ? once(p, 'exit') : undefined)));
     await agent.close();
+    separate?.child.disconnect();
     app.close();
     app.closeAllConnections();
     rmSync(work, { recursive: true, force: true });
   }
   if (!results.c1 || !results.c32) return console.log('partial run (BENCH_CONCURRENCY): bench/results/public-path.json not written');
+  if (process.env.BENCH_PUBLIC_APP_PROCESS) return console.log('ablation (BENCH_PUBLIC_APP_PROCESS): bench/results/public-path.json not written');
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
   writeFileSync(
     join(ROOT, 'bench/results/public-path.json'),
