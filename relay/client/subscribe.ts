@@ -100,6 +100,9 @@ export function subscribe(options: SubscribeOptions): Subscription {
  */
 export const ACK_BATCH = 32;
 
+/** How long close() waits for the relay's answer to its close frame before it cuts the connection. */
+export const CLOSE_GRACE_MS = 1000;
+
 /** One connection's state: its socket, the handler queue, the liveness timers and why it failed. */
 interface Connection {
   sock: WebSocket;
@@ -333,6 +336,10 @@ class Subscriber implements Subscription {
       else {
         if (this.current) this.sendAcks(this.current); // before the close frame
         sock.close(1000);
+        // A relay that never answers the close frame would hold `closed` for ws's 30 s (the editor's
+        // reconnect waits for it): cut the connection after 1 s, as the relay does its side's.
+        const cut = setTimeout(() => sock.terminate(), CLOSE_GRACE_MS);
+        sock.once('close', () => clearTimeout(cut));
       }
     } else done();
   }
