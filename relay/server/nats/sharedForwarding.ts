@@ -162,22 +162,20 @@ export class SharedForwarding {
       m.term();
       return;
     }
-    {
-      // The consumer reads its own server's copy, and copies were seen to differ from the
-      // leader's after servers restarted, also well after the cluster looked settled again: the
-      // app got another delivery for a seq, never its own (issue 21). What is posted is the
-      // leader's copy, checked by message id for every forward (one more read of the stream).
-      const leader = await this.store.leaderMessage(seq).catch(() => undefined);
-      if (!leader) return m.nak(RECORD_RETRY_MS);
-      if (leader.id !== (m.headers?.get('Nats-Msg-Id') ?? '')) {
-        this.options.log?.(`forward: the consumer's copy of seq ${seq} is another message than the stream leader's; the leader's is forwarded`);
-        try {
-          meta = JSON.parse(leader.metaText) as Omit<DeliveryMeta, 'seq'>;
-        } catch {
-          return m.nak(RECORD_RETRY_MS);
-        }
-        body = leader.data;
+    // The consumer reads its own server's copy, and copies were seen to differ from the leader's
+    // after servers restarted, also well after the cluster looked settled again: the app got
+    // another delivery for a seq, never its own (issue 21). What is posted is the leader's copy,
+    // checked by message id for every forward (one more read of the stream).
+    const leader = await this.store.leaderMessage(seq).catch(() => undefined);
+    if (!leader) return m.nak(RECORD_RETRY_MS);
+    if (leader.id !== (m.headers?.get('Nats-Msg-Id') ?? '')) {
+      this.options.log?.(`forward: the consumer's copy of seq ${seq} is another message than the stream leader's; the leader's is forwarded`);
+      try {
+        meta = JSON.parse(leader.metaText) as Omit<DeliveryMeta, 'seq'>;
+      } catch {
+        return m.nak(RECORD_RETRY_MS);
       }
+      body = leader.data;
     }
     if (meta.verification === 'rejected' || !meta.targets.includes(target)) return m.ack();
     const known = this.store.forwardState(seq, target);
