@@ -102,8 +102,9 @@ export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<
           told: { attempt, ...(state ? { state } : {}) },
         }),
       attemptFields: (seq, attempt, state) => {
-        // (the common case at open, a million times: applied without an object to hold it)
-        if (seq <= this.indexedUpTo || seq < this.minSeq) this.index.applyAttempt(seq, attempt, state);
+        // (the common case at open, a million times: applied without an object to hold it; the
+        // objects are reused by the caller, so one that is held is copied)
+        if (!this.holds(seq)) this.index.applyAttempt(seq, attempt, state);
         else this.indexAttempt(seq, { attempt: { ...attempt }, ...(state ? { state: { ...state } } : {}) });
       },
       dropBelow: (minSeq) => {
@@ -135,9 +136,14 @@ export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<
     }
   }
 
+  /** Is an attempt of `seq` held until its delivery is indexed (not indexed yet, and not pruned)? */
+  private holds(seq: number): boolean {
+    return seq > this.indexedUpTo && seq >= this.minSeq;
+  }
+
   /** Applies an attempt; one for a delivery not indexed yet is held until it is (told then, as part of it). */
   private indexAttempt(seq: number, h: HeldAttempt): void {
-    if (seq > this.indexedUpTo && seq >= this.minSeq) {
+    if (this.holds(seq)) {
       const list = this.held.get(seq) ?? [];
       list.push(h);
       this.held.set(seq, list);
