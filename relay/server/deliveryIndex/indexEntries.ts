@@ -145,25 +145,16 @@ export function decodeAttemptInto(r: ByteReader, into: { seq: number; attempt: A
   st.nextAttemptMs = flags & S_NEXT ? next : undefined;
 }
 
+/** An attempt entry as fresh objects, without absent fields (decodeAttemptInto, for callers that keep it). */
 export function decodeAttempt(r: ByteReader): AttemptEntry {
-  const seq = r.f64();
-  const atMs = r.f64();
-  const durationMs = r.f64();
-  const flags = r.u8();
-  const status = r.u16();
-  const attempt: AttemptFields = { target: r.str(K_TARGET), atMs, ok: (flags & A_OK) !== 0, durationMs };
-  if (flags & A_STATUS) attempt.status = status;
-  if (flags & A_ERROR) attempt.error = r.str(K_ERROR);
-  if (flags & A_REPLAY) attempt.replay = true;
-  if (!(flags & A_STATE)) return { seq, attempt };
-  const stStatus = decoded(STATUSES, r.u8());
-  const attempts = r.u32();
-  const lastStatus = r.u16();
-  const next = r.f64();
-  const state: StateFields = { target: r.str(K_TARGET), status: stStatus, attempts };
-  if (flags & S_LAST) state.lastStatus = lastStatus;
-  if (flags & S_NEXT) state.nextAttemptMs = next;
-  return { seq, attempt, state };
+  const into = { seq: 0, attempt: {} as AttemptFields, state: {} as StateFields, hasState: false };
+  decodeAttemptInto(r, into);
+  return { seq: into.seq, attempt: present(into.attempt), ...(into.hasState ? { state: present(into.state) } : {}) };
+}
+
+/** `o` without its undefined fields. */
+function present<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
 
 export function encodePrune(minSeq: number): Buffer {
