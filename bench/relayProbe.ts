@@ -14,20 +14,19 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export async function healthy(url: string, agent: Agent): Promise<boolean> {
-  try {
-    const res = await request(`${url}/healthz`, { dispatcher: agent });
-    await res.body.dump();
-    return res.statusCode === 200;
-  } catch {
-    return false;
-  }
+/** Whether the relay at `url` answers GET /healthz 200 (listening: it may still be loading its store). */
+export function healthy(url: string, agent: Agent): Promise<boolean> {
+  return answers200(`${url}/healthz`, agent);
 }
 
 /** Whether the relay at `url` answers GET /readyz 200 (its store loaded: it accepts deliveries). */
-export async function ready(url: string, agent: Agent): Promise<boolean> {
+export function ready(url: string, agent: Agent): Promise<boolean> {
+  return answers200(`${url}/readyz`, agent);
+}
+
+async function answers200(url: string, agent: Agent): Promise<boolean> {
   try {
-    const res = await request(`${url}/readyz`, { dispatcher: agent });
+    const res = await request(url, { dispatcher: agent });
     await res.body.dump();
     return res.statusCode === 200;
   } catch {

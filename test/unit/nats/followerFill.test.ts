@@ -18,6 +18,16 @@ const STREAM = 'FILL_TEST';
 const CHECK_STREAM = 'CHECK_TEST';
 
 /** Messages {"i":1}…{"i":n} on `subject`, each with header Sh-Test h<i> and message id id-<i>. */
+/** Runs the follower until `done`, then stops it. */
+async function runUntil(f: StreamFollower, done: Promise<void>): Promise<void> {
+  void f.run();
+  try {
+    await done;
+  } finally {
+    f.stop();
+  }
+}
+
 async function publishNumbered(js: JetStreamClient, subject: string, n: number): Promise<void> {
   for (let i = 1; i <= n; i++) {
     const h = headers();
@@ -75,12 +85,7 @@ describe('stream follower: reads by seq while no consumer can be made; checks a 
       (m) => (got.push(m), arrived()),
       10,
     );
-    void f.run();
-    try {
-      await all;
-    } finally {
-      f.stop();
-    }
+    await runUntil(f, all);
     assert.deepEqual(
       got.map((m) => m.seq),
       [1, 2, 3, 4, 6, 7, 8, 9, 10],
@@ -146,12 +151,7 @@ describe('stream follower: reads by seq while no consumer can be made; checks a 
       (m) => (got.push(m), arrived()),
       6,
     );
-    void f.run();
-    try {
-      await all;
-    } finally {
-      f.stop();
-    }
+    await runUntil(f, all);
     assert.deepEqual(
       got.map((m) => [m.seq, m.headers?.get('Sh-Test')]),
       [
