@@ -154,7 +154,7 @@ async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, 
   const port = await listen(server, options.port ?? DEFAULT_RELAY_PORT, host);
   options.onListening?.(port);
   try {
-    return await wire(dataDir, lock, channels, options, { server, serving, port, track: errors.track });
+    return await wire(dataDir, lock, channels, options, { server, serving, host, port, track: errors.track });
   } catch (err) {
     server.close();
     server.closeAllConnections();
@@ -192,9 +192,8 @@ function starting(): Serving {
 // One wiring step a line, as written: Prettier's layout would take this function past the
 // 100-line limit of test/unit/style.test.ts.
 // prettier-ignore
-async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, options: RelayOptions, listening: { server: Server; serving: { current: Serving }; port: number; track: ClientErrors['track'] }): Promise<RelayServer> {
-  const { server, serving } = listening;
-  const host = options.host ?? '127.0.0.1';
+async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, options: RelayOptions, listening: { server: Server; serving: { current: Serving }; host: string; port: number; track: ClientErrors['track'] }): Promise<RelayServer> {
+  const { server, serving, host } = listening;
   const log = options.log ?? (() => undefined);
   const token = options.token ?? ensureToken(dataDir, options.onTokenCreated);
   const urlHost = host.includes(':') ? `[${host}]` : host;
