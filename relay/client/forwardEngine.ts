@@ -12,11 +12,14 @@
 // editor's global state), so a restart resumes after the last handled delivery and the retrying
 // ones are retried on their schedule: the subscription starts before the oldest retrying one (the
 // relay sends it again) and deliveries handled before the restart are acknowledged, not forwarded.
+// Under a subscription with concurrency above 1 (`forward --parallel N`) deliveries are handled
+// several at once: the resume point moves only over those whose older ones are all handled too.
 import { classify, nextRetryDelay, parseRetryAfter } from '../../src/core/relay/forwardPolicy';
 import type { DeliveryMessage, ForwardStatus } from '../../src/core/relay/protocol';
 import type { DeliveryHandled } from './subscribe';
 import { forwardDelivery, type ForwardResult } from './forward';
 import { probePort } from './probe';
+import { InOrder } from './inOrder';
 
 type Delivery = DeliveryMessage['delivery'];
 
@@ -136,6 +139,8 @@ export class ForwardEngine {
   private readonly outages = new Map<string, Outage>();
   private readonly abort = new AbortController();
   private last: number | undefined;
+  /** Deliveries being handled, in the order they came: the resume point moves over a finished prefix. */
+  private readonly order = new InOrder();
   private stopped = false;
   /** The last cursor write asked for (resolves when it is done). */
   private saving: Promise<void> = Promise.resolve();
@@ -211,6 +216,7 @@ export class ForwardEngine {
       return;
     }
     if (this.last !== undefined && d.seq <= this.last) return; // handled before the restart
+    this.order.start(d.seq);
     if (!('bodyBase64' in d) || d.headers === undefined) {
       // 'in': reading a decoded body's bodyBase64 would encode it
       // The relay cannot read its body, and never will (a damaged record; its log says which):
@@ -467,7 +473,7 @@ export class ForwardEngine {
    * stream's pace), and the deliveries handled meanwhile share the next write.
    */
   private advance(seq: number): void {
-    if (this.last === undefined || seq > this.last) this.last = seq;
+    for (const done of this.order.finish(seq)) if (this.last === undefined || done.seq > this.last) this.last = done.seq;
     void this.save();
   }
 

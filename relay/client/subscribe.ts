@@ -1,7 +1,8 @@
 // WebSocket subscriber of the relay: token in a header (or subprotocol), deliveries handled one at
-// a time in seq order and acknowledged after the handler resolves (the acknowledgements of
-// deliveries handled while more wait go together: ACK_BATCH), resume from the last handled
-// seq after a disconnect with exponential backoff, and ping/pong dead-connection detection.
+// a time in seq order (or up to `concurrency` at once, started in seq order) and acknowledged
+// after the handler resolves, over a contiguous prefix (the acknowledgements of deliveries
+// handled while more wait go together: ACK_BATCH), resume from the last acknowledged seq after a
+// disconnect with exponential backoff, and ping/pong dead-connection detection.
 // A relay that drops a subscriber for falling behind (close code 4008, WS_CLOSE_SLOW_SUBSCRIBER)
 // or refuses it for having too many on its token (HTTP 429) is just another disconnect: the state
 // goes 'reconnecting' with the reason, and the subscription resumes by seq, losing nothing.
@@ -18,6 +19,9 @@ import {
 import { subscriberState } from '../../src/core/relay/forwardPolicy';
 import { parseServerMessage } from './serverMessage';
 import { bodyToFollow, FollowingBody } from './followingBody';
+import { InOrder } from './inOrder';
+
+type Delivery = DeliveryMessage['delivery'];
 
 export type SubscriptionState =
   | { state: 'connecting'; attempt: number }
@@ -54,6 +58,13 @@ export interface SubscribeOptions {
    * app answered 2xx) tells the relay, which records it as the delivery's forward state.
    */
   onDelivery: (delivery: DeliveryMessage['delivery']) => DeliveryHandled | Promise<DeliveryHandled>;
+  /**
+   * Deliveries handed to onDelivery at once (default 1: each waits for the one before it). Above
+   * 1 they start in seq order and may finish in any; a delivery is acknowledged, and lastSeq moves
+   * past it, only once every delivery before it has finished too, so a reconnect or restart
+   * resumes before any that had not. At most MAX_CONCURRENCY.
+   */
+  concurrency?: number;
   /**
    * A delivery the relay sends again on request (ReplayDeliveryMessage), outside the seq order and
    * whatever was acknowledged; not acknowledged, and the resume point does not move. Its result
@@ -100,15 +111,17 @@ export function subscribe(options: SubscribeOptions): Subscription {
  */
 export const ACK_BATCH = 32;
 
+/** The most deliveries handled at once: well inside the relay's window of unacknowledged ones (256) with ACK_BATCH held. */
+export const MAX_CONCURRENCY = 64;
+
 /** How long close() waits for the relay's answer to its close frame before it cuts the connection. */
 export const CLOSE_GRACE_MS = 1000;
 
 /** One connection's state: its socket, the handler queue, the liveness timers and why it failed. */
 interface Connection {
   sock: WebSocket;
-  queue: Promise<void>;
-  /** Deliveries received and not handled yet. */
-  waiting: number;
+  /** Deliveries received and not handed to the handler yet. */
+  received: Delivery[];
   /** Acknowledgements of handled deliveries not sent yet (see ACK_BATCH). */
   acks: AckMessage[];
   /** The connection closed (acknowledgements of it go to the relay as reports). */
@@ -124,8 +137,21 @@ interface Connection {
   following?: FollowingBody;
 }
 
+/** A delivery handed to the handler and not yet acknowledged. */
+interface Handling {
+  /** The connection its acknowledgement goes to (the latest that sent it). */
+  c: Connection;
+  /** Its handler threw: it is handed over again when the relay sends it again. */
+  failed?: boolean;
+}
+
 class Subscriber implements Subscription {
   private last: number;
+  private readonly concurrency: number;
+  /** Handlers running now. */
+  private running = 0;
+  private readonly order = new InOrder<DeliveryHandled>();
+  private readonly handling = new Map<number, Handling>();
   private ws: WebSocket | undefined;
   /** The connection of `ws`. */
   private current: Connection | undefined;
@@ -139,6 +165,9 @@ class Subscriber implements Subscription {
 
   constructor(private readonly options: SubscribeOptions) {
     this.last = options.since ?? -1;
+    const n = options.concurrency ?? 1;
+    if (!Number.isInteger(n) || n < 1 || n > MAX_CONCURRENCY) throw new RangeError(`concurrency must be an integer from 1 to ${MAX_CONCURRENCY}, got ${n}`);
+    this.concurrency = n;
     this.connect();
   }
 
@@ -185,7 +214,7 @@ class Subscriber implements Subscription {
       ...(o.ca ? { ca: o.ca } : {}),
     });
     this.ws = sock;
-    const c: Connection = { sock, queue: Promise.resolve(), waiting: 0, acks: [], failure: '' };
+    const c: Connection = { sock, received: [], acks: [], failure: '' };
     this.current = c;
     sock.on('open', () => this.opened(c));
     sock.on('pong', () => {
@@ -249,12 +278,8 @@ class Subscriber implements Subscription {
       case 'forward':
         return this.options.onForward?.(msg);
       case 'delivery':
-        c.waiting++;
-        c.queue = c.queue.then(async () => {
-          await this.handle(c, msg.delivery);
-          if (--c.waiting === 0 || c.acks.length >= ACK_BATCH) this.sendAcks(c);
-        });
-        return;
+        c.received.push(msg.delivery);
+        return this.pump(c);
       case 'replay':
         // Beside the ordered queue: a replay neither waits for nor holds back the stream.
         if (!this.stopped) void Promise.resolve(this.options.onReplay?.(msg.delivery)).catch(() => undefined);
@@ -262,21 +287,57 @@ class Subscriber implements Subscription {
     }
   }
 
-  /** Hands one delivery to the handler, in seq order, and acknowledges it once the handler resolved. */
-  private async handle(c: Connection, d: DeliveryMessage['delivery']): Promise<void> {
+  /** Hands received deliveries to the handler, in seq order, while fewer than `concurrency` run. */
+  private pump(c: Connection): void {
+    while (this.running < this.concurrency && c.received.length > 0) this.begin(c, c.received.shift()!);
+  }
+
+  private begin(c: Connection, d: Delivery): void {
     if (this.stopped || c.sock.readyState !== WebSocket.OPEN || d.seq <= this.last) return;
+    let h = this.handling.get(d.seq);
+    if (h) {
+      // Sent again after a reconnect while its handler ran (or waited for older ones): not handed
+      // over twice; its acknowledgement goes to this connection. One whose handler threw runs again.
+      h.c = c;
+      if (!h.failed) return;
+      h.failed = false;
+    } else {
+      h = { c };
+      this.handling.set(d.seq, h);
+      this.order.start(d.seq);
+    }
+    this.running++;
+    void this.run(h, d);
+  }
+
+  /** Runs the handler of one delivery; acknowledges it (and those it releases) once every older one is done. */
+  private async run(h: Handling, d: Delivery): Promise<void> {
     let handled: DeliveryHandled;
     try {
       handled = await this.options.onDelivery(d);
     } catch (err) {
-      c.failure = `delivery ${d.seq} handler failed: ${(err as Error).message}`;
-      this.sendAcks(c); // those handled before it
-      c.sock.terminate();
+      this.running--;
+      h.failed = true;
+      h.c.failure = `delivery ${d.seq} handler failed: ${(err as Error).message}`;
+      this.sendAcks(h.c); // those released before it
+      h.c.sock.terminate();
       return;
     }
-    this.last = d.seq;
-    c.acks.push({ type: 'ack', seq: d.seq, ...(handled?.forwarded ? { forwarded: handled.forwarded } : {}) });
-    if (c.gone) this.keepUnsentAcks(c); // closed while the app answered
+    this.running--;
+    const touched = new Set<Connection>();
+    for (const r of this.order.finish(d.seq, handled)) {
+      const done = this.handling.get(r.seq)!;
+      this.handling.delete(r.seq);
+      if (r.seq > this.last) this.last = r.seq;
+      done.c.acks.push({ type: 'ack', seq: r.seq, ...(r.value?.forwarded ? { forwarded: r.value.forwarded } : {}) });
+      touched.add(done.c);
+    }
+    for (const t of touched) if (t.gone) this.keepUnsentAcks(t); // closed while the app answered
+    const c = this.current;
+    if (!c || c.gone) return;
+    // Nothing more waits to start (ack now: the relay records the app's answers), or a batch is full.
+    if (c.received.length === 0 || c.acks.length >= ACK_BATCH) this.sendAcks(c);
+    this.pump(c);
   }
 
   /** Sends the held acknowledgements, in one write of the socket. */
@@ -305,6 +366,7 @@ class Subscriber implements Subscription {
     if (c.pingTimer) clearInterval(c.pingTimer);
     if (c.pongTimer) clearTimeout(c.pongTimer);
     c.gone = true;
+    c.received.length = 0;
     if (this.stopped) return;
     this.keepUnsentAcks(c);
     const why = c.failure || `closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`;

@@ -13,7 +13,7 @@ import { isUntrustedCert, untrustedCertMessage } from '../cli/tlsTrust';
 import { DEFAULT_FORWARD_TIMEOUT_MS } from '../client/forward';
 import { retrySchedule } from '../../src/core/relay/forwardPolicy';
 import { ForwardEngine } from '../client/forwardEngine';
-import { subscribe, type SubscriptionState } from '../client/subscribe';
+import { MAX_CONCURRENCY, subscribe, type SubscriptionState } from '../client/subscribe';
 
 /** The relay's channel names (relay/server/channels/channels.ts CHANNEL_RE; not imported: this bundle stays small). */
 const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -25,7 +25,7 @@ const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
  */
 const STATE_SAVE_SPACING_MS = 50;
 
-const help = `Usage: service-hooks forward --relay ws(s)://HOST:PORT (--token T | --data DIR) --to URL [--channel C] [--since SEQ] [--timeout D] [--retry-schedule L] [--state FILE]
+const help = `Usage: service-hooks forward --relay ws(s)://HOST:PORT (--token T | --data DIR) --to URL [--channel C] [--since SEQ] [--timeout D] [--retry-schedule L] [--state FILE] [--parallel N]
 
 Subscribes to a relay's WebSocket and forwards every verified or unverified delivery, byte-exact
 (original body and headers minus hop-by-hop), to URL, one line per delivery. What the app answers
@@ -58,6 +58,11 @@ Options:
   --state FILE    the state file to use instead of the default one
   --timeout D     total deadline of one forward to URL, from sending to the answer's last byte,
                   e.g. 10s, 500ms (default 10s); a slower answer is retried
+  --parallel N    post up to N deliveries at once, 1 to ${MAX_CONCURRENCY} (default 1: one at a time, in seq
+                  order, each after the app answered the one before). Above 1 they are sent in seq
+                  order but the app may get and finish them in any order; the resume point moves
+                  only past deliveries whose older ones are all handled, so a crash skips
+                  nothing (a delivery handled while an older one was in flight is posted again)
 
 SIGINT or SIGTERM stops at once (exit 0): a forward in flight is cut off and stays
 unacknowledged, so the relay sends it again at the next start. A relay that refuses the token
@@ -92,6 +97,7 @@ interface ForwardArgs {
   timeoutMs: number;
   schedule: readonly number[];
   stateFile: string;
+  parallel: number;
 }
 
 /** Checks the flags; throws UsageError with what is wrong. */
@@ -110,7 +116,11 @@ function parseArgs(values: Record<string, string | undefined>, io: CliIO): Forwa
   const timeoutMs = values.timeout === undefined ? DEFAULT_FORWARD_TIMEOUT_MS : positiveDuration(values.timeout, '--timeout');
   const stateFile = values.state ?? defaultStateFile(io.env, relayUrl, values.channel);
   const schedule = retrySchedule(values['retry-schedule'] === undefined ? undefined : parseSchedule(values['retry-schedule']));
-  return { relayUrl, token, to: values.to, channel: values.channel, since, timeoutMs, schedule, stateFile };
+  const parallel = values.parallel === undefined ? 1 : Number(values.parallel);
+  if (!/^\d+$/.test(values.parallel ?? '1') || parallel < 1 || parallel > MAX_CONCURRENCY) {
+    throw new UsageError(`--parallel must be a whole number from 1 to ${MAX_CONCURRENCY}, got '${values.parallel}'`);
+  }
+  return { relayUrl, token, to: values.to, channel: values.channel, since, timeoutMs, schedule, stateFile, parallel };
 }
 
 /** Why the subscription cannot go on (a refused token, an untrusted certificate), or undefined. */
@@ -163,6 +173,7 @@ async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
     since: engine.since,
     channel: a.channel,
     forwards: false, // the relay's own forward attempts are not shown here
+    concurrency: a.parallel,
     onState: (s) => {
       failure ??= fatal(s, a.relayUrl);
       if (failure) stop.abort();
@@ -205,6 +216,7 @@ export default defineCommand({
     timeout: { type: 'string' },
     'retry-schedule': { type: 'string' },
     state: { type: 'string' },
+    parallel: { type: 'string' },
   },
   run({ values }, io) {
     return forward(parseArgs(values, io), io);

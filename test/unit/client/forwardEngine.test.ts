@@ -360,4 +360,46 @@ describe('ForwardEngine (the forward loop of forward and the editor)', function 
     await assert.rejects(handled, /forwarding stopped/);
     assert.equal(engine.lastSeq, 0);
   });
+
+  it('deliveries handled at once (forward --parallel): the resume point moves only over those whose older ones are done', async () => {
+    const answer = new Map<number, (status: number) => void>();
+    const posted = new Set<number>();
+    const wakers = new Set<() => void>();
+    const whenPosted = (seq: number) =>
+      new Promise<void>((r) => {
+        const check = () => posted.has(seq) && (wakers.delete(check), r());
+        wakers.add(check);
+        check();
+      });
+    const cursor = memoryCursor({ lastSeq: 0, retrying: [] });
+    const engine = new ForwardEngine({
+      target: () => app.url,
+      cursor,
+      attempt: (d) =>
+        new Promise((resolve) => {
+          answer.set(d.seq, (status) => resolve({ ok: status < 300, status, durationMs: 1 }));
+          posted.add(d.seq);
+          [...wakers].forEach((w) => w());
+        }),
+    });
+    const handled = [1, 2, 3, 4].map((seq) => engine.handle(delivery(seq, `{"n":${seq}}`)));
+    for (const seq of [1, 2, 3, 4]) await whenPosted(seq);
+    answer.get(1)!(200);
+    answer.get(3)!(200);
+    answer.get(4)!(500);
+    await Promise.all([handled[0], handled[2], handled[3]]);
+    await engine.flushed();
+    assert.equal(engine.lastSeq, 1, '2 is still at the app');
+    assert.equal(cursor.get()?.lastSeq, 1, 'the kept resume point too: a crash now posts 2, 3 and 4 again');
+    assert.deepEqual(
+      cursor.get()?.retrying.map((r) => r.seq),
+      [4],
+    );
+    answer.get(2)!(200);
+    await handled[1];
+    await engine.flushed();
+    assert.equal(engine.lastSeq, 4);
+    assert.equal(cursor.get()?.lastSeq, 4);
+    engine.stop();
+  });
 });

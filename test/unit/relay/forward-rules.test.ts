@@ -13,7 +13,7 @@ import { startRelay, type RelayServer } from '../../../relay/server';
 import { Forwarder } from '../../../relay/server/forwarding/forwarder';
 import { RelayApi } from '../../../relay/client/api';
 import { subscribe } from '../../../relay/client/subscribe';
-import { cli, post, settled, signed, startTarget, tempDir, until } from './helpers';
+import { cli, post, runCliBare, settled, signed, startTarget, tempDir, until } from './helpers';
 
 /** Resolves once the forward state file's content satisfies `pred` (checked at each change of its folder). */
 async function stateFileSays(file: string, pred: (k: { lastSeq?: number; retrying: unknown[] }) => boolean): Promise<void> {
@@ -209,6 +209,47 @@ describe('service-hooks forward: the forwarding rules (real relay, app and child
     assert.equal(await second.exited, 0);
     const kept = JSON.parse(readFileSync(state, 'utf8')) as { lastSeq: number; retrying: unknown[] };
     assert.deepEqual(kept, { lastSeq: 3, retrying: [] });
+  });
+
+  it('--parallel 4: four posted at once; stopped while one is at the app, it resumes before it and posts what came after it again', async () => {
+    const app = await startTarget();
+    closers.push(() => app.close());
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    let holding = true;
+    app.hold = (r) => (holding && r.body.toString() === '{"n":2}' ? held : undefined);
+    const state = join(tempDir(), 'parallel.json');
+    const args = [...base(), '--to', app.url, '--state', state, '--parallel', '4'];
+    const first = await forwardChild(args);
+    children.push(first.child);
+    await first.saw(/connected/);
+    for (const n of [1, 2, 3, 4]) assert.equal((await post(`${relay.url}/hooks/default`, `{"n":${n}}`)).status, 200);
+    for (const seq of [1, 3, 4]) await first.saw(new RegExp(`^#${seq} default - → 200`, 'm'));
+    assert.equal(app.received.length, 4, '3 and 4 were posted while 2 was at the app');
+    first.child.kill('SIGTERM'); // stop() writes the resume point as it is
+    assert.equal(await first.exited, 0);
+    assert.deepEqual(JSON.parse(readFileSync(state, 'utf8')), { lastSeq: 1, retrying: [] }, 'not past 2, which never finished');
+
+    holding = false;
+    release();
+    const second = await forwardChild(args);
+    children.push(second.child);
+    await second.saw(/resuming after seq 1/);
+    for (const seq of [2, 3, 4]) await second.saw(new RegExp(`^#${seq} default - → 200`, 'm'));
+    await app.waitFor(7);
+    const times = (n: number) => app.received.filter((r) => r.body.toString() === `{"n":${n}}`).length;
+    assert.deepEqual([1, 2, 3, 4].map(times), [1, 2, 2, 2], '1 once; 2 (cut off) and 3, 4 (done after it) again: at least once, none lost');
+    second.child.kill('SIGTERM');
+    assert.equal(await second.exited, 0);
+    assert.deepEqual(JSON.parse(readFileSync(state, 'utf8')), { lastSeq: 4, retrying: [] });
+  });
+
+  it('--parallel outside 1-64 is a usage error (exit 2)', async () => {
+    for (const bad of ['0', '65', '2.5', 'many']) {
+      const r = await runCliBare(['forward', ...base(), '--to', 'http://127.0.0.1:9/hook', '--parallel', bad]);
+      assert.equal(r.code, 2, bad);
+      assert.match(r.stderr, new RegExp(`--parallel must be a whole number from 1 to 64, got '${bad.replace('.', '\\.')}'`));
+    }
   });
 });
 

@@ -95,6 +95,72 @@ describe('relay subscribers: acknowledgements sent together, none lost', functio
     );
   });
 
+  it('concurrency 4: four handled at once; acks and lastSeq move over a finished prefix only; a reconnect hands none over twice', async () => {
+    const N = 10;
+    for (let i = 1; i <= N; i++) assert.equal((await post(`${relay.url}/hooks/default`, `{"n":${i}}`)).status, 200);
+    const proxy = await cuttableProxy(relay.port);
+    const calls = new Map<number, number>();
+    const finished = new Set<number>();
+    const states: string[] = [];
+    let running = 0;
+    let most = 0;
+    let release2 = () => {};
+    const held = new Promise<void>((r) => (release2 = r));
+    const wakers = new Set<() => void>();
+    const wake = () => [...wakers].forEach((w) => w());
+    const when = (check: () => boolean) =>
+      until(
+        () => (check() ? true : undefined),
+        (w) => (wakers.add(w), () => wakers.delete(w)),
+      );
+    const sub = subscribe({
+      url: `ws://127.0.0.1:${proxy.port}/ws`,
+      token: relay.token,
+      since: 0,
+      concurrency: 4,
+      backoff: { initialMs: 10, maxMs: 50 },
+      onState: (st) => (states.push(st.state), wake()),
+      onDelivery: async (d) => {
+        calls.set(d.seq, (calls.get(d.seq) ?? 0) + 1);
+        most = Math.max(most, ++running);
+        if (d.seq === 2) await held;
+        else await Promise.resolve();
+        running--;
+        finished.add(d.seq);
+        wake();
+        return { forwarded: { status: 200 } };
+      },
+    });
+    try {
+      await when(() => finished.size === N - 1);
+      assert.equal(most, 4, 'four at once, never more');
+      await until(
+        () => (stateOf(relay, 1) === 'ok' ? true : undefined),
+        (w) => (relay.store.on('forward', w), () => relay.store.off('forward', w)),
+      );
+      assert.equal(sub.lastSeq, 1, 'the resume point stops before 2, still in flight');
+      for (let seq = 3; seq <= N; seq++) assert.equal(stateOf(relay, seq), undefined, `#${seq} is not acknowledged while 2 is in flight`);
+      // The connection is cut: the relay sends 2-10 again on the next one, and none is handed over twice.
+      proxy.cut();
+      await when(() => states.filter((st) => st === 'caught-up').length === 2);
+      release2();
+      await until(
+        () => (stateOf(relay, N) === 'ok' ? true : undefined),
+        (w) => (relay.store.on('forward', w), () => relay.store.off('forward', w)),
+      );
+      assert.deepEqual(
+        Array.from({ length: N }, (_, i) => [i + 1, calls.get(i + 1), stateOf(relay, i + 1)]),
+        Array.from({ length: N }, (_, i) => [i + 1, 1, 'ok']),
+        'each handled once, each acknowledged with its 200',
+      );
+      assert.equal(sub.lastSeq, N);
+    } finally {
+      sub.close();
+      await sub.closed;
+      proxy.close();
+    }
+  });
+
   it('forwards=0: no ForwardMessage for the deliveries it acknowledged; without it, one each', async () => {
     const seen = { quiet: [] as string[], told: [] as string[] };
     const sockets: WebSocket[] = [];
