@@ -14,6 +14,8 @@
 //   BENCH_N (per side per level, default 3,000), BENCH_ROUNDS (default 3), BENCH_CONCURRENCY (1,32),
 //   BENCH_BIG (25 MB deliveries, default 3; 0: none)
 //   BENCH_PUBLIC_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") for the relay and forward children
+//   BENCH_PUBLIC_PARALLEL (default 32, as many as the senders): a second public path, its own relay and `forward --parallel N`
+//   (opt-in: the app's order is not kept), in the same rounds; 0: none
 //   BENCH_PUBLIC_APP_PROCESS=1 (an ablation: the app in a process of its own, bench/app-process.mjs,
 //   instead of this process, which also runs the 32 senders)
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -36,6 +38,7 @@ const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? '1,32').split(',').map(Num
 const BIG = 25 * 1024 * 1024;
 const BIG_COUNT = Number(process.env.BENCH_BIG ?? 3);
 const NODE_ARGS = (process.env.BENCH_PUBLIC_NODE_ARGS ?? '').split(' ').filter(Boolean);
+const PARALLEL = Number(process.env.BENCH_PUBLIC_PARALLEL ?? 32);
 const load = () =>
   loadavg()
     .map((l) => l.toFixed(2))
@@ -125,9 +128,16 @@ function pooled(runs: Run[]): { perSecond: number; p50: number } {
   return { perSecond: lat.length / seconds, p50: lat[Math.floor(lat.length / 2)]! };
 }
 
-/** The public path: relay (TLS, a channel), its admin token, and a forward subscriber to the app. */
-async function publicPath(cli: string, work: string, appUrl: string): Promise<{ relay: ChildProcess; forward: ChildProcess; url: string; ca: Buffer }> {
+/** The public path: relay (TLS, a channel), its admin token, and a forward subscriber (`--parallel` if given) to the app. */
+async function publicPath(
+  cli: string,
+  work: string,
+  appUrl: string,
+  parallel?: number,
+): Promise<{ relay: ChildProcess; forward: ChildProcess; url: string; ca: Buffer }> {
   const certs = makeTestCerts();
+  work = join(work, parallel ? `parallel-${parallel}` : 'in-order');
+  mkdirSync(work);
   const data = join(work, 'relay');
   const r = await spawnListening(
     NODE_ARGS,
@@ -171,6 +181,7 @@ async function publicPath(cli: string, work: string, appUrl: string): Promise<{ 
       appUrl,
       '--state',
       join(work, 'forward-state.json'),
+      ...(parallel ? ['--parallel', String(parallel)] : []),
     ],
     { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_EXTRA_CA_CERTS: certs.caCert } },
   );
@@ -232,6 +243,7 @@ async function main(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'sh-bench-public-'));
   const cli = await bundleCli(work);
   const pub = await publicPath(cli, work, appUrl);
+  const par = PARALLEL > 1 ? await publicPath(cli, work, appUrl, PARALLEL) : undefined;
   const durable = await spawnListening(
     [],
     join(ROOT, 'bench/durable-proxy.mjs'),
@@ -240,31 +252,34 @@ async function main(): Promise<void> {
   );
   const durableUrl = `http://127.0.0.1:${durable.port}/hooks/default`;
   const smee = await smeePath(appUrl);
-  const agent = new Agent({ connections: 64, keepAliveTimeout: 30_000, connect: { ca: pub.ca } });
+  // Each path made its own CA: the agent trusts both.
+  const agent = new Agent({ connections: 64, keepAliveTimeout: 30_000, connect: { ca: [pub.ca, ...(par ? [par.ca] : [])] } });
   const results: Record<string, unknown> = {};
   try {
     for (const [url, label] of [
       [appUrl, 'warm-direct'],
       [durableUrl, 'warm-durable'],
       [pub.url, 'warm-public'],
+      ...(par ? [[par.url, 'warm-parallel'] as const] : []),
       [smee.url, 'warm-smee'],
     ] as const)
       await run(url, label, 8, 500, agent);
     console.log(`public path: nproc ${availableParallelism()}, node ${process.version}, 1 KB signed deliveries, ${N} per side per level in ${ROUNDS} rounds`);
     for (const c of CONCURRENCY) {
-      const sides: Record<string, Run[]> = { direct: [], durable: [], public: [], smee: [] };
-      const cpu = { relay: 0, forward: 0, durable: 0, smeeServer: 0, smeeClient: 0, benchPublic: 0 };
-      const urls = { durable: durableUrl, public: pub.url, smee: smee.url };
+      const sides: Record<string, Run[]> = { direct: [], durable: [], public: [], parallel: [], smee: [] };
+      const cpu = { relay: 0, forward: 0, durable: 0, smeeServer: 0, smeeClient: 0, benchPublic: 0, relayP: 0, forwardP: 0, benchParallel: 0 };
+      const urls = { durable: durableUrl, public: pub.url, parallel: par?.url ?? '', smee: smee.url };
       const pidsOf = {
         durable: { durable: durable.child.pid! },
         public: { relay: pub.relay.pid!, forward: pub.forward.pid! },
+        parallel: (par ? { relayP: par.relay.pid!, forwardP: par.forward.pid! } : {}) as Record<string, number>,
         smee: { smeeServer: smee.server.pid!, smeeClient: smee.client.pid! },
       };
       const per = Math.ceil(N / ROUNDS);
       for (let r = 0; r < ROUNDS; r++) {
         sides.direct!.push(await run(appUrl, `direct-${c}-${r}`, c, per, agent));
         // The durable proxy, the public path and smee take turns going first.
-        const turns = ['durable', 'public', 'smee'] as const;
+        const turns = par ? (['durable', 'public', 'parallel', 'smee'] as const) : (['durable', 'public', 'smee'] as const);
         for (let t = 0; t < turns.length; t++) {
           const s = turns[(t + r) % turns.length]!;
           const pids: Record<string, number> = pidsOf[s];
@@ -275,10 +290,12 @@ async function main(): Promise<void> {
           // This process sends and is the app: its share of the public path's CPU.
           const used = process.cpuUsage(self);
           if (s === 'public') cpu.benchPublic += (used.user + used.system) / 1000;
+          if (s === 'parallel') cpu.benchParallel += (used.user + used.system) / 1000;
         }
       }
       const cpuUs = Object.fromEntries(Object.entries(cpu).map(([k, ms]) => [k, (ms * 1000) / (per * ROUNDS)])) as typeof cpu;
       const [d, du, p, sm] = [pooled(sides.direct!), pooled(sides.durable!), pooled(sides.public!), pooled(sides.smee!)];
+      const pp = par ? pooled(sides.parallel!) : undefined;
       const ratio = p.perSecond / du.perSecond;
       // The most the public path could carry if it used every core for nothing else: its CPU per
       // delivery (relay, forward, and this process as sender and app) against the cores there are.
@@ -291,6 +308,7 @@ async function main(): Promise<void> {
         publicOverDurable: ratio,
         addedP50Ms: added,
         smee: { ...sm, overDurable: sm.perSecond / du.perSecond, addedP50Ms: sm.p50 - d.p50 },
+        ...(pp ? { publicParallel: { parallel: PARALLEL, ...pp, overDurable: pp.perSecond / du.perSecond, addedP50Ms: pp.p50 - d.p50 } } : {}),
         cpuUsPerDelivery: cpuUs,
         cpuCeilingPerSecond: ceiling,
         cpuCeilingOverDurable: ceiling / du.perSecond,
@@ -310,6 +328,10 @@ async function main(): Promise<void> {
         console.log(
           `      CPU ceiling of the public path on ${availableParallelism()} cores: ${ceiling.toFixed(0)}/s = ${(ceiling / du.perSecond).toFixed(2)}× the durable proxy's measured rate, however forward posted`,
         );
+      if (pp)
+        console.log(
+          `      public path with forward --parallel ${PARALLEL} (opt-in: the app's order not kept) ${pp.perSecond.toFixed(0)}/s p50 ${pp.p50.toFixed(2)} ms: ${(pp.perSecond / du.perSecond).toFixed(2)}× the durable proxy${c === 32 ? ' (goal ≥ 0.6×)' : ''}, added p50 ${(pp.p50 - d.p50).toFixed(2)} ms, CPU relay ${cpuUs.relayP.toFixed(0)} µs + forward ${cpuUs.forwardP.toFixed(0)} µs + ${cpuUs.benchParallel.toFixed(0)} µs this process`,
+        );
       console.log(
         `      peer: smee-client + a minimal smee.io (plain HTTP, not durable) ${sm.perSecond.toFixed(0)}/s p50 ${sm.p50.toFixed(2)} ms: ${(sm.perSecond / du.perSecond).toFixed(2)}× the durable proxy, added p50 ${(sm.p50 - d.p50).toFixed(2)} ms, CPU ${cpuUs.smeeServer.toFixed(0)} µs (server) + ${cpuUs.smeeClient.toFixed(0)} µs (client)`,
       );
@@ -327,7 +349,7 @@ async function main(): Promise<void> {
       console.log(`${BIG_COUNT} × 25 MB through smee: ${show(smeeMem)} (shown)`);
     }
   } finally {
-    const children = [pub.relay, pub.forward, durable.child, smee.server, smee.client];
+    const children = [pub.relay, pub.forward, ...(par ? [par.relay, par.forward] : []), durable.child, smee.server, smee.client];
     for (const p of children) p.kill('SIGTERM');
     await Promise.all(children.map((p) => (p.exitCode === null ? once(p, 'exit') : undefined)));
     await agent.close();
