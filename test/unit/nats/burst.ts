@@ -85,6 +85,8 @@ export interface BurstOptions {
 export interface Burst {
   /** Delivery id → when it was answered 200. */
   acked: Map<string, number>;
+  /** Delivery id → the seq its 200 named (where the relay said it was stored). */
+  ackedSeq: Map<string, number>;
   /** Posts answered otherwise, by "503", "timeout", "refused", … */
   failed: Map<string, number>;
   /** Posts made (including failed ones). */
@@ -109,6 +111,7 @@ export interface Burst {
 export function burst(o: BurstOptions): Burst {
   const agent = new Agent({ connections: o.senders, keepAliveTimeout: 10_000 });
   const acked = new Map<string, number>();
+  const ackedSeq = new Map<string, number>();
   const failed = new Map<string, number>();
   const ackWaiters: { n: number; resolve: () => void }[] = [];
   const sentWaiters: { n: number; resolve: () => void }[] = [];
@@ -142,6 +145,8 @@ export function burst(o: BurstOptions): Burst {
       const text = await res.body.text();
       if (res.statusCode === 200) {
         acked.set(id, Date.now());
+        const seq = (JSON.parse(text) as { seq?: unknown }).seq;
+        if (typeof seq === 'number') ackedSeq.set(id, seq);
         log.push([Date.now(), '200']);
         for (const w of ackWaiters.filter((x) => acked.size >= x.n)) {
           ackWaiters.splice(ackWaiters.indexOf(w), 1);
@@ -175,6 +180,7 @@ export function burst(o: BurstOptions): Burst {
   void Promise.all(loops).then(release);
   return {
     acked,
+    ackedSeq,
     failed,
     log,
     messages,

@@ -13,7 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { connect, type NatsConnection } from 'nats';
 import { cli, spawnRelay, tempDir, type RelayProcess } from '../relay/helpers';
 import { burst, countingApp, longestGap, tally, type CountingApp } from './burst';
-import { explainMissing, locate, serverDefects } from './missing';
+import { explainMissing, heldAtAckedSeq, locate, serverDefects } from './missing';
 import { startNats, waitForStreamQuorum, type NatsCluster, type NatsNode } from './natsServers';
 import { consumerLeader, metaLeader, serverOf, streamLeader } from './roles';
 
@@ -41,7 +41,7 @@ interface Row {
   appMs: number;
   subscriberMs: number;
   windowMs: number;
-  /** Of `lost`, those nats-server lost or whose copies disagreed (serverDefects). */
+  /** Of `lost`, those nats-server lost, whose copies disagreed, or whose acknowledged seq it reused (serverDefects). */
   serverLost: number;
 }
 
@@ -147,7 +147,7 @@ describe('team relay fail-over under a burst (3 nats-server, 2 relays; bounded c
       serverLost: 0,
     };
     rows.push(row);
-    // What nats-server lost or whose copies disagreed (./missing.ts serverDefects) is its defect,
+    // What nats-server lost, whose copies disagreed or whose seq it reused (./missing.ts serverDefects) is its defect,
     // printed loudly; anything else missing fails the test.
     let byServer: string[] = [];
     if (atApp.missing.length + atSub.missing.length > 0) {
@@ -156,12 +156,15 @@ describe('team relay fail-over under a burst (3 nats-server, 2 relays; bounded c
       const ids = [...new Set([...atApp.missing, ...atSub.missing])];
       const seqOf = await locate(probe, ids);
       const logs = `${a.stderr()}\n${bAlive ? b.stderr() : ''}`;
-      byServer = serverDefects(seqOf, ids, logs);
+      const held = await heldAtAckedSeq(probe, ids, load.ackedSeq);
+      for (const [id, there] of held)
+        if (there !== id) console.log(`${id}: its 200 named seq ${load.ackedSeq.get(id)}, which the stream gives to ${there ?? 'nothing'}`);
+      byServer = serverDefects(seqOf, ids, logs, held);
       const lines = await explainMissing({ ...probe, forwardLog: forwardOutput(), relayLog: a.stderr() }, ids.slice(0, 20), seqOf);
       console.log(lines.join('\n'));
       if (byServer.length > 0)
         console.log(
-          `NATS-SERVER DEFECT (nats-server 2.9): ${name}: ${byServer.length} deliveries gone from the stream or at seqs whose copies disagreed: ${byServer.join(' ')}`,
+          `NATS-SERVER DEFECT (nats-server 2.9): ${name}: ${byServer.length} deliveries gone from the stream, at seqs whose copies disagreed, or whose acknowledged seq holds another delivery: ${byServer.join(' ')}`,
         );
     }
     row.serverLost = byServer.length;

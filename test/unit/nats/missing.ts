@@ -32,15 +32,40 @@ export async function locate(p: Pick<MissingProbe, 'jsm' | 'stream' | 'from' | '
   return seqOf;
 }
 
+/** For each of `ids` its 200 named a seq for: the id the stream's leader holds at that seq now (undefined: none, or no id). */
+export async function heldAtAckedSeq(
+  p: Pick<MissingProbe, 'jsm' | 'stream'>,
+  ids: string[],
+  ackedSeq: Map<string, number>,
+): Promise<Map<string, string | undefined>> {
+  const held = new Map<string, string | undefined>();
+  for (const id of ids) {
+    const seq = ackedSeq.get(id);
+    if (seq === undefined) continue;
+    held.set(
+      id,
+      await p.jsm.streams.getMessage(p.stream, { seq }).then(
+        (m) => idOf(Buffer.from(m.data)),
+        () => undefined,
+      ),
+    );
+  }
+  return held;
+}
+
 /**
- * The missing ids that nats-server is to answer for, not the relay: gone from the stream (it lost a
- * delivery it had acknowledged), or at a seq where the relay logged that the copies of the stream
- * disagreed (a replica, a consumer or the leader answered with another message).
+ * The missing ids that nats-server is to answer for, not the relay:
+ * - gone from the stream (it lost a delivery it had acknowledged);
+ * - at a seq where the relay logged that the copies of the stream disagreed (a replica, a
+ *   consumer or the leader answered with another message);
+ * - or whose acknowledged seq (the PubAck the relay's 200 passed on) the stream now gives to
+ *   another delivery: the server lost it and reused its seq, with or without such a log line.
  */
-export function serverDefects(seqOf: Map<string, number>, ids: string[], relayLogs: string): string[] {
+export function serverDefects(seqOf: Map<string, number>, ids: string[], relayLogs: string, heldAtAcked = new Map<string, string | undefined>()): string[] {
   return ids.filter((id) => {
     const seq = seqOf.get(id);
     if (seq === undefined) return true;
+    if (heldAtAcked.has(id) && heldAtAcked.get(id) !== id) return true;
     return relayLogs.split('\n').some((l) => /another message|disagree|differs/.test(l) && new RegExp(`\\bseq ${seq}\\b`).test(l));
   });
 }
