@@ -13,7 +13,7 @@ import { startRelay, type RelayServer } from '../../../relay/server';
 import { Forwarder } from '../../../relay/server/forwarding/forwarder';
 import { RelayApi } from '../../../relay/client/api';
 import { subscribe } from '../../../relay/client/subscribe';
-import { cli, post, runCliBare, settled, signed, startTarget, tempDir, until } from './helpers';
+import { cli, post, runCliBare, settled, signed, startTarget, tempDir, until, within } from './helpers';
 
 /** Resolves once the forward state file's content satisfies `pred` (checked at each change of its folder). */
 async function stateFileSays(file: string, pred: (k: { lastSeq?: number; retrying: unknown[] }) => boolean): Promise<void> {
@@ -242,6 +242,62 @@ describe('service-hooks forward: the forwarding rules (real relay, app and child
     second.child.kill('SIGTERM');
     assert.equal(await second.exited, 0);
     assert.deepEqual(JSON.parse(readFileSync(state, 'utf8')), { lastSeq: 4, retrying: [] });
+  });
+
+  it('--parallel 8 killed with SIGKILL mid-burst while the app holds some, then restarted: every delivery answered 200 reaches the app (counted)', async () => {
+    const app = await startTarget();
+    closers.push(() => app.close());
+    // Before the kill the app never answers one delivery in 25, while later ones are answered:
+    // those must be posted again after the restart, not skipped.
+    const unanswered = new Set<unknown>();
+    let holding = true;
+    app.hold = (r) => {
+      if (!holding || Number(/"n":(\d+)/.exec(r.body.toString())?.[1]) % 25 !== 7) return undefined;
+      unanswered.add(r);
+      return new Promise<void>(() => {});
+    };
+    const state = join(tempDir(), 'parallel-kill.json');
+    const args = [...base(), '--to', app.url, '--state', state, '--parallel', '8'];
+    const first = await forwardChild(args);
+    children.push(first.child);
+    await first.saw(/connected/);
+    const TOTAL = 400;
+    const acknowledged: string[] = [];
+    let next = 0;
+    const senders = Array.from({ length: 16 }, async () => {
+      while (next < TOTAL) {
+        const body = `{"n":${next++}}`;
+        if ((await post(`${relay.url}/hooks/default`, body)).status === 200) acknowledged.push(body);
+      }
+    });
+    await app.waitFor(100);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    holding = false;
+    await Promise.all(senders);
+    const second = await forwardChild(args); // no --since: resumes from the state file
+    children.push(second.child);
+    const bodies = () => new Set(app.received.filter((r) => !unanswered.has(r)).map((r) => r.body.toString()));
+    const missing = () => {
+      const got = bodies();
+      return acknowledged.filter((b) => !got.has(b));
+    };
+    await within(
+      app.waitUntil(() => missing().length === 0),
+      30_000,
+      () => `after 30 s, ${missing().length} of ${acknowledged.length} acknowledged deliveries never reached the app: ${missing().slice(0, 10).join(' ')}`,
+    );
+    const got = bodies();
+    const lost = acknowledged.filter((b) => !got.has(b)).length;
+    const twice = app.received.length - unanswered.size - got.size;
+    process.stdout.write(
+      `      (acknowledged ${acknowledged.length}, answered by the app ${got.size}, held unanswered at the kill ${unanswered.size}, answered twice ${twice}, lost ${lost})\n`,
+    );
+    assert.ok(unanswered.size > 0, 'some deliveries were at the app, unanswered, when forward was killed');
+    assert.equal(acknowledged.length, TOTAL);
+    assert.equal(lost, 0);
+    second.child.kill('SIGTERM');
+    assert.equal(await second.exited, 0);
   });
 
   it('--parallel outside 1-64 is a usage error (exit 2)', async () => {
