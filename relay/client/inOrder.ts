@@ -27,10 +27,6 @@ export class InOrder<T = void> {
     return this.bySeq.has(seq);
   }
 
-  isFinished(seq: number): boolean {
-    return this.bySeq.get(seq)?.finished === true;
-  }
-
   /** Starts `seq` after every seq started before it; false if it is already held. */
   start(seq: number): boolean {
     if (this.bySeq.has(seq)) return false;
