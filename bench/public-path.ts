@@ -15,7 +15,7 @@
 //   BENCH_BIG (25 MB deliveries, default 3; 0: none)
 //   BENCH_PUBLIC_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") for the relay and forward children
 //   BENCH_PUBLIC_PARALLEL (default 32, as many as the senders): a second public path, its own relay and `forward --parallel N`
-//   (opt-in: the app's order is not kept), in the same rounds; 0: none
+//   (opt-in: the app's order is not kept), in the same rounds; 0 or 1: none
 //   BENCH_PUBLIC_APP_PROCESS=1 (an ablation: the app in a process of its own, bench/app-process.mjs,
 //   instead of this process, which also runs the 32 senders)
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -278,7 +278,7 @@ async function main(): Promise<void> {
       const per = Math.ceil(N / ROUNDS);
       for (let r = 0; r < ROUNDS; r++) {
         sides.direct!.push(await run(appUrl, `direct-${c}-${r}`, c, per, agent));
-        // The durable proxy, the public path and smee take turns going first.
+        // The durable proxy, the public path (in order, and parallel) and smee take turns going first.
         const turns = par ? (['durable', 'public', 'parallel', 'smee'] as const) : (['durable', 'public', 'smee'] as const);
         for (let t = 0; t < turns.length; t++) {
           const s = turns[(t + r) % turns.length]!;
@@ -296,6 +296,7 @@ async function main(): Promise<void> {
       const cpuUs = Object.fromEntries(Object.entries(cpu).map(([k, ms]) => [k, (ms * 1000) / (per * ROUNDS)])) as typeof cpu;
       const [d, du, p, sm] = [pooled(sides.direct!), pooled(sides.durable!), pooled(sides.public!), pooled(sides.smee!)];
       const pp = par ? pooled(sides.parallel!) : undefined;
+      const ceilingP = (availableParallelism() * 1e6) / (cpuUs.relayP + cpuUs.forwardP + cpuUs.benchParallel);
       const ratio = p.perSecond / du.perSecond;
       // The most the public path could carry if it used every core for nothing else: its CPU per
       // delivery (relay, forward, and this process as sender and app) against the cores there are.
@@ -308,7 +309,17 @@ async function main(): Promise<void> {
         publicOverDurable: ratio,
         addedP50Ms: added,
         smee: { ...sm, overDurable: sm.perSecond / du.perSecond, addedP50Ms: sm.p50 - d.p50 },
-        ...(pp ? { publicParallel: { parallel: PARALLEL, ...pp, overDurable: pp.perSecond / du.perSecond, addedP50Ms: pp.p50 - d.p50 } } : {}),
+        ...(pp
+          ? {
+              publicParallel: {
+                parallel: PARALLEL,
+                ...pp,
+                overDurable: pp.perSecond / du.perSecond,
+                addedP50Ms: pp.p50 - d.p50,
+                cpuCeilingOverDurable: ceilingP / du.perSecond,
+              },
+            }
+          : {}),
         cpuUsPerDelivery: cpuUs,
         cpuCeilingPerSecond: ceiling,
         cpuCeilingOverDurable: ceiling / du.perSecond,
@@ -328,10 +339,14 @@ async function main(): Promise<void> {
         console.log(
           `      CPU ceiling of the public path on ${availableParallelism()} cores: ${ceiling.toFixed(0)}/s = ${(ceiling / du.perSecond).toFixed(2)}× the durable proxy's measured rate, however forward posted`,
         );
-      if (pp)
+      if (pp) {
         console.log(
-          `      public path with forward --parallel ${PARALLEL} (opt-in: the app's order not kept) ${pp.perSecond.toFixed(0)}/s p50 ${pp.p50.toFixed(2)} ms: ${(pp.perSecond / du.perSecond).toFixed(2)}× the durable proxy${c === 32 ? ' (goal ≥ 0.6×)' : ''}, added p50 ${(pp.p50 - d.p50).toFixed(2)} ms, CPU relay ${cpuUs.relayP.toFixed(0)} µs + forward ${cpuUs.forwardP.toFixed(0)} µs + ${cpuUs.benchParallel.toFixed(0)} µs this process`,
+          `      public path with forward --parallel ${PARALLEL} (opt-in: the app's order not kept) ${pp.perSecond.toFixed(0)}/s p50 ${pp.p50.toFixed(2)} ms: ${(pp.perSecond / du.perSecond).toFixed(2)}× the durable proxy${c === 32 ? ' (goal ≥ 0.6×)' : ''}, added p50 ${(pp.p50 - d.p50).toFixed(2)} ms`,
         );
+        console.log(
+          `        its CPU per delivery: relay ${cpuUs.relayP.toFixed(0)} µs + forward ${cpuUs.forwardP.toFixed(0)} µs + ${cpuUs.benchParallel.toFixed(0)} µs this process${c > 1 ? `; its CPU ceiling ${(ceilingP / du.perSecond).toFixed(2)}× the durable proxy, ${((100 * pp.perSecond) / ceilingP).toFixed(0)} % of it reached` : ''}`,
+        );
+      }
       console.log(
         `      peer: smee-client + a minimal smee.io (plain HTTP, not durable) ${sm.perSecond.toFixed(0)}/s p50 ${sm.p50.toFixed(2)} ms: ${(sm.perSecond / du.perSecond).toFixed(2)}× the durable proxy, added p50 ${(sm.p50 - d.p50).toFixed(2)} ms, CPU ${cpuUs.smeeServer.toFixed(0)} µs (server) + ${cpuUs.smeeClient.toFixed(0)} µs (client)`,
       );
