@@ -216,7 +216,7 @@ export class ForwardEngine {
       return;
     }
     if (this.last !== undefined && d.seq <= this.last) return; // handled before the restart
-    this.order.start(d.seq);
+    this.order.start(d.seq, undefined);
     if (!('bodyBase64' in d) || d.headers === undefined) {
       // 'in': reading a decoded body's bodyBase64 would encode it
       // The relay cannot read its body, and never will (a damaged record; its log says which):

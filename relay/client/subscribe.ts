@@ -143,6 +143,8 @@ interface Handling {
   c: Connection;
   /** Its handler threw: it is handed over again when the relay sends it again. */
   failed?: boolean;
+  /** What its handler resolved to (sent with its acknowledgement). */
+  handled?: DeliveryHandled;
 }
 
 class Subscriber implements Subscription {
@@ -150,8 +152,8 @@ class Subscriber implements Subscription {
   private readonly concurrency: number;
   /** Handlers running now. */
   private running = 0;
-  private readonly order = new InOrder<DeliveryHandled>();
-  private readonly handling = new Map<number, Handling>();
+  /** Deliveries handed to the handler and not yet acknowledged, in the order they came. */
+  private readonly handling = new InOrder<Handling>();
   private ws: WebSocket | undefined;
   /** The connection of `ws`. */
   private current: Connection | undefined;
@@ -303,8 +305,7 @@ class Subscriber implements Subscription {
       h.failed = false;
     } else {
       h = { c };
-      this.handling.set(d.seq, h);
-      this.order.start(d.seq);
+      this.handling.start(d.seq, h);
     }
     this.running++;
     void this.run(h, d);
@@ -324,15 +325,14 @@ class Subscriber implements Subscription {
       return;
     }
     this.running--;
-    const touched = new Set<Connection>();
-    for (const r of this.order.finish(d.seq, handled)) {
-      const done = this.handling.get(r.seq)!;
-      this.handling.delete(r.seq);
-      if (r.seq > this.last) this.last = r.seq;
-      done.c.acks.push({ type: 'ack', seq: r.seq, ...(r.value?.forwarded ? { forwarded: r.value.forwarded } : {}) });
-      touched.add(done.c);
+    h.handled = handled;
+    for (const released of this.handling.finish(d.seq)) {
+      const { seq } = released;
+      const done = released.value!; // every seq here was started with its Handling
+      if (seq > this.last) this.last = seq;
+      done.c.acks.push({ type: 'ack', seq, ...(done.handled?.forwarded ? { forwarded: done.handled.forwarded } : {}) });
+      if (done.c.gone) this.keepUnsentAcks(done.c); // closed while the app answered
     }
-    for (const t of touched) if (t.gone) this.keepUnsentAcks(t); // closed while the app answered
     const c = this.current;
     if (!c || c.gone) return;
     // Nothing more waits to start (ack now: the relay records the app's answers), or a batch is full.
