@@ -121,6 +121,11 @@ async function run(url: string, label: string, c: number, n: number, agent: Agen
   return { perSecond: n / seconds, latencies };
 }
 
+/** Deliveries per second that the cores could carry at these µs of CPU per delivery (each process's share). */
+function cpuCeiling(...usPerDelivery: number[]): number {
+  return (availableParallelism() * 1e6) / usPerDelivery.reduce((a, b) => a + b, 0);
+}
+
 function pooled(runs: Run[]): { perSecond: number; p50: number } {
   const lat = runs.flatMap((r) => r.latencies).sort((a, b) => a - b);
   // Deliveries over the summed time of the rounds.
@@ -296,11 +301,11 @@ async function main(): Promise<void> {
       const cpuUs = Object.fromEntries(Object.entries(cpu).map(([k, ms]) => [k, (ms * 1000) / (per * ROUNDS)])) as typeof cpu;
       const [d, du, p, sm] = [pooled(sides.direct!), pooled(sides.durable!), pooled(sides.public!), pooled(sides.smee!)];
       const pp = par ? pooled(sides.parallel!) : undefined;
-      const ceilingP = (availableParallelism() * 1e6) / (cpuUs.relayP + cpuUs.forwardP + cpuUs.benchParallel);
+      const ceilingP = cpuCeiling(cpuUs.relayP, cpuUs.forwardP, cpuUs.benchParallel);
       const ratio = p.perSecond / du.perSecond;
       // The most the public path could carry if it used every core for nothing else: its CPU per
       // delivery (relay, forward, and this process as sender and app) against the cores there are.
-      const ceiling = (availableParallelism() * 1e6) / (cpuUs.relay + cpuUs.forward + cpuUs.benchPublic);
+      const ceiling = cpuCeiling(cpuUs.relay, cpuUs.forward, cpuUs.benchPublic);
       const added = p.p50 - d.p50;
       results[`c${c}`] = {
         direct: d,
