@@ -145,16 +145,21 @@ async function attemptsSettled(): Promise<{ attempts: number; seconds: number }>
   return { attempts: attempts - n0, seconds: (performance.now() - t0) / 1000 };
 }
 
+/** The p50 of `times` GETs of `path` on the relay at `base`, one after another. */
+function p50Get(base: string, path: string, token: string, agent: Agent, times: number): Promise<number> {
+  return p50(times, async () => void (await get(`${base}${path}`, token, agent)));
+}
+
 /** The latencies of the status and list requests on a started relay, with nothing else going on. */
 async function queries(base: string, token: string, agent: Agent, n: number): Promise<Record<string, number>> {
   const status = (await get(`${base}/api/status`, token, agent)) as { lastSeq: number };
   const before = Math.max(1, status.lastSeq - Math.min(10_000 + Math.floor(n / 4), n - 100));
   return {
-    healthzP50Ms: await p50(500, async () => void (await get(`${base}/healthz`, token, agent))),
-    statusP50Ms: await p50(500, async () => void (await get(`${base}/api/status`, token, agent))),
-    pageNewest50P50Ms: await p50(200, async () => void (await get(`${base}/api/deliveries?limit=50`, token, agent))),
-    pageOlderP50Ms: await p50(200, async () => void (await get(`${base}/api/deliveries?limit=50&before=${before}`, token, agent))),
-    pageNoMatchP50Ms: await p50(50, async () => void (await get(`${base}/api/deliveries?limit=50&status=failed`, token, agent))),
+    healthzP50Ms: await p50Get(base, '/healthz', token, agent, 500),
+    statusP50Ms: await p50Get(base, '/api/status', token, agent, 500),
+    pageNewest50P50Ms: await p50Get(base, '/api/deliveries?limit=50', token, agent, 200),
+    pageOlderP50Ms: await p50Get(base, `/api/deliveries?limit=50&before=${before}`, token, agent, 200),
+    pageNoMatchP50Ms: await p50Get(base, '/api/deliveries?limit=50&status=failed', token, agent, 50),
   };
 }
 
@@ -170,9 +175,9 @@ async function queriesDuringDrain(base: string, token: string, agent: Agent): Pr
   const n0 = attempts;
   const r = {
     queued,
-    healthzP50Ms: await p50(100, async () => void (await get(`${base}/healthz`, token, agent))),
-    statusP50Ms: await p50(100, async () => void (await get(`${base}/api/status`, token, agent))),
-    pageNewest50P50Ms: await p50(100, async () => void (await get(`${base}/api/deliveries?limit=50`, token, agent))),
+    healthzP50Ms: await p50Get(base, '/healthz', token, agent, 100),
+    statusP50Ms: await p50Get(base, '/api/status', token, agent, 100),
+    pageNewest50P50Ms: await p50Get(base, '/api/deliveries?limit=50', token, agent, 100),
   };
   return { ...r, attemptsWhileMeasured: attempts - n0 };
 }
