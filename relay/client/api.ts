@@ -136,7 +136,7 @@ export class RelayApi {
    * Admin token only. Changes a channel's signing secrets, keeping its token: `{ addSecrets }` adds
    * (rotation starts: both verify), `{ secrets }` replaces (rotation ends: only the new one).
    */
-  updateChannelSecrets(name: string, change: UpdateChannelSecrets): Promise<ChannelInfo> {
+  updateChannelSecrets(name: string, change: UpdateChannelSecrets): Promise<ChannelInfo & { warning?: string }> {
     return this.call('PATCH', `/api/channels/${encodeURIComponent(name)}`, change);
   }
 

@@ -91,6 +91,7 @@ async function rotate(
   }
   io.stdout.write(`channel ${name}: ${values.only ? 'only the given secret verifies now' : 'secret added'} (${info.secrets} in use; the token is unchanged)\n`);
   if (given.length === 0) io.stdout.write(`  secret: ${secret}\n`);
+  if (info.warning) io.stderr.write(`warning: ${info.warning}\n`);
   if (!values.only)
     io.stderr.write(
       `Give the webhook this secret on the service; once its deliveries verify, drop the old one:\n  service-hooks channels rotate ${name} --secret <the new secret> --only\n`,

@@ -8,8 +8,10 @@
 //   GET    /api/channels/<name>   → 200 ChannelInfo                            (admin, or its own token)
 //   PATCH  /api/channels/<name>   → 200 ChannelInfo ({ secrets } replaces the signing secrets,
 //            { addSecrets } adds to them; the token stays): rotation without downtime: add the new
-//            secret, change the webhook, then keep only the new one. 400 bad body, or no secret
-//            left on a --public relay · 404 no such channel · 409 a --config or the default channel  (admin)
+//            secret, change the webhook, then keep only the new one. `warning` as create's for a
+//            short secret. 400 bad body; `{ secrets: [] }` (unsigned deliveries accepted from then
+//            on) without `allowUnsigned: true`; no secret left on a --public relay · 404 no such
+//            channel · 409 a --config or the default channel  (admin)
 //   DELETE /api/channels/<name>   → 204; its token stops working, its streams close, its URL
 //            answers 404 · 404 no such channel · 409 a --config or the default channel  (admin)
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -54,10 +56,17 @@ export function createChannelRequest(body: Record<string, unknown>, strict: bool
     return { error: `at most ${MAX_SECRETS} secrets of at most ${MAX_SECRET_LENGTH} characters` };
   }
   if (strict && secrets.length === 0) return { error: 'a --public relay never accepts unverified deliveries: a channel needs at least one secret' };
-  const short = (secrets as string[]).findIndex((s) => Buffer.byteLength(s) < MIN_SECRET_BYTES);
-  if (short >= 0 && strict)
-    return { error: `secret #${short + 1} has fewer than ${MIN_SECRET_BYTES} bytes: a --public relay refuses secrets that short (e.g. openssl rand -hex 32)` };
+  const short = strict ? shortSecretError(secrets as string[]) : undefined;
+  if (short) return { error: short };
   return { name, secrets: secrets as string[] };
+}
+
+/** A --public relay's refusal of secrets under MIN_SECRET_BYTES, or undefined. */
+function shortSecretError(secrets: readonly string[]): string | undefined {
+  const short = secrets.findIndex((s) => Buffer.byteLength(s) < MIN_SECRET_BYTES);
+  return short < 0
+    ? undefined
+    : `secret #${short + 1} has fewer than ${MIN_SECRET_BYTES} bytes: a --public relay refuses secrets that short (e.g. openssl rand -hex 32)`;
 }
 
 /** The warning for secrets under MIN_SECRET_BYTES (a local relay accepts them), or undefined. */
@@ -141,10 +150,17 @@ export async function createChannel(ctx: ChannelApiContext, req: IncomingMessage
   }
 }
 
-/** The body of PATCH /api/channels/<name>: exactly one of `secrets` (replace) and `addSecrets`. */
+export const UNSIGNED_PATCH_ERROR =
+  'secrets: [] would make the channel accept unsigned deliveries from anyone who knows its URL; to mean it, send { "secrets": [], "allowUnsigned": true }';
+
+/**
+ * The body of PATCH /api/channels/<name>: exactly one of `secrets` (replace) and `addSecrets`.
+ * An empty `secrets` (no signature checked from then on) only with `allowUnsigned: true`.
+ */
 export function patchChannelRequest(body: Record<string, unknown>): Checked<{ secrets: string[]; add: boolean }> {
-  const extra = Object.keys(body).find((k) => k !== 'secrets' && k !== 'addSecrets');
+  const extra = Object.keys(body).find((k) => k !== 'secrets' && k !== 'addSecrets' && k !== 'allowUnsigned');
   if (extra !== undefined) return { error: `unknown field '${extra}' (expected { secrets } or { addSecrets })` };
+  if (body.allowUnsigned !== undefined && body.allowUnsigned !== true) return { error: 'allowUnsigned must be true when given' };
   if ((body.secrets === undefined) === (body.addSecrets === undefined))
     return { error: 'give exactly one of secrets (replaces them) and addSecrets (adds to them)' };
   const add = body.addSecrets !== undefined;
@@ -152,6 +168,7 @@ export function patchChannelRequest(body: Record<string, unknown>): Checked<{ se
   if (!Array.isArray(list) || !list.every((s) => typeof s === 'string' && s !== ''))
     return { error: `${add ? 'addSecrets' : 'secrets'} must be an array of non-empty strings` };
   if (list.some((s: string) => s.length > MAX_SECRET_LENGTH)) return { error: `secrets of at most ${MAX_SECRET_LENGTH} characters` };
+  if (!add && list.length === 0 && body.allowUnsigned !== true) return { error: UNSIGNED_PATCH_ERROR };
   return { secrets: list as string[], add };
 }
 
@@ -168,6 +185,8 @@ export async function patchChannel(ctx: ChannelApiContext, req: IncomingMessage,
   if (secrets.length > MAX_SECRETS) return sendError(res, 400, `at most ${MAX_SECRETS} secrets`);
   if (ctx.directory.strict && secrets.length === 0)
     return sendError(res, 400, 'a --public relay never accepts unverified deliveries: a channel needs at least one secret');
+  const short = ctx.directory.strict ? shortSecretError(r.secrets) : undefined;
+  if (short) return sendError(res, 400, short);
   try {
     await ctx.directory.registry.setSecrets(name, secrets);
   } catch (err) {
@@ -175,8 +194,11 @@ export async function patchChannel(ctx: ChannelApiContext, req: IncomingMessage,
     ctx.log(`channel '${name}' not changed: ${(err as Error).message}`);
     return sendError(res, 500, 'the channel registry could not be written');
   }
-  ctx.log(`channel '${name}': ${r.add ? `${r.secrets.length} secret(s) added` : 'secrets replaced'}, ${secrets.length} in use`);
-  sendJson(res, 200, ctx.directory.info(name, countsOf(ctx)));
+  const warning = secrets.length === 0 ? 'the channel has no secret: it accepts unsigned deliveries' : weakSecretWarning(r.secrets);
+  const what = `${r.add ? `${r.secrets.length} secret(s) added` : 'secrets replaced'}, ${secrets.length} in use`;
+  ctx.log(`channel '${name}': ${what}${warning ? `; warning: ${warning}` : ''}`, { channel: name, ...(warning ? { level: 'warn' as const } : {}) });
+  const info = ctx.directory.info(name, countsOf(ctx));
+  sendJson(res, 200, warning ? { ...info, warning } : info);
 }
 
 export async function deleteChannel(ctx: ChannelApiContext, res: ServerResponse, name: string): Promise<void> {

@@ -185,8 +185,11 @@ export interface CreatedChannel {
   /** Set when a secret is weak (under 16 bytes; a --public relay refuses those). */
   warning?: string;
 }
-/** PATCH /api/channels/<name> (admin): exactly one of the two. 200 ChannelInfo. */
-export type UpdateChannelSecrets = { secrets: string[] } | { addSecrets: string[] };
+/**
+ * PATCH /api/channels/<name> (admin): exactly one of the two. 200 ChannelInfo, with `warning` for a
+ * short secret or none left. `secrets: []` (unsigned deliveries accepted) needs `allowUnsigned: true`.
+ */
+export type UpdateChannelSecrets = { secrets: string[]; allowUnsigned?: true } | { addSecrets: string[] };
 /**
  * Where a channel is defined: the channels API, --config, the relay-wide `default`, or an
  * `implicit` channel (any other name a local relay accepted, with the relay-wide settings).

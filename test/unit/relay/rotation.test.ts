@@ -108,6 +108,51 @@ describe('channel secret rotation without downtime', function () {
   });
 });
 
+describe('PATCH secrets: no silent switch to unsigned, a warning for a short secret (issue 36.13)', function () {
+  this.timeout(30_000);
+  let relay: RelayServer | undefined;
+  afterEach(async () => {
+    await relay?.close();
+    relay = undefined;
+  });
+
+  it('refuses secrets: [] unless allowUnsigned: true; warns (answer and log) as create does', async () => {
+    const lines: { message: string; level?: string }[] = [];
+    relay = await startRelay({ port: 0, dataDir: tempDir(), log: (message, f) => lines.push({ message, level: f?.level }) });
+    const admin = relay.token;
+    await call('POST', `${relay.url}/api/channels`, admin, { name: 'carol', secrets: [OLD] });
+    const url = `${relay.url}/api/channels/carol`;
+    const unsigned = await call('PATCH', url, admin, { secrets: [] });
+    assert.equal(unsigned.status, 400);
+    assert.match(unsigned.json.error, /unsigned deliveries.*allowUnsigned/);
+    assert.equal((await call('GET', url, admin)).json.secrets, 1, 'the secret stays');
+    assert.equal((await call('PATCH', url, admin, { secrets: [], allowUnsigned: 'yes' })).status, 400);
+    // Each row: the body, then the warning it must carry (undefined: none).
+    for (const [body, warning] of [
+      [{ secrets: ['tiny-1'] }, /secret #1 has fewer than 16 bytes/],
+      [{ addSecrets: ['tiny-2'] }, /secret #1 has fewer than 16 bytes/],
+      [{ secrets: [NEW] }, undefined],
+      [{ secrets: [], allowUnsigned: true }, /no secret: it accepts unsigned deliveries/],
+    ] as const) {
+      lines.length = 0;
+      const r = await call('PATCH', url, admin, body);
+      assert.equal(r.status, 200, JSON.stringify(body));
+      if (!warning) {
+        assert.equal(r.json.warning, undefined, JSON.stringify(body));
+        continue;
+      }
+      assert.match(r.json.warning, warning, JSON.stringify(body));
+      const logged = lines.find((l) => /channel 'carol'/.test(l.message));
+      assert.match(logged?.message ?? '', warning);
+      assert.equal(logged?.level, 'warn');
+      assert.doesNotMatch(logged!.message, /tiny-/, 'the secret is not printed');
+    }
+    assert.equal((await call('GET', url, admin)).json.secrets, 0);
+    const body = '{}';
+    assert.equal((await post(`${relay.url}/hooks/carol`, body)).status, 200, 'asked for explicitly: unsigned accepted');
+  });
+});
+
 describe('deliveries refused by the source allow-list are visible', function () {
   this.timeout(30_000);
   let relay: RelayServer | undefined;
