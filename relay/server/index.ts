@@ -7,6 +7,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { refuseRaw, sendError, sendJson } from '../shared/http';
 import { SourceRefusals } from './ingress/refusals';
+import { RefusalLog, type RefusalReason, type Refused } from './access/refusalLog';
 import { bearer, hostAllowed, SourceAllowList } from './access/access';
 import { createApi } from './api/api';
 import { openChannelDirectory, type ChannelDirectory } from './channels/channelDirectory';
@@ -200,11 +201,15 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
   const baseUrl = () => `${options.tls ? 'https' : 'http'}://${urlHost}:${state.port}`;
   const directory = channelDirectory(dataDir, channels, options, baseUrl);
   const scopeOf = (given: string | undefined) => authenticate(given, token, directory.registry);
-  const meter = metering(options.metrics);
+  const allowedHosts = options.allowedHosts ?? [];
+  const meter = metering(options.metrics, { allowedHosts, refused: (req, reason, what) => refusalLog.refused(req, reason, what) });
   const { store, kind, shared, shareChannels, jetstream } = await openStore(options.store, { ...options, dataDir, log, onSync: meter?.synced });
   const stopSharingChannels = await shareChannels?.(directory.registry);
   const allow = new SourceAllowList(options.allowCidr ?? []);
-  const refusals = new SourceRefusals(log, options.now);
+  const refusals = new SourceRefusals();
+  const trustProxy = options.trustProxy?.length ? new SourceAllowList(options.trustProxy) : undefined;
+  const refusalLog = new RefusalLog(log, (reason) => meter?.refused(reason), trustProxy, options.now);
+  const refused = refusalLog.refused;
   const forwarder = new Forwarder(store, {
     schedule: options.retrySchedule,
     timeScale: options.timeScale,
@@ -212,23 +217,21 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
     timeoutMs: options.forwardTimeoutMs,
     log,
   });
-  const allowedHosts = options.allowedHosts ?? [];
   const onForwarded = (seq: number, status: number, state?: ForwardStatus, replay?: boolean) => recordSubscriberForward(store, seq, status, log, state, replay);
-  const hubOptions = { authenticate: scopeOf, keyOf: (name: string) => directory.registry.keyOf(name), boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, onForwarded };
+  const hubOptions = { authenticate: scopeOf, keyOf: (name: string) => directory.registry.keyOf(name), boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, onForwarded, onRefused: (req: IncomingMessage, status: number, phrase: string) => refused(req, wsReason(status, phrase), 'a WebSocket') };
   const hub = new SubscriberHub(store, { ...hubOptions, ...options.subscriberLimits });
   const state = { accepting: true, port: listening.port };
   // On JetStream, forwarding is shared work of every instance (durable consumers), not this process's.
   const sharedForwarding = shared?.(channels);
   const rejectLimiter = new RejectLimiter(options.rejectLimits, options.now);
-  const trustProxy = options.trustProxy?.length ? new SourceAllowList(options.trustProxy) : undefined;
   // On JetStream the consumers forward; the local forwarder still replays.
   const forwarding: Pick<Forwarder, 'deliver' | 'retryNow'> = sharedForwarding ?? forwarder;
-  const ingress = createIngress({ store: meter ? meter.ingressStore(store) : store, forwarder: forwarding, subscribers: hub, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter, refusals });
-  const page = createPage({ store, authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], tls: !!options.tls, trustProxy, signInLimiter: new RejectLimiter(options.rejectLimits, options.now), assetsDir: options.pageDir, now: options.now, secretsOf: (name) => secretsOf(directory, name) });
+  const ingress = createIngress({ store: meter ? meter.ingressStore(store) : store, forwarder: forwarding, subscribers: hub, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter, refusals, refusalLog });
+  const page = createPage({ store, authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], tls: !!options.tls, trustProxy, signInLimiter: new RejectLimiter(options.rejectLimits, options.now), assetsDir: options.pageDir, now: options.now, refused, secretsOf: (name) => secretsOf(directory, name) });
   const onChannelDeleted = (name: string) => (hub.revoke(name), page.revoke());
-  const api = createApi({ store, forwarder, replayToSubscribers: (seq) => hub.replay(seq), retryNow: (filter) => forwarding.retryNow(filter), authenticate: scopeOf, channels: directory, onChannelDeleted, log, boundHost: host, allowedHosts, port: () => state.port, withRefusals: (c, blank) => refusals.merge(c, blank) });
-  const metrics = meter?.route && adminOnlyRoute(meter.route, (req) => hostAllowed(req.headers.host, host, allowedHosts) && scopeOf(bearer(req))?.kind === 'admin');
-  serving.current = wired({ store, ingress, api, log, accepting: () => state.accepting, metrics, answered: meter?.answered, page, track: listening.track }, hub);
+  const api = createApi({ store, forwarder, replayToSubscribers: (seq) => hub.replay(seq), retryNow: (filter) => forwarding.retryNow(filter), authenticate: scopeOf, channels: directory, onChannelDeleted, log, boundHost: host, allowedHosts, port: () => state.port, refused, withRefusals: (c, blank) => refusals.merge(c, blank) });
+  const metrics = meter?.route && adminOnlyRoute(meter.route, (req) => (hostAllowed(req.headers.host, host, allowedHosts) ? scopeOf(bearer(req))?.kind === 'admin' || 'token' : 'host'), refused);
+  serving.current = wired({ store, ingress, api, log, accepting: () => state.accepting, metrics, refused, page, track: listening.track }, hub);
 
   let retention: NodeJS.Timeout | undefined;
   const close = stopper({
@@ -305,11 +308,19 @@ function serverOptions(options: RelayOptions) {
   };
 }
 
-/** GET /metrics on the relay's port: the admin token and an allowed Host, else 401 (no hint what is there). */
-function adminOnlyRoute(route: (req: IncomingMessage, res: ServerResponse) => void, admitted: (req: IncomingMessage) => boolean): Routes['metrics'] {
+/** GET /metrics on the relay's port: the admin token and an allowed Host, else 401 (no hint what is there), logged and counted. */
+function adminOnlyRoute(
+  route: (req: IncomingMessage, res: ServerResponse) => void,
+  admitted: (req: IncomingMessage) => true | RefusalReason,
+  refused: Refused,
+): Routes['metrics'] {
   return (req, res) => {
     req.resume();
-    if (!admitted(req)) return sendError(res, 401, 'missing or wrong relay token (the admin token)', undefined, { 'www-authenticate': 'Bearer' });
+    const why = admitted(req);
+    if (why !== true) {
+      refused(req, why, 'a metrics scrape');
+      return sendError(res, 401, 'missing or wrong relay token (the admin token)', undefined, { 'www-authenticate': 'Bearer' });
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'use GET', undefined, { allow: 'GET' });
     route(req, res);
   };
@@ -323,8 +334,8 @@ interface Routes {
   metrics?: (req: IncomingMessage, res: ServerResponse) => void;
   /** GET / and /page/…, and the session cookie's way into /api. */
   page: Page;
-  /** Told after ingress or the API answered (the metrics count refusals). */
-  answered?: (res: ServerResponse, where: 'ingress' | 'api') => void;
+  /** Logs and counts a refusal (./access/refusalLog.ts); here: an API body over the limit (413). */
+  refused: Refused;
   log: RelayLog;
   accepting: () => boolean;
   track: ClientErrors['track'];
@@ -342,7 +353,7 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
     r.track(req, res);
     const plain = req.method === 'POST' && r.accepting() ? PLAIN_HOOK_RE.exec(req.url ?? '') : null;
     if (plain) {
-      r.ingress(req, res, plain[1]!).then(r.answered && (() => r.answered!(res, 'ingress')), failed(req, res, req.url!));
+      r.ingress(req, res, plain[1]!).catch(failed(req, res, req.url!));
       return;
     }
     const url = parseTarget(req.url);
@@ -355,13 +366,13 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
         if (req.method !== 'POST') return sendError(res, 405, 'use POST', undefined, { allow: 'POST' });
         const channel = hookChannel(path);
         if (channel === undefined) return sendError(res, 400, 'invalid channel name (bad percent-encoding)');
-        await r.ingress(req, res, channel);
-        return r.answered?.(res, 'ingress');
+        return r.ingress(req, res, channel);
       }
       if (path.startsWith('/api/')) {
         if (!r.page.apiAuth(req, res)) return;
         await r.api(req, res, url);
-        return r.answered?.(res, 'api');
+        if (res.statusCode === 413) r.refused(req, 'too-large', 'an API request');
+        return;
       }
       if (path === '/metrics' && r.metrics) return r.metrics(req, res);
       if (r.page.handle(req, res, url)) return;
@@ -382,6 +393,15 @@ function health(res: ServerResponse, path: string, r: Routes): void {
   if (path === '/healthz') return h.fatal ? sendJson(res, 503, { ok: false, error: h.notReady, ...warning }) : sendJson(res, 200, { ok: true, ...warning });
   if (!r.accepting()) return sendJson(res, 503, { ready: false, error: 'relay is stopping' });
   return h.notReady ? sendJson(res, 503, { ready: false, error: h.notReady, ...warning }) : sendJson(res, 200, { ready: true, ...warning });
+}
+
+/** The reason of a refused WebSocket upgrade (relay/server/subscribers/subscribers.ts upgrade()). */
+function wsReason(status: number, phrase: string): RefusalReason {
+  if (status === 401) return 'token';
+  if (status === 429) return 'rate-limit';
+  if (status === 400) return 'bad-request';
+  if (phrase === 'Forbidden Host') return 'host';
+  return phrase === 'Forbidden Origin' ? 'browser' : 'token';
 }
 
 function parseTarget(target: string | undefined): URL | undefined {

@@ -38,6 +38,7 @@ import { parseRetryRequest } from './retryRequest';
 import type { KeyedChannelStatus, RelayStore, StoreListQuery } from '../store/storeTypes';
 import type { RelayLog } from '../log';
 import type { Route } from './apiRoute';
+import type { Refused } from '../access/refusalLog';
 
 export interface ApiContext {
   store: RelayStore;
@@ -56,6 +57,8 @@ export interface ApiContext {
   allowedHosts: readonly string[];
   /** The port the relay listens on (known once it listens). */
   port: () => number;
+  /** Logs and counts a refused request (../access/refusalLog.ts). */
+  refused?: Refused;
   /** Adds the allow-list's refusals to channel counts (../ingress/refusals.ts). */
   withRefusals?: <T extends ChannelStatus>(counts: T[], blank: (row: ChannelStatus) => T) => T[];
 }
@@ -66,9 +69,10 @@ export const MAX_API_BODY = 64 * 1024;
 export function createApi(ctx: ApiContext): (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void> {
   const routes = apiRoutes(ctx);
   return async function api(req, res, url) {
-    if (!hostAllowed(req.headers.host, ctx.boundHost, ctx.allowedHosts)) return refuse(req, res, 403, 'forbidden Host header');
+    if (!hostAllowed(req.headers.host, ctx.boundHost, ctx.allowedHosts))
+      return (ctx.refused?.(req, 'host', 'an API request'), refuse(req, res, 403, 'forbidden Host header'));
     const scope = ctx.authenticate(bearer(req));
-    if (!scope) return refuse(req, res, 401, 'missing or wrong relay token', { 'www-authenticate': 'Bearer' });
+    if (!scope) return (ctx.refused?.(req, 'token', 'an API request'), refuse(req, res, 401, 'missing or wrong relay token', { 'www-authenticate': 'Bearer' }));
     const path = url.pathname;
     for (const r of routes) {
       const m = r.pattern.exec(path);

@@ -13,6 +13,7 @@ import { CHANNEL_NAME_RULE } from '../../../src/core/relay/channelName';
 import type { Forwarder } from '../forwarding/forwarder';
 import type { RejectLimiter } from './rateLimit';
 import type { SourceRefusals } from './refusals';
+import type { RefusalLog, RefusalReason } from '../access/refusalLog';
 import { keepOfRejected } from '../store/rejected';
 import type { RelayStore } from '../store/storeTypes';
 
@@ -29,8 +30,10 @@ export interface IngressContext {
   trustProxy: SourceAllowList | undefined;
   maxBody: number;
   rejectLimiter: RejectLimiter;
-  /** Counts and logs deliveries the allow-list refused (./refusals.ts). */
+  /** Counts per channel the deliveries the allow-list refused (./refusals.ts). */
   refusals?: Pick<SourceRefusals, 'record'>;
+  /** Logs and counts every refusal under its reason (../access/refusalLog.ts). */
+  refusalLog?: Pick<RefusalLog, 'record'>;
 }
 
 export type IngressHandler = (req: IncomingMessage, res: ServerResponse, channel: string) => Promise<void>;
@@ -50,31 +53,38 @@ export function hookChannel(path: string): string | undefined {
 
 export function createIngress(ctx: IngressContext): IngressHandler {
   const tooLarge = `body exceeds the ${ctx.maxBody}-byte limit`;
+  /** Logged and counted; the channel is named only once it passed CHANNEL_RE (nothing else reaches a log line). */
+  const refused = (req: IncomingMessage, reason: RefusalReason, channel?: string, source = clientAddress(req, ctx.trustProxy)) =>
+    ctx.refusalLog?.record(source, reason, channel === undefined ? 'a delivery' : `a delivery to channel '${channel}'`);
   return async function ingress(req, res, channel) {
-    if (!CHANNEL_RE.test(channel)) return sendError(res, 400, `invalid channel name (${CHANNEL_NAME_RULE})`);
+    if (!CHANNEL_RE.test(channel)) return (refused(req, 'bad-request'), sendError(res, 400, `invalid channel name (${CHANNEL_NAME_RULE})`));
     const browser = fromBrowser(req);
     if (browser) {
       req.resume();
+      refused(req, 'browser', channel);
       return sendError(res, 403, browser, undefined, { connection: 'close' });
     }
     const source = clientAddress(req, ctx.trustProxy);
     if (!ctx.allow.allows(source)) {
       req.resume();
       // Counted under its channel only when the relay serves it; the answer is the same either way.
-      ctx.refusals?.record(ctx.channels.lookup(channel).ok ? channel : undefined, source);
+      ctx.refusals?.record(ctx.channels.lookup(channel).ok ? channel : undefined);
+      refused(req, 'allow-list', channel, source);
       return sendError(res, 403, `source address ${source ?? '(unknown)'} is not in the allow-list`, undefined, { connection: 'close' });
     }
     // After the allow-list, so a source outside it cannot probe which channels exist.
     const found = ctx.channels.lookup(channel);
     if (!found.ok) {
       req.resume();
+      refused(req, 'unknown-channel', channel, source);
       return sendError(res, 404, found.error, undefined, { connection: 'close' });
     }
     const declared = req.headers['content-length'];
-    if (declared !== undefined && Number(declared) > ctx.maxBody) return sendError(res, 413, tooLarge, undefined, { connection: 'close' });
+    if (declared !== undefined && Number(declared) > ctx.maxBody)
+      return (refused(req, 'too-large', channel, source), sendError(res, 413, tooLarge, undefined, { connection: 'close' }));
     const body = await readRaw(req, ctx.maxBody);
     if (body === 'aborted') return; // the client went away
-    if (body === 'too-large') return sendTooLarge(req, res, tooLarge);
+    if (body === 'too-large') return (refused(req, 'too-large', channel, source), sendTooLarge(req, res, tooLarge));
     const { headers, signature } = pairs(req.rawHeaders);
     const { verification, reason } = check(body, signature, found.settings.secrets);
     const gen = found.gen === undefined ? {} : { gen: found.gen };
@@ -100,11 +110,13 @@ export function createIngress(ctx: IngressContext): IngressHandler {
   ) {
     const source = clientAddress(req, ctx.trustProxy);
     if (!ctx.rejectLimiter.take(source)) {
+      refused(req, 'rate-limit', channel.channel, source);
       const retry = String(ctx.rejectLimiter.retryAfter(source));
       return sendError(res, 429, `too many deliveries that failed verification from this address; retry after ${retry} s`, undefined, { 'retry-after': retry });
     }
     const { stored, received } = keepOfRejected(body);
     await ctx.store.add({ ...channel, verification: 'rejected', reason, headers, targets: [], ...(received ? { received } : {}) }, stored);
+    refused(req, 'signature', channel.channel, source);
     sendError(res, 401, reason);
   }
 }

@@ -1,17 +1,20 @@
 // Metrics wiring for startRelay: the registry, the store seen by ingress (counts and write
-// latency), the refusal counts read from answers, and where /metrics is served: on the relay's
-// own port behind the admin token, or on a listener of its own (--metrics-listen, loopback by
-// default) that needs no token.
+// latency), the refusal counts (told by ../access/refusalLog.ts), and where /metrics is served: on
+// the relay's own port behind the admin token, or on a listener of its own (--metrics-listen,
+// loopback by default) that needs no token but checks the Host header as the relay's port does
+// (a web page's script must not read it through DNS rebinding).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { sendError } from '../../shared/http';
+import { hostAllowed } from '../access/access';
+import type { RefusalReason, Refused } from '../access/refusalLog';
 import type { SyncedBatch } from '../journal/journal';
 import { listen } from '../lifecycle';
 import type { RelayStore } from '../store/storeTypes';
 import { watchJetStream, type JetStreamHandles } from './jetstream';
-import { RelayMetrics, type MetricsSources, type RefusalReason } from './relayMetrics';
+import { RelayMetrics, type MetricsSources } from './relayMetrics';
 
-export { RelayMetrics, targetLabel, type RefusalReason } from './relayMetrics';
+export { RelayMetrics, targetLabel } from './relayMetrics';
 
 /** Where /metrics is served: `true` (default) on the relay's port with the admin token; `{ host, port }` on its own listener; `false` off. */
 export type MetricsOption = boolean | { host?: string; port: number };
@@ -20,8 +23,8 @@ export interface Metering {
   metrics: RelayMetrics;
   /** The store as ingress should use it: the same writes, counted and timed. */
   ingressStore(store: RelayStore): Pick<RelayStore, 'begin' | 'add'>;
-  /** After ingress or the API answered: counts a refusal. */
-  answered(res: ServerResponse, where: 'ingress' | 'api'): void;
+  /** Counts a refusal (../access/refusalLog.ts tells it). */
+  refused(reason: RefusalReason): void;
   /** The journal's group-commit hook. */
   synced(batch: SyncedBatch): void;
   /** Serves GET /metrics (the caller checked the token), or undefined when /metrics has its own listener. */
@@ -31,18 +34,14 @@ export interface Metering {
   close(): Promise<void>;
 }
 
-const INGRESS_REFUSALS: Record<number, RefusalReason> = {
-  400: 'bad-request',
-  401: 'signature',
-  403: 'allow-list',
-  404: 'unknown-channel',
-  413: 'too-large',
-  429: 'rate-limit',
-};
-const API_REFUSALS: Record<number, RefusalReason> = { 401: 'token', 413: 'too-large' };
+/** What the own listener checks: the Host names the relay accepts (--allow-host), and where a refusal is told. */
+export interface MetricsAccess {
+  allowedHosts: readonly string[];
+  refused?: Refused;
+}
 
 /** The metering of a relay, or undefined when metrics are off. Collection starts with start(). */
-export function metering(option: MetricsOption | undefined): Metering | undefined {
+export function metering(option: MetricsOption | undefined, access: MetricsAccess = { allowedHosts: [] }): Metering | undefined {
   if (option === false) return undefined;
   const own = typeof option === 'object' ? option : undefined;
   let metrics: RelayMetrics | undefined;
@@ -66,10 +65,7 @@ export function metering(option: MetricsOption | undefined): Metering | undefine
         return store.add(meta, body);
       },
     }),
-    answered(res, where) {
-      const reason = res.headersSent ? (where === 'ingress' ? INGRESS_REFUSALS : API_REFUSALS)[res.statusCode] : undefined;
-      if (reason) metrics?.refusal(reason);
-    },
+    refused: (reason) => metrics?.refusal(reason),
     synced: (batch) => metrics?.synced(batch),
     route: own ? undefined : serve,
     async start(sources, jetstream) {
@@ -77,12 +73,17 @@ export function metering(option: MetricsOption | undefined): Metering | undefine
       stops.push(metrics.follow(sources.store));
       if (jetstream) stops.push(watchJetStream(metrics, jetstream));
       if (!own) return undefined;
+      const host = own.host ?? '127.0.0.1';
       const server = createServer((req, res) => {
+        req.resume();
+        if (!hostAllowed(req.headers.host, host, access.allowedHosts)) {
+          access.refused?.(req, 'host', 'a metrics scrape');
+          return sendError(res, 403, 'forbidden Host header');
+        }
         if (new URL(req.url ?? '/', 'http://x').pathname !== '/metrics') return sendError(res, 404, 'not found: this listener serves /metrics only');
         if (req.method !== 'GET' && req.method !== 'HEAD') return sendError(res, 405, 'use GET', undefined, { allow: 'GET' });
         serve(req, res);
       });
-      const host = own.host ?? '127.0.0.1';
       const port = await listen(server, own.port, host);
       stops.push(() => new Promise<void>((r) => (server.close(() => r()), server.closeAllConnections())));
       return `http://${host.includes(':') ? `[${host}]` : host}:${port}/metrics`;

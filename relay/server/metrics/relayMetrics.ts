@@ -9,8 +9,7 @@ import type { SyncedBatch } from '../journal/journal';
 import type { NewDelivery, RelayStore, StoredDelivery } from '../store/storeTypes';
 import { BoundedLabels, Tally } from './tally';
 
-/** Why a request was refused, as the rejected-requests counter labels it. */
-export type RefusalReason = 'signature' | 'token' | 'too-large' | 'rate-limit' | 'allow-list' | 'unknown-channel' | 'bad-request';
+import type { RefusalReason } from '../access/refusalLog';
 
 /** What the gauges read at scrape time. */
 export interface MetricsSources {
@@ -145,7 +144,7 @@ export class RelayMetrics {
     });
     new Counter({
       name: 'relay_requests_rejected_total',
-      help: 'Requests refused, by reason: signature (401), token (401 on the API), too-large (413), rate-limit (429), allow-list (403), unknown-channel (404), bad-request (400)',
+      help: 'Requests refused, by reason: signature (401), token (401: API, WebSocket, page sign-in, /metrics), host (403 Host header), browser (403 cross-site), too-large (413), rate-limit (429), allow-list (403), unknown-channel (404), bad-request (400)',
       labelNames: ['reason'],
       registers,
       collect() {

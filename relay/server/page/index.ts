@@ -9,6 +9,7 @@ import { readJson, sendError, sendJson } from '../../shared/http';
 import { clientAddress, hostAllowed, type SourceAllowList } from '../access/access';
 import type { RejectLimiter } from '../ingress/rateLimit';
 import type { Scope } from '../access/scope';
+import type { Refused } from '../access/refusalLog';
 import type { RelayStore } from '../store/storeTypes';
 import { findAssets, PageAssets } from './assets';
 import { openEvents, resumeFrom, type EventStream } from './events';
@@ -26,6 +27,8 @@ export interface PageContext {
   trustProxy: SourceAllowList | undefined;
   /** Failed sign-ins per source address: the relay's rate limit for rejected deliveries, a bucket of its own. */
   signInLimiter: RejectLimiter;
+  /** Logs and counts a refused sign-in (relay/server/access/refusalLog.ts). */
+  refused?: Refused;
   /** A channel's signing secrets (for the signature doctor; never sent to the browser). */
   secretsOf: (channel: string) => string[];
   /** The built page (app.js, app.css); default dist/page beside the CLI. */
@@ -160,7 +163,9 @@ async function signInRequest(ctx: PageContext, sessions: Sessions, req: Incoming
   const token = typeof given === 'string' ? given.trim() : '';
   const scope = token ? ctx.authenticate(token) : undefined;
   if (!scope) {
-    if (!ctx.signInLimiter.take(source)) {
+    const limited = !ctx.signInLimiter.take(source);
+    ctx.refused?.(req, limited ? 'rate-limit' : 'token', 'a page sign-in');
+    if (limited) {
       const retry = String(ctx.signInLimiter.retryAfter(source));
       return sendError(res, 429, `too many wrong tokens from this address; try again in ${retry} s`, undefined, { 'retry-after': retry });
     }

@@ -73,6 +73,8 @@ export interface SubscriberOptions {
    * (AckMessage.forwarded; `state` from a ForwardedMessage, else derived from the status).
    */
   onForwarded?: (seq: number, status: number, state?: ForwardStatus, replay?: boolean) => void;
+  /** Told of each upgrade refused, with its status and reason phrase (the relay logs and counts it). */
+  onRefused?: (req: IncomingMessage, status: number, phrase: string) => void;
   /** After a delivery's body could not be read (the store did not answer in time), wait this long before reading it again (default 500 ms). */
   readRetryMs?: number;
 }
@@ -227,6 +229,7 @@ export class SubscriberHub {
     // A client that resets the connection must not crash the relay (the upgraded socket has no other listener).
     if (socket.listenerCount('error') === 0) socket.on('error', () => socket.destroy());
     const refuse = (status: number, reason: string) => {
+      this.options.onRefused?.(req, status, reason);
       socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${reason.length}\r\n\r\n${reason}`, () =>
         socket.destroy(),
       );
