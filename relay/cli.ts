@@ -1,6 +1,7 @@
 // `service-hooks`: the CLI entry. Dispatches to relay/commands/<name>.ts.
 import { COMMANDS, findCommand } from './cli/commands';
 import { EXIT, isUsageError, type CliIO } from './cli/io';
+import { redact } from './shared/redact';
 
 const VERSION = '0.1.0';
 
@@ -24,7 +25,7 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   }
   const entry = findCommand(name);
   if (!entry) {
-    io.stderr.write(`service-hooks: unknown command '${name}'\n\n` + topHelp());
+    io.stderr.write(`service-hooks: unknown command '${redact(name)}'\n\n` + topHelp());
     return EXIT.usage;
   }
   const command = (await entry.load()).default;
@@ -35,11 +36,12 @@ export async function main(argv: string[], io: CliIO): Promise<number> {
   try {
     return await command.run(rest, io);
   } catch (err) {
+    // A message may quote a flag's value: a --store or --public-url with a password, a --relay URL.
     if (isUsageError(err)) {
-      io.stderr.write(`service-hooks ${name}: ${err.message}\nRun 'service-hooks ${name} --help' for usage.\n`);
+      io.stderr.write(`service-hooks ${name}: ${redact(err.message)}\nRun 'service-hooks ${name} --help' for usage.\n`);
       return EXIT.usage;
     }
-    io.stderr.write(`service-hooks ${name}: ${(err as Error).message ?? String(err)}\n`);
+    io.stderr.write(`service-hooks ${name}: ${redact((err as Error).message ?? String(err))}\n`);
     return EXIT.failure;
   }
 }
@@ -61,7 +63,13 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (err) => {
-      process.stderr.write(`service-hooks: ${(err as Error).stack ?? err}\n`);
+      const text = String((err as Error).stack ?? err);
+      process.stderr.write(
+        `service-hooks: ${text
+          .split('\n')
+          .map((line) => redact(line))
+          .join('\n')}\n`,
+      );
       process.exitCode = EXIT.failure;
     },
   );

@@ -1,12 +1,14 @@
 // `relay --log-format text|json`: the relay's log lines on stderr. Text stays `relay: <message>`;
 // json is one object per line: time, level, msg, and seq, channel, target, status, durationMs
-// where they apply. Both go through one redaction: the admin token, channel tokens and signing
-// secrets the relay knows of, URL credentials (user:password@) and Bearer values never reach
-// the output, whatever a message says.
+// where they apply. Both go through one redaction (relay/shared/redact.ts): the admin token,
+// channel tokens and signing secrets the relay knows of, URL credentials (user:password@),
+// Authorization values, credential query values and path secrets never reach the output, whatever
+// a message says, and a newline in a value cannot start a forged line.
 // No pino: the seam is a function of a message and a few fields; JSON.stringify on one small
 // object per line does the job, and pino's redaction works on field paths, not on values inside
 // a message, which is the case that matters here.
 import type { LogFields, RelayLog } from '../server/log';
+import { redact, secretsPattern } from '../shared/redact';
 
 export type LogFormat = 'text' | 'json';
 
@@ -18,16 +20,10 @@ export interface RelayLogger {
   redact(values: Iterable<string | undefined>): void;
 }
 
-const MIN_REDACTED = 4;
-
 export function relayLogger(format: LogFormat, write: (text: string) => void, now: () => number = Date.now): RelayLogger {
   const secrets = new Set<string>();
   let pattern: RegExp | undefined;
-  const clean = (text: string) => {
-    let out = text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/@]*@/gi, '$1[redacted]@').replace(/(\bBearer\s+)\S+/gi, '$1[redacted]');
-    if (pattern) out = out.replace(pattern, '[redacted]');
-    return out;
-  };
+  const clean = (text: string) => redact(text, pattern);
   const log: RelayLog = (message, fields) => {
     const msg = clean(message);
     if (format === 'text') return write(`relay: ${msg}\n`);
@@ -36,10 +32,8 @@ export function relayLogger(format: LogFormat, write: (text: string) => void, no
   return {
     log,
     redact(values) {
-      for (const v of values) if (v && v.length >= MIN_REDACTED) secrets.add(v);
-      // Longest first, so a secret that contains another is replaced whole.
-      const sorted = [...secrets].sort((a, b) => b.length - a.length).map((s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-      pattern = sorted.length ? new RegExp(sorted.join('|'), 'g') : undefined;
+      for (const v of values) if (v) secrets.add(v);
+      pattern = secretsPattern(secrets);
     },
   };
 }

@@ -1,4 +1,5 @@
 // `service-hooks channels create|list|rotate|delete`: manage a relay's channels through its admin API.
+import { redact } from '../shared/redact';
 import { CHANNEL_NAME_RE, CHANNEL_NAME_RULE } from '../../src/core/relay/channelName';
 import { newSecret } from '../../src/core/randomToken';
 import { defineCommand } from '../cli/args';
@@ -65,7 +66,8 @@ async function create(
   io.stdout.write(`  ingress URL: ${created.ingressUrl}\n`);
   io.stdout.write(`  token:       ${created.token}\n`);
   if (generated) io.stdout.write(`  secret:      ${generated}\n`);
-  const ws = relayUrl.replace(/^http/, 'ws').replace(/\/+$/, '');
+  // The --relay URL as given may hold user:password@: the hint shows it redacted.
+  const ws = redact(relayUrl.replace(/^http/, 'ws').replace(/\/+$/, ''));
   io.stderr.write(
     `The token${generated ? ' and the secret are' : ' is'} shown only now. Forward with:\n  service-hooks forward --relay ${ws} --token <token> --to http://127.0.0.1:3000/webhook\n`,
   );

@@ -5,7 +5,8 @@ import { resolve } from 'node:path';
 import { defineCommand, parseDuration, type ParsedValues, port, positiveDuration, size } from '../cli/args';
 
 export { parseDuration } from '../cli/args';
-import { EXIT, UsageError, type CliIO } from '../cli/io';
+import { EXIT, isUsageError, UsageError, type CliIO } from '../cli/io';
+import { redact } from '../shared/redact';
 import { PUBLIC_HELP, PUBLIC_OPTIONS, publicRelayOptions } from '../cli/publicOptions';
 import {
   DataDirLockedError,
@@ -312,58 +313,74 @@ export default defineCommand({
   help,
   options: OPTIONS,
   async run({ values }, io) {
-    let relay;
-    // A new token is shown once the relay listens: a start that fails (port taken, NATS refused)
-    // removes the token it just made, so the next start makes and shows one instead of neither.
-    let created: { token: string; path: string } | undefined;
-    const logger = relayLogger(logFormatOf(values['log-format']), (text) => io.stderr.write(text));
-    const log = logger.log;
-    let allowCidr: string[];
-    let tokenGiven: boolean;
+    const format = logFormatOf(values['log-format']);
+    const logger = relayLogger(format, (text) => io.stderr.write(text));
+    if (format === 'text') return runRelay(values, io, logger, format, (m) => io.stderr.write(`service-hooks relay: ${redact(m)}\n`));
+    // --log-format json: every line on stderr is a JSON object, a usage error's and a failure's too.
     try {
-      readyFormat(values.ready);
-      const options = relayOptions(values, io, logger);
-      allowCidr = options.allowCidr ?? [];
-      tokenGiven = options.token !== undefined;
-      logger.redact([options.token, ...(options.secrets ?? []), ...Object.values(options.channels ?? {}).flatMap((c) => c.secrets ?? [])]);
-      relay = await startRelay({ ...options, onTokenCreated: (token, path) => (logger.redact([token]), (created = { token, path })) });
+      return await runRelay(values, io, logger, format, (m) => logger.log(m, { level: 'error' }));
     } catch (err) {
-      if (created) rmSync(created.path, { force: true });
-      if (io.stopSignal.aborted) {
-        log('stopped before it started');
-        return EXIT.ok;
-      }
-      if (err instanceof RelayConfigError) throw new UsageError(err.message);
-      if (err instanceof DataDirLockedError) {
-        io.stderr.write(`service-hooks relay: ${err.message}\n`);
-        return EXIT.dataDirLocked;
-      }
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EADDRINUSE') {
-        io.stderr.write(`service-hooks relay: ${listenProblem(code, values.host, values.port)}\n`);
-        return EXIT.portInUse;
-      }
-      if (code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new Error(listenProblem(code, values.host, values.port), { cause: err });
-      throw err;
+      const usage = isUsageError(err);
+      logger.log(usage ? `${err.message} (service-hooks relay --help)` : ((err as Error).message ?? String(err)), { level: 'error' });
+      return usage ? EXIT.usage : EXIT.failure;
     }
-    // Before the ready line: whoever waits for it may send SIGHUP at once.
-    logger.redact([relay.token]);
-    const stopReloading = reloadTlsOnHangup(relay, values, io, log);
-    if (created) io.stdout.write(`relay token (shown once; stored in ${created.path}): ${created.token}\n`);
-    io.stdout.write(`relay listening on ${relay.url}\n`);
-    io.stdout.write(`relay data in ${relay.dataDir}; ingress ${relay.url}/hooks/<channel>\n`);
-    for (const line of allowListNotice(allowCidr, relay.url)) io.stdout.write(line + '\n');
-    io.stdout.write(`relay page at ${relay.url}/ (sign in with the admin token or a channel token)\n`);
-    if (relay.metricsUrl) io.stdout.write(`relay metrics at ${relay.metricsUrl}${values['metrics-listen'] ? '' : ' (admin token)'}\n`);
-    if (values.ready === 'json')
-      io.stdout.write(
-        formatRelayReady({ url: relay.url, dataDir: relay.dataDir, tokenFile: tokenGiven ? null : tokenFilePath(relay.dataDir), pid: process.pid }) + '\n',
-      );
-    if (!io.stopSignal.aborted) await new Promise<void>((r) => io.stopSignal.addEventListener('abort', () => r(), { once: true }));
-    stopReloading();
-    log('stopping (pending forwards stay in the journal)');
-    await relay.close();
-    log('stopped');
-    return EXIT.ok;
   },
 });
+
+/** The relay until it is told to stop; `fail` prints a failure that has its own exit code. */
+async function runRelay(values: Values, io: CliIO, logger: RelayLogger, format: LogFormat, fail: (message: string) => void): Promise<number> {
+  let relay;
+  // A new token is shown once the relay listens: a start that fails (port taken, NATS refused)
+  // removes the token it just made, so the next start makes and shows one instead of neither.
+  let created: { token: string; path: string } | undefined;
+  const log = logger.log;
+  let allowCidr: string[];
+  let tokenGiven: boolean;
+  try {
+    readyFormat(values.ready);
+    const options = relayOptions(values, io, logger);
+    allowCidr = options.allowCidr ?? [];
+    tokenGiven = options.token !== undefined;
+    logger.redact([options.token, ...(options.secrets ?? []), ...Object.values(options.channels ?? {}).flatMap((c) => c.secrets ?? [])]);
+    relay = await startRelay({ ...options, onTokenCreated: (token, path) => (logger.redact([token]), (created = { token, path })) });
+  } catch (err) {
+    if (created) rmSync(created.path, { force: true });
+    if (io.stopSignal.aborted) {
+      log('stopped before it started');
+      return EXIT.ok;
+    }
+    if (err instanceof RelayConfigError) throw new UsageError(err.message);
+    if (err instanceof DataDirLockedError) {
+      fail(err.message);
+      return EXIT.dataDirLocked;
+    }
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      fail(listenProblem(code, values.host, values.port));
+      return EXIT.portInUse;
+    }
+    if (code === 'EACCES' || code === 'EADDRNOTAVAIL') throw new Error(listenProblem(code, values.host, values.port), { cause: err });
+    throw err;
+  }
+  // Before the ready line: whoever waits for it may send SIGHUP at once.
+  logger.redact([relay.token]);
+  const stopReloading = reloadTlsOnHangup(relay, values, io, log);
+  if (created && format === 'json')
+    log(`generated the admin token and stored it in ${created.path} (under --log-format json it is not printed: read it there)`);
+  else if (created) io.stdout.write(`relay token (shown once; stored in ${created.path}): ${created.token}\n`);
+  io.stdout.write(`relay listening on ${relay.url}\n`);
+  io.stdout.write(`relay data in ${relay.dataDir}; ingress ${relay.url}/hooks/<channel>\n`);
+  for (const line of allowListNotice(allowCidr, relay.url)) io.stdout.write(line + '\n');
+  io.stdout.write(`relay page at ${relay.url}/ (sign in with the admin token or a channel token)\n`);
+  if (relay.metricsUrl) io.stdout.write(`relay metrics at ${relay.metricsUrl}${values['metrics-listen'] ? '' : ' (admin token)'}\n`);
+  if (values.ready === 'json')
+    io.stdout.write(
+      formatRelayReady({ url: relay.url, dataDir: relay.dataDir, tokenFile: tokenGiven ? null : tokenFilePath(relay.dataDir), pid: process.pid }) + '\n',
+    );
+  if (!io.stopSignal.aborted) await new Promise<void>((r) => io.stopSignal.addEventListener('abort', () => r(), { once: true }));
+  stopReloading();
+  log('stopping (pending forwards stay in the journal)');
+  await relay.close();
+  log('stopped');
+  return EXIT.ok;
+}

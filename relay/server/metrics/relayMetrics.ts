@@ -8,6 +8,7 @@ import type { ForwardAttempt, Verification } from '../../../src/core/relay/proto
 import type { SyncedBatch } from '../journal/journal';
 import type { NewDelivery, RelayStore, StoredDelivery } from '../store/storeTypes';
 import { BoundedLabels, Tally } from './tally';
+import { redactUrlPath } from '../../shared/redact';
 
 import type { RefusalReason } from '../access/refusalLog';
 
@@ -215,11 +216,14 @@ function outcomeOf(a: ForwardAttempt): string {
   return a.error?.startsWith('ETIMEDOUT') || a.error?.startsWith('UND_ERR_HEADERS_TIMEOUT') ? 'timeout' : 'error';
 }
 
-/** A target as a label: origin and path, never user:password@ or a query (they may hold secrets). */
+/**
+ * A target as a label: origin and path, never user:password@ or a query, and the path's secrets
+ * (Slack- and Discord-style webhook URLs carry theirs there) redacted (../../shared/redact.ts).
+ */
 export function targetLabel(target: string): string {
   try {
     const u = new URL(target);
-    return `${u.protocol}//${u.host}${u.pathname}`;
+    return redactUrlPath(`${u.protocol}//${u.host}${u.pathname}`);
   } catch {
     return target.length <= 64 && /^[\w.-]+$/.test(target) ? target : '_invalid';
   }
