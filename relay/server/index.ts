@@ -250,12 +250,19 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
   }
   retention = setInterval(() => void store.applyRetention().catch(() => undefined), 60_000);
   retention.unref();
-  const ownMetricsUrl = await meter?.start({ store, subscribers: hub, storeKind: kind === 'jetstream' ? 'jetstream' : 'file' }, jetstream).catch(async (err) => {
+  const reserved = (name: string) => ownChannel(directory, name);
+  const ownMetricsUrl = await meter?.start({ store, subscribers: hub, storeKind: kind === 'jetstream' ? 'jetstream' : 'file', reserved }, jetstream).catch(async (err) => {
     await close();
     throw err;
   });
   const metricsUrl = meter ? (ownMetricsUrl ?? `${baseUrl()}/metrics`) : undefined;
   return { port: state.port, host, url: baseUrl(), token, dataDir, store, metricsUrl, useTls: (tls) => useTls(server, tls), close };
+}
+
+/** A configured, default or API channel (not an implicit one): its metric label is reserved. */
+function ownChannel(directory: ChannelDirectory, name: string): boolean {
+  const found = directory.lookup(name);
+  return found.ok && found.source !== 'implicit';
 }
 
 /** A channel's signing secrets (none for a channel that is gone). */

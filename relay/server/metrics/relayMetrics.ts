@@ -18,6 +18,8 @@ export interface MetricsSources {
   subscribers: { count: number; queuedBytes: number };
   /** 'jetstream' when the deliveries are in NATS JetStream (--store nats://…). */
   storeKind: 'file' | 'jetstream';
+  /** Whether a channel is the relay's own (configured, default or API): its label is reserved. */
+  reserved?: (channel: string) => boolean;
 }
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -30,7 +32,8 @@ export class RelayMetrics {
   private readonly refused = new Tally();
   /** target, outcome → attempts. */
   private readonly attempts = new Tally();
-  readonly channels = new BoundedLabels(200);
+  /** Configured and API channels first (MetricsSources.reserved), then the first 200 others. */
+  readonly channels = new BoundedLabels(200, undefined, (name) => this.sources.reserved?.(name) ?? false);
   readonly targets = new BoundedLabels(100, targetLabel);
   private readonly appendSeconds: Histogram;
   private readonly fsyncSeconds: Histogram;

@@ -23,20 +23,26 @@ export class Tally {
 /**
  * Label values from an open set (channel names, target URLs) kept to at most `cap` distinct ones:
  * the first `cap` seen keep their own label, later ones share '_other'. So a flood of implicit
- * channels or replay targets cannot blow up the series count.
+ * channels or replay targets cannot blow up the series count. Values `reserved` says are the
+ * relay's own (configured and API channels: as many as the admin made) always get their own label
+ * and take none of the `cap`, so unauthenticated posts to made-up names cannot crowd them out.
  */
 export class BoundedLabels {
   private readonly seen = new Map<string, string>();
+  private open = 0;
 
   constructor(
     private readonly cap: number,
     private readonly shape: (raw: string) => string = (raw) => raw,
+    private readonly reserved: (raw: string) => boolean = () => false,
   ) {}
 
   of(raw: string): string {
     const known = this.seen.get(raw);
     if (known !== undefined) return known;
-    if (this.seen.size >= this.cap) return '_other';
+    const own = this.reserved(raw);
+    if (!own && this.open >= this.cap) return '_other';
+    if (!own) this.open++;
     const label = this.shape(raw);
     this.seen.set(raw, label);
     return label;

@@ -11,7 +11,7 @@ import { TOKEN_SUBPROTOCOL_PREFIX } from '../../../src/core/relay/protocol';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { post, ROOT, settled, signed, startTarget, tempDir, until, type TargetApp } from './helpers';
-import { sample, scrape } from './metricsText';
+import { sample, scrape, scrapeUntil } from './metricsText';
 
 const SECRET = 'metrics-secret-0123456789';
 
@@ -173,6 +173,38 @@ describe('relay metrics (GET /metrics, prom-client)', function () {
     assert.throws(() => metricsChoice('host:', undefined), /\[HOST:\]PORT/);
     assert.throws(() => metricsChoice('70000', undefined), /0 to 65535/);
     assert.throws(() => metricsChoice('9464', true), /exclude/);
+  });
+
+  it('reserves labels for configured and API channels: 200 made-up names first leave them their own (issue 36.10)', async () => {
+    const app = await startTarget();
+    const slack = `${app.url}/services/T0123ABCD/B0123ABCD/abcdEFGH1234ijklMNOP5678`;
+    const flooded = await startRelay({ port: 0, dataDir: tempDir(), metrics: { port: 0 }, channels: { billing: { forward: [slack] } } });
+    try {
+      // Unauthenticated posts to 200 names nobody configured take every open label.
+      for (let i = 0; i < 200; i++) assert.equal((await post(`${flooded.url}/hooks/junk-${i}`, '{}')).status, 200);
+      const created = await request(`${flooded.url}/api/channels`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${flooded.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'late', secrets: [SECRET] }),
+      });
+      await created.body.dump();
+      assert.equal(created.statusCode, 201);
+      const body = '{"n":1}';
+      assert.equal((await post(`${flooded.url}/hooks/late`, body, signed(SECRET, body))).status, 200);
+      assert.equal((await post(`${flooded.url}/hooks/billing`, body)).status, 200);
+      assert.equal((await post(`${flooded.url}/hooks/junk-extra`, body)).status, 200);
+      const attempted = (t: string) => /relay_forward_attempts_total\{target="[^"]*\/services\//.test(t);
+      const text = (await scrapeUntil(flooded.metricsUrl!, undefined, attempted, 'the forward to the Slack-style target counted')).text;
+      const received = (channel: string, verification: string) => sample(text, 'relay_deliveries_received_total', { channel, verification });
+      assert.equal(received('late', 'verified'), 1, 'an API channel created after the flood has its own label');
+      assert.equal(received('billing', 'unverified'), 1, 'so has a configured one');
+      assert.equal(received('_other', 'unverified'), 1, 'the 201st made-up name shares _other');
+      assert.ok(!text.includes('abcdEFGH1234ijklMNOP5678'), 'the Slack-style path secret is not a label');
+      assert.match(text, /relay_forward_attempts_total\{target="http:\/\/127\.0\.0\.1:\d+\/webhook\/services\/T0123ABCD\/B0123ABCD\/\[redacted\]"/);
+    } finally {
+      await flooded.close();
+      await app.close();
+    }
   });
 
   it('keeps label values bounded and free of credentials', () => {
