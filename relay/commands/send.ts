@@ -11,6 +11,7 @@ import { testDeliveryId } from '../../src/core/testSend';
 import { defineCommand } from '../cli/args';
 import { EXIT, UsageError, type CliIO } from '../cli/io';
 import { tlsHint } from '../client/probe';
+import { redact } from '../shared/redact';
 
 const EVENTS = [...EVENT_TYPES, 'ping'] as const;
 
@@ -231,7 +232,7 @@ export default defineCommand({
       headers[k] = v;
     }
 
-    const shown = url.username || url.password ? url.href.replace(/\/\/[^@/]*@/, '//***@') : url.href;
+    const shown = redact(url.href); // no user:password@, ?token= value or path secret on the screen
     io.stdout.write(`POST ${shown}  ${event}  delivery ${deliveryId}  ${body.length} bytes${values.secret !== undefined ? '  signed' : '  unsigned'}\n`);
     const started = performance.now();
     const abort = new AbortController();

@@ -160,7 +160,7 @@ describe('CLI send and verify (child processes)', function () {
       assert.match(failed.stdout, /^500 Internal Server Error in \d+ ms$/m);
       const down = await run(['send', 'push', '--to', 'http://user:pa55word@127.0.0.1:1/hook']);
       assert.equal(down.code, 1);
-      assert.match(down.stderr, /could not deliver to http:\/\/\*\*\*@127\.0\.0\.1:1\/hook: .*ECONNREFUSED/);
+      assert.match(down.stderr, /could not deliver to http:\/\/\[redacted\]@127\.0\.0\.1:1\/hook: .*ECONNREFUSED/);
       assert.ok(!`${down.stdout}${down.stderr}`.includes('pa55word'), 'credentials in --to are not printed');
       const hang = await startPeer();
       hang.handle = () => undefined;

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { relayLogger } from '../../../relay/cli/relayLog';
 import { startRelay } from '../../../relay/server';
-import { cli, spawnRelay, tempDir } from './helpers';
+import { cli, spawnRelay, startTarget, tempDir } from './helpers';
 
 const PASSWORD = 'pa@ss-w0rd-4217';
 
@@ -66,6 +66,18 @@ describe('no password or token in what the CLI prints (issue 36.12)', function (
       assert.match(r.out + r.err, /\[redacted\]@127\.0\.0\.1/, `${r.out}\n${r.err}`);
     } finally {
       await relay.close();
+    }
+  });
+
+  it('send --to http://user:password@…?token=…: the POST line shows neither', async () => {
+    const app = await startTarget();
+    try {
+      const to = `${app.url.replace('http://', `http://ops:${encodeURIComponent(PASSWORD)}@`)}?token=q-secret-0123`;
+      const r = await run(['send', 'ping', '--to', to]);
+      assert.match(r.out, /POST http:\/\/\[redacted\]@127\.0\.0\.1:\d+\/webhook\?token=\[redacted\]/, r.out + r.err);
+      for (const leak of ['w0rd', 'q-secret-0123']) assert.ok(!r.out.includes(leak) && !r.err.includes(leak), `${leak}: ${r.out}\n${r.err}`);
+    } finally {
+      await app.close();
     }
   });
 
