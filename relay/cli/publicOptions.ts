@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { PublicConfigError, publicSettings, unsignedChannels } from '../server/public';
 import { loadTls, TlsConfigError, type TlsMaterial } from '../server/tls';
 import { UsageError, type CliIO } from './io';
+import type { RelayLog } from '../server/log';
 
 export const PUBLIC_OPTIONS = {
   public: { type: 'boolean' },
@@ -82,6 +83,8 @@ export function publicRelayOptions(
     allowedHosts: string[];
   },
   io: CliIO,
+  /** Where a warning goes: the relay's log (text or JSON lines). */
+  warn: RelayLog = (m) => io.stderr.write(`relay: ${m}\n`),
 ): PublicRelayOptions {
   if ((flags['tls-cert'] === undefined) !== (flags['tls-key'] === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
   let tls: TlsMaterial | undefined;
@@ -105,8 +108,9 @@ export function publicRelayOptions(
   }
   const url = publicUrl(flags['public-url']);
   if (flags.public && !url) {
-    io.stderr.write(
-      'relay: --public without --public-url: channel URLs name the listen address and /api accepts only loopback Host names; pass --public-url https://<your host>\n',
+    warn(
+      '--public without --public-url: channel URLs name the listen address and /api accepts only loopback Host names; pass --public-url https://<your host>',
+      { level: 'warn' },
     );
   }
   return {

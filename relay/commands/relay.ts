@@ -229,6 +229,7 @@ function relayOptions(values: Values, io: CliIO, logger: RelayLogger): RelayOpti
     values,
     { host: values.host, allowCidr, trustProxy, secrets, channels: cfg.channels ?? {}, allowedHosts: values['allow-host'] ?? [] },
     io,
+    logger.log,
   );
   return {
     port: port(values.port, DEFAULT_RELAY_PORT),

@@ -96,7 +96,8 @@ describe('no password or token in what the CLI prints (issue 36.12)', function (
     const data = tempDir();
     const env = { ...process.env };
     delete env.SERVICE_HOOKS_RELAY_TOKEN;
-    const relay = await spawnRelay(['--data', data, '--log-format', 'json'], env);
+    // --public without --public-url adds a warning: a JSON line as well.
+    const relay = await spawnRelay(['--data', data, '--log-format', 'json', '--public', '--trust-proxy', '127.0.0.1', '--host', '127.0.0.1'], env);
     try {
       const token = readFileSync(join(data, 'token'), 'utf8').trim();
       assert.equal(await relay.stop('SIGTERM'), 0);
@@ -110,6 +111,10 @@ describe('no password or token in what the CLI prints (issue 36.12)', function (
         relay.stderr(),
       );
       assert.ok(!relay.stdout().includes(token) && !relay.stderr().includes(token), 'the token is not printed');
+      assert.ok(
+        entries.some((e) => e.msg.startsWith('--public without --public-url')),
+        relay.stderr(),
+      );
     } finally {
       await relay.stop('SIGKILL');
     }
