@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { defineCommand, parseDuration, type ParsedValues, port, positiveDuration, size } from '../cli/args';
 
 export { parseDuration } from '../cli/args';
-import { EXIT, isUsageError, UsageError, type CliIO } from '../cli/io';
+import { EXIT, isUsageError, UsageError, type CliIO, type Command } from '../cli/io';
 import { redact } from '../shared/redact';
 import { PUBLIC_HELP, PUBLIC_OPTIONS, publicRelayOptions } from '../cli/publicOptions';
 import {
@@ -310,23 +310,46 @@ function reloadTlsOnHangup(relay: RelayServer, values: Values, io: CliIO, log: R
   return () => process.off('SIGHUP', reload);
 }
 
-export default defineCommand({
+const relayCommand = defineCommand({
   help,
   options: OPTIONS,
   async run({ values }, io) {
     const format = logFormatOf(values['log-format']);
     const logger = relayLogger(format, (text) => io.stderr.write(text));
-    if (format === 'text') return runRelay(values, io, logger, format, (m) => io.stderr.write(`service-hooks relay: ${redact(m)}\n`));
-    // --log-format json: every line on stderr is a JSON object, a usage error's and a failure's too.
+    const fail = format === 'json' ? (m: string) => logger.log(m, { level: 'error' }) : (m: string) => io.stderr.write(`service-hooks relay: ${redact(m)}\n`);
+    return runRelay(values, io, logger, format, fail);
+  },
+});
+
+/**
+ * Under --log-format json every stderr line is a JSON object: a usage error's (a flag that does
+ * not parse included) and a failure's too. Otherwise the dispatcher prints them (relay/cli.ts).
+ */
+export default {
+  help,
+  async run(argv, io) {
+    if (lastLogFormat(argv) !== 'json') return relayCommand.run(argv, io);
     try {
-      return await runRelay(values, io, logger, format, (m) => logger.log(m, { level: 'error' }));
+      return await relayCommand.run(argv, io);
     } catch (err) {
       const usage = isUsageError(err);
-      logger.log(usage ? `${err.message} (service-hooks relay --help)` : ((err as Error).message ?? String(err)), { level: 'error' });
+      const message = usage ? `${err.message} (service-hooks relay --help)` : ((err as Error).message ?? String(err));
+      relayLogger('json', (text) => io.stderr.write(text)).log(message, { level: 'error' });
       return usage ? EXIT.usage : EXIT.failure;
     }
   },
-});
+} satisfies Command;
+
+/** The --log-format given last in `argv` (before parsing, which may fail). */
+function lastLogFormat(argv: readonly string[]): string | undefined {
+  let format: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--') break;
+    if (argv[i] === '--log-format') format = argv[++i];
+    else if (argv[i]!.startsWith('--log-format=')) format = argv[i]!.slice('--log-format='.length);
+  }
+  return format;
+}
 
 /** The relay until it is told to stop; `fail` prints a failure that has its own exit code. */
 async function runRelay(values: Values, io: CliIO, logger: RelayLogger, format: LogFormat, fail: (message: string) => void): Promise<number> {

@@ -55,6 +55,18 @@ describe('no password or token in what the CLI prints (issue 36.12)', function (
     }
   }
 
+  it('--log-format json: a flag that does not parse is a JSON line too (exit 2)', async () => {
+    const r = await run(['relay', '--port', '0', '--data', tempDir(), '--log-format', 'json', '--no-such-flag']);
+    assert.equal(r.code, 2, r.err);
+    const entries = r.err
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { level: string; msg: string });
+    assert.equal(entries.length, 1, r.err);
+    assert.equal(entries[0]!.level, 'error');
+    assert.match(entries[0]!.msg, /no-such-flag/);
+  });
+
   it('channels create --relay http://user:password@…: the forward hint and errors show no password', async () => {
     const relay = await startRelay({ port: 0, dataDir: tempDir() });
     try {
