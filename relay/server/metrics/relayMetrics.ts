@@ -3,10 +3,11 @@
 // once per journal batch or delivery; everything else is read when /metrics is scraped.
 // Label values are bounded: channel and target labels are the configured/created ones, capped
 // (past the cap they count under "_other"), and a target label never carries credentials or a query.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ForwardAttempt, Verification } from '../../../src/core/relay/protocol';
 import type { SyncedBatch } from '../journal/journal';
 import type { NewDelivery, RelayStore, StoredDelivery } from '../store/storeTypes';
+import { registerProcessMetrics } from './process';
 import { BoundedLabels, Tally } from './tally';
 
 /** Why a request was refused, as the rejected-requests counter labels it. */
@@ -40,7 +41,7 @@ export class RelayMetrics {
 
   constructor(private readonly sources: MetricsSources) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry });
+    registerProcessMetrics(this.registry);
     const append = sources.storeKind === 'file' ? 'relay_journal_append_seconds' : 'relay_jetstream_publish_ack_seconds';
     this.appendSeconds = new Histogram({
       name: append,
