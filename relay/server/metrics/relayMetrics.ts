@@ -183,6 +183,14 @@ export class RelayMetrics {
     gauge(registers, 'relay_subscriber_buffered_bytes', "Bytes queued on the subscribers' connections, not yet sent", () => subscribers.queuedBytes);
     gauge(registers, 'relay_store_deliveries', 'Deliveries held by the store', () => store.size);
     gauge(registers, 'relay_last_seq', 'The highest delivery seq given out', () => store.lastSeq);
+    // What GET /readyz says of the store: the alert RelayStoreNotReady reads it (a relay that is up
+    // but whose journal writes fail, or whose NATS connection is down, takes no delivery).
+    gauge(
+      registers,
+      'relay_store_ready',
+      '1 while the store can take deliveries, 0 while it cannot (a journal write failed, NATS unreachable; GET /readyz says why)',
+      () => (store.health().notReady === undefined ? 1 : 0),
+    );
     gauge(
       registers,
       'relay_journal_corrupt_records',
