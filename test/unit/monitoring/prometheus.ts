@@ -111,13 +111,14 @@ export async function startPrometheus(configFile: string): Promise<PrometheusPro
   }
 }
 
-/** The port Prometheus's web listener got: it logs `msg="Listening on" address=127.0.0.1:NNN`. */
+/** The port Prometheus's web listener got (it logs `msg="Listening on" address=127.0.0.1:NNN`), once it is ready. */
 function listeningPort(child: ChildProcess, log: () => string, append: (c: string) => void): Promise<number> {
   return new Promise((resolve, reject) => {
     child.stderr!.on('data', (c: Buffer) => {
       append(c.toString());
       const m = /msg="Listening on" address=127\.0\.0\.1:(\d+)/.exec(log());
-      if (m && Number(m[1]) > 0) resolve(Number(m[1]));
+      // It listens before its TSDB is open (its API answers 503 until then); it says when it is ready.
+      if (m && Number(m[1]) > 0 && /msg="Server is ready to receive web requests\."/.test(log())) resolve(Number(m[1]));
     });
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`prometheus exited (${code}) before it listened:\n${log().slice(-3000)}`)));
