@@ -111,6 +111,12 @@ async function firing(
   );
 }
 
+/** The value of `up` for `instance` now, as Prometheus has it. */
+async function upNow(prom: PrometheusProcess, instance: string): Promise<string | undefined> {
+  const r = await prom.api<{ result: { value: [number, string] }[] }>(`query?query=${encodeURIComponent(`up{instance="${instance}"}`)}`);
+  return r.result[0]?.value[1];
+}
+
 async function readyz(url: string): Promise<number> {
   const res = await request(`${url}/readyz`);
   await res.body.dump();
@@ -118,7 +124,7 @@ async function readyz(url: string): Promise<number> {
 }
 
 describe('the shipped alerts in a real Prometheus', function () {
-  this.timeout(90_000);
+  this.timeout(150_000); // above the sum of a test's bounded waits, so a slow one says what it saw
   let prom: PrometheusProcess | undefined;
   before(function () {
     this.timeout(600_000); // apt-get install prometheus, once on a fresh machine
@@ -151,6 +157,7 @@ describe('the shipped alerts in a real Prometheus', function () {
       assert.equal(await readyz(relay.url), 503);
       const alert = await firing(prom, 'RelayStoreNotReady', instance);
       assert.equal(alert.labels.severity, 'critical');
+      assert.equal(await upNow(prom, instance), '1', 'it fired for the store, with the relay up and scraped');
     });
   });
 
@@ -167,6 +174,7 @@ describe('the shipped alerts in a real Prometheus', function () {
       const alert = await firing(prom, 'RelayStoreNotReady', instance, undefined, () => `relay log:\n${relay.stderr().slice(-3000)}`);
       assert.equal(alert.labels.severity, 'critical');
       assert.equal(await readyz(relay.url), 503);
+      assert.equal(await upNow(prom, instance), '1', 'it fired for the store, with the relay up and scraped');
     });
   });
 
@@ -205,12 +213,7 @@ describe('the shipped alerts in a real Prometheus', function () {
       // The relay (scraped, up) stops: its target goes down, and it had been up.
       await pollUntil(
         `${gone} scraped up`,
-        async () => {
-          const r = await p.api<{ result: { metric: Record<string, string>; value: [number, string] }[] }>(
-            `query?query=${encodeURIComponent(`up{instance="${gone}"}`)}`,
-          );
-          return r.result.some((s) => s.value[1] === '1') || undefined;
-        },
+        async () => ((await upNow(p, gone)) === '1' ? true : undefined),
         () => p.log().slice(-3000),
       );
       await relay.close();
