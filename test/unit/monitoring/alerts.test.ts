@@ -5,9 +5,10 @@
 // alert, for a target that was never up (issue 41). The test copy of the config differs from the
 // shipped one only in its target, plain HTTP, the test's token file, 1 s scrape and evaluation
 // intervals and a 2 s `for:` on every rule (the shipped 15 s and minutes would make a test wait
-// minutes); tests/unit/monitoring/prometheus.ts makes it.
+// minutes); test/unit/monitoring/prometheus.ts makes it. And that every query of the shipped
+// Grafana dashboard runs in that Prometheus.
 import { strict as assert } from 'node:assert';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -15,7 +16,7 @@ import { startRelay, type RelayServer } from '../../../relay/server';
 import { FaultyFs } from '../relay/faultyFs';
 import { post, tempDir } from '../relay/helpers';
 import { relayOnNatsPerSuite } from '../nats/relayOnNats';
-import { ensurePrometheus, pollUntil, startPrometheus, testConfig, writeConfig, type Alert, type PrometheusProcess } from './prometheus';
+import { ensurePrometheus, MONITORING, pollUntil, startPrometheus, testConfig, writeConfig, type Alert, type PrometheusProcess } from './prometheus';
 
 const ADMIN = 'alerts-admin-token-0123456789';
 const FOR = '2s';
@@ -111,6 +112,30 @@ async function firing(
   );
 }
 
+/**
+ * Every query of the shipped Grafana dashboard, with its variables filled in as Grafana would
+ * ($instance, $__rate_interval), runs in this Prometheus without an error; the store-ready panel's
+ * relay_store_ready has the relay's series.
+ */
+async function dashboardQueriesRun(prom: PrometheusProcess, instance: string): Promise<void> {
+  const dashboard = JSON.parse(readFileSync(join(MONITORING, 'grafana-dashboard.json'), 'utf8')) as {
+    panels: { title: string; targets?: { expr: string }[] }[];
+  };
+  const exprs = dashboard.panels.flatMap((p) => (p.targets ?? []).map((t) => t.expr));
+  assert.ok(exprs.length >= 15, `${exprs.length} queries`);
+  const escaped = instance.replace(/[.]/g, '\\\\.');
+  for (const expr of exprs) {
+    const q = expr.replaceAll('$instance', escaped).replaceAll('$__rate_interval', '1m');
+    const r = await prom.api<{ result: { metric: Record<string, string> }[] }>(`query?query=${encodeURIComponent(q)}`);
+    if (/relay_store_ready/.test(q))
+      assert.deepEqual(
+        r.result.map((x) => x.metric.instance),
+        [instance],
+        q,
+      );
+  }
+}
+
 /** The value of `up` for `instance` now, as Prometheus has it. */
 async function upNow(prom: PrometheusProcess, instance: string): Promise<string | undefined> {
   const r = await prom.api<{ result: { value: [number, string] }[] }>(`query?query=${encodeURIComponent(`up{instance="${instance}"}`)}`);
@@ -148,6 +173,7 @@ describe('the shipped alerts in a real Prometheus', function () {
       const instance = `127.0.0.1:${relay.port}`;
       prom = await prometheusFor(instance, relay.token);
       await healthyWithoutAlerts(prom, instance);
+      await dashboardQueriesRun(prom, instance);
 
       // The data folder turns read-only: every journal write fails, /readyz answers 503.
       fs.fail('writev', { code: 'EROFS', partialBytes: 10 });
