@@ -122,6 +122,10 @@ function listeningPort(child: ChildProcess, log: () => string, append: (c: strin
     });
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`prometheus exited (${code}) before it listened:\n${log().slice(-3000)}`)));
+    // Bounded under the tests' timeouts, so a Prometheus that never gets ready says what it logged.
+    const timer = setTimeout(() => reject(new Error(`prometheus was not ready within 30 s:\n${log().slice(-3000)}`)), 30_000);
+    child.once('exit', () => clearTimeout(timer));
+    child.stderr!.on('data', () => /Server is ready/.test(log()) && clearTimeout(timer));
   });
 }
 
