@@ -17,15 +17,17 @@ export interface JetStreamHandles {
 /** Starts following the connection and registers the consumer gauges; returns the stopper. */
 export function watchJetStream(metrics: RelayMetrics, js: JetStreamHandles): () => void {
   let stopped = false;
-  metrics.connected(!js.connection.isClosed());
+  let connected = !js.connection.isClosed();
+  const set = (up: boolean) => metrics.connected((connected = up));
+  set(connected);
   void (async () => {
     for await (const s of js.connection.status()) {
       if (stopped) return;
-      if (s.type === 'disconnect') metrics.connected(false);
-      else if (s.type === 'reconnect') metrics.connected(true);
+      if (s.type === 'disconnect') set(false);
+      else if (s.type === 'reconnect') set(true);
     }
   })().catch(() => undefined);
-  void js.connection.closed().then(() => metrics.connected(false));
+  void js.connection.closed().then(() => set(false));
   const gauges: Gauge<'target'>[] = [];
   // One listing serves both gauges (prom-client collects them one after the other).
   let listing: Promise<void> | undefined;
@@ -34,6 +36,10 @@ export function watchJetStream(metrics: RelayMetrics, js: JetStreamHandles): () 
       const [pending, ackPending] = gauges as [Gauge<'target'>, Gauge<'target'>];
       pending.reset();
       ackPending.reset();
+      // Disconnected, the listing would wait for its request time-out (5 s) in every scrape, and a
+      // scrape time-out under that would make a relay that is up look down: no series instead
+      // (unknown), while relay_jetstream_connected and relay_store_ready say why.
+      if (!connected) return;
       for await (const c of await js.manager.consumers.list(js.deliveryStream)) {
         const m = FORWARD_DESCRIPTION.exec(c.config.description ?? '');
         if (!m) continue;

@@ -3,10 +3,11 @@
 // once per journal batch or delivery; everything else is read when /metrics is scraped.
 // Label values are bounded: channel and target labels are the configured/created ones, capped
 // (past the cap they count under "_other"), and a target label never carries credentials or a query.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ForwardAttempt, Verification } from '../../../src/core/relay/protocol';
 import type { SyncedBatch } from '../journal/journal';
 import type { NewDelivery, RelayStore, StoredDelivery } from '../store/storeTypes';
+import { registerProcessMetrics } from './process';
 import { BoundedLabels, Tally } from './tally';
 import { redactUrlPath } from '../../shared/redact';
 
@@ -43,7 +44,7 @@ export class RelayMetrics {
 
   constructor(private readonly sources: MetricsSources) {
     const registers = [this.registry];
-    collectDefaultMetrics({ register: this.registry });
+    registerProcessMetrics(this.registry);
     const append = sources.storeKind === 'file' ? 'relay_journal_append_seconds' : 'relay_jetstream_publish_ack_seconds';
     this.appendSeconds = new Histogram({
       name: append,
@@ -185,6 +186,14 @@ export class RelayMetrics {
     gauge(registers, 'relay_subscriber_buffered_bytes', "Bytes queued on the subscribers' connections, not yet sent", () => subscribers.queuedBytes);
     gauge(registers, 'relay_store_deliveries', 'Deliveries held by the store', () => store.size);
     gauge(registers, 'relay_last_seq', 'The highest delivery seq given out', () => store.lastSeq);
+    // What GET /readyz says of the store: the alert RelayStoreNotReady reads it (a relay that is up
+    // but whose journal writes fail, or whose NATS connection is down, takes no delivery).
+    gauge(
+      registers,
+      'relay_store_ready',
+      '1 while the store can take deliveries, 0 while it cannot (a journal write failed, NATS unreachable; GET /readyz says why)',
+      () => (store.health().notReady === undefined ? 1 : 0),
+    );
     gauge(
       registers,
       'relay_journal_corrupt_records',
