@@ -20,7 +20,9 @@ export interface EventStream {
 export function openEvents(req: IncomingMessage, res: ServerResponse, store: RelayStore, scope: Scope, since: number): EventStream {
   res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', 'x-accel-buffering': 'no' });
   res.write(': connected\n\n'); // the headers go out now: the browser's EventSource opens
-  const channel = scope.kind === 'channel' ? scope.channel : undefined;
+  // A channel token's own identity (name@generation), never its name: an earlier channel of that
+  // name (implicit, deleted, a former --config one) is not its to see (../access/scope.ts).
+  const channel = scope.kind === 'channel' ? scope.key : undefined;
   const send = (event: string, summary: RelayDeliverySummary, id?: number) => {
     if (res.writableLength > MAX_QUEUED) return end();
     res.write(`event: ${event}\n${id !== undefined ? `id: ${id}\n` : ''}data: ${JSON.stringify(summary)}\n\n`);
@@ -28,11 +30,11 @@ export function openEvents(req: IncomingMessage, res: ServerResponse, store: Rel
   const missed = [...store.after(since, channel)];
   for (const e of missed.slice(-MAX_REPLAY)) send('delivery', e.summary, e.seq);
   const onDelivery = (e: StoredDelivery) => {
-    if (sees(scope, e.summary.channel)) send('delivery', e.summary, e.seq);
+    if (sees(scope, e.channelKey)) send('delivery', e.summary, e.seq);
   };
   const onForward = (seq: number, _a: ForwardAttempt) => {
     const e = store.get(seq);
-    if (e && sees(scope, e.summary.channel)) send('update', e.summary);
+    if (e && sees(scope, e.channelKey)) send('update', e.summary);
   };
   store.on('delivery', onDelivery);
   store.on('forward', onForward);

