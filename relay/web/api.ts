@@ -1,6 +1,6 @@
 // The page's calls: its own session endpoints and the relay's /api, with the session cookie
 // (sent by the browser, never seen by this code) and the CSRF token on every state change.
-import type { DeliveryList, RelayDelivery, RelayStatus, ReplayResponse } from '../../src/core/relay/protocol';
+import type { DeliveryList, RelayDelivery, RelayStatus, ReplayResponse, SubscriberReplayResponse } from '../../src/core/relay/protocol';
 
 export interface Who {
   kind: 'admin' | 'channel';
@@ -62,4 +62,6 @@ export const api = {
   detail: (seq: number) => call<RelayDelivery>('GET', `/api/deliveries/${seq}`),
   explain: (seq: number) => call<{ ok: boolean; findings: string[] }>('GET', `/page/explain/${seq}`),
   replay: (seq: number, to?: string) => call<ReplayResponse>('POST', `/api/deliveries/${seq}/replay`, to ? { to } : {}),
+  /** Sends it again to the subscribers connected to its channel (as `service-hooks replay` does for a delivery only subscribers took). */
+  replayToSubscribers: (seq: number) => call<SubscriberReplayResponse>('POST', `/api/deliveries/${seq}/replay`, { to: 'subscribers' }),
 };

@@ -53,6 +53,8 @@ export class DeliveryList {
   constructor(
     private readonly who: Who,
     private readonly open: (seq: number) => void,
+    /** Told each delivery and forward update of the live feed (the open delivery follows them). */
+    private readonly changed: (s: RelayDeliverySummary) => void = () => undefined,
   ) {
     const f = this.filters;
     const bar = h('div', { class: 'filters' }, who.kind === 'admin' ? f.channel : null, f.event, f.verification, f.outcome, f.id, this.events);
@@ -98,6 +100,7 @@ export class DeliveryList {
     this.source = source;
     const take = (e: MessageEvent<string>) => {
       const s = JSON.parse(e.data) as RelayDeliverySummary;
+      this.changed(s);
       const channel = this.filters.channel.value;
       if (channel && s.channel !== channel) return;
       if (e.type === 'update' && !this.items.has(s.seq)) return;

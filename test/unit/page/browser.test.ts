@@ -2,7 +2,8 @@
 // playwright-core (as test/e2e), the page built by scripts/pageBuild.mjs, a real relay, the
 // emulator posting a signed delivery to it, and a local app that checks the signature. Sign in,
 // the delivery appears live, open it, replay it, filter, Copy as cURL, sign out, and a page on
-// another origin trying to replay through the signed-in browser is refused.
+// another origin trying to replay through the signed-in browser is refused; a channel token's
+// page shows its own new delivery live and replays one only a subscriber took to the subscribers.
 // Screenshots: test-results/page/*.png; SERVICE_HOOKS_UPDATE_DOCS=1 also copies them into docs/.
 import { strict as assert } from 'node:assert';
 import { copyFileSync, mkdirSync, statSync } from 'node:fs';
@@ -14,7 +15,9 @@ import { request } from 'undici';
 import { startEmulator, type EmulatorServer } from '../../../relay/emulator';
 import { startRelay, type RelayServer } from '../../../relay/server';
 import { verify } from '../../../src/core/signing';
-import { post, ROOT, signed, tempDir } from '../relay/helpers';
+import { forwardDelivery, subscribe } from '../../../relay/client';
+import { SUBSCRIBER_TARGET } from '../../../src/core/relay/protocol';
+import { post, ROOT, signed, startTarget, tempDir, until } from '../relay/helpers';
 
 const SECRET = 'page-channel-secret-0123456789';
 const EMULATOR_TOKEN = 'page-emulator-token';
@@ -290,10 +293,60 @@ describe('the relay page in Chromium (playwright-core, real relay, emulator, sig
     assert.ok(await page.isHidden('#older'));
     assert.equal(await page.locator('#rows button.row', { hasText: 'release' }).count(), 0, "none of team's deliveries");
     assert.equal(await page.locator('#f-channel').count(), 0, 'no channel filter for a channel token');
+    // Its own new delivery arrives on the live feed, without a reload.
+    const live = '{"live":true}';
+    assert.equal(
+      (await post(`${relay.url}/hooks/side`, live, signed(SECRET, live, { 'x-service-event': 'push', 'x-service-delivery': 'side-live' }))).status,
+      200,
+    );
+    await page.locator('#rows button.row', { hasText: 'side-live' }).waitFor();
     const teamSeq = relay.store.list({ channel: 'team' })[0]!.seq;
     assert.equal(await page.evaluate(`fetch("/api/deliveries/${teamSeq}").then((r) => r.status)`), 404);
     assert.equal(await page.evaluate('fetch("/api/deliveries?channel=team").then((r) => r.status)'), 403);
     await page.click('#sign-out');
     await page.waitForSelector('#sign-in');
+  });
+
+  it("replays a delivery only a subscriber took to the channel's subscribers, says so, and shows the new attempt (issue 36 item 5)", async () => {
+    const { page } = browser;
+    const subscriberApp = await startTarget();
+    const forwarded = (d: Parameters<typeof forwardDelivery>[0]) => forwardDelivery(d, subscriberApp.url);
+    const sub = subscribe({
+      url: relay.url.replace(/^http/, 'ws'),
+      token: channelToken,
+      since: relay.store.lastSeq,
+      onDelivery: async (d) => {
+        const r = await forwarded(d);
+        return r.ok ? { forwarded: { status: r.status! } } : undefined;
+      },
+      onReplay: async (d) => {
+        const r = await forwarded(d);
+        sub.report(d.seq, { status: r.status ?? 0, state: r.ok ? 'ok' : 'failed', replay: true });
+      },
+    });
+    try {
+      const body = '{"took":"subscriber"}';
+      const sent = await post(`${relay.url}/hooks/side`, body, signed(SECRET, body, { 'x-service-event': 'push', 'x-service-delivery': 'side-sub' }));
+      const seq = (sent.json as { seq: number }).seq;
+      await subscriberApp.waitFor(1);
+      await until(
+        () => (relay.store.get(seq)?.summary.forward.some((f) => f.target === SUBSCRIBER_TARGET && f.status === 'ok') ? true : undefined),
+        (wake) => (relay.store.on('forward', wake), () => relay.store.off('forward', wake)),
+      );
+      await page.goto(`${relay.url}/`);
+      await page.fill('#token', channelToken);
+      await page.click('#sign-in button[type=submit]');
+      await page.locator('#rows button.row', { hasText: 'side-sub' }).click();
+      await page.waitForSelector('#replay');
+      await page.click('#replay');
+      await page.waitForSelector('#action-result:has-text("Sent again to 1 subscriber of channel side")');
+      await subscriberApp.waitFor(2);
+      assert.equal(subscriberApp.received[1]!.body.toString(), body, 'the subscriber posted the same bytes again');
+      await page.waitForSelector('#attempts li:has-text("replay subscriber")');
+    } finally {
+      sub.close();
+      await sub.closed;
+      await subscriberApp.close();
+    }
   });
 });
