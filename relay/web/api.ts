@@ -1,5 +1,6 @@
 // The page's calls: its own session endpoints and the relay's /api, with the session cookie
 // (sent by the browser, never seen by this code) and the CSRF token on every state change.
+import { filterParams, type DeliveryFilter } from '../../src/core/relay/deliveryFilter';
 import type { DeliveryList, RelayDelivery, RelayStatus, ReplayResponse, SubscriberReplayResponse } from '../../src/core/relay/protocol';
 
 export interface Who {
@@ -52,8 +53,9 @@ export const api = {
   signIn: (token: string) => call<Who>('POST', '/page/session', { token }).then(remember),
   signOut: () => call<unknown>('DELETE', '/page/session'),
   status: () => call<RelayStatus>('GET', '/api/status'),
-  list: (q: { channel?: string; before?: number; limit?: number }) => {
-    const p = new URLSearchParams();
+  /** Newest first, filtered by the relay over the whole channel (src/core/relay/deliveryFilter.ts). */
+  list: (q: { channel?: string; before?: number; limit?: number; filter?: DeliveryFilter }) => {
+    const p = filterParams(q.filter ?? {}, new URLSearchParams());
     if (q.channel) p.set('channel', q.channel);
     if (q.before) p.set('before', String(q.before));
     p.set('limit', String(q.limit ?? 50));

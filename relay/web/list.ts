@@ -1,6 +1,9 @@
 // The live list: newest first, paged back with before=, kept current by the relay's
-// Server-Sent Events (/page/events, resumed from the last seq after a disconnect), filtered here.
-import type { RelayDeliverySummary } from '../../src/core/relay/protocol';
+// Server-Sent Events (/page/events, resumed from the last seq after a disconnect). Filters go to
+// the relay, which applies them over the whole channel; the live feed's deliveries are matched here
+// with the same rules (src/core/relay/deliveryFilter.ts).
+import { filtering, forwardOutcome, matchesFilter, type DeliveryFilter, type ForwardOutcome } from '../../src/core/relay/deliveryFilter';
+import type { RelayDeliverySummary, Verification } from '../../src/core/relay/protocol';
 import { SUBSCRIBER_TARGET } from '../../src/core/relay/protocol';
 import { api, type Who } from './api';
 import { clear, h, sizeOf, timeOf } from './dom';
@@ -26,12 +29,6 @@ function hostOf(target: string): string {
   }
 }
 
-function outcomeOf(s: RelayDeliverySummary): 'pending' | 'failed' | 'ok' | 'none' {
-  if (s.forward.length === 0) return 'none';
-  if (s.forward.some((f) => f.status === 'pending')) return 'pending';
-  return s.forward.some((f) => f.status === 'failed') ? 'failed' : 'ok';
-}
-
 export class DeliveryList {
   readonly el = h('section', { class: 'list' });
   private readonly rows = h('ol', { class: 'rows', id: 'rows', 'aria-live': 'polite' });
@@ -47,6 +44,8 @@ export class DeliveryList {
   };
   private readonly events = h('datalist', { id: 'events' });
   private source: EventSource | undefined;
+  /** Counts reloads: the answer of one that a newer one overtook is dropped. */
+  private generation = 0;
   private lastSeq = 0;
   private oldest = Infinity;
 
@@ -58,7 +57,7 @@ export class DeliveryList {
   ) {
     const f = this.filters;
     const bar = h('div', { class: 'filters' }, who.kind === 'admin' ? f.channel : null, f.event, f.verification, f.outcome, f.id, this.events);
-    for (const el of [f.event, f.verification, f.outcome, f.id]) el.addEventListener('input', () => this.render());
+    for (const el of [f.event, f.verification, f.outcome, f.id]) el.addEventListener('input', () => void this.reload());
     f.channel.addEventListener('change', () => void this.reload());
     this.more.addEventListener('click', () => void this.page());
     this.el.append(bar, this.state, this.rows, this.more);
@@ -77,11 +76,24 @@ export class DeliveryList {
     this.source = undefined;
   }
 
+  /** What the filters ask for. */
+  private filter(): DeliveryFilter {
+    const f = this.filters;
+    return {
+      event: f.event.value.trim() || undefined,
+      verification: (f.verification.value || undefined) as Verification | undefined,
+      forward: (f.outcome.value || undefined) as ForwardOutcome | undefined,
+      deliveryId: f.id.value.trim() || undefined,
+    };
+  }
+
   private async reload(): Promise<void> {
     this.stop();
+    const generation = ++this.generation;
+    const list = await api.list({ channel: this.filters.channel.value || undefined, limit: PAGE, filter: this.filter() });
+    if (generation !== this.generation) return;
     this.items.clear();
     this.oldest = Infinity;
-    const list = await api.list({ channel: this.filters.channel.value || undefined, limit: PAGE });
     this.lastSeq = list.lastSeq;
     this.add(list.deliveries);
     this.more.hidden = list.deliveries.length < PAGE;
@@ -89,7 +101,9 @@ export class DeliveryList {
   }
 
   private async page(): Promise<void> {
-    const list = await api.list({ channel: this.filters.channel.value || undefined, before: this.oldest, limit: PAGE });
+    const generation = this.generation;
+    const list = await api.list({ channel: this.filters.channel.value || undefined, before: this.oldest, limit: PAGE, filter: this.filter() });
+    if (generation !== this.generation) return;
     this.add(list.deliveries);
     this.more.hidden = list.deliveries.length < PAGE;
   }
@@ -103,7 +117,7 @@ export class DeliveryList {
       this.changed(s);
       const channel = this.filters.channel.value;
       if (channel && s.channel !== channel) return;
-      if (e.type === 'update' && !this.items.has(s.seq)) return;
+      if (e.type === 'update' ? !this.items.has(s.seq) : !matchesFilter(s, this.filter())) return;
       this.add([s]);
     };
     source.addEventListener('delivery', take);
@@ -126,17 +140,17 @@ export class DeliveryList {
   }
 
   private render(): void {
-    const f = this.filters;
-    const ev = f.event.value.trim();
-    const id = f.id.value.trim().toLowerCase();
-    const shown = [...this.items.values()]
-      .sort((a, b) => b.seq - a.seq)
-      .filter((s) => (!ev || s.event === ev) && (!f.verification.value || s.verification === f.verification.value))
-      .filter((s) => (!f.outcome.value || outcomeOf(s) === f.outcome.value) && (!id || (s.deliveryId ?? '').toLowerCase().includes(id)));
+    // The relay filtered what it sent; a forward update may have moved a row out since.
+    const filter = this.filter();
+    const shown = [...this.items.values()].sort((a, b) => b.seq - a.seq).filter((s) => matchesFilter(s, filter));
     clear(this.rows, ...shown.map((s) => this.row(s)));
     if (shown.length === 0)
       this.rows.append(
-        h('li', { class: 'empty muted' }, this.items.size ? 'No delivery matches the filters.' : 'No deliveries yet. New ones appear here as they arrive.'),
+        h(
+          'li',
+          { class: 'empty muted' },
+          filtering(filter) ? 'No delivery of this channel matches the filters.' : 'No deliveries yet. New ones appear here as they arrive.',
+        ),
       );
   }
 
@@ -152,7 +166,7 @@ export class DeliveryList {
       h('span', { class: 'id' }, s.deliveryId ?? ''),
       h('span', { class: 'size' }, sizeOf(s.size)),
       h('span', { class: `badge ${v}` }, v),
-      h('span', { class: `forward ${outcomeOf(s)}` }, forwardText(s)),
+      h('span', { class: `forward ${forwardOutcome(s)}` }, forwardText(s)),
       v === 'rejected' && s.reason ? h('span', { class: 'reason' }, s.reason) : null,
     );
     button.addEventListener('click', () => this.open(s.seq));

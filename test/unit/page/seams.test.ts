@@ -63,4 +63,32 @@ describe('the page for a channel-token holder (issue 36 items 4-6, 8)', function
     assert.ok((doctor.json.findings as string[]).length > 0);
     assert.ok(!JSON.stringify(doctor.json).includes(SECRET));
   });
+
+  it('6: the delivery list filters over the whole channel: event, verification, forward outcome, part of a delivery id', async () => {
+    const token = await channel('carol');
+    const { headers } = await signIn(relay, token);
+    for (let i = 0; i < 5; i++) {
+      const body = `{"bad":${i}}`;
+      const h = signed('another-secret-0123456789', body, { 'x-service-event': 'push', 'x-service-delivery': `carol-bad-${i}` });
+      assert.equal((await post(`${relay.url}/hooks/carol`, body, h)).status, 401);
+    }
+    for (let i = 0; i < 60; i++) {
+      const body = `{"good":${i}}`;
+      const h = signed(SECRET, body, { 'x-service-event': i === 0 ? 'release' : 'ping', 'x-service-delivery': `carol-good-${i}` });
+      assert.equal((await post(`${relay.url}/hooks/carol`, body, h)).status, 200);
+    }
+    const list = async (q: string) => {
+      const r = await call(`${relay.url}/api/deliveries?${q.includes('limit=') ? '' : 'limit=50&'}${q}`, 'GET', headers);
+      assert.equal(r.status, 200, JSON.stringify(r.json));
+      return (r.json.deliveries as { deliveryId?: string }[]).map((d) => d.deliveryId);
+    };
+    assert.deepEqual(await list('verification=rejected'), ['carol-bad-4', 'carol-bad-3', 'carol-bad-2', 'carol-bad-1', 'carol-bad-0']);
+    assert.deepEqual(await list('event=release'), ['carol-good-0']);
+    assert.deepEqual(await list('deliveryId=BAD-2'), ['carol-bad-2']);
+    assert.equal((await list('forward=none')).length, 50, 'an API channel forwards nowhere itself');
+    assert.deepEqual(await list('forward=ok'), []);
+    assert.equal((await list(`verification=rejected&limit=2&before=${relay.store.lastSeq}`)).length, 2);
+    const bad = await call(`${relay.url}/api/deliveries?forward=maybe`, 'GET', headers);
+    assert.equal(bad.status, 400);
+  });
 });
