@@ -126,7 +126,12 @@ export class DeliveryList {
     source.addEventListener('error', () => {
       this.state.textContent = 'reconnecting…';
       // A session that ended (signed out elsewhere, channel deleted) gets 401: EventSource gives up.
-      if (source.readyState === EventSource.CLOSED) void api.whoAmI().catch(() => location.reload());
+      // Still signed in: the relay refused the feed (too many live views of this token open).
+      if (source.readyState === EventSource.CLOSED)
+        void api.whoAmI().then(
+          () => (this.state.textContent = 'not live: the relay refused the live feed (too many views of the page open?); reload to try again'),
+          () => location.reload(),
+        );
     });
   }
 

@@ -3,7 +3,7 @@
 // it got (EventSource sends it back as Last-Event-ID, or ?since=). A reader that stops reading is
 // cut off once 1 MiB waits for it; it reconnects and resumes.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ForwardAttempt, RelayDeliverySummary } from '../../../src/core/relay/protocol';
+import type { RelayDeliverySummary } from '../../../src/core/relay/protocol';
 import { sees, type Scope } from '../access/scope';
 import type { RelayStore, StoredDelivery } from '../store/storeTypes';
 
@@ -14,6 +14,10 @@ const HEARTBEAT_MS = 25_000;
 
 export interface EventStream {
   scope: Scope;
+  /** A new delivery (the store's `delivery` event, fanned out by ./index.ts: one listener for all streams). */
+  delivery(e: StoredDelivery): void;
+  /** A forward attempt was recorded for delivery `e`. */
+  update(e: StoredDelivery): void;
   end(): void;
 }
 
@@ -29,15 +33,6 @@ export function openEvents(req: IncomingMessage, res: ServerResponse, store: Rel
   };
   const missed = [...store.after(since, channel)];
   for (const e of missed.slice(-MAX_REPLAY)) send('delivery', e.summary, e.seq);
-  const onDelivery = (e: StoredDelivery) => {
-    if (sees(scope, e.channelKey)) send('delivery', e.summary, e.seq);
-  };
-  const onForward = (seq: number, _a: ForwardAttempt) => {
-    const e = store.get(seq);
-    if (e && sees(scope, e.channelKey)) send('update', e.summary);
-  };
-  store.on('delivery', onDelivery);
-  store.on('forward', onForward);
   const beat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
   beat.unref();
   let ended = false;
@@ -45,13 +40,16 @@ export function openEvents(req: IncomingMessage, res: ServerResponse, store: Rel
     if (ended) return;
     ended = true;
     clearInterval(beat);
-    store.off('delivery', onDelivery);
-    store.off('forward', onForward);
     res.end();
   }
   req.on('close', end);
   res.on('close', end);
-  return { scope, end };
+  return {
+    scope,
+    delivery: (e) => void (!ended && sees(scope, e.channelKey) && send('delivery', e.summary, e.seq)),
+    update: (e) => void (!ended && sees(scope, e.channelKey) && send('update', e.summary)),
+    end,
+  };
 }
 
 /** Where a (re)connecting stream starts: after Last-Event-ID, else ?since=, else now. */

@@ -2,12 +2,17 @@
 // in an HttpOnly, SameSite=Strict cookie (Secure and __Host- under TLS) that expires. The token
 // stays in this process's memory only, and every request authenticates it again, so deleting a
 // channel (or rotating its token) ends its sessions at once; signing out forgets the session.
+// Each token holds at most MAX_SESSIONS_PER_TOKEN sessions (a new sign-in past it ends that token's
+// oldest); the relay at most MAX_SESSIONS, and past that a sign-in is refused: one token's
+// sign-ins never sign another token out.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
 export const DEFAULT_SESSION_MS = 8 * 3600 * 1000;
-/** Sessions kept at most; the oldest go first past it. */
-const MAX_SESSIONS = 10_000;
+/** Sessions kept at most (all tokens); past it a sign-in is refused, never another token's session ended. */
+export const MAX_SESSIONS = 10_000;
+/** Sessions of one token at most; its own oldest ends past it. */
+export const MAX_SESSIONS_PER_TOKEN = 100;
 
 export interface Session {
   id: string;
@@ -20,6 +25,8 @@ export interface Session {
 
 export class Sessions {
   private readonly byId = new Map<string, Session>();
+  /** Each token's sessions, oldest first. */
+  private readonly byToken = new Map<string, Session[]>();
 
   constructor(
     readonly secure: boolean,
@@ -31,11 +38,23 @@ export class Sessions {
     return this.secure ? '__Host-sh_page' : 'sh_page';
   }
 
-  create(token: string): Session {
-    if (this.byId.size >= MAX_SESSIONS) this.byId.delete(this.byId.keys().next().value!);
+  /** A new session of `token`; undefined when the relay holds MAX_SESSIONS of other tokens' live ones. */
+  create(token: string): Session | undefined {
+    const own = this.byToken.get(token) ?? [];
+    if (own.length >= MAX_SESSIONS_PER_TOKEN) this.drop(own[0]!);
+    if (this.byId.size >= MAX_SESSIONS) this.prune(() => true);
+    if (this.byId.size >= MAX_SESSIONS) return undefined;
     const s = { id: randomBytes(32).toString('base64url'), token, csrf: randomBytes(24).toString('base64url'), expiresAt: this.now() + this.ttlMs };
     this.byId.set(s.id, s);
+    this.byToken.set(token, [...(this.byToken.get(token) ?? []), s]);
     return s;
+  }
+
+  private drop(s: Session): void {
+    this.byId.delete(s.id);
+    const left = (this.byToken.get(s.token) ?? []).filter((o) => o !== s);
+    if (left.length) this.byToken.set(s.token, left);
+    else this.byToken.delete(s.token);
   }
 
   /** The request's live session, if its cookie names one. */
@@ -45,7 +64,7 @@ export class Sessions {
     const s = this.byId.get(id);
     if (!s) return undefined;
     if (s.expiresAt <= this.now()) {
-      this.byId.delete(id);
+      this.drop(s);
       return undefined;
     }
     return s;
@@ -56,12 +75,13 @@ export class Sessions {
   }
 
   end(session: Session): void {
-    this.byId.delete(session.id);
+    this.drop(session);
   }
 
-  /** Ends every session whose token no longer authenticates (a channel deleted or rotated). */
+  /** Ends every session that expired or whose token no longer authenticates (a channel deleted or rotated). */
   prune(valid: (token: string) => boolean): void {
-    for (const s of this.byId.values()) if (!valid(s.token)) this.byId.delete(s.id);
+    const now = this.now();
+    for (const s of [...this.byId.values()]) if (s.expiresAt <= now || !valid(s.token)) this.drop(s);
   }
 
   setCookie(session: Session): string {

@@ -2,8 +2,12 @@
 // signature doctor scoped by channel identity, Replay to subscribers, filters on the relay, and
 // per-token caps on sessions and live streams.
 import { strict as assert } from 'node:assert';
+import type { IncomingMessage } from 'node:http';
+import { request, type Dispatcher } from 'undici';
 import { startRelay, type RelayServer } from '../../../relay/server';
 import { post, signed, startTarget, tempDir, type TargetApp } from '../relay/helpers';
+import { MAX_STREAMS_PER_TOKEN } from '../../../relay/server/page';
+import { MAX_SESSIONS, MAX_SESSIONS_PER_TOKEN, Sessions } from '../../../relay/server/page/sessions';
 import { call, readEvents, signIn } from './pageHelpers';
 
 const SECRET = 'page-seams-secret-0123456789';
@@ -90,5 +94,45 @@ describe('the page for a channel-token holder (issue 36 items 4-6, 8)', function
     assert.equal((await list(`verification=rejected&limit=2&before=${relay.store.lastSeq}`)).length, 2);
     const bad = await call(`${relay.url}/api/deliveries?forward=maybe`, 'GET', headers);
     assert.equal(bad.status, 400);
+  });
+
+  it("8: one token's sign-ins end only its own oldest session, never another token's", async () => {
+    const other = await signIn(relay, await channel('dave'));
+    const token = await channel('erin');
+    const first = await signIn(relay, token);
+    for (let i = 0; i < MAX_SESSIONS_PER_TOKEN; i++) await signIn(relay, token);
+    assert.equal((await call(`${relay.url}/page/session`, 'GET', first.headers)).status, 401, "erin's oldest session ended");
+    assert.equal((await call(`${relay.url}/page/session`, 'GET', other.headers)).status, 200, "dave's session stays");
+  });
+
+  it('8: 10,000 sign-ins of one token sign no other token out (the session store)', () => {
+    const sessions = new Sessions(false);
+    const kept = sessions.create('token-a')!;
+    for (let i = 0; i <= MAX_SESSIONS; i++) assert.ok(sessions.create('token-b'));
+    const req = { headers: { cookie: `${sessions.cookieName}=${kept.id}` } } as IncomingMessage;
+    assert.equal(sessions.of(req)?.token, 'token-a');
+  });
+
+  it('8: one token holds a bounded number of live streams, and another token still gets one', async () => {
+    const mine = await signIn(relay, await channel('frank'));
+    const other = await signIn(relay, await channel('gina'));
+    const events = `${relay.url}/page/events`;
+    const open: Dispatcher.ResponseData[] = [];
+    try {
+      for (let i = 0; i < MAX_STREAMS_PER_TOKEN; i++) {
+        const r = await request(events, { headers: mine.headers });
+        open.push(r);
+        assert.equal(r.statusCode, 200);
+      }
+      const over = await request(events, { headers: mine.headers });
+      open.push(over);
+      assert.equal(over.statusCode, 429);
+      assert.match(await over.body.text(), /close some tabs/);
+      const theirs = await request(events, { headers: other.headers });
+      open.push(theirs);
+      assert.equal(theirs.statusCode, 200);
+    } finally {
+      for (const r of open) r.body.destroy();
+    }
   });
 });
