@@ -1,11 +1,12 @@
-// The live list: newest first, paged back with before=, kept current by the relay's
-// Server-Sent Events (/page/events, resumed from the last seq after a disconnect). Filters go to
-// the relay, which applies them over the whole channel; the live feed's deliveries are matched here
+// The live list: newest first, paged back with before=, kept current by the relay's Server-Sent
+// Events (/page/events read by ./feed.ts, resumed from the last seq after a disconnect). Filters
+// go to the relay, which applies them over the whole channel; the live feed's deliveries are matched here
 // with the same rules (src/core/relay/deliveryFilter.ts).
 import { filtering, forwardOutcome, matchesFilter, type DeliveryFilter, type ForwardOutcome } from '../../src/core/relay/deliveryFilter';
 import type { RelayDeliverySummary, Verification } from '../../src/core/relay/protocol';
 import { SUBSCRIBER_TARGET } from '../../src/core/relay/protocol';
 import { api, type Who } from './api';
+import { openFeed, type Feed } from './feed';
 import { clear, h, sizeOf, timeOf } from './dom';
 
 const PAGE = 50;
@@ -43,7 +44,7 @@ export class DeliveryList {
     id: h('input', { id: 'f-id', type: 'search', placeholder: 'delivery id', 'aria-label': 'Delivery id' }),
   };
   private readonly events = h('datalist', { id: 'events' });
-  private source: EventSource | undefined;
+  private source: Feed | undefined;
   /** Counts reloads: the answer of one that a newer one overtook is dropped. */
   private generation = 0;
   private lastSeq = 0;
@@ -108,30 +109,23 @@ export class DeliveryList {
     this.more.hidden = list.deliveries.length < PAGE;
   }
 
-  /** Live: every new delivery and forward update of what this session sees; EventSource resumes by Last-Event-ID. */
+  /** Live: every new delivery and forward update of what this session sees; resumed after the last seq (./feed.ts). */
   private listen(): void {
-    const source = new EventSource(`/page/events?since=${this.lastSeq}`);
-    this.source = source;
-    const take = (e: MessageEvent<string>) => {
-      const s = JSON.parse(e.data) as RelayDeliverySummary;
-      this.changed(s);
-      const channel = this.filters.channel.value;
-      if (channel && s.channel !== channel) return;
-      if (e.type === 'update' ? !this.items.has(s.seq) : !matchesFilter(s, this.filter())) return;
-      this.add([s]);
-    };
-    source.addEventListener('delivery', take);
-    source.addEventListener('update', take);
-    source.addEventListener('open', () => (this.state.textContent = 'live'));
-    source.addEventListener('error', () => {
-      this.state.textContent = 'reconnecting…';
-      // A session that ended (signed out elsewhere, channel deleted) gets 401: EventSource gives up.
-      // Still signed in: the relay refused the feed (too many live views of this token open).
-      if (source.readyState === EventSource.CLOSED)
-        void api.whoAmI().then(
-          () => (this.state.textContent = 'not live: the relay refused the live feed (too many views of the page open?); reload to try again'),
-          () => location.reload(),
-        );
+    this.source = openFeed(this.lastSeq, {
+      event: (type, data) => {
+        if (type !== 'delivery' && type !== 'update') return;
+        const s = JSON.parse(data) as RelayDeliverySummary;
+        this.changed(s);
+        const channel = this.filters.channel.value;
+        if (channel && s.channel !== channel) return;
+        if (type === 'update' ? !this.items.has(s.seq) : !matchesFilter(s, this.filter())) return;
+        this.add([s]);
+      },
+      state: (s) => {
+        // A session that ended (signed out elsewhere, channel deleted): the sign-in form.
+        if (s.state === 'signed-out') return location.reload();
+        this.state.textContent = s.state === 'refused' ? `not live: ${s.reason}` : s.state === 'live' ? 'live' : 'reconnecting…';
+      },
     });
   }
 

@@ -163,7 +163,10 @@ describe('the relay page in Chromium (playwright-core, real relay, emulator, sig
     const cookies = await browser.context.cookies(relay.url);
     const session = cookies.find((c) => c.name === 'sh_page')!;
     assert.ok(session.httpOnly && session.sameSite === 'Strict' && session.expires > Date.now() / 1000);
-    assert.equal(await page.evaluate('localStorage.length + sessionStorage.length'), 0);
+    // No token in storage: only this tab's key of the session, in sessionStorage (this origin only).
+    assert.equal(await page.evaluate('localStorage.length'), 0);
+    assert.deepEqual(await page.evaluate('Object.keys(sessionStorage)'), ['sh_page_key']);
+    assert.ok(!(await page.evaluate<string>('sessionStorage.getItem("sh_page_key")')).includes(relay.token));
     assert.ok(!page.url().includes(relay.token));
 
     // Live: posted by the emulator after the page loaded, shown without a reload.
@@ -314,8 +317,9 @@ describe('the relay page in Chromium (playwright-core, real relay, emulator, sig
     );
     await page.locator('#rows button.row', { hasText: 'side-live' }).waitFor();
     const teamSeq = relay.store.list({ channel: 'team' })[0]!.seq;
-    assert.equal(await page.evaluate(`fetch("/api/deliveries/${teamSeq}").then((r) => r.status)`), 404);
-    assert.equal(await page.evaluate('fetch("/api/deliveries?channel=team").then((r) => r.status)'), 403);
+    const withKey = '{ headers: { "x-page-key": sessionStorage.getItem("sh_page_key") } }';
+    assert.equal(await page.evaluate(`fetch("/api/deliveries/${teamSeq}", ${withKey}).then((r) => r.status)`), 404);
+    assert.equal(await page.evaluate(`fetch("/api/deliveries?channel=team", ${withKey}).then((r) => r.status)`), 403);
     await page.click('#sign-out');
     await page.waitForSelector('#sign-in');
   });

@@ -20,6 +20,8 @@ export interface SignedIn {
   /** The session cookie as the browser sends it back. */
   cookie: string;
   csrf: string;
+  /** The tab's key of the session (sent in x-page-key). */
+  key: string;
   setCookie: string;
   /** What every request of the page carries: the cookie and its tab's key (relay/server/page/sessions.ts). */
   headers: Record<string, string>;
@@ -31,7 +33,7 @@ export async function signIn(relay: RelayServer, token: string, dispatcher?: Age
   assert.equal(r.status, 200, JSON.stringify(r.json));
   const setCookie = String(r.headers['set-cookie']);
   const cookie = setCookie.split(';')[0]!;
-  return { cookie, csrf: String(r.json.csrf), setCookie, headers: { cookie } };
+  return { cookie, csrf: String(r.json.csrf), key: String(r.json.key), setCookie, headers: { cookie, 'x-page-key': String(r.json.key) } };
 }
 
 export interface FeedEvent {
@@ -42,8 +44,14 @@ export interface FeedEvent {
 }
 
 /** Reads a Server-Sent Events stream until `want` events arrived (`onOpen` runs once it is open); returns them. */
-export async function readEvents(url: string, headers: Record<string, string>, want: number, onOpen?: () => Promise<unknown>): Promise<FeedEvent[]> {
-  const res = await request(url, { headers });
+export async function readEvents(
+  url: string,
+  headers: Record<string, string>,
+  want: number,
+  onOpen?: () => Promise<unknown>,
+  dispatcher?: Agent,
+): Promise<FeedEvent[]> {
+  const res = await request(url, { headers, dispatcher });
   assert.equal(res.statusCode, 200);
   const got: FeedEvent[] = [];
   let buf = '';
