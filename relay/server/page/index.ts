@@ -9,9 +9,9 @@ import { readJson, sendError, sendJson } from '../../shared/http';
 import { clientAddress, hostAllowed, type SourceAllowList } from '../access/access';
 import type { RejectLimiter } from '../ingress/rateLimit';
 import type { Scope } from '../access/scope';
-import type { RelayStore, StoredDelivery } from '../store/storeTypes';
+import type { RelayStore } from '../store/storeTypes';
 import { findAssets, PageAssets } from './assets';
-import { openEvents, resumeFrom, type EventStream } from './events';
+import { LiveStreams, resumeFrom } from './events';
 import { explainDelivery } from './explain';
 import { csrfMatches, keyMatches, PAGE_KEY_HEADER, Sessions, type Session } from './sessions';
 
@@ -48,26 +48,12 @@ export interface Page {
 }
 
 const SAFE = new Set(['GET', 'HEAD']);
-/** Live streams (/page/events) one token holds at most; past it a new one is refused (429), never another token's ended. */
-export const MAX_STREAMS_PER_TOKEN = 32;
-/** Live streams the relay holds at most (all tokens); past it a new one is refused (503). */
-export const MAX_STREAMS = 1000;
-
 export function createPage(ctx: PageContext): Page {
   const sessions = new Sessions(ctx.sessionMs, ctx.now);
   const sessionOf = (req: IncomingMessage) => sessions.of(req, secureRequest(ctx, req));
   const assets = new PageAssets(findAssets(ctx.assetsDir));
-  /** Live streams and the session (and token) each belongs to. */
-  const streams = new Map<EventStream, Session>();
+  const streams = new LiveStreams(ctx.store);
   const scopeOf = (s: Session | undefined) => (s ? ctx.authenticate(s.token) : undefined);
-  // One store listener for every live stream (a listener each would be up to MAX_STREAMS).
-  const onDelivery = (e: StoredDelivery) => streams.forEach((_, stream) => stream.delivery(e));
-  const onForward = (seq: number) => {
-    const e = streams.size > 0 ? ctx.store.get(seq) : undefined;
-    if (e) streams.forEach((_, stream) => stream.update(e));
-  };
-  ctx.store.on('delivery', onDelivery);
-  ctx.store.on('forward', onForward);
 
   const stateChangeOk = (req: IncomingMessage, res: ServerResponse, session: Session | undefined) => checkStateChange(ctx, req, res, session);
   const signIn = (req: IncomingMessage, res: ServerResponse) => signInRequest(ctx, sessions, req, res);
@@ -78,7 +64,7 @@ export function createPage(ctx: PageContext): Page {
     if (!stateChangeOk(req, res, session)) return;
     if (session) {
       sessions.end(session);
-      for (const [stream, s] of streams) if (s.id === session.id) stream.end();
+      streams.endWhere((s) => s.id === session.id);
     }
     sendJson(res, 200, { signedOut: true }, { 'set-cookie': sessions.clearCookie(secureRequest(ctx, req)) });
   }
@@ -87,13 +73,7 @@ export function createPage(ctx: PageContext): Page {
     const session = sessionOf(req);
     const scope = scopeOf(session);
     if (!scope) return sendError(res, 401, 'signed out');
-    const own = [...streams.values()].filter((s) => s.token === session!.token).length;
-    if (own >= MAX_STREAMS_PER_TOKEN)
-      return sendError(res, 429, `this token already has ${MAX_STREAMS_PER_TOKEN} live views of the page open; close some tabs and reload`);
-    if (streams.size >= MAX_STREAMS) return sendError(res, 503, 'the relay has too many live views of the page open; try again later');
-    const stream = openEvents(req, res, ctx.store, scope, resumeFrom(req, url, ctx.store.lastSeq));
-    streams.set(stream, session!);
-    res.on('close', () => streams.delete(stream));
+    streams.open(req, res, scope, resumeFrom(req, url, ctx.store.lastSeq), session!);
   }
 
   return {
@@ -145,12 +125,10 @@ export function createPage(ctx: PageContext): Page {
     },
     revoke() {
       sessions.prune((token) => ctx.authenticate(token) !== undefined);
-      for (const [stream, s] of streams) if (!sessions.has(s.id)) stream.end();
+      streams.endWhere((s) => !sessions.has(s.id));
     },
     close() {
-      ctx.store.off('delivery', onDelivery);
-      ctx.store.off('forward', onForward);
-      for (const stream of streams.keys()) stream.end();
+      streams.close();
     },
   };
 }

@@ -6,7 +6,7 @@ import type { IncomingMessage } from 'node:http';
 import { request, type Dispatcher } from 'undici';
 import { startRelay, type RelayServer } from '../../../relay/server';
 import { post, signed, startTarget, tempDir, type TargetApp } from '../relay/helpers';
-import { MAX_STREAMS_PER_TOKEN } from '../../../relay/server/page';
+import { MAX_STREAMS_PER_TOKEN } from '../../../relay/server/page/events';
 import { MAX_SESSIONS, MAX_SESSIONS_PER_TOKEN, Sessions } from '../../../relay/server/page/sessions';
 import { call, readEvents, signIn } from './pageHelpers';
 
