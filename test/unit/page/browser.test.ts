@@ -61,16 +61,21 @@ async function checkingApp(): Promise<CheckingApp> {
 }
 
 /** Another site: a page on another port of 127.0.0.1 (the same "site" to SameSite) that tries to replay. */
-async function attackerSite(relayUrl: string, seq: number): Promise<{ url: string; server: Server }> {
+async function attackerSite(relayUrl: string, seq: number): Promise<{ url: string; server: Server; cookies: string[] }> {
   const html = `<!doctype html><title>attacker</title><form id="f" method="POST" action="${relayUrl}/api/deliveries/${seq}/replay" enctype="text/plain"><input name='{"a":"' value='"}'></form>
 <script>
 fetch(${JSON.stringify(`${relayUrl}/api/deliveries/${seq}/replay`)}, { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'content-type': 'text/plain' }, body: '{}' })
   .finally(() => { document.title = 'fetched'; });
 </script>`;
-  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html));
+  // What the browser sends it: cookies ignore ports, so the relay page's cookie comes along.
+  const cookies: string[] = [];
+  const server = createServer((req, res) => {
+    if (req.headers.cookie) cookies.push(req.headers.cookie);
+    res.writeHead(200, { 'content-type': 'text/html' }).end(html);
+  });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`, server };
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`, server, cookies };
 }
 
 /** Waits until the list shows exactly `n` rows (the filters answer from the relay). */
@@ -277,6 +282,14 @@ describe('the relay page in Chromium (playwright-core, real relay, emulator, sig
     }
     assert.equal(replays(), replaysBefore);
     assert.equal(app.results.length, appBefore);
+    // The other local server got the page's cookie; alone it is no session (issue 36 item 7).
+    const stolen = attacker.cookies.join('; ');
+    assert.match(stolen, /sh_page=/);
+    for (const path of ['/page/session', '/api/deliveries']) {
+      const r = await request(`${relay.url}${path}`, { headers: { cookie: stolen } });
+      await r.body.dump();
+      assert.equal(r.statusCode, 401, `${path} with the cookie another port got`);
+    }
 
     await page.goto(`${relay.url}/`);
     await page.click('#sign-out');
