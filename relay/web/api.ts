@@ -1,11 +1,17 @@
 // The page's calls: its own session endpoints and the relay's /api, with the session cookie
-// (sent by the browser, never seen by this code) and the CSRF token on every state change.
-import type { DeliveryList, RelayDelivery, RelayStatus, ReplayResponse } from '../../src/core/relay/protocol';
+// (sent by the browser, never seen by this code), the tab's key of the session on every request
+// and the CSRF token on every state change. The key is kept in this tab's sessionStorage, which
+// belongs to this relay's origin (scheme, host and port): the cookie goes to every port of the
+// host, the key does not, and the relay takes no cookie without it (relay/server/page/sessions.ts).
+import { filterParams, type DeliveryFilter } from '../../src/core/relay/deliveryFilter';
+import type { DeliveryList, RelayDelivery, RelayStatus, ReplayResponse, SubscriberReplayResponse } from '../../src/core/relay/protocol';
 
 export interface Who {
   kind: 'admin' | 'channel';
   channel?: string;
   csrf: string;
+  /** Only in the sign-in's answer: the tab's key of the session. */
+  key?: string;
   expiresAt: string;
 }
 
@@ -19,9 +25,16 @@ export class ApiError extends Error {
 }
 
 let csrf = '';
+const KEY_ITEM = 'sh_page_key';
+
+/** The headers every request of this tab carries: its key of the session. */
+export function sessionHeaders(): Record<string, string> {
+  const key = sessionStorage.getItem(KEY_ITEM);
+  return key ? { 'x-page-key': key } : {};
+}
 
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { accept: 'application/json', ...sessionHeaders() };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET') headers['x-csrf-token'] = csrf;
   const res = await fetch(path, {
@@ -44,16 +57,22 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
 
 function remember(w: Who): Who {
   csrf = w.csrf;
+  if (w.key) sessionStorage.setItem(KEY_ITEM, w.key);
   return w;
+}
+
+function forget(): void {
+  sessionStorage.removeItem(KEY_ITEM);
 }
 
 export const api = {
   whoAmI: () => call<Who>('GET', '/page/session').then(remember),
   signIn: (token: string) => call<Who>('POST', '/page/session', { token }).then(remember),
-  signOut: () => call<unknown>('DELETE', '/page/session'),
+  signOut: () => call<unknown>('DELETE', '/page/session').finally(forget),
   status: () => call<RelayStatus>('GET', '/api/status'),
-  list: (q: { channel?: string; before?: number; limit?: number }) => {
-    const p = new URLSearchParams();
+  /** Newest first, filtered by the relay over the whole channel (src/core/relay/deliveryFilter.ts). */
+  list: (q: { channel?: string; before?: number; limit?: number; filter?: DeliveryFilter }) => {
+    const p = filterParams(q.filter ?? {}, new URLSearchParams());
     if (q.channel) p.set('channel', q.channel);
     if (q.before) p.set('before', String(q.before));
     p.set('limit', String(q.limit ?? 50));
@@ -62,4 +81,6 @@ export const api = {
   detail: (seq: number) => call<RelayDelivery>('GET', `/api/deliveries/${seq}`),
   explain: (seq: number) => call<{ ok: boolean; findings: string[] }>('GET', `/page/explain/${seq}`),
   replay: (seq: number, to?: string) => call<ReplayResponse>('POST', `/api/deliveries/${seq}/replay`, to ? { to } : {}),
+  /** Sends it again to the subscribers connected to its channel (as `service-hooks replay` does for a delivery only subscribers took). */
+  replayToSubscribers: (seq: number) => call<SubscriberReplayResponse>('POST', `/api/deliveries/${seq}/replay`, { to: 'subscribers' }),
 };

@@ -1,8 +1,9 @@
 // One delivery: headers redacted as in the editor, the body pretty and as raw bytes (hex when it
-// is not UTF-8), the signature doctor's words for a rejected one, Replay (scoped by the API) and
-// Copy as cURL (redacted, src/core/curl).
+// is not UTF-8), the signature doctor's words for a rejected one, Replay (scoped by the API; a
+// delivery only subscribers took goes to the subscribers, as `service-hooks replay` does) and
+// Copy as cURL (redacted, src/core/curl). Its forward state and attempts follow the live feed.
 import { buildCurl, redactHeaders, utf8OrUndefined } from '../../src/core/curl';
-import type { ForwardAttempt, RelayDelivery } from '../../src/core/relay/protocol';
+import { SUBSCRIBER_TARGET, type ForwardAttempt, type RelayDelivery } from '../../src/core/relay/protocol';
 import { ingressUrl } from '../../src/core/relay/ingressChannel';
 import { api, type Who } from './api';
 import { clear, h, sizeOf, timeOf } from './dom';
@@ -35,7 +36,13 @@ function pretty(text: string): string {
   }
 }
 
-export async function showDelivery(panel: HTMLElement, who: Who, seq: number, close: () => void): Promise<void> {
+/** The delivery shown: `refresh` reads its forward state and attempts again (the live feed said they changed). */
+export interface OpenDelivery {
+  seq: number;
+  refresh(): Promise<void>;
+}
+
+export async function showDelivery(panel: HTMLElement, who: Who, seq: number, close: () => void): Promise<OpenDelivery | undefined> {
   panel.hidden = false;
   clear(panel, h('p', { class: 'muted' }, `Loading delivery #${seq}…`));
   let d: RelayDelivery;
@@ -43,13 +50,15 @@ export async function showDelivery(panel: HTMLElement, who: Who, seq: number, cl
     d = await api.detail(seq);
   } catch (err) {
     clear(panel, h('p', { class: 'error' }, (err as Error).message));
-    return;
+    return undefined;
   }
   const bytes = bytesOf(d.bodyBase64);
   const text = utf8OrUndefined(bytes);
   const headers = redactHeaders(d.headers);
   const back = h('button', { type: 'button', class: 'secondary', id: 'back' }, '← Deliveries');
   back.addEventListener('click', close);
+  const forward = h('dd', { id: 'forward-state' }, forwardText(d));
+  const attempts = h('div', { id: 'attempts-box' }, attemptsList(d.attempts));
   const body = h('pre', { class: 'body', id: 'body' }, text === undefined ? hexDump(bytes) : pretty(text));
   const views = h(
     'div',
@@ -70,7 +79,8 @@ export async function showDelivery(panel: HTMLElement, who: Who, seq: number, cl
       ...fact('Delivery id', d.deliveryId ?? '—'),
       ...fact('Size', `${sizeOf(d.size)}${d.truncated ? ` (only the first ${d.truncated.kept} bytes kept; sha256 ${d.truncated.sha256})` : ''}`),
       ...fact('Verification', d.verification),
-      ...fact('Forward', forwardText(d)),
+      h('dt', {}, 'Forward'),
+      forward,
     ),
     d.verification === 'rejected' ? doctor(d) : null,
     h('h3', {}, 'Headers'),
@@ -79,8 +89,16 @@ export async function showDelivery(panel: HTMLElement, who: Who, seq: number, cl
     views,
     body,
     actions(d, who, bytes),
-    attemptsList(d.attempts),
+    attempts,
   );
+  return {
+    seq,
+    refresh: async () => {
+      const now = await api.detail(seq);
+      forward.textContent = forwardText(now);
+      clear(attempts, attemptsList(now.attempts));
+    },
+  };
 }
 
 /** The reason recorded at receipt, then the doctor's findings (run by the relay with the channel's secrets). */
@@ -107,12 +125,30 @@ function actions(d: RelayDelivery, who: Who, bytes: Uint8Array): HTMLElement {
   const result = h('p', { class: 'result', id: 'action-result', role: 'status' });
   const to = who.kind === 'admin' ? h('input', { type: 'url', id: 'replay-to', placeholder: 'to another URL (optional)', 'aria-label': 'Replay to' }) : null;
   const replay = h('button', { type: 'button', id: 'replay' }, 'Replay');
+  // Only subscribers (the editor, `service-hooks forward`) took it: the relay posts it nowhere
+  // itself, so it goes to the subscribers connected to its channel, which post it to their app.
+  const onlySubscribers = d.forward.length > 0 && d.forward.every((f) => f.target === SUBSCRIBER_TARGET);
   replay.addEventListener('click', () => {
     replay.disabled = true;
-    api
-      .replay(d.seq, to?.value.trim() || undefined)
+    const url = to?.value.trim() || undefined;
+    const sent: Promise<string> =
+      !url && onlySubscribers
+        ? api
+            .replayToSubscribers(d.seq)
+            .then(
+              (r) =>
+                `Sent again to ${r.subscribers} subscriber${r.subscribers === 1 ? '' : 's'} of channel ${d.channel}: each posts it to its app; the answer appears under Attempts.`,
+            )
+        : api
+            .replay(d.seq, url)
+            .then((r) =>
+              r.attempts.length
+                ? r.attempts.map(attemptText).join(' · ')
+                : 'Not sent: the relay forwards this delivery nowhere itself and no subscriber took it.',
+            );
+    sent
       .then(
-        (r) => (result.textContent = r.attempts.length ? r.attempts.map(attemptText).join(' · ') : 'Replayed: no target to send to.'),
+        (text) => (result.textContent = text),
         (err: Error) => (result.textContent = `Replay refused: ${err.message}`),
       )
       .finally(() => (replay.disabled = false));

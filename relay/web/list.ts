@@ -1,8 +1,12 @@
-// The live list: newest first, paged back with before=, kept current by the relay's
-// Server-Sent Events (/page/events, resumed from the last seq after a disconnect), filtered here.
-import type { RelayDeliverySummary } from '../../src/core/relay/protocol';
+// The live list: newest first, paged back with before=, kept current by the relay's Server-Sent
+// Events (/page/events read by ./feed.ts, resumed from the last seq after a disconnect). Filters
+// go to the relay, which applies them over the whole channel; the live feed's deliveries are matched here
+// with the same rules (src/core/relay/deliveryFilter.ts).
+import { filtering, forwardOutcome, matchesFilter, type DeliveryFilter, type ForwardOutcome } from '../../src/core/relay/deliveryFilter';
+import type { RelayDeliverySummary, Verification } from '../../src/core/relay/protocol';
 import { SUBSCRIBER_TARGET } from '../../src/core/relay/protocol';
 import { api, type Who } from './api';
+import { openFeed, type Feed } from './feed';
 import { clear, h, sizeOf, timeOf } from './dom';
 
 const PAGE = 50;
@@ -26,12 +30,6 @@ function hostOf(target: string): string {
   }
 }
 
-function outcomeOf(s: RelayDeliverySummary): 'pending' | 'failed' | 'ok' | 'none' {
-  if (s.forward.length === 0) return 'none';
-  if (s.forward.some((f) => f.status === 'pending')) return 'pending';
-  return s.forward.some((f) => f.status === 'failed') ? 'failed' : 'ok';
-}
-
 export class DeliveryList {
   readonly el = h('section', { class: 'list' });
   private readonly rows = h('ol', { class: 'rows', id: 'rows', 'aria-live': 'polite' });
@@ -46,17 +44,21 @@ export class DeliveryList {
     id: h('input', { id: 'f-id', type: 'search', placeholder: 'delivery id', 'aria-label': 'Delivery id' }),
   };
   private readonly events = h('datalist', { id: 'events' });
-  private source: EventSource | undefined;
+  private source: Feed | undefined;
+  /** Counts reloads: the answer of one that a newer one overtook is dropped. */
+  private generation = 0;
   private lastSeq = 0;
   private oldest = Infinity;
 
   constructor(
     private readonly who: Who,
     private readonly open: (seq: number) => void,
+    /** Told each delivery and forward update of the live feed (the open delivery follows them). */
+    private readonly changed: (s: RelayDeliverySummary) => void = () => undefined,
   ) {
     const f = this.filters;
     const bar = h('div', { class: 'filters' }, who.kind === 'admin' ? f.channel : null, f.event, f.verification, f.outcome, f.id, this.events);
-    for (const el of [f.event, f.verification, f.outcome, f.id]) el.addEventListener('input', () => this.render());
+    for (const el of [f.event, f.verification, f.outcome, f.id]) el.addEventListener('input', () => void this.reload());
     f.channel.addEventListener('change', () => void this.reload());
     this.more.addEventListener('click', () => void this.page());
     this.el.append(bar, this.state, this.rows, this.more);
@@ -75,11 +77,24 @@ export class DeliveryList {
     this.source = undefined;
   }
 
+  /** What the filters ask for. */
+  private filter(): DeliveryFilter {
+    const f = this.filters;
+    return {
+      event: f.event.value.trim() || undefined,
+      verification: (f.verification.value || undefined) as Verification | undefined,
+      forward: (f.outcome.value || undefined) as ForwardOutcome | undefined,
+      deliveryId: f.id.value.trim() || undefined,
+    };
+  }
+
   private async reload(): Promise<void> {
     this.stop();
+    const generation = ++this.generation;
+    const list = await api.list({ channel: this.filters.channel.value || undefined, limit: PAGE, filter: this.filter() });
+    if (generation !== this.generation) return;
     this.items.clear();
     this.oldest = Infinity;
-    const list = await api.list({ channel: this.filters.channel.value || undefined, limit: PAGE });
     this.lastSeq = list.lastSeq;
     this.add(list.deliveries);
     this.more.hidden = list.deliveries.length < PAGE;
@@ -87,29 +102,30 @@ export class DeliveryList {
   }
 
   private async page(): Promise<void> {
-    const list = await api.list({ channel: this.filters.channel.value || undefined, before: this.oldest, limit: PAGE });
+    const generation = this.generation;
+    const list = await api.list({ channel: this.filters.channel.value || undefined, before: this.oldest, limit: PAGE, filter: this.filter() });
+    if (generation !== this.generation) return;
     this.add(list.deliveries);
     this.more.hidden = list.deliveries.length < PAGE;
   }
 
-  /** Live: every new delivery and forward update of what this session sees; EventSource resumes by Last-Event-ID. */
+  /** Live: every new delivery and forward update of what this session sees; resumed after the last seq (./feed.ts). */
   private listen(): void {
-    const source = new EventSource(`/page/events?since=${this.lastSeq}`);
-    this.source = source;
-    const take = (e: MessageEvent<string>) => {
-      const s = JSON.parse(e.data) as RelayDeliverySummary;
-      const channel = this.filters.channel.value;
-      if (channel && s.channel !== channel) return;
-      if (e.type === 'update' && !this.items.has(s.seq)) return;
-      this.add([s]);
-    };
-    source.addEventListener('delivery', take);
-    source.addEventListener('update', take);
-    source.addEventListener('open', () => (this.state.textContent = 'live'));
-    source.addEventListener('error', () => {
-      this.state.textContent = 'reconnecting…';
-      // A session that ended (signed out elsewhere, channel deleted) gets 401: EventSource gives up.
-      if (source.readyState === EventSource.CLOSED) void api.whoAmI().catch(() => location.reload());
+    this.source = openFeed(this.lastSeq, {
+      event: (type, data) => {
+        if (type !== 'delivery' && type !== 'update') return;
+        const s = JSON.parse(data) as RelayDeliverySummary;
+        this.changed(s);
+        const channel = this.filters.channel.value;
+        if (channel && s.channel !== channel) return;
+        if (type === 'update' ? !this.items.has(s.seq) : !matchesFilter(s, this.filter())) return;
+        this.add([s]);
+      },
+      state: (s) => {
+        // A session that ended (signed out elsewhere, channel deleted): the sign-in form.
+        if (s.state === 'signed-out') return location.reload();
+        this.state.textContent = s.state === 'refused' ? `not live: ${s.reason}` : s.state === 'live' ? 'live' : 'reconnecting…';
+      },
     });
   }
 
@@ -123,17 +139,17 @@ export class DeliveryList {
   }
 
   private render(): void {
-    const f = this.filters;
-    const ev = f.event.value.trim();
-    const id = f.id.value.trim().toLowerCase();
-    const shown = [...this.items.values()]
-      .sort((a, b) => b.seq - a.seq)
-      .filter((s) => (!ev || s.event === ev) && (!f.verification.value || s.verification === f.verification.value))
-      .filter((s) => (!f.outcome.value || outcomeOf(s) === f.outcome.value) && (!id || (s.deliveryId ?? '').toLowerCase().includes(id)));
+    // The relay filtered what it sent; a forward update may have moved a row out since.
+    const filter = this.filter();
+    const shown = [...this.items.values()].sort((a, b) => b.seq - a.seq).filter((s) => matchesFilter(s, filter));
     clear(this.rows, ...shown.map((s) => this.row(s)));
     if (shown.length === 0)
       this.rows.append(
-        h('li', { class: 'empty muted' }, this.items.size ? 'No delivery matches the filters.' : 'No deliveries yet. New ones appear here as they arrive.'),
+        h(
+          'li',
+          { class: 'empty muted' },
+          filtering(filter) ? 'No delivery of this channel matches the filters.' : 'No deliveries yet. New ones appear here as they arrive.',
+        ),
       );
   }
 
@@ -149,7 +165,7 @@ export class DeliveryList {
       h('span', { class: 'id' }, s.deliveryId ?? ''),
       h('span', { class: 'size' }, sizeOf(s.size)),
       h('span', { class: `badge ${v}` }, v),
-      h('span', { class: `forward ${outcomeOf(s)}` }, forwardText(s)),
+      h('span', { class: `forward ${forwardOutcome(s)}` }, forwardText(s)),
       v === 'rejected' && s.reason ? h('span', { class: 'reason' }, s.reason) : null,
     );
     button.addEventListener('click', () => this.open(s.seq));

@@ -3,7 +3,7 @@
 import { api, ApiError, type Who } from './api';
 import { h, clear } from './dom';
 import { DeliveryList } from './list';
-import { showDelivery } from './detail';
+import { showDelivery, type OpenDelivery } from './detail';
 
 const root = h('main', { class: 'app' });
 
@@ -43,10 +43,18 @@ function appView(who: Who): void {
     detail.hidden = true;
     list.el.classList.remove('behind');
   };
-  const list = new DeliveryList(who, (seq) => {
-    list.el.classList.add('behind');
-    void showDelivery(detail, who, seq, closeDetail);
-  });
+  let open: OpenDelivery | undefined;
+  const list = new DeliveryList(
+    who,
+    (seq) => {
+      list.el.classList.add('behind');
+      open = undefined;
+      void showDelivery(detail, who, seq, closeDetail).then((o) => (open = o));
+    },
+    (s) => {
+      if (!detail.hidden && open?.seq === s.seq) void open.refresh().catch(() => undefined);
+    },
+  );
   const signOut = h('button', { type: 'button', id: 'sign-out', class: 'secondary' }, 'Sign out');
   signOut.addEventListener('click', () => {
     list.stop();

@@ -9,6 +9,8 @@
 //        status: verified | unverified | rejected | pending | ok | failed (anything else: 400);
 //        since=N keeps seq > N, before=N keeps seq < N (page back with before=<smallest seq seen>);
 //        limit: default 100, at most 10,000; limit=0 answers an empty list.
+//        event= (exactly), verification=, forward= (ok | pending | failed | none), deliveryId= (a
+//        part, any case): filters over the whole channel, not the newest page (the page's filters)
 //   GET  /api/deliveries/<seq>            → 200 RelayDelivery; a rejected one also has `explanation`: the
 //        signature doctor's findings with the channel's current secrets (relay/server/api/explainRejected.ts)
 //   POST /api/deliveries/<seq>/replay     → 200 ReplayResponse ({ to?, resignSecret? }); with { to: "subscribers" }
@@ -35,6 +37,7 @@ import type { ChannelDirectory } from '../channels/channelDirectory';
 import { scopedChannel, sees, type Scope } from '../access/scope';
 import type { Forwarder, RetryFilter } from '../forwarding/forwarder';
 import { parseRetryRequest } from './retryRequest';
+import { parseDeliveryFilter } from '../../../src/core/relay/deliveryFilter';
 import type { KeyedChannelStatus, RelayStore, StoreListQuery } from '../store/storeTypes';
 import type { RelayLog } from '../log';
 import type { Route } from './apiRoute';
@@ -127,6 +130,9 @@ function apiRoutes(ctx: ApiContext): Route[] {
         GET: (_req, res, _p, url, scope) => {
           const q = listQuery(url.searchParams);
           if ('error' in q) return sendError(res, 400, q.error);
+          const filter = parseDeliveryFilter(url.searchParams);
+          if ('error' in filter) return sendError(res, 400, filter.error);
+          q.filter = filter;
           const narrowed = scopedChannel(scope, q.channel, keyOf);
           if ('error' in narrowed) return sendError(res, 403, narrowed.error);
           q.channel = narrowed.channel;

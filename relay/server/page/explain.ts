@@ -16,7 +16,7 @@ export async function explainDelivery(
   secretsOf: (channel: string) => string[],
 ): Promise<void> {
   const found = store.get(seq);
-  if (!found || !sees(scope, found.summary.channel)) return sendError(res, 404, `no delivery ${seq}`);
+  if (!found || !sees(scope, found.channelKey)) return sendError(res, 404, `no delivery ${seq}`);
   const r = await store.read(seq);
   if (!r) return sendError(res, 404, `no delivery ${seq}`);
   if (r.meta.verification !== 'rejected') return sendJson(res, 200, { ok: r.meta.verification === 'verified', findings: [] });

@@ -1,8 +1,8 @@
 // The channel page (issue 23 §1): GET / and /page/… on the relay's own port. Sign-in turns a
-// channel or admin token into a session cookie (./sessions.ts); the page then calls the relay's
-// own /api with that cookie, which this module turns into the session's bearer token after the
-// checks a browser needs: an allowed Host, and for anything that changes state an Origin of this
-// relay and the session's CSRF token. So the API's scoping stays the one authority (a channel
+// channel or admin token into a session cookie and a key for the tab (./sessions.ts); the page then
+// calls the relay's own /api with both, which this module turns into the session's bearer token
+// after the checks a browser needs: an allowed Host, the tab's key (a cookie alone is no session),
+// and for anything that changes state an Origin of this relay and the session's CSRF token. So the API's scoping stays the one authority (a channel
 // token sees its channel only; replay to another URL is admin-only). Live updates: ./events.ts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJson, sendError, sendJson } from '../../shared/http';
@@ -12,9 +12,9 @@ import type { Scope } from '../access/scope';
 import type { Refused } from '../access/refusalLog';
 import type { RelayStore } from '../store/storeTypes';
 import { findAssets, PageAssets } from './assets';
-import { openEvents, resumeFrom, type EventStream } from './events';
+import { LiveStreams, resumeFrom } from './events';
 import { explainDelivery } from './explain';
-import { csrfMatches, Sessions, type Session } from './sessions';
+import { csrfMatches, keyMatches, PAGE_KEY_HEADER, Sessions, type Session } from './sessions';
 
 export interface PageContext {
   store: RelayStore;
@@ -51,12 +51,11 @@ export interface Page {
 }
 
 const SAFE = new Set(['GET', 'HEAD']);
-
 export function createPage(ctx: PageContext): Page {
-  const sessions = new Sessions(ctx.tls, ctx.sessionMs, ctx.now);
+  const sessions = new Sessions(ctx.sessionMs, ctx.now);
+  const sessionOf = (req: IncomingMessage) => sessions.of(req, secureRequest(ctx, req));
   const assets = new PageAssets(findAssets(ctx.assetsDir));
-  /** Live streams and the session each belongs to. */
-  const streams = new Map<EventStream, string>();
+  const streams = new LiveStreams(ctx.store);
   const scopeOf = (s: Session | undefined) => (s ? ctx.authenticate(s.token) : undefined);
 
   const stateChangeOk = (req: IncomingMessage, res: ServerResponse, session: Session | undefined) => checkStateChange(ctx, req, res, session);
@@ -64,22 +63,20 @@ export function createPage(ctx: PageContext): Page {
 
   function signOut(req: IncomingMessage, res: ServerResponse) {
     req.resume();
-    const session = sessions.of(req);
+    const session = sessionOf(req);
     if (!stateChangeOk(req, res, session)) return;
     if (session) {
       sessions.end(session);
-      for (const [stream, id] of streams) if (id === session.id) stream.end();
+      streams.endWhere((s) => s.id === session.id);
     }
-    sendJson(res, 200, { signedOut: true }, { 'set-cookie': sessions.clearCookie() });
+    sendJson(res, 200, { signedOut: true }, { 'set-cookie': sessions.clearCookie(secureRequest(ctx, req)) });
   }
 
   function events(req: IncomingMessage, res: ServerResponse, url: URL) {
-    const session = sessions.of(req);
+    const session = sessionOf(req);
     const scope = scopeOf(session);
     if (!scope) return sendError(res, 401, 'signed out');
-    const stream = openEvents(req, res, ctx.store, scope, resumeFrom(req, url, ctx.store.lastSeq));
-    streams.set(stream, session!.id);
-    res.on('close', () => streams.delete(stream));
+    streams.open(req, res, scope, resumeFrom(req, url, ctx.store.lastSeq), session!);
   }
 
   return {
@@ -97,13 +94,13 @@ export function createPage(ctx: PageContext): Page {
       else if (path === '/page/session' && method === 'POST') void signIn(req, res).catch((err: Error) => sendError(res, 500, err.message));
       else if (path === '/page/session' && method === 'DELETE') signOut(req, res);
       else if (path === '/page/session' && method === 'GET') {
-        const session = sessions.of(req);
+        const session = sessionOf(req);
         const scope = scopeOf(session);
         if (scope) sendJson(res, 200, who(scope, session!), { 'cache-control': 'no-store' });
         else sendError(res, 401, 'signed out');
       } else if (path === '/page/events' && method === 'GET') events(req, res, url);
       else if (/^\/page\/explain\/\d{1,15}$/.test(path) && method === 'GET') {
-        const scope = scopeOf(sessions.of(req));
+        const scope = scopeOf(sessionOf(req));
         if (!scope) sendError(res, 401, 'signed out');
         else void explainDelivery(res, ctx.store, scope, Number(path.slice(14)), ctx.secretsOf).catch((err: Error) => sendError(res, 500, err.message));
       } else {
@@ -114,10 +111,16 @@ export function createPage(ctx: PageContext): Page {
     },
     apiAuth(req, res) {
       if (req.headers.authorization !== undefined) return true;
-      const session = sessions.of(req);
+      const session = sessions.named(req, secureRequest(ctx, req));
       if (!session) return true; // the API answers 401
       if (!SAFE.has(req.method ?? 'GET') && !stateChangeOk(req, res, session)) {
         req.resume();
+        return false;
+      }
+      // The cookie alone (which every port of this host gets) is no session: the tab's key must come too.
+      if (!keyMatches(session, req.headers[PAGE_KEY_HEADER])) {
+        req.resume();
+        sendError(res, 401, 'this tab has no key of the session (sign in again on the relay page)');
         return false;
       }
       req.headers.authorization = `Bearer ${session.token}`;
@@ -125,28 +128,36 @@ export function createPage(ctx: PageContext): Page {
     },
     revoke() {
       sessions.prune((token) => ctx.authenticate(token) !== undefined);
-      for (const [stream, id] of streams) if (!sessions.has(id)) stream.end();
+      streams.endWhere((s) => !sessions.has(s.id));
     },
     close() {
-      for (const stream of streams.keys()) stream.end();
+      streams.close();
     },
   };
 }
 
-function who(scope: Scope, session: Session) {
+/** Who the session is; `key` only in the sign-in's answer (the tab that signed in keeps it). */
+function who(scope: Scope, session: Session, key?: string) {
   return {
     kind: scope.kind,
     ...(scope.kind === 'channel' ? { channel: scope.channel } : {}),
+    ...(key !== undefined ? { key } : {}),
     csrf: session.csrf,
     expiresAt: new Date(session.expiresAt).toISOString(),
   };
 }
 
+/** Whether the browser reached this relay over HTTPS: its own TLS, or a --trust-proxy proxy's X-Forwarded-Proto: https. */
+function secureRequest(ctx: PageContext, req: IncomingMessage): boolean {
+  if (ctx.tls) return true;
+  const fromProxy = !!ctx.trustProxy?.enabled && ctx.trustProxy.allows(req.socket.remoteAddress);
+  return fromProxy && req.headers['x-forwarded-proto'] === 'https';
+}
+
 /** This relay's Origin (or an --allow-origin one) and, with a session, its CSRF token; else 403 answered. */
 function checkStateChange(ctx: PageContext, req: IncomingMessage, res: ServerResponse, session: Session | undefined): boolean {
   const origin = req.headers.origin;
-  const fromProxy = !!ctx.trustProxy?.enabled && ctx.trustProxy.allows(req.socket.remoteAddress);
-  const proto = fromProxy && req.headers['x-forwarded-proto'] === 'https' ? 'https' : ctx.tls ? 'https' : 'http';
+  const proto = secureRequest(ctx, req) ? 'https' : 'http';
   const sameOrigin = origin !== undefined && (origin === `${proto}://${req.headers.host}` || ctx.allowedOrigins.includes(origin));
   if (!sameOrigin) return (sendError(res, 403, 'cross-site request refused (Origin is not this relay)'), false);
   if (session && !csrfMatches(session, req.headers['x-csrf-token'])) return (sendError(res, 403, 'missing or wrong CSRF token; reload the page'), false);
@@ -172,5 +183,6 @@ async function signInRequest(ctx: PageContext, sessions: Sessions, req: Incoming
     return sendError(res, 401, 'that is not a token of this relay (use the admin token or a channel token)');
   }
   const session = sessions.create(token);
-  sendJson(res, 200, who(scope, session), { 'set-cookie': sessions.setCookie(session), 'cache-control': 'no-store' });
+  if (!session) return sendError(res, 503, 'the relay holds as many page sessions as it keeps; try again once some expire');
+  sendJson(res, 200, who(scope, session, session.key), { 'set-cookie': sessions.setCookie(session, secureRequest(ctx, req)), 'cache-control': 'no-store' });
 }

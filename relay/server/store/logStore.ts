@@ -7,6 +7,8 @@ import type { ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary 
 import { CompactIndex, NO_REF, type AttemptFields, type IndexedDelivery, type IndexRow, type RecordRef, type StateFields } from '../deliveryIndex/compactIndex';
 import { channelKey, channelOfKey } from '../channels/channelKey';
 import type { DeliveryLog, LogSink } from './deliveryLog';
+import { filtering } from '../../../src/core/relay/deliveryFilter';
+import { filteredList } from './filteredList';
 import { REJECTED_KEEP, sizeFields } from './rejected';
 import { attemptFields, indexedDelivery, stateFields } from './storeRecords';
 import type {
@@ -200,9 +202,10 @@ export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<
     return this.index.pending();
   }
 
-  /** Newest first; `before` pages back, `since` keeps newer ones. */
+  /** Newest first; `before` pages back, `since` keeps newer ones; `filter` over all of them (./filteredList.ts). */
   list(q: StoreListQuery): RelayDeliverySummary[] {
-    return this.index.list(q);
+    const { filter, ...rest } = q;
+    return filter && filtering(filter) ? filteredList((c) => this.index.list(c), rest, filter) : this.index.list(rest);
   }
 
   /** Per-channel counts, kept as deliveries arrive, are forwarded and are pruned (O(channels)). */

@@ -11,6 +11,7 @@ import type {
   RelayDeliverySummary,
   Verification,
 } from '../../../src/core/relay/protocol';
+import type { DeliveryFilter } from '../../../src/core/relay/deliveryFilter';
 
 /** What ingress records about a received request (the body is stored beside it). */
 export interface DeliveryMeta {
@@ -57,6 +58,8 @@ export interface StoreEvents {
 /** List query: newest first; `before` pages back (seq < before), `since` keeps seq > since. */
 export interface StoreListQuery extends DeliveryListQuery {
   before?: number;
+  /** The page's filters, over every row the rest of the query keeps (src/core/relay/deliveryFilter.ts). */
+  filter?: DeliveryFilter;
 }
 
 export interface StoreIntegrity {

@@ -1,6 +1,6 @@
 // The channel page's session and live feed on a relay process whose store is NATS JetStream (a
 // real nats-server): sign in, a delivery posted afterwards arrives on /page/events, the page's
-// cookie reads /api, a replay needs this Origin and the CSRF token. (Browser flows on the file
+// cookie and key read /api, a replay needs this Origin and the CSRF token. (Browser flows on the file
 // store: test/unit/page/browser.test.ts; the page code does not depend on the store.)
 import { strict as assert } from 'node:assert';
 import { request } from 'undici';
@@ -16,12 +16,13 @@ describe('relay page on NATS JetStream (real nats-server, relay process)', funct
   it('signs in, streams a new delivery live, and guards replay with Origin and CSRF', async () => {
     const { relay, app } = running();
     const signIn = await request(`${relay.url}/page/session`, { method: 'POST', headers: { origin: relay.url }, body: JSON.stringify({ token: ADMIN }) });
-    const who = (await signIn.body.json()) as { csrf: string; kind: string };
+    const who = (await signIn.body.json()) as { csrf: string; kind: string; key: string };
     assert.equal(signIn.statusCode, 200);
     assert.equal(who.kind, 'admin');
-    const cookie = String(signIn.headers['set-cookie']).split(';')[0]!;
+    // The cookie and the tab's key of the session (relay/server/page/sessions.ts).
+    const cookie = { cookie: String(signIn.headers['set-cookie']).split(';')[0]!, 'x-page-key': who.key };
 
-    const feed = await request(`${relay.url}/page/events`, { headers: { cookie } });
+    const feed = await request(`${relay.url}/page/events`, { headers: cookie });
     assert.equal(feed.statusCode, 200);
     let buf = '';
     const posted = post(`${relay.url}/hooks/default`, '{"on":"jetstream"}');
@@ -33,12 +34,12 @@ describe('relay page on NATS JetStream (real nats-server, relay process)', funct
     const seq = ((await posted).json as { seq: number }).seq;
     assert.match(buf, new RegExp(`event: delivery\\nid: ${seq}\\n`));
 
-    const list = await request(`${relay.url}/api/deliveries`, { headers: { cookie } });
+    const list = await request(`${relay.url}/api/deliveries`, { headers: cookie });
     assert.equal(list.statusCode, 200);
     assert.ok(((await list.body.json()) as { deliveries: { seq: number }[] }).deliveries.some((d) => d.seq === seq));
     await app.waitFor(1);
     const replay = (headers: Record<string, string>) =>
-      request(`${relay.url}/api/deliveries/${seq}/replay`, { method: 'POST', headers: { cookie, ...headers }, body: '{}' });
+      request(`${relay.url}/api/deliveries/${seq}/replay`, { method: 'POST', headers: { ...cookie, ...headers }, body: '{}' });
     const refused = await replay({ origin: 'http://127.0.0.1:1', 'x-csrf-token': who.csrf });
     await refused.body.dump();
     assert.equal(refused.statusCode, 403);

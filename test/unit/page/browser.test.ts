@@ -2,7 +2,8 @@
 // playwright-core (as test/e2e), the page built by scripts/pageBuild.mjs, a real relay, the
 // emulator posting a signed delivery to it, and a local app that checks the signature. Sign in,
 // the delivery appears live, open it, replay it, filter, Copy as cURL, sign out, and a page on
-// another origin trying to replay through the signed-in browser is refused.
+// another origin trying to replay through the signed-in browser is refused; a channel token's
+// page shows its own new delivery live and replays one only a subscriber took to the subscribers.
 // Screenshots: test-results/page/*.png; SERVICE_HOOKS_UPDATE_DOCS=1 also copies them into docs/.
 import { strict as assert } from 'node:assert';
 import { copyFileSync, mkdirSync, statSync } from 'node:fs';
@@ -14,7 +15,9 @@ import { request } from 'undici';
 import { startEmulator, type EmulatorServer } from '../../../relay/emulator';
 import { startRelay, type RelayServer } from '../../../relay/server';
 import { verify } from '../../../src/core/signing';
-import { post, ROOT, signed, tempDir } from '../relay/helpers';
+import { forwardDelivery, subscribe } from '../../../relay/client';
+import { SUBSCRIBER_TARGET } from '../../../src/core/relay/protocol';
+import { post, ROOT, signed, startTarget, tempDir, until } from '../relay/helpers';
 
 const SECRET = 'page-channel-secret-0123456789';
 const EMULATOR_TOKEN = 'page-emulator-token';
@@ -58,16 +61,30 @@ async function checkingApp(): Promise<CheckingApp> {
 }
 
 /** Another site: a page on another port of 127.0.0.1 (the same "site" to SameSite) that tries to replay. */
-async function attackerSite(relayUrl: string, seq: number): Promise<{ url: string; server: Server }> {
+async function attackerSite(relayUrl: string, seq: number): Promise<{ url: string; server: Server; cookies: string[] }> {
   const html = `<!doctype html><title>attacker</title><form id="f" method="POST" action="${relayUrl}/api/deliveries/${seq}/replay" enctype="text/plain"><input name='{"a":"' value='"}'></form>
 <script>
 fetch(${JSON.stringify(`${relayUrl}/api/deliveries/${seq}/replay`)}, { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'content-type': 'text/plain' }, body: '{}' })
   .finally(() => { document.title = 'fetched'; });
 </script>`;
-  const server = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html));
+  // What the browser sends it: cookies ignore ports, so the relay page's cookie comes along.
+  const cookies: string[] = [];
+  const server = createServer((req, res) => {
+    if (req.headers.cookie) cookies.push(req.headers.cookie);
+    res.writeHead(200, { 'content-type': 'text/html' }).end(html);
+  });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`, server };
+  return { url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`, server, cookies };
+}
+
+/** Waits until the list shows exactly `n` rows (the filters answer from the relay). */
+async function rowsAre(page: Page, n: number): Promise<void> {
+  // (The page's CSP allows no string evaluated as script, so locators rather than waitForFunction.)
+  const rows = page.locator('#rows button.row');
+  if (n > 0) await rows.nth(n - 1).waitFor({ state: 'attached' });
+  await rows.nth(n).waitFor({ state: 'detached' });
+  assert.equal(await rows.count(), n);
 }
 
 async function shot(page: Page, name: keyof typeof DOCS): Promise<void> {
@@ -151,7 +168,10 @@ describe('the relay page in Chromium (playwright-core, real relay, emulator, sig
     const cookies = await browser.context.cookies(relay.url);
     const session = cookies.find((c) => c.name === 'sh_page')!;
     assert.ok(session.httpOnly && session.sameSite === 'Strict' && session.expires > Date.now() / 1000);
-    assert.equal(await page.evaluate('localStorage.length + sessionStorage.length'), 0);
+    // No token in storage: only this tab's key of the session, in sessionStorage (this origin only).
+    assert.equal(await page.evaluate('localStorage.length'), 0);
+    assert.deepEqual(await page.evaluate('Object.keys(sessionStorage)'), ['sh_page_key']);
+    assert.ok(!(await page.evaluate<string>('sessionStorage.getItem("sh_page_key")')).includes(relay.token));
     assert.ok(!page.url().includes(relay.token));
 
     // Live: posted by the emulator after the page loaded, shown without a reload.
@@ -178,16 +198,20 @@ describe('the relay page in Chromium (playwright-core, real relay, emulator, sig
     assert.ok(((await page.locator('#rows button.row .reason').textContent()) ?? '').length > 10);
     await shot(page, 'list');
 
-    // Filters: event, verification, forward outcome, delivery id.
+    // Filters (applied by the relay): event, verification, forward outcome, delivery id.
     await page.fill('#f-event', 'release');
-    assert.equal(await page.locator('#rows button.row').count(), 1);
+    await rowsAre(page, 1);
     await page.fill('#f-event', '');
     await page.selectOption('#f-verification', 'rejected');
-    assert.equal(await page.locator('#rows button.row').count(), 1);
+    await rowsAre(page, 1);
     await page.selectOption('#f-verification', 'unverified');
     await page.waitForSelector('#rows li.empty');
     await page.selectOption('#f-verification', '');
     await page.selectOption('#f-outcome', 'ok');
+    await page
+      .locator('#rows button.row', { hasNot: page.locator('.forward.ok') })
+      .first()
+      .waitFor({ state: 'detached' });
     assert.ok((await page.locator('#rows button.row').count()) >= 1);
     await page.selectOption('#f-outcome', '');
     const pushId = (await row
@@ -195,7 +219,7 @@ describe('the relay page in Chromium (playwright-core, real relay, emulator, sig
       .locator('.id')
       .textContent())!;
     await page.fill('#f-id', pushId.slice(0, 8));
-    assert.equal(await page.locator('#rows button.row').count(), 1);
+    await rowsAre(page, 1);
     await page.fill('#f-id', '');
 
     // The rejected one: the doctor's findings, worked out by the relay without showing the secret.
@@ -258,6 +282,14 @@ describe('the relay page in Chromium (playwright-core, real relay, emulator, sig
     }
     assert.equal(replays(), replaysBefore);
     assert.equal(app.results.length, appBefore);
+    // The other local server got the page's cookie; alone it is no session (issue 36 item 7).
+    const stolen = attacker.cookies.join('; ');
+    assert.match(stolen, /sh_page=/);
+    for (const path of ['/page/session', '/api/deliveries']) {
+      const r = await request(`${relay.url}${path}`, { headers: { cookie: stolen } });
+      await r.body.dump();
+      assert.equal(r.statusCode, 401, `${path} with the cookie another port got`);
+    }
 
     await page.goto(`${relay.url}/`);
     await page.click('#sign-out');
@@ -290,9 +322,97 @@ describe('the relay page in Chromium (playwright-core, real relay, emulator, sig
     assert.ok(await page.isHidden('#older'));
     assert.equal(await page.locator('#rows button.row', { hasText: 'release' }).count(), 0, "none of team's deliveries");
     assert.equal(await page.locator('#f-channel').count(), 0, 'no channel filter for a channel token');
+    // Its own new delivery arrives on the live feed, without a reload.
+    const live = '{"live":true}';
+    assert.equal(
+      (await post(`${relay.url}/hooks/side`, live, signed(SECRET, live, { 'x-service-event': 'push', 'x-service-delivery': 'side-live' }))).status,
+      200,
+    );
+    await page.locator('#rows button.row', { hasText: 'side-live' }).waitFor();
     const teamSeq = relay.store.list({ channel: 'team' })[0]!.seq;
-    assert.equal(await page.evaluate(`fetch("/api/deliveries/${teamSeq}").then((r) => r.status)`), 404);
-    assert.equal(await page.evaluate('fetch("/api/deliveries?channel=team").then((r) => r.status)'), 403);
+    const withKey = '{ headers: { "x-page-key": sessionStorage.getItem("sh_page_key") } }';
+    assert.equal(await page.evaluate(`fetch("/api/deliveries/${teamSeq}", ${withKey}).then((r) => r.status)`), 404);
+    assert.equal(await page.evaluate(`fetch("/api/deliveries?channel=team", ${withKey}).then((r) => r.status)`), 403);
+    await page.click('#sign-out');
+    await page.waitForSelector('#sign-in');
+  });
+
+  it("replays a delivery only a subscriber took to the channel's subscribers, says so, and shows the new attempt (issue 36 item 5)", async () => {
+    const { page } = browser;
+    const subscriberApp = await startTarget();
+    const forwarded = (d: Parameters<typeof forwardDelivery>[0]) => forwardDelivery(d, subscriberApp.url);
+    const sub = subscribe({
+      url: relay.url.replace(/^http/, 'ws'),
+      token: channelToken,
+      since: relay.store.lastSeq,
+      onDelivery: async (d) => {
+        const r = await forwarded(d);
+        return r.ok ? { forwarded: { status: r.status! } } : undefined;
+      },
+      onReplay: async (d) => {
+        const r = await forwarded(d);
+        sub.report(d.seq, { status: r.status ?? 0, state: r.ok ? 'ok' : 'failed', replay: true });
+      },
+    });
+    try {
+      const body = '{"took":"subscriber"}';
+      const sent = await post(`${relay.url}/hooks/side`, body, signed(SECRET, body, { 'x-service-event': 'push', 'x-service-delivery': 'side-sub' }));
+      const seq = (sent.json as { seq: number }).seq;
+      await subscriberApp.waitFor(1);
+      await until(
+        () => (relay.store.get(seq)?.summary.forward.some((f) => f.target === SUBSCRIBER_TARGET && f.status === 'ok') ? true : undefined),
+        (wake) => (relay.store.on('forward', wake), () => relay.store.off('forward', wake)),
+      );
+      await page.goto(`${relay.url}/`);
+      await page.fill('#token', channelToken);
+      await page.click('#sign-in button[type=submit]');
+      await page.locator('#rows button.row', { hasText: 'side-sub' }).click();
+      await page.waitForSelector('#replay');
+      await page.click('#replay');
+      await page.waitForSelector('#action-result:has-text("Sent again to 1 subscriber of channel side")');
+      await subscriberApp.waitFor(2);
+      assert.equal(subscriberApp.received[1]!.body.toString(), body, 'the subscriber posted the same bytes again');
+      await page.waitForSelector('#attempts li:has-text("replay subscriber")');
+      await page.click('#sign-out');
+      await page.waitForSelector('#sign-in');
+    } finally {
+      sub.close();
+      await sub.closed;
+      await subscriberApp.close();
+    }
+  });
+
+  it('filters on the relay over the whole channel, not only the rows loaded (issue 36 item 6)', async () => {
+    const { page } = browser;
+    const made = await request(`${relay.url}/api/channels`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${relay.token}` },
+      body: JSON.stringify({ name: 'sifted', secrets: [SECRET] }),
+    });
+    const token = ((await made.body.json()) as { token: string }).token;
+    // 5 rejected ones first, then a page and more of good ones: the rejected are a page back.
+    for (let i = 0; i < 5; i++) {
+      const body = `{"bad":${i}}`;
+      const headers = signed('another-secret-0123456789', body, { 'x-service-event': 'push', 'x-service-delivery': `sifted-bad-${i}` });
+      assert.equal((await post(`${relay.url}/hooks/sifted`, body, headers)).status, 401);
+    }
+    for (let i = 0; i < 55; i++) {
+      const body = `{"good":${i}}`;
+      const headers = signed(SECRET, body, { 'x-service-event': 'push', 'x-service-delivery': `sifted-good-${i}` });
+      assert.equal((await post(`${relay.url}/hooks/sifted`, body, headers)).status, 200);
+    }
+    await page.goto(`${relay.url}/`);
+    await page.fill('#token', token);
+    await page.click('#sign-in button[type=submit]');
+    await page.waitForSelector('#live-state:has-text("live")');
+    await rowsAre(page, 50);
+    await page.selectOption('#f-verification', 'rejected');
+    await rowsAre(page, 5);
+    assert.equal(await page.locator('#rows .badge.rejected').count(), 5);
+    await page.selectOption('#f-verification', '');
+    await page.fill('#f-id', 'SIFTED-BAD-3');
+    await rowsAre(page, 1);
+    await page.fill('#f-id', '');
     await page.click('#sign-out');
     await page.waitForSelector('#sign-in');
   });

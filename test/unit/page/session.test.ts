@@ -4,64 +4,13 @@
 import { strict as assert } from 'node:assert';
 import { Agent, request } from 'undici';
 import { startRelay, type RelayServer } from '../../../relay/server';
+import { call, readEvents, signIn } from './pageHelpers';
 import { loadTls } from '../../../relay/server/tls';
 import { makeTestCerts } from '../relay/certs';
 import { join } from 'node:path';
 import { post, ROOT, tempDir } from '../relay/helpers';
 
 const SECRET = 'page-session-secret-0123456789';
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  json: Record<string, unknown>;
-}
-
-async function call(url: string, method: string, headers: Record<string, string> = {}, body?: unknown, dispatcher?: Agent): Promise<Answer> {
-  const res = await request(url, { method: method as 'GET', headers, body: body === undefined ? undefined : JSON.stringify(body), dispatcher });
-  const text = await res.body.text();
-  return { status: res.statusCode, headers: res.headers, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
-}
-
-/** Signs in as the page does; returns the cookie and the CSRF token. */
-async function signIn(relay: RelayServer, token: string, dispatcher?: Agent): Promise<{ cookie: string; csrf: string; setCookie: string }> {
-  const r = await call(`${relay.url}/page/session`, 'POST', { origin: relay.url, 'content-type': 'application/json' }, { token }, dispatcher);
-  assert.equal(r.status, 200, JSON.stringify(r.json));
-  const setCookie = String(r.headers['set-cookie']);
-  return { cookie: setCookie.split(';')[0]!, csrf: String(r.json.csrf), setCookie };
-}
-
-/** Reads a Server-Sent Events stream until `want` events arrived; returns their ids and names. */
-async function readEvents(
-  url: string,
-  headers: Record<string, string>,
-  want: number,
-  onOpen?: () => Promise<unknown>,
-): Promise<{ event: string; id?: string; seq: number }[]> {
-  const res = await request(url, { headers });
-  assert.equal(res.statusCode, 200);
-  const got: { event: string; id?: string; seq: number }[] = [];
-  let buf = '';
-  void onOpen?.();
-  for await (const chunk of res.body) {
-    buf += chunk.toString();
-    let i;
-    while ((i = buf.indexOf('\n\n')) >= 0) {
-      const block = buf.slice(0, i);
-      buf = buf.slice(i + 2);
-      const fields = Object.fromEntries(
-        block
-          .split('\n')
-          .filter((l) => !l.startsWith(':'))
-          .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]),
-      );
-      if (fields.event) got.push({ event: fields.event, id: fields.id, seq: (JSON.parse(fields.data!) as { seq: number }).seq });
-    }
-    if (got.length >= want) break;
-  }
-  res.body.destroy();
-  return got;
-}
 
 describe('relay page sessions (HTTP)', function () {
   this.timeout(30_000);
@@ -79,32 +28,32 @@ describe('relay page sessions (HTTP)', function () {
   });
 
   it('gives an HttpOnly, SameSite=Strict, expiring cookie; state changes need this Origin and the CSRF token', async () => {
-    const { cookie, csrf, setCookie } = await signIn(relay, relay.token);
+    const { headers: page, csrf, setCookie } = await signIn(relay, relay.token);
     assert.match(setCookie, /^sh_page=[\w-]{43}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=28800$/);
     assert.ok(!setCookie.includes(relay.token));
     const hook = await post(`${relay.url}/hooks/default`, '{"a":1}');
     const seq = (hook.json as { seq: number }).seq;
     const replay = (headers: Record<string, string>) =>
-      call(`${relay.url}/api/deliveries/${seq}/replay`, 'POST', { cookie, 'content-type': 'text/plain', ...headers }, {});
+      call(`${relay.url}/api/deliveries/${seq}/replay`, 'POST', { ...page, 'content-type': 'text/plain', ...headers }, {});
     assert.equal((await replay({ origin: 'http://127.0.0.1:1' })).status, 403, 'another origin');
     assert.equal((await replay({})).status, 403, 'no Origin');
     assert.equal((await replay({ origin: relay.url })).status, 403, 'no CSRF token');
     assert.equal((await replay({ origin: relay.url, 'x-csrf-token': 'x'.repeat(csrf.length) })).status, 403, 'wrong CSRF token');
     assert.equal((await replay({ origin: relay.url, 'x-csrf-token': csrf })).status, 200);
-    // Reads need the cookie only; the bearer token keeps working as before.
-    assert.equal((await call(`${relay.url}/api/deliveries`, 'GET', { cookie })).status, 200);
+    // Reads need the cookie and the tab's key only; the bearer token keeps working as before.
+    assert.equal((await call(`${relay.url}/api/deliveries`, 'GET', page)).status, 200);
     assert.equal((await call(`${relay.url}/api/deliveries`, 'GET', { authorization: `Bearer ${relay.token}` })).status, 200);
     assert.equal(
       (await call(`${relay.url}/page/session`, 'POST', { origin: 'http://evil.example' }, { token: relay.token })).status,
       403,
       'sign-in from another origin',
     );
-    // Signing out needs the CSRF token too, then the cookie is worth nothing.
-    assert.equal((await call(`${relay.url}/page/session`, 'DELETE', { cookie, origin: relay.url })).status, 403);
-    const out = await call(`${relay.url}/page/session`, 'DELETE', { cookie, origin: relay.url, 'x-csrf-token': csrf });
+    // Signing out needs the CSRF token too, then the cookie and key are worth nothing.
+    assert.equal((await call(`${relay.url}/page/session`, 'DELETE', { ...page, origin: relay.url })).status, 403);
+    const out = await call(`${relay.url}/page/session`, 'DELETE', { ...page, origin: relay.url, 'x-csrf-token': csrf });
     assert.equal(out.status, 200);
     assert.match(String(out.headers['set-cookie']), /Max-Age=0/);
-    assert.equal((await call(`${relay.url}/api/deliveries`, 'GET', { cookie })).status, 401);
+    assert.equal((await call(`${relay.url}/api/deliveries`, 'GET', page)).status, 401);
   });
 
   it('answers a wrong token with a clear 401, then the rate limit (429 with Retry-After)', async () => {
@@ -120,9 +69,9 @@ describe('relay page sessions (HTTP)', function () {
   });
 
   it('streams new deliveries live and resumes after the last seq (Last-Event-ID)', async () => {
-    const { cookie } = await signIn(relay, relay.token);
+    const { headers: page } = await signIn(relay, relay.token);
     const send = () => post(`${relay.url}/hooks/default`, '{"live":true}');
-    const first = await readEvents(`${relay.url}/page/events`, { cookie }, 2, async () => (await send(), await send()));
+    const first = await readEvents(`${relay.url}/page/events`, page, 2, async () => (await send(), await send()));
     assert.deepEqual(
       first.map((e) => e.event),
       ['delivery', 'delivery'],
@@ -130,7 +79,7 @@ describe('relay page sessions (HTTP)', function () {
     const last = first.at(-1)!;
     assert.equal(last.id, String(last.seq));
     await send(); // while disconnected
-    const resumed = await readEvents(`${relay.url}/page/events`, { cookie, 'last-event-id': last.id! }, 1);
+    const resumed = await readEvents(`${relay.url}/page/events`, { ...page, 'last-event-id': last.id! }, 1);
     assert.deepEqual(
       resumed.map((e) => e.seq),
       [last.seq + 1],
@@ -140,21 +89,21 @@ describe('relay page sessions (HTTP)', function () {
 
   it('ends the sessions and streams of a deleted channel', async () => {
     const made = await call(`${relay.url}/api/channels`, 'POST', { authorization: `Bearer ${relay.token}` }, { name: 'gone', secrets: [SECRET] });
-    const { cookie } = await signIn(relay, String(made.json.token));
-    assert.equal((await call(`${relay.url}/page/session`, 'GET', { cookie })).json.channel, 'gone');
+    const { headers: page } = await signIn(relay, String(made.json.token));
+    assert.equal((await call(`${relay.url}/page/session`, 'GET', page)).json.channel, 'gone');
     // Another channel's delivery is not found for it, in the doctor's endpoint too.
     const other = (await post(`${relay.url}/hooks/default`, '{"b":2}')).json as { seq: number };
-    assert.equal((await call(`${relay.url}/page/explain/${other.seq}`, 'GET', { cookie })).status, 404);
-    assert.equal((await call(`${relay.url}/api/deliveries/${other.seq}`, 'GET', { cookie })).status, 404);
-    const stream = await request(`${relay.url}/page/events`, { headers: { cookie } });
+    assert.equal((await call(`${relay.url}/page/explain/${other.seq}`, 'GET', page)).status, 404);
+    assert.equal((await call(`${relay.url}/api/deliveries/${other.seq}`, 'GET', page)).status, 404);
+    const stream = await request(`${relay.url}/page/events`, { headers: page });
     const ended = (async () => {
       for await (const _ of stream.body) void _;
     })();
     const del = await call(`${relay.url}/api/channels/gone`, 'DELETE', { authorization: `Bearer ${relay.token}` });
     assert.equal(del.status, 204);
     await ended; // the server ended the stream
-    assert.equal((await call(`${relay.url}/page/session`, 'GET', { cookie })).status, 401);
-    assert.equal((await call(`${relay.url}/api/deliveries`, 'GET', { cookie })).status, 401);
+    assert.equal((await call(`${relay.url}/page/session`, 'GET', page)).status, 401);
+    assert.equal((await call(`${relay.url}/api/deliveries`, 'GET', page)).status, 401);
   });
 
   it('under TLS: a __Host- cookie with Secure', async () => {
@@ -165,9 +114,9 @@ describe('relay page sessions (HTTP)', function () {
     const tls = await startRelay({ port: 0, dataDir: tempDir(), pageDir, tls: loadTls({ cert: certs.serverCert, key: certs.serverKey }) });
     const dispatcher = new Agent({ connect: { ca: certs.ca } });
     try {
-      const { setCookie, cookie } = await signIn(tls, tls.token, dispatcher);
+      const { setCookie, headers: signedIn } = await signIn(tls, tls.token, dispatcher);
       assert.match(setCookie, /^__Host-sh_page=[\w-]+; Path=\/; HttpOnly; SameSite=Strict; Max-Age=\d+; Secure$/);
-      assert.equal((await call(`${tls.url}/page/session`, 'GET', { cookie }, undefined, dispatcher)).json.kind, 'admin');
+      assert.equal((await call(`${tls.url}/page/session`, 'GET', signedIn, undefined, dispatcher)).json.kind, 'admin');
       const page = await request(`${tls.url}/`, { dispatcher });
       await page.body.dump();
       assert.equal(page.statusCode, 200);
