@@ -191,7 +191,7 @@ export class RelayMetrics {
     gauge(
       registers,
       'relay_store_ready',
-      '1 while the store can take deliveries, 0 while it cannot (a journal write failed, NATS unreachable; GET /readyz says why)',
+      '1 while the store can take deliveries, 0 while it cannot (a journal write failed, NATS unreachable, no JetStream quorum; GET /readyz says why)',
       () => (store.health().notReady === undefined ? 1 : 0),
     );
     gauge(
