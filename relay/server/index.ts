@@ -229,6 +229,8 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
   const ingress = createIngress({ store: meter ? meter.ingressStore(store) : store, forwarder: forwarding, subscribers: hub, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter, refusals, refusalLog });
   const page = createPage({ store, authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], tls: !!options.tls, trustProxy, signInLimiter: new RejectLimiter(options.rejectLimits, options.now), assetsDir: options.pageDir, now: options.now, refused, secretsOf: (name) => secretsOf(directory, name) });
   const onChannelDeleted = (name: string) => (hub.revoke(name), page.revoke());
+  // On a shared store a deletion at another instance closes this one's streams of the channel too.
+  directory.registry.onDeletedElsewhere((name) => (onChannelDeleted(name), log(`channel '${name}' deleted at another relay instance; its streams here are closed`, { channel: name })));
   const api = createApi({ store, forwarder, replayToSubscribers: (seq) => hub.replay(seq), retryNow: (filter) => forwarding.retryNow(filter), authenticate: scopeOf, channels: directory, onChannelDeleted, log, boundHost: host, allowedHosts, port: () => state.port, refused, withRefusals: (c, blank) => refusals.merge(c, blank) });
   const metrics = meter?.route && adminOnlyRoute(meter.route, (req) => (hostAllowed(req.headers.host, host, allowedHosts) ? scopeOf(bearer(req))?.kind === 'admin' || 'token' : 'host'), refused);
   serving.current = wired({ store, ingress, api, log, accepting: () => state.accepting, metrics, refused, page, track: listening.track }, hub);

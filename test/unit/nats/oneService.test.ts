@@ -1,0 +1,93 @@
+// Pins issue 42's "instances as one service" items on two relay processes sharing one JetStream
+// store: deleting a channel at one instance closes its `forward` connected to the other (item 4).
+import { strict as assert } from 'node:assert';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { RelayApi } from '../../../relay/client';
+import { cli, spawnRelay, startTarget, tempDir, within, type RelayProcess, type TargetApp } from '../relay/helpers';
+import { startNats, type NatsCluster } from './natsServers';
+
+const ADMIN = 'one-service-admin-token-0123456789';
+const SECRET = 'one-service-secret-0123456789';
+
+interface Forward {
+  child: ChildProcess;
+  output: () => string;
+  /** Resolves once its stderr matches `re` (bounded by the caller). */
+  says(re: RegExp): Promise<void>;
+}
+
+async function spawnForward(relay: RelayProcess, token: string, to: string, extra: string[] = []): Promise<Forward> {
+  const child = spawn(process.execPath, [await cli(), 'forward', '--relay', relay.url.replace('http', 'ws'), '--to', to, '--since', '0', ...extra], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, SERVICE_HOOKS_RELAY_TOKEN: token },
+  });
+  let out = '';
+  const waiters: (() => void)[] = [];
+  const keep = (c: Buffer) => ((out += c.toString()), waiters.forEach((w) => w()));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  return {
+    child,
+    output: () => out,
+    says: (re) =>
+      new Promise((resolve) => {
+        const check = () => re.test(out) && resolve();
+        waiters.push(check);
+        check();
+      }),
+  };
+}
+
+describe('two relay instances on one JetStream store act as one service', function () {
+  this.timeout(120_000);
+  let nats: NatsCluster;
+  let app: TargetApp;
+  let a: RelayProcess;
+  let b: RelayProcess;
+  const forwards: ChildProcess[] = [];
+
+  before(async () => {
+    nats = await startNats(1);
+    app = await startTarget();
+    const env = { ...process.env, SERVICE_HOOKS_RELAY_TOKEN: ADMIN };
+    a = await spawnRelay(['--store', nats.urls, '--data', tempDir()], env);
+    b = await spawnRelay(['--store', nats.urls, '--data', tempDir()], env);
+  });
+  after(async () => {
+    for (const f of forwards) f.kill('SIGKILL');
+    await a?.stop('SIGKILL');
+    await b?.stop('SIGKILL');
+    await app?.close();
+    await nats?.stop();
+  });
+
+  it("deleting a channel at one instance closes its forward connected to the other, which exits naming the token's refusal", async () => {
+    const created = await new RelayApi({ baseUrl: a.url, token: ADMIN }).createChannel({ name: 'gone', secrets: [SECRET] });
+    // B learns of the channel through the shared store: its token is accepted there once it has.
+    const atB = new RelayApi({ baseUrl: b.url, token: created.token });
+    for (let i = 0; ; i++) {
+      if (
+        await atB.listDeliveries({}).then(
+          () => true,
+          () => false,
+        )
+      )
+        break;
+      assert.ok(i < 200, 'the channel reached the other instance');
+    }
+    const f = await spawnForward(b, created.token, app.url);
+    forwards.push(f.child);
+    await within(f.says(/forward: connected/), 30_000, () => `forward never connected:\n${f.output()}`);
+
+    await new RelayApi({ baseUrl: a.url, token: ADMIN }).deleteChannel('gone');
+    const [code] = (await within(
+      once(f.child, 'exit'),
+      30_000,
+      () => `forward still running 30 s after the deletion:\n${f.output()}\nrelay B:\n${b.stderr().slice(-2000)}`,
+    )) as [number];
+    assert.equal(code, 1, 'forward exits 1');
+    assert.match(f.output(), /HTTP 401.*channel was deleted/, f.output());
+    assert.match(b.stderr(), /channel 'gone' deleted at another relay instance/, 'relay B says why it closed the stream');
+  });
+});
