@@ -203,7 +203,7 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
   const scopeOf = (given: string | undefined) => authenticate(given, token, directory.registry);
   const allowedHosts = options.allowedHosts ?? [];
   const meter = metering(options.metrics, { allowedHosts, refused: (req, reason, what) => refusalLog.refused(req, reason, what) });
-  const { store, kind, shared, shareChannels, jetstream } = await openStore(options.store, { ...options, dataDir, log, onSync: meter?.synced });
+  const { store, kind, shared, shareChannels, shareReplays, jetstream } = await openStore(options.store, { ...options, dataDir, log, onSync: meter?.synced });
   const stopSharingChannels = await shareChannels?.(directory.registry);
   const allow = new SourceAllowList(options.allowCidr ?? []);
   const refusals = new SourceRefusals();
@@ -231,7 +231,8 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
   const onChannelDeleted = (name: string) => (hub.revoke(name), page.revoke());
   // On a shared store a deletion at another instance closes this one's streams of the channel too.
   directory.registry.onDeletedElsewhere((name) => (onChannelDeleted(name), log(`channel '${name}' deleted at another relay instance; its streams here are closed`, { channel: name })));
-  const api = createApi({ store, forwarder, replayToSubscribers: (seq) => hub.replay(seq), retryNow: (filter) => forwarding.retryNow(filter), authenticate: scopeOf, channels: directory, onChannelDeleted, log, boundHost: host, allowedHosts, port: () => state.port, refused, withRefusals: (c, blank) => refusals.merge(c, blank) });
+  const replays = shareReplays?.((seq) => hub.replay(seq)); // on a shared store, every instance's subscribers
+  const api = createApi({ store, forwarder, replayToSubscribers: replays?.replay ?? ((seq) => hub.replay(seq)), retryNow: (filter) => forwarding.retryNow(filter), authenticate: scopeOf, channels: directory, onChannelDeleted, log, boundHost: host, allowedHosts, port: () => state.port, refused, withRefusals: (c, blank) => refusals.merge(c, blank) });
   const metrics = meter?.route && adminOnlyRoute(meter.route, (req) => (hostAllowed(req.headers.host, host, allowedHosts) ? scopeOf(bearer(req))?.kind === 'admin' || 'token' : 'host'), refused);
   serving.current = wired({ store, ingress, api, log, accepting: () => state.accepting, metrics, refused, page, track: listening.track }, hub);
 
@@ -242,7 +243,7 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
     forwarder,
     store,
     lock,
-    beforeStop: () => ((state.accepting = false), clearInterval(retention), sharedForwarding?.stop(), stopSharingChannels?.(), void meter?.close(), page.close()),
+    beforeStop: () => ((state.accepting = false), clearInterval(retention), sharedForwarding?.stop(), stopSharingChannels?.(), replays?.stop(), void meter?.close(), page.close()),
   });
   if (allow.enabled) log(`accepting deliveries only from ${allow.entries.join(', ')}${trustProxy ? ' (the last X-Forwarded-For address)' : ''}; others get 403, counted per channel as 'refused'`);
   if (sharedForwarding) await sharedForwarding.start();

@@ -1,10 +1,11 @@
 // Pins issue 42's "instances as one service" items on two relay processes sharing one JetStream
-// store: deleting a channel at one instance closes its `forward` connected to the other (item 4).
+// store: deleting a channel at one instance closes its `forward` connected to the other (item 4);
+// a replay to subscribers asked of one instance reaches a `forward` connected to the other (item 3).
 import { strict as assert } from 'node:assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { RelayApi } from '../../../relay/client';
-import { cli, spawnRelay, startTarget, tempDir, within, type RelayProcess, type TargetApp } from '../relay/helpers';
+import { cli, post, runCliBare, spawnRelay, startTarget, tempDir, within, type RelayProcess, type TargetApp } from '../relay/helpers';
 import { startNats, type NatsCluster } from './natsServers';
 
 const ADMIN = 'one-service-admin-token-0123456789';
@@ -89,5 +90,31 @@ describe('two relay instances on one JetStream store act as one service', functi
     assert.equal(code, 1, 'forward exits 1');
     assert.match(f.output(), /HTTP 401.*channel was deleted/, f.output());
     assert.match(b.stderr(), /channel 'gone' deleted at another relay instance/, 'relay B says why it closed the stream');
+  });
+
+  it('a replay to subscribers asked of one instance reaches the forward connected to the other', async () => {
+    const f = await spawnForward(a, ADMIN, app.url);
+    forwards.push(f.child);
+    await within(f.says(/forward: connected/), 30_000, () => `forward never connected:\n${f.output()}`);
+    const body = JSON.stringify({ replay: 'across instances' });
+    const stored = await post(`${b.url}/hooks/default`, body);
+    assert.equal(stored.status, 200);
+    const seq = (stored.json as { seq: number }).seq;
+    const times = () => app.received.filter((r) => r.body.toString() === body).length;
+    await within(
+      app.waitUntil(() => times() === 1),
+      30_000,
+      () => `the delivery never reached the app:\n${f.output()}`,
+    );
+
+    const r = await runCliBare(['replay', String(seq), '--to', 'subscribers', '--relay', b.url], { SERVICE_HOOKS_RELAY_TOKEN: ADMIN });
+    assert.equal(r.code, 0, `replay at B exits 0: ${r.stdout}${r.stderr}`);
+    assert.match(r.stdout, new RegExp(`sent #${seq} again to 1 subscriber\\b`));
+    await within(
+      app.waitUntil(() => times() === 2),
+      30_000,
+      () => `the replay never reached the app:\n${f.output()}`,
+    );
+    await within(f.says(new RegExp(`#${seq} .*\\(replay\\)`)), 30_000, () => `forward did not show the replay:\n${f.output()}`);
   });
 });
