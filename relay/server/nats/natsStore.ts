@@ -410,8 +410,9 @@ export class NatsLog implements DeliveryLog {
     const msgID = randomUUID();
     const subject = meta.verification === 'rejected' ? this.rejectedSubject(meta.channel) : this.deliverySubject(meta.channel);
     const seq = await this.publisher.publish(subject, body, h, 'the delivery', msgID).catch((err: Error) => {
-      if (err instanceof StoreUnavailableError) this.readiness.publishFailed(err.message);
-      throw err;
+      if (!(err instanceof StoreUnavailableError)) throw err;
+      this.readiness.publishFailed(err.message);
+      throw this.readiness.explained(err); // names a lost quorum as such
     });
     this.readiness.acknowledged();
     if (!this.copies.acknowledged(seq, msgID, { metaText, size: body.length })) this.copyDiffers(seq);

@@ -7,6 +7,7 @@
 // a quorum (until one succeeds or the stream looks whole again), or when nothing has shown the
 // stream able to accept for longer than a post is held (the publish budget, 7 s).
 import type { StreamInfo } from 'nats';
+import { StoreUnavailableError } from '../errors';
 
 export class StreamReadiness {
   /** When the stream was last seen able to accept (an acknowledged publish or a whole stream's info). */
@@ -60,6 +61,12 @@ export class StreamReadiness {
     this.said = why;
     if (why) this.log(`store: NOT READY: ${why}; posts are answered 503 and /readyz answers 503 until the stream has a quorum again`);
     else this.log(`store: ${this.stream} takes deliveries again; ready (/readyz)`);
+  }
+
+  /** `err` (a publish past its budget) with what the last probe found: a lost quorum is named as such. */
+  explained(err: StoreUnavailableError): StoreUnavailableError {
+    if (!this.probe) return err;
+    return new StoreUnavailableError(`JetStream lost its quorum for ${this.stream} (${this.probe}); ${err.message}`);
   }
 
   /** Why a delivery posted now would not be stored; undefined while it would be. */

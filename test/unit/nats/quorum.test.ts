@@ -1,6 +1,7 @@
 // Pins issue 42 item 1: with two of three nats-servers gone (no quorum) both relay instances say
 // they are not ready (/readyz 503, relay_store_ready 0) while every post is answered 503, and say
-// they are ready again once a quorum is back and posts are stored.
+// they are ready again once a quorum is back and posts are stored. Item 7: the refused post is
+// logged with its delivery id and the lost quorum named; a JetStream relay never speaks of a journal.
 import { strict as assert } from 'node:assert';
 import { request } from 'undici';
 import { post, signed, spawnRelay, tempDir, type RelayProcess } from '../relay/helpers';
@@ -46,7 +47,8 @@ describe('readiness on a JetStream cluster that loses its quorum (3 nats-server,
     const a = await spawnRelay([...args, '--data', tempDir()], env);
     const b = await spawnRelay([...args, '--data', tempDir()], env);
     relays.push(a, b);
-    const send = async (via: RelayProcess, what: string) => (await post(`${via.url}/hooks/default`, what, signed(SECRET, what))).status;
+    const send = async (via: RelayProcess, what: string, id = 'd-0') =>
+      (await post(`${via.url}/hooks/default`, what, signed(SECRET, what, { 'x-service-delivery': id }))).status;
     for (const r of [a, b]) {
       assert.equal(await send(r, JSON.stringify({ before: r.url })), 200);
       assert.equal((await readyzUntil(r, 200)).body, '{"ready":true}');
@@ -63,9 +65,14 @@ describe('readiness on a JetStream cluster that loses its quorum (3 nats-server,
       assert.equal(sample(metrics.text, 'relay_store_ready'), 0, 'relay_store_ready follows /readyz');
       assert.equal(sample(metrics.text, 'relay_jetstream_connected'), 1, 'still connected to the server left');
     }
-    assert.equal(await send(a, JSON.stringify({ lost: 'quorum' })), 503, 'a post while not ready is refused');
+    assert.equal(await send(a, JSON.stringify({ lost: 'quorum' }), 'lost-quorum-1'), 503, 'a post while not ready is refused');
     assert.equal((await readyz(a)).status, 503, 'and the relay still says it is not ready');
     assert.match(a.stderr(), /NOT READY: JetStream cannot store deliveries in SH_DELIVERIES/, 'the log names the loss');
+    assert.match(
+      a.stderr(),
+      /ingress: delivery lost-quorum-1 to channel 'default' not stored: JetStream lost its quorum for SH_DELIVERIES .*answered 503 with Retry-After/,
+      'the refused delivery is logged by its id, and the lost quorum named',
+    );
 
     await gone[0]!.start();
     await waitForStreamQuorum([survivor!.url, gone[0]!.url], 'SH_DELIVERIES', 2);
@@ -74,5 +81,8 @@ describe('readiness on a JetStream cluster that loses its quorum (3 nats-server,
       assert.equal(sample((await scrape(`${r.url}/metrics`, ADMIN)).text, 'relay_store_ready'), 1);
       assert.equal(await send(r, JSON.stringify({ back: r.url })), 200, 'ready again: a post is stored');
     }
+    assert.equal(await b.stop('SIGTERM'), 0);
+    assert.match(b.stderr(), /stopping \(pending forwards stay in JetStream/);
+    assert.doesNotMatch(`${b.stdout()}${b.stderr()}`, /journal/i, 'a JetStream relay never speaks of a journal');
   });
 });
