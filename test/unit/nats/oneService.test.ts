@@ -1,11 +1,13 @@
 // Pins issue 42's "instances as one service" items on two relay processes sharing one JetStream
 // store: deleting a channel at one instance closes its `forward` connected to the other (item 4);
-// a replay to subscribers asked of one instance reaches a `forward` connected to the other (item 3).
+// a replay to subscribers asked of one instance reaches a `forward` connected to the other (item 3);
+// the instances' forward-attempt counters add up to the forwards the app got (item 6).
 import { strict as assert } from 'node:assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { RelayApi } from '../../../relay/client';
 import { cli, post, runCliBare, spawnRelay, startTarget, tempDir, within, type RelayProcess, type TargetApp } from '../relay/helpers';
+import { sample, scrape } from '../relay/metricsText';
 import { startNats, type NatsCluster } from './natsServers';
 
 const ADMIN = 'one-service-admin-token-0123456789';
@@ -44,6 +46,8 @@ describe('two relay instances on one JetStream store act as one service', functi
   this.timeout(120_000);
   let nats: NatsCluster;
   let app: TargetApp;
+  /** The relays' own forward target (--forward). */
+  let shared: TargetApp;
   let a: RelayProcess;
   let b: RelayProcess;
   const forwards: ChildProcess[] = [];
@@ -51,15 +55,18 @@ describe('two relay instances on one JetStream store act as one service', functi
   before(async () => {
     nats = await startNats(1);
     app = await startTarget();
+    shared = await startTarget();
     const env = { ...process.env, SERVICE_HOOKS_RELAY_TOKEN: ADMIN };
-    a = await spawnRelay(['--store', nats.urls, '--data', tempDir()], env);
-    b = await spawnRelay(['--store', nats.urls, '--data', tempDir()], env);
+    const args = ['--store', nats.urls, '--forward', shared.url];
+    a = await spawnRelay([...args, '--data', tempDir()], env);
+    b = await spawnRelay([...args, '--data', tempDir()], env);
   });
   after(async () => {
     for (const f of forwards) f.kill('SIGKILL');
     await a?.stop('SIGKILL');
     await b?.stop('SIGKILL');
     await app?.close();
+    await shared?.close();
     await nats?.stop();
   });
 
@@ -116,5 +123,27 @@ describe('two relay instances on one JetStream store act as one service', functi
       () => `the replay never reached the app:\n${f.output()}`,
     );
     await within(f.says(new RegExp(`#${seq} .*\\(replay\\)`)), 30_000, () => `forward did not show the replay:\n${f.output()}`);
+  });
+
+  it("the instances' forward-attempt counters add up to the forwards the target got", async () => {
+    const bodies = Array.from({ length: 20 }, (_, i) => JSON.stringify({ counted: i }));
+    for (const [i, body] of bodies.entries()) assert.equal((await post(`${(i % 2 ? b : a).url}/hooks/default`, body)).status, 200);
+    await within(
+      shared.waitUntil((got) => bodies.every((body) => got.some((r) => r.body.toString() === body))),
+      30_000,
+      () => `the target got ${shared.received.length} forwards`,
+    );
+    const ok = { target: shared.url, outcome: 'ok' };
+    let counted: number[] = [];
+    // Bounded: an attempt is counted as it is recorded, just after the target answered.
+    for (const deadline = Date.now() + 20_000; Date.now() < deadline;) {
+      counted = await Promise.all([a, b].map(async (r) => sample((await scrape(`${r.url}/metrics`, ADMIN)).text, 'relay_forward_attempts_total', ok)));
+      if (counted[0]! + counted[1]! === shared.received.length) break;
+    }
+    assert.equal(
+      counted[0]! + counted[1]!,
+      shared.received.length,
+      `counted by A and B: ${counted.join(' and ')}; forwards at the target: ${shared.received.length}`,
+    );
   });
 });
