@@ -409,9 +409,10 @@ export class NatsLog implements DeliveryLog {
     h.set(META_HEADER, metaText);
     const msgID = randomUUID();
     const subject = meta.verification === 'rejected' ? this.rejectedSubject(meta.channel) : this.deliverySubject(meta.channel);
+    const sentAt = this.readiness.now();
     const seq = await this.publisher.publish(subject, body, h, 'the delivery', msgID).catch((err: Error) => {
       if (!(err instanceof StoreUnavailableError)) throw err;
-      this.readiness.publishFailed(err.message);
+      this.readiness.publishFailed(err.message, sentAt);
       throw this.readiness.explained(err); // names a lost quorum as such
     });
     this.readiness.acknowledged();

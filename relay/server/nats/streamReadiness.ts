@@ -24,7 +24,7 @@ export class StreamReadiness {
     /** How long the stream may show nothing good before it counts as not ready (the publish budget). */
     private readonly graceMs: number,
     private readonly log: (line: string) => void = () => undefined,
-    private readonly now: () => number = Date.now,
+    readonly now: () => number = Date.now,
   ) {
     this.goodAt = now();
   }
@@ -37,8 +37,12 @@ export class StreamReadiness {
     this.report();
   }
 
-  /** A publish to the stream failed past its budget (no leader, no quorum). */
-  publishFailed(why: string): void {
+  /**
+   * A publish to the stream, sent at `sentAt`, failed past its budget (no leader, no quorum). One
+   * acknowledged since it was sent says more (the election it waited out is over): it is ignored.
+   */
+  publishFailed(why: string, sentAt: number): void {
+    if (this.goodAt > sentAt) return;
     this.publish = why;
     this.report();
   }
