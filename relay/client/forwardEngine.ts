@@ -7,7 +7,8 @@
 //              retrying set: retried on the schedule (Retry-After honoured) until 2xx, a final
 //              answer or the end of the schedule; each later result is reported to the relay
 //   unreachable (refused, reset, DNS) the stream pauses in order; the app's port is probed every
-//              `probeEveryMs` and the stream drains as soon as it answers
+//              `probeEveryMs` and the stream drains as soon as it answers (../shared/outages.ts:
+//              the same pause the relay's own --forward uses)
 // The resume point and the retrying set are kept in a CursorStore (a 0600 file for the CLI, the
 // editor's global state), so a restart resumes after the last handled delivery and the retrying
 // ones are retried on their schedule: the subscription starts before the oldest retrying one (the
