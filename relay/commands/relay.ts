@@ -30,7 +30,9 @@ const help = `Usage: service-hooks relay [options]
 
 Receives deliveries at POST /hooks/<channel> (channel 'default' when none), verifies
 X-Service-Signature on the raw bytes, journals them durably, answers 200 { seq }, then
-forwards the original bytes to each target, retrying on the service's schedule.
+forwards the original bytes to each target, retrying on the service's schedule. A target
+that cannot be connected to (refused, reset, DNS) is not retried on the schedule: its
+deliveries wait in order and go as soon as its port answers (probed every 200 ms).
 
 Options:
   --port N              port to listen on (default ${DEFAULT_RELAY_PORT}; 0 picks a free port)
