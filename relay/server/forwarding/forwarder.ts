@@ -105,7 +105,7 @@ export class Forwarder {
       probe: options.probe,
       everyMs: options.probeEveryMs,
       onDown: ({ to, error }) =>
-        this.log(`forward: ${to} is unreachable (${error}); its deliveries wait in order, and its port is probed until it answers`, {
+        this.log(`forward: ${to} is unreachable (${error}); its deliveries are held, and its port is probed until it answers`, {
           level: 'warn',
           target: to,
         }),
