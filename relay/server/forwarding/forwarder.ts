@@ -5,8 +5,8 @@
 // the others. A target that answers 2xx again gets its parked backlog at once, in seq order;
 // so does each target at start-up once its oldest pending forward went through. A target that
 // cannot be connected to (refused, reset, DNS) is paused, as `service-hooks forward` pauses
-// (../../shared/outages.ts, the one rule): no attempt is spent, its forwards wait in seq order,
-// its port is probed every 200 ms, and they go at once when it answers.
+// (../../shared/outages.ts, the one rule): no attempt is spent, its forwards are held (queued in seq
+// order), its port is probed every 200 ms, and they go at once when it answers.
 import { Agent, type Dispatcher } from 'undici';
 import { SUBSCRIBER_TARGET, type ForwardAttempt, type ForwardState } from '../../../src/core/relay/protocol';
 import { Lane } from './lanes';
