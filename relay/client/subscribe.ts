@@ -15,6 +15,8 @@ import {
   type ForwardedMessage,
   type ForwardMessage,
   type ForwardStatus,
+  type HelloMessage,
+  type TokenScope,
 } from '../../src/core/relay/protocol';
 import { subscriberState } from '../../src/core/relay/forwardPolicy';
 import { parseServerMessage } from './serverMessage';
@@ -25,7 +27,12 @@ type Delivery = DeliveryMessage['delivery'];
 
 export type SubscriptionState =
   | { state: 'connecting'; attempt: number }
-  | { state: 'open'; lastSeq: number }
+  /**
+   * `scope`: what the token reads (relays before it: absent); `sinceAhead`: the relay never gave
+   * out the seq this connection resumed after (its data was reset): nothing of what it takes next
+   * would come.
+   */
+  | { state: 'open'; lastSeq: number; scope?: TokenScope; sinceAhead?: true }
   | { state: 'caught-up'; lastSeq: number }
   /**
    * `refused`: the HTTP status the relay answered the upgrade with (401: wrong token), if it did;
@@ -43,6 +50,13 @@ export interface SubscribeOptions {
   token: string;
   /** Resume after this seq (default: only new deliveries). */
   since?: number;
+  /**
+   * Called once, with the first connection's hello (its `scope` says what the token reads), before
+   * any delivery is handled: where to resume (a seq), or undefined for where the connection
+   * started. A seq other than the hello's `since` connects again at once from there (deliveries
+   * of the first connection are not handled). close() may be called from it.
+   */
+  resumeFrom?: (hello: HelloMessage) => number | undefined;
   channel?: string;
   /** false: summaries only (no headers/body). Default true. */
   bodies?: boolean;
@@ -135,6 +149,8 @@ interface Connection {
   code?: string;
   /** A delivery whose body is still coming as binary messages (bodies=binary). */
   following?: FollowingBody;
+  /** Left for a connection from another seq (resumeFrom): its messages are dropped, and the next connects at once. */
+  restart?: boolean;
 }
 
 /** A delivery handed to the handler and not yet acknowledged. */
@@ -163,10 +179,13 @@ class Subscriber implements Subscription {
   private resolveClosed!: () => void;
   /** Reports not yet sent (the connection was down). */
   private reports: ForwardedMessage[] = [];
+  /** Asked at the first hello (SubscribeOptions.resumeFrom). */
+  private resumeFrom: SubscribeOptions['resumeFrom'];
   readonly closed = new Promise<void>((r) => (this.resolveClosed = r));
 
   constructor(private readonly options: SubscribeOptions) {
     this.last = options.since ?? -1;
+    this.resumeFrom = options.resumeFrom;
     const n = options.concurrency ?? 1;
     if (!Number.isInteger(n) || n < 1 || n > MAX_CONCURRENCY) throw new RangeError(`concurrency must be an integer from 1 to ${MAX_CONCURRENCY}, got ${n}`);
     this.concurrency = n;
@@ -254,6 +273,7 @@ class Subscriber implements Subscription {
   }
 
   private message(c: Connection, data: Buffer | Buffer[]): void {
+    if (c.restart) return;
     let msg = c.following ? undefined : parseServerMessage(data);
     try {
       const follows = msg && bodyToFollow(msg);
@@ -272,9 +292,7 @@ class Subscriber implements Subscription {
     if (!msg) return;
     switch (msg.type) {
       case 'hello':
-        if (this.last < 0) this.last = msg.since;
-        this.sendReports();
-        return this.state({ state: 'open', lastSeq: msg.lastSeq });
+        return this.hello(c, msg);
       case 'caught-up':
         return this.state({ state: 'caught-up', lastSeq: msg.lastSeq });
       case 'forward':
@@ -287,6 +305,23 @@ class Subscriber implements Subscription {
         if (!this.stopped) void Promise.resolve(this.options.onReplay?.(msg.delivery)).catch(() => undefined);
         return;
     }
+  }
+
+  /** A connection's first message: where to resume (asked once: resumeFrom), then the state 'open'. */
+  private hello(c: Connection, msg: HelloMessage): void {
+    const resumeFrom = this.resumeFrom;
+    this.resumeFrom = undefined;
+    const at = resumeFrom?.(msg);
+    if (this.stopped) return;
+    if (at !== undefined && at !== msg.since) {
+      this.last = at;
+      c.restart = true;
+      c.sock.terminate();
+      return;
+    }
+    if (this.last < 0) this.last = msg.since;
+    this.sendReports();
+    this.state({ state: 'open', lastSeq: msg.lastSeq, ...(msg.scope ? { scope: msg.scope } : {}), ...(msg.sinceAhead === true ? { sinceAhead: true } : {}) });
   }
 
   /** Hands received deliveries to the handler, in seq order, while fewer than `concurrency` run. */
@@ -369,6 +404,7 @@ class Subscriber implements Subscription {
     c.received.length = 0;
     if (this.stopped) return;
     this.keepUnsentAcks(c);
+    if (c.restart) return this.connect();
     const why = c.failure || `closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`;
     const initial = this.options.backoff?.initialMs ?? 250;
     const max = this.options.backoff?.maxMs ?? 30_000;
