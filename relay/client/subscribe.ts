@@ -2,7 +2,9 @@
 // a time in seq order (or up to `concurrency` at once, started in seq order) and acknowledged
 // after the handler resolves, over a contiguous prefix (the acknowledgements of deliveries
 // handled while more wait go together: ACK_BATCH), resume from the last acknowledged seq after a
-// disconnect with exponential backoff, and ping/pong dead-connection detection.
+// disconnect as soon as the relay's port answers again (probed while a reconnect waits), with
+// exponential backoff while it answers but the connection fails, and ping/pong dead-connection
+// detection.
 // A relay that drops a subscriber for falling behind (close code 4008, WS_CLOSE_SLOW_SUBSCRIBER)
 // or refuses it for having too many on its token (HTTP 429) is just another disconnect: the state
 // goes 'reconnecting' with the reason, and the subscription resumes by seq, losing nothing.
@@ -22,6 +24,7 @@ import { subscriberState } from '../../src/core/relay/forwardPolicy';
 import { parseServerMessage } from './serverMessage';
 import { bodyToFollow, FollowingBody } from './followingBody';
 import { InOrder } from './inOrder';
+import { probe } from './probe';
 
 type Delivery = DeliveryMessage['delivery'];
 
@@ -128,6 +131,14 @@ export const ACK_BATCH = 32;
 /** The most deliveries handled at once: well inside the relay's window of unacknowledged ones (256) with ACK_BATCH held. */
 export const MAX_CONCURRENCY = 64;
 
+/**
+ * While a reconnect waits, the relay's port is probed this often: once it answers after it did
+ * not (the relay is back), the subscriber connects at once instead of waiting out a backoff that
+ * grew while the relay was down (24 s after a 30 s outage). The backoff stays for a relay whose
+ * port answers but whose connection fails (a refused upgrade, a proxy's 502).
+ */
+export const RELAY_PROBE_EVERY_MS = 200;
+
 /** How long close() waits for the relay's answer to its close frame before it cuts the connection. */
 export const CLOSE_GRACE_MS = 1000;
 
@@ -176,6 +187,9 @@ class Subscriber implements Subscription {
   private stopped = false;
   private attempt = 0;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The wait for a reconnect whose port probes run (watchPort), and the timer between them. */
+  private watching: object | undefined;
+  private probeTimer: ReturnType<typeof setTimeout> | undefined;
   private resolveClosed!: () => void;
   /** Reports not yet sent (the connection was down). */
   private reports: ForwardedMessage[] = [];
@@ -224,6 +238,7 @@ class Subscriber implements Subscription {
 
   private connect(): void {
     if (this.stopped) return;
+    this.stopWatching();
     this.attempt++;
     this.state({ state: 'connecting', attempt: this.attempt });
     const o = this.options;
@@ -417,12 +432,40 @@ class Subscriber implements Subscription {
       ...(c.code ? { code: c.code } : {}),
     });
     this.retryTimer = setTimeout(() => this.connect(), delay);
+    this.watchPort(c.code === 'ECONNREFUSED');
+  }
+
+  /**
+   * Probes the relay's port every RELAY_PROBE_EVERY_MS while a reconnect waits, and connects at
+   * once when it answers after it was seen closed (`down`: it was, when the connection was refused).
+   */
+  private watchPort(down: boolean): void {
+    const u = new URL(this.options.url);
+    const port = Number(u.port) || (u.protocol === 'wss:' ? 443 : 80);
+    const wait = {};
+    this.watching = wait;
+    const round = async (): Promise<void> => {
+      const started = Date.now();
+      const up = await probe(u.hostname, port, { timeoutMs: 1000 });
+      if (this.watching !== wait) return;
+      if (!up) down = true;
+      else if (down) return this.connect();
+      this.probeTimer = setTimeout(() => void round(), Math.max(0, RELAY_PROBE_EVERY_MS - (Date.now() - started)));
+    };
+    void round();
+  }
+
+  private stopWatching(): void {
+    this.watching = undefined;
+    if (this.probeTimer) clearTimeout(this.probeTimer);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.probeTimer = this.retryTimer = undefined;
   }
 
   close(): void {
     if (this.stopped) return;
     this.stopped = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.stopWatching();
     const sock = this.ws;
     const done = () => {
       this.state({ state: 'closed', reason: 'closed by client' });

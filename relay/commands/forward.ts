@@ -36,7 +36,9 @@ decides (the relay records it):
   5xx, 408, 429, time-out  retried 1, 5 and 30 minutes later (Retry-After honoured) while the
                            later deliveries go on
   nothing listens at URL   deliveries wait, in order, until the app's port answers again
-After a disconnect the forwarder reconnects with backoff and resumes from the last handled seq.
+After a disconnect the forwarder reconnects as soon as the relay's port answers again (probed
+every 200 ms; with backoff while the port answers but the connection fails) and resumes from
+the last handled seq.
 Rejected deliveries are skipped. A delivery the relay sends again (\`service-hooks replay SEQ\` of one
 this forwarder took) is posted to URL once more, printed with "(replay)", without moving the
 resume point. The last handled seq and the deliveries still being retried are
@@ -197,7 +199,8 @@ async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
         }
         engine.opened(s.lastSeq);
         io.stderr.write(`forward: connected (relay at seq ${s.lastSeq})\n`);
-      } else if (s.state === 'reconnecting' && !stop.signal.aborted) io.stderr.write(`forward: ${s.reason}; reconnecting in ${s.delayMs} ms\n`);
+      } else if (s.state === 'reconnecting' && !stop.signal.aborted)
+        io.stderr.write(`forward: ${s.reason}; reconnecting in ${s.delayMs} ms, or once the relay's port answers again\n`);
     },
     onDelivery: (d) => engine!.handle(d),
     onReplay: (d) => engine!.replay(d),

@@ -1,0 +1,53 @@
+// Pins issue 36 item 2: subscribe() (used by `forward` and the editor) reconnects as soon as the
+// relay's port answers again, not after a backoff that grew while the relay was down. The backoff
+// here is a minute, far past mocha's limit, so only the port probe can bring the subscription back
+// in time; a real relay is stopped and started again on the same port and data folder.
+import { strict as assert } from 'node:assert';
+import { subscribe, type SubscriptionState } from '../../../relay/client';
+import { startRelay, type RelayServer } from '../../../relay/server';
+import type { DeliveryMessage } from '../../../src/core/relay/protocol';
+import { post, tempDir } from '../relay/helpers';
+
+describe('subscribe(): reconnect when the relay is back', function () {
+  this.timeout(20_000);
+  let relay: RelayServer | undefined;
+  afterEach(async () => relay?.close());
+
+  it('connects again once the relay answers, whatever the backoff has grown to', async () => {
+    const dataDir = tempDir();
+    relay = await startRelay({ port: 0, dataDir, forward: [] });
+    const { port, token } = relay;
+    const states: SubscriptionState['state'][] = [];
+    const waiters = new Set<() => void>();
+    const got: DeliveryMessage['delivery'][] = [];
+    const wake = () => waiters.forEach((w) => w());
+    const until = (pred: () => boolean) =>
+      new Promise<void>((resolve) => {
+        const check = () => pred() && (waiters.delete(check), resolve());
+        waiters.add(check);
+        check();
+      });
+    const sub = subscribe({
+      url: `ws://127.0.0.1:${port}`,
+      token,
+      backoff: { initialMs: 60_000, maxMs: 60_000 },
+      onState: (s) => (states.push(s.state), wake()),
+      onDelivery: (d) => void (got.push(d), wake()),
+    });
+    try {
+      await until(() => states.includes('open'));
+      await relay.close();
+      relay = undefined;
+      await until(() => states.includes('reconnecting'));
+      relay = await startRelay({ port, dataDir, forward: [] });
+      assert.equal(relay.token, token, 'the same relay, back');
+      await until(() => states.filter((s) => s === 'open').length === 2);
+      assert.equal((await post(`http://127.0.0.1:${port}/hooks/default`, '{"back":true}')).status, 200);
+      await until(() => got.length === 1);
+      assert.equal(got[0]!.channel, 'default');
+    } finally {
+      sub.close();
+      await sub.closed;
+    }
+  });
+});
