@@ -14,6 +14,7 @@ import { DEFAULT_FORWARD_TIMEOUT_MS } from '../client/forward';
 import { retrySchedule } from '../../src/core/relay/forwardPolicy';
 import { ForwardEngine, type CursorStore, type ForwardEngineOptions } from '../client/forwardEngine';
 import type { HelloMessage } from '../../src/core/relay/protocol';
+import { escapeControls } from '../../src/core/text/controls';
 import { MAX_CONCURRENCY, subscribe, type SubscriptionState } from '../client/subscribe';
 
 /** The relay's channel names (relay/server/channels/channels.ts CHANNEL_RE; not imported: this bundle stays small). */
@@ -200,7 +201,7 @@ async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
         engine.opened(s.lastSeq);
         io.stderr.write(`forward: connected (relay at seq ${s.lastSeq})\n`);
       } else if (s.state === 'reconnecting' && !stop.signal.aborted)
-        io.stderr.write(`forward: ${s.reason}; reconnecting in ${s.delayMs} ms, or once the relay's port answers again\n`);
+        io.stderr.write(`forward: ${escapeControls(s.reason)}; reconnecting in ${s.delayMs} ms, or once the relay's port answers again\n`);
     },
     onDelivery: (d) => engine!.handle(d),
     onReplay: (d) => engine!.replay(d),
@@ -211,7 +212,7 @@ async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
   await sub.closed;
   await engine?.flushed();
   if (failure) {
-    io.stderr.write(`service-hooks forward: ${failure}\n`);
+    io.stderr.write(`service-hooks forward: ${escapeControls(failure)}\n`);
     return EXIT.failure;
   }
   const last = engine?.lastSeq ?? sub.lastSeq;
