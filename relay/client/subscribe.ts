@@ -18,13 +18,16 @@ import {
   type ForwardMessage,
   type ForwardStatus,
   type HelloMessage,
+  type ServerMessage,
   type TokenScope,
 } from '../../src/core/relay/protocol';
 import { subscriberState } from '../../src/core/relay/forwardPolicy';
 import { parseServerMessage } from './serverMessage';
+import { breaksTheStream, serverMessageProblem } from './serverMessageCheck';
+import { escapeControls } from '../../src/core/text/controls';
 import { bodyToFollow, FollowingBody } from './followingBody';
 import { InOrder } from './inOrder';
-import { probe } from './probe';
+import { watchPort } from './probe';
 
 type Delivery = DeliveryMessage['delivery'];
 
@@ -89,6 +92,11 @@ export interface SubscribeOptions {
    */
   onReplay?: (delivery: DeliveryMessage['delivery']) => void | Promise<void>;
   onForward?: (message: ForwardMessage) => void;
+  /**
+   * A message beside the ordered stream that was not what its type says (one line; ignored). A bad
+   * hello or delivery closes the connection instead: the line is the 'reconnecting' state's reason.
+   */
+  onBadMessage?: (line: string) => void;
   onState?: (state: SubscriptionState) => void;
   /** Send the token as subprotocol instead of an Authorization header (browsers cannot set headers). */
   tokenIn?: 'header' | 'subprotocol';
@@ -187,12 +195,13 @@ class Subscriber implements Subscription {
   private stopped = false;
   private attempt = 0;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
-  /** The wait for a reconnect whose port probes run (watchPort), and the timer between them. */
-  private watching: object | undefined;
-  private probeTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Stops the port probes of the wait for a reconnect (watchPort). */
+  private unwatch: (() => void) | undefined;
   private resolveClosed!: () => void;
   /** Reports not yet sent (the connection was down). */
   private reports: ForwardedMessage[] = [];
+  /** Bad messages that broke the stream since a delivery was last handled: they keep the backoff growing, though each connection opened. */
+  private strikes = 0;
   /** Asked at the first hello (SubscribeOptions.resumeFrom). */
   private resumeFrom: SubscribeOptions['resumeFrom'];
   readonly closed = new Promise<void>((r) => (this.resolveClosed = r));
@@ -289,7 +298,12 @@ class Subscriber implements Subscription {
 
   private message(c: Connection, data: Buffer | Buffer[]): void {
     if (c.restart) return;
-    let msg = c.following ? undefined : parseServerMessage(data);
+    let msg: ServerMessage | undefined;
+    if (!c.following) {
+      msg = parseServerMessage(data);
+      const problem = msg === undefined ? 'it is not JSON' : serverMessageProblem(msg);
+      if (problem !== undefined) return this.badMessage(c, msg, problem);
+    }
     try {
       const follows = msg && bodyToFollow(msg);
       if (follows) c.following = new FollowingBody(follows);
@@ -339,6 +353,20 @@ class Subscriber implements Subscription {
     this.state({ state: 'open', lastSeq: msg.lastSeq, ...(msg.scope ? { scope: msg.scope } : {}), ...(msg.sinceAhead === true ? { sinceAhead: true } : {}) });
   }
 
+  /**
+   * A message that is not what its type says, told in one line: past a bad hello or delivery the
+   * stream cannot go on (connect again, with a backoff that grows while the relay keeps sending
+   * it); a bad message beside the stream is ignored.
+   */
+  private badMessage(c: Connection, msg: unknown, problem: string): void {
+    const type = (msg as { type?: unknown } | undefined)?.type;
+    const line = `the relay sent a bad ${typeof type === 'string' ? `${escapeControls(type.slice(0, 20))} ` : ''}message: ${problem}`;
+    if (!breaksTheStream(msg)) return this.options.onBadMessage?.(line);
+    this.strikes++;
+    c.failure = line;
+    c.sock.terminate();
+  }
+
   /** Hands received deliveries to the handler, in seq order, while fewer than `concurrency` run. */
   private pump(c: Connection): void {
     while (this.running < this.concurrency && c.received.length > 0) this.begin(c, c.received.shift()!);
@@ -375,6 +403,7 @@ class Subscriber implements Subscription {
       return;
     }
     this.running--;
+    this.strikes = 0;
     h.handled = handled;
     for (const released of this.handling.finish(d.seq)) {
       const { seq } = released;
@@ -423,7 +452,7 @@ class Subscriber implements Subscription {
     const why = c.failure || `closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`;
     const initial = this.options.backoff?.initialMs ?? 250;
     const max = this.options.backoff?.maxMs ?? 30_000;
-    const delay = Math.min(max, initial * 2 ** Math.min(this.attempt, 16)) * (0.5 + Math.random() / 2);
+    const delay = Math.min(max, initial * 2 ** Math.min(Math.max(this.attempt, this.strikes), 16)) * (0.5 + Math.random() / 2);
     this.state({
       state: 'reconnecting',
       delayMs: Math.round(delay),
@@ -432,34 +461,15 @@ class Subscriber implements Subscription {
       ...(c.code ? { code: c.code } : {}),
     });
     this.retryTimer = setTimeout(() => this.connect(), delay);
-    this.watchPort(c.code === 'ECONNREFUSED');
+    // Refused: the port was closed then; else the first probe tells.
+    this.unwatch = watchPort(this.options.url, { everyMs: RELAY_PROBE_EVERY_MS, down: c.code === 'ECONNREFUSED', back: () => this.connect() });
   }
 
-  /**
-   * Probes the relay's port every RELAY_PROBE_EVERY_MS while a reconnect waits, and connects at
-   * once when it answers after it was seen closed (`down`: it was, when the connection was refused).
-   */
-  private watchPort(down: boolean): void {
-    const u = new URL(this.options.url);
-    const port = Number(u.port) || (u.protocol === 'wss:' ? 443 : 80);
-    const wait = {};
-    this.watching = wait;
-    const round = async (): Promise<void> => {
-      const started = Date.now();
-      const up = await probe(u.hostname, port, { timeoutMs: 1000 });
-      if (this.watching !== wait) return;
-      if (!up) down = true;
-      else if (down) return this.connect();
-      this.probeTimer = setTimeout(() => void round(), Math.max(0, RELAY_PROBE_EVERY_MS - (Date.now() - started)));
-    };
-    void round();
-  }
-
+  /** Ends the wait for a reconnect: its timer and its port probes. */
   private stopWatching(): void {
-    this.watching = undefined;
-    if (this.probeTimer) clearTimeout(this.probeTimer);
+    this.unwatch?.();
     if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.probeTimer = this.retryTimer = undefined;
+    this.unwatch = this.retryTimer = undefined;
   }
 
   close(): void {

@@ -203,6 +203,7 @@ async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
       } else if (s.state === 'reconnecting' && !stop.signal.aborted)
         io.stderr.write(`forward: ${escapeControls(s.reason)}; reconnecting in ${s.delayMs} ms, or once the relay's port answers again\n`);
     },
+    onBadMessage: (line) => io.stderr.write(`forward: ${escapeControls(line)}\n`),
     onDelivery: (d) => engine!.handle(d),
     onReplay: (d) => engine!.replay(d),
   });
