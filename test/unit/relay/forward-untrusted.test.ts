@@ -9,8 +9,9 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { cli, startTarget, tempDir, type TargetApp } from './helpers';
-import { childEnv } from './publicHelpers';
+import { connect } from 'node:net';
+import { cli, relayProcesses, spawnRelayWithData, startTarget, tempDir, type TargetApp } from './helpers';
+import { childEnv, runCli } from './publicHelpers';
 import { serverMessageProblem } from '../../../relay/client/serverMessageCheck';
 
 const HELLO = { type: 'hello', lastSeq: 0, since: 0, scope: { kind: 'admin' } };
@@ -121,5 +122,35 @@ describe('a relay is not trusted: its messages are checked', function () {
     // eslint-disable-next-line no-control-regex
     assert.doesNotMatch(out + err, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, 'no control character printed raw');
     assert.deepEqual(JSON.parse(readFileSync(state, 'utf8')), { scope: 'admin', lastSeq: 1, retrying: [] });
+  });
+});
+
+describe("a sender's text is printed escaped (relay process, CLI)", function () {
+  this.timeout(60_000);
+  const procs = relayProcesses();
+
+  it('`deliveries` shows an event name with a C1 control (byte 0x9b: CSI) as \\x9b, never raw', async () => {
+    const { relay, data } = await spawnRelayWithData();
+    procs.push(relay);
+    // Raw bytes: an HTTP client library refuses such a header, a sender's own code need not (obs-text is valid HTTP).
+    const sock = connect(relay.port, '127.0.0.1');
+    await once(sock, 'connect');
+    const body = '{}';
+    let answer = '';
+    sock.on('data', (c: Buffer) => (answer += c.toString('latin1')));
+    sock.write(
+      Buffer.concat([
+        Buffer.from(`POST /hooks/default HTTP/1.1\r\nHost: 127.0.0.1:${relay.port}\r\nContent-Type: application/json\r\nX-Service-Event: push`),
+        Buffer.from([0x9b]),
+        Buffer.from(`2J\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`),
+      ]),
+    );
+    await once(sock, 'close');
+    assert.match(answer, /^HTTP\/1\.1 200 /, answer);
+    const r = await runCli(['deliveries', '--relay', relay.url, '--data', data]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^#1 .* default {2}push\\x9b2J {2}unverified/m);
+    // eslint-disable-next-line no-control-regex
+    assert.doesNotMatch(r.stdout, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, 'no control character printed raw');
   });
 });
