@@ -1,8 +1,11 @@
 // Pins issue 36 item 2: subscribe() (used by `forward` and the editor) reconnects as soon as the
 // relay's port answers again, not after a backoff that grew while the relay was down. The backoff
 // here is a minute, far past mocha's limit, so only the port probe can bring the subscription back
-// in time; a real relay is stopped and started again on the same port and data folder.
+// in time; a real relay is stopped and started again on the same port and data folder. A port that
+// answers while its upgrades fail (a proxy's 503) keeps the backoff: the probes do not hammer it.
 import { strict as assert } from 'node:assert';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
 import { subscribe, type SubscriptionState } from '../../../relay/client';
 import { startRelay, type RelayServer } from '../../../relay/server';
 import type { DeliveryMessage } from '../../../src/core/relay/protocol';
@@ -48,6 +51,42 @@ describe('subscribe(): reconnect when the relay is back', function () {
     } finally {
       sub.close();
       await sub.closed;
+    }
+  });
+
+  it('keeps the backoff while the port answers and the upgrade fails: probes, not reconnects', async () => {
+    let upgrades = 0;
+    let probes = 0;
+    let wake = () => {};
+    const server = createServer((_req, res) => res.writeHead(503).end());
+    server.on('upgrade', (_req, sock) => {
+      upgrades++;
+      sock.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    });
+    // A probe connects and closes without a byte.
+    server.on('connection', (sock) => sock.once('close', () => sock.bytesRead === 0 && (probes++, wake())));
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const states: SubscriptionState[] = [];
+    const sub = subscribe({
+      url: `ws://127.0.0.1:${(server.address() as { port: number }).port}`,
+      token: 't',
+      backoff: { initialMs: 60_000, maxMs: 60_000 },
+      onState: (s) => states.push(s),
+      onDelivery: () => undefined,
+    });
+    try {
+      await new Promise<void>((resolve) => (wake = () => probes >= 3 && resolve()));
+      assert.equal(upgrades, 1, 'one upgrade: the port answering is no reason to try again before the backoff');
+      assert.deepEqual(
+        states.map((s) => s.state),
+        ['connecting', 'reconnecting'],
+      );
+    } finally {
+      sub.close();
+      await sub.closed;
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
     }
   });
 });
