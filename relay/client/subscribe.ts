@@ -460,6 +460,7 @@ class Subscriber implements Subscription {
       ...(c.refused ? { refused: c.refused } : {}),
       ...(c.code ? { code: c.code } : {}),
     });
+    if (this.stopped) return; // close() from onState
     this.retryTimer = setTimeout(() => this.connect(), delay);
     // Refused: the port was closed then; else the first probe tells.
     this.unwatch = watchPort(this.options.url, { everyMs: RELAY_PROBE_EVERY_MS, down: c.code === 'ECONNREFUSED', back: () => this.connect() });
