@@ -74,6 +74,20 @@ describe('forward state file', () => {
     assert.deepEqual(forwardState({ ...o, since: 3 }).store.load(), { retrying: [retrying[1]] });
   });
 
+  it('a relay too old to name the scope: the file per relay and --channel, unchecked, recording none', async () => {
+    const env = { XDG_STATE_HOME: tempDir() };
+    const o = { env, cwd: '/', relayUrl: 'ws://127.0.0.1:2', channel: 'dev' };
+    const legacy = defaultStateFile(env, o.relayUrl, 'dev');
+    writeStateFile(legacy, { lastSeq: 4, retrying: [] });
+    const state = forwardState(o);
+    assert.equal(state.path, legacy);
+    assert.deepEqual(state.store.load(), { lastSeq: 4, retrying: [] });
+    await state.store.save({ lastSeq: 5, retrying: [] });
+    assert.deepEqual(readStateFile(legacy), { lastSeq: 5, retrying: [] });
+    // The same relay once it names the scope: its own file; the old one is not taken silently.
+    assert.throws(() => forwardState({ ...o, scope: { kind: 'admin' } }), new RegExp(`${legacy} was written by an older service-hooks .*--since 5`));
+  });
+
   it('a seq that is no non-negative safe integer makes the file damaged', () => {
     const file = join(tempDir(), 'f.json');
     for (const lastSeq of ['1e300', '2.5', '-1', '"7"']) {
