@@ -19,7 +19,7 @@ import {
   type HelloMessage,
   type ServerMessage,
 } from '../../src/core/relay/protocol';
-import { subscriberState } from '../../src/core/relay/forwardPolicy';
+import { parseRetryAfter, subscriberState } from '../../src/core/relay/forwardPolicy';
 import { parseServerMessage } from './serverMessage';
 import { breaksTheStream, serverMessageProblem } from './serverMessageCheck';
 import { escapeControls } from '../../src/core/text/controls';
@@ -69,8 +69,9 @@ interface Connection {
   pingTimer?: ReturnType<typeof setInterval>;
   pongTimer?: ReturnType<typeof setTimeout>;
   failure: string;
-  /** The HTTP status of a refused upgrade. */
+  /** The HTTP status of a refused upgrade, and when its Retry-After says to try again (a starting relay: 1 s). */
   refused?: number;
+  retryAfterMs?: number;
   /** The first socket error's code. */
   code?: string;
   /** A delivery whose body is still coming as binary messages (bodies=binary). */
@@ -176,6 +177,7 @@ class Subscriber implements Subscription {
     sock.on('unexpected-response', (_req, res) => {
       c.failure = `relay refused the connection: HTTP ${res.statusCode}${res.statusMessage ? ` ${res.statusMessage}` : ''}`;
       c.refused = res.statusCode;
+      c.retryAfterMs = parseRetryAfter(res.headers['retry-after'], Date.now());
       res.resume();
       sock.terminate();
     });
@@ -359,7 +361,8 @@ class Subscriber implements Subscription {
     const why = c.failure || `closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`;
     const initial = this.options.backoff?.initialMs ?? 250;
     const max = this.options.backoff?.maxMs ?? 30_000;
-    const delay = Math.min(max, initial * 2 ** Math.min(Math.max(this.attempt, this.strikes), 16)) * (0.5 + Math.random() / 2);
+    const backoff = Math.min(max, initial * 2 ** Math.min(Math.max(this.attempt, this.strikes), 16)) * (0.5 + Math.random() / 2);
+    const delay = c.retryAfterMs === undefined ? backoff : Math.min(backoff, Math.max(c.retryAfterMs, RELAY_PROBE_EVERY_MS));
     this.state({
       state: 'reconnecting',
       delayMs: Math.round(delay),
@@ -370,7 +373,9 @@ class Subscriber implements Subscription {
     if (this.stopped) return; // close() from onState
     this.retryTimer = setTimeout(() => this.connect(), delay);
     // Refused: the port was closed then; else the first probe tells.
-    this.unwatch = watchPort(this.options.url, { everyMs: RELAY_PROBE_EVERY_MS, down: c.code === 'ECONNREFUSED', back: () => this.connect() });
+    // Back: the backoff grown while it was down starts again.
+    const back = () => ((this.attempt = 0), this.connect());
+    this.unwatch = watchPort(this.options.url, { everyMs: RELAY_PROBE_EVERY_MS, down: c.code === 'ECONNREFUSED', back });
   }
 
   /** Ends the wait for a reconnect: its timer and its port probes. */

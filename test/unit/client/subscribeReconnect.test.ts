@@ -3,13 +3,34 @@
 // here is a minute, far past mocha's limit, so only the port probe can bring the subscription back
 // in time; a real relay is stopped and started again on the same port and data folder. A port that
 // answers while its upgrades fail (a proxy's 503) keeps the backoff: the probes do not hammer it.
+// A relay back but still loading its journal refuses upgrades with 503 and Retry-After: 1, which
+// the subscriber honours instead of its grown backoff.
 import { strict as assert } from 'node:assert';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { subscribe, type SubscriptionState } from '../../../relay/client';
 import { startRelay, type RelayServer } from '../../../relay/server';
 import type { DeliveryMessage } from '../../../src/core/relay/protocol';
+import { nodeFs, type JournalFs } from '../../../relay/server/journal/journalFs';
 import { post, tempDir } from '../relay/helpers';
+
+/** node:fs, but the journal's open (its first readdir) waits until release(). */
+function heldJournal(): { fs: JournalFs; release: () => void; reached: Promise<void> } {
+  let release!: () => void;
+  let reach!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const reached = new Promise<void>((r) => (reach = r));
+  let first = true;
+  const readdir = async (dir: string) => {
+    if (first) {
+      first = false;
+      reach();
+      await held;
+    }
+    return nodeFs.readdir(dir);
+  };
+  return { fs: { ...nodeFs, readdir }, release, reached };
+}
 
 describe('subscribe(): reconnect when the relay is back', function () {
   this.timeout(20_000);
@@ -87,6 +108,37 @@ describe('subscribe(): reconnect when the relay is back', function () {
       await sub.closed;
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
+    }
+  });
+
+  it('a relay back but loading its journal (503, Retry-After: 1) is tried again a second later, not after the backoff', async () => {
+    const dataDir = tempDir();
+    relay = await startRelay({ port: 0, dataDir, forward: [] });
+    const { port, token } = relay;
+    const states: SubscriptionState[] = [];
+    let wake = () => {};
+    const until = (pred: () => boolean) => new Promise<void>((resolve) => ((wake = () => pred() && resolve()), wake()));
+    const sub = subscribe({
+      url: `ws://127.0.0.1:${port}`,
+      token,
+      backoff: { initialMs: 60_000, maxMs: 60_000 },
+      onState: (s) => (states.push(s), wake()),
+      onDelivery: () => undefined,
+    });
+    try {
+      await until(() => states.some((s) => s.state === 'open'));
+      await relay.close();
+      relay = undefined;
+      const held = heldJournal();
+      const started = startRelay({ port, dataDir, forward: [], journalFs: held.fs });
+      await held.reached;
+      await until(() => states.some((s) => s.state === 'reconnecting' && s.refused === 503));
+      held.release();
+      relay = await started;
+      await until(() => states.filter((s) => s.state === 'open').length === 2);
+    } finally {
+      sub.close();
+      await sub.closed;
     }
   });
 });
