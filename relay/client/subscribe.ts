@@ -110,6 +110,8 @@ class Subscriber implements Subscription {
   private reports: ForwardedMessage[] = [];
   /** Bad messages that broke the stream since a delivery was last handled: they keep the backoff growing, though each connection opened. */
   private strikes = 0;
+  /** The last hello said sinceAhead and was not believed yet. */
+  private aheadOnce = false;
   /** Asked at the first hello (SubscribeOptions.resumeFrom). */
   private resumeFrom: SubscribeOptions['resumeFrom'];
   readonly closed = new Promise<void>((r) => (this.resolveClosed = r));
@@ -254,6 +256,14 @@ class Subscriber implements Subscription {
     if (at !== undefined && at !== msg.since) {
       this.last = at;
       c.restart = true;
+      c.sock.terminate();
+      return;
+    }
+    // Believed the second time running: an instance of a relay sharing JetStream may be a moment
+    // behind the one the resume point came from.
+    this.aheadOnce = msg.sinceAhead === true && !this.aheadOnce;
+    if (this.aheadOnce) {
+      c.failure = `the relay has not reached seq ${msg.since}; asking again`;
       c.sock.terminate();
       return;
     }

@@ -7,7 +7,7 @@ export type SubscriptionState =
   /**
    * `scope`: what the token reads (relays before it: absent); `sinceAhead`: the relay never gave
    * out the seq this connection resumed after (its data was reset): nothing of what it takes next
-   * would come.
+   * would come. Said only when two connections running were told so.
    */
   | { state: 'open'; lastSeq: number; scope?: TokenScope; sinceAhead?: true }
   | { state: 'caught-up'; lastSeq: number }

@@ -2,11 +2,14 @@
 // token reads (the hello's scope), so two forwarders with different channel tokens never share
 // one; a state file of another scope, or of an older version, is refused naming the file; and a
 // resume point the relay never reached (its data was reset) stops forward with the way out
-// instead of a warning followed by a skip. Real relay and forwarders (child processes), real apps.
+// instead of a warning followed by a skip (believed when the relay says it twice running: an
+// instance sharing JetStream may lag a moment). Real relay and forwarders (child processes), real apps.
 import { strict as assert } from 'node:assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { once } from 'node:events';
+import { WebSocketServer } from 'ws';
 import { cli, post, relayProcesses, signed, spawnRelayWithData, startTarget, tempDir, within, type TargetApp } from './helpers';
 import { call, childEnv, runCli } from './publicHelpers';
 import { defaultStateFile, writeStateFile } from '../../../relay/cli/forwardState';
@@ -164,5 +167,32 @@ describe('service-hooks forward: one resume point per token scope (relay and for
       r.stderr,
     );
     assert.equal(app.received.length, 0);
+    assert.match(r.stderr, /^forward: the relay has not reached seq 1000; asking again; reconnecting/m, 'asked twice before believing it');
+  });
+
+  it('a relay that says so once (an instance a moment behind another on one JetStream) is asked again, not believed', async () => {
+    const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await once(wss, 'listening');
+    let hellos = 0;
+    wss.on('connection', (ws) => {
+      const behind = hellos++ === 0;
+      ws.send(JSON.stringify({ type: 'hello', lastSeq: 5, since: 5, scope: { kind: 'admin' }, ...(behind ? { sinceAhead: true } : {}) }));
+    });
+    const app = await startTarget();
+    apps.push(app);
+    try {
+      const f = await forwarder(
+        ['--relay', `ws://127.0.0.1:${(wss.address() as { port: number }).port}`, '--token', 't', '--to', app.url, '--state', join(tempDir(), 's.json')],
+        {},
+      );
+      children.push(f.child);
+      await f.saw(/connected \(relay at seq 5\)/);
+      assert.equal(hellos, 2);
+      f.child.kill('SIGTERM');
+      assert.equal(await f.exited, 0, f.out());
+    } finally {
+      for (const c of wss.clients) c.terminate();
+      await new Promise<void>((r) => wss.close(() => r()));
+    }
   });
 });
