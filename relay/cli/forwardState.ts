@@ -27,7 +27,8 @@ function stateFileName(relayUrl: string, label: string, key: string): string {
   const u = new URL(relayUrl);
   const path = u.pathname.replace(/\/ws\/?$|\/$/, ''); // ws://h:p, ws://h:p/ and ws://h:p/ws are one relay
   const id = createHash('sha256').update(`${u.protocol}//${u.host}${path}\n${key}`).digest('hex').slice(0, 12);
-  return `${u.hostname.replace(/[^A-Za-z0-9.-]/g, '_')}_${u.port || (u.protocol === 'wss:' ? 443 : 80)}-${label}-${id}.json`;
+  // The label comes from --channel or the relay's hello: never a path of its own.
+  return `${u.hostname.replace(/[^A-Za-z0-9.-]/g, '_')}_${u.port || (u.protocol === 'wss:' ? 443 : 80)}-${label.replace(/[^A-Za-z0-9._-]/g, '_')}-${id}.json`;
 }
 
 /**

@@ -5,6 +5,7 @@
 // is ignored, as before). The problem is one line, its values shown with control characters escaped.
 import type { ServerMessage } from '../../src/core/relay/protocol';
 import { escapeControls } from '../../src/core/text/controls';
+import { CHANNEL_NAME_RE } from '../../src/core/relay/channelName';
 
 /** A field's check, and what the field must be (for the line that says it is not). */
 type Field = readonly [check: (v: unknown) => boolean, what: string];
@@ -54,11 +55,18 @@ const ATTEMPT: Shape = {
   replay: optional(BOOLEAN),
   retryAfter: optional(STRING),
 };
+/** A generation as the relay makes them (randomToken: base64url). */
+const GENERATION = /^[A-Za-z0-9_-]{1,64}$/;
+/** A forwarder names its state file after the scope: a channel name and a generation, nothing else. */
 const SCOPE: Field = [
   (v) =>
     isObject(v) &&
-    (v.kind === 'admin' || (v.kind === 'channel' && typeof v.channel === 'string' && (v.generation === undefined || typeof v.generation === 'string'))),
-  "{ kind: 'admin' } or { kind: 'channel', channel, generation? }",
+    (v.kind === 'admin' ||
+      (v.kind === 'channel' &&
+        typeof v.channel === 'string' &&
+        CHANNEL_NAME_RE.test(v.channel) &&
+        (v.generation === undefined || (typeof v.generation === 'string' && GENERATION.test(v.generation))))),
+  "{ kind: 'admin' } or { kind: 'channel', channel: a channel name, generation?: letters, digits, '_', '-' }",
 ];
 
 const SHAPES: Readonly<Record<ServerMessage['type'], Shape>> = {

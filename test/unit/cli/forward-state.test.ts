@@ -2,7 +2,7 @@
 // (issue 36 item 1), 0600, written whole, and a damaged one named with what to do.
 import { strict as assert } from 'node:assert';
 import { statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { defaultStateFile, forwardState, readStateFile, scopedStateFile, StateFileError, writeStateFile } from '../../../relay/cli/forwardState';
 import { tempDir } from '../relay/helpers';
 
@@ -49,6 +49,8 @@ describe('forward state file', () => {
       defaultStateFile(env, relay, 'alice'),
     ];
     assert.equal(new Set(files).size, files.length, files.join('\n'));
+    const odd = scopedStateFile(env, relay, { kind: 'channel', channel: '../../../../up', generation: 'g' }, undefined);
+    assert.equal(dirname(odd), dirname(alice), 'a name from the relay stays a file name in the folder');
     assert.equal(alice, scopedStateFile(env, `${relay}/ws`, { kind: 'channel', channel: 'alice', generation: 'g1' }, 'alice'));
   });
 
