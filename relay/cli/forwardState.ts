@@ -114,11 +114,13 @@ export interface ForwardStateOptions {
  * The forward command's state file for what its token reads, checked: one written for another
  * scope is refused (a StateFileError naming it and the way out), and so is one of an older version
  * (it records no scope: it may hold another token's resume point) unless --since says where to
- * start. A relay too old to name the scope gets the file of older versions, unchecked. The cursor
+ * start; but the default file an older version kept for --channel C is taken over (`adopted`):
+ * whichever token wrote it read channel C's deliveries, as this one does. A relay too old to name
+ * the scope gets the file of older versions, unchecked. The cursor
  * is written with the asynchronous writeFileAtomic (its fsyncs run in the thread pool, so
  * deliveries go on meanwhile; the engine folds the asks made during one write into the next).
  */
-export function forwardState(o: ForwardStateOptions): { path: string; store: CursorStore } {
+export function forwardState(o: ForwardStateOptions): { path: string; store: CursorStore; adopted?: string } {
   const expected = o.scope && scopeName(o.scope, o.channel);
   const path =
     o.file !== undefined
@@ -128,17 +130,20 @@ export function forwardState(o: ForwardStateOptions): { path: string; store: Cur
         : defaultStateFile(o.env, o.relayUrl, o.channel);
   let from = path;
   let found = readStateFile(path);
+  let adopted: string | undefined;
   if (!found && o.file === undefined && o.scope) {
-    // The file an older version kept for this relay and --channel: not used silently, nor ignored silently.
+    // The file an older version kept for this relay and --channel: not ignored silently (a skip).
     from = defaultStateFile(o.env, o.relayUrl, o.channel);
     found = readStateFile(from);
+    if (found && o.channel !== undefined && o.since === undefined) adopted = from;
   }
-  const cursor = found && expected !== undefined ? checked(found, from, expected, o) : found;
+  const cursor = found && expected !== undefined && !adopted ? checked(found, from, expected, o) : found;
   const save = async (c: ForwardCursor): Promise<void> => {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     await writeFileAtomic(path, JSON.stringify(expected === undefined ? c : { scope: expected, ...c }) + '\n', { mode: 0o600 });
   };
-  return { path, store: { load: () => cursor && { ...(cursor.lastSeq !== undefined ? { lastSeq: cursor.lastSeq } : {}), retrying: cursor.retrying }, save } };
+  const load = () => cursor && { ...(cursor.lastSeq !== undefined ? { lastSeq: cursor.lastSeq } : {}), retrying: cursor.retrying };
+  return { path, store: { load, save }, ...(adopted ? { adopted } : {}) };
 }
 
 /** The cursor of a file found for scope `expected`; throws when it is another scope's, or of unknown scope without --since. */

@@ -47,7 +47,8 @@ kept in a 0600 state file per relay and per what the token reads (the admin toke
 --channel; or a channel token's channel), so a restart misses nothing and repeats nothing:
 $XDG_STATE_HOME/service-hooks/forward/ (default ~/.local/state/service-hooks/forward/). The file
 records that scope; one written for another is refused, and so is one of an older version
-(which does not record it) until --since says where to start. A resume point the relay never
+(which does not record it) until --since says where to start, except the one it kept for
+--channel C, which is taken over. A resume point the relay never
 reached (its data was reset) stops forward: --since 0 takes every delivery it holds. The file
 is written while the next deliveries go on: after a crash (not a stop), those handled during
 its last write are posted again.
@@ -168,6 +169,7 @@ async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
       const state = forwardState({ env: io.env, cwd: io.cwd, relayUrl: a.relayUrl, channel: a.channel, file: a.stateFile, scope: hello.scope, since: a.since });
       stateFile = state.path;
       engine = forwardEngine(a, io, state.store, (seq, r) => sub.report(seq, r));
+      if (state.adopted) io.stderr.write(`forward: taking over ${state.adopted}, an older version's state for --channel ${a.channel}\n`);
     } catch (err) {
       if (!(err instanceof StateFileError)) throw err;
       fail(err.message);

@@ -76,7 +76,7 @@ describe('forward state file', () => {
     assert.deepEqual(forwardState({ ...o, since: 3 }).store.load(), { retrying: [retrying[1]] });
   });
 
-  it('a relay too old to name the scope: the file per relay and --channel, unchecked, recording none', async () => {
+  it('a relay too old to name the scope: the file per relay and --channel, unchecked, recording none; taken over for --channel later', async () => {
     const env = { XDG_STATE_HOME: tempDir() };
     const o = { env, cwd: '/', relayUrl: 'ws://127.0.0.1:2', channel: 'dev' };
     const legacy = defaultStateFile(env, o.relayUrl, 'dev');
@@ -86,8 +86,21 @@ describe('forward state file', () => {
     assert.deepEqual(state.store.load(), { lastSeq: 4, retrying: [] });
     await state.store.save({ lastSeq: 5, retrying: [] });
     assert.deepEqual(readStateFile(legacy), { lastSeq: 5, retrying: [] });
-    // The same relay once it names the scope: its own file; the old one is not taken silently.
-    assert.throws(() => forwardState({ ...o, scope: { kind: 'admin' } }), new RegExp(`${legacy} was written by an older service-hooks .*--since 5`));
+    // The same relay once it names the scope: its own file, taking the old one over, and saying so:
+    // whichever token wrote a file for --channel dev read dev's deliveries, as this one does.
+    const named = forwardState({ ...o, scope: { kind: 'channel', channel: 'dev', generation: 'g1' } });
+    assert.notEqual(named.path, legacy);
+    assert.equal(named.adopted, legacy);
+    assert.deepEqual(named.store.load(), { lastSeq: 5, retrying: [] });
+    await named.store.save({ lastSeq: 6, retrying: [] });
+    assert.deepEqual(readStateFile(named.path), { scope: 'channel dev@g1', lastSeq: 6, retrying: [] });
+    // Without --channel, an older version's file may be another token's: refused until --since.
+    const all = defaultStateFile(env, o.relayUrl, undefined);
+    writeStateFile(all, { lastSeq: 9, retrying: [] });
+    assert.throws(
+      () => forwardState({ ...o, channel: undefined, scope: { kind: 'admin' } }),
+      new RegExp(`${all} was written by an older service-hooks .*--since 9`),
+    );
   });
 
   it('a seq that is no non-negative safe integer makes the file damaged', () => {
