@@ -9,8 +9,8 @@ import { sign } from '../../../src/core/signing';
 import { Model, stepText, tokenText, type Difference, type Name, type Sig, type Step } from './model';
 import { apiChannel, apiChannels, apiGet, apiList, apiListByChannel, apiReplay, apiStatus, metrics, webSocket, type Reader, type World } from './readers';
 import { pageDoctor, pageList, pageReplay, pageSignIn } from './pageReaders';
-import { ADMIN_TOKEN, RelayUnderTest, type StoreUnderTest } from './relayUnderTest';
-import { readLive } from './live';
+import { ADMIN_TOKEN, type RelayUnderTest, type StoreUnderTest } from './relayUnderTest';
+import { readLive, watch, type Stream } from './live';
 
 export const READERS: readonly Reader[] = [
   apiList,
@@ -46,15 +46,16 @@ export interface RunStats {
 
 /** One sequence on a fresh relay; throws SeamFailure on the first step or read that disagrees. */
 export async function runSequence(steps: readonly Step[], o: RunOptions): Promise<RunStats> {
-  const run = new Run(new RelayUnderTest(o.store));
+  const run = new Run(o.store.relay());
   await run.relay.start(run.model.config);
   try {
     for (const s of steps) await run.step(s);
-    const world = run.world();
+    const world = run.world;
     const reads = (await run.readAll(world, READERS)) + (await readLive(run, world)) + (o.cliReaders ? await run.readAll(world, o.cliReaders) : 0);
     run.checkLeaks(world);
     return { steps: steps.length, reads };
   } finally {
+    await run.closeWatchers();
     await run.relay.close();
   }
 }
@@ -65,11 +66,20 @@ export class Run {
   readonly transcript: string[] = [];
   private readonly tokens = new Map<string, string>([['admin', ADMIN_TOKEN]]);
   private readonly differences: Difference[] = [];
+  watchers: Stream[] = [];
+  readonly world: World;
 
-  constructor(readonly relay: RelayUnderTest) {}
+  constructor(readonly relay: RelayUnderTest) {
+    this.world = { relay, model: this.model, secretOf: (t) => this.tokens.get(t.id)!, seen: [] };
+  }
 
-  world(): World {
-    return { relay: this.relay, model: this.model, secretOf: (t) => this.tokens.get(t.id)!, seen: [] };
+  /** A restart ends the watchers' streams (the relay's port changes): they are closed unchecked. */
+  async closeWatchers(): Promise<string> {
+    for (const s of this.watchers) await s.close();
+    const n = this.watchers.length;
+    this.watchers = [];
+    this.model.watching = [];
+    return n ? ` (${n / 2} watcher(s) closed unchecked)` : '';
   }
 
   async step(s: Step): Promise<void> {
@@ -94,13 +104,25 @@ export class Run {
         line(String(r.status));
         return this.same(`answer of step ${this.transcript.length}`, 'the admin token', String(want.status), String(r.status));
       }
-      case 'configure':
+      case 'configure': {
         this.model.configure(s.name, s.on);
+        const closed = await this.closeWatchers();
         await this.relay.restart(this.model.config);
-        return void line(`--config: ${[...this.model.config].sort().join(', ') || '(none)'}`);
-      case 'restart':
+        return void line(`--config: ${[...this.model.config].sort().join(', ') || '(none)'}${closed}`);
+      }
+      case 'restart': {
+        const closed = await this.closeWatchers();
         await this.relay.restart(this.model.config);
-        return void line('restarted');
+        return void line(`restarted${closed}`);
+      }
+      case 'watch': {
+        const t = s.who === 'admin' ? this.model.admin : this.model.tokenOf(s.who);
+        if (!t) return void line(`no token of ${s.who}: nothing watched`);
+        const from = await this.relay.lastSeq();
+        this.watchers.push(...(await watch(this.world, t, from)));
+        this.model.watching.push(t);
+        return void line(`watching with ${tokenText(t)} after seq ${from}`);
+      }
       case 'deliver':
         return this.deliver(s.name, s.sig, line);
     }
@@ -118,7 +140,7 @@ export class Run {
       body,
     });
     const answer = (await res.body.json()) as { seq?: number; verification?: string };
-    const seq = res.statusCode === 200 ? answer.seq! : res.statusCode === 401 ? this.relay.lastSeq : 0;
+    const seq = res.statusCode === 200 ? answer.seq! : res.statusCode === 401 ? await this.relay.lastSeq() : 0;
     const stored = want.key !== undefined && res.statusCode === want.status ? this.model.stored(name, want.key, want.verification!, seq) : undefined;
     line(stored ? `${res.statusCode} ${stored.id} (seq ${seq}, ${stored.key}, ${stored.verification})` : String(res.statusCode));
     this.same(`answer of step ${this.transcript.length}`, '(none)', String(want.status), String(res.statusCode));

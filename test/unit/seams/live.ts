@@ -1,8 +1,12 @@
-// The live phase of a sequence: every live token opens the page's feed (/page/events?since=0)
-// and a WebSocket subscription (since=0), then two rounds of deliveries go to every channel that
-// serves. Each stream must get exactly what its token sees: the replayed past, then the new
-// deliveries, never another channel's. Two rounds, so that every stream waits for a delivery that
-// came after each other channel's first one: a leak cannot hide behind the end of the read.
+// The live surfaces: the page's feed (/page/events) and a WebSocket subscription (relay/client), each
+// a Stream that collects the seqs it is sent. Two kinds:
+//   - watchers, opened by a `watch` step in the middle of a sequence ("from now") and kept open
+//     across the later steps: they must get what their token sees from then on, and a deleted
+//     channel's watcher must be ended (its feed closed, its subscription refused);
+//   - at the end of each sequence, every live token's streams from seq 0.
+// Then two rounds of deliveries go to every channel that serves, and each live stream must get
+// exactly what its token sees: never another channel's. Two rounds, so that every stream waits for
+// a delivery that came after each other channel's first one: a leak cannot hide behind the end.
 import { Agent, request, type Dispatcher } from 'undici';
 import { subscribe, type Subscription } from '../../../relay/client';
 import { within } from '../relay/helpers';
@@ -13,48 +17,62 @@ import { http, ids, type World } from './readers';
 export interface Driving {
   model: Model;
   transcript: string[];
+  /** Watchers still open (a restart closes them). */
+  watchers: Stream[];
   deliver(name: Name, sig: Sig, line: (got: string) => void): Promise<void>;
   note(d: Difference): void;
   fail(): void;
 }
 
-interface Stream {
+export interface Stream {
   surface: string;
   token: Token;
+  /** It gets deliveries after this seq. */
+  from: number;
   got: number[];
+  /** The relay ended it (a feed closed, a subscription closed or refused). */
+  ended: boolean;
   close(): Promise<void>;
+}
+
+/** Opens a watcher's two streams from now. */
+export async function watch(w: World, t: Token, lastSeq: number): Promise<Stream[]> {
+  return [await pageFeed(w, t, lastSeq, false), await webSocketFeed(w, t, lastSeq, false)];
 }
 
 /** Reads the live surfaces; returns the number of streams read. */
 export async function readLive(run: Driving, w: World): Promise<number> {
-  const streams: Stream[] = [];
+  const streams: Stream[] = [...run.watchers];
   try {
     for (const t of run.model.tokens.filter((x) => x.live)) {
-      streams.push(await pageFeed(w, t), await webSocketFeed(w, t));
+      streams.push(await pageFeed(w, t, 0, true), await webSocketFeed(w, t, 0, true));
     }
     for (let round = 1; round <= 2; round++) {
       for (const n of NAMES.filter((x) => run.model.source(x) !== 'deleted')) {
         await run.deliver(n, 'current', (got) => run.transcript.push(`     live phase, round ${round}: POST /hooks/${n} (current secret) → ${got}`));
       }
     }
-    for (const s of streams) {
-      const want = run.model.visible(s.token)!.map((d) => d.seq);
-      const last = want.length ? Math.max(...want) : 0;
-      const arrived = await within(
-        waitUntil(() => s.got.includes(last)),
-        10_000,
-        () => 'late',
-      ).then(
-        () => '',
-        () => ' (the last one did not come within 10 s)',
-      );
-      run.note({ surface: s.surface, token: tokenText(s.token), expected: ids(run.model, want), got: ids(run.model, s.got) + arrived });
-    }
+    for (const s of streams) await compare(run, s);
   } finally {
     for (const s of streams) await s.close();
   }
   run.fail();
   return streams.length;
+}
+
+/** Waits until `s` got the newest delivery its token sees (a live token) or was ended (a deleted one), then compares. */
+async function compare(run: Driving, s: Stream): Promise<void> {
+  const want = run.model.deliveries.filter((d) => d.seq > s.from && (s.token.key === undefined || d.key === s.token.key)).map((d) => d.seq);
+  const last = want.length ? Math.max(...want) : 0;
+  const done = s.token.live ? () => s.got.includes(last) : () => s.ended;
+  const late = s.token.live ? ' (the last one did not come within 10 s)' : ' (still open 10 s after its channel was deleted)';
+  const arrived = await within(waitUntil(done), 10_000, () => 'late').then(
+    () => '',
+    () => late,
+  );
+  const expected = ids(run.model, want) + (s.token.live ? '' : ', then ended');
+  const got = ids(run.model, s.got) + (s.token.live ? '' : s.ended ? ', then ended' : '') + arrived;
+  run.note({ surface: s.surface, token: tokenText(s.token), expected, got });
 }
 
 function waitUntil(ok: () => boolean): Promise<void> {
@@ -64,14 +82,26 @@ function waitUntil(ok: () => boolean): Promise<void> {
   });
 }
 
-/** Signs in as the page does and reads /page/events from seq 0 ('delivery' events' seqs). */
-async function pageFeed(w: World, t: Token): Promise<Stream> {
+/** Signs in as the page does and reads /page/events ('delivery' events' seqs): from seq 0, or from now. */
+async function pageFeed(w: World, t: Token, from: number, fromZero: boolean): Promise<Stream> {
   const s = await http(w, 'POST', '/page/session', { origin: w.relay.url }, { token: w.secretOf(t) });
   const headers = { cookie: String(s.headers['set-cookie']).split(';')[0]!, 'x-page-key': String(s.json.key) };
   // An agent of its own, destroyed at the end: the stream's socket is closed then, not left to the relay's stop.
   const agent = new Agent();
-  const res: Dispatcher.ResponseData = await request(`${w.relay.url}/page/events?since=0`, { headers, dispatcher: agent });
+  const res: Dispatcher.ResponseData = await request(`${w.relay.url}/page/events${fromZero ? '?since=0' : ''}`, { headers, dispatcher: agent });
   const got: number[] = [];
+  const stream: Stream = {
+    surface: `page: live feed /page/events${fromZero ? '?since=0' : ', opened by a watch step'} (status ${res.statusCode})`,
+    token: t,
+    from,
+    got,
+    ended: false,
+    close: async () => {
+      res.body.destroy();
+      await reading;
+      await agent.destroy();
+    },
+  };
   const reading = (async () => {
     let buf = '';
     try {
@@ -85,40 +115,40 @@ async function pageFeed(w: World, t: Token): Promise<Stream> {
           if (/^event: delivery$/m.test(block) && data) got.push((JSON.parse(data) as { seq: number }).seq);
         }
       }
+      stream.ended = true;
     } catch {
       // destroyed by close()
     }
   })();
-  return {
-    surface: `page: live feed /page/events?since=0 (status ${res.statusCode})`,
-    token: t,
-    got,
-    close: async () => {
-      res.body.destroy();
-      await reading;
-      await agent.destroy();
-    },
-  };
+  return stream;
 }
 
-/** A relay/client subscription from seq 0, open before the live phase posts. */
-async function webSocketFeed(w: World, t: Token): Promise<Stream> {
+/** A relay/client subscription, from seq 0 or from now, open before the deliveries it must get. */
+async function webSocketFeed(w: World, t: Token, from: number, fromZero: boolean): Promise<Stream> {
   const got: number[] = [];
+  let ended = false;
   let opened!: () => void;
   const open = new Promise<void>((r) => (opened = r));
   const sub: Subscription = subscribe({
     url: w.relay.url.replace(/^http/, 'ws'),
     token: w.secretOf(t),
-    since: 0,
+    ...(fromZero ? { since: 0 } : {}),
     concurrency: 64,
     onDelivery: (d) => void got.push(d.seq),
-    onState: (s) => (s.state === 'open' || s.state === 'reconnecting' ? opened() : undefined),
+    onState: (s) => {
+      if (s.state === 'reconnecting') ended = true;
+      if (s.state === 'open' || s.state === 'reconnecting') opened();
+    },
   });
   await open;
   return {
-    surface: 'WebSocket /ws?since=0, open while deliveries arrive',
+    surface: `WebSocket /ws${fromZero ? '?since=0' : ', opened by a watch step'}, open while deliveries arrive`,
     token: t,
+    from,
     got,
+    get ended() {
+      return ended;
+    },
     close: async () => {
       sub.close();
       await sub.closed;

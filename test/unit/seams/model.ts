@@ -22,7 +22,9 @@ export type Step =
   /** Adds `name` to (or removes it from) the --config channels; the relay restarts with it. */
   | { kind: 'configure'; name: Name; on: boolean }
   | { kind: 'restart' }
-  | { kind: 'deliver'; name: Name; sig: Sig };
+  | { kind: 'deliver'; name: Name; sig: Sig }
+  /** Opens the page's feed and a WebSocket from now with the admin's or `who`'s current token, kept open (./live.ts). */
+  | { kind: 'watch'; who: 'admin' | Name };
 
 export function stepText(s: Step): string {
   switch (s.kind) {
@@ -38,6 +40,8 @@ export function stepText(s: Step): string {
       return 'restart the relay';
     case 'deliver':
       return `POST /hooks/${s.name} (${s.sig === 'none' ? 'unsigned' : `signed: ${s.sig} secret`})`;
+    case 'watch':
+      return `watch from now (page feed + WebSocket) with ${s.who === 'admin' ? 'the admin token' : `${s.who}'s token`}`;
   }
 }
 
@@ -93,6 +97,8 @@ export class Model {
   readonly tokens: Token[] = [this.admin];
   readonly deliveries: Delivery[] = [];
   readonly config = new Set<Name>();
+  /** Tokens with a WebSocket watcher open now (./live.ts): Replay to subscribers reaches them. */
+  watching: Token[] = [];
   private readonly api = new Map<Name, ApiChannel>();
   private readonly deleted = new Set<Name>();
   private readonly generations = new Map<Name, number>();
@@ -200,6 +206,11 @@ export class Model {
     if (!token.live) return undefined;
     const all = [...this.deliveries].sort((a, b) => a.seq - b.seq);
     return token.key === undefined ? all : all.filter((d) => d.key === token.key);
+  }
+
+  /** Whether a subscriber is connected that delivery `d` goes to (the admin's, or its own channel's). */
+  subscribed(d: Delivery): boolean {
+    return this.watching.some((t) => t.live && (t.key === undefined || t.key === d.key));
   }
 
   /** Names a channel is served under and shown in GET /api/channels (implicit ones once they have deliveries). */

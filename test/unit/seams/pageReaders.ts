@@ -73,8 +73,8 @@ export const pageReplay: Reader = {
     for (const d of w.model.deliveries) out.push(`${d.id}:${(await http(w, 'POST', `/api/deliveries/${d.seq}/replay`, s, { to: 'subscribers' })).status}`);
     return out.join(' ') || '(none)';
   },
-  // Nobody is subscribed while the readers run: a replay the caller may make is 409 (no subscriber).
-  expect: (m, t) => perDelivery(m, t, () => '409'),
+  // 202 when a watcher's subscription takes it (./live.ts), else 409 (no subscriber).
+  expect: (m, t) => perDelivery(m, t, (d) => (m.subscribed(d) ? '202' : '409')),
 };
 
 function perDelivery(m: Model, t: Token, seen: (d: Model['deliveries'][number]) => string): string {

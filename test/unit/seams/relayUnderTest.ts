@@ -1,38 +1,53 @@
-// The relay the seams test drives: an in-process relay (startRelay) on one data folder, started
-// again on each restart with the --config channels of the moment (the `channels` option, which is
-// what `relay --config FILE` turns the file's "channels" into), on the file journal or JetStream.
+// The relay the seams test drives, started again on each restart with the --config channels of
+// the moment, on one data folder:
+//   - on the file journal, in this process (startRelay, with the `channels` option: what
+//     `relay --config FILE` turns the file's "channels" into), so hundreds of sequences fit a minute;
+//   - on JetStream, as a relay process (the bundled CLI) with a real --config file, on a
+//     nats-server of the sequence's own (the process cannot be given a fresh stream prefix).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { request } from 'undici';
 import { startRelay, type RelayServer } from '../../../relay/server';
-import type { StoreChoice } from '../../../relay/server/store/storeBackends';
-import { tempDir } from '../relay/helpers';
+import { spawnRelay, tempDir, type RelayProcess } from '../relay/helpers';
+import { childEnv } from '../relay/publicHelpers';
+import { startNats, type NatsCluster } from '../nats/natsServers';
 import { configSecret } from './model';
 
 export const ADMIN_TOKEN = 'seams-admin-token-0123456789abcdef';
 
+/** A relay the driver can start, restart with other --config channels, and stop. */
+export interface RelayUnderTest {
+  readonly url: string;
+  /** The newest seq the relay gave out (a rejected delivery's, which its 401 does not tell). */
+  lastSeq(): Promise<number>;
+  start(config: Iterable<string>): Promise<void>;
+  restart(config: Iterable<string>): Promise<void>;
+  close(): Promise<void>;
+}
+
 export interface StoreUnderTest {
   /** What the output calls it. */
   name: string;
-  /** undefined: the file journal in the data folder. */
-  choice?: () => StoreChoice;
+  /** A relay for one sequence, on a fresh data folder (and store). */
+  relay(): RelayUnderTest;
 }
 
-export const FILE_JOURNAL: StoreUnderTest = { name: 'file journal' };
+const channelsOf = (config: Iterable<string>) => Object.fromEntries([...config].map((n) => [n, { secrets: [configSecret(n)] }]));
 
-export class RelayUnderTest {
+export const FILE_JOURNAL: StoreUnderTest = { name: 'file journal', relay: () => new InProcessRelay() };
+
+export const JETSTREAM: StoreUnderTest = { name: 'JetStream', relay: () => new JetStreamRelay() };
+
+class InProcessRelay implements RelayUnderTest {
   private relay!: RelayServer;
   private readonly dataDir = tempDir('sh-seams-');
-  private readonly store?: StoreChoice;
-
-  constructor(store: StoreUnderTest) {
-    this.store = store.choice?.();
-  }
 
   get url(): string {
     return this.relay.url;
   }
 
-  /** The newest seq the relay gave out (a rejected delivery's, which its 401 does not tell). */
-  get lastSeq(): number {
-    return this.relay.store.lastSeq;
+  lastSeq(): Promise<number> {
+    return Promise.resolve(this.relay.store.lastSeq);
   }
 
   async start(config: Iterable<string>): Promise<void> {
@@ -42,10 +57,9 @@ export class RelayUnderTest {
       token: ADMIN_TOKEN,
       // Small segments: a restart reads sealed segments through their index files too.
       segmentBytes: 2048,
-      channels: Object.fromEntries([...config].map((n) => [n, { secrets: [configSecret(n)] }])),
+      channels: channelsOf(config),
       // The steps post many rejected deliveries from one address: no 429 in the way of the model.
       rejectLimits: { perSource: { burst: 10_000, perMinute: 10_000 }, total: { burst: 10_000, perMinute: 10_000 } },
-      ...(this.store ? { store: this.store } : {}),
     });
   }
 
@@ -56,5 +70,39 @@ export class RelayUnderTest {
 
   close(): Promise<void> {
     return this.relay.close();
+  }
+}
+
+/** `relay --store nats://… --config FILE` as a process; a sequence's rejected deliveries stay under the default rate limit (20 a source). */
+class JetStreamRelay implements RelayUnderTest {
+  private nats?: NatsCluster;
+  private relay?: RelayProcess;
+  private readonly dir = tempDir('sh-seams-js-');
+
+  get url(): string {
+    return this.relay!.url;
+  }
+
+  async lastSeq(): Promise<number> {
+    const res = await request(`${this.url}/api/status`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    return ((await res.body.json()) as { lastSeq: number }).lastSeq;
+  }
+
+  async start(config: Iterable<string>): Promise<void> {
+    this.nats ??= await startNats(1);
+    const file = join(this.dir, 'config.json');
+    writeFileSync(file, JSON.stringify({ channels: channelsOf(config) }));
+    const args = ['--data', join(this.dir, 'data'), '--config', file, '--store', this.nats.urls];
+    this.relay = await spawnRelay(args, childEnv({ SERVICE_HOOKS_RELAY_TOKEN: ADMIN_TOKEN }));
+  }
+
+  async restart(config: Iterable<string>): Promise<void> {
+    await this.relay?.stop();
+    await this.start(config);
+  }
+
+  async close(): Promise<void> {
+    await this.relay?.stop();
+    await this.nats?.stop();
   }
 }
