@@ -147,9 +147,9 @@ function apiRoutes(ctx: ApiContext): Route[] {
           const d = visible(Number(p[0]), scope) ? await store.detail(Number(p[0])) : undefined;
           if (!d) return sendError(res, 404, `no delivery ${p[0]}`);
           if (d.verification !== 'rejected') return sendJson(res, 200, d);
-          // A rejected delivery: the doctor's words, with the channel's secrets, which stay here.
-          const found = ctx.channels.lookup(d.channel);
-          return sendJson(res, 200, { ...d, explanation: explainRejected(d, found.ok ? found.settings.secrets : undefined) });
+          // A rejected delivery: the doctor's words, with its own channel's secrets (by identity), which stay here.
+          const key = store.get(d.seq)?.channelKey;
+          return sendJson(res, 200, { ...d, explanation: explainRejected(d, key === undefined ? undefined : ctx.channels.secretsOfKey(key)) });
         },
       },
     },
