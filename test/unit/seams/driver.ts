@@ -7,7 +7,21 @@
 import { request } from 'undici';
 import { sign } from '../../../src/core/signing';
 import { Model, stepText, tokenText, type Difference, type Name, type Sig, type Step } from './model';
-import { apiChannel, apiChannels, apiGet, apiList, apiListByChannel, apiReplay, apiStatus, metrics, webSocket, type Reader, type World } from './readers';
+import {
+  apiChannel,
+  apiChannels,
+  apiGet,
+  apiList,
+  apiListByChannel,
+  apiReplay,
+  apiStatus,
+  metrics,
+  retryPending,
+  webSocket,
+  webSocketByChannel,
+  type Reader,
+  type World,
+} from './readers';
 import { pageDoctor, pageList, pageReplay, pageSignIn } from './pageReaders';
 import { ADMIN_TOKEN, type RelayUnderTest, type StoreUnderTest } from './relayUnderTest';
 import { readLive, watch, type Stream } from './live';
@@ -20,7 +34,9 @@ export const READERS: readonly Reader[] = [
   apiStatus,
   apiChannels,
   apiChannel,
+  retryPending,
   webSocket,
+  webSocketByChannel,
   metrics,
   pageSignIn,
   pageList,

@@ -12,8 +12,11 @@
 export const NAMES = ['alice', 'bob', 'default'] as const;
 export type Name = (typeof NAMES)[number];
 
-/** How a delivery is signed: with the channel's current secret, the one it had before, a wrong one, none. */
-export type Sig = 'current' | 'previous' | 'wrong' | 'none';
+/**
+ * How a delivery is signed: with the channel's current secret, the one the name had before, the
+ * name's --config secret (whether or not it is configured now), a wrong one, or not at all.
+ */
+export type Sig = 'current' | 'previous' | 'config' | 'wrong' | 'none';
 
 export type Step =
   | { kind: 'create'; name: Name }
@@ -127,6 +130,7 @@ export class Model {
     if (sig === 'none') return undefined;
     if (sig === 'wrong') return WRONG_SECRET;
     if (sig === 'previous') return this.before.get(name) ?? WRONG_SECRET;
+    if (sig === 'config') return configSecret(name);
     return this.secretOf(name) ?? `any-secret-of-${name}-0123456789`;
   }
 

@@ -2,7 +2,7 @@
 // through the session cookie and the tab's key), the signature doctor and Replay to subscribers.
 // The live feed is read by the driver's live phase (./live.ts), which needs deliveries posted.
 import type { Model, Token } from './model';
-import { http, ids, type Reader, type World } from './readers';
+import { explanation, http, ids, type Reader, type World } from './readers';
 
 /** The headers of a page session of `t` (signed in once per world), or the sign-in's status. */
 async function session(w: World & { pages?: Map<string, Record<string, string> | number> }, t: Token): Promise<Record<string, string> | number> {
@@ -57,11 +57,12 @@ export const pageDoctor: Reader = {
     const out: string[] = [];
     for (const d of w.model.deliveries) {
       const r = await http(w, 'GET', `/page/explain/${d.seq}`, s);
-      out.push(`${d.id}:${r.status === 200 ? `ok=${String(r.json.ok)}` : r.status}`);
+      const gone = /no longer exists/.test(String(r.json.findings)) ? ' gone' : '';
+      out.push(`${d.id}:${r.status === 200 ? `ok=${String(r.json.ok)}${gone}` : r.status}`);
     }
     return out.join(' ') || '(none)';
   },
-  expect: (m, t) => perDelivery(m, t, (d) => `ok=${String(d.verification === 'verified')}`),
+  expect: (m, t) => perDelivery(m, t, (d) => `ok=${String(d.verification === 'verified')}${explanation(m, d) === ' gone' ? ' gone' : ''}`),
 };
 
 export const pageReplay: Reader = {

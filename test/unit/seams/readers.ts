@@ -81,7 +81,7 @@ async function perSeq(w: World, t: Token, f: (seq: number) => Promise<string>): 
   return out.join(' ') || '(none)';
 }
 
-function perSeqExpect(m: Model, t: Token, f: (d: Delivery, visible: boolean) => string): string {
+function perDeliveryExpect(m: Model, t: Token, f: (d: Delivery, visible: boolean) => string): string {
   const v = m.visible(t);
   if (v === undefined) return '401';
   return m.deliveries.map((d) => `${d.id}:${f(d, v.includes(d))}`).join(' ') || '(none)';
@@ -120,16 +120,27 @@ export const apiListByChannel: Reader = {
 };
 
 export const apiGet: Reader = {
-  surface: 'GET /api/deliveries/<seq>',
-  read: (w, t) => perSeq(w, t, async (seq) => String((await http(w, 'GET', `/api/deliveries/${seq}`, bearer(w, t))).status)),
-  expect: (m, t) => perSeqExpect(m, t, (_d, visible) => (visible ? '200' : '404')),
+  surface: 'GET /api/deliveries/<seq> (a rejected one: whether its explanation says its channel is gone)',
+  read: (w, t) =>
+    perSeq(w, t, async (seq) => {
+      const r = await http(w, 'GET', `/api/deliveries/${seq}`, bearer(w, t));
+      const explained = r.json.explanation === undefined ? '' : /no longer exists/.test(String(r.json.explanation)) ? ' gone' : ' checked';
+      return `${r.status}${explained}`;
+    }),
+  expect: (m, t) => perDeliveryExpect(m, t, (d, visible) => (visible ? `200${explanation(m, d)}` : '404')),
 };
+
+/** The doctor checks a rejected delivery with its own channel's secrets while that channel (identity) is served, else says it is gone. */
+export function explanation(m: Model, d: Delivery): string {
+  if (d.verification !== 'rejected') return '';
+  return m.keyOf(d.name) === d.key && m.source(d.name) !== 'deleted' ? ' checked' : ' gone';
+}
 
 export const apiReplay: Reader = {
   surface: 'POST /api/deliveries/<seq>/replay',
   read: (w, t) => perSeq(w, t, async (seq) => String((await http(w, 'POST', `/api/deliveries/${seq}/replay`, bearer(w, t), {})).status)),
   // No channel here forwards anywhere itself: a replay the caller may make is 200 with no attempts.
-  expect: (m, t) => perSeqExpect(m, t, (_d, visible) => (visible ? '200' : '404')),
+  expect: (m, t) => perDeliveryExpect(m, t, (_d, visible) => (visible ? '200' : '404')),
 };
 
 export const apiStatus: Reader = {
@@ -182,46 +193,71 @@ export const apiChannel: Reader = {
     ),
 };
 
-/** Subscribes from seq 0 with relay/client and collects until the relay says it caught up. */
+/**
+ * Subscribes from seq 0 with relay/client (optionally `?channel=`) and collects until the relay says
+ * it caught up: `d1 d3; lastSeq d3`, or the refusal's status. A sequence holds far fewer deliveries
+ * than the concurrency, so each is handed to onDelivery as its message arrives, before caught-up.
+ */
+async function stream(w: World, t: Token, channel?: string): Promise<string> {
+  const got: number[] = [];
+  let hello = -1;
+  let done!: (r: string) => void;
+  const finished = new Promise<string>((r) => (done = r));
+  const sub = subscribe({
+    url: w.relay.url.replace(/^http/, 'ws'),
+    token: w.secretOf(t),
+    since: 0,
+    ...(channel ? { channel } : {}),
+    concurrency: 64,
+    onDelivery: (d) => void got.push(d.seq),
+    onState: (s) => {
+      if (s.state === 'open') hello = s.lastSeq;
+      else if (s.state === 'reconnecting' && s.refused !== undefined) done(String(s.refused));
+      else if (s.state === 'caught-up') done(`${ids(w.model, got)}; lastSeq ${idOr0(w.model, hello)}`);
+    },
+  });
+  try {
+    return await within(finished, 10_000, () => 'timeout').catch(() => `no caught-up within 10 s (got ${ids(w.model, got)})`);
+  } finally {
+    sub.close();
+    await sub.closed;
+  }
+}
+
 export const webSocket: Reader = {
   surface: 'WebSocket /ws?since=0',
-  async read(w, t) {
-    const got: number[] = [];
-    let hello = -1;
-    let done!: (r: string) => void;
-    const finished = new Promise<string>((r) => (done = r));
-    const sub = subscribe({
-      url: w.relay.url.replace(/^http/, 'ws'),
-      token: w.secretOf(t),
-      since: 0,
-      concurrency: 64,
-      onDelivery: (d) => void got.push(d.seq),
-      onState: (s) => {
-        if (s.state === 'open') hello = s.lastSeq;
-        else if (s.state === 'reconnecting' && s.refused !== undefined) done(String(s.refused));
-        else if (s.state === 'caught-up') {
-          // Everything up to the relay's lastSeq was sent before caught-up; wait until it is handled.
-          void waitFor(() => s.lastSeq === 0 || got.some((seq) => seq >= s.lastSeq)).then(() => done(`${ids(w.model, got)}; lastSeq ${idOr0(w.model, hello)}`));
-        }
-      },
-    });
-    try {
-      return await within(finished, 10_000, () => 'timeout').catch(() => `no caught-up within 10 s (got ${ids(w.model, got)})`);
-    } finally {
-      sub.close();
-      await sub.closed;
-    }
-  },
+  read: (w, t) => stream(w, t),
   expect: (m, t) => ifLive(m, t, (v) => `${ids(m, seqsOf(v))}; lastSeq ${idOr0(m, t.key === undefined ? lastOf(m.deliveries) : lastOf(v))}`),
 };
 
-/** Polls `ok` on the event loop's next turns (a bounded wait: the caller wraps it in `within`). */
-function waitFor(ok: () => boolean): Promise<void> {
-  return new Promise((resolve) => {
-    const check = () => (ok() ? resolve() : setImmediate(check));
-    check();
-  });
-}
+export const webSocketByChannel: Reader = {
+  surface: 'WebSocket /ws?since=0&channel=<name>',
+  async read(w, t) {
+    if (!t.live) return stream(w, t, 'alice');
+    const out: string[] = [];
+    for (const n of NAMES) out.push(`${n}: ${await stream(w, t, n)}`);
+    return out.join(', ');
+  },
+  // The admin's stream of a name is its current identity's (hello: the relay-wide lastSeq); a channel token may ask only for its own.
+  expect: (m, t) =>
+    ifLive(m, t, (v) =>
+      NAMES.map((n) => {
+        if (t.key !== undefined) return `${n}: ${n === t.name ? `${ids(m, seqsOf(v))}; lastSeq ${idOr0(m, lastOf(v))}` : '403'}`;
+        return `${n}: ${ids(m, seqsOf(m.deliveries.filter((d) => d.key === m.keyOf(n))))}; lastSeq ${idOr0(m, lastOf(m.deliveries))}`;
+      }).join(', '),
+    ),
+};
+
+export const retryPending: Reader = {
+  surface: 'POST /api/forward/retry { channel }',
+  async read(w, t) {
+    if (!t.live) return String((await http(w, 'POST', '/api/forward/retry', bearer(w, t), {})).status);
+    const out: string[] = [];
+    for (const n of NAMES) out.push(`${n}:${(await http(w, 'POST', '/api/forward/retry', bearer(w, t), { channel: n })).status}`);
+    return out.join(' ');
+  },
+  expect: (_m, t) => (!t.live ? '401' : NAMES.map((n) => `${n}:${t.key === undefined || n === t.name ? 200 : 403}`).join(' ')),
+};
 
 export const metrics: Reader = {
   surface: 'GET /metrics',

@@ -17,12 +17,12 @@ describe('seams: who may see what, on every surface (issue 36, file journal)', f
   before(announceKnownSeams);
 
   it('API, WebSocket, page and /metrics agree with the model', async () => {
-    const t = await checkSeams({ store: FILE_JOURNAL, numRuns: runs(40), maxLength: 12, seed });
+    const t = await checkSeams({ store: FILE_JOURNAL, numRuns: runs(100), maxLength: 12, seed });
     console.log(`    seams: ${t.runs} sequences, ${t.steps} steps, ${t.reads} reads`);
   });
 
   it('and the CLI (deliveries, replay, forward) at the end of a few sequences', async () => {
-    const t = await checkSeams({ store: FILE_JOURNAL, numRuns: Math.ceil(runs(40) / 13), maxLength: 8, seed, cliReaders: CLI_READERS });
+    const t = await checkSeams({ store: FILE_JOURNAL, numRuns: Math.ceil(runs(100) / 25), maxLength: 8, seed, cliReaders: CLI_READERS });
     console.log(`    seams: ${t.runs} sequences, ${t.steps} steps, ${t.reads} reads (CLI included)`);
   });
 });

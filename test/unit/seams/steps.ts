@@ -19,7 +19,7 @@ export const step: fc.Arbitrary<Step> = fc.oneof(
   {
     weight: 6,
     arbitrary: fc
-      .record({ name, sig: fc.constantFrom('current' as const, 'previous' as const, 'wrong' as const, 'none' as const) })
+      .record({ name, sig: fc.constantFrom('current' as const, 'previous' as const, 'config' as const, 'wrong' as const, 'none' as const) })
       .map((d): Step => ({ kind: 'deliver', ...d })),
   },
 );
