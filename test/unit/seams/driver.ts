@@ -124,12 +124,21 @@ export class Run {
         this.model.configure(s.name, s.on);
         const closed = await this.closeWatchers();
         await this.relay.restart(this.model.config);
+        this.model.restarted();
         return void line(`--config: ${[...this.model.config].sort().join(', ') || '(none)'}${closed}`);
       }
       case 'restart': {
         const closed = await this.closeWatchers();
         await this.relay.restart(this.model.config);
+        this.model.restarted();
         return void line(`restarted${closed}`);
+      }
+      case 'prune': {
+        this.model.prune(s.keep);
+        const r = await this.api('POST', '/api/prune', { keep: s.keep });
+        const gone = this.model.deliveries.filter((d) => d.pruned).map((d) => d.id);
+        line(`${r.status} (pruned so far: ${gone.join(' ') || 'none'})`);
+        return this.same(`answer of step ${this.transcript.length}`, 'the admin token', '200', String(r.status));
       }
       case 'watch': {
         const t = s.who === 'admin' ? this.model.admin : this.model.tokenOf(s.who);

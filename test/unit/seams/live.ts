@@ -30,6 +30,8 @@ export interface Stream {
   /** It gets deliveries after this seq. */
   from: number;
   got: number[];
+  /** Opened by a watch step (else: from seq 0 at the end of the sequence). */
+  watcher: boolean;
   /** The relay ended it (a feed closed, a subscription closed or refused). */
   ended: boolean;
   close(): Promise<void>;
@@ -62,7 +64,11 @@ export async function readLive(run: Driving, w: World): Promise<number> {
 
 /** Waits until `s` got the newest delivery its token sees (a live token) or was ended (a deleted one), then compares. */
 async function compare(run: Driving, s: Stream): Promise<void> {
-  const want = run.model.deliveries.filter((d) => d.seq > s.from && (s.token.key === undefined || d.key === s.token.key)).map((d) => d.seq);
+  // A watcher got each delivery as it came (a later prune takes nothing back); a stream from 0 only what is held.
+  const want = run.model.deliveries
+    .filter((d) => d.seq > s.from && (s.token.key === undefined || d.key === s.token.key) && (s.watcher || !d.pruned))
+    .map((d) => d.seq)
+    .sort((a, b) => a - b);
   const last = want.length ? Math.max(...want) : 0;
   const done = s.token.live ? () => s.got.includes(last) : () => s.ended;
   const late = s.token.live ? ' (the last one did not come within 10 s)' : ' (still open 10 s after its channel was deleted)';
@@ -94,6 +100,7 @@ async function pageFeed(w: World, t: Token, from: number, fromZero: boolean): Pr
     surface: `page: live feed /page/events${fromZero ? '?since=0' : ', opened by a watch step'} (status ${res.statusCode})`,
     token: t,
     from,
+    watcher: !fromZero,
     got,
     ended: false,
     close: async () => {
@@ -145,6 +152,7 @@ async function webSocketFeed(w: World, t: Token, from: number, fromZero: boolean
     surface: `WebSocket /ws${fromZero ? '?since=0' : ', opened by a watch step'}, open while deliveries arrive`,
     token: t,
     from,
+    watcher: !fromZero,
     got,
     get ended() {
       return ended;

@@ -26,6 +26,8 @@ export type Step =
   | { kind: 'configure'; name: Name; on: boolean }
   | { kind: 'restart' }
   | { kind: 'deliver'; name: Name; sig: Sig }
+  /** POST /api/prune { keep }: the oldest deliveries go, all but the newest `keep` accepted ones and those after them. */
+  | { kind: 'prune'; keep: number }
   /** Opens the page's feed and a WebSocket from now with the admin's or `who`'s current token, kept open (./live.ts). */
   | { kind: 'watch'; who: 'admin' | Name };
 
@@ -43,6 +45,8 @@ export function stepText(s: Step): string {
       return 'restart the relay';
     case 'deliver':
       return `POST /hooks/${s.name} (${s.sig === 'none' ? 'unsigned' : `signed: ${s.sig} secret`})`;
+    case 'prune':
+      return `POST /api/prune { keep: ${s.keep} }`;
     case 'watch':
       return `watch from now (page feed + WebSocket) with ${s.who === 'admin' ? 'the admin token' : `${s.who}'s token`}`;
   }
@@ -72,6 +76,8 @@ export interface Delivery {
   /** The identity it is stored under: `alice@2` (the second API channel called alice) or the bare name. */
   key: string;
   verification: Verification;
+  /** Gone by a prune: nobody sees it any more. */
+  pruned?: boolean;
 }
 
 export interface Token {
@@ -93,7 +99,14 @@ interface ApiChannel {
 export type Source = 'api' | 'config' | 'deleted' | 'default' | 'implicit';
 
 /** Issue 36 cases the model knows the relay gets wrong today; printed on every run (never skipped silently). */
-export const KNOWN_SEAMS: readonly string[] = [];
+export const KNOWN_SEAMS: readonly string[] = [
+  "1: a channel token's lastSeq (GET /api/status, /api/deliveries, the WebSocket's hello) after a prune took its " +
+    "channel's newest delivery and the relay restarted: the pruned seq while its segment file is still on disk, 0 once " +
+    'the prune deleted the segment (keep 0), so the answer depends on segment layout (e.g. create alice, post to alice, ' +
+    'post to bob, prune keep 1, restart: d1; the same with keep 0: 0). Without a restart it is the pruned seq. Not compared ' +
+    'in that state (shown as "lastSeq excluded (known seam 1)"); a fix must persist each channel identity\'s last seq, as ' +
+    'the seq file does the relay-wide one.',
+];
 
 export class Model {
   readonly admin: Token = { id: 'admin', live: true };
@@ -106,6 +119,10 @@ export class Model {
   private readonly deleted = new Set<Name>();
   private readonly generations = new Map<Name, number>();
   private rotations = 0;
+  /** Each identity's newest seq (a channel token's lastSeq; a prune does not lower it). */
+  private readonly lastOfKey = new Map<string, number>();
+  /** Identities whose newest delivery was pruned before a restart: their lastSeq is KNOWN_SEAMS 1. */
+  private readonly lastUnsure = new Set<string>();
   /** The secret each name had before its current one (for `previous`). */
   private readonly before = new Map<Name, string>();
 
@@ -200,7 +217,42 @@ export class Model {
   stored(name: Name, key: string, verification: Verification, seq: number): Delivery {
     const d: Delivery = { id: `d${this.deliveries.length + 1}`, seq, name, key, verification };
     this.deliveries.push(d);
+    this.lastOfKey.set(key, Math.max(seq, this.lastOfKey.get(key) ?? 0));
+    this.lastUnsure.delete(key);
     return d;
+  }
+
+  /**
+   * POST /api/prune { keep }: `keep` counts accepted deliveries; every delivery up to the newest
+   * accepted one past them goes (rejected ones among them too); keep 0: all.
+   */
+  prune(keep: number): void {
+    const accepted = this.held()
+      .filter((d) => d.verification !== 'rejected')
+      .reverse();
+    const floor = keep === 0 ? Infinity : (accepted[keep]?.seq ?? 0);
+    for (const d of this.held()) if (d.seq <= floor) d.pruned = true;
+  }
+
+  /** A restart: an identity whose newest delivery was pruned gets the lastSeq of KNOWN_SEAMS 1. */
+  restarted(): void {
+    for (const d of this.deliveries) if (d.pruned && d.seq === this.lastOfKey.get(d.key)) this.lastUnsure.add(d.key);
+  }
+
+  /** Whether `t`'s lastSeq is not compared (KNOWN_SEAMS 1). */
+  lastSeqUnsure(t: Token): boolean {
+    return t.key !== undefined && this.lastUnsure.has(t.key);
+  }
+
+  /** Deliveries not pruned, by seq. */
+  held(): Delivery[] {
+    return this.deliveries.filter((d) => !d.pruned).sort((a, b) => a.seq - b.seq);
+  }
+
+  /** The lastSeq `t` is told: the relay-wide one (never lowered by a prune) for the admin, else its channel's. */
+  lastSeq(t: Token): number {
+    if (t.key !== undefined) return this.lastOfKey.get(t.key) ?? 0;
+    return this.deliveries.reduce((max, d) => Math.max(max, d.seq), 0);
   }
 
   // --- who may see what ------------------------------------------------------------------------
@@ -208,7 +260,7 @@ export class Model {
   /** The deliveries `token` may see, by seq; undefined when it is no token (401). */
   visible(token: Token): Delivery[] | undefined {
     if (!token.live) return undefined;
-    const all = [...this.deliveries].sort((a, b) => a.seq - b.seq);
+    const all = this.held();
     return token.key === undefined ? all : all.filter((d) => d.key === token.key);
   }
 
@@ -222,14 +274,14 @@ export class Model {
     return NAMES.filter((n) => {
       const s = this.source(n);
       if (s === 'deleted') return false;
-      return s !== 'implicit' || this.deliveries.some((d) => d.key === n);
+      return s !== 'implicit' || this.held().some((d) => d.key === n);
     });
   }
 
   /** Deliveries stored under `name`'s current identity (what GET /api/channels/<name> counts). */
   countOf(name: Name): number {
     const key = this.keyOf(name);
-    return this.deliveries.filter((d) => d.key === key).length;
+    return this.held().filter((d) => d.key === key).length;
   }
 
   /** Every secret a channel ever had (none may show up in what a reader gets). */
