@@ -32,6 +32,8 @@ export interface Stream {
   got: number[];
   /** Opened by a watch step (else: from seq 0 at the end of the sequence). */
   watcher: boolean;
+  /** A page feed's session (cookie and the tab's key): a watcher's is used once more at the end. */
+  session?: Record<string, string>;
   /** The relay ended it (a feed closed, a subscription closed or refused). */
   ended: boolean;
   close(): Promise<void>;
@@ -55,6 +57,7 @@ export async function readLive(run: Driving, w: World): Promise<number> {
       }
     }
     for (const s of streams) await compare(run, s);
+    for (const s of run.watchers) if (s.session) await heldSession(run, w, s);
   } finally {
     for (const s of streams) await s.close();
   }
@@ -81,6 +84,30 @@ async function compare(run: Driving, s: Stream): Promise<void> {
   run.note({ surface: s.surface, token: tokenText(s.token), expected, got });
 }
 
+/** A page session signed in at a watch step still lists what its token sees, or is signed out (401) once its channel was deleted. */
+async function heldSession(run: Driving, w: World, s: Stream): Promise<void> {
+  const r = await http(w, 'GET', '/api/deliveries?limit=10000', s.session);
+  const v = run.model.visible(s.token);
+  const got =
+    r.status === 200
+      ? ids(
+          run.model,
+          (r.json.deliveries as { seq: number }[]).map((d) => d.seq),
+        )
+      : String(r.status);
+  run.note({
+    surface: 'page: a session signed in at the watch step (/api/deliveries)',
+    token: tokenText(s.token),
+    expected: v
+      ? ids(
+          run.model,
+          v.map((d) => d.seq),
+        )
+      : '401',
+    got,
+  });
+}
+
 function waitUntil(ok: () => boolean): Promise<void> {
   return new Promise((resolve) => {
     const check = () => (ok() ? resolve() : setImmediate(check));
@@ -101,6 +128,7 @@ async function pageFeed(w: World, t: Token, from: number, fromZero: boolean): Pr
     token: t,
     from,
     watcher: !fromZero,
+    session: headers,
     got,
     ended: false,
     close: async () => {
