@@ -12,7 +12,8 @@
 //        event= (exactly), verification=, forward= (ok | pending | failed | none), deliveryId= (a
 //        part, any case): filters over the whole channel, not the newest page (the page's filters)
 //   GET  /api/deliveries/<seq>            → 200 RelayDelivery; a rejected one also has `explanation`: the
-//        signature doctor's findings with the channel's current secrets (relay/server/api/explainRejected.ts)
+//        signature doctor's findings with the current secrets of the channel it came to (by identity, name@generation;
+//        once that channel is gone, a finding that says so) (relay/server/api/explainRejected.ts)
 //   POST /api/deliveries/<seq>/replay     → 200 ReplayResponse ({ to?, resignSecret? }); with { to: "subscribers" }
 //        → 202 SubscriberReplayResponse: sent again to the subscribers connected to its channel
 //        (409 when none is; the admin token or the channel's own, like the other replays)
