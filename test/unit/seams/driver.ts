@@ -211,14 +211,20 @@ export class Run {
     this.fail();
   }
 
-  /** No token or secret in anything a reader got back (the admin token is the readers' own: not checked in its answers). */
+  /**
+   * No channel token or secret in anything a reader got back (the admin token is the readers'
+   * own: not checked there), and none, nor the admin token, in what the relay logged.
+   */
   checkLeaks(world: World): void {
     const secrets = [...this.model.secrets(), ...[...this.tokens.entries()].filter(([id]) => id !== 'admin').map(([, v]) => v)];
-    for (const text of world.seen) {
-      const leaked = secrets.find((s) => text.includes(s));
-      if (leaked)
-        this.note({ surface: 'every answer a reader got', token: '(any)', expected: 'no token or secret', got: `${leaked} in ${text.slice(0, 200)}` });
-    }
+    const find = (where: string, texts: readonly string[], words: readonly string[]) => {
+      for (const text of texts) {
+        const leaked = words.find((s) => text.includes(s));
+        if (leaked) this.note({ surface: where, token: '(any)', expected: 'no token or secret', got: `${leaked} in ${text.slice(0, 300)}` });
+      }
+    };
+    find('every answer a reader got', world.seen, secrets);
+    find("the relay's log", this.relay.logged(), [...secrets, ADMIN_TOKEN]);
     this.fail();
   }
 }

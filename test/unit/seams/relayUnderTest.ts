@@ -20,6 +20,8 @@ export interface RelayUnderTest {
   readonly url: string;
   /** The newest seq the relay gave out (a rejected delivery's, which its 401 does not tell). */
   lastSeq(): Promise<number>;
+  /** What the relay logged (its log lines and their fields, or a process's output): no token or secret may be in it. */
+  logged(): string[];
   start(config: Iterable<string>): Promise<void>;
   restart(config: Iterable<string>): Promise<void>;
   close(): Promise<void>;
@@ -41,6 +43,11 @@ export const JETSTREAM: StoreUnderTest = { name: 'JetStream', relay: () => new J
 class InProcessRelay implements RelayUnderTest {
   private relay!: RelayServer;
   private readonly dataDir = tempDir('sh-seams-');
+  private readonly lines: string[] = [];
+
+  logged(): string[] {
+    return this.lines;
+  }
 
   get url(): string {
     return this.relay.url;
@@ -58,6 +65,7 @@ class InProcessRelay implements RelayUnderTest {
       // Small segments: a restart reads sealed segments through their index files too.
       segmentBytes: 2048,
       channels: channelsOf(config),
+      log: (line, fields) => void this.lines.push(`${line} ${JSON.stringify(fields ?? {})}`),
       // The steps post many rejected deliveries from one address: no 429 in the way of the model.
       rejectLimits: { perSource: { burst: 10_000, perMinute: 10_000 }, total: { burst: 10_000, perMinute: 10_000 } },
     });
@@ -78,6 +86,11 @@ class JetStreamRelay implements RelayUnderTest {
   private nats?: NatsCluster;
   private relay?: RelayProcess;
   private readonly dir = tempDir('sh-seams-js-');
+  private readonly output: string[] = [];
+
+  logged(): string[] {
+    return this.relay ? [...this.output, this.relay.stdout(), this.relay.stderr()] : this.output;
+  }
 
   get url(): string {
     return this.relay!.url;
@@ -97,12 +110,18 @@ class JetStreamRelay implements RelayUnderTest {
   }
 
   async restart(config: Iterable<string>): Promise<void> {
-    await this.relay?.stop();
+    await this.stopRelay();
     await this.start(config);
   }
 
-  async close(): Promise<void> {
+  private async stopRelay(): Promise<void> {
     await this.relay?.stop();
+    if (this.relay) this.output.push(this.relay.stdout(), this.relay.stderr());
+    this.relay = undefined;
+  }
+
+  async close(): Promise<void> {
+    await this.stopRelay();
     await this.nats?.stop();
   }
 }
