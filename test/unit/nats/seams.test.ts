@@ -11,6 +11,6 @@ describe('seams: who may see what, on every surface (issue 36, JetStream)', func
 
   it('API, WebSocket, page and /metrics agree with the model', async () => {
     const t = await checkSeams({ store: JETSTREAM, numRuns: Number(process.env.SEAMS_RUNS ?? 10), maxLength: 10 });
-    console.log(`    seams: ${t.runs} sequences, ${t.steps} steps, ${t.reads} reads`);
+    console.log(`    seams: ${t.runs} sequences, ${t.steps} steps (${t.kinds}), ${t.reads} reads`);
   });
 });

@@ -18,11 +18,11 @@ describe('seams: who may see what, on every surface (issue 36, file journal)', f
 
   it('API, WebSocket, page and /metrics agree with the model', async () => {
     const t = await checkSeams({ store: FILE_JOURNAL, numRuns: runs(100), maxLength: 12, seed });
-    console.log(`    seams: ${t.runs} sequences, ${t.steps} steps, ${t.reads} reads`);
+    console.log(`    seams: ${t.runs} sequences, ${t.steps} steps (${t.kinds}), ${t.reads} reads`);
   });
 
   it('and the CLI (deliveries, replay, forward) at the end of a few sequences', async () => {
     const t = await checkSeams({ store: FILE_JOURNAL, numRuns: Math.ceil(runs(100) / 25), maxLength: 8, seed, cliReaders: CLI_READERS });
-    console.log(`    seams: ${t.runs} sequences, ${t.steps} steps, ${t.reads} reads (CLI included)`);
+    console.log(`    seams: ${t.runs} sequences, ${t.steps} steps (${t.kinds}), ${t.reads} reads (CLI included)`);
   });
 });

@@ -16,6 +16,8 @@ export const step: fc.Arbitrary<Step> = fc.oneof(
     arbitrary: fc.record({ name: fc.constantFrom('alice' as const, 'bob' as const), on: fc.boolean() }).map((c): Step => ({ kind: 'configure', ...c })),
   },
   { weight: 1, arbitrary: fc.constant<Step>({ kind: 'restart' }) },
+  { weight: 1, arbitrary: fc.integer({ min: 0, max: 2 }).map((keep): Step => ({ kind: 'prune', keep })) },
+  { weight: 2, arbitrary: fc.constantFrom<'admin' | (typeof NAMES)[number]>('admin', ...NAMES).map((who): Step => ({ kind: 'watch', who })) },
   {
     weight: 6,
     arbitrary: fc
@@ -38,14 +40,16 @@ export function announceKnownSeams(): void {
  */
 export async function checkSeams(
   o: RunOptions & { numRuns: number; maxLength: number; seed?: number },
-): Promise<{ steps: number; reads: number; runs: number }> {
-  const total = { steps: 0, reads: 0, runs: 0 };
+): Promise<{ steps: number; reads: number; runs: number; kinds: string }> {
+  const total = { steps: 0, reads: 0, runs: 0, kinds: '' };
+  const kinds = new Map<string, number>();
   const out = await fc.check(
     fc.asyncProperty(sequences(o.maxLength), async (steps) => {
       const s = await runSequence(steps, o);
       total.steps += s.steps;
       total.reads += s.reads;
       total.runs++;
+      for (const x of steps) kinds.set(x.kind, (kinds.get(x.kind) ?? 0) + 1);
     }),
     { numRuns: o.numRuns, ...(o.seed === undefined ? {} : { seed: o.seed }), endOnFailure: false },
   );
@@ -57,5 +61,6 @@ export async function checkSeams(
         ` (replay: seed ${out.seed}, path "${out.counterexamplePath}")\n${story}`,
     );
   }
+  total.kinds = [...kinds].map(([k, n]) => `${n} ${k}`).join(', ');
   return total;
 }
