@@ -517,9 +517,15 @@ export class NatsLog implements DeliveryLog {
     return true;
   }
 
-  /** Purges the deliveries below `minSeq` from the stream (the store chose them: ../store/logStore.ts prune). */
+  /**
+   * Purges the deliveries below `minSeq` from the stream (the store chose them: ../store/logStore.ts
+   * prune). Only when some are there: nats-server (2.9) answers a purge up to a seq at or below the
+   * stream's first with a purge of the whole stream, which a prune that drops nothing (`keep` above
+   * what is held, before the first syncFirstSeq) asked for with seq 1.
+   */
   async prune(minSeq: number): Promise<void> {
-    await this.jsm.streams.purge(this.deliveries, { seq: minSeq });
+    const first = (await this.jsm.streams.info(this.deliveries)).state.first_seq;
+    if (minSeq > first) await this.jsm.streams.purge(this.deliveries, { seq: minSeq });
     this.sink.dropBelow(minSeq);
   }
 
