@@ -1,9 +1,10 @@
 // Pins issue 36's "test that finds the next seam": random sequences of channel lifecycle steps
 // (create through the API and through --config, implicit by posting, delete, create again, rotate,
-// restart), deliveries (signed, unsigned, wrong or earlier secret) and tokens (admin, each
-// channel's, a deleted channel's), then a read of every surface with every token against a small
-// model of who may see what (test/unit/seams/model.ts), on the file journal. A difference fails
-// with the shortest sequence fast-check finds.
+// restart, prune), deliveries (signed with the current, an earlier, the --config or a wrong secret,
+// or unsigned), live watchers, and tokens (admin, each channel's, a deleted channel's), then a read
+// of every surface with every token against a small model of who may see what
+// (test/unit/seams/model.ts), on the file journal. A difference fails with the shortest sequence
+// fast-check finds, printed step by step with each surface and token that disagreed.
 import { announceKnownSeams, checkSeams } from './steps';
 import { FILE_JOURNAL } from './relayUnderTest';
 import { CLI_READERS } from './cliReaders';
