@@ -519,9 +519,9 @@ export class NatsLog implements DeliveryLog {
 
   /**
    * Purges the deliveries below `minSeq` from the stream (the store chose them: ../store/logStore.ts
-   * prune). Only when some are there: nats-server (2.9) answers a purge up to a seq at or below the
-   * stream's first with a purge of the whole stream, which a prune that drops nothing (`keep` above
-   * what is held, before the first syncFirstSeq) asked for with seq 1.
+   * prune). Only when some are there: nats-server (2.9.10) takes a purge up to seq 1 for a purge of
+   * the whole stream, and a prune that drops nothing (`keep` above what is held, before the first
+   * syncFirstSeq) asked for exactly that.
    */
   async prune(minSeq: number): Promise<void> {
     const first = (await this.jsm.streams.info(this.deliveries)).state.first_seq;
