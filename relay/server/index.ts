@@ -228,7 +228,7 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
   // On JetStream the consumers forward; the local forwarder still replays.
   const forwarding: Pick<Forwarder, 'deliver' | 'retryNow'> = sharedForwarding ?? forwarder;
   const ingress = createIngress({ store: meter ? meter.ingressStore(store) : store, forwarder: forwarding, subscribers: hub, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter, refusals, refusalLog });
-  const page = createPage({ store, authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], tls: !!options.tls, trustProxy, signInLimiter: new RejectLimiter(options.rejectLimits, options.now), assetsDir: options.pageDir, now: options.now, refused, secretsOf: (name) => secretsOf(directory, name) });
+  const page = createPage({ store, authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], tls: !!options.tls, trustProxy, signInLimiter: new RejectLimiter(options.rejectLimits, options.now), assetsDir: options.pageDir, now: options.now, refused, secretsOf: (key) => directory.secretsOfKey(key) });
   const onChannelDeleted = (name: string) => (hub.revoke(name), page.revoke());
   const api = createApi({ store, forwarder, replayToSubscribers: (seq) => hub.replay(seq), retryNow: (filter) => forwarding.retryNow(filter), authenticate: scopeOf, channels: directory, onChannelDeleted, log, boundHost: host, allowedHosts, port: () => state.port, refused, withRefusals: (c, blank) => refusals.merge(c, blank) });
   const metrics = meter?.route && adminOnlyRoute(meter.route, (req) => (hostAllowed(req.headers.host, host, allowedHosts) ? scopeOf(bearer(req))?.kind === 'admin' || 'token' : 'host'), refused);
@@ -264,12 +264,6 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
 function ownChannel(directory: ChannelDirectory, name: string): boolean {
   const found = directory.lookup(name);
   return found.ok && found.source !== 'implicit';
-}
-
-/** A channel's signing secrets (none for a channel that is gone). */
-function secretsOf(directory: ChannelDirectory, name: string): string[] {
-  const found = directory.lookup(name);
-  return found.ok ? found.settings.secrets : [];
 }
 
 /** The channels: configured, created through the API (persisted in the data folder), implicit. */
