@@ -181,7 +181,7 @@ export function startingError(kind: string): string {
 /**
  * While the store opens: GET /healthz 200 `{ ok: true, starting: true }` (alive), GET /readyz 503
  * (not ready), every other request 503 with Retry-After: 1 (nothing is accepted, stored or
- * read), WebSocket upgrades 503.
+ * read), WebSocket upgrades too.
  */
 function starting(error: string): Serving {
   return {
@@ -192,7 +192,8 @@ function starting(error: string): Serving {
       if (path === '/readyz') return sendJson(res, 503, { ready: false, error });
       sendError(res, 503, error, undefined, { 'retry-after': '1' });
     },
-    upgrade: (_req, socket) => refuseRaw(socket, 503, { destroy: true }),
+    // Retry-After: a subscriber back after an outage tries again in a second, not after its grown backoff.
+    upgrade: (_req, socket) => refuseRaw(socket, 503, { destroy: true, retryAfter: 1 }),
   };
 }
 
@@ -234,7 +235,7 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
   // On JetStream the consumers forward; the local forwarder still replays.
   const forwarding: Pick<Forwarder, 'deliver' | 'retryNow'> = sharedForwarding ?? forwarder;
   const ingress = createIngress({ store: meter ? meter.ingressStore(store) : store, forwarder: forwarding, subscribers: hub, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter, refusals, refusalLog, log });
-  const page = createPage({ store, authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], tls: !!options.tls, trustProxy, signInLimiter: new RejectLimiter(options.rejectLimits, options.now), assetsDir: options.pageDir, now: options.now, refused, secretsOf: (name) => secretsOf(directory, name) });
+  const page = createPage({ store, authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], tls: !!options.tls, trustProxy, signInLimiter: new RejectLimiter(options.rejectLimits, options.now), assetsDir: options.pageDir, now: options.now, refused, secretsOf: (key) => directory.secretsOfKey(key) });
   const onChannelDeleted = (name: string) => (hub.revoke(name), page.revoke());
   // On a shared store a deletion at another instance closes this one's streams of the channel too.
   directory.registry.onDeletedElsewhere((name) => (onChannelDeleted(name), log(`channel '${name}' deleted at another relay instance; its streams here are closed`, { channel: name })));
@@ -273,12 +274,6 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
 function ownChannel(directory: ChannelDirectory, name: string): boolean {
   const found = directory.lookup(name);
   return found.ok && found.source !== 'implicit';
-}
-
-/** A channel's signing secrets (none for a channel that is gone). */
-function secretsOf(directory: ChannelDirectory, name: string): string[] {
-  const found = directory.lookup(name);
-  return found.ok ? found.settings.secrets : [];
 }
 
 /** The channels: configured, created through the API (persisted in the data folder), implicit. */

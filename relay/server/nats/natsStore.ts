@@ -530,9 +530,15 @@ export class NatsLog implements DeliveryLog {
     return true;
   }
 
-  /** Purges the deliveries below `minSeq` from the stream (the store chose them: ../store/logStore.ts prune). */
+  /**
+   * Purges the deliveries below `minSeq` from the stream (the store chose them: ../store/logStore.ts
+   * prune). Only when some are there: nats-server (2.9.10) takes a purge up to seq 1 for a purge of
+   * the whole stream, and a prune that drops nothing (`keep` above what is held, before the first
+   * syncFirstSeq) asked for exactly that.
+   */
   async prune(minSeq: number): Promise<void> {
-    await this.jsm.streams.purge(this.deliveries, { seq: minSeq });
+    const first = (await this.jsm.streams.info(this.deliveries)).state.first_seq;
+    if (minSeq > first) await this.jsm.streams.purge(this.deliveries, { seq: minSeq });
     this.sink.dropBelow(minSeq);
   }
 
