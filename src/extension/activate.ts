@@ -15,6 +15,7 @@ import { Services } from './services';
 import { TokenStore } from './tokenStore';
 import { WebhooksTree } from './webhooksTree';
 import { SerialState } from './serialState';
+import { whenTrusted } from './trust/trust';
 import { registerWebhooksView } from './webhooksView';
 import { registerWorkflowContext } from './workflowFiles';
 
@@ -49,6 +50,7 @@ export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
     vscode.window.createTreeView(VIEWS.relay, { treeDataProvider: relayTree }),
     vscode.workspace.registerTextDocumentContentProvider(DELIVERY_SCHEME, documents),
     vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!vscode.workspace.isTrusted) return; // Restricted Mode: the relay stays off (trust/trust.ts)
       if (e.affectsConfiguration(SETTINGS.relayPort)) void relay.probe({ force: true });
       if (e.affectsConfiguration(SETTINGS.relayForwardUrl)) void relay.restoreRemote();
     }),
@@ -71,7 +73,9 @@ export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
         .then((c) => (c ? vscode.commands.executeCommand(COMMANDS.connectRelay) : undefined));
     }),
   );
-  void relay.restore();
+  // Restricted Mode: the relay (and its remembered connection) comes back only once trust is granted, without a reload.
+  whenTrusted(context, () => void relay.restore());
+  context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => webhooks.refresh()));
 
   const activationTime = performance.now() - t0;
   recordActivationTime(activationTime);
