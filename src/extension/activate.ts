@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { recordActivationTime } from './activationTime';
+import { registerAgentTools, type AgentToolsApi } from './agentTools/register';
 import { registerCommands } from './commands';
 import type { CommandContext } from './commands/context';
 import { DeliveryDocuments } from './deliveryDocument';
@@ -26,6 +27,7 @@ export interface ServiceHooksApi {
   commandContext: CommandContext;
   diagnostics: WorkflowDiagnostics;
   takeLastError(): ErrorRecord | undefined;
+  agentTools: AgentToolsApi;
 }
 
 export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
@@ -58,6 +60,7 @@ export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
   );
   ctx.webhooksView = registerWebhooksView(context, webhooks, services);
   registerCommands(context, () => ctx);
+  const agentTools = registerAgentTools(context, () => ctx);
   const diagnostics = registerDiagnostics(context);
   registerWorkflowContext(context);
   relay.showStatusBar();
@@ -80,7 +83,7 @@ export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
   const activationTime = performance.now() - t0;
   recordActivationTime(activationTime);
   log().info(`activated in ${activationTime.toFixed(1)} ms`);
-  return { activationMs: activationTime, relayDataDir, commandContext: ctx, diagnostics, takeLastError };
+  return { activationMs: activationTime, relayDataDir, commandContext: ctx, diagnostics, takeLastError, agentTools };
 }
 
 export function deactivate(): void {}

@@ -1,7 +1,7 @@
 // The webhook tools for chat agents: names, descriptions and input schemas. One declaration for the
 // editor's language-model tools (package.json `contributes.languageModelTools`, checked against this
 // by test/unit/core/agentTools/manifest.test.ts) and for `service-hooks mcp`.
-import { EVENT_TYPES } from '../events';
+import { EVENT_TYPES } from '../events/types';
 
 export type JsonSchema = {
   type: 'object' | 'string' | 'integer' | 'boolean' | 'array';
