@@ -18,6 +18,7 @@ import { WebhooksTree } from './webhooksTree';
 import { SerialState } from './serialState';
 import { whenTrusted } from './trust/trust';
 import { registerWebhooksView } from './webhooksView';
+import { registerWalkthrough } from './walkthrough';
 import { registerWorkflowContext } from './workflowFiles';
 
 /** Returned from activate(): used by the integration suite; not a stable public API. */
@@ -61,6 +62,7 @@ export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
   ctx.webhooksView = registerWebhooksView(context, webhooks, services);
   registerCommands(context, () => ctx);
   const agentTools = registerAgentTools(context, () => ctx);
+  registerWalkthrough(context, tokens, globalState);
   const diagnostics = registerDiagnostics(context);
   registerWorkflowContext(context);
   relay.showStatusBar();

@@ -1,0 +1,37 @@
+// Getting Started (contributes.walkthroughs): opened once after install, never again by itself,
+// and the "signed in" context key its first step completes on, kept from the token store whether
+// or not the Webhooks view is visible (the view sets it only when it renders).
+import * as vscode from 'vscode';
+import { settings } from './config';
+import { CONTEXT, EXTENSION_ID, SECRET_KEY, SETTINGS } from './ids';
+import type { SerialState } from './serialState';
+import type { TokenStore } from './tokenStore';
+
+export const WALKTHROUGH_ID = 'serviceHooks.gettingStarted';
+/** globalState: the walkthrough was opened once (or would have been); it never opens by itself again. */
+export const WALKTHROUGH_SHOWN_KEY = 'serviceHooks.walkthroughShown';
+
+/**
+ * Whether to open it: not in extension tests, and not when the user turned VS Code's own
+ * walkthrough-on-install or start-up editor off.
+ */
+function wanted(context: vscode.ExtensionContext): boolean {
+  if (context.extensionMode === vscode.ExtensionMode.Test) return false;
+  const workbench = vscode.workspace.getConfiguration('workbench');
+  return workbench.get<boolean>('welcomePage.walkthroughs.openOnInstall', true) && workbench.get<string>('startupEditor') !== 'none';
+}
+
+export function registerWalkthrough(context: vscode.ExtensionContext, tokens: TokenStore, globalState: SerialState): void {
+  const update = async () => {
+    const signedIn = (await tokens.get(settings().baseUrl)) !== undefined;
+    await vscode.commands.executeCommand('setContext', CONTEXT.signedIn, signedIn);
+  };
+  context.subscriptions.push(
+    context.secrets.onDidChange((e) => e.key.startsWith(SECRET_KEY) && void update()),
+    vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration(SETTINGS.baseUrl) && void update()),
+  );
+  void update();
+  if (globalState.get<boolean>(WALKTHROUGH_SHOWN_KEY)) return;
+  void globalState.update(WALKTHROUGH_SHOWN_KEY, true);
+  if (wanted(context)) void vscode.commands.executeCommand('workbench.action.openWalkthrough', `${EXTENSION_ID}#${WALKTHROUGH_ID}`, false);
+}
