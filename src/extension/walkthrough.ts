@@ -3,13 +3,9 @@
 // or not the Webhooks view is visible (the view sets it only when it renders).
 import * as vscode from 'vscode';
 import { settings } from './config';
-import { CONTEXT, EXTENSION_ID, SECRET_KEY, SETTINGS } from './ids';
+import { CONTEXT, EXTENSION_ID, SECRET_KEY, SETTINGS, WALKTHROUGH_ID, WALKTHROUGH_SHOWN_KEY } from './ids';
 import type { SerialState } from './serialState';
 import type { TokenStore } from './tokenStore';
-
-export const WALKTHROUGH_ID = 'serviceHooks.gettingStarted';
-/** globalState: the walkthrough was opened once (or would have been); it never opens by itself again. */
-export const WALKTHROUGH_SHOWN_KEY = 'serviceHooks.walkthroughShown';
 
 /**
  * Whether to open it: not in extension tests, and not when the user turned VS Code's own

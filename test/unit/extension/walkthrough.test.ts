@@ -3,7 +3,7 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { COMMANDS, CONTEXT, VIEWS } from '../../../src/extension/ids';
+import { COMMANDS, CONTEXT, VIEWS, WALKTHROUGH_ID } from '../../../src/extension/ids';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
@@ -21,7 +21,7 @@ describe('Getting Started walkthrough (package.json)', () => {
 
   it('one walkthrough, serviceHooks.gettingStarted, covering sign-in, receiving deliveries and porting a workflow', () => {
     assert.equal(walkthroughs.length, 1);
-    assert.equal(walkthroughs[0]!.id, 'serviceHooks.gettingStarted');
+    assert.equal(walkthroughs[0]!.id, WALKTHROUGH_ID);
     const commands = walkthroughs[0]!.steps.map((s) => s.description).join('\n');
     for (const id of [COMMANDS.signIn, COMMANDS.startRelay, COMMANDS.connectRelay, COMMANDS.forwardToLocalApp, COMMANDS.portWorkflows])
       assert.ok(commands.includes(`(command:${id})`), id);
