@@ -62,7 +62,7 @@ export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
   ctx.webhooksView = registerWebhooksView(context, webhooks, services);
   registerCommands(context, () => ctx);
   const agentTools = registerAgentTools(context, () => ctx);
-  registerWalkthrough(context, tokens, globalState);
+  registerWalkthrough(context, globalState);
   const diagnostics = registerDiagnostics(context);
   registerWorkflowContext(context);
   relay.showStatusBar();

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { settings } from './config';
 import { CONTEXT, EXTENSION_ID, SECRET_KEY, SETTINGS, WALKTHROUGH_ID, WALKTHROUGH_SHOWN_KEY } from './ids';
 import type { SerialState } from './serialState';
-import type { TokenStore } from './tokenStore';
+import { tokenKey } from './tokenStore';
 
 /**
  * Whether to open it: not in extension tests, and not when the user turned VS Code's own
@@ -17,9 +17,10 @@ function wanted(context: vscode.ExtensionContext): boolean {
   return workbench.get<boolean>('welcomePage.walkthroughs.openOnInstall', true) && workbench.get<string>('startupEditor') !== 'none';
 }
 
-export function registerWalkthrough(context: vscode.ExtensionContext, tokens: TokenStore, globalState: SerialState): void {
+export function registerWalkthrough(context: vscode.ExtensionContext, globalState: SerialState): void {
   const update = async () => {
-    const signedIn = (await tokens.get(settings().baseUrl)) !== undefined;
+    // Read past TokenStore's cache: filling it here could race a sign-in's store (a stale miss kept).
+    const signedIn = !!(await context.secrets.get(tokenKey(settings().baseUrl)));
     await vscode.commands.executeCommand('setContext', CONTEXT.signedIn, signedIn);
   };
   context.subscriptions.push(
