@@ -20,7 +20,7 @@ import type { DeliveryMessage, ForwardStatus } from '../../src/core/relay/protoc
 import type { DeliveryHandled } from './subscribe';
 import { forwardDelivery, type ForwardResult } from './forward';
 import { InOrder } from './inOrder';
-import { Outages, realClock, ForwardingStopped, type OutageClock } from '../shared/outages';
+import { Outages, originOf, realClock, ForwardingStopped, type OutageClock } from '../shared/outages';
 
 type Delivery = DeliveryMessage['delivery'];
 
@@ -50,21 +50,36 @@ export interface CursorStore {
 
 export type EngineClock = OutageClock;
 
-type About = { seq: number; channel: string; event?: string };
+/** `to`: the target an attempt went to (absent for skips). */
+type About = { seq: number; channel: string; event?: string; to?: string };
 export type ForwardEvent =
   | (About & { kind: 'delivered'; status: number; durationMs: number; attempts: number })
   | (About & { kind: 'final'; status: number; durationMs: number; attempts: number })
   | (About & { kind: 'retrying'; status?: number; error?: string; attempts: number; inMs: number })
   | (About & { kind: 'failed'; status?: number; error?: string; attempts: number })
-  | (About & { kind: 'skipped'; reason: string })
+  /** `filter`: the forwarder's filter left it out (no target for its event), and the relay records it so. */
+  | (About & { kind: 'skipped'; reason: string; filter?: true })
   /** The result of a replay the relay asked for (one attempt; the resume point stays). */
   | (About & { kind: 'replayed'; status?: number; error?: string; durationMs: number })
   | { kind: 'paused'; to: string; error: string }
   | { kind: 'resumed'; to: string; pausedMs: number };
 
 export interface ForwardEngineOptions {
-  /** Where a delivery of `channel` goes; undefined: not forwarded (acknowledged as skipped). */
-  target: (channel: string) => string | undefined;
+  /** Where a delivery of `channel` and `event` goes; undefined: not forwarded (acknowledged as skipped). */
+  target: (channel: string, event?: string) => string | undefined;
+  /**
+   * A delivery with no target was left out by the forwarder's filter (`forward --events`,
+   * `--route`): acknowledged with `skipped: 'filter'`, which the relay records (default false: a
+   * plain ack, as for a channel the editor does not forward).
+   */
+  skipsByFilter?: boolean;
+  /**
+   * Several targets (`forward --route`): a delivery for a target that is unreachable is held for
+   * it (acknowledged and kept with the retrying ones, attempted in order once it answers) instead
+   * of pausing the whole stream, so one app that is down does not hold back another's deliveries.
+   * Default false: the stream pauses in order, as with one target.
+   */
+  holdPerTarget?: boolean;
   cursor: CursorStore;
   /** The attempt (default: forwardDelivery with `timeoutMs`). */
   attempt?: (delivery: Delivery, to: string, signal: AbortSignal) => Promise<ForwardResult>;
@@ -117,6 +132,8 @@ export class ForwardEngine {
   private lastSaveAt = -Infinity;
   private spacing: (() => void) | undefined;
   private roomWaiters: (() => void)[] = [];
+  /** holdPerTarget: per target origin, the end of the chain of its held deliveries (run in order). */
+  private readonly lanes = new Map<string, Promise<void>>();
 
   constructor(private readonly o: ForwardEngineOptions) {
     this.clock = o.clock ?? realClock;
@@ -205,20 +222,23 @@ export class ForwardEngine {
       await this.advance(d.seq);
       return;
     }
-    const to = d.verification === 'rejected' ? undefined : this.o.target(d.channel);
+    const to = d.verification === 'rejected' ? undefined : this.o.target(d.channel, d.event);
     if (!to) {
-      const reason = d.verification === 'rejected' ? `rejected: ${d.reason ?? 'bad signature'}` : 'no forward URL for this channel';
-      this.emit({ kind: 'skipped', seq: d.seq, channel: d.channel, event: d.event, reason });
+      const about = { kind: 'skipped', seq: d.seq, channel: d.channel, event: d.event } as const;
       this.advance(d.seq);
-      return;
+      if (d.verification === 'rejected') return this.emit({ ...about, reason: `rejected: ${d.reason ?? 'bad signature'}` });
+      if (!this.o.skipsByFilter) return this.emit({ ...about, reason: 'no forward URL for this channel' });
+      this.emit({ ...about, reason: 'skipped by the filter', filter: true });
+      return { skipped: 'filter' };
     }
     await this.room();
     return this.forwardNew(d, to);
   };
 
   private async forwardNew(d: Delivery, to: string): Promise<DeliveryHandled> {
-    const about = { seq: d.seq, channel: d.channel, event: d.event };
+    const about = { seq: d.seq, channel: d.channel, event: d.event, to };
     for (;;) {
+      if (this.o.holdPerTarget && this.outages.isDown(to)) return this.holdFor(d, to);
       await this.reachable(to);
       const r = await this.attempt(d, to);
       const outcome = classify(r);
@@ -229,7 +249,7 @@ export class ForwardEngine {
       if (outcome === 'retry') {
         const wait = this.waitAfter(1, r);
         if (wait !== undefined) {
-          const e: Entry = { ...about, attempts: 1, nextAt: this.clock.now() + wait, delivery: d, ...this.lastOf(r) };
+          const e: Entry = { seq: d.seq, channel: d.channel, event: d.event, attempts: 1, nextAt: this.clock.now() + wait, delivery: d, ...this.lastOf(r) };
           this.entries.set(d.seq, e);
           this.arm(e);
           this.emit({ ...about, kind: 'retrying', attempts: 1, inMs: wait, ...this.shown(r) });
@@ -240,6 +260,21 @@ export class ForwardEngine {
     }
   }
 
+  /**
+   * holdPerTarget: `d`'s target is down. It is kept with the retrying deliveries (no attempt
+   * spent; a restart keeps it), acknowledged so the stream goes on, and attempted after the ones
+   * held for the same target before it, once the target answers.
+   */
+  private holdFor(d: Delivery, to: string): DeliveryHandled {
+    const e: Entry = { seq: d.seq, channel: d.channel, event: d.event, attempts: 0, nextAt: this.clock.now(), delivery: d, lastError: 'unreachable' };
+    this.entries.set(d.seq, e);
+    const lane = originOf(to);
+    const next = (this.lanes.get(lane) ?? Promise.resolve()).then(() => this.runRetry(e));
+    this.lanes.set(lane, next);
+    void next.then(() => this.lanes.get(lane) === next && this.lanes.delete(lane));
+    this.advance(d.seq);
+  }
+
   /** One retry of a retrying delivery (its timer fired, or Retry Now). */
   private async runRetry(e: Entry): Promise<void> {
     if (e.running || this.stopped || this.entries.get(e.seq) !== e) return;
@@ -247,7 +282,7 @@ export class ForwardEngine {
       e.due = true; // the relay has not sent it again yet: it runs when it arrives
       return;
     }
-    const to = this.o.target(e.channel);
+    const to = this.o.target(e.channel, e.event);
     if (!to) return this.settle(e, { kind: 'skipped', seq: e.seq, channel: e.channel, event: e.event, reason: 'no forward URL for this channel' });
     e.running = true;
     e.due = false;
@@ -262,7 +297,7 @@ export class ForwardEngine {
           continue;
         }
         e.attempts++;
-        const about = { seq: e.seq, channel: e.channel, event: e.event, attempts: e.attempts };
+        const about = { seq: e.seq, channel: e.channel, event: e.event, to, attempts: e.attempts };
         const wait = outcome === 'retry' ? this.waitAfter(e.attempts, r) : undefined;
         if (wait !== undefined) {
           Object.assign(e, { nextAt: this.clock.now() + wait }, this.lastOf(r));
@@ -296,8 +331,8 @@ export class ForwardEngine {
       this.retryNow(d.seq);
       return;
     }
-    const to = d.verification === 'rejected' ? undefined : this.o.target(d.channel);
-    const about = { seq: d.seq, channel: d.channel, event: d.event };
+    const to = d.verification === 'rejected' ? undefined : this.o.target(d.channel, d.event);
+    const about = { seq: d.seq, channel: d.channel, event: d.event, to };
     if (!to)
       return this.emit({
         ...about,

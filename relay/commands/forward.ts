@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { tokenFilePath } from '../../src/core/relay/ready';
 import { resolve } from 'node:path';
-import { defineCommand, parseSchedule, positiveDuration } from '../cli/args';
+import { defineCommand, parseSchedule, positiveDuration, type ParsedValues } from '../cli/args';
 import { forwardLine } from '../client/forwardLines';
 import { forwardState, StateFileError } from '../cli/forwardState';
 import { EXIT, UsageError, type CliIO } from '../cli/io';
@@ -15,6 +15,8 @@ import { retrySchedule } from '../../src/core/relay/forwardPolicy';
 import { ForwardEngine, type CursorStore, type ForwardEngineOptions } from '../client/forwardEngine';
 import type { HelloMessage } from '../../src/core/relay/protocol';
 import { escapeControls } from '../../src/core/text/controls';
+import { routerOf, type Router } from '../cli/forwardRoutes';
+import { originOf } from '../shared/outages';
 import { MAX_CONCURRENCY, subscribe, type SubscriptionState } from '../client/subscribe';
 
 /** The relay's channel names (relay/server/channels/channels.ts CHANNEL_RE; not imported: this bundle stays small). */
@@ -101,7 +103,12 @@ function tokenIn(data: string | undefined, cwd: string): string | undefined {
 interface ForwardArgs {
   relayUrl: string;
   token: string;
-  to: string;
+  /** Where each delivery goes (--to, --route), undefined when the filter (--events, …) leaves it out. */
+  route: Router;
+  /** Whether some deliveries may be left out by the filter (acknowledged as skipped). */
+  filtered: boolean;
+  /** The URLs deliveries may go to (--to and the routes'). */
+  targets: string[];
   channel?: string;
   since?: number;
   timeoutMs: number;
@@ -111,7 +118,7 @@ interface ForwardArgs {
 }
 
 /** Checks the flags; throws UsageError with what is wrong. */
-function parseArgs(values: Record<string, string | undefined>, io: CliIO): ForwardArgs {
+function parseArgs(values: ParsedValues<typeof options>, io: CliIO): ForwardArgs {
   const token = values.token ?? io.env.SERVICE_HOOKS_RELAY_TOKEN ?? tokenIn(values.data, io.cwd);
   if (!values.relay) throw new UsageError('--relay ws(s)://HOST:PORT is required');
   const relayUrl = webSocketUrl(values.relay);
@@ -120,7 +127,7 @@ function parseArgs(values: Record<string, string | undefined>, io: CliIO): Forwa
     throw new UsageError(`--channel must be a channel name (letters, digits, '.', '_', '-'; at most 64), got '${values.channel}'`);
   }
   if (!token) throw new UsageError('--token is required (or SERVICE_HOOKS_RELAY_TOKEN, or --data DIR of a relay on this machine)');
-  if (!values.to || !/^https?:\/\//.test(values.to)) throw new UsageError('--to http(s)://… is required');
+  const { route, filtered, targets } = routerOf({ to: values.to, events: values.events, excludeEvents: values['exclude-events'], routes: values.route });
   const since = values.since === undefined ? undefined : Number(values.since);
   if (since !== undefined && (!Number.isInteger(since) || since < 0)) throw new UsageError('--since must be a non-negative integer');
   const timeoutMs = values.timeout === undefined ? DEFAULT_FORWARD_TIMEOUT_MS : positiveDuration(values.timeout, '--timeout');
@@ -129,7 +136,7 @@ function parseArgs(values: Record<string, string | undefined>, io: CliIO): Forwa
   if (!/^\d+$/.test(values.parallel ?? '1') || parallel < 1 || parallel > MAX_CONCURRENCY) {
     throw new UsageError(`--parallel must be a whole number from 1 to ${MAX_CONCURRENCY}, got '${values.parallel}'`);
   }
-  return { relayUrl, token, to: values.to, channel: values.channel, since, timeoutMs, schedule, stateFile: values.state, parallel };
+  return { relayUrl, token, route, filtered, targets, channel: values.channel, since, timeoutMs, schedule, stateFile: values.state, parallel };
 }
 
 /** Why the subscription cannot go on (a refused token, an untrusted certificate), or undefined. */
@@ -226,7 +233,9 @@ async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
 /** The forward loop of `forward`, over the cursor in its state file. */
 function forwardEngine(a: ForwardArgs, io: CliIO, cursor: CursorStore, report: ForwardEngineOptions['report']): ForwardEngine {
   return new ForwardEngine({
-    target: () => a.to,
+    target: a.route,
+    skipsByFilter: a.filtered,
+    holdPerTarget: new Set(a.targets.map(originOf)).size > 1, // one app that is down does not hold back another's deliveries
     cursor,
     timeoutMs: a.timeoutMs,
     schedule: a.schedule,
@@ -240,20 +249,25 @@ function forwardEngine(a: ForwardArgs, io: CliIO, cursor: CursorStore, report: F
   });
 }
 
+const options = {
+  relay: { type: 'string' },
+  token: { type: 'string' },
+  data: { type: 'string' },
+  to: { type: 'string' },
+  events: { type: 'string' },
+  'exclude-events': { type: 'string' },
+  route: { type: 'string', multiple: true },
+  channel: { type: 'string' },
+  since: { type: 'string' },
+  timeout: { type: 'string' },
+  'retry-schedule': { type: 'string' },
+  state: { type: 'string' },
+  parallel: { type: 'string' },
+} as const;
+
 export default defineCommand({
   help,
-  options: {
-    relay: { type: 'string' },
-    token: { type: 'string' },
-    data: { type: 'string' },
-    to: { type: 'string' },
-    channel: { type: 'string' },
-    since: { type: 'string' },
-    timeout: { type: 'string' },
-    'retry-schedule': { type: 'string' },
-    state: { type: 'string' },
-    parallel: { type: 'string' },
-  },
+  options,
   run({ values }, io) {
     return forward(parseArgs(values, io), io);
   },
