@@ -7,28 +7,17 @@ import { tokenFilePath } from '../../src/core/relay/ready';
 import { resolve } from 'node:path';
 import { defineCommand, parseSchedule, positiveDuration, type ParsedValues } from '../cli/args';
 import { forwardLine } from '../client/forwardLines';
-import { forwardState, StateFileError } from '../cli/forwardState';
 import { EXIT, UsageError, type CliIO } from '../cli/io';
-import { isUntrustedCert, untrustedCertMessage } from '../cli/tlsTrust';
 import { DEFAULT_FORWARD_TIMEOUT_MS } from '../client/forward';
 import { retrySchedule } from '../../src/core/relay/forwardPolicy';
-import { ForwardEngine, type CursorStore, type ForwardEngineOptions } from '../client/forwardEngine';
-import type { HelloMessage } from '../../src/core/relay/protocol';
 import { escapeControls } from '../../src/core/text/controls';
-import { routerOf, type Router } from '../cli/forwardRoutes';
-import { originOf } from '../shared/outages';
-import { MAX_CONCURRENCY, subscribe, type SubscriptionState } from '../client/subscribe';
+import { routerOf } from '../cli/forwardRoutes';
+import { forwardChannel, type ForwardArgs, type ForwardRun } from '../cli/forwardChannel';
+import { RelayApi, RelayApiError } from '../client/api';
+import { MAX_CONCURRENCY } from '../client/subscribe';
 
 /** The relay's channel names (relay/server/channels/channels.ts CHANNEL_RE; not imported: this bundle stays small). */
 const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-/**
- * The state file is written at most once per this many ms (ForwardEngineOptions.saveSpacingMs):
- * a burst of 1,000 deliveries a second wrote it, with its fsyncs, some 400 times a second (a
- * fifth of forward's CPU); a crash now posts again at most the last 50 ms' deliveries, which the
- * app tells apart by X-Service-Delivery as it must for any retry.
- */
-const STATE_SAVE_SPACING_MS = 50;
-
 const help = `Usage: service-hooks forward --relay ws(s)://HOST:PORT (--token T | --data DIR) --to URL [--channel C] [--since SEQ] [--timeout D] [--retry-schedule L] [--state FILE] [--parallel N]
 
 Subscribes to a relay's WebSocket and forwards every verified or unverified delivery, byte-exact
@@ -100,21 +89,18 @@ function tokenIn(data: string | undefined, cwd: string): string | undefined {
   }
 }
 
-interface ForwardArgs {
-  relayUrl: string;
-  token: string;
-  /** Where each delivery goes (--to, --route), undefined when the filter (--events, …) leaves it out. */
-  route: Router;
-  /** Whether some deliveries may be left out by the filter (acknowledged as skipped). */
-  filtered: boolean;
-  /** The URLs deliveries may go to (--to and the routes'). */
-  targets: string[];
-  channel?: string;
-  since?: number;
-  timeoutMs: number;
-  schedule: readonly number[];
-  stateFile?: string;
-  parallel: number;
+/** --channel a,b or '*': the names, each checked; '*' alone. */
+function channelList(value: string): string[] {
+  const names = value.split(',').map((n) => n.trim());
+  if (names.includes('*')) {
+    if (names.length > 1) throw new UsageError(`--channel '*' takes every channel the token reads: name no other beside it, got '${value}'`);
+    return names;
+  }
+  for (const n of names) {
+    if (!CHANNEL_NAME.test(n)) throw new UsageError(`--channel must be channel names (letters, digits, '.', '_', '-'; at most 64), or '*', got '${n}'`);
+  }
+  if (new Set(names).size !== names.length) throw new UsageError(`--channel names a channel twice: '${value}'`);
+  return names;
 }
 
 /** Checks the flags; throws UsageError with what is wrong. */
@@ -123,9 +109,9 @@ function parseArgs(values: ParsedValues<typeof options>, io: CliIO): ForwardArgs
   if (!values.relay) throw new UsageError('--relay ws(s)://HOST:PORT is required');
   const relayUrl = webSocketUrl(values.relay);
   if (!relayUrl) throw new UsageError(`--relay must be a ws(s):// or http(s):// URL, got '${values.relay}'`);
-  if (values.channel !== undefined && !CHANNEL_NAME.test(values.channel)) {
-    throw new UsageError(`--channel must be a channel name (letters, digits, '.', '_', '-'; at most 64), got '${values.channel}'`);
-  }
+  const channels = values.channel === undefined ? undefined : channelList(values.channel);
+  if (channels && channels.length > 1 && values.state !== undefined)
+    throw new UsageError('--state names one file: it goes with one --channel (each channel keeps its own)');
   if (!token) throw new UsageError('--token is required (or SERVICE_HOOKS_RELAY_TOKEN, or --data DIR of a relay on this machine)');
   const { route, filtered, targets } = routerOf({ to: values.to, events: values.events, excludeEvents: values['exclude-events'], routes: values.route });
   const since = values.since === undefined ? undefined : Number(values.since);
@@ -136,117 +122,57 @@ function parseArgs(values: ParsedValues<typeof options>, io: CliIO): ForwardArgs
   if (!/^\d+$/.test(values.parallel ?? '1') || parallel < 1 || parallel > MAX_CONCURRENCY) {
     throw new UsageError(`--parallel must be a whole number from 1 to ${MAX_CONCURRENCY}, got '${values.parallel}'`);
   }
-  return { relayUrl, token, route, filtered, targets, channel: values.channel, since, timeoutMs, schedule, stateFile: values.state, parallel };
+  return { relayUrl, token, route, filtered, targets, channels, since, timeoutMs, schedule, stateFile: values.state, parallel };
 }
 
-/** Why the subscription cannot go on (a refused token, an untrusted certificate), or undefined. */
-function fatal(s: SubscriptionState, relayUrl: string): string | undefined {
-  if (s.state !== 'reconnecting') return undefined;
-  if (s.refused === 401)
-    return 'the relay refused the connection (HTTP 401): the token is not accepted (wrong, or its channel was deleted); pass the relay token or a channel token with --token or SERVICE_HOOKS_RELAY_TOKEN';
-  if (s.refused === 403) {
-    const limited = /this token is limited to channel '[^']*'/.exec(s.reason)?.[0];
-    if (limited) return `the relay refused the connection (HTTP 403): ${limited}: --channel asks for another (drop --channel, or pass the admin token)`;
-    return "the relay refused the connection (HTTP 403): the Host or Origin is not allowed (see the relay's --allow-host)";
+/** The channels to forward: those of --channel, every channel the admin token reads for '*', or the token's stream. */
+async function channelsOf(a: ForwardArgs): Promise<(string | undefined)[]> {
+  if (a.channels === undefined) return [undefined];
+  if (!a.channels.includes('*')) return a.channels;
+  const api = new RelayApi({ baseUrl: a.relayUrl.replace(/^ws/, 'http').replace(/\/ws$/, ''), token: a.token });
+  try {
+    return (await api.listChannels()).map((c) => c.name);
+  } catch (err) {
+    if (err instanceof RelayApiError && err.status === 403) return [undefined]; // a channel token: its own channel's stream
+    throw err;
   }
-  if (isUntrustedCert(s.code)) return untrustedCertMessage(relayUrl, s.code!);
-  return undefined;
-}
-
-/** The line that stops a forwarder whose resume point the relay never reached. */
-function aheadOfRelay(seq: number, a: ForwardArgs, stateFile: string): string {
-  const where = a.since !== undefined ? `seq ${seq} (--since)` : `seq ${seq}, where the forward state ${stateFile} resumes`;
-  return `the relay has not reached ${where}: its data was reset, or it is another relay; restart with --since 0 to take every delivery it holds (or --since SEQ)`;
 }
 
 async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
   const stop = new AbortController();
   io.stopSignal.addEventListener('abort', () => stop.abort(), { once: true });
-  let failure: string | undefined;
-  const fail = (why: string) => {
-    failure ??= why;
-    sub.close();
-    stop.abort();
-  };
-  let engine: ForwardEngine | undefined;
-  let stateFile = '';
-  /** At the relay's hello, which names what the token reads: that scope's state file, and where to resume. */
-  const start = (hello: HelloMessage): number | undefined => {
-    try {
-      const state = forwardState({ env: io.env, cwd: io.cwd, relayUrl: a.relayUrl, channel: a.channel, file: a.stateFile, scope: hello.scope, since: a.since });
-      stateFile = state.path;
-      engine = forwardEngine(a, io, state.store, (seq, r) => sub.report(seq, r));
-      if (state.adopted) io.stderr.write(`forward: taking over ${state.adopted}, an older version's state for --channel ${a.channel}\n`);
-    } catch (err) {
-      if (!(err instanceof StateFileError)) throw err;
-      fail(err.message);
-      return undefined;
-    }
-    if (a.since !== undefined) engine.startAfter(a.since);
-    else if (engine.lastSeq !== undefined) {
-      const n = engine.retrying().length;
-      io.stderr.write(`forward: resuming after seq ${engine.lastSeq}${n ? ` (${n} still being retried)` : ''}; state in ${stateFile}\n`);
-    }
-    return engine.since;
-  };
-  const sub = subscribe({
-    url: a.relayUrl,
-    token: a.token,
-    since: a.since,
-    resumeFrom: start,
-    channel: a.channel,
-    forwards: false, // the relay's own forward attempts are not shown here
-    concurrency: a.parallel,
-    onState: (s) => {
-      const fatalNow = fatal(s, a.relayUrl) ?? (s.state === 'open' && s.sinceAhead ? aheadOfRelay(sub.lastSeq, a, stateFile) : undefined);
-      if (failure || fatalNow) return fail(fatalNow ?? failure!);
-      if (s.state === 'open' && engine) {
-        // A relay too old to say sinceAhead: its lastSeq (a channel token's: its channel's) is all there is to go by.
-        if (s.scope === undefined && engine.lastSeq !== undefined && s.lastSeq < engine.lastSeq) {
-          io.stderr.write(
-            `forward: the relay is at seq ${s.lastSeq}, before the resume point ${engine.lastSeq} in ${stateFile}: if the relay's data was reset, restart with --since 0\n`,
-          );
-        }
-        engine.opened(s.lastSeq);
-        io.stderr.write(`forward: connected (relay at seq ${s.lastSeq})\n`);
-      } else if (s.state === 'reconnecting' && !stop.signal.aborted)
-        io.stderr.write(`forward: ${escapeControls(s.reason)}; reconnecting in ${s.delayMs} ms, or once the relay's port answers again\n`);
+  let failure: { why: string; exit: number } | undefined;
+  const run: ForwardRun = {
+    stop: stop.signal,
+    fail: (why, exit = EXIT.failure) => {
+      failure ??= { why, exit };
+      stop.abort();
     },
-    onBadMessage: (line) => io.stderr.write(`forward: ${escapeControls(line)}\n`),
-    onDelivery: (d) => engine!.handle(d),
-    onReplay: (d) => engine!.replay(d),
-  });
-  await new Promise<void>((r) => (stop.signal.aborted ? r() : stop.signal.addEventListener('abort', () => r(), { once: true })));
-  engine?.stop();
-  sub.close();
-  await sub.closed;
-  await engine?.flushed();
-  if (failure) {
-    io.stderr.write(`service-hooks forward: ${escapeControls(failure)}\n`);
-    return EXIT.failure;
-  }
-  const last = engine?.lastSeq ?? sub.lastSeq;
-  io.stderr.write(last >= 0 ? `forward: stopped after seq ${last}\n` : 'forward: stopped\n');
-  return EXIT.ok;
-}
-
-/** The forward loop of `forward`, over the cursor in its state file. */
-function forwardEngine(a: ForwardArgs, io: CliIO, cursor: CursorStore, report: ForwardEngineOptions['report']): ForwardEngine {
-  return new ForwardEngine({
-    target: a.route,
-    skipsByFilter: a.filtered,
-    holdPerTarget: new Set(a.targets.map(originOf)).size > 1, // one app that is down does not hold back another's deliveries
-    cursor,
-    timeoutMs: a.timeoutMs,
-    schedule: a.schedule,
     onEvent: (e) => {
       const { line, stream } = forwardLine(e, a.schedule.length);
       (stream === 'stdout' ? io.stdout : io.stderr).write(line + '\n');
     },
-    report,
-    log: (line) => io.stderr.write(line + '\n'),
-    saveSpacingMs: STATE_SAVE_SPACING_MS,
-  });
+    note: (line) => io.stderr.write(line + '\n'),
+  };
+  let channels: (string | undefined)[];
+  try {
+    channels = await channelsOf(a);
+  } catch (err) {
+    io.stderr.write(`service-hooks forward: cannot list the relay's channels for --channel '*': ${escapeControls((err as Error).message)}\n`);
+    return EXIT.failure;
+  }
+  if (channels.length === 0) {
+    io.stderr.write("service-hooks forward: --channel '*': the relay has no channel yet\n");
+    return EXIT.failure;
+  }
+  const lasts = await Promise.all(channels.map((c) => forwardChannel({ ...a, channels: channels as string[] }, c, io, run)));
+  if (failure) {
+    io.stderr.write(`service-hooks forward: ${escapeControls(failure.why)}\n`);
+    return failure.exit;
+  }
+  const last = Math.max(...lasts);
+  io.stderr.write(channels.length === 1 && last >= 0 ? `forward: stopped after seq ${last}\n` : 'forward: stopped\n');
+  return EXIT.ok;
 }
 
 const options = {
