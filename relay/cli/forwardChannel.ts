@@ -78,8 +78,8 @@ function aheadOfRelay(seq: number, a: ForwardArgs, stateFile: string): string {
   return `the relay has not reached ${where}: its data was reset, or it is another relay; restart with --since 0 to take every delivery it holds (or --since SEQ)`;
 }
 
-/** Forwards `channel`'s deliveries (undefined: the token's whole stream) until `run.stop`; resolves to the last seq handled. */
-export async function forwardChannel(a: ForwardArgs, channel: string | undefined, io: CliIO, run: ForwardRun): Promise<number> {
+/** Forwards `channel`'s deliveries (undefined: the token's whole stream) until `run.stop`; resolves to the last seq handled and how many are still being retried. */
+export async function forwardChannel(a: ForwardArgs, channel: string | undefined, io: CliIO, run: ForwardRun): Promise<{ last: number; retrying: number }> {
   const said = (a.channels?.length ?? 0) > 1 ? `forward: channel ${channel}:` : 'forward:';
   let failed = false;
   const fail = (why: string, exit?: number) => {
@@ -141,7 +141,7 @@ export async function forwardChannel(a: ForwardArgs, channel: string | undefined
   sub.close();
   await sub.closed;
   await engine?.flushed();
-  return engine?.lastSeq ?? sub.lastSeq;
+  return { last: engine?.lastSeq ?? sub.lastSeq, retrying: engine?.retrying().length ?? 0 };
 }
 
 /** The forward loop of one channel, over the cursor in its state file. */

@@ -15,6 +15,7 @@ import { routerOf } from '../cli/forwardRoutes';
 import { forwardChannel, type ForwardArgs, type ForwardRun } from '../cli/forwardChannel';
 import { RelayApi, RelayApiError } from '../client/api';
 import { MAX_CONCURRENCY } from '../client/subscribe';
+import { ForwardTally } from '../cli/forwardSummary';
 
 /** The relay's channel names (relay/server/channels/channels.ts CHANNEL_RE; not imported: this bundle stays small). */
 const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -142,6 +143,7 @@ async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
   const stop = new AbortController();
   io.stopSignal.addEventListener('abort', () => stop.abort(), { once: true });
   let failure: { why: string; exit: number } | undefined;
+  const tally = new ForwardTally();
   const run: ForwardRun = {
     stop: stop.signal,
     fail: (why, exit = EXIT.failure) => {
@@ -149,6 +151,7 @@ async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
       stop.abort();
     },
     onEvent: (e) => {
+      tally.add(e);
       const { line, stream } = forwardLine(e, a.schedule.length);
       (stream === 'stdout' ? io.stdout : io.stderr).write(line + '\n');
     },
@@ -165,13 +168,14 @@ async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
     io.stderr.write("service-hooks forward: --channel '*': the relay has no channel yet\n");
     return EXIT.failure;
   }
-  const lasts = await Promise.all(channels.map((c) => forwardChannel({ ...a, channels: channels as string[] }, c, io, run)));
+  const ends = await Promise.all(channels.map((c) => forwardChannel({ ...a, channels: channels as string[] }, c, io, run)));
   if (failure) {
     io.stderr.write(`service-hooks forward: ${escapeControls(failure.why)}\n`);
     return failure.exit;
   }
-  const last = Math.max(...lasts);
+  const last = Math.max(...ends.map((e) => e.last));
   io.stderr.write(channels.length === 1 && last >= 0 ? `forward: stopped after seq ${last}\n` : 'forward: stopped\n');
+  io.stderr.write(tally.line(ends.reduce((n, e) => n + e.retrying, 0)) + '\n');
   return EXIT.ok;
 }
 

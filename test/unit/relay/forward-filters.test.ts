@@ -2,7 +2,7 @@
 // those event types and the relay records the others as skipped by the filter (shown so by
 // `deliveries`, never delivered or failed); `--route EVENT=URL` sends each event to its own app,
 // and one app that is down does not hold back another's deliveries; a wrong flag value exits 2
-// naming the flag; SIGTERM prints a one-line summary. Real relay, forwarder and app processes.
+// naming the flag; SIGTERM prints a one-line summary (item 6). Real relay, forwarder and app processes.
 import { strict as assert } from 'node:assert';
 import { type ChildProcess } from 'node:child_process';
 import { post, relayProcesses, signed, spawnRelayWithData, startTarget, within, type TargetApp } from './helpers';
@@ -140,5 +140,24 @@ describe('service-hooks forward: event filters and routes (relay, forwarder and 
       assert.match(r.stderr, says);
       assert.ok(!r.stderr.includes('hunter2'), r.stderr);
     }
+  });
+
+  it('SIGTERM prints a one-line summary: posted, 2xx, refused, retrying, skipped by the filter', async () => {
+    const { relay, dev, send } = await relayWithChannel();
+    const target = await app();
+    target.statusFor = (r) => ({ 1: 200, 2: 400, 4: 503 })[(JSON.parse(r.body.toString()) as { n: number }).n] ?? 200;
+    const f = await forwarder(['--relay', relay.url, '--token', dev, '--to', target.url, '--events', 'push,issue']);
+    children.push(f.child);
+    await f.saw(/connected/);
+    await send('push', 1);
+    await send('issue', 2);
+    const comment = await send('comment', 3);
+    const retried = await send('push', 4);
+    await f.saw(new RegExp(`#${retried} dev push → 503 \\(retrying`));
+    await f.saw(new RegExp(`#${comment} dev comment skipped by the filter`));
+    f.child.kill('SIGTERM');
+    assert.equal(await f.exited, 0, f.out());
+    const lines = f.stderr().trim().split('\n');
+    assert.equal(lines.at(-1), 'forward: 3 posted, 1 2xx, 1 refused, 1 retrying, 1 skipped by the filter');
   });
 });
