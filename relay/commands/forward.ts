@@ -16,6 +16,7 @@ import { forwardChannel, type ForwardArgs, type ForwardRun } from '../cli/forwar
 import { RelayApi, RelayApiError } from '../client/api';
 import { MAX_CONCURRENCY } from '../client/subscribe';
 import { ForwardTally } from '../cli/forwardSummary';
+import { appAttempt } from '../cli/forwardTls';
 
 /** The relay's channel names (relay/server/channels/channels.ts CHANNEL_RE; not imported: this bundle stays small). */
 const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -123,7 +124,12 @@ function parseArgs(values: ParsedValues<typeof options>, io: CliIO): ForwardArgs
   if (!/^\d+$/.test(values.parallel ?? '1') || parallel < 1 || parallel > MAX_CONCURRENCY) {
     throw new UsageError(`--parallel must be a whole number from 1 to ${MAX_CONCURRENCY}, got '${values.parallel}'`);
   }
-  return { relayUrl, token, route, filtered, targets, channels, since, timeoutMs, schedule, stateFile: values.state, parallel };
+  const https = targets.some((t) => /^https:/i.test(t));
+  if (values['skip-verify'] && values.ca !== undefined) throw new UsageError('--ca and --skip-verify: pass one (--skip-verify checks no certificate at all)');
+  if ((values['skip-verify'] || values.ca !== undefined) && !https)
+    throw new UsageError(`--${values.ca !== undefined ? 'ca' : 'skip-verify'} is for https:// targets, and none is`);
+  const attempt = https ? appAttempt({ ca: values.ca, skipVerify: values['skip-verify'], cwd: io.cwd, targets, timeoutMs }) : undefined;
+  return { relayUrl, token, route, filtered, targets, channels, attempt, since, timeoutMs, schedule, stateFile: values.state, parallel };
 }
 
 /** The channels to forward: those of --channel, every channel the admin token reads for '*', or the token's stream. */
@@ -193,6 +199,8 @@ const options = {
   'retry-schedule': { type: 'string' },
   state: { type: 'string' },
   parallel: { type: 'string' },
+  ca: { type: 'string' },
+  'skip-verify': { type: 'boolean' },
 } as const;
 
 export default defineCommand({
