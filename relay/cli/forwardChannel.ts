@@ -6,6 +6,7 @@ import { forwardState, StateFileError } from './forwardState';
 import { EXIT, type CliIO } from './io';
 import { isUntrustedCert, untrustedCertMessage } from './tlsTrust';
 import type { Router } from './forwardRoutes';
+import type { OutputMode } from './forwardOutput';
 import { ForwardEngine, type CursorStore, type ForwardEngineOptions, type ForwardEvent } from '../client/forwardEngine';
 import type { HelloMessage } from '../../src/core/relay/protocol';
 import { escapeControls } from '../../src/core/text/controls';
@@ -36,6 +37,7 @@ export interface ForwardArgs {
   schedule: readonly number[];
   stateFile?: string;
   parallel: number;
+  output: OutputMode;
   /** The attempt to an app (--ca, --skip-verify); default: forwardDelivery. */
   attempt?: ForwardEngineOptions['attempt'];
 }
@@ -49,6 +51,8 @@ export interface ForwardRun {
   onEvent(e: ForwardEvent): void;
   /** A line for a person about the forwarder (stderr). */
   note(line: string): void;
+  /** A line for a person that --output quiet leaves out (connected, resuming). */
+  chatter(line: string): void;
 }
 
 /** Why the subscription cannot go on (a refused token, an untrusted certificate), or undefined; with its exit code. */
@@ -104,7 +108,7 @@ export async function forwardChannel(a: ForwardArgs, channel: string | undefined
     if (a.since !== undefined) engine.startAfter(a.since);
     else if (engine.lastSeq !== undefined) {
       const n = engine.retrying().length;
-      run.note(`${said} resuming after seq ${engine.lastSeq}${n ? ` (${n} still being retried)` : ''}; state in ${stateFile}`);
+      run.chatter(`${said} resuming after seq ${engine.lastSeq}${n ? ` (${n} still being retried)` : ''}; state in ${stateFile}`);
     }
     return engine.since;
   };
@@ -128,7 +132,7 @@ export async function forwardChannel(a: ForwardArgs, channel: string | undefined
           );
         }
         engine.opened(s.lastSeq);
-        run.note(`${said} connected (relay at seq ${s.lastSeq})`);
+        run.chatter(`${said} connected (relay at seq ${s.lastSeq})`);
       } else if (s.state === 'reconnecting' && !run.stop.aborted)
         run.note(`${said} ${escapeControls(s.reason)}; reconnecting in ${s.delayMs} ms, or once the relay's port answers again`);
     },

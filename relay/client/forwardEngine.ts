@@ -50,13 +50,13 @@ export interface CursorStore {
 
 export type EngineClock = OutageClock;
 
-/** `to`: the target an attempt went to (absent for skips). */
-type About = { seq: number; channel: string; event?: string; to?: string };
+/** `to`: the target an attempt went to (absent for skips); `id`: the delivery's X-Service-Delivery, when the relay sent it. */
+type About = { seq: number; channel: string; event?: string; to?: string; id?: string };
 export type ForwardEvent =
   | (About & { kind: 'delivered'; status: number; durationMs: number; attempts: number })
   | (About & { kind: 'final'; status: number; durationMs: number; attempts: number })
-  | (About & { kind: 'retrying'; status?: number; error?: string; attempts: number; inMs: number })
-  | (About & { kind: 'failed'; status?: number; error?: string; attempts: number })
+  | (About & { kind: 'retrying'; status?: number; error?: string; attempts: number; inMs: number; durationMs?: number })
+  | (About & { kind: 'failed'; status?: number; error?: string; attempts: number; durationMs?: number })
   /** `filter`: the forwarder's filter left it out (no target for its event), and the relay records it so. */
   | (About & { kind: 'skipped'; reason: string; filter?: true })
   /** The result of a replay the relay asked for (one attempt; the resume point stays). */
@@ -224,7 +224,7 @@ export class ForwardEngine {
     }
     const to = d.verification === 'rejected' ? undefined : this.o.target(d.channel, d.event);
     if (!to) {
-      const about = { kind: 'skipped', seq: d.seq, channel: d.channel, event: d.event } as const;
+      const about = { kind: 'skipped', seq: d.seq, channel: d.channel, event: d.event, id: d.deliveryId } as const;
       this.advance(d.seq);
       if (d.verification === 'rejected') return this.emit({ ...about, reason: `rejected: ${d.reason ?? 'bad signature'}` });
       if (!this.o.skipsByFilter) return this.emit({ ...about, reason: 'no forward URL for this channel' });
@@ -236,7 +236,7 @@ export class ForwardEngine {
   };
 
   private async forwardNew(d: Delivery, to: string): Promise<DeliveryHandled> {
-    const about = { seq: d.seq, channel: d.channel, event: d.event, to };
+    const about = { seq: d.seq, channel: d.channel, event: d.event, to, id: d.deliveryId };
     for (;;) {
       if (this.o.holdPerTarget && this.outages.isDown(to)) return this.holdFor(d, to);
       await this.reachable(to);
@@ -252,8 +252,8 @@ export class ForwardEngine {
           const e: Entry = { seq: d.seq, channel: d.channel, event: d.event, attempts: 1, nextAt: this.clock.now() + wait, delivery: d, ...this.lastOf(r) };
           this.entries.set(d.seq, e);
           this.arm(e);
-          this.emit({ ...about, kind: 'retrying', attempts: 1, inMs: wait, ...this.shown(r) });
-        } else this.emit({ ...about, kind: 'failed', attempts: 1, ...this.shown(r) });
+          this.emit({ ...about, kind: 'retrying', attempts: 1, inMs: wait, durationMs: r.durationMs, ...this.shown(r) });
+        } else this.emit({ ...about, kind: 'failed', attempts: 1, durationMs: r.durationMs, ...this.shown(r) });
       } else this.emit({ ...about, kind: outcome, status: r.status!, durationMs: r.durationMs, attempts: 1 });
       this.advance(d.seq);
       return r.status === undefined ? undefined : { forwarded: { status: r.status } };
@@ -297,7 +297,7 @@ export class ForwardEngine {
           continue;
         }
         e.attempts++;
-        const about = { seq: e.seq, channel: e.channel, event: e.event, to, attempts: e.attempts };
+        const about = { seq: e.seq, channel: e.channel, event: e.event, to, id: e.delivery.deliveryId, attempts: e.attempts, durationMs: r.durationMs };
         const wait = outcome === 'retry' ? this.waitAfter(e.attempts, r) : undefined;
         if (wait !== undefined) {
           Object.assign(e, { nextAt: this.clock.now() + wait }, this.lastOf(r));
@@ -332,7 +332,7 @@ export class ForwardEngine {
       return;
     }
     const to = d.verification === 'rejected' ? undefined : this.o.target(d.channel, d.event);
-    const about = { seq: d.seq, channel: d.channel, event: d.event, to };
+    const about = { seq: d.seq, channel: d.channel, event: d.event, to, id: d.deliveryId };
     if (!to)
       return this.emit({
         ...about,

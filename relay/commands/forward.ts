@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { tokenFilePath } from '../../src/core/relay/ready';
 import { resolve } from 'node:path';
 import { defineCommand, parseSchedule, positiveDuration, type ParsedValues } from '../cli/args';
-import { forwardLine } from '../client/forwardLines';
+import { ForwardOutput, outputMode } from '../cli/forwardOutput';
 import { EXIT, UsageError, type CliIO } from '../cli/io';
 import { DEFAULT_FORWARD_TIMEOUT_MS } from '../client/forward';
 import { retrySchedule } from '../../src/core/relay/forwardPolicy';
@@ -129,7 +129,8 @@ function parseArgs(values: ParsedValues<typeof options>, io: CliIO): ForwardArgs
   if ((values['skip-verify'] || values.ca !== undefined) && !https)
     throw new UsageError(`--${values.ca !== undefined ? 'ca' : 'skip-verify'} is for https:// targets, and none is`);
   const attempt = https ? appAttempt({ ca: values.ca, skipVerify: values['skip-verify'], cwd: io.cwd, targets, timeoutMs }) : undefined;
-  return { relayUrl, token, route, filtered, targets, channels, attempt, since, timeoutMs, schedule, stateFile: values.state, parallel };
+  const output = outputMode(values.output);
+  return { output, relayUrl, token, route, filtered, targets, channels, attempt, since, timeoutMs, schedule, stateFile: values.state, parallel };
 }
 
 /** The channels to forward: those of --channel, every channel the admin token reads for '*', or the token's stream. */
@@ -150,6 +151,7 @@ async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
   io.stopSignal.addEventListener('abort', () => stop.abort(), { once: true });
   let failure: { why: string; exit: number } | undefined;
   const tally = new ForwardTally();
+  const output = new ForwardOutput(a.output, io, a.schedule.length);
   const run: ForwardRun = {
     stop: stop.signal,
     fail: (why, exit = EXIT.failure) => {
@@ -158,10 +160,10 @@ async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
     },
     onEvent: (e) => {
       tally.add(e);
-      const { line, stream } = forwardLine(e, a.schedule.length);
-      (stream === 'stdout' ? io.stdout : io.stderr).write(line + '\n');
+      output.event(e);
     },
-    note: (line) => io.stderr.write(line + '\n'),
+    note: (line) => output.note(line),
+    chatter: (line) => output.chatter(line),
   };
   let channels: (string | undefined)[];
   try {
@@ -175,6 +177,7 @@ async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
     return EXIT.failure;
   }
   const ends = await Promise.all(channels.map((c) => forwardChannel({ ...a, channels: channels as string[] }, c, io, run)));
+  await output.flush();
   if (failure) {
     io.stderr.write(`service-hooks forward: ${escapeControls(failure.why)}\n`);
     return failure.exit;
@@ -200,6 +203,7 @@ const options = {
   state: { type: 'string' },
   parallel: { type: 'string' },
   ca: { type: 'string' },
+  output: { type: 'string' },
   'skip-verify': { type: 'boolean' },
 } as const;
 
