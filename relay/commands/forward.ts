@@ -16,11 +16,14 @@ import { forwardChannel, type ForwardArgs, type ForwardRun } from '../cli/forwar
 import { RelayApi, RelayApiError } from '../client/api';
 import { MAX_CONCURRENCY } from '../client/subscribe';
 import { ForwardTally } from '../cli/forwardSummary';
+import { EVENT_TYPES } from '../../src/core/events/types';
 import { appAttempt } from '../cli/forwardTls';
 
 /** The relay's channel names (relay/server/channels/channels.ts CHANNEL_RE; not imported: this bundle stays small). */
 const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const help = `Usage: service-hooks forward --relay ws(s)://HOST:PORT (--token T | --data DIR) --to URL [--channel C] [--since SEQ] [--timeout D] [--retry-schedule L] [--state FILE] [--parallel N]
+const help = `Usage: service-hooks forward --relay ws(s)://HOST:PORT (--token T | --data DIR) (--to URL | --route EVENT=URL …)
+         [--events E,… | --exclude-events E,…] [--channel C,… | --channel '*'] [--ca FILE | --skip-verify]
+         [--output text|json|quiet] [--since SEQ] [--timeout D] [--retry-schedule L] [--state FILE] [--parallel N]
 
 Subscribes to a relay's WebSocket and forwards every verified or unverified delivery, byte-exact
 (original body and headers minus hop-by-hop), to URL, one line per delivery. What the app answers
@@ -51,8 +54,23 @@ Options:
                   prints (used as ws(s)://); /ws is added when missing
   --token T       the relay token (or env SERVICE_HOOKS_RELAY_TOKEN); sent in a header, never the URL
   --data DIR      a relay on this machine: read its token from DIR/token (the relay's --data)
-  --to URL        local target, e.g. http://127.0.0.1:3000/webhook
-  --channel C     only this channel
+  --to URL        local target, e.g. http://127.0.0.1:3000/webhook (the default of --route)
+  --route EVENT=URL  deliveries of EVENT go to URL (repeatable; '*'=URL for the other events);
+                  with several apps, one that is unreachable holds back only its own deliveries
+  --events E,...  post only these event types (${EVENT_TYPES.join(', ')})
+  --exclude-events E,...  post all but these event types
+                  A delivery left out (by these, or with no route and no --to) is acknowledged
+                  and recorded at the relay as skipped by the filter (deliveries shows it).
+  --channel C     only this channel; C,D,... several in one process, each with its own resume
+                  point; '*' every channel the token reads (the admin token: each channel listed
+                  at the start). A channel token given another channel is a usage error.
+  --ca FILE       trust this CA (PEM) for https targets, beside the usual roots
+  --skip-verify   check no certificate of an https target: only when every target is on this
+                  machine (127.0.0.1, ::1, localhost); refused otherwise
+  --output M      text (default): one line per delivery; json: one JSON object per outcome on
+                  stdout (seq, channel, event, deliveryId, target, outcome, status, error,
+                  attempt, durationMs, willRetry) and nothing else there; quiet: only what needs
+                  a person (refused or given up, an app unreachable)
   --since SEQ     start after SEQ (default: after the last delivery handled, from the state
                   file; the first time, only new deliveries)
   --retry-schedule L  waits before each attempt of a delivery the app answered 5xx, 408 or 429
@@ -67,8 +85,9 @@ Options:
                   only past deliveries whose older ones are all handled, so a crash skips
                   nothing (a delivery handled while an older one was in flight is posted again)
 
-SIGINT or SIGTERM stops at once (exit 0): a forward in flight is cut off and stays
-unacknowledged, so the relay sends it again at the next start. A relay that refuses the token
+SIGINT or SIGTERM stops at once (exit 0) and prints one line: posted, 2xx, refused, retrying,
+skipped by the filter. A forward in flight is cut off and stays unacknowledged, so the relay
+sends it again at the next start. A relay that refuses the token
 (HTTP 401 or 403), or whose TLS certificate is not trusted here (set NODE_EXTRA_CA_CERTS),
 stops it with exit 1: retrying would not help.
 `;
