@@ -8,14 +8,16 @@
 import { forwardLine } from '../client/forwardLines';
 import type { ForwardEvent } from '../client/forwardEngine';
 import { UsageError, type CliIO } from './io';
+import { interactiveTerminal, type InteractiveView } from './forwardInteractive';
 
-export const OUTPUTS = ['text', 'json', 'quiet'] as const;
+export const OUTPUTS = ['text', 'json', 'quiet', 'interactive'] as const;
 export type OutputMode = (typeof OUTPUTS)[number];
 
-export function outputMode(value: string | undefined): OutputMode {
-  if (value === undefined) return 'text';
-  if ((OUTPUTS as readonly string[]).includes(value)) return value as OutputMode;
-  throw new UsageError(`--output must be one of ${OUTPUTS.join(', ')}, got '${value}'`);
+/** --output's mode: interactive by default on a terminal (./forwardInteractive.ts), and text instead on a dumb one or none. */
+export function outputMode(value: string | undefined, io: CliIO): OutputMode {
+  if (value === undefined) return interactiveTerminal(io) ? 'interactive' : 'text';
+  if (!(OUTPUTS as readonly string[]).includes(value)) throw new UsageError(`--output must be one of ${OUTPUTS.join(', ')}, got '${value}'`);
+  return value === 'interactive' && !interactiveTerminal(io) ? 'text' : (value as OutputMode);
 }
 
 /** One outcome as `--output json` writes it. */
@@ -73,9 +75,12 @@ export class ForwardOutput {
     private readonly mode: OutputMode,
     private readonly io: CliIO,
     private readonly totalAttempts: number,
+    /** --output interactive: the live list every event and note goes to. */
+    private readonly view?: InteractiveView,
   ) {}
 
   event(e: ForwardEvent): void {
+    if (this.view) return this.view.event(e);
     if (this.mode === 'json') {
       const j = outcomeJson(e);
       if (j) return this.out(jsonLine(j));
@@ -89,6 +94,7 @@ export class ForwardOutput {
 
   /** A line for a person about the forwarder (stderr), in every mode. */
   note(line: string): void {
+    if (this.view) return this.view.note(line);
     this.io.stderr.write(line + '\n');
   }
 

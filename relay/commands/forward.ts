@@ -18,6 +18,7 @@ import { MAX_CONCURRENCY } from '../client/subscribe';
 import { ForwardTally } from '../cli/forwardSummary';
 import { EVENT_TYPES } from '../../src/core/events/types';
 import { appAttempt } from '../cli/forwardTls';
+import { InteractiveView } from '../cli/forwardInteractive';
 
 /** The relay's channel names (relay/server/channels/channels.ts CHANNEL_RE; not imported: this bundle stays small). */
 const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -148,7 +149,7 @@ function parseArgs(values: ParsedValues<typeof options>, io: CliIO): ForwardArgs
   if ((values['skip-verify'] || values.ca !== undefined) && !https)
     throw new UsageError(`--${values.ca !== undefined ? 'ca' : 'skip-verify'} is for https:// targets, and none is`);
   const attempt = https ? appAttempt({ ca: values.ca, skipVerify: values['skip-verify'], cwd: io.cwd, targets, timeoutMs }) : undefined;
-  const output = outputMode(values.output);
+  const output = outputMode(values.output, io);
   return { output, relayUrl, token, route, filtered, targets, channels, attempt, since, timeoutMs, schedule, stateFile: values.state, parallel };
 }
 
@@ -156,7 +157,7 @@ function parseArgs(values: ParsedValues<typeof options>, io: CliIO): ForwardArgs
 async function channelsOf(a: ForwardArgs): Promise<(string | undefined)[]> {
   if (a.channels === undefined) return [undefined];
   if (!a.channels.includes('*')) return a.channels;
-  const api = new RelayApi({ baseUrl: a.relayUrl.replace(/^ws/, 'http').replace(/\/ws$/, ''), token: a.token });
+  const api = new RelayApi({ baseUrl: httpBase(a.relayUrl), token: a.token });
   try {
     return (await api.listChannels()).map((c) => c.name);
   } catch (err) {
@@ -165,12 +166,21 @@ async function channelsOf(a: ForwardArgs): Promise<(string | undefined)[]> {
   }
 }
 
+/** The relay's http(s) address, from its ws(s) one. */
+const httpBase = (relayUrl: string) => relayUrl.replace(/^ws/, 'http').replace(/\/ws\/?$/, '');
+
+function interactiveView(a: ForwardArgs, io: CliIO, quit: () => void): InteractiveView {
+  const api = new RelayApi({ baseUrl: httpBase(a.relayUrl), token: a.token });
+  return new InteractiveView({ io, api, pageUrl: `${httpBase(a.relayUrl)}/`, totalAttempts: a.schedule.length, quit });
+}
+
 async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
   const stop = new AbortController();
   io.stopSignal.addEventListener('abort', () => stop.abort(), { once: true });
   let failure: { why: string; exit: number } | undefined;
   const tally = new ForwardTally();
-  const output = new ForwardOutput(a.output, io, a.schedule.length);
+  const view = a.output === 'interactive' ? interactiveView(a, io, () => stop.abort()) : undefined;
+  const output = new ForwardOutput(a.output, io, a.schedule.length, view);
   const run: ForwardRun = {
     stop: stop.signal,
     fail: (why, exit = EXIT.failure) => {
@@ -196,6 +206,7 @@ async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
     return EXIT.failure;
   }
   const ends = await Promise.all(channels.map((c) => forwardChannel({ ...a, channels: channels as string[] }, c, io, run)));
+  view?.close();
   await output.flush();
   if (failure) {
     io.stderr.write(`service-hooks forward: ${escapeControls(failure.why)}\n`);
