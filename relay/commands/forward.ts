@@ -24,7 +24,7 @@ import { InteractiveView } from '../cli/forwardInteractive';
 const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const help = `Usage: service-hooks forward --relay ws(s)://HOST:PORT (--token T | --data DIR) (--to URL | --route EVENT=URL …)
          [--events E,… | --exclude-events E,…] [--channel C,… | --channel '*'] [--ca FILE | --skip-verify]
-         [--output text|json|quiet] [--since SEQ] [--timeout D] [--retry-schedule L] [--state FILE] [--parallel N]
+         [--output text|json|quiet|interactive] [--since SEQ] [--timeout D] [--retry-schedule L] [--state FILE] [--parallel N]
 
 Subscribes to a relay's WebSocket and forwards every verified or unverified delivery, byte-exact
 (original body and headers minus hop-by-hop), to URL, one line per delivery. What the app answers
@@ -68,7 +68,10 @@ Options:
   --ca FILE       trust this CA (PEM) for https targets, beside the usual roots
   --skip-verify   check no certificate of an https target: only when every target is on this
                   machine (127.0.0.1, ::1, localhost); refused otherwise
-  --output M      text (default): one line per delivery; json: one JSON object per outcome on
+  --output M      interactive (the default on a terminal that is not dumb): a live list of the
+                  newest deliveries; ↑/↓ select, Enter headers and body, r replay, o open the
+                  relay's page, q quit; a terminal that goes away stops the list, not forwarding.
+                  text (the default otherwise): one line per delivery; json: one JSON object per outcome on
                   stdout (seq, channel, event, deliveryId, target, outcome, status, error,
                   attempt, durationMs, willRetry) and nothing else there; quiet: only what needs
                   a person (refused or given up, an app unreachable)
