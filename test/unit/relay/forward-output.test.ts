@@ -134,6 +134,6 @@ describe('service-hooks forward --output (relay, forwarder and app as processes)
 
     const bad = await runCli(['forward', '--relay', relay.url, '--token', dev, '--to', app.url, '--output', 'yaml']);
     assert.equal(bad.code, 2, bad.stderr);
-    assert.match(bad.stderr, /--output must be one of text, json, quiet, got 'yaml'/);
+    assert.match(bad.stderr, /--output must be one of text, json, quiet, interactive, got 'yaml'/);
   });
 });
