@@ -20,77 +20,12 @@ import type { DeliveryMessage, ForwardStatus } from '../../src/core/relay/protoc
 import type { DeliveryHandled } from './subscribe';
 import { forwardDelivery, type ForwardResult } from './forward';
 import { InOrder } from './inOrder';
-import { Outages, realClock, ForwardingStopped, type OutageClock } from '../shared/outages';
+import { Outages, originOf, realClock, ForwardingStopped } from '../shared/outages';
+import type { EngineClock, ForwardCursor, ForwardEngineOptions, ForwardEvent, RetryingDelivery } from './forwardTypes';
+
+export type { CursorStore, EngineClock, ForwardCursor, ForwardEngineOptions, ForwardEvent, RetryingDelivery } from './forwardTypes';
 
 type Delivery = DeliveryMessage['delivery'];
-
-/** A delivery waiting for its next attempt (what the cursor keeps; no body). */
-export interface RetryingDelivery {
-  seq: number;
-  channel: string;
-  event?: string;
-  /** Attempts made so far. */
-  attempts: number;
-  /** When the next attempt is due (ms since the epoch). */
-  nextAt: number;
-  lastStatus?: number;
-  lastError?: string;
-}
-
-/** What survives a restart: the last delivery handled, and those still being retried. */
-export interface ForwardCursor {
-  lastSeq?: number;
-  retrying: RetryingDelivery[];
-}
-
-export interface CursorStore {
-  load(): ForwardCursor | undefined;
-  save(cursor: ForwardCursor): void | PromiseLike<void>;
-}
-
-export type EngineClock = OutageClock;
-
-type About = { seq: number; channel: string; event?: string };
-export type ForwardEvent =
-  | (About & { kind: 'delivered'; status: number; durationMs: number; attempts: number })
-  | (About & { kind: 'final'; status: number; durationMs: number; attempts: number })
-  | (About & { kind: 'retrying'; status?: number; error?: string; attempts: number; inMs: number })
-  | (About & { kind: 'failed'; status?: number; error?: string; attempts: number })
-  | (About & { kind: 'skipped'; reason: string })
-  /** The result of a replay the relay asked for (one attempt; the resume point stays). */
-  | (About & { kind: 'replayed'; status?: number; error?: string; durationMs: number })
-  | { kind: 'paused'; to: string; error: string }
-  | { kind: 'resumed'; to: string; pausedMs: number };
-
-export interface ForwardEngineOptions {
-  /** Where a delivery of `channel` goes; undefined: not forwarded (acknowledged as skipped). */
-  target: (channel: string) => string | undefined;
-  cursor: CursorStore;
-  /** The attempt (default: forwardDelivery with `timeoutMs`). */
-  attempt?: (delivery: Delivery, to: string, signal: AbortSignal) => Promise<ForwardResult>;
-  timeoutMs?: number;
-  /** Waits before each attempt (default the service's RETRY_SCHEDULE_MS: 0, 1, 5, 30 min). */
-  schedule?: readonly number[];
-  clock?: EngineClock;
-  /** Is the app's port open? (default: a TCP connect) */
-  probe?: (to: string) => Promise<boolean>;
-  /** How often a paused stream probes the app at first (default 200 ms; backing off to 1 s only while it stays down: ../shared/outages.ts). */
-  probeEveryMs?: number;
-  /** Deliveries retrying at once; past it the stream waits for one to settle (default 256). */
-  maxRetrying?: number;
-  onEvent?: (event: ForwardEvent) => void;
-  /** Tells the relay a later result of a delivery acknowledged while retrying (Subscription.report). */
-  report?: (seq: number, result: { status: number; state: ForwardStatus; replay?: boolean }) => void;
-  /** Told when the cursor could not be saved. */
-  log?: (line: string) => void;
-  /**
-   * The least time between the starts of two cursor writes (default 0: a write starts when the
-   * one before it ends). Under a burst, `service-hooks forward` wrote its fsync'd state file
-   * hundreds of times a second; spaced, a crash forwards again at most the deliveries handled in
-   * the last spacing and during the write in flight. stop() does not wait for the spacing.
-   */
-  saveSpacingMs?: number;
-}
 
 interface Entry extends RetryingDelivery {
   delivery?: Delivery;
@@ -117,6 +52,8 @@ export class ForwardEngine {
   private lastSaveAt = -Infinity;
   private spacing: (() => void) | undefined;
   private roomWaiters: (() => void)[] = [];
+  /** holdPerTarget: per target origin, the end of the chain of its held deliveries (run in order). */
+  private readonly lanes = new Map<string, Promise<void>>();
 
   constructor(private readonly o: ForwardEngineOptions) {
     this.clock = o.clock ?? realClock;
@@ -205,20 +142,23 @@ export class ForwardEngine {
       await this.advance(d.seq);
       return;
     }
-    const to = d.verification === 'rejected' ? undefined : this.o.target(d.channel);
+    const to = d.verification === 'rejected' ? undefined : this.o.target(d.channel, d.event);
     if (!to) {
-      const reason = d.verification === 'rejected' ? `rejected: ${d.reason ?? 'bad signature'}` : 'no forward URL for this channel';
-      this.emit({ kind: 'skipped', seq: d.seq, channel: d.channel, event: d.event, reason });
+      const about = { kind: 'skipped', seq: d.seq, channel: d.channel, event: d.event, id: d.deliveryId } as const;
       this.advance(d.seq);
-      return;
+      if (d.verification === 'rejected') return this.emit({ ...about, reason: `rejected: ${d.reason ?? 'bad signature'}` });
+      if (!this.o.skipsByFilter) return this.emit({ ...about, reason: 'no forward URL for this channel' });
+      this.emit({ ...about, reason: 'skipped by the filter', filter: true });
+      return { skipped: 'filter' };
     }
     await this.room();
     return this.forwardNew(d, to);
   };
 
   private async forwardNew(d: Delivery, to: string): Promise<DeliveryHandled> {
-    const about = { seq: d.seq, channel: d.channel, event: d.event };
+    const about = { seq: d.seq, channel: d.channel, event: d.event, to, id: d.deliveryId };
     for (;;) {
+      if (this.o.holdPerTarget && this.outages.isDown(to)) return this.holdFor(d, to);
       await this.reachable(to);
       const r = await this.attempt(d, to);
       const outcome = classify(r);
@@ -229,15 +169,30 @@ export class ForwardEngine {
       if (outcome === 'retry') {
         const wait = this.waitAfter(1, r);
         if (wait !== undefined) {
-          const e: Entry = { ...about, attempts: 1, nextAt: this.clock.now() + wait, delivery: d, ...this.lastOf(r) };
+          const e: Entry = { seq: d.seq, channel: d.channel, event: d.event, attempts: 1, nextAt: this.clock.now() + wait, delivery: d, ...this.lastOf(r) };
           this.entries.set(d.seq, e);
           this.arm(e);
-          this.emit({ ...about, kind: 'retrying', attempts: 1, inMs: wait, ...this.shown(r) });
-        } else this.emit({ ...about, kind: 'failed', attempts: 1, ...this.shown(r) });
+          this.emit({ ...about, kind: 'retrying', attempts: 1, inMs: wait, durationMs: r.durationMs, ...this.shown(r) });
+        } else this.emit({ ...about, kind: 'failed', attempts: 1, durationMs: r.durationMs, ...this.shown(r) });
       } else this.emit({ ...about, kind: outcome, status: r.status!, durationMs: r.durationMs, attempts: 1 });
       this.advance(d.seq);
       return r.status === undefined ? undefined : { forwarded: { status: r.status } };
     }
+  }
+
+  /**
+   * holdPerTarget: `d`'s target is down. It is kept with the retrying deliveries (no attempt
+   * spent; a restart keeps it), acknowledged so the stream goes on, and attempted after the ones
+   * held for the same target before it, once the target answers.
+   */
+  private holdFor(d: Delivery, to: string): DeliveryHandled {
+    const e: Entry = { seq: d.seq, channel: d.channel, event: d.event, attempts: 0, nextAt: this.clock.now(), delivery: d, lastError: 'unreachable' };
+    this.entries.set(d.seq, e);
+    const lane = originOf(to);
+    const next = (this.lanes.get(lane) ?? Promise.resolve()).then(() => this.runRetry(e));
+    this.lanes.set(lane, next);
+    void next.then(() => this.lanes.get(lane) === next && this.lanes.delete(lane));
+    this.advance(d.seq);
   }
 
   /** One retry of a retrying delivery (its timer fired, or Retry Now). */
@@ -247,7 +202,7 @@ export class ForwardEngine {
       e.due = true; // the relay has not sent it again yet: it runs when it arrives
       return;
     }
-    const to = this.o.target(e.channel);
+    const to = this.o.target(e.channel, e.event);
     if (!to) return this.settle(e, { kind: 'skipped', seq: e.seq, channel: e.channel, event: e.event, reason: 'no forward URL for this channel' });
     e.running = true;
     e.due = false;
@@ -262,7 +217,7 @@ export class ForwardEngine {
           continue;
         }
         e.attempts++;
-        const about = { seq: e.seq, channel: e.channel, event: e.event, attempts: e.attempts };
+        const about = { seq: e.seq, channel: e.channel, event: e.event, to, id: e.delivery.deliveryId, attempts: e.attempts, durationMs: r.durationMs };
         const wait = outcome === 'retry' ? this.waitAfter(e.attempts, r) : undefined;
         if (wait !== undefined) {
           Object.assign(e, { nextAt: this.clock.now() + wait }, this.lastOf(r));
@@ -296,8 +251,8 @@ export class ForwardEngine {
       this.retryNow(d.seq);
       return;
     }
-    const to = d.verification === 'rejected' ? undefined : this.o.target(d.channel);
-    const about = { seq: d.seq, channel: d.channel, event: d.event };
+    const to = d.verification === 'rejected' ? undefined : this.o.target(d.channel, d.event);
+    const about = { seq: d.seq, channel: d.channel, event: d.event, to, id: d.deliveryId };
     if (!to)
       return this.emit({
         ...about,

@@ -4,6 +4,7 @@
 //   #12 dev push → 500 (retrying in 1 min, attempt 1 of 4)
 //   #12 dev push → 500 (gave up after 4 attempts: service-hooks replay 12)
 //   #12 dev push → 200 3.1 ms (replay)
+//   #13 dev issue skipped by the filter
 import { inWords } from '../../src/core/relay/forwardPolicy';
 import type { ForwardEvent } from './forwardEngine';
 import { escapeControls } from '../../src/core/text/controls';
@@ -34,6 +35,7 @@ function eventLine(e: ForwardEvent, totalAttempts: number): { line: string; stre
     case 'replayed':
       return { stream: 'stdout', line: `${head} → ${answer(e)}${e.status !== undefined ? ` ${e.durationMs.toFixed(1)} ms` : ''} (replay)` };
     case 'skipped':
+      if (e.filter) return { stream: 'stdout', line: `${head} ${e.event ?? '-'} skipped by the filter` };
       return { stream: 'stdout', line: `${head} skipped (${e.reason})` };
   }
 }

@@ -328,7 +328,8 @@ class Subscriber implements Subscription {
       const { seq } = released;
       const done = released.value!; // every seq here was started with its Handling
       if (seq > this.last) this.last = seq;
-      done.c.acks.push({ type: 'ack', seq, ...(done.handled?.forwarded ? { forwarded: done.handled.forwarded } : {}) });
+      const h = done.handled;
+      done.c.acks.push({ type: 'ack', seq, ...(h?.forwarded ? { forwarded: h.forwarded } : {}), ...(h?.skipped ? { skipped: h.skipped } : {}) });
       if (done.c.gone) this.keepUnsentAcks(done.c); // closed while the app answered
     }
     const c = this.current;

@@ -19,7 +19,7 @@ export type SubscriptionState =
   | { state: 'closed'; reason: string };
 
 /** What a delivery handler resolves to: nothing, or the 2xx status of the app it forwarded the delivery to (sent with the ack). */
-export type DeliveryHandled = void | Pick<AckMessage, 'forwarded'>;
+export type DeliveryHandled = void | Pick<AckMessage, 'forwarded' | 'skipped'>;
 
 export interface SubscribeOptions {
   /** ws(s)://HOST:PORT/ws (the /ws path is added when missing). */

@@ -23,7 +23,7 @@ ${RELAY_TARGET_HELP}
 const STATUSES = ['verified', 'unverified', 'rejected', 'pending', 'ok', 'failed'];
 
 function forwardText(f: ForwardState): string {
-  const state = `${f.status}${f.lastStatus ? ` ${f.lastStatus}` : ''}`;
+  const state = f.status === 'skipped' ? 'skipped by the filter' : `${f.status}${f.lastStatus ? ` ${f.lastStatus}` : ''}`;
   return f.target === SUBSCRIBER_TARGET ? `${state} (by a forward subscriber)` : state;
 }
 

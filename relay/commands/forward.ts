@@ -5,29 +5,26 @@
 import { readFileSync } from 'node:fs';
 import { tokenFilePath } from '../../src/core/relay/ready';
 import { resolve } from 'node:path';
-import { defineCommand, parseSchedule, positiveDuration } from '../cli/args';
-import { forwardLine } from '../client/forwardLines';
-import { forwardState, StateFileError } from '../cli/forwardState';
+import { defineCommand, parseSchedule, positiveDuration, type ParsedValues } from '../cli/args';
+import { ForwardOutput, outputMode } from '../cli/forwardOutput';
 import { EXIT, UsageError, type CliIO } from '../cli/io';
-import { isUntrustedCert, untrustedCertMessage } from '../cli/tlsTrust';
 import { DEFAULT_FORWARD_TIMEOUT_MS } from '../client/forward';
 import { retrySchedule } from '../../src/core/relay/forwardPolicy';
-import { ForwardEngine, type CursorStore, type ForwardEngineOptions } from '../client/forwardEngine';
-import type { HelloMessage } from '../../src/core/relay/protocol';
 import { escapeControls } from '../../src/core/text/controls';
-import { MAX_CONCURRENCY, subscribe, type SubscriptionState } from '../client/subscribe';
+import { routerOf } from '../cli/forwardRoutes';
+import { forwardChannel, type ForwardArgs, type ForwardRun } from '../cli/forwardChannel';
+import { RelayApi, RelayApiError } from '../client/api';
+import { MAX_CONCURRENCY } from '../client/subscribe';
+import { ForwardTally } from '../cli/forwardSummary';
+import { EVENT_TYPES } from '../../src/core/events/types';
+import { appAttempt } from '../cli/forwardTls';
+import { InteractiveView } from '../cli/forwardInteractive';
 
 /** The relay's channel names (relay/server/channels/channels.ts CHANNEL_RE; not imported: this bundle stays small). */
 const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-/**
- * The state file is written at most once per this many ms (ForwardEngineOptions.saveSpacingMs):
- * a burst of 1,000 deliveries a second wrote it, with its fsyncs, some 400 times a second (a
- * fifth of forward's CPU); a crash now posts again at most the last 50 ms' deliveries, which the
- * app tells apart by X-Service-Delivery as it must for any retry.
- */
-const STATE_SAVE_SPACING_MS = 50;
-
-const help = `Usage: service-hooks forward --relay ws(s)://HOST:PORT (--token T | --data DIR) --to URL [--channel C] [--since SEQ] [--timeout D] [--retry-schedule L] [--state FILE] [--parallel N]
+const help = `Usage: service-hooks forward --relay ws(s)://HOST:PORT (--token T | --data DIR) (--to URL | --route EVENT=URL …)
+         [--events E,… | --exclude-events E,…] [--channel C,… | --channel '*'] [--ca FILE | --skip-verify]
+         [--output text|json|quiet|interactive] [--since SEQ] [--timeout D] [--retry-schedule L] [--state FILE] [--parallel N]
 
 Subscribes to a relay's WebSocket and forwards every verified or unverified delivery, byte-exact
 (original body and headers minus hop-by-hop), to URL, one line per delivery. What the app answers
@@ -58,8 +55,26 @@ Options:
                   prints (used as ws(s)://); /ws is added when missing
   --token T       the relay token (or env SERVICE_HOOKS_RELAY_TOKEN); sent in a header, never the URL
   --data DIR      a relay on this machine: read its token from DIR/token (the relay's --data)
-  --to URL        local target, e.g. http://127.0.0.1:3000/webhook
-  --channel C     only this channel
+  --to URL        local target, e.g. http://127.0.0.1:3000/webhook (the default of --route)
+  --route EVENT=URL  deliveries of EVENT go to URL (repeatable; '*'=URL for the other events);
+                  with several apps, one that is unreachable holds back only its own deliveries
+  --events E,...  post only these event types (${EVENT_TYPES.join(', ')})
+  --exclude-events E,...  post all but these event types
+                  A delivery left out (by these, or with no route and no --to) is acknowledged
+                  and recorded at the relay as skipped by the filter (deliveries shows it).
+  --channel C     only this channel; C,D,... several in one process, each with its own resume
+                  point; '*' every channel the token reads (the admin token: each channel listed
+                  at the start). A channel token given another channel is a usage error.
+  --ca FILE       trust this CA (PEM) for https targets, beside the usual roots
+  --skip-verify   check no certificate of an https target: only when every target is on this
+                  machine (127.0.0.1, ::1, localhost); refused otherwise
+  --output M      interactive (the default on a terminal that is not dumb): a live list of the
+                  newest deliveries; ↑/↓ select, Enter headers and body, r replay, o open the
+                  relay's page, q quit; a terminal that goes away stops the list, not forwarding.
+                  text (the default otherwise): one line per delivery; json: one JSON object per outcome on
+                  stdout (seq, channel, event, deliveryId, target, outcome, status, error,
+                  attempt, durationMs, willRetry) and nothing else there; quiet: only what needs
+                  a person (refused or given up, an app unreachable)
   --since SEQ     start after SEQ (default: after the last delivery handled, from the state
                   file; the first time, only new deliveries)
   --retry-schedule L  waits before each attempt of a delivery the app answered 5xx, 408 or 429
@@ -74,8 +89,9 @@ Options:
                   only past deliveries whose older ones are all handled, so a crash skips
                   nothing (a delivery handled while an older one was in flight is posted again)
 
-SIGINT or SIGTERM stops at once (exit 0): a forward in flight is cut off and stays
-unacknowledged, so the relay sends it again at the next start. A relay that refuses the token
+SIGINT or SIGTERM stops at once (exit 0) and prints one line: posted, 2xx, refused, retrying,
+skipped by the filter. A forward in flight is cut off and stays unacknowledged, so the relay
+sends it again at the next start. A relay that refuses the token
 (HTTP 401 or 403), or whose TLS certificate is not trusted here (set NODE_EXTRA_CA_CERTS),
 stops it with exit 1: retrying would not help.
 `;
@@ -98,29 +114,31 @@ function tokenIn(data: string | undefined, cwd: string): string | undefined {
   }
 }
 
-interface ForwardArgs {
-  relayUrl: string;
-  token: string;
-  to: string;
-  channel?: string;
-  since?: number;
-  timeoutMs: number;
-  schedule: readonly number[];
-  stateFile?: string;
-  parallel: number;
+/** --channel a,b or '*': the names, each checked; '*' alone. */
+function channelList(value: string): string[] {
+  const names = value.split(',').map((n) => n.trim());
+  if (names.includes('*')) {
+    if (names.length > 1) throw new UsageError(`--channel '*' takes every channel the token reads: name no other beside it, got '${value}'`);
+    return names;
+  }
+  for (const n of names) {
+    if (!CHANNEL_NAME.test(n)) throw new UsageError(`--channel must be channel names (letters, digits, '.', '_', '-'; at most 64), or '*', got '${n}'`);
+  }
+  if (new Set(names).size !== names.length) throw new UsageError(`--channel names a channel twice: '${value}'`);
+  return names;
 }
 
 /** Checks the flags; throws UsageError with what is wrong. */
-function parseArgs(values: Record<string, string | undefined>, io: CliIO): ForwardArgs {
+function parseArgs(values: ParsedValues<typeof options>, io: CliIO): ForwardArgs {
   const token = values.token ?? io.env.SERVICE_HOOKS_RELAY_TOKEN ?? tokenIn(values.data, io.cwd);
   if (!values.relay) throw new UsageError('--relay ws(s)://HOST:PORT is required');
   const relayUrl = webSocketUrl(values.relay);
   if (!relayUrl) throw new UsageError(`--relay must be a ws(s):// or http(s):// URL, got '${values.relay}'`);
-  if (values.channel !== undefined && !CHANNEL_NAME.test(values.channel)) {
-    throw new UsageError(`--channel must be a channel name (letters, digits, '.', '_', '-'; at most 64), got '${values.channel}'`);
-  }
+  const channels = values.channel === undefined ? undefined : channelList(values.channel);
+  if (channels && channels.length > 1 && values.state !== undefined)
+    throw new UsageError('--state names one file: it goes with one --channel (each channel keeps its own)');
   if (!token) throw new UsageError('--token is required (or SERVICE_HOOKS_RELAY_TOKEN, or --data DIR of a relay on this machine)');
-  if (!values.to || !/^https?:\/\//.test(values.to)) throw new UsageError('--to http(s)://… is required');
+  const { route, filtered, targets } = routerOf({ to: values.to, events: values.events, excludeEvents: values['exclude-events'], routes: values.route });
   const since = values.since === undefined ? undefined : Number(values.since);
   if (since !== undefined && (!Number.isInteger(since) || since < 0)) throw new UsageError('--since must be a non-negative integer');
   const timeoutMs = values.timeout === undefined ? DEFAULT_FORWARD_TIMEOUT_MS : positiveDuration(values.timeout, '--timeout');
@@ -129,131 +147,102 @@ function parseArgs(values: Record<string, string | undefined>, io: CliIO): Forwa
   if (!/^\d+$/.test(values.parallel ?? '1') || parallel < 1 || parallel > MAX_CONCURRENCY) {
     throw new UsageError(`--parallel must be a whole number from 1 to ${MAX_CONCURRENCY}, got '${values.parallel}'`);
   }
-  return { relayUrl, token, to: values.to, channel: values.channel, since, timeoutMs, schedule, stateFile: values.state, parallel };
+  const https = targets.some((t) => /^https:/i.test(t));
+  if (values['skip-verify'] && values.ca !== undefined) throw new UsageError('--ca and --skip-verify: pass one (--skip-verify checks no certificate at all)');
+  if ((values['skip-verify'] || values.ca !== undefined) && !https)
+    throw new UsageError(`--${values.ca !== undefined ? 'ca' : 'skip-verify'} is for https:// targets, and none is`);
+  const attempt = https ? appAttempt({ ca: values.ca, skipVerify: values['skip-verify'], cwd: io.cwd, targets, timeoutMs }) : undefined;
+  const output = outputMode(values.output, io);
+  return { output, relayUrl, token, route, filtered, targets, channels, attempt, since, timeoutMs, schedule, stateFile: values.state, parallel };
 }
 
-/** Why the subscription cannot go on (a refused token, an untrusted certificate), or undefined. */
-function fatal(s: SubscriptionState, relayUrl: string): string | undefined {
-  if (s.state !== 'reconnecting') return undefined;
-  if (s.refused === 401)
-    return 'the relay refused the connection (HTTP 401): the token is not accepted (wrong, or its channel was deleted); pass the relay token or a channel token with --token or SERVICE_HOOKS_RELAY_TOKEN';
-  if (s.refused === 403) {
-    const limited = /this token is limited to channel '[^']*'/.exec(s.reason)?.[0];
-    if (limited) return `the relay refused the connection (HTTP 403): ${limited}: --channel asks for another (drop --channel, or pass the admin token)`;
-    return "the relay refused the connection (HTTP 403): the Host or Origin is not allowed (see the relay's --allow-host)";
+/** The channels to forward: those of --channel, every channel the admin token reads for '*', or the token's stream. */
+async function channelsOf(a: ForwardArgs): Promise<(string | undefined)[]> {
+  if (a.channels === undefined) return [undefined];
+  if (!a.channels.includes('*')) return a.channels;
+  const api = new RelayApi({ baseUrl: httpBase(a.relayUrl), token: a.token });
+  try {
+    return (await api.listChannels()).map((c) => c.name);
+  } catch (err) {
+    if (err instanceof RelayApiError && err.status === 403) return [undefined]; // a channel token: its own channel's stream
+    throw err;
   }
-  if (isUntrustedCert(s.code)) return untrustedCertMessage(relayUrl, s.code!);
-  return undefined;
 }
 
-/** The line that stops a forwarder whose resume point the relay never reached. */
-function aheadOfRelay(seq: number, a: ForwardArgs, stateFile: string): string {
-  const where = a.since !== undefined ? `seq ${seq} (--since)` : `seq ${seq}, where the forward state ${stateFile} resumes`;
-  return `the relay has not reached ${where}: its data was reset, or it is another relay; restart with --since 0 to take every delivery it holds (or --since SEQ)`;
+/** The relay's http(s) address, from its ws(s) one. */
+const httpBase = (relayUrl: string) => relayUrl.replace(/^ws/, 'http').replace(/\/ws\/?$/, '');
+
+function interactiveView(a: ForwardArgs, io: CliIO, quit: () => void): InteractiveView {
+  const api = new RelayApi({ baseUrl: httpBase(a.relayUrl), token: a.token });
+  return new InteractiveView({ io, api, pageUrl: `${httpBase(a.relayUrl)}/`, totalAttempts: a.schedule.length, quit });
 }
 
 async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
   const stop = new AbortController();
   io.stopSignal.addEventListener('abort', () => stop.abort(), { once: true });
-  let failure: string | undefined;
-  const fail = (why: string) => {
-    failure ??= why;
-    sub.close();
-    stop.abort();
-  };
-  let engine: ForwardEngine | undefined;
-  let stateFile = '';
-  /** At the relay's hello, which names what the token reads: that scope's state file, and where to resume. */
-  const start = (hello: HelloMessage): number | undefined => {
-    try {
-      const state = forwardState({ env: io.env, cwd: io.cwd, relayUrl: a.relayUrl, channel: a.channel, file: a.stateFile, scope: hello.scope, since: a.since });
-      stateFile = state.path;
-      engine = forwardEngine(a, io, state.store, (seq, r) => sub.report(seq, r));
-      if (state.adopted) io.stderr.write(`forward: taking over ${state.adopted}, an older version's state for --channel ${a.channel}\n`);
-    } catch (err) {
-      if (!(err instanceof StateFileError)) throw err;
-      fail(err.message);
-      return undefined;
-    }
-    if (a.since !== undefined) engine.startAfter(a.since);
-    else if (engine.lastSeq !== undefined) {
-      const n = engine.retrying().length;
-      io.stderr.write(`forward: resuming after seq ${engine.lastSeq}${n ? ` (${n} still being retried)` : ''}; state in ${stateFile}\n`);
-    }
-    return engine.since;
-  };
-  const sub = subscribe({
-    url: a.relayUrl,
-    token: a.token,
-    since: a.since,
-    resumeFrom: start,
-    channel: a.channel,
-    forwards: false, // the relay's own forward attempts are not shown here
-    concurrency: a.parallel,
-    onState: (s) => {
-      const fatalNow = fatal(s, a.relayUrl) ?? (s.state === 'open' && s.sinceAhead ? aheadOfRelay(sub.lastSeq, a, stateFile) : undefined);
-      if (failure || fatalNow) return fail(fatalNow ?? failure!);
-      if (s.state === 'open' && engine) {
-        // A relay too old to say sinceAhead: its lastSeq (a channel token's: its channel's) is all there is to go by.
-        if (s.scope === undefined && engine.lastSeq !== undefined && s.lastSeq < engine.lastSeq) {
-          io.stderr.write(
-            `forward: the relay is at seq ${s.lastSeq}, before the resume point ${engine.lastSeq} in ${stateFile}: if the relay's data was reset, restart with --since 0\n`,
-          );
-        }
-        engine.opened(s.lastSeq);
-        io.stderr.write(`forward: connected (relay at seq ${s.lastSeq})\n`);
-      } else if (s.state === 'reconnecting' && !stop.signal.aborted)
-        io.stderr.write(`forward: ${escapeControls(s.reason)}; reconnecting in ${s.delayMs} ms, or once the relay's port answers again\n`);
+  let failure: { why: string; exit: number } | undefined;
+  const tally = new ForwardTally();
+  const view = a.output === 'interactive' ? interactiveView(a, io, () => stop.abort()) : undefined;
+  const output = new ForwardOutput(a.output, io, a.schedule.length, view);
+  const run: ForwardRun = {
+    stop: stop.signal,
+    fail: (why, exit = EXIT.failure) => {
+      failure ??= { why, exit };
+      stop.abort();
     },
-    onBadMessage: (line) => io.stderr.write(`forward: ${escapeControls(line)}\n`),
-    onDelivery: (d) => engine!.handle(d),
-    onReplay: (d) => engine!.replay(d),
-  });
-  await new Promise<void>((r) => (stop.signal.aborted ? r() : stop.signal.addEventListener('abort', () => r(), { once: true })));
-  engine?.stop();
-  sub.close();
-  await sub.closed;
-  await engine?.flushed();
-  if (failure) {
-    io.stderr.write(`service-hooks forward: ${escapeControls(failure)}\n`);
+    onEvent: (e) => {
+      tally.add(e);
+      output.event(e);
+    },
+    note: (line) => output.note(line),
+    chatter: (line) => output.chatter(line),
+  };
+  let channels: (string | undefined)[];
+  try {
+    channels = await channelsOf(a);
+  } catch (err) {
+    io.stderr.write(`service-hooks forward: cannot list the relay's channels for --channel '*': ${escapeControls((err as Error).message)}\n`);
     return EXIT.failure;
   }
-  const last = engine?.lastSeq ?? sub.lastSeq;
-  io.stderr.write(last >= 0 ? `forward: stopped after seq ${last}\n` : 'forward: stopped\n');
+  if (channels.length === 0) {
+    io.stderr.write("service-hooks forward: --channel '*': the relay has no channel yet\n");
+    return EXIT.failure;
+  }
+  const ends = await Promise.all(channels.map((c) => forwardChannel({ ...a, channels: channels as string[] }, c, io, run)));
+  view?.close();
+  await output.flush();
+  if (failure) {
+    io.stderr.write(`service-hooks forward: ${escapeControls(failure.why)}\n`);
+    return failure.exit;
+  }
+  const last = Math.max(...ends.map((e) => e.last));
+  io.stderr.write(channels.length === 1 && last >= 0 ? `forward: stopped after seq ${last}\n` : 'forward: stopped\n');
+  io.stderr.write(tally.line(ends.reduce((n, e) => n + e.retrying, 0)) + '\n');
   return EXIT.ok;
 }
 
-/** The forward loop of `forward`, over the cursor in its state file. */
-function forwardEngine(a: ForwardArgs, io: CliIO, cursor: CursorStore, report: ForwardEngineOptions['report']): ForwardEngine {
-  return new ForwardEngine({
-    target: () => a.to,
-    cursor,
-    timeoutMs: a.timeoutMs,
-    schedule: a.schedule,
-    onEvent: (e) => {
-      const { line, stream } = forwardLine(e, a.schedule.length);
-      (stream === 'stdout' ? io.stdout : io.stderr).write(line + '\n');
-    },
-    report,
-    log: (line) => io.stderr.write(line + '\n'),
-    saveSpacingMs: STATE_SAVE_SPACING_MS,
-  });
-}
+const options = {
+  relay: { type: 'string' },
+  token: { type: 'string' },
+  data: { type: 'string' },
+  to: { type: 'string' },
+  events: { type: 'string' },
+  'exclude-events': { type: 'string' },
+  route: { type: 'string', multiple: true },
+  channel: { type: 'string' },
+  since: { type: 'string' },
+  timeout: { type: 'string' },
+  'retry-schedule': { type: 'string' },
+  state: { type: 'string' },
+  parallel: { type: 'string' },
+  ca: { type: 'string' },
+  output: { type: 'string' },
+  'skip-verify': { type: 'boolean' },
+} as const;
 
 export default defineCommand({
   help,
-  options: {
-    relay: { type: 'string' },
-    token: { type: 'string' },
-    data: { type: 'string' },
-    to: { type: 'string' },
-    channel: { type: 'string' },
-    since: { type: 'string' },
-    timeout: { type: 'string' },
-    'retry-schedule': { type: 'string' },
-    state: { type: 'string' },
-    parallel: { type: 'string' },
-  },
+  options,
   run({ values }, io) {
     return forward(parseArgs(values, io), io);
   },

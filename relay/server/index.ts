@@ -21,7 +21,7 @@ import { RejectLimiter, type RejectLimits } from './ingress/rateLimit';
 import { openStore, storeBackend, type StoreChoice } from './store/storeBackends';
 import { metering, type MetricsOption } from './metrics';
 import { createPage, type Page } from './page';
-import { recordSubscriberForward } from './subscribers/subscriberForward';
+import { recordSubscriberForward, recordSubscriberSkip } from './subscribers/subscriberForward';
 import { authenticate } from './access/scope';
 import type { RelayLog } from './log';
 import type { RelayStore } from './store/storeTypes';
@@ -226,7 +226,8 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
     log,
   });
   const onForwarded = (seq: number, status: number, state?: ForwardStatus, replay?: boolean) => recordSubscriberForward(store, seq, status, log, state, replay);
-  const hubOptions = { authenticate: scopeOf, keyOf: (name: string) => directory.registry.keyOf(name), boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, onForwarded, onRefused: (req: IncomingMessage, status: number, phrase: string) => refused(req, wsReason(status, phrase), 'a WebSocket') };
+  const onSkipped = (seq: number) => recordSubscriberSkip(store, seq, log);
+  const hubOptions = { onSkipped, authenticate: scopeOf, keyOf: (name: string) => directory.registry.keyOf(name), boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, onForwarded, onRefused: (req: IncomingMessage, status: number, phrase: string) => refused(req, wsReason(status, phrase), 'a WebSocket') };
   const hub = new SubscriberHub(store, { ...hubOptions, ...options.subscriberLimits });
   const state = { accepting: true, port: listening.port };
   // On JetStream, forwarding is shared work of every instance (durable consumers), not this process's.

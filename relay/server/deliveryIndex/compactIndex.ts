@@ -66,7 +66,7 @@ export interface IndexRow {
 type Counts = Omit<ChannelStatus, 'name'> & { pending: number };
 
 const VERIFICATIONS: Verification[] = ['verified', 'unverified', 'rejected'];
-const STATUSES: ForwardStatus[] = ['pending', 'ok', 'failed'];
+const STATUSES: ForwardStatus[] = ['pending', 'ok', 'failed', 'skipped']; // appended: the codes are journaled
 const PENDING = 1;
 const FAILED = 2;
 const ALL_OK = 4;

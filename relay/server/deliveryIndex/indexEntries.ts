@@ -14,7 +14,7 @@ import { ByteWriter, type ByteReader } from '../journal/bytes';
 import type { AttemptFields, IndexedDelivery, StateFields } from './compactIndex';
 
 const VERIFICATIONS: readonly Verification[] = ['verified', 'unverified', 'rejected'];
-const STATUSES: readonly ForwardStatus[] = ['pending', 'ok', 'failed'];
+const STATUSES: readonly ForwardStatus[] = ['pending', 'ok', 'failed', 'skipped']; // appended: codes 0-2 stay as journaled
 
 // Delivery flags.
 const D_EVENT = 1;

@@ -35,3 +35,20 @@ function recordReplay(store: RelayStore, seq: number, status: number, prior: For
       log(`recording delivery ${seq}'s subscriber replay failed: ${err.message}`, { level: 'error', seq, target: SUBSCRIBER_TARGET, status }),
     );
 }
+
+/**
+ * A subscriber's filter left delivery `seq` out (AckMessage.skipped): recorded as skipped under
+ * SUBSCRIBER_TARGET, neither delivered nor failed, unless a subscriber already forwarded it (a
+ * second forwarder with another filter: its result stands).
+ */
+export function recordSubscriberSkip(store: RelayStore, seq: number, log: RelayLog): void {
+  const d = store.get(seq);
+  if (!d || d.summary.forward.some((f) => f.target === SUBSCRIBER_TARGET)) return;
+  const attempt = { target: SUBSCRIBER_TARGET, at: new Date().toISOString(), ok: false, durationMs: 0, error: SKIPPED_BY_FILTER };
+  store
+    .recordAttempt(seq, attempt, { target: SUBSCRIBER_TARGET, status: 'skipped', attempts: 0 }, { lazy: true })
+    .catch((err: Error) => log(`recording delivery ${seq}'s filter skip failed: ${err.message}`, { level: 'error', seq, target: SUBSCRIBER_TARGET }));
+}
+
+/** The error an attempt of a skipped delivery records (and `deliveries` shows). */
+export const SKIPPED_BY_FILTER = 'skipped by the filter';

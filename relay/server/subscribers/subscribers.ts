@@ -74,6 +74,8 @@ export interface SubscriberOptions {
    * (AckMessage.forwarded; `state` from a ForwardedMessage, else derived from the status).
    */
   onForwarded?: (seq: number, status: number, state?: ForwardStatus, replay?: boolean) => void;
+  /** A subscriber's filter left delivery `seq` out (an ack with `skipped: 'filter'`). */
+  onSkipped?: (seq: number) => void;
   /** Told of each upgrade refused, with its status and reason phrase (the relay logs and counts it). */
   onRefused?: (req: IncomingMessage, status: number, phrase: string) => void;
   /** After a delivery's body could not be read (the store did not answer in time), wait this long before reading it again (default 500 ms). */
@@ -296,6 +298,7 @@ export class SubscriberHub {
         if (refused) return this.write(sub, Buffer.from(JSON.stringify({ type: 'error', error: refused } satisfies ServerMessage)));
         const status = msg.forwarded?.status;
         if (status !== undefined && sub.unacked.includes(msg.seq)) this.options.onForwarded?.(msg.seq, status);
+        else if (msg.skipped === 'filter' && sub.unacked.includes(msg.seq)) this.options.onSkipped?.(msg.seq);
         sub.acked = Math.max(sub.acked, msg.seq);
         sub.unacked = sub.unacked.filter((s) => s > sub.acked);
         void this.pump(sub);

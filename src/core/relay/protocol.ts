@@ -2,7 +2,11 @@
 // Pure types and constants only (no I/O), so the editor can import it freely.
 
 export type Verification = 'verified' | 'unverified' | 'rejected';
-export type ForwardStatus = 'pending' | 'ok' | 'failed';
+/**
+ * 'skipped': a forward subscriber's filter (`forward --events`, `--route`) left the delivery out;
+ * it is neither delivered nor failed. Relays before it never record it.
+ */
+export type ForwardStatus = 'pending' | 'ok' | 'failed' | 'skipped';
 
 /** One forward attempt to one target. */
 export interface ForwardAttempt {
@@ -315,6 +319,12 @@ export interface AckMessage {
    * refuses the whole ack with an `error` message.
    */
   forwarded?: { status: number };
+  /**
+   * Set by a forwarder whose filter (`forward --events`, `--exclude-events`, `--route`) left the
+   * delivery out: the relay records it as skipped under SUBSCRIBER_TARGET (never delivered nor
+   * failed). Relays before it ignore the field and take the plain ack.
+   */
+  skipped?: 'filter';
 }
 
 /**

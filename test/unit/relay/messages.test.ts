@@ -57,7 +57,7 @@ describe('messages with a TLS relay and channel tokens', function () {
       ['--relay', `ws://127.0.0.1:${relay.port}`, '--token', created.json.token, '--channel', 'bob', '--to', 'http://127.0.0.1:9/'],
       io,
     );
-    assert.equal(code, 1);
+    assert.equal(code, 2, 'a usage error: the flags ask for what the token cannot read');
     assert.match(io.err(), /HTTP 403\): this token is limited to channel 'alice': --channel asks for another/);
     assert.doesNotMatch(io.err(), /Host or Origin/);
   });

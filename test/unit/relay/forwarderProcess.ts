@@ -1,0 +1,37 @@
+// A `service-hooks forward` child process whose output a test awaits line by line (no sleeps).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cli } from './helpers';
+import { childEnv } from './publicHelpers';
+
+export interface Forwarder {
+  child: ChildProcess;
+  /** stdout and stderr as they came, interleaved. */
+  out: () => string;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves once the output matches `re`; rejects when the forwarder exits first. */
+  saw(re: RegExp): Promise<void>;
+  exited: Promise<number | null>;
+}
+
+export async function forwarder(args: string[], env: Record<string, string> = {}): Promise<Forwarder> {
+  const child = spawn(process.execPath, [await cli(), 'forward', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(env) });
+  let out = '';
+  let stdout = '';
+  let stderr = '';
+  const waiters = new Set<() => void>();
+  const wake = () => {
+    for (const w of [...waiters]) w();
+  };
+  child.stdout!.on('data', (c: Buffer) => ((out += c.toString()), (stdout += c.toString()), wake()));
+  child.stderr!.on('data', (c: Buffer) => ((out += c.toString()), (stderr += c.toString()), wake()));
+  const exited = new Promise<number | null>((r) => child.once('close', (code) => r(code)));
+  const saw = (re: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => re.test(out) && (waiters.delete(check), resolve());
+      waiters.add(check);
+      check();
+      void exited.then((code) => (re.test(out) ? resolve() : reject(new Error(`forward exited (${code}) before ${re}:\n${out}`))));
+    });
+  return { child, out: () => out, stdout: () => stdout, stderr: () => stderr, saw, exited };
+}
