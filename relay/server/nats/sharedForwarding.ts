@@ -64,8 +64,7 @@ export class SharedForwarding {
   ) {
     this.outages = new Outages({
       probe: options.probe,
-      onDown: ({ to, error }) =>
-        options.log?.(`forward: ${to} is unreachable (${error}); its deliveries are held, and its port is probed until it answers`),
+      onDown: ({ to, error }) => options.log?.(`forward: ${to} is unreachable (${error}); its deliveries are held, and its port is probed until it answers`),
       onUp: ({ to, pausedMs }) => options.log?.(`forward: ${to} answers again after ${(pausedMs / 1000).toFixed(1)} s; sending what waited`),
     });
   }
