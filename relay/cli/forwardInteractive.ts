@@ -130,7 +130,9 @@ export class InteractiveView {
       const d = await this.o.api.getDelivery(row.seq);
       const body = Buffer.from(d.bodyBase64, 'base64').toString('utf8');
       const headers = Object.entries(d.headers).map(([k, v]) => `${k}: ${v}`);
-      this.detail = escapeControls([`#${d.seq} ${d.channel} ${d.event ?? '-'} (Enter or Esc: back)`, ...headers, '', body].join('\n'));
+      // Each line escaped on its own: the lines' own breaks are the view's, a sender's control characters are shown.
+      const lines = [`#${d.seq} ${d.channel} ${d.event ?? '-'} (Enter or Esc: back)`, ...headers, '', ...body.split('\n')];
+      this.detail = lines.map(escapeControls).join('\n');
     } catch (err) {
       this.status = escapeControls(`forward: cannot read #${row.seq} from the relay: ${(err as Error).message}`);
     }

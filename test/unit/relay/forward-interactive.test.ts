@@ -103,7 +103,7 @@ describe('service-hooks forward --output interactive (tmux, relay, forwarder and
     t.keys('Down');
     await t.shows(new RegExp(`› #${first} dev push → 200`));
     t.keys('Enter');
-    await t.shows(/x-service-event: push[^]*\{"n":1\}/);
+    await t.shows(/^x-service-event: push\s*$[^]*^\{"n":1\}/m); // a header a line, not one line of \n escapes
     t.keys('Escape');
     await t.shows(/› #1 dev push/);
     t.keys('r');
