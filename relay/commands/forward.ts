@@ -122,7 +122,8 @@ function channelList(value: string): string[] {
     return names;
   }
   for (const n of names) {
-    if (!CHANNEL_NAME.test(n)) throw new UsageError(`--channel must be channel names (letters, digits, '.', '_', '-'; at most 64), or '*', got '${n}'`);
+    if (!CHANNEL_NAME.test(n))
+      throw new UsageError(`--channel must be a channel name (letters, digits, '.', '_', '-'; at most 64), a comma-separated list of them, or '*', got '${n}'`);
   }
   if (new Set(names).size !== names.length) throw new UsageError(`--channel names a channel twice: '${value}'`);
   return names;
