@@ -14,3 +14,4 @@ export * from './relayMenu';
 export * from './relayGroups';
 export * from './relayMatch';
 export * from './webhookDeliveries';
+export * from './retryRoute';

@@ -53,9 +53,10 @@ export function webhookRelayDeliveries(entries: readonly RelayDeliveryView[], we
   deliveries.splice(0, deliveries.length, ...byCreatedDesc(deliveries));
   const counted = deliveries.filter((d) => !d.test);
   const successful = counted.filter((d) => d.success).length;
+  const retrying = counted.filter((d) => d.retrying).length;
   return {
     deliveries,
-    counts: { total: counted.length, successful, failed: counted.length - successful },
+    counts: { total: counted.length, successful, failed: counted.length - successful - retrying, ...(retrying ? { retrying } : {}) },
     tests: deliveries.length - counted.length,
     otherEvents,
   };
