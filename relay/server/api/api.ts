@@ -11,7 +11,7 @@
 //        limit: default 100, at most 10,000; limit=0 answers an empty list.
 //        event= (exactly), verification=, forward= (ok | pending | failed | none), deliveryId= (a
 //        part, any case): filters over the whole channel, not the newest page (the page's filters)
-//   GET  /api/deliveries/<seq>            → 200 RelayDelivery; a rejected one also has `explanation`: the
+//   GET  /api/deliveries/<seq>            → 200 RelayDelivery; a rejected one also has `explanation` and `signatureMatchesNow`: the
 //        signature doctor's findings with the channel's current secrets (relay/server/api/explainRejected.ts)
 //   POST /api/deliveries/<seq>/replay     → 200 ReplayResponse ({ to?, resignSecret? }); with { to: "subscribers" }
 //        → 202 SubscriberReplayResponse: sent again to the subscribers connected to its channel
@@ -149,7 +149,7 @@ function apiRoutes(ctx: ApiContext): Route[] {
           if (d.verification !== 'rejected') return sendJson(res, 200, d);
           // A rejected delivery: the doctor's words, with the channel's secrets, which stay here.
           const found = ctx.channels.lookup(d.channel);
-          return sendJson(res, 200, { ...d, explanation: explainRejected(d, found.ok ? found.settings.secrets : undefined) });
+          return sendJson(res, 200, { ...d, ...explainRejected(d, found.ok ? found.settings.secrets : undefined) });
         },
       },
     },
