@@ -681,13 +681,13 @@ export class RelayManager implements vscode.Disposable {
     return this.api().getDelivery(seq);
   }
 
-  replay(seq: number, to?: string): Promise<ReplayResponse> {
-    return this.api().replay(seq, to ? { to } : {});
+  replay(seq: number, to?: string, opts: { resignSecret?: string } = {}): Promise<ReplayResponse> {
+    return this.api().replay(seq, { ...(to ? { to } : {}), ...opts });
   }
 
   /** Replay Delivery: to the app that forwards the delivery's channel, else the relay's own targets (RelayActions.replayDelivery). */
-  replayDelivery(seq: number): Promise<{ to?: string; response: ReplayResponse }> {
-    return this.actions.replayDelivery(seq);
+  replayDelivery(seq: number, opts: { resignSecret?: string } = {}): Promise<{ to?: string; response: ReplayResponse }> {
+    return this.actions.replayDelivery(seq, opts);
   }
 
   /** Retry pending now: the relay's pending forwards and the editor's own (RelayActions.retryPending). */
