@@ -2,6 +2,7 @@
 // or, when the service offers none, what reached the relay for that webhook (held whole, paged here).
 import { PagedList, channelNote, webhookRelayDeliveries, type DeliveryCounts, type DeliverySource, type DeliveryView, type WebhookView } from '../core/tree';
 import { RelayApiError } from '../../relay/client/apiError';
+import { UserError } from './errors';
 import { COMMANDS } from './ids';
 import type { Services } from './services';
 
@@ -30,13 +31,16 @@ const RELAY_ROWS = 1000;
 /**
  * The first page of a webhook's deliveries: the service's listing when it offers one, else what
  * reached the relay the webhook points at (`sharesChannel`: other listed webhooks point at the
- * same channel, so only this webhook's events are its own).
+ * same channel, so only this webhook's events are its own). `shown`: rows from the relay are shown
+ * already, so while the relay reconnects this throws RelayReconnecting (the view keeps them, marked
+ * stale, as in a service outage) instead of answering with no rows.
  */
 export async function loadFirstPage(
   services: Services,
   webhook: WebhookView,
   pageSize: number,
   sharesChannel: (channel: string) => Promise<boolean> = async () => false,
+  shown = false,
 ): Promise<DeliveryState> {
   const client = await services.client();
   const page = await client.listDeliveries(webhook.id, { limit: pageSize, offset: 0 });
@@ -49,6 +53,8 @@ export async function loadFirstPage(
   const relay = services.relay;
   const channel = relay.channelOf(webhook.url);
   if (channel === undefined) return noRelay(relay.remoteLabel);
+  if (!relay.connected && shown && relay.state === 'connecting')
+    throw new RelayReconnecting(relay.remoteLabel ?? `the relay on port ${relay.port ?? '?'}`, relay.detail);
   if (!relay.connected) {
     return empty({
       note: 'The service shows deliveries in its web UI only; connect to the relay this webhook points at to see the ones it receives.',
@@ -70,6 +76,13 @@ export async function loadFirstPage(
   const list = newList(view.deliveries.length);
   list.append(view.deliveries.slice(0, pageSize), view.deliveries.length);
   return { source: 'relay', counts: view.counts, list, all: view.deliveries, channel, detail: channelNote(channel, view, shared) };
+}
+
+/** The relay in use is reconnecting: the rows read from it before are kept, marked stale. */
+export class RelayReconnecting extends UserError {
+  constructor(label: string, detail?: string) {
+    super(`Reconnecting to ${label}${detail ? ` (${detail.replace(/^Reconnecting to [^:]*: /, '')})` : ''}.`);
+  }
 }
 
 function empty(extra: Partial<DeliveryState>): DeliveryState {
