@@ -233,6 +233,11 @@ export class RelayManager implements vscode.Disposable {
     return this.secrets.heldSecretFor(url);
   }
 
+  /** Why a generated secret could not verify at `url` (RelaySecrets.generateProblem). */
+  generateProblem(url: string): Promise<string | undefined> {
+    return this.secrets.generateProblem(url);
+  }
+
   /** The secret a webhook to `url` gets when Add Webhook generates one (RelaySecrets.secretForGenerated). */
   secretForGenerated(url: string, generated: string): Promise<GeneratedSecret> {
     return this.secrets.secretForGenerated(url, generated);

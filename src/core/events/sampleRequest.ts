@@ -32,3 +32,21 @@ export function sampleRequest(event: EventType, uuid: string, secret: string | u
   if (secret) headers[SIGNATURE_HEADER] = sign(secret, body);
   return { headers, body, deliveryId };
 }
+
+/**
+ * A signed `ping` that Add Webhook posts through a relay channel's ingress before it creates a
+ * webhook with a typed secret: the relay answers 401 when the secret is not the channel's (every
+ * delivery would be rejected). Marked as a test send, so the views do not count it.
+ */
+export function secretCheckRequest(secret: string, uuid: string): SampleRequest {
+  const body = Buffer.from(JSON.stringify({ event: 'ping', zen: "Add Webhook checks the webhook's secret against the channel" }));
+  const deliveryId = testDeliveryId(uuid);
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    'User-Agent': SAMPLE_USER_AGENT,
+    [EVENT_HEADER]: 'ping',
+    [DELIVERY_HEADER]: deliveryId,
+    [SIGNATURE_HEADER]: sign(secret, body),
+  };
+  return { headers, body, deliveryId };
+}

@@ -2,7 +2,8 @@
 // it from the relay (the service counts it delivered) and the row turns ✓; Retry All Failed counts
 // those replays apart instead of "could not be retried"; Retry on a row the relay rejected, after
 // the webhook's secret was fixed at the service, says the service's retry resends the old
-// signature and Replay Re-signed reaches the app signed with the new one; while the relay
+// signature and Replay Re-signed reaches the app signed with the new one; Add Webhook with a channel
+// token refuses a secret the channel does not verify, before creating anything; while the relay
 // reconnects, the rows stay, marked stale.
 import { strict as assert } from 'node:assert';
 import { createHmac } from 'node:crypto';
@@ -48,7 +49,7 @@ async function startStatusApp() {
   return app;
 }
 
-describe('the editor where two features meet (issue 36 items 14, 15, 18)', function () {
+describe('the editor where two features meet (issue 36 items 14, 15, 18, 19)', function () {
   let api: ServiceHooksApi;
   let emulator: Emulator;
   let app: Awaited<ReturnType<typeof startStatusApp>>;
@@ -182,6 +183,20 @@ describe('the editor where two features meet (issue 36 items 14, 15, 18)', funct
     assert.equal((await deliveriesOf(issueHook)).label, 'Deliveries 1 · ✓ 1 · ✗ 0', 'the re-signed replay reached the app');
   });
 
+  it('Add Webhook with a channel token checks a typed secret against the channel before creating the webhook; Generate is known not to verify there', async function () {
+    const listed = async () => (await emulatorCall<unknown[]>(emulator, 'GET', `/api/v1/repos/${REPO}/webhooks`)).length;
+    const before = await listed();
+    const wrong = await run(COMMANDS.addWebhook, { repo: REPO, url: bob.ingressUrl, events: ['release'], secret: 'not-the-channel-secret' });
+    assert.equal(wrong, undefined, 'refused');
+    assert.match(String((api.takeLastError() as { message?: string } | undefined)?.message), /does not verify at relay channel bob/);
+    assert.equal(await listed(), before, 'no webhook was created with a secret every delivery of which would be rejected');
+    const right = await run<{ webhook: { id: string } }>(COMMANDS.addWebhook, { repo: REPO, url: bob.ingressUrl, events: ['release'], secret: BOB_SECRET });
+    assert.ok(right?.webhook, JSON.stringify(api.takeLastError()));
+    assert.equal(await listed(), before + 1);
+    // Asked before the secret step: a channel token cannot give the channel a generated secret.
+    assert.match(String(await manager().generateProblem(bob.ingressUrl)), /channel token cannot add a secret to channel bob/);
+  });
+
   it('while the relay reconnects, the rows stay, marked stale (not "Deliveries 0" and "connect to the relay")', async function () {
     const shown = await deliveriesOf(pushHook);
     assert.equal(shown.label, 'Deliveries 2 · ✓ 2 · ✗ 0');
@@ -191,6 +206,6 @@ describe('the editor where two features meet (issue 36 items 14, 15, 18)', funct
     const after = await deliveriesOf(pushHook, false);
     assert.equal(after.label, 'Deliveries 2 · ✓ 2 · ✗ 0', 'the rows read before are kept');
     assert.match(String(tree().getTreeItem(after.counts).description), /stale/);
-    assert.equal(after.rows.length, 2);
+    assert.equal(after.rows.length, shown.rows.length);
   });
 });
