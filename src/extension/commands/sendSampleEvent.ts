@@ -3,6 +3,9 @@
 // would, signed with the secret the editor holds (the local relay's), else with one asked for and
 // never stored; marked as a test send (X-Service-Delivery: test-<uuid>, src/core/testSend.ts).
 // Also on the webhook row. Automation: { webhookId | url, event, secret? } ('' sends unsigned).
+// It posts with the trust of the connection to the relay (NODE_EXTRA_CA_CERTS's CA, which the
+// extension host's own fetch leaves out: ../relay/servicePost.ts), and a failure says its cause
+// (an untrusted certificate: how to trust its CA) instead of "fetch failed".
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { EVENT_TYPES, isEventType, sampleRequest, type EventType } from '../../core/events';
@@ -12,6 +15,7 @@ import { Cancelled, UserError } from '../errors';
 import { log } from '../log';
 import { asArgs, isNode, pickWebhook } from '../pickers';
 import { withProgress } from '../progress';
+import { statusOf } from '../relay/servicePost';
 import type { CommandContext, CommandModule } from './context';
 
 const TITLE = 'Send Sample Event';
@@ -96,11 +100,9 @@ const command: CommandModule = {
     const secret = await secretFor(ctx, target, args.secret);
     const repo = target.repo ?? (await ctx.services.repositories())[0];
     const req = sampleRequest(event, randomUUID(), secret, repo ? { owner: repo.owner, repo: repo.repo } : {});
-    const status = await withProgress(`Sending a sample ${event} to ${target.label}…`, async () => {
-      const res = await fetch(target.url, { method: 'POST', headers: req.headers, body: req.body, signal: AbortSignal.timeout(SAMPLE_TIMEOUT_MS) });
-      await res.arrayBuffer();
-      return res.status;
-    });
+    const status = await withProgress(`Sending a sample ${event} to ${target.label}…`, () =>
+      statusOf(target.url, target.label, req.headers, req.body, SAMPLE_TIMEOUT_MS),
+    );
     const signed = secret !== '';
     log().info(`sample ${event} (${req.deliveryId}, ${signed ? 'signed' : 'unsigned'}) to ${target.url}: ${status}`);
     const text = `Sent a sample ${event} to ${target.label}${signed ? '' : ' (unsigned)'}: it answered ${status}. Marked as a test send (${req.deliveryId}).`;

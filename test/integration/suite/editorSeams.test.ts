@@ -4,11 +4,13 @@
 // the webhook's secret was fixed at the service, says the service's retry resends the old
 // signature and Replay Re-signed reaches the app signed with the new one; Add Webhook with a channel
 // token refuses a secret the channel does not verify, before creating anything; while the relay
-// reconnects, the rows stay, marked stale.
+// reconnects, the rows stay, marked stale. Item 17: Send Sample Event… reaches an https relay the
+// editor trusts through NODE_EXTRA_CA_CERTS, and says the CA hint for one it does not.
 import { strict as assert } from 'node:assert';
 import { createHmac } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { createServer, type IncomingMessage } from 'node:http';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +22,9 @@ import type { WebhookTreeNode } from '../../../src/core/tree';
 import type { ServiceHooksApi } from '../../../src/extension/activate';
 import { COMMANDS, SETTINGS } from '../../../src/extension/ids';
 import { activated, relayView, run } from './editor';
+import { makeTestCerts } from '../../../scripts/lib/test-certs.mjs';
 import { HOOK_SECRET, TOKEN, emulatorCall, startEmulatorFixture, type Emulator } from './fixtures';
+import { startTlsRelay, type TlsRelay } from './tlsRelay';
 
 const REPO = 'acme/seams';
 const BOB_SECRET = 'bob-channel-secret-0123456789';
@@ -207,5 +211,36 @@ describe('the editor where two features meet (issue 36 items 14, 15, 18, 19)', f
     assert.equal(after.label, 'Deliveries 2 · ✓ 2 · ✗ 0', 'the rows read before are kept');
     assert.match(String(tree().getTreeItem(after.counts).description), /stale/);
     assert.equal(after.rows.length, shown.rows.length);
+  });
+});
+
+describe('Send Sample Event… to an https URL (issue 36 item 17)', function () {
+  let api: ServiceHooksApi;
+  let tls: TlsRelay;
+  let untrusted: Server;
+  let untrustedUrl: string;
+
+  before(async function () {
+    api = await activated();
+    tls = await startTlsRelay(api.commandContext.extension.extensionPath);
+    // A server whose certificate a CA nobody here trusts signed: its cause must say how to trust it.
+    const certs = makeTestCerts(mkdtempSync(join(tmpdir(), 'sh-untrusted-')));
+    untrusted = createHttpsServer({ cert: readFileSync(certs.serverCert), key: readFileSync(certs.serverKey) }, (_req, res) => res.end('ok'));
+    await new Promise<void>((r) => untrusted.listen(0, '127.0.0.1', r));
+    untrustedUrl = `https://127.0.0.1:${(untrusted.address() as AddressInfo).port}/hook`;
+  });
+  after(async function () {
+    await tls?.close();
+    await new Promise((r) => untrusted?.close(r));
+  });
+
+  it('reaches an https relay whose CA the editor trusts through NODE_EXTRA_CA_CERTS (as the WebSocket does), and says the CA hint for one it does not', async function () {
+    assert.ok(process.env.NODE_EXTRA_CA_CERTS, 'the suite runs with NODE_EXTRA_CA_CERTS');
+    const sent = await run<{ status: number }>(COMMANDS.sendSampleEvent, { url: `${tls.url}/hooks/default`, event: 'push', secret: '' });
+    assert.ok(sent, `not sent: ${JSON.stringify(api.takeLastError())}`);
+    assert.equal(typeof sent.status, 'number', 'the relay answered');
+    assert.equal(await run(COMMANDS.sendSampleEvent, { url: untrustedUrl, event: 'push', secret: '' }), undefined);
+    const message = String((api.takeLastError() as { message?: string } | undefined)?.message);
+    assert.match(message, /not trusted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\).*NODE_EXTRA_CA_CERTS/, message);
   });
 });
