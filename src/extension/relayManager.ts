@@ -233,6 +233,11 @@ export class RelayManager implements vscode.Disposable {
     return this.secrets.heldSecretFor(url);
   }
 
+  /** Keeps a rotated secret where `url`'s forward set-up keeps its channel's (RelaySecrets.replaceHeld). */
+  replaceHeldSecret(url: string, secret: string): Promise<boolean> {
+    return this.secrets.replaceHeld(url, secret);
+  }
+
   /** Why a generated secret could not verify at `url` (RelaySecrets.generateProblem). */
   generateProblem(url: string): Promise<string | undefined> {
     return this.secrets.generateProblem(url);

@@ -42,6 +42,15 @@ export class RelaySecrets {
     return own ?? (this.relay.ownsProcess && !this.relay.remote ? this.localSecret() : undefined);
   }
 
+  /** A rotated secret for `url`'s channel, kept where its forward set-up keeps it (Copy Signing Secret gives it); false: no set-up here keeps one. */
+  async replaceHeld(url: string, secret: string): Promise<boolean> {
+    const channel = this.channelOf(url);
+    const base = this.relay.base;
+    if (channel === undefined || base === undefined || !(await this.ownSecret(base, channel))) return false;
+    await this.setups.storeSecret(base, channel, secret);
+    return true;
+  }
+
   /** The secret the editor made `channel` of the relay at `base` with (a forward set-up, Add Webhook), if any: the one place it is looked up. */
   private async ownSecret(base: string | undefined, channel: string): Promise<string | undefined> {
     return base === undefined ? undefined : this.setups.secret(base, channel);

@@ -156,13 +156,12 @@ describe('the tree with the documented service, a TLS relay under a host name an
     const added = await run<{ webhook: { id: string } }>(COMMANDS.addWebhook, { repo: REPO, url: carol.ingressUrl, events: ['issue'], secret: OLD });
     assert.ok(added?.webhook, JSON.stringify(api.takeLastError()));
     tree().refresh();
-    const r = await run<{ channel: string; shared: boolean; dropped?: Promise<string> }>(COMMANDS.rotateWebhookSecret, {
-      webhookId: added.webhook.id,
-      graceMs: 600_000,
-    });
-    assert.ok(r, JSON.stringify(api.takeLastError()));
-    assert.deepEqual({ channel: r.channel, shared: r.shared }, { channel: 'carol', shared: false });
+    const offered = await run<{ channel: string; shared: boolean }>(COMMANDS.rotateWebhookSecret, { webhookId: added.webhook.id, copy: true });
+    assert.ok(offered, JSON.stringify(api.takeLastError()));
+    assert.deepEqual({ channel: offered.channel, shared: offered.shared }, { channel: 'carol', shared: false });
     assert.equal((await admin.getChannel('carol')).secrets, 2, 'both verify while the service switches');
+    const r = await run<{ dropped?: Promise<string> }>(COMMANDS.rotateWebhookSecret, { webhookId: added.webhook.id, switchService: true, graceMs: 600_000 });
+    assert.ok(r, JSON.stringify(api.takeLastError()));
     // The service now signs with the new secret: the next delivery verifies with it, and the old one goes.
     await fire('issue');
     assert.equal(await r.dropped, 'verified');

@@ -5,7 +5,8 @@
 // signature and Replay Re-signed reaches the app signed with the new one; Add Webhook with a channel
 // token refuses a secret the channel does not verify, before creating anything; while the relay
 // reconnects, the rows stay, marked stale. Item 17: Send Sample Event… reaches an https relay the
-// editor trusts through NODE_EXTRA_CA_CERTS, and says the CA hint for one it does not.
+// editor trusts through NODE_EXTRA_CA_CERTS, and says the CA hint for one it does not. Item 16:
+// Rotate Webhook Secret… rejects nothing at the relay or at a verifying app during a burst.
 import { strict as assert } from 'node:assert';
 import { createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -29,8 +30,8 @@ import { startTlsRelay, type TlsRelay } from './tlsRelay';
 const REPO = 'acme/seams';
 const BOB_SECRET = 'bob-channel-secret-0123456789';
 
-/** A local app whose answer the test sets; it resolves waiters on each request. */
-async function startStatusApp() {
+/** A local app whose answer the test sets (`status`, or `answer` per request); it resolves waiters on each request. */
+async function startStatusApp(answer?: (req: { headers: IncomingMessage['headers']; body: Buffer }) => number) {
   const requests: { headers: IncomingMessage['headers']; body: Buffer; answered: number }[] = [];
   const waiters: (() => void)[] = [];
   const app = { status: 200, requests, url: '', next: (_n: number): Promise<void> => Promise.resolve(), close: (): Promise<void> => Promise.resolve() };
@@ -38,8 +39,10 @@ async function startStatusApp() {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      requests.push({ headers: req.headers, body: Buffer.concat(chunks), answered: app.status });
-      res.writeHead(app.status, { 'content-type': 'text/plain' }).end(String(app.status));
+      const got = { headers: req.headers, body: Buffer.concat(chunks) };
+      const status = answer ? answer(got) : app.status;
+      requests.push({ ...got, answered: status });
+      res.writeHead(status, { 'content-type': 'text/plain' }).end(String(status));
       for (const w of waiters.splice(0)) w();
     });
   });
@@ -242,5 +245,86 @@ describe('Send Sample Event… to an https URL (issue 36 item 17)', function () 
     assert.equal(await run(COMMANDS.sendSampleEvent, { url: untrustedUrl, event: 'push', secret: '' }), undefined);
     const message = String((api.takeLastError() as { message?: string } | undefined)?.message);
     assert.match(message, /not trusted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\).*NODE_EXTRA_CA_CERTS/, message);
+  });
+});
+
+describe('Rotate Webhook Secret… with an app that verifies signatures (issue 36 item 16)', function () {
+  let api: ServiceHooksApi;
+  let emulator: Emulator;
+  let relay: { port: number; token: string; close(): Promise<void> };
+  let admin: RelayApi;
+  /** The app verifies each delivery with the secrets it has been given: 401 for any other. */
+  const secrets: string[] = [];
+  let app: Awaited<ReturnType<typeof startStatusApp>>;
+  const config = () => vscode.workspace.getConfiguration();
+  const target = vscode.ConfigurationTarget.Global;
+
+  before(async function () {
+    api = await activated();
+    emulator = await startEmulatorFixture({ deliveriesEndpoint: false });
+    app = await startStatusApp((req) =>
+      secrets.some((s) => req.headers['x-service-signature'] === 'sha256=' + createHmac('sha256', s).update(req.body).digest('hex')) ? 200 : 401,
+    );
+    const dataDir = mkdtempSync(join(tmpdir(), 'sh-rotate-'));
+    relay = (await startRelay({ port: 0, host: '127.0.0.1', dataDir, secrets: [HOOK_SECRET] } as Parameters<typeof startRelay>[0])) as unknown as typeof relay;
+    const base = `http://127.0.0.1:${relay.port}`;
+    admin = new RelayApi({ baseUrl: base, token: relay.token });
+    await config().update(SETTINGS.baseUrl, emulator.url, target);
+    await config().update(SETTINGS.repositories, [REPO], target);
+    assert.ok(await run(COMMANDS.signIn, { token: TOKEN }));
+    assert.ok(await run(COMMANDS.connectRelay, { address: base, token: relay.token }), JSON.stringify(api.takeLastError()));
+  });
+  after(async function () {
+    await run(COMMANDS.disconnectRelay, { force: true });
+    await run(COMMANDS.signOut);
+    for (const key of Object.values(SETTINGS)) await config().update(key, undefined, target);
+    await relay?.close();
+    await emulator?.close();
+    await app?.close();
+  });
+
+  it('follows the CLI order: the relay accepts both, the app gets the new secret, then the service switches, then the old one goes: 0 rejected at the relay and at the app during a burst', async function () {
+    // The editor's own set-up: a channel and a webhook, each delivery forwarded to the app.
+    const setup = await run<{ channel: string; webhookId: string }>(COMMANDS.forwardToLocalApp, { repo: REPO, events: ['issue'], to: app.url });
+    assert.ok(setup, JSON.stringify(api.takeLastError()));
+    const hook = setup.webhookId;
+    const copySetupSecret = async () => {
+      assert.ok(await run(COMMANDS.copySigningSecret, { kind: 'relayForwarding', session: { channel: setup.channel } }), JSON.stringify(api.takeLastError()));
+      return vscode.env.clipboard.readText();
+    };
+    secrets.splice(0, secrets.length, await copySetupSecret()); // the app verifies with the set-up's secret
+    let sent = 0;
+    /** A burst of deliveries, each arrived at the app before the next step. */
+    const burst = async (n: number) => {
+      for (let i = 0; i < n; i++) await emulatorCall(emulator, 'POST', `/_emulator/repos/${REPO}/events`, { event: 'issue' });
+      sent += n;
+      await app.next(sent);
+    };
+    await burst(3);
+    await vscode.env.clipboard.writeText('');
+    const offered = await run<{ channel: string; waitingFor?: string }>(COMMANDS.rotateWebhookSecret, { webhookId: hook, copy: true });
+    assert.ok(offered, JSON.stringify(api.takeLastError()));
+    await burst(3);
+    const refusedByApp = () => app.requests.map((r) => r.answered).filter((st) => st !== 200);
+    assert.deepEqual(refusedByApp(), [], 'the service still signs with the old secret until the app has the new one');
+    const copied = await vscode.env.clipboard.readText();
+    assert.ok(copied && !secrets.includes(copied), 'the new secret was copied for the app');
+    secrets.push(copied); // the app now verifies both
+    await burst(3);
+    const switched = await run<{ dropped?: Promise<string> }>(COMMANDS.rotateWebhookSecret, { webhookId: hook, switchService: true, graceMs: 600_000 });
+    assert.ok(switched?.dropped, JSON.stringify(api.takeLastError()));
+    await burst(3); // signed with the new secret
+    assert.equal(await switched.dropped, 'verified', 'the old secret is retired after a delivery verified with the new one');
+    await burst(2);
+    const verdicts = app.requests.map((r) => r.answered);
+    assert.deepEqual(
+      verdicts.filter((s) => s !== 200),
+      [],
+      'the app rejected nothing',
+    );
+    assert.equal(await copySetupSecret(), copied, 'the set-up keeps the new secret (Copy Signing Secret gives it)');
+    const info = await admin.getChannel(setup.channel);
+    assert.equal(info.rejected, 0, 'the relay rejected nothing');
+    assert.equal(info.secrets, 1, 'only the new secret verifies at the end');
   });
 });
