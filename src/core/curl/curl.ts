@@ -1,4 +1,5 @@
 // "Copy as cURL": a shell command that re-sends a delivery, with secrets and signatures redacted.
+import { EVENT_HEADER } from '../signing';
 
 const REDACT = /^(authorization|proxy-authorization|cookie|set-cookie|[a-z0-9-]*(signature|token|secret|api-?key|password|credential|session)[a-z0-9-]*)$/i;
 
@@ -89,4 +90,17 @@ export function redactUrl(url: string): string {
   } catch {
     return url;
   }
+}
+
+/**
+ * How to re-sign what Copy as cURL copies (its signature is redacted): the same body bytes sent by
+ * `service-hooks send` with the secret from the environment ($WEBHOOK_SECRET, never on the clipboard),
+ * which signs them. The event comes from the delivery's own header.
+ */
+export function buildResignCommand(url: string, headers: Readonly<Record<string, string>>, body: string | Uint8Array): string {
+  const event = Object.entries(headers).find(([k]) => k.toLowerCase() === EVENT_HEADER.toLowerCase())?.[1] ?? 'ping';
+  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
+  const text = isPrintableBody(bytes) ? utf8OrUndefined(bytes)! : undefined;
+  const feed = text !== undefined ? `printf '%s' ${shellQuote(text)}` : printfBytes(bytes);
+  return `${feed} | service-hooks send ${shellQuote(event)} --to ${shellQuote(redactUrl(url))} --payload - --secret "$WEBHOOK_SECRET"`;
 }
