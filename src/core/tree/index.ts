@@ -15,3 +15,4 @@ export * from './relayGroups';
 export * from './relayMatch';
 export * from './webhookDeliveries';
 export * from './retryRoute';
+export * from './sampleTargets';

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { EVENT_TYPES, isEventType, sampleRequest, type EventType } from '../../core/events';
-import { repoKey, webhookLabel, type RepoRef } from '../../core/tree';
+import { sampleTargetItems, webhookLabel, type SampleTarget } from '../../core/tree';
 import { COMMANDS } from '../ids';
 import { Cancelled, UserError } from '../errors';
 import { log } from '../log';
@@ -21,13 +21,7 @@ import type { CommandContext, CommandModule } from './context';
 const TITLE = 'Send Sample Event';
 export const SAMPLE_TIMEOUT_MS = 10_000;
 
-interface Target {
-  url: string;
-  label: string;
-  repo?: RepoRef;
-  /** a webhook's events: offered first */
-  events?: readonly string[];
-}
+type Target = SampleTarget;
 
 /** The webhook (row, `webhookId`), the `url`, or a pick of the webhooks and the relays' channel URLs. */
 async function pickTarget(ctx: CommandContext, arg: unknown): Promise<Target> {
@@ -40,17 +34,7 @@ async function pickTarget(ctx: CommandContext, arg: unknown): Promise<Target> {
   const { hooks } = await ctx.webhooks
     .cachedWebhooks()
     .catch(() => ({ hooks: [] as Awaited<ReturnType<CommandContext['webhooks']['cachedWebhooks']>>['hooks'] }));
-  const items: (vscode.QuickPickItem & { target: Target })[] = [
-    ...hooks.map(({ repo, webhook }) => ({
-      label: webhookLabel(webhook.url),
-      description: `webhook of ${repoKey(repo)}`,
-      target: { url: webhook.url, label: webhookLabel(webhook.url), repo, events: webhook.events },
-    })),
-    ...ctx.services.relay
-      .webhookUrlChoices()
-      .filter((c) => !hooks.some((h) => h.webhook.url === c.url))
-      .map((c) => ({ label: c.url, description: `relay channel · ${c.description}`, target: { url: c.url, label: c.url } })),
-  ];
+  const items = sampleTargetItems(hooks, ctx.services.relay.webhookUrlChoices());
   if (items.length === 0) throw new UserError('No webhook or relay channel to send to. Sign in, or start or connect to a relay.');
   const pick = await vscode.window.showQuickPick(items, { title: `${TITLE} (1/2): to`, placeHolder: 'A webhook, or a relay channel', ignoreFocusOut: true });
   if (!pick) throw new Cancelled();
