@@ -85,11 +85,12 @@ export class RelayReconnecting extends UserError {
   }
 }
 
+/** No rows this editor can read (no relay for the webhook, not connected, another channel's token): the count is unknown, not 0. */
 function empty(extra: Partial<DeliveryState>): DeliveryState {
-  return { source: 'relay', counts: { total: 0, successful: 0, failed: 0 }, list: newList(0), ...extra };
+  return { source: 'relay', counts: { total: 0, successful: 0, failed: 0, unknown: true }, list: newList(0), ...extra };
 }
 
-/** A webhook that points at no relay the editor knows: its deliveries are in the service's web UI; Forward… routes it through one. */
+/** A webhook that points at no relay the editor knows: its deliveries are in the service's web UI (their count unknown here); Forward… routes it through one. */
 function noRelay(remote: string | undefined): DeliveryState {
   return empty({
     note: `The service shows this webhook's deliveries in its web UI only, and it does not point at ${remote ? `a channel of ${remote}` : 'the relay'}. Forward… routes it through a relay, so its deliveries show here.`,

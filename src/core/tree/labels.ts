@@ -3,6 +3,7 @@ import type { DeliveryCounts, DeliverySource, DeliveryView, WebhookView } from '
 
 /** "Deliveries 12 · ✓ 10 · ✗ 2" */
 export function deliveriesLabel(c: DeliveryCounts): string {
+  if (c.unknown) return "Deliveries: in the service's web UI";
   return `Deliveries ${c.total} · ✓ ${c.successful} · ✗ ${c.failed}${c.retrying ? ` · ↻ ${c.retrying}` : ''}`;
 }
 
@@ -120,6 +121,8 @@ export function deliveryTooltip(d: DeliveryView, source: DeliverySource): string
 }
 
 export function deliveriesTooltip(c: DeliveryCounts, source: DeliverySource): string {
+  if (c.unknown)
+    return `The service lists this webhook's deliveries in its web UI only, and they reach no relay the editor reads: their count is unknown here (not 0).`;
   return `${c.total} deliveries, ${c.successful} successful, ${c.failed} failed${c.retrying ? `, ${c.retrying} retrying` : ''}\nSource: ${SOURCE_TEXT[source]}`;
 }
 

@@ -42,6 +42,11 @@ export interface DeliveryCounts {
   failed: number;
   /** Relay rows whose forward to the app is being retried (neither successful nor failed yet). */
   retrying?: number;
+  /**
+   * Nothing here can count them: the service lists deliveries in its web UI only and the webhook
+   * reaches no relay the editor reads (a failing endpoint's deliveries are failures, not none).
+   */
+  unknown?: boolean;
 }
 
 // The Relay view shows the relay's wire types as they are (src/core/relay/protocol.ts).
