@@ -1,5 +1,4 @@
 // "Copy as cURL": a shell command that re-sends a delivery, with secrets and signatures redacted.
-import { EVENT_HEADER } from '../signing';
 
 const REDACT = /^(authorization|proxy-authorization|cookie|set-cookie|[a-z0-9-]*(signature|token|secret|api-?key|password|credential|session)[a-z0-9-]*)$/i;
 
@@ -94,11 +93,11 @@ export function redactUrl(url: string): string {
 
 /**
  * How to re-sign what Copy as cURL copies (its signature is redacted): the same body bytes sent by
- * `service-hooks send` with the secret from the environment ($WEBHOOK_SECRET, never on the clipboard),
- * which signs them. The event comes from the delivery's own header.
+ * `service-hooks send <event>` with the secret from the environment ($WEBHOOK_SECRET, never on the
+ * clipboard), which signs them. `event`: the delivery's X-Service-Event (the page's bundle imports
+ * this file, so it takes no header names from the node-only signing module).
  */
-export function buildResignCommand(url: string, headers: Readonly<Record<string, string>>, body: string | Uint8Array): string {
-  const event = Object.entries(headers).find(([k]) => k.toLowerCase() === EVENT_HEADER.toLowerCase())?.[1] ?? 'ping';
+export function buildResignCommand(url: string, event: string, body: string | Uint8Array): string {
   const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
   const text = isPrintableBody(bytes) ? utf8OrUndefined(bytes)! : undefined;
   const feed = text !== undefined ? `printf '%s' ${shellQuote(text)}` : printfBytes(bytes);

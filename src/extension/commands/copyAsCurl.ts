@@ -3,9 +3,10 @@
 // with the secret from $WEBHOOK_SECRET (never on the clipboard).
 import * as vscode from 'vscode';
 import { buildCurl, buildResignCommand, isPrintableBody } from '../../core/curl';
+import { EVENT_HEADER } from '../../core/signing';
 import { COMMANDS } from '../ids';
 import type { CommandModule } from './context';
-import { rawDelivery } from './rawDelivery';
+import { header, rawDelivery } from './rawDelivery';
 
 const command: CommandModule = {
   id: COMMANDS.copyAsCurl,
@@ -17,7 +18,7 @@ const command: CommandModule = {
     const note = binary
       ? ' The body is not printable text (not UTF-8, or control characters), so the command writes its exact bytes with printf and pipes them to curl.'
       : '';
-    const resign = buildResignCommand(raw.url, raw.headers, raw.body);
+    const resign = buildResignCommand(raw.url, header(raw.headers, EVENT_HEADER) ?? 'ping', raw.body);
     const COPY = 'Copy Re-signing Command';
     void vscode.window
       .showInformationMessage(

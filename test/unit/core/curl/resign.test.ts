@@ -22,8 +22,8 @@ describe('Copy as cURL: the re-signing command', function () {
     const secret = 'resign-secret-0123456789';
     const bodies = [Buffer.from('{"action":"opened","q":"it\'s 100% \\"ok\\"","n":"é"}'), Buffer.from('{"name":"caf\xe9"}', 'latin1')];
     for (const [i, body] of bodies.entries()) {
-      const command = buildResignCommand(target.url, { 'X-Service-Event': 'pull_request', 'X-Service-Signature': 'sha256=old' }, body);
-      assert.ok(!command.includes(secret) && !command.includes('sha256=old'));
+      const command = buildResignCommand(target.url, 'pull_request', body);
+      assert.ok(!command.includes(secret));
       const shell = `service_hooks() { "${process.execPath}" "${await cli()}" "$@"; }; ${command.replace('service-hooks send', 'service_hooks send')}`;
       await run('bash', ['-c', shell], { env: { PATH: process.env.PATH, WEBHOOK_SECRET: secret } }).catch((err: { stderr?: string }) => {
         // `send` takes UTF-8 JSON only: a body that is not is refused (exit 2), nothing sent.
