@@ -18,6 +18,7 @@ import {
   describeConnectError,
   forwardTargets,
   parseRelayAddress,
+  postingWsUrl,
   relayChannelFor,
   RelayLiveList,
   seqKey,
@@ -366,7 +367,19 @@ export class RelayManager implements vscode.Disposable {
     const since = forwarder?.since ?? (floors.length ? Math.min(...floors) : undefined);
     const handle = forwarder && ((d: RelayDeliveryMessage) => this.forwardOnce(forwarder, d, relay, scope));
     const conn = new RelayConnection({
-      endpoint: { httpUrl: relay, wsUrl: address.wsUrl, token, label: where.remote ? address.label : `port ${where.port}` } satisfies RelayEndpoint,
+      // With the admin token it streams every channel but posts only its set-ups' to an app (`posts=`).
+      endpoint: {
+        httpUrl: relay,
+        wsUrl:
+          forwarder && scope.kind === 'admin'
+            ? postingWsUrl(
+                address.wsUrl,
+                sessions.map((f) => f.channel),
+              )
+            : address.wsUrl,
+        token,
+        label: where.remote ? address.label : `port ${where.port}`,
+      } satisfies RelayEndpoint,
       client,
       since,
       handle,
