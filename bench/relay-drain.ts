@@ -4,6 +4,9 @@
 //   (a) live: the app answers 2xx to the next fresh delivery, which releases the backlog;
 //   (b) restart: the relay is killed (-9) while the app is down and started again with the app up.
 // Prints deliveries/s for each and writes bench/results/relay-drain.json. Not a test.
+// Then (issue 43, ./appBack.ts) the app's port is closed instead of answering 503: the time from
+// its return to the last held delivery, for the relay's --forward (running, and killed -9 and
+// started again meanwhile) beside `service-hooks forward`, in one run.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
@@ -12,10 +15,15 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { cpuMs } from './procStats';
+import { measureAppBack } from './appBack';
 import { bundleCli, listenLocal, RELAY_READY, ROOT, spawnListening, type Child } from './relayChild';
 
 const N = Number(process.env.BENCH_N ?? 10_000);
 const GOAL = 2000;
+/** Deliveries held while the app's port is closed, and rounds of the three paths (issue 43's case). */
+const BACK_N = Number(process.env.BENCH_BACK_N ?? 50);
+const BACK_ROUNDS = Number(process.env.BENCH_BACK_ROUNDS ?? 3);
+const BACK_GOAL_MS = 2000;
 
 // ---- the app: 503 while down; counts the distinct deliveries it answered 200 ----
 let up = false;
@@ -131,6 +139,7 @@ async function main(): Promise<void> {
   b2.child.kill('SIGTERM');
   await once(b2.child, 'exit');
 
+  const back = await measureAppBack(cli, BACK_N, BACK_ROUNDS);
   const live = N / liveS;
   const restart = N / restartS;
   const lines = [
@@ -140,6 +149,8 @@ async function main(): Promise<void> {
       .map((x) => x.toFixed(1))
       .join(' ')} (figures on a busy machine understate the rate)`,
     `goal >= ${GOAL}/s: live ${live >= GOAL ? 'met' : 'NOT met'}, restart ${restart >= GOAL ? 'met' : 'NOT met'}`,
+    `app back (${BACK_N} held while its port was closed; median of ${BACK_ROUNDS}), from its return to the last held delivery: relay --forward ${back.relayLiveMs.toFixed(0)} ms, after a kill -9 ${back.relayRestartMs.toFixed(0)} ms, forward ${back.forwardMs.toFixed(0)} ms; relay / forward ${(back.relayLiveMs / back.forwardMs).toFixed(2)}x`,
+    `goal <= ${BACK_GOAL_MS} ms: relay ${back.relayLiveMs <= BACK_GOAL_MS ? 'met' : 'NOT met'}, after kill -9 ${back.relayRestartMs <= BACK_GOAL_MS ? 'met' : 'NOT met'}`,
   ];
   for (const l of lines) console.log(l);
   await agent.close();
@@ -156,6 +167,7 @@ async function main(): Promise<void> {
     restart: { listeningAfterS: readyS, seconds: restartS, perSecond: restart, relayCpuUsPerDelivery: restartCpuUs },
     loadAverage: loadavg(),
     goalPerSecond: GOAL,
+    appBack: { ...back, goalMs: BACK_GOAL_MS },
   };
   writeFileSync(join(ROOT, 'bench/results/relay-drain.json'), JSON.stringify(json, null, 2) + '\n');
   console.log('wrote bench/results/relay-drain.json');

@@ -1,40 +1,69 @@
 // Where `service-hooks forward` keeps its resume point and the deliveries it is still retrying,
-// one 0600 JSON file per relay and channel, so a restart without --since misses nothing and
-// sends nothing twice:
+// one 0600 JSON file per relay and what the token reads (its scope, from the relay's hello), so a
+// restart without --since misses nothing and sends nothing twice:
 //   $XDG_STATE_HOME/service-hooks/forward/<host>_<port>-<channel|all>-<hash>.json
 //   (~/.local/state/… when XDG_STATE_HOME is unset; --state FILE overrides)
+// The file records its scope, and one written for another scope is refused: two forwarders with
+// different channel tokens once shared a file named after the relay and --channel only, and a
+// restarted one resumed at the other's seq, skipping what had arrived for it meanwhile.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { writeFileAtomic, writeFileAtomicSync } from '../../src/core/writeFileAtomic';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import type { TokenScope } from '../../src/core/relay/protocol';
 import type { CursorStore, ForwardCursor, RetryingDelivery } from '../client/forwardEngine';
 
-export function defaultStateFile(env: NodeJS.ProcessEnv, relayUrl: string, channel: string | undefined): string {
+/** A state file's content: the cursor, and the scope it follows (files of older versions: none). */
+export type StateFileContent = ForwardCursor & { scope?: string };
+
+function stateDir(env: NodeJS.ProcessEnv): string {
   const base = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith('/') ? env.XDG_STATE_HOME : join(env.HOME || homedir(), '.local', 'state');
+  return join(base, 'service-hooks', 'forward');
+}
+
+/** The file named after `key`: `<host>_<port>-<label>-<hash of the relay and key>.json`. */
+function stateFileName(relayUrl: string, label: string, key: string): string {
   const u = new URL(relayUrl);
   const path = u.pathname.replace(/\/ws\/?$|\/$/, ''); // ws://h:p, ws://h:p/ and ws://h:p/ws are one relay
-  const id = createHash('sha256')
-    .update(`${u.protocol}//${u.host}${path}\n${channel ?? ''}`)
-    .digest('hex')
-    .slice(0, 12);
-  const name = `${u.hostname.replace(/[^A-Za-z0-9.-]/g, '_')}_${u.port || (u.protocol === 'wss:' ? 443 : 80)}-${channel ?? 'all'}-${id}.json`;
-  return join(base, 'service-hooks', 'forward', name);
+  const id = createHash('sha256').update(`${u.protocol}//${u.host}${path}\n${key}`).digest('hex').slice(0, 12);
+  // The label comes from --channel or the relay's hello: never a path of its own.
+  return `${u.hostname.replace(/[^A-Za-z0-9.-]/g, '_')}_${u.port || (u.protocol === 'wss:' ? 443 : 80)}-${label.replace(/[^A-Za-z0-9._-]/g, '_')}-${id}.json`;
+}
+
+/**
+ * The file of older versions (and of a relay too old to name the token's scope): per relay and
+ * --channel only, so two tokens without --channel shared it.
+ */
+export function defaultStateFile(env: NodeJS.ProcessEnv, relayUrl: string, channel: string | undefined): string {
+  return join(stateDir(env), stateFileName(relayUrl, channel ?? 'all', channel ?? ''));
+}
+
+/** What a forwarder follows, as its state file records it: `admin`, `admin, channel dev`, `channel dev@<generation>`. */
+export function scopeName(scope: TokenScope, channel: string | undefined): string {
+  if (scope.kind === 'admin') return channel === undefined ? 'admin' : `admin, channel ${channel}`;
+  return `channel ${scope.channel}${scope.generation ? `@${scope.generation}` : ''}`;
+}
+
+/** The default state file of a forwarder whose token reads `scope` (with --channel `channel`). */
+export function scopedStateFile(env: NodeJS.ProcessEnv, relayUrl: string, scope: TokenScope, channel: string | undefined): string {
+  const label = scope.kind === 'channel' ? scope.channel : (channel ?? 'all');
+  return join(stateDir(env), stateFileName(relayUrl, label, `scope ${scopeName(scope, channel)}`));
 }
 
 export class StateFileError extends Error {
   override name = 'StateFileError';
 }
 
+const isSeq = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 0;
+
 function isRetrying(x: unknown): x is RetryingDelivery {
   const r = x as RetryingDelivery;
-  return (
-    typeof r === 'object' && r !== null && Number.isInteger(r.seq) && typeof r.channel === 'string' && Number.isInteger(r.attempts) && Number.isFinite(r.nextAt)
-  );
+  return typeof r === 'object' && r !== null && isSeq(r.seq) && typeof r.channel === 'string' && Number.isSafeInteger(r.attempts) && Number.isFinite(r.nextAt);
 }
 
 /** Reads a state file (undefined when there is none); a damaged one is a StateFileError naming it. */
-export function readStateFile(file: string): ForwardCursor | undefined {
+export function readStateFile(file: string): StateFileContent | undefined {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -42,16 +71,17 @@ export function readStateFile(file: string): ForwardCursor | undefined {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new StateFileError(`cannot read the forward state ${file}: ${(err as Error).message}`);
   }
-  let c: ForwardCursor;
+  let c: StateFileContent;
   try {
-    c = JSON.parse(text) as ForwardCursor;
+    c = JSON.parse(text) as StateFileContent;
   } catch {
     throw new StateFileError(`the forward state ${file} is damaged (not JSON): delete it, or pass --since SEQ`);
   }
   if (
     typeof c !== 'object' ||
     c === null ||
-    (c.lastSeq !== undefined && !Number.isInteger(c.lastSeq)) ||
+    (c.lastSeq !== undefined && !isSeq(c.lastSeq)) ||
+    (c.scope !== undefined && typeof c.scope !== 'string') ||
     !Array.isArray(c.retrying) ||
     !c.retrying.every(isRetrying)
   ) {
@@ -61,21 +91,76 @@ export function readStateFile(file: string): ForwardCursor | undefined {
 }
 
 /** Written atomically (writeFileAtomicSync, 0600): a crash leaves the old cursor or the new one. */
-export function writeStateFile(file: string, cursor: ForwardCursor): void {
+export function writeStateFile(file: string, content: StateFileContent): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  writeFileAtomicSync(file, JSON.stringify(cursor) + '\n', { mode: 0o600 });
+  writeFileAtomicSync(file, JSON.stringify(content) + '\n', { mode: 0o600 });
+}
+
+export interface ForwardStateOptions {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  relayUrl: string;
+  /** --channel */
+  channel?: string;
+  /** --state */
+  file?: string;
+  /** What the token reads (the relay's hello); undefined: a relay too old to say. */
+  scope?: TokenScope;
+  /** --since: the file's resume point is not used. */
+  since?: number;
 }
 
 /**
- * The forward command's cursor: written with the asynchronous writeFileAtomic (its fsyncs run in
- * the thread pool, so deliveries go on meanwhile; the engine folds the asks made during one write
- * into the next).
+ * The forward command's state file for what its token reads, checked: one written for another
+ * scope is refused (a StateFileError naming it and the way out), and so is one of an older version
+ * (it records no scope: it may hold another token's resume point) unless --since says where to
+ * start; but the default file an older version kept for --channel C is taken over (`adopted`):
+ * whichever token wrote it read channel C's deliveries, as this one does. A relay too old to name
+ * the scope gets the file of older versions, unchecked. The cursor
+ * is written with the asynchronous writeFileAtomic (its fsyncs run in the thread pool, so
+ * deliveries go on meanwhile; the engine folds the asks made during one write into the next).
  */
-export function stateFileCursor(file: string, cwd: string): { path: string; store: CursorStore } {
-  const path = resolve(cwd, file);
+export function forwardState(o: ForwardStateOptions): { path: string; store: CursorStore; adopted?: string } {
+  const expected = o.scope && scopeName(o.scope, o.channel);
+  const path =
+    o.file !== undefined
+      ? resolve(o.cwd, o.file)
+      : o.scope
+        ? scopedStateFile(o.env, o.relayUrl, o.scope, o.channel)
+        : defaultStateFile(o.env, o.relayUrl, o.channel);
+  let from = path;
+  let found = readStateFile(path);
+  let adopted: string | undefined;
+  if (!found && o.file === undefined && o.scope) {
+    // The file an older version kept for this relay and --channel: not ignored silently (a skip).
+    from = defaultStateFile(o.env, o.relayUrl, o.channel);
+    found = readStateFile(from);
+    if (found && o.channel !== undefined && o.since === undefined) adopted = from;
+  }
+  const cursor = found && expected !== undefined && !adopted ? checked(found, from, expected, o) : found;
   const save = async (c: ForwardCursor): Promise<void> => {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    await writeFileAtomic(path, JSON.stringify(c) + '\n', { mode: 0o600 });
+    await writeFileAtomic(path, JSON.stringify(expected === undefined ? c : { scope: expected, ...c }) + '\n', { mode: 0o600 });
   };
-  return { path, store: { load: () => readStateFile(path), save } };
+  const load = () => cursor && { ...(cursor.lastSeq !== undefined ? { lastSeq: cursor.lastSeq } : {}), retrying: cursor.retrying };
+  return { path, store: { load, save }, ...(adopted ? { adopted } : {}) };
+}
+
+/** The cursor of a file found for scope `expected`; throws when it is another scope's, or of unknown scope without --since. */
+function checked(found: StateFileContent, file: string, expected: string, o: ForwardStateOptions): StateFileContent | undefined {
+  if (found.scope === expected) return found;
+  if (found.scope !== undefined) {
+    throw new StateFileError(
+      `the forward state ${file} was written for ${found.scope}, and this token reads ${expected}: pass another --state FILE (without --state each token has its own), or delete it`,
+    );
+  }
+  if (o.since === undefined) {
+    const at = found.lastSeq === undefined ? '' : ` (it resumes after seq ${found.lastSeq})`;
+    throw new StateFileError(
+      `the forward state ${file} was written by an older service-hooks and does not say whose deliveries it follows${at}: if it is this forwarder's, restart with --since ${found.lastSeq ?? 'SEQ'} (--since 0 takes every delivery the relay holds), or delete it`,
+    );
+  }
+  // --since says where to start; of its retrying deliveries, only those of what this token reads are kept.
+  const mine = (r: RetryingDelivery) => (o.scope?.kind === 'channel' ? r.channel === o.scope.channel : o.channel === undefined || r.channel === o.channel);
+  return { retrying: found.retrying.filter(mine) };
 }

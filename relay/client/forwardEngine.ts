@@ -7,7 +7,8 @@
 //              retrying set: retried on the schedule (Retry-After honoured) until 2xx, a final
 //              answer or the end of the schedule; each later result is reported to the relay
 //   unreachable (refused, reset, DNS) the stream pauses in order; the app's port is probed every
-//              `probeEveryMs` and the stream drains as soon as it answers
+//              `probeEveryMs` and the stream drains as soon as it answers (../shared/outages.ts:
+//              the same pause the relay's own --forward uses)
 // The resume point and the retrying set are kept in a CursorStore (a 0600 file for the CLI, the
 // editor's global state), so a restart resumes after the last handled delivery and the retrying
 // ones are retried on their schedule: the subscription starts before the oldest retrying one (the
@@ -18,8 +19,8 @@ import { classify, nextRetryDelay, parseRetryAfter } from '../../src/core/relay/
 import type { DeliveryMessage, ForwardStatus } from '../../src/core/relay/protocol';
 import type { DeliveryHandled } from './subscribe';
 import { forwardDelivery, type ForwardResult } from './forward';
-import { probePort } from './probe';
 import { InOrder } from './inOrder';
+import { Outages, realClock, ForwardingStopped, type OutageClock } from '../shared/outages';
 
 type Delivery = DeliveryMessage['delivery'];
 
@@ -47,17 +48,7 @@ export interface CursorStore {
   save(cursor: ForwardCursor): void | PromiseLike<void>;
 }
 
-export interface EngineClock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-const realClock: EngineClock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-};
+export type EngineClock = OutageClock;
 
 type About = { seq: number; channel: string; event?: string };
 export type ForwardEvent =
@@ -83,7 +74,7 @@ export interface ForwardEngineOptions {
   clock?: EngineClock;
   /** Is the app's port open? (default: a TCP connect) */
   probe?: (to: string) => Promise<boolean>;
-  /** How often a paused stream probes the app (default 200 ms). */
+  /** How often a paused stream probes the app at first (default 200 ms; backing off to 1 s only while it stays down: ../shared/outages.ts). */
   probeEveryMs?: number;
   /** Deliveries retrying at once; past it the stream waits for one to settle (default 256). */
   maxRetrying?: number;
@@ -109,34 +100,10 @@ interface Entry extends RetryingDelivery {
   due?: boolean;
 }
 
-interface Outage {
-  to: string;
-  since: number;
-  error: string;
-  up: Promise<void>;
-  resolve: () => void;
-  reject: (err: Error) => void;
-  timer?: unknown;
-}
-
-class Stopped extends Error {
-  constructor() {
-    super('forwarding stopped');
-  }
-}
-
-function originOf(to: string): string {
-  try {
-    return new URL(to).origin;
-  } catch {
-    return to;
-  }
-}
-
 export class ForwardEngine {
   private readonly clock: EngineClock;
   private readonly entries = new Map<number, Entry>();
-  private readonly outages = new Map<string, Outage>();
+  private readonly outages: Outages;
   private readonly abort = new AbortController();
   private last: number | undefined;
   /** Deliveries being handled, in the order they came: the resume point moves over a finished prefix. */
@@ -153,6 +120,13 @@ export class ForwardEngine {
 
   constructor(private readonly o: ForwardEngineOptions) {
     this.clock = o.clock ?? realClock;
+    this.outages = new Outages({
+      clock: this.clock,
+      probe: o.probe,
+      everyMs: o.probeEveryMs,
+      onDown: ({ to, error }) => this.emit({ kind: 'paused', to, error }),
+      onUp: ({ to, pausedMs }) => this.emit({ kind: 'resumed', to, pausedMs }),
+    });
     const c = o.cursor.load();
     this.last = c?.lastSeq;
     for (const r of c?.retrying ?? []) {
@@ -202,12 +176,12 @@ export class ForwardEngine {
 
   /** Apps the stream is paused on (unreachable), and since when. */
   paused(): { to: string; since: number; error: string }[] {
-    return [...this.outages.values()].map(({ to, since, error }) => ({ to, since, error }));
+    return this.outages.list();
   }
 
   /** The subscription's handler: resolves when the delivery may be acknowledged (with the app's status). */
   handle = async (d: Delivery): Promise<DeliveryHandled> => {
-    if (this.stopped) throw new Stopped();
+    if (this.stopped) throw new ForwardingStopped();
     const held = this.entries.get(d.seq);
     if (held) {
       // A retrying delivery sent again after a restart: kept for its next attempt.
@@ -303,7 +277,7 @@ export class ForwardEngine {
         return;
       }
     } catch (err) {
-      if (!(err instanceof Stopped)) throw err;
+      if (!(err instanceof ForwardingStopped)) throw err;
     } finally {
       e.running = false;
     }
@@ -334,7 +308,7 @@ export class ForwardEngine {
     try {
       r = await this.attempt(d, to);
     } catch (err) {
-      if (err instanceof Stopped) return;
+      if (err instanceof ForwardingStopped) return;
       throw err;
     }
     this.emit({ ...about, kind: 'replayed', durationMs: r.durationMs, ...this.shown(r) });
@@ -350,7 +324,7 @@ export class ForwardEngine {
       this.arm(e, 0);
       n++;
     }
-    if (seq === undefined) for (const o of this.outages.values()) this.probeSoon(o, 0);
+    if (seq === undefined) this.outages.probeNow();
     return n;
   }
 
@@ -366,12 +340,9 @@ export class ForwardEngine {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
-    this.abort.abort(new Stopped());
+    this.abort.abort(new ForwardingStopped());
     for (const e of this.entries.values()) this.clock.clearTimeout(e.timer);
-    for (const o of this.outages.values()) {
-      this.clock.clearTimeout(o.timer);
-      o.reject(new Stopped());
-    }
+    this.outages.stop();
     for (const w of this.roomWaiters.splice(0)) w();
     this.spacing?.();
   }
@@ -382,11 +353,11 @@ export class ForwardEngine {
   }
 
   private async attempt(d: Delivery, to: string): Promise<ForwardResult> {
-    if (this.stopped) throw new Stopped();
+    if (this.stopped) throw new ForwardingStopped();
     const r = this.o.attempt
       ? await this.o.attempt(d, to, this.abort.signal)
       : await forwardDelivery(d, to, { timeoutMs: this.o.timeoutMs, signal: this.abort.signal });
-    if (this.stopped) throw new Stopped();
+    if (this.stopped) throw new ForwardingStopped();
     return r;
   }
 
@@ -432,39 +403,17 @@ export class ForwardEngine {
   private async room(): Promise<void> {
     while (this.entries.size >= (this.o.maxRetrying ?? 256)) {
       await new Promise<void>((r) => this.roomWaiters.push(r));
-      if (this.stopped) throw new Stopped();
+      if (this.stopped) throw new ForwardingStopped();
     }
   }
 
   /** Resolves at once, or when the app of `to` answers its probe again. */
   private reachable(to: string): Promise<void> {
-    if (this.stopped) return Promise.reject(new Stopped());
-    return this.outages.get(originOf(to))?.up ?? Promise.resolve();
+    return this.outages.reachable(to);
   }
 
   private markDown(to: string, error: string): void {
-    const key = originOf(to);
-    if (this.outages.has(key) || this.stopped) return;
-    let resolve!: () => void;
-    let reject!: (err: Error) => void;
-    const up = new Promise<void>((res, rej) => ((resolve = res), (reject = rej)));
-    up.catch(() => undefined);
-    const o: Outage = { to, since: this.clock.now(), error, up, resolve, reject };
-    this.outages.set(key, o);
-    this.emit({ kind: 'paused', to, error });
-    this.probeSoon(o, this.o.probeEveryMs ?? 200);
-  }
-
-  private probeSoon(o: Outage, ms: number): void {
-    this.clock.clearTimeout(o.timer);
-    o.timer = this.clock.setTimeout(async () => {
-      const up = await (this.o.probe ?? probePort)(o.to);
-      if (this.stopped || this.outages.get(originOf(o.to)) !== o) return;
-      if (!up) return this.probeSoon(o, this.o.probeEveryMs ?? 200);
-      this.outages.delete(originOf(o.to));
-      this.emit({ kind: 'resumed', to: o.to, pausedMs: this.clock.now() - o.since });
-      o.resolve();
-    }, ms);
+    if (!this.stopped) this.outages.markDown(to, error);
   }
 
   /**

@@ -44,3 +44,29 @@ export async function tlsHint(url: URL): Promise<string | undefined> {
   https.protocol = 'https:';
   return `this port speaks TLS: use ${https.href.replace(/\/\/[^@/]*@/, '//***@')}`;
 }
+
+/**
+ * Probes `url`'s host and port every `everyMs` and calls `back` once it answers after it did not
+ * (`down`: it did not already). Returns the stop. How a reconnect notices that the relay is back
+ * without waiting out a backoff that grew while it was down (./subscribe.ts).
+ */
+export function watchPort(url: string, o: { everyMs: number; down: boolean; back: () => void }): () => void {
+  const u = new URL(url);
+  const port = Number(u.port) || (u.protocol === 'wss:' || u.protocol === 'https:' ? 443 : 80);
+  let down = o.down;
+  let stopped = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const round = async (): Promise<void> => {
+    const started = Date.now();
+    const up = await probe(u.hostname, port, { timeoutMs: 1000 });
+    if (stopped) return;
+    if (!up) down = true;
+    else if (down) return o.back();
+    timer = setTimeout(() => void round(), Math.max(0, o.everyMs - (Date.now() - started)));
+  };
+  void round();
+  return () => {
+    stopped = true;
+    if (timer) clearTimeout(timer);
+  };
+}

@@ -2,7 +2,9 @@
 // a time in seq order (or up to `concurrency` at once, started in seq order) and acknowledged
 // after the handler resolves, over a contiguous prefix (the acknowledgements of deliveries
 // handled while more wait go together: ACK_BATCH), resume from the last acknowledged seq after a
-// disconnect with exponential backoff, and ping/pong dead-connection detection.
+// disconnect as soon as the relay's port answers again (probed while a reconnect waits), with
+// exponential backoff while it answers but the connection fails, and ping/pong dead-connection
+// detection.
 // A relay that drops a subscriber for falling behind (close code 4008, WS_CLOSE_SLOW_SUBSCRIBER)
 // or refuses it for having too many on its token (HTTP 429) is just another disconnect: the state
 // goes 'reconnecting' with the reason, and the subscription resumes by seq, losing nothing.
@@ -13,92 +15,22 @@ import {
   type AckMessage,
   type DeliveryMessage,
   type ForwardedMessage,
-  type ForwardMessage,
   type ForwardStatus,
+  type HelloMessage,
+  type ServerMessage,
 } from '../../src/core/relay/protocol';
-import { subscriberState } from '../../src/core/relay/forwardPolicy';
+import { parseRetryAfter, subscriberState } from '../../src/core/relay/forwardPolicy';
 import { parseServerMessage } from './serverMessage';
+import { breaksTheStream, serverMessageProblem } from './serverMessageCheck';
+import { escapeControls } from '../../src/core/text/controls';
 import { bodyToFollow, FollowingBody } from './followingBody';
 import { InOrder } from './inOrder';
+import { watchPort } from './probe';
+import type { DeliveryHandled, SubscribeOptions, Subscription, SubscriptionState } from './subscription';
 
 type Delivery = DeliveryMessage['delivery'];
 
-export type SubscriptionState =
-  | { state: 'connecting'; attempt: number }
-  | { state: 'open'; lastSeq: number }
-  | { state: 'caught-up'; lastSeq: number }
-  /**
-   * `refused`: the HTTP status the relay answered the upgrade with (401: wrong token), if it did;
-   * `code`: the socket error's code (DEPTH_ZERO_SELF_SIGNED_CERT: a certificate not trusted here).
-   */
-  | { state: 'reconnecting'; delayMs: number; reason: string; refused?: number; code?: string }
-  | { state: 'closed'; reason: string };
-
-/** What a delivery handler resolves to: nothing, or the 2xx status of the app it forwarded the delivery to (sent with the ack). */
-export type DeliveryHandled = void | Pick<AckMessage, 'forwarded'>;
-
-export interface SubscribeOptions {
-  /** ws(s)://HOST:PORT/ws (the /ws path is added when missing). */
-  url: string;
-  token: string;
-  /** Resume after this seq (default: only new deliveries). */
-  since?: number;
-  channel?: string;
-  /** false: summaries only (no headers/body). Default true. */
-  bodies?: boolean;
-  /**
-   * false: the relay is asked not to send ForwardMessages (one message less per delivery for a
-   * forwarder that does not show them; a relay that predates this sends them, and onForward
-   * still gets them). Default true.
-   */
-  forwards?: boolean;
-  /**
-   * Handled in seq order; acked when it resolves. A throw/rejection closes the connection and the
-   * delivery is re-sent after reconnect. Resolving to `{ forwarded: { status } }` (a forwarder's
-   * app answered 2xx) tells the relay, which records it as the delivery's forward state.
-   */
-  onDelivery: (delivery: DeliveryMessage['delivery']) => DeliveryHandled | Promise<DeliveryHandled>;
-  /**
-   * Deliveries handed to onDelivery at once (default 1: each waits for the one before it). Above
-   * 1 they start in seq order and may finish in any; a delivery is acknowledged, and lastSeq moves
-   * past it, only once every delivery before it has finished too, so a reconnect or restart
-   * resumes before any that had not. At most MAX_CONCURRENCY.
-   */
-  concurrency?: number;
-  /**
-   * A delivery the relay sends again on request (ReplayDeliveryMessage), outside the seq order and
-   * whatever was acknowledged; not acknowledged, and the resume point does not move. Its result
-   * goes back with `report(seq, { …, replay: true })`. Absent: replays are ignored.
-   */
-  onReplay?: (delivery: DeliveryMessage['delivery']) => void | Promise<void>;
-  onForward?: (message: ForwardMessage) => void;
-  onState?: (state: SubscriptionState) => void;
-  /** Send the token as subprotocol instead of an Authorization header (browsers cannot set headers). */
-  tokenIn?: 'header' | 'subprotocol';
-  pingIntervalMs?: number;
-  pongTimeoutMs?: number;
-  backoff?: { initialMs?: number; maxMs?: number };
-  headers?: Record<string, string>;
-  /**
-   * Certificate authorities to trust for wss:// instead of Node's default store. Node's own
-   * NODE_EXTRA_CA_CERTS needs nothing here; the editor passes it explicitly because VS Code's
-   * extension host replaces the default store of https requests with the system's.
-   */
-  ca?: (string | Buffer)[];
-}
-
-export interface Subscription {
-  /** Last delivery handled and acked. */
-  readonly lastSeq: number;
-  /**
-   * Tells the relay a later result of a delivery acknowledged while its forward was still being
-   * retried (ForwardedMessage); sent now, or once the connection is open again.
-   */
-  report(seq: number, result: { status: number; state: ForwardStatus; replay?: boolean }): void;
-  close(): void;
-  /** Resolves after close(). */
-  readonly closed: Promise<void>;
-}
+export type { DeliveryHandled, SubscribeOptions, Subscription, SubscriptionState } from './subscription';
 
 export function subscribe(options: SubscribeOptions): Subscription {
   return new Subscriber(options);
@@ -113,6 +45,14 @@ export const ACK_BATCH = 32;
 
 /** The most deliveries handled at once: well inside the relay's window of unacknowledged ones (256) with ACK_BATCH held. */
 export const MAX_CONCURRENCY = 64;
+
+/**
+ * While a reconnect waits, the relay's port is probed this often: once it answers after it did
+ * not (the relay is back), the subscriber connects at once instead of waiting out a backoff that
+ * grew while the relay was down (24 s after a 30 s outage). The backoff stays for a relay whose
+ * port answers but whose connection fails (a refused upgrade, a proxy's 502).
+ */
+export const RELAY_PROBE_EVERY_MS = 200;
 
 /** How long close() waits for the relay's answer to its close frame before it cuts the connection. */
 export const CLOSE_GRACE_MS = 1000;
@@ -129,12 +69,15 @@ interface Connection {
   pingTimer?: ReturnType<typeof setInterval>;
   pongTimer?: ReturnType<typeof setTimeout>;
   failure: string;
-  /** The HTTP status of a refused upgrade. */
+  /** The HTTP status of a refused upgrade, and when its Retry-After says to try again (a starting relay: 1 s). */
   refused?: number;
+  retryAfterMs?: number;
   /** The first socket error's code. */
   code?: string;
   /** A delivery whose body is still coming as binary messages (bodies=binary). */
   following?: FollowingBody;
+  /** Left for a connection from another seq (resumeFrom): its messages are dropped, and the next connects at once. */
+  restart?: boolean;
 }
 
 /** A delivery handed to the handler and not yet acknowledged. */
@@ -160,13 +103,22 @@ class Subscriber implements Subscription {
   private stopped = false;
   private attempt = 0;
   private retryTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Stops the port probes of the wait for a reconnect (watchPort). */
+  private unwatch: (() => void) | undefined;
   private resolveClosed!: () => void;
   /** Reports not yet sent (the connection was down). */
   private reports: ForwardedMessage[] = [];
+  /** Bad messages that broke the stream since a delivery was last handled: they keep the backoff growing, though each connection opened. */
+  private strikes = 0;
+  /** The last hello said sinceAhead and was not believed yet. */
+  private aheadOnce = false;
+  /** Asked at the first hello (SubscribeOptions.resumeFrom). */
+  private resumeFrom: SubscribeOptions['resumeFrom'];
   readonly closed = new Promise<void>((r) => (this.resolveClosed = r));
 
   constructor(private readonly options: SubscribeOptions) {
     this.last = options.since ?? -1;
+    this.resumeFrom = options.resumeFrom;
     const n = options.concurrency ?? 1;
     if (!Number.isInteger(n) || n < 1 || n > MAX_CONCURRENCY) throw new RangeError(`concurrency must be an integer from 1 to ${MAX_CONCURRENCY}, got ${n}`);
     this.concurrency = n;
@@ -205,6 +157,7 @@ class Subscriber implements Subscription {
 
   private connect(): void {
     if (this.stopped) return;
+    this.stopWatching();
     this.attempt++;
     this.state({ state: 'connecting', attempt: this.attempt });
     const o = this.options;
@@ -226,6 +179,7 @@ class Subscriber implements Subscription {
     sock.on('unexpected-response', (_req, res) => {
       c.failure = `relay refused the connection: HTTP ${res.statusCode}${res.statusMessage ? ` ${res.statusMessage}` : ''}`;
       c.refused = res.statusCode;
+      c.retryAfterMs = parseRetryAfter(res.headers['retry-after'], Date.now());
       res.resume();
       sock.terminate();
     });
@@ -254,7 +208,13 @@ class Subscriber implements Subscription {
   }
 
   private message(c: Connection, data: Buffer | Buffer[]): void {
-    let msg = c.following ? undefined : parseServerMessage(data);
+    if (c.restart) return;
+    let msg: ServerMessage | undefined;
+    if (!c.following) {
+      msg = parseServerMessage(data);
+      const problem = msg === undefined ? 'it is not JSON' : serverMessageProblem(msg);
+      if (problem !== undefined) return this.badMessage(c, msg, problem);
+    }
     try {
       const follows = msg && bodyToFollow(msg);
       if (follows) c.following = new FollowingBody(follows);
@@ -272,9 +232,7 @@ class Subscriber implements Subscription {
     if (!msg) return;
     switch (msg.type) {
       case 'hello':
-        if (this.last < 0) this.last = msg.since;
-        this.sendReports();
-        return this.state({ state: 'open', lastSeq: msg.lastSeq });
+        return this.hello(c, msg);
       case 'caught-up':
         return this.state({ state: 'caught-up', lastSeq: msg.lastSeq });
       case 'forward':
@@ -287,6 +245,45 @@ class Subscriber implements Subscription {
         if (!this.stopped) void Promise.resolve(this.options.onReplay?.(msg.delivery)).catch(() => undefined);
         return;
     }
+  }
+
+  /** A connection's first message: where to resume (asked once: resumeFrom), then the state 'open'. */
+  private hello(c: Connection, msg: HelloMessage): void {
+    const resumeFrom = this.resumeFrom;
+    this.resumeFrom = undefined;
+    const at = resumeFrom?.(msg);
+    if (this.stopped) return;
+    if (at !== undefined && at !== msg.since) {
+      this.last = at;
+      c.restart = true;
+      c.sock.terminate();
+      return;
+    }
+    // Believed the second time running: an instance of a relay sharing JetStream may be a moment
+    // behind the one the resume point came from.
+    this.aheadOnce = msg.sinceAhead === true && !this.aheadOnce;
+    if (this.aheadOnce) {
+      c.failure = `the relay has not reached seq ${msg.since}; asking again`;
+      c.sock.terminate();
+      return;
+    }
+    if (this.last < 0) this.last = msg.since;
+    this.sendReports();
+    this.state({ state: 'open', lastSeq: msg.lastSeq, ...(msg.scope ? { scope: msg.scope } : {}), ...(msg.sinceAhead === true ? { sinceAhead: true } : {}) });
+  }
+
+  /**
+   * A message that is not what its type says, told in one line: past a bad hello or delivery the
+   * stream cannot go on (connect again, with a backoff that grows while the relay keeps sending
+   * it); a bad message beside the stream is ignored.
+   */
+  private badMessage(c: Connection, msg: unknown, problem: string): void {
+    const type = (msg as { type?: unknown } | undefined)?.type;
+    const line = `the relay sent a bad ${typeof type === 'string' ? `${escapeControls(type.slice(0, 20))} ` : ''}message: ${problem}`;
+    if (!breaksTheStream(msg)) return this.options.onBadMessage?.(line);
+    this.strikes++;
+    c.failure = line;
+    c.sock.terminate();
   }
 
   /** Hands received deliveries to the handler, in seq order, while fewer than `concurrency` run. */
@@ -325,6 +322,7 @@ class Subscriber implements Subscription {
       return;
     }
     this.running--;
+    this.strikes = 0;
     h.handled = handled;
     for (const released of this.handling.finish(d.seq)) {
       const { seq } = released;
@@ -369,10 +367,12 @@ class Subscriber implements Subscription {
     c.received.length = 0;
     if (this.stopped) return;
     this.keepUnsentAcks(c);
+    if (c.restart) return this.connect();
     const why = c.failure || `closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`;
     const initial = this.options.backoff?.initialMs ?? 250;
     const max = this.options.backoff?.maxMs ?? 30_000;
-    const delay = Math.min(max, initial * 2 ** Math.min(this.attempt, 16)) * (0.5 + Math.random() / 2);
+    const backoff = Math.min(max, initial * 2 ** Math.min(Math.max(this.attempt, this.strikes), 16)) * (0.5 + Math.random() / 2);
+    const delay = c.retryAfterMs === undefined ? backoff : Math.min(backoff, Math.max(c.retryAfterMs, RELAY_PROBE_EVERY_MS));
     this.state({
       state: 'reconnecting',
       delayMs: Math.round(delay),
@@ -380,13 +380,25 @@ class Subscriber implements Subscription {
       ...(c.refused ? { refused: c.refused } : {}),
       ...(c.code ? { code: c.code } : {}),
     });
+    if (this.stopped) return; // close() from onState
     this.retryTimer = setTimeout(() => this.connect(), delay);
+    // Refused: the port was closed then; else the first probe tells.
+    // Back: the backoff grown while it was down starts again.
+    const back = () => ((this.attempt = 0), this.connect());
+    this.unwatch = watchPort(this.options.url, { everyMs: RELAY_PROBE_EVERY_MS, down: c.code === 'ECONNREFUSED', back });
+  }
+
+  /** Ends the wait for a reconnect: its timer and its port probes. */
+  private stopWatching(): void {
+    this.unwatch?.();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.unwatch = this.retryTimer = undefined;
   }
 
   close(): void {
     if (this.stopped) return;
     this.stopped = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.stopWatching();
     const sock = this.ws;
     const done = () => {
       this.state({ state: 'closed', reason: 'closed by client' });

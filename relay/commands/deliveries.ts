@@ -3,6 +3,7 @@ import { defineCommand } from '../cli/args';
 import { RELAY_TARGET_HELP, RELAY_TARGET_OPTIONS, callRelay, relayApi } from '../cli/relayTarget';
 import { EXIT, UsageError } from '../cli/io';
 import { SUBSCRIBER_TARGET, type ForwardState, type RelayDeliverySummary } from '../../src/core/relay/protocol';
+import { escapeControls } from '../../src/core/text/controls';
 
 const help = `Usage: service-hooks deliveries [--channel C] [--status S] [--since SEQ] [--before SEQ] [--limit N] [--json]
 
@@ -29,7 +30,8 @@ function forwardText(f: ForwardState): string {
 function line(d: RelayDeliverySummary): string {
   const fwd = d.forward.map(forwardText).join(', ') || (d.verification === 'rejected' ? 'none (rejected)' : 'no target');
   const why = d.reason ? ` (${d.reason})` : '';
-  return `#${d.seq}  ${d.receivedAt}  ${d.channel}  ${d.event ?? '-'}  ${d.verification}${why}  ${d.size} B  forward: ${fwd}`;
+  // The event name and reason are the sender's text: no terminal escape sequence of theirs is printed raw.
+  return escapeControls(`#${d.seq}  ${d.receivedAt}  ${d.channel}  ${d.event ?? '-'}  ${d.verification}${why}  ${d.size} B  forward: ${fwd}`);
 }
 
 export default defineCommand({

@@ -7,12 +7,14 @@ import { tokenFilePath } from '../../src/core/relay/ready';
 import { resolve } from 'node:path';
 import { defineCommand, parseSchedule, positiveDuration } from '../cli/args';
 import { forwardLine } from '../client/forwardLines';
-import { defaultStateFile, stateFileCursor, StateFileError } from '../cli/forwardState';
+import { forwardState, StateFileError } from '../cli/forwardState';
 import { EXIT, UsageError, type CliIO } from '../cli/io';
 import { isUntrustedCert, untrustedCertMessage } from '../cli/tlsTrust';
 import { DEFAULT_FORWARD_TIMEOUT_MS } from '../client/forward';
 import { retrySchedule } from '../../src/core/relay/forwardPolicy';
-import { ForwardEngine } from '../client/forwardEngine';
+import { ForwardEngine, type CursorStore, type ForwardEngineOptions } from '../client/forwardEngine';
+import type { HelloMessage } from '../../src/core/relay/protocol';
+import { escapeControls } from '../../src/core/text/controls';
 import { MAX_CONCURRENCY, subscribe, type SubscriptionState } from '../client/subscribe';
 
 /** The relay's channel names (relay/server/channels/channels.ts CHANNEL_RE; not imported: this bundle stays small). */
@@ -35,12 +37,19 @@ decides (the relay records it):
   5xx, 408, 429, time-out  retried 1, 5 and 30 minutes later (Retry-After honoured) while the
                            later deliveries go on
   nothing listens at URL   deliveries wait, in order, until the app's port answers again
-After a disconnect the forwarder reconnects with backoff and resumes from the last handled seq.
+After a disconnect the forwarder reconnects as soon as the relay's port answers again (probed
+every 200 ms; with backoff while the port answers but the connection fails) and resumes from
+the last handled seq.
 Rejected deliveries are skipped. A delivery the relay sends again (\`service-hooks replay SEQ\` of one
 this forwarder took) is posted to URL once more, printed with "(replay)", without moving the
 resume point. The last handled seq and the deliveries still being retried are
-kept in a 0600 state file per relay and channel, so a restart misses nothing and repeats nothing:
+kept in a 0600 state file per relay and per what the token reads (the admin token, with its
+--channel; or a channel token's channel), so a restart misses nothing and repeats nothing:
 $XDG_STATE_HOME/service-hooks/forward/ (default ~/.local/state/service-hooks/forward/). The file
+records that scope; one written for another is refused, and so is one of an older version
+(which does not record it) until --since says where to start, except the one it kept for
+--channel C, which is taken over. A resume point the relay never
+reached (its data was reset) stops forward: --since 0 takes every delivery it holds. The file
 is written while the next deliveries go on: after a crash (not a stop), those handled during
 its last write are posted again.
 
@@ -55,7 +64,8 @@ Options:
                   file; the first time, only new deliveries)
   --retry-schedule L  waits before each attempt of a delivery the app answered 5xx, 408 or 429
                   (or not in time), e.g. 0,1m,5m,30m (default: the service's, 4 attempts)
-  --state FILE    the state file to use instead of the default one
+  --state FILE    the state file to use instead of the default one (refused when it was
+                  written for another token's scope)
   --timeout D     total deadline of one forward to URL, from sending to the answer's last byte,
                   e.g. 10s, 500ms (default 10s); a slower answer is retried
   --parallel N    post up to N deliveries at once, 1 to ${MAX_CONCURRENCY} (default 1: one at a time, in seq
@@ -96,7 +106,7 @@ interface ForwardArgs {
   since?: number;
   timeoutMs: number;
   schedule: readonly number[];
-  stateFile: string;
+  stateFile?: string;
   parallel: number;
 }
 
@@ -114,13 +124,12 @@ function parseArgs(values: Record<string, string | undefined>, io: CliIO): Forwa
   const since = values.since === undefined ? undefined : Number(values.since);
   if (since !== undefined && (!Number.isInteger(since) || since < 0)) throw new UsageError('--since must be a non-negative integer');
   const timeoutMs = values.timeout === undefined ? DEFAULT_FORWARD_TIMEOUT_MS : positiveDuration(values.timeout, '--timeout');
-  const stateFile = values.state ?? defaultStateFile(io.env, relayUrl, values.channel);
   const schedule = retrySchedule(values['retry-schedule'] === undefined ? undefined : parseSchedule(values['retry-schedule']));
   const parallel = values.parallel === undefined ? 1 : Number(values.parallel);
   if (!/^\d+$/.test(values.parallel ?? '1') || parallel < 1 || parallel > MAX_CONCURRENCY) {
     throw new UsageError(`--parallel must be a whole number from 1 to ${MAX_CONCURRENCY}, got '${values.parallel}'`);
   }
-  return { relayUrl, token, to: values.to, channel: values.channel, since, timeoutMs, schedule, stateFile, parallel };
+  return { relayUrl, token, to: values.to, channel: values.channel, since, timeoutMs, schedule, stateFile: values.state, parallel };
 }
 
 /** Why the subscription cannot go on (a refused token, an untrusted certificate), or undefined. */
@@ -137,71 +146,98 @@ function fatal(s: SubscriptionState, relayUrl: string): string | undefined {
   return undefined;
 }
 
+/** The line that stops a forwarder whose resume point the relay never reached. */
+function aheadOfRelay(seq: number, a: ForwardArgs, stateFile: string): string {
+  const where = a.since !== undefined ? `seq ${seq} (--since)` : `seq ${seq}, where the forward state ${stateFile} resumes`;
+  return `the relay has not reached ${where}: its data was reset, or it is another relay; restart with --since 0 to take every delivery it holds (or --since SEQ)`;
+}
+
 async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
-  const state = stateFileCursor(a.stateFile, io.cwd);
-  let engine: ForwardEngine;
-  try {
-    engine = new ForwardEngine({
-      target: () => a.to,
-      cursor: state.store,
-      timeoutMs: a.timeoutMs,
-      schedule: a.schedule,
-      onEvent: (e) => {
-        const { line, stream } = forwardLine(e, a.schedule.length);
-        (stream === 'stdout' ? io.stdout : io.stderr).write(line + '\n');
-      },
-      report: (seq, r) => sub.report(seq, r),
-      log: (line) => io.stderr.write(line + '\n'),
-      saveSpacingMs: STATE_SAVE_SPACING_MS,
-    });
-  } catch (err) {
-    if (!(err instanceof StateFileError)) throw err;
-    io.stderr.write(`service-hooks forward: ${err.message}\n`);
-    return EXIT.failure;
-  }
-  if (a.since !== undefined) engine.startAfter(a.since);
-  else if (engine.lastSeq !== undefined) {
-    const n = engine.retrying().length;
-    io.stderr.write(`forward: resuming after seq ${engine.lastSeq}${n ? ` (${n} still being retried)` : ''}; state in ${state.path}\n`);
-  }
   const stop = new AbortController();
   io.stopSignal.addEventListener('abort', () => stop.abort(), { once: true });
   let failure: string | undefined;
+  const fail = (why: string) => {
+    failure ??= why;
+    sub.close();
+    stop.abort();
+  };
+  let engine: ForwardEngine | undefined;
+  let stateFile = '';
+  /** At the relay's hello, which names what the token reads: that scope's state file, and where to resume. */
+  const start = (hello: HelloMessage): number | undefined => {
+    try {
+      const state = forwardState({ env: io.env, cwd: io.cwd, relayUrl: a.relayUrl, channel: a.channel, file: a.stateFile, scope: hello.scope, since: a.since });
+      stateFile = state.path;
+      engine = forwardEngine(a, io, state.store, (seq, r) => sub.report(seq, r));
+      if (state.adopted) io.stderr.write(`forward: taking over ${state.adopted}, an older version's state for --channel ${a.channel}\n`);
+    } catch (err) {
+      if (!(err instanceof StateFileError)) throw err;
+      fail(err.message);
+      return undefined;
+    }
+    if (a.since !== undefined) engine.startAfter(a.since);
+    else if (engine.lastSeq !== undefined) {
+      const n = engine.retrying().length;
+      io.stderr.write(`forward: resuming after seq ${engine.lastSeq}${n ? ` (${n} still being retried)` : ''}; state in ${stateFile}\n`);
+    }
+    return engine.since;
+  };
   const sub = subscribe({
     url: a.relayUrl,
     token: a.token,
-    since: engine.since,
+    since: a.since,
+    resumeFrom: start,
     channel: a.channel,
     forwards: false, // the relay's own forward attempts are not shown here
     concurrency: a.parallel,
     onState: (s) => {
-      failure ??= fatal(s, a.relayUrl);
-      if (failure) stop.abort();
-      else if (s.state === 'open') {
-        if (engine.lastSeq !== undefined && s.lastSeq < engine.lastSeq) {
+      const fatalNow = fatal(s, a.relayUrl) ?? (s.state === 'open' && s.sinceAhead ? aheadOfRelay(sub.lastSeq, a, stateFile) : undefined);
+      if (failure || fatalNow) return fail(fatalNow ?? failure!);
+      if (s.state === 'open' && engine) {
+        // A relay too old to say sinceAhead: its lastSeq (a channel token's: its channel's) is all there is to go by.
+        if (s.scope === undefined && engine.lastSeq !== undefined && s.lastSeq < engine.lastSeq) {
           io.stderr.write(
-            `forward: the relay is at seq ${s.lastSeq}, before the resume point ${engine.lastSeq} in ${a.stateFile}: if the relay's data was reset, restart with --since 0\n`,
+            `forward: the relay is at seq ${s.lastSeq}, before the resume point ${engine.lastSeq} in ${stateFile}: if the relay's data was reset, restart with --since 0\n`,
           );
         }
         engine.opened(s.lastSeq);
         io.stderr.write(`forward: connected (relay at seq ${s.lastSeq})\n`);
-      } else if (s.state === 'reconnecting' && !stop.signal.aborted) io.stderr.write(`forward: ${s.reason}; reconnecting in ${s.delayMs} ms\n`);
+      } else if (s.state === 'reconnecting' && !stop.signal.aborted)
+        io.stderr.write(`forward: ${escapeControls(s.reason)}; reconnecting in ${s.delayMs} ms, or once the relay's port answers again\n`);
     },
-    onDelivery: engine.handle,
-    onReplay: engine.replay,
+    onBadMessage: (line) => io.stderr.write(`forward: ${escapeControls(line)}\n`),
+    onDelivery: (d) => engine!.handle(d),
+    onReplay: (d) => engine!.replay(d),
   });
   await new Promise<void>((r) => (stop.signal.aborted ? r() : stop.signal.addEventListener('abort', () => r(), { once: true })));
-  engine.stop();
+  engine?.stop();
   sub.close();
   await sub.closed;
-  await engine.flushed();
+  await engine?.flushed();
   if (failure) {
-    io.stderr.write(`service-hooks forward: ${failure}\n`);
+    io.stderr.write(`service-hooks forward: ${escapeControls(failure)}\n`);
     return EXIT.failure;
   }
-  const last = engine.lastSeq ?? sub.lastSeq;
+  const last = engine?.lastSeq ?? sub.lastSeq;
   io.stderr.write(last >= 0 ? `forward: stopped after seq ${last}\n` : 'forward: stopped\n');
   return EXIT.ok;
+}
+
+/** The forward loop of `forward`, over the cursor in its state file. */
+function forwardEngine(a: ForwardArgs, io: CliIO, cursor: CursorStore, report: ForwardEngineOptions['report']): ForwardEngine {
+  return new ForwardEngine({
+    target: () => a.to,
+    cursor,
+    timeoutMs: a.timeoutMs,
+    schedule: a.schedule,
+    onEvent: (e) => {
+      const { line, stream } = forwardLine(e, a.schedule.length);
+      (stream === 'stdout' ? io.stdout : io.stderr).write(line + '\n');
+    },
+    report,
+    log: (line) => io.stderr.write(line + '\n'),
+    saveSpacingMs: STATE_SAVE_SPACING_MS,
+  });
 }
 
 export default defineCommand({

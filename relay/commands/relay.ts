@@ -30,7 +30,9 @@ const help = `Usage: service-hooks relay [options]
 
 Receives deliveries at POST /hooks/<channel> (channel 'default' when none), verifies
 X-Service-Signature on the raw bytes, journals them durably, answers 200 { seq }, then
-forwards the original bytes to each target, retrying on the service's schedule.
+forwards the original bytes to each target, retrying on the service's schedule. A target
+that cannot be connected to (refused, reset, DNS) is not retried on the schedule: its
+deliveries wait in order and go as soon as its port answers (probed every 200 ms).
 
 Options:
   --port N              port to listen on (default ${DEFAULT_RELAY_PORT}; 0 picks a free port)
@@ -62,7 +64,9 @@ Options:
   --store URL           where deliveries are kept: file: (default: the journal in the data
                         folder); nats://HOST:PORT[,nats://HOST:PORT…] for NATS JetStream
                         (tls:// for TLS; user:pass@ in the URL), where several relays on one
-                        store share deliveries and forwarding; memory: (gone at exit)
+                        store share deliveries and forwarding; memory: (gone at exit).
+                        Or env SERVICE_HOOKS_STORE (kept out of the process list: for a URL
+                        with a password); --store wins
   --nats-creds FILE     NATS credentials file (JWT + NKey seed)
   --nats-replicas N     stream replicas (default: 3 with three or more servers, else 1)
   --metrics-listen A    serve the Prometheus metrics at http://A/metrics without a token, A being
@@ -248,7 +252,7 @@ function relayOptions(values: Values, io: CliIO, logger: RelayLogger): RelayOpti
       maxAgeMs: values['max-age'] === undefined ? RELAY_RETENTION.maxAgeMs : parseDuration(values['max-age'], '--max-age'),
       ...(values['keep-rejected'] === undefined ? {} : { maxRejected: positiveInt(values['keep-rejected'], '--keep-rejected') }),
     },
-    ...storeChoice(values.store, values['nats-creds'], values['nats-replicas'], io.cwd),
+    ...storeChoice(values.store ?? (io.env.SERVICE_HOOKS_STORE || undefined), values['nats-creds'], values['nats-replicas'], io.cwd),
     ...metricsChoice(values['metrics-listen'], values['no-metrics']),
     signal: io.stopSignal,
     log: logger.log,

@@ -7,6 +7,7 @@ import { defineCommand } from '../cli/args';
 import { RELAY_TARGET_HELP, RELAY_TARGET_OPTIONS, callRelay, relayApi } from '../cli/relayTarget';
 import { EXIT, UsageError, type CliIO } from '../cli/io';
 import { RelayApiError, type RelayApi } from '../client/api';
+import { escapeControls } from '../../src/core/text/controls';
 
 const help = `Usage: service-hooks replay <seq> [--to URL|subscribers] [--resign-secret S]
 
@@ -78,7 +79,7 @@ export default defineCommand({
     }
     for (const a of attempts) {
       const outcome = a.status !== undefined ? `HTTP ${a.status}` : `no answer (${a.error ?? 'error'})`;
-      io.stdout.write(`${a.ok ? 'ok' : 'failed'}  ${a.target}  ${outcome}  ${a.durationMs} ms\n`);
+      io.stdout.write(escapeControls(`${a.ok ? 'ok' : 'failed'}  ${a.target}  ${outcome}  ${a.durationMs} ms`) + '\n');
     }
     return attempts.length > 0 && attempts.every((a) => a.ok) ? EXIT.ok : EXIT.failure;
   },

@@ -174,7 +174,7 @@ export const STARTING_ERROR = 'relay is starting: loading the journal';
 /**
  * While the store loads: GET /healthz 200 `{ ok: true, starting: true }` (alive), GET /readyz 503
  * (not ready), every other request 503 with Retry-After: 1 (nothing is accepted, stored or
- * read), WebSocket upgrades 503.
+ * read), WebSocket upgrades too.
  */
 function starting(): Serving {
   return {
@@ -185,7 +185,8 @@ function starting(): Serving {
       if (path === '/readyz') return sendJson(res, 503, { ready: false, error: STARTING_ERROR });
       sendError(res, 503, STARTING_ERROR, undefined, { 'retry-after': '1' });
     },
-    upgrade: (_req, socket) => refuseRaw(socket, 503, { destroy: true }),
+    // Retry-After: a subscriber back after an outage tries again in a second, not after its grown backoff.
+    upgrade: (_req, socket) => refuseRaw(socket, 503, { destroy: true, retryAfter: 1 }),
   };
 }
 

@@ -31,14 +31,16 @@ export function sendTooLarge(req: IncomingMessage, res: ServerResponse, error: s
 
 /**
  * An empty answer written straight to a socket the HTTP layer gave up on (upgrade refusals, parser
- * errors), then the connection is closed: ended, or with `destroy` destroyed once the answer is out.
+ * errors), then the connection is closed: ended, or with `destroy` destroyed once the answer is out;
+ * `retryAfter` (seconds) says when to try again.
  */
-export function refuseRaw(socket: Duplex, status: number, options: { destroy?: boolean } = {}): void {
+export function refuseRaw(socket: Duplex, status: number, options: { destroy?: boolean; retryAfter?: number } = {}): void {
   if (!socket.writable) {
     socket.destroy();
     return;
   }
-  const answer = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`;
+  const retry = options.retryAfter === undefined ? '' : `Retry-After: ${options.retryAfter}\r\n`;
+  const answer = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n${retry}Connection: close\r\nContent-Length: 0\r\n\r\n`;
   if (options.destroy) socket.end(answer, () => socket.destroy());
   else socket.end(answer);
 }

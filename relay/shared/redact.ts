@@ -6,7 +6,10 @@
 //   - query values named like credentials: ?token=, &secret=, access_token=, api_key=, sig=, …
 //   - secrets in URL paths (Slack- and Discord-style webhook URLs): long segments of letters and digits
 //   - values the caller knows are secret (the admin token, channel tokens, signing secrets)
-// and control characters are escaped (\n, \r, \x1b, …), so a value cannot forge a log line.
+// and control characters are escaped (\n, \r, \x1b, C1, bidi overrides: src/core/text/controls.ts,
+// the one escaping every printer of a delivery's text uses), so a value cannot forge a log line.
+import { escapeControls } from '../../src/core/text/controls';
+
 export const REDACTED = '[redacted]';
 
 /** Values shorter than this are not searched for: they would blank out ordinary words. */
@@ -19,9 +22,6 @@ const BEARER = /\b(Bearer)\s+[^\s"',;]+/gi;
 const BASIC_OR_TOKEN = /\b(Basic)\s+[A-Za-z0-9+/]{4,}=*|\b([Tt]oken)\s+(?=[A-Za-z0-9._~+/-]*\d)[A-Za-z0-9._~+/-]{8,}=*/g;
 const QUERY = /([?&;][^=&\s#"']*(?:token|secret|passw(?:or)?d|pwd|key|sig|signature|auth|credential)[^=&\s#"']*=)[^&\s#"']*/gi;
 const HTTP_URL = /\bhttps?:\/\/[^\s"'<>]+/gi;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f\u2028\u2029]/g;
-const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /** A secret-looking path segment: 16+ characters of a token alphabet with a letter and a digit, or 32+. */
 function secretSegment(segment: string): boolean {
@@ -57,5 +57,5 @@ export function redact(text: string, secrets?: RegExp): string {
     .replace(BASIC_OR_TOKEN, (_m, basic: string | undefined, token: string | undefined) => `${basic ?? token} ${REDACTED}`)
     .replace(QUERY, `$1${REDACTED}`)
     .replace(HTTP_URL, redactUrlPath);
-  return out.replace(CONTROL, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return escapeControls(out);
 }

@@ -3,7 +3,10 @@
 // service's schedule (time-scalable for tests). Concurrency is bounded overall and per target
 // (lanes.ts), and every attempt has a total deadline (post.ts), so a slow target cannot starve
 // the others. A target that answers 2xx again gets its parked backlog at once, in seq order;
-// so does each target at start-up once its oldest pending forward went through.
+// so does each target at start-up once its oldest pending forward went through. A target that
+// cannot be connected to (refused, reset, DNS) is paused, as `service-hooks forward` pauses
+// (../../shared/outages.ts, the one rule): no attempt is spent, its forwards are held (queued in seq
+// order), its port is probed every 200 ms, and they go at once when it answers.
 import { Agent, type Dispatcher } from 'undici';
 import { SUBSCRIBER_TARGET, type ForwardAttempt, type ForwardState } from '../../../src/core/relay/protocol';
 import { Lane } from './lanes';
@@ -12,6 +15,7 @@ import { JournalClosedError } from '../journal/journalErrors';
 import type { RelayStore } from '../store/storeTypes';
 import type { RelayLog } from '../log';
 import { classify, nextRetryDelay, parseRetryAfter, retrySchedule, scaledWait } from '../../../src/core/relay/forwardPolicy';
+import { Outages } from '../../shared/outages';
 
 export { DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, forwardHeaders, postOnce } from '../../client/attempt';
 
@@ -35,8 +39,12 @@ export interface ForwarderOptions {
   maxResponseBytes?: number;
   dispatcher?: Dispatcher;
   now?: () => number;
-  /** Operational log lines (a failed journal write of an attempt). */
+  /** Operational log lines (a failed journal write of an attempt, a target down and back). */
   log?: RelayLog;
+  /** Is anything listening at a down target's host and port? (default: a TCP connect) */
+  probe?: (to: string) => Promise<boolean>;
+  /** How often a down target is probed at first (default 200 ms). */
+  probeEveryMs?: number;
 }
 
 /** Which pending forwards "retry now" takes off their schedule (all when both are absent). */
@@ -45,8 +53,8 @@ export interface RetryFilter {
   target?: string;
 }
 
-/** What a finished attempt asks for: a retry after a delay, or the target's backlog released. */
-type Outcome = { retryInMs?: number; drain?: boolean } | undefined;
+/** What a finished attempt asks for: a retry after a delay, the target's backlog released, or a wait for the target to answer. */
+type Outcome = { retryInMs?: number; drain?: boolean; requeue?: boolean } | undefined;
 
 /** A forward whose bytes are in memory (no journal read needed). */
 interface Fresh {
@@ -77,6 +85,7 @@ export class Forwarder {
   private turn = 0;
   private readonly inflight = new Set<Promise<void>>();
   private stopped = false;
+  private readonly outages: Outages;
 
   constructor(
     private readonly store: RelayStore,
@@ -92,6 +101,19 @@ export class Forwarder {
     this.log = options.log ?? (() => undefined);
     this.ownsDispatcher = !options.dispatcher;
     this.dispatcher = options.dispatcher ?? new Agent({ keepAliveTimeout: 10_000, connections: this.perTarget });
+    this.outages = new Outages({
+      probe: options.probe,
+      everyMs: options.probeEveryMs,
+      onDown: ({ to, error }) =>
+        this.log(`forward: ${to} is unreachable (${error}); its deliveries are held, and its port is probed until it answers`, {
+          level: 'warn',
+          target: to,
+        }),
+      onUp: ({ to, pausedMs }) => {
+        this.log(`forward: ${to} answers again after ${(pausedMs / 1000).toFixed(1)} s; sending what waited`, { target: to });
+        this.pump();
+      },
+    });
   }
 
   /**
@@ -154,6 +176,7 @@ export class Forwarder {
       const seqs = lane.unparkAll((seq) => filter.channel === undefined || this.store.get(seq)?.summary.channel === filter.channel);
       n += this.enqueue(lane, seqs);
     }
+    this.outages.probeNow();
     return n;
   }
 
@@ -179,7 +202,7 @@ export class Forwarder {
   }
 
   private hasSlot(lane: Lane): boolean {
-    return this.running < this.concurrency && lane.running < this.perTarget;
+    return this.running < this.concurrency && lane.running < this.perTarget && !this.outages.isDown(lane.target);
   }
 
   /** Queues forwards to a lane (skipping those already queued or running); returns how many. */
@@ -219,7 +242,7 @@ export class Forwarder {
       let picked: Lane | undefined;
       for (let i = 0; i < lanes.length && !picked; i++) {
         const lane = lanes[(this.turn + i) % lanes.length]!;
-        if (lane.ready.length > 0 && lane.running < this.perTarget) {
+        if (lane.ready.length > 0 && lane.running < this.perTarget && !this.outages.isDown(lane.target)) {
           picked = lane;
           this.turn = (this.turn + i + 1) % lanes.length;
         }
@@ -256,7 +279,9 @@ export class Forwarder {
         this.inflight.delete(p);
         release();
         lane.busy.delete(seq);
-        if (outcome?.retryInMs !== undefined) this.park(lane, seq, outcome.retryInMs);
+        if (outcome?.requeue)
+          this.enqueue(lane, [seq]); // waits, in seq order, until the target answers
+        else if (outcome?.retryInMs !== undefined) this.park(lane, seq, outcome.retryInMs);
         else if (outcome?.drain && lane.parked.size > 0) this.enqueue(lane, lane.unparkAll());
         this.pump();
       });
@@ -311,6 +336,12 @@ export class Forwarder {
       return;
     const state = this.pendingState(seq, target);
     if (!state) return;
+    if (classify(attempt) === 'unreachable') {
+      // Nothing there: no attempt is spent (an app restarting on every change never uses up the
+      // schedule); the forward waits in order and goes as soon as the target's port answers.
+      this.outages.markDown(target, attempt.error ?? 'unreachable');
+      return { requeue: true };
+    }
     const attempts = state.attempts + 1;
     // The forwarding rules (forwardPolicy): a final 4xx is not retried; Retry-After replaces one wait.
     const wait = attempt.ok || classify(attempt) === 'final' ? undefined : this.waitAfter(attempts, attempt);
@@ -385,6 +416,7 @@ export class Forwarder {
   /** Stops scheduling, aborts in-flight attempts (they stay pending in the journal). */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.outages.stop();
     for (const lane of this.lanes.values()) lane.clear();
     this.heldBytes = 0;
     // Cut in-flight attempts: they stay pending in the journal.

@@ -5,7 +5,10 @@
 // before acking loses its claim after `ack_wait`, and another instance gets the delivery again:
 // at least once, never lost. "Retry pending now" (retryNow) posts the pending forwards at once from
 // this instance; a forward it delivers is acked without a second post when its consumer hands it
-// out again.
+// out again. A target that cannot be connected to is paused as the file store's forwarder and
+// `service-hooks forward` pause it (../../shared/outages.ts): no attempt is recorded, the hand-outs
+// this instance holds wait (their claims kept alive), no more are taken, and its port is probed
+// every 200 ms; when it answers they go at once.
 import { createHash } from 'node:crypto';
 import { AckPolicy, DeliverPolicy, type Consumer, type ConsumerMessages, type JsMsg } from 'nats';
 import type { Dispatcher } from 'undici';
@@ -15,6 +18,7 @@ import { forwardHeaders, postOnce } from '../../client/attempt';
 import { classify, parseRetryAfter, scaledWait } from '../../../src/core/relay/forwardPolicy';
 import type { DeliveryMeta } from '../store/storeTypes';
 import { META_HEADER, type NatsStore } from './natsStore';
+import { ForwardingStopped, Outages } from '../../shared/outages';
 
 export interface SharedForwardingOptions {
   /** Every forward target of any channel (the relay's --forward and --config). */
@@ -27,6 +31,8 @@ export interface SharedForwardingOptions {
   perTarget: number;
   dispatcher: Dispatcher;
   log?: (line: string) => void;
+  /** Is anything listening at a down target's host and port? (default: a TCP connect) */
+  probe?: (to: string) => Promise<boolean>;
 }
 
 /** How soon a forward whose attempt could not be recorded is handed out again. */
@@ -50,11 +56,19 @@ export class SharedForwarding {
   /** Hand-outs being worked on, per target (at most perTarget). */
   private readonly inFlight = new Map<string, number>();
   private readonly slotWaiters = new Map<string, (() => void)[]>();
+  private readonly outages: Outages;
 
   constructor(
     private readonly store: NatsStore,
     private readonly options: SharedForwardingOptions,
-  ) {}
+  ) {
+    this.outages = new Outages({
+      probe: options.probe,
+      onDown: ({ to, error }) =>
+        options.log?.(`forward: ${to} is unreachable (${error}); its deliveries are held, and its port is probed until it answers`),
+      onUp: ({ to, pausedMs }) => options.log?.(`forward: ${to} answers again after ${(pausedMs / 1000).toFixed(1)} s; sending what waited`),
+    });
+  }
 
   /** Creates (or binds to) each target's durable consumer and starts taking deliveries from it. */
   async start(): Promise<void> {
@@ -112,6 +126,7 @@ export class SharedForwarding {
     while (!this.stopped) {
       try {
         await this.freeSlot(target);
+        await this.outages.reachable(target); // nothing more is taken while the target is down
         if (this.stopped) return;
         consumer ??= await this.store.client.consumers.get(this.store.deliveryStream, name);
         const free = this.options.perTarget - (this.inFlight.get(target) ?? 0);
@@ -125,6 +140,7 @@ export class SharedForwarding {
         if (failures > 0) this.options.log?.(`forward: taking deliveries for ${target} again`);
         failures = 0;
       } catch (err) {
+        if (err instanceof ForwardingStopped) return;
         consumer = undefined;
         if (failures++ === 0) this.options.log?.(`forward: taking deliveries for ${target} failed (${(err as Error).message}); trying again`);
         if (/consumer not found/i.test((err as Error).message)) await this.ensureConsumer(name, target).catch(() => undefined);
@@ -208,9 +224,19 @@ export class SharedForwarding {
   }
 
   private async attempt(m: JsMsg, meta: Omit<DeliveryMeta, 'seq'>, body: Uint8Array, target: string, seq: number, attemptNo: number): Promise<void> {
-    const attempt: ForwardAttempt = await postOnce(this.options.dispatcher, target, forwardHeaders(meta.headers), body, {
-      timeoutMs: this.options.timeoutMs,
-    });
+    let attempt: ForwardAttempt;
+    for (;;) {
+      try {
+        await this.outages.reachable(target);
+      } catch {
+        return m.nak(); // stopping while the target was down: another instance (or the next start) takes it
+      }
+      attempt = await postOnce(this.options.dispatcher, target, forwardHeaders(meta.headers), body, { timeoutMs: this.options.timeoutMs });
+      if (this.stopped && !attempt.ok) return m.nak();
+      if (classify(attempt) !== 'unreachable') break;
+      // Nothing there: no attempt is recorded; this hand-out waits (its claim kept) until the port answers.
+      this.outages.markDown(target, attempt.error ?? 'unreachable');
+    }
     // The forwarding rules (forwardPolicy): a final 4xx is not retried; Retry-After replaces one wait.
     const last = attemptNo >= this.options.schedule.length || (!attempt.ok && classify(attempt) === 'final');
     const status = attempt.ok ? 'ok' : last ? 'failed' : 'pending';
@@ -262,6 +288,7 @@ export class SharedForwarding {
         else byTarget.set(f.target, [e.seq]);
       }
     }
+    this.outages.probeNow();
     let n = 0;
     for (const [target, seqs] of byTarget) {
       n += seqs.length;
@@ -279,6 +306,7 @@ export class SharedForwarding {
       const r = this.store.forwardState(seq, target)?.status === 'pending' ? await this.store.read(seq) : undefined;
       if (!r) return;
       const attempt = await postOnce(this.options.dispatcher, target, forwardHeaders(r.meta.headers), r.body, { timeoutMs: this.options.timeoutMs });
+      if (classify(attempt) === 'unreachable') return this.outages.markDown(target, attempt.error ?? 'unreachable'); // no attempt spent; its consumer hands it out once the target answers
       const now = this.store.forwardState(seq, target);
       if (now?.status !== 'pending') return await this.store.recordAttempt(seq, attempt); // settled meanwhile by its consumer
       const lastStatus = attempt.status !== undefined ? { lastStatus: attempt.status } : {};
@@ -300,6 +328,7 @@ export class SharedForwarding {
 
   stop(): void {
     this.stopped = true;
+    this.outages.stop();
     for (const m of this.running) m.stop();
     for (const list of this.slotWaiters.values()) for (const w of list.splice(0)) w();
   }

@@ -17,17 +17,18 @@ import {
   TOKEN_SUBPROTOCOL_PREFIX,
   WS_CLOSE_SLOW_SUBSCRIBER,
   WS_TOO_MANY_SUBSCRIBERS_STATUS,
-  type AckMessage,
-  type ClientMessage,
   type ForwardStatus,
   type ForwardAttempt,
   type ForwardState,
   type ServerMessage,
+  type TokenScope,
 } from '../../../src/core/relay/protocol';
 import { bearer, hostAllowed, originAllowed } from '../access/access';
 import { DeliveryMessages } from './deliveryMessages';
 import { DeliveryStreams, PART_BYTES } from './deliveryStream';
-import { scopedChannel, type Scope } from '../access/scope';
+import { ADMIN, scopedChannel, type Scope } from '../access/scope';
+import { helloMessage, tokenScope } from './hello';
+import { ackRefusal, clientMessage } from './clientMessages';
 import type { RelayStore, StoredDelivery } from '../store/storeTypes';
 
 export const DEFAULT_MAX_UNSENT_BYTES = 8 * 1024 * 1024;
@@ -81,8 +82,6 @@ export interface SubscriberOptions {
   readRetryMs?: number;
 }
 
-const FORWARD_STATUSES = new Set<unknown>(['ok', 'failed', 'pending']);
-
 class Subscriber {
   sent = 0;
   acked = 0;
@@ -91,8 +90,8 @@ class Subscriber {
   pumping = false;
   alive = true;
   dropped = false;
-  /** The channel a channel token limits this subscriber to (undefined: the admin token). */
-  scopedTo: string | undefined;
+  /** What its token reads: all channels, or one channel identity (HelloMessage.scope). */
+  scope: TokenScope = ADMIN;
   /** The channels it posts to an app (`posts=`), when it said; undefined: every channel it streams. */
   posts: ReadonlySet<string> | undefined;
   /** The pump waits for the connection to drain. */
@@ -272,7 +271,7 @@ export class SubscriberHub {
     this.wss.handleUpgrade(req, socket, head, (ws) => {
       accepted = true;
       const sub = new Subscriber(ws, token, channel, bodies, since, forwards, binary);
-      sub.scopedTo = scope.kind === 'channel' ? scope.channel : undefined;
+      sub.scope = tokenScope(scope);
       const posts = url.searchParams.get('posts');
       sub.posts = posts === null ? undefined : new Set(posts.split(',').filter(Boolean));
       this.accept(sub);
@@ -296,15 +295,9 @@ export class SubscriberHub {
     ws.on('close', () => this.remove(sub));
     ws.on('error', () => ws.terminate());
     ws.on('message', (data, isBinary) => {
-      if (isBinary) return;
-      let msg: ClientMessage;
-      try {
-        msg = JSON.parse(data.toString()) as ClientMessage;
-      } catch {
-        return;
-      }
-      if (typeof msg !== 'object' || msg === null) return; // `null`, numbers, strings: ignored
-      if (msg.type === 'ack' && Number.isInteger(msg.seq)) {
+      const msg = isBinary ? undefined : clientMessage(data.toString());
+      if (!msg) return;
+      if (msg.type === 'ack') {
         const refused = ackRefusal(msg);
         if (refused) return this.write(sub, Buffer.from(JSON.stringify({ type: 'error', error: refused } satisfies ServerMessage)));
         const status = msg.forwarded?.status;
@@ -312,24 +305,17 @@ export class SubscriberHub {
         sub.acked = Math.max(sub.acked, msg.seq);
         sub.unacked = sub.unacked.filter((s) => s > sub.acked);
         void this.pump(sub);
-      } else if (
-        msg.type === 'forwarded' &&
-        Number.isInteger(msg.seq) &&
-        Number.isInteger(msg.status) &&
-        msg.status >= 100 &&
-        msg.status <= 599 &&
-        FORWARD_STATUSES.has(msg.state)
-      ) {
+      } else if (msg.type === 'forwarded') {
         if (msg.seq <= sub.sent && this.inScope(sub, msg.seq)) this.options.onForwarded?.(msg.seq, msg.status, msg.state, msg.replay === true);
       }
     });
-    this.write(sub, Buffer.from(JSON.stringify({ type: 'hello', lastSeq: this.lastSeqFor(sub), since: sub.sent } satisfies ServerMessage)));
+    this.write(sub, helloMessage(sub.scope, this.lastSeqFor(sub), sub.sent, this.store.lastSeq));
     void this.pump(sub);
   }
 
   /** The relay-wide last seq for the admin token; a channel token's own channel's only. */
   private lastSeqFor(sub: Subscriber): number {
-    return sub.scopedTo === undefined ? this.store.lastSeq : this.store.lastSeqOf(sub.channel ?? '');
+    return sub.scope.kind === 'admin' ? this.store.lastSeq : this.store.lastSeqOf(sub.channel ?? '');
   }
 
   /** Is delivery `seq` of the channel this subscriber may see (and asked for)? */
@@ -571,7 +557,7 @@ export class SubscriberHub {
 
   /** Closes the streams opened with the token of channel `name` (it was deleted); they get 401 on reconnect. */
   revoke(name: string): void {
-    for (const s of this.subs) if (s.scopedTo === name) s.ws.close(1008, 'channel deleted');
+    for (const s of this.subs) if (s.scope.kind === 'channel' && s.scope.channel === name) s.ws.close(1008, 'channel deleted');
   }
 
   close(): void {
@@ -595,12 +581,4 @@ function* smallAfter(entries: Iterable<StoredDelivery>, n: number): Generator<St
 function first<T>(items: Iterable<T>): T | undefined {
   for (const x of items) return x;
   return undefined;
-}
-
-/** Why an ack is refused: a `forwarded` that is not { status: an integer HTTP status 100-599 }. */
-function ackRefusal(msg: AckMessage): string | undefined {
-  if (msg.forwarded === undefined) return undefined;
-  const status = (msg.forwarded as { status?: unknown } | null)?.status;
-  if (typeof status === 'number' && Number.isInteger(status) && status >= 100 && status <= 599) return undefined;
-  return `ack of seq ${msg.seq} refused: forwarded.status must be an integer HTTP status from 100 to 599, got ${JSON.stringify(status ?? msg.forwarded)?.slice(0, 40)}`;
 }

@@ -1,4 +1,5 @@
 // "Copy as cURL": a shell command that re-sends a delivery, with secrets and signatures redacted.
+import { hasControls } from '../text/controls';
 
 const REDACT = /^(authorization|proxy-authorization|cookie|set-cookie|[a-z0-9-]*(signature|token|secret|api-?key|password|credential|session)[a-z0-9-]*)$/i;
 
@@ -63,10 +64,21 @@ export function buildCurl(url: string, headers: Readonly<Record<string, string>>
   for (const [name, value] of Object.entries(headers)) {
     if (SKIP.has(name.toLowerCase())) continue;
     const v = isSensitiveHeader(name) ? REDACTED : value;
-    lines.push(`  -H ${shellQuote(`${name}: ${v}`.replace(/[\r\n]/g, ' '))}`);
+    lines.push(`  -H ${headerArg(`${name}: ${v}`.replace(/[\r\n]/g, ' '))}`);
   }
   lines.push(printable ? `  --data-binary ${shellQuote(utf8OrUndefined(body)!)}` : '  --data-binary @-');
   return lines.join(' \\\n');
+}
+
+/**
+ * A header line as a shell word: quoted, or, when it holds a control character (an ESC or a C1
+ * control such as U+009B would reach the terminal the command is pasted into), written by printf
+ * from its bytes (latin1, as Node reads a header; UTF-8 when a character is beyond it).
+ */
+function headerArg(line: string): string {
+  if (!hasControls(line)) return shellQuote(line);
+  const bytes = /[\u0100-\uffff]/.test(line) ? new TextEncoder().encode(line) : Uint8Array.from(line, (c) => c.charCodeAt(0));
+  return `"$(${printfBytes(bytes)})"`;
 }
 
 /** Headers with the sensitive ones' values replaced (Open Delivery, Copy as cURL). */

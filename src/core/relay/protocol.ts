@@ -245,11 +245,27 @@ export const WS_CLOSE_SLOW_SUBSCRIBER = 4008;
 /** HTTP status refusing a WebSocket upgrade when the token already has its maximum of subscribers. */
 export const WS_TOO_MANY_SUBSCRIBERS_STATUS = 429;
 
+/**
+ * What a connection's token reads: every channel (the admin token), or one channel identity (a
+ * channel token: its name, and the generation of the channel created under that name; absent for
+ * channels without one). A forwarder keys its resume point by it: two tokens never share one.
+ */
+export type TokenScope = { kind: 'admin' } | { kind: 'channel'; channel: string; generation?: string };
+
 /** Server → client, first message. */
 export interface HelloMessage {
   type: 'hello';
+  /** The admin token's relay-wide last seq; a channel token's own channel's. */
   lastSeq: number;
   since: number;
+  /** What the token reads. Relays before it: absent. */
+  scope?: TokenScope;
+  /**
+   * Set when the asked `since` is beyond every seq this relay ever gave out: its data was reset,
+   * or it is another relay. Nothing with a seq at or before `since` will be streamed, so a client
+   * resuming there would miss what the relay takes next. Relays before it: absent.
+   */
+  sinceAhead?: true;
 }
 /** Server → client: one delivery, in seq order, each exactly once per connection. */
 export interface DeliveryMessage {

@@ -151,6 +151,7 @@ export class RelayConnection {
       },
       ...(this.options.replay ? { onReplay: this.options.replay } : {}),
       onForward: (m) => this.onForward(m),
+      onBadMessage: (line) => this.options.log?.('warn', `relay ${this.options.endpoint.label}: ${line}`),
       onState: (s) => this.onState(s),
     });
   }

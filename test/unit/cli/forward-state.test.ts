@@ -1,9 +1,9 @@
-// `service-hooks forward`'s state file (relay/cli/forwardState.ts): one per relay and channel,
-// 0600, written whole, and a damaged one named with what to do.
+// `service-hooks forward`'s state file (relay/cli/forwardState.ts): one per relay and token scope
+// (issue 36 item 1), 0600, written whole, and a damaged one named with what to do.
 import { strict as assert } from 'node:assert';
 import { statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { defaultStateFile, readStateFile, StateFileError, writeStateFile } from '../../../relay/cli/forwardState';
+import { dirname, join } from 'node:path';
+import { defaultStateFile, forwardState, readStateFile, scopedStateFile, StateFileError, writeStateFile } from '../../../relay/cli/forwardState';
 import { tempDir } from '../relay/helpers';
 
 describe('forward state file', () => {
@@ -32,5 +32,82 @@ describe('forward state file', () => {
     );
     writeFileSync(file, '{"lastSeq": "7", "retrying": []}');
     assert.throws(() => readStateFile(file), /unexpected content/);
+  });
+
+  it('one file per token scope: two channel tokens (or generations) never share one', () => {
+    const env = { HOME: '/home/dev' };
+    const relay = 'ws://127.0.0.1:8788';
+    const alice = scopedStateFile(env, relay, { kind: 'channel', channel: 'alice', generation: 'g1' }, undefined);
+    assert.match(alice, /\/127\.0\.0\.1_8788-alice-[0-9a-f]{12}\.json$/);
+    const files = [
+      alice,
+      scopedStateFile(env, relay, { kind: 'channel', channel: 'bob', generation: 'g2' }, undefined),
+      scopedStateFile(env, relay, { kind: 'channel', channel: 'alice', generation: 'g3' }, undefined),
+      scopedStateFile(env, relay, { kind: 'admin' }, undefined),
+      scopedStateFile(env, relay, { kind: 'admin' }, 'alice'),
+      defaultStateFile(env, relay, undefined),
+      defaultStateFile(env, relay, 'alice'),
+    ];
+    assert.equal(new Set(files).size, files.length, files.join('\n'));
+    const odd = scopedStateFile(env, relay, { kind: 'channel', channel: '../../../../up', generation: 'g' }, undefined);
+    assert.equal(dirname(odd), dirname(alice), 'a name from the relay stays a file name in the folder');
+    assert.equal(alice, scopedStateFile(env, `${relay}/ws`, { kind: 'channel', channel: 'alice', generation: 'g1' }, 'alice'));
+  });
+
+  it("refuses a file of another scope, and an older version's without --since (keeping only its own retrying deliveries then)", () => {
+    const dir = tempDir();
+    const file = join(dir, 'f.json');
+    const o = { env: {}, cwd: dir, relayUrl: 'ws://127.0.0.1:1', file: 'f.json', scope: { kind: 'channel' as const, channel: 'bob', generation: 'g2' } };
+    writeStateFile(file, { scope: 'channel bob@g2', lastSeq: 9, retrying: [] });
+    assert.deepEqual(forwardState(o).store.load(), { lastSeq: 9, retrying: [] });
+    writeStateFile(file, { scope: 'channel alice@g1', lastSeq: 9, retrying: [] });
+    assert.throws(() => forwardState(o), {
+      message: `the forward state ${file} was written for channel alice@g1, and this token reads channel bob@g2: pass another --state FILE (without --state each token has its own), or delete it`,
+    });
+    const retrying = [
+      { seq: 4, channel: 'alice', attempts: 1, nextAt: 1 },
+      { seq: 5, channel: 'bob', attempts: 1, nextAt: 1 },
+    ];
+    writeStateFile(file, { lastSeq: 9, retrying });
+    assert.throws(
+      () => forwardState(o),
+      /was written by an older service-hooks .*\(it resumes after seq 9\): if it is this forwarder's, restart with --since 9/,
+    );
+    assert.deepEqual(forwardState({ ...o, since: 3 }).store.load(), { retrying: [retrying[1]] });
+  });
+
+  it('a relay too old to name the scope: the file per relay and --channel, unchecked, recording none; taken over for --channel later', async () => {
+    const env = { XDG_STATE_HOME: tempDir() };
+    const o = { env, cwd: '/', relayUrl: 'ws://127.0.0.1:2', channel: 'dev' };
+    const legacy = defaultStateFile(env, o.relayUrl, 'dev');
+    writeStateFile(legacy, { lastSeq: 4, retrying: [] });
+    const state = forwardState(o);
+    assert.equal(state.path, legacy);
+    assert.deepEqual(state.store.load(), { lastSeq: 4, retrying: [] });
+    await state.store.save({ lastSeq: 5, retrying: [] });
+    assert.deepEqual(readStateFile(legacy), { lastSeq: 5, retrying: [] });
+    // The same relay once it names the scope: its own file, taking the old one over, and saying so:
+    // whichever token wrote a file for --channel dev read dev's deliveries, as this one does.
+    const named = forwardState({ ...o, scope: { kind: 'channel', channel: 'dev', generation: 'g1' } });
+    assert.notEqual(named.path, legacy);
+    assert.equal(named.adopted, legacy);
+    assert.deepEqual(named.store.load(), { lastSeq: 5, retrying: [] });
+    await named.store.save({ lastSeq: 6, retrying: [] });
+    assert.deepEqual(readStateFile(named.path), { scope: 'channel dev@g1', lastSeq: 6, retrying: [] });
+    // Without --channel, an older version's file may be another token's: refused until --since.
+    const all = defaultStateFile(env, o.relayUrl, undefined);
+    writeStateFile(all, { lastSeq: 9, retrying: [] });
+    assert.throws(
+      () => forwardState({ ...o, channel: undefined, scope: { kind: 'admin' } }),
+      new RegExp(`${all} was written by an older service-hooks .*--since 9`),
+    );
+  });
+
+  it('a seq that is no non-negative safe integer makes the file damaged', () => {
+    const file = join(tempDir(), 'f.json');
+    for (const lastSeq of ['1e300', '2.5', '-1', '"7"']) {
+      writeFileSync(file, `{"lastSeq": ${lastSeq}, "retrying": []}`);
+      assert.throws(() => readStateFile(file), /unexpected content/, lastSeq);
+    }
   });
 });

@@ -208,7 +208,7 @@ describe('service-hooks forward: the forwarding rules (real relay, app and child
     second.child.kill('SIGTERM');
     assert.equal(await second.exited, 0);
     const kept = JSON.parse(readFileSync(state, 'utf8')) as { lastSeq: number; retrying: unknown[] };
-    assert.deepEqual(kept, { lastSeq: 3, retrying: [] });
+    assert.deepEqual(kept, { scope: 'admin', lastSeq: 3, retrying: [] });
   });
 
   it('--parallel 4: four posted at once; stopped while one is at the app, it resumes before it and posts what came after it again', async () => {
@@ -228,7 +228,7 @@ describe('service-hooks forward: the forwarding rules (real relay, app and child
     assert.equal(app.received.length, 4, '3 and 4 were posted while 2 was at the app');
     first.child.kill('SIGTERM'); // stop() writes the resume point as it is
     assert.equal(await first.exited, 0);
-    assert.deepEqual(JSON.parse(readFileSync(state, 'utf8')), { lastSeq: 1, retrying: [] }, 'not past 2, which never finished');
+    assert.deepEqual(JSON.parse(readFileSync(state, 'utf8')), { scope: 'admin', lastSeq: 1, retrying: [] }, 'not past 2, which never finished');
 
     holding = false;
     release();
@@ -241,7 +241,7 @@ describe('service-hooks forward: the forwarding rules (real relay, app and child
     assert.deepEqual([1, 2, 3, 4].map(times), [1, 2, 2, 2], '1 once; 2 (cut off) and 3, 4 (done after it) again: at least once, none lost');
     second.child.kill('SIGTERM');
     assert.equal(await second.exited, 0);
-    assert.deepEqual(JSON.parse(readFileSync(state, 'utf8')), { lastSeq: 4, retrying: [] });
+    assert.deepEqual(JSON.parse(readFileSync(state, 'utf8')), { scope: 'admin', lastSeq: 4, retrying: [] });
   });
 
   it('--parallel 8 killed with SIGKILL mid-burst while the app holds some, then restarted: every delivery answered 200 reaches the app (counted)', async () => {

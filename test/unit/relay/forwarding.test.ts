@@ -52,17 +52,33 @@ describe('relay forwarding', function () {
     assert.deepEqual([...perBody.values()], [3, 3, 3, 3, 3]);
   });
 
-  it('gives up after the last scheduled attempt and marks the forward failed (connection refused)', async () => {
+  it('a target that refuses connections spends no attempt: the forward waits pending and goes once its port answers (issue 43)', async () => {
     const port = target.port;
     await target.close();
-    relay = await startRelay({ port: 0, dataDir: tempDir(), forward: [`http://127.0.0.1:${port}/gone`], timeScale: FAST });
-    const seq = ((await post(`${relay.url}/hooks/default`, '{}')).json as { seq: number }).seq;
+    let paused!: () => void;
+    const down = new Promise<void>((r) => (paused = r));
+    const log = (line: string) => void (/is unreachable/.test(line) && paused());
+    relay = await startRelay({ port: 0, dataDir: tempDir(), forward: [`http://127.0.0.1:${port}/webhook`], timeScale: FAST, log });
+    const seq = ((await post(`${relay.url}/hooks/default`, '{"held":1}')).json as { seq: number }).seq;
+    await down;
+    // The old rule spent the schedule on a refused port (FAST: well under a second) and marked it failed.
+    const held = relay.store.get(seq)!;
+    assert.deepEqual(
+      held.summary.forward.map((f) => [f.status, f.attempts]),
+      [['pending', 0]],
+    );
+    assert.equal(held.attempts.length, 0);
+    target = await startTarget(port);
     await settled(relay.store, seq);
     const e = relay.store.get(seq)!;
-    assert.equal(e.summary.forward[0]!.status, 'failed');
-    assert.equal(e.attempts.length, 4);
-    assert.ok(e.attempts.every((a) => !a.ok && a.status === undefined && /ECONNREFUSED/.test(a.error!)));
-    target = await startTarget();
+    assert.deepEqual(
+      e.summary.forward.map((f) => [f.status, f.attempts]),
+      [['ok', 1]],
+    );
+    assert.deepEqual(
+      target.received.map((r) => r.body.toString()),
+      ['{"held":1}'],
+    );
   });
 
   it('keeps pending forwards across a stop and resumes them on the next start', async () => {

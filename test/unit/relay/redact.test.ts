@@ -35,7 +35,8 @@ describe('redact(): every form a password, token or secret takes in a printed li
       `https://discord.com/api/webhooks/123456789012345678/${R}`,
     ],
     ['a newline cannot forge a line', "channel 'x'\nrelay: stopped", "channel 'x'\\nrelay: stopped"],
-    ['a carriage return and an escape', 'a\r\u001b[2Jb', 'a\\r\\u001b[2Jb'],
+    ['a carriage return and an escape', 'a\r\u001b[2Jb', 'a\\r\\x1b[2Jb'],
+    ['a C1 control (CSI on its own)', 'a\u009b2Jb', 'a\\x9b2Jb'],
   ];
   for (const [form, text, printed] of rows) {
     it(form, () => assert.equal(redact(text), printed));

@@ -1,22 +1,25 @@
 // What anyone may see (issue 20 item 10): the unauthenticated /healthz shows no seq; a channel
 // token sees its own channel's lastSeq (API and stream), never the relay-wide one; the channels
-// API refuses secrets under 16 bytes on --public and warns about them otherwise.
+// API refuses secrets under 16 bytes on --public and warns about them otherwise. The stream's hello
+// names what the token reads (issue 36 item 1: a forwarder keys its resume point by it) and says
+// when the asked resume point is beyond every seq the relay gave out.
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import { post, relayProcesses, signed, spawnRelay, tempDir } from './helpers';
 import { call, runCli, spawnRelayWith } from './publicHelpers';
+import type { HelloMessage } from '../../../src/core/relay/protocol';
 
 const SECRET = 'visibility-secret-0123456789';
 const ADMIN = 'visibility-admin-token-0123456789';
 
 /** The stream's hello message for `token`. */
-function hello(url: string, token: string, query = '?since=0'): Promise<{ lastSeq: number; since: number }> {
+function hello(url: string, token: string, query = '?since=0'): Promise<HelloMessage> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/ws${query}`, { headers: { authorization: `Bearer ${token}` } });
     ws.on('message', (data) => {
-      const m = JSON.parse(data.toString()) as { type: string; lastSeq: number; since: number };
+      const m = JSON.parse(data.toString()) as HelloMessage;
       if (m.type !== 'hello') return;
       ws.close();
       resolve(m);
@@ -47,8 +50,20 @@ describe('relay visibility: seqs and weak secrets (relay process)', function () 
     assert.equal(status.json.journal, undefined, "the journal report is the admin's");
     assert.equal((await call('GET', `${relay.url}/api/deliveries`, alice)).json.lastSeq, aliceSeq);
     assert.equal((await hello(relay.url, alice)).lastSeq, aliceSeq);
-    assert.deepEqual(await hello(relay.url, alice, ''), { type: 'hello', lastSeq: aliceSeq, since: aliceSeq }, "from now: its channel's last seq");
+    const fromNow = await hello(relay.url, alice, '');
+    const generation = fromNow.scope?.kind === 'channel' ? fromNow.scope.generation : undefined;
+    assert.match(generation ?? '', /^[\w-]+$/, JSON.stringify(fromNow.scope));
+    assert.deepEqual(
+      fromNow,
+      { type: 'hello', lastSeq: aliceSeq, since: aliceSeq, scope: { kind: 'channel', channel: 'alice', generation } },
+      "from now: its channel's last seq; the scope names the channel and its generation",
+    );
     assert.equal((await hello(relay.url, admin)).lastSeq, aliceSeq + 3);
+    assert.deepEqual((await hello(relay.url, admin)).scope, { kind: 'admin' });
+    // A resume point the relay never reached (its data was reset): said, to either token; the relay's own head is not.
+    assert.equal((await hello(relay.url, alice, `?since=${aliceSeq + 3}`)).sinceAhead, undefined);
+    assert.equal((await hello(relay.url, alice, `?since=${aliceSeq + 4}`)).sinceAhead, true);
+    assert.equal((await hello(relay.url, admin, `?since=${aliceSeq + 4}`)).sinceAhead, true);
   });
 
   it('the channels API refuses secrets under 16 bytes on --public and warns about them otherwise', async () => {

@@ -62,6 +62,20 @@ describe('Copy as cURL: bodies that are not printable', () => {
     }
     assert.match(buildCurl('http://h/', {}, '{\n\t"a": "café"\n}'), /--data-binary '\{\n\t"a": "café"\n\}'$/, 'tabs and newlines stay quoted text');
   });
+  it('a header with control characters (ESC, C1 CSI) is written by printf: nothing reaches the terminal raw, the bytes are kept (issue 36 item 3)', () => {
+    const headers = { 'x-service-event': 'push\u001b]0;owned\u0007', 'x-evil': 'a\u009b2Jb', 'x-fine': 'café' };
+    const curl = buildCurl('http://127.0.0.1:3000/hook', headers, '{}');
+    // eslint-disable-next-line no-control-regex
+    assert.doesNotMatch(curl, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, 'no control character in the command');
+    assert.ok(curl.includes(`-H 'x-fine: café'`), 'a header without one is quoted as before');
+    const printfs = [...curl.matchAll(/-H "\$\((printf '[^']*')\)"/g)].map((m) => m[1]!);
+    assert.equal(printfs.length, 2, curl);
+    assert.deepEqual(
+      printfs.map((p) => execFileSync('sh', ['-c', p]).toString('latin1')),
+      ['x-service-event: push\u001b]0;owned\u0007', 'x-evil: a\u009b2Jb'],
+      'each writes the header as received',
+    );
+  });
   it('redactHeaders hides signatures, authorization and secret-looking headers', () => {
     const h = redactHeaders({ 'X-Service-Signature': 's', Authorization: 'Bearer t', 'X-Api-Key': 'k', 'X-Service-Event': 'push', Cookie: 'c' });
     assert.deepEqual(h, { 'X-Service-Signature': REDACTED, Authorization: REDACTED, 'X-Api-Key': REDACTED, 'X-Service-Event': 'push', Cookie: REDACTED });
