@@ -3,7 +3,7 @@
 // is one, and marked as a test send (X-Service-Delivery: test-<uuid>, src/core/testSend.ts) so
 // the views do not count it as one of the service's deliveries.
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, sign } from '../signing';
-import { testDeliveryId } from '../testSend';
+import { secretCheckDeliveryId, testDeliveryId } from '../testSend';
 import { samplePayload, type SampleOptions } from './samples';
 import { validatePayload } from './validate';
 import type { EventType } from './types';
@@ -40,7 +40,7 @@ export function sampleRequest(event: EventType, uuid: string, secret: string | u
  */
 export function secretCheckRequest(secret: string, uuid: string): SampleRequest {
   const body = Buffer.from(JSON.stringify({ event: 'ping', zen: "Add Webhook checks the webhook's secret against the channel" }));
-  const deliveryId = testDeliveryId(uuid);
+  const deliveryId = secretCheckDeliveryId(uuid); // a test send, and shown under no webhook
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
     'User-Agent': SAMPLE_USER_AGENT,
