@@ -137,7 +137,7 @@ async function createChannel(ctx: CommandContext, name: string, secret: string |
 /**
  * A typed secret checked against the relay channel `url` names (a signed test ping through its
  * ingress) before anything is created; a mismatch asks again (the URL and events kept) or, when
- * the secret came as an argument, is an error. 'generate' and 'none' pass as they are.
+ * the secret came as an argument, is an error. 'generate' passes as it is; 'none' is checked unsigned.
  */
 async function checkedSecret(
   ctx: CommandContext,
@@ -147,8 +147,8 @@ async function checkedSecret(
   cannotGenerate: (url: string) => Promise<string | undefined>,
 ): Promise<string> {
   for (;;) {
-    if (choice === 'generate' || choice === 'none') return choice;
-    const typed = choice;
+    if (choice === 'generate') return choice;
+    const typed = choice === 'none' ? '' : choice; // none: an unsigned ping tells whether the channel takes unsigned deliveries
     const problem = await withProgress('Checking the secret against the relay channel…', () => secretMismatch(ctx.services.relay, url, typed));
     if (!problem) return choice;
     if (given) throw new UserError(problem);

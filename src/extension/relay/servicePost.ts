@@ -32,7 +32,7 @@ export interface ChannelLookup {
 }
 
 /**
- * Whether `secret` verifies at the relay channel `url` delivers to: a signed test ping through its
+ * Whether `secret` ('' : none) verifies at the relay channel `url` delivers to: a signed (or unsigned) test ping through its
  * ingress, answered 401 when it does not (then every delivery would be rejected). Returns the
  * problem in words, or undefined (verified, not a channel of the relay in use, or no answer: the
  * check cannot tell, and says so in the log).
@@ -47,5 +47,7 @@ export async function secretMismatch(relay: ChannelLookup, url: string, secret: 
     return undefined;
   }
   if (answer.status !== 401) return undefined;
+  if (!secret)
+    return `Relay channel ${channel} verifies signatures: an unsigned test ping was rejected (401), so every delivery of a webhook without a secret would be. Enter the channel's own secret (ask whoever created the channel), or use a channel of the webhook's own.`;
   return `The secret does not verify at relay channel ${channel}: a test ping signed with it was rejected (401), so every delivery would be. Enter the channel's own secret (ask whoever created the channel), or use a channel of the webhook's own.`;
 }

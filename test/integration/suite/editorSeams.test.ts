@@ -197,6 +197,12 @@ describe('the editor where two features meet (issue 36 items 14, 15, 18, 19)', f
     assert.equal(wrong, undefined, 'refused');
     assert.match(String((api.takeLastError() as { message?: string } | undefined)?.message), /does not verify at relay channel bob/);
     assert.equal(await listed(), before, 'no webhook was created with a secret every delivery of which would be rejected');
+    assert.equal(await run(COMMANDS.addWebhook, { repo: REPO, url: bob.ingressUrl, events: ['release'], secret: 'none' }), undefined, 'no secret: refused too');
+    assert.match(
+      String((api.takeLastError() as { message?: string } | undefined)?.message),
+      /channel bob verifies signatures: an unsigned test ping was rejected/,
+    );
+    assert.equal(await listed(), before);
     const right = await run<{ webhook: { id: string } }>(COMMANDS.addWebhook, { repo: REPO, url: bob.ingressUrl, events: ['release'], secret: BOB_SECRET });
     assert.ok(right?.webhook, JSON.stringify(api.takeLastError()));
     assert.equal(await listed(), before + 1);
