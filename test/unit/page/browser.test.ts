@@ -263,7 +263,10 @@ describe('the relay page in Chromium (playwright-core, real relay, emulator, sig
     await page.locator('#rows button.row').first().click();
     await page.locator('button', { hasText: /^Hex$/ }).click();
     assert.equal(await page.evaluate("getComputedStyle(document.getElementById('body')).whiteSpace"), 'pre');
-    assert.ok(await page.evaluate("(() => { const b = document.getElementById('body'); return b.scrollWidth > b.clientWidth; })()"), 'a hex line is wider than the view: it scrolls');
+    assert.ok(
+      await page.evaluate("(() => { const b = document.getElementById('body'); return b.scrollWidth > b.clientWidth; })()"),
+      'a hex line is wider than the view: it scrolls',
+    );
     assert.ok(await page.evaluate('document.documentElement.scrollWidth <= 360'), 'the page itself does not scroll sideways');
     await page.click('#back');
     await page.emulateMedia({ colorScheme: 'light' });
