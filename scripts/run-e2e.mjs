@@ -26,7 +26,14 @@ import { emulatorApi, flows } from '../test/e2e/flows.mjs';
 
 const RESULTS = join(ROOT, 'test-results', 'e2e');
 /** test-results/e2e/<key>.png → docs/<value>.png with --update-docs */
-const DOC_SHOTS = { deliveries: 'tree', retry: 'retry', quickfix: 'quickfix', 'add-webhook': 'add-webhook', forward: 'forward' };
+const DOC_SHOTS = {
+  deliveries: 'tree',
+  retry: 'retry',
+  quickfix: 'quickfix',
+  'add-webhook': 'add-webhook',
+  forward: 'forward',
+  'restricted-mode': 'restricted-mode',
+};
 const TIMEOUT_MS = Number(process.env.SERVICE_HOOKS_E2E_TIMEOUT_MS ?? 360_000);
 const FLOW_TIMEOUT_MS = Number(process.env.SERVICE_HOOKS_E2E_FLOW_TIMEOUT_MS ?? 90_000);
 const args = process.argv.slice(2);

@@ -27,6 +27,7 @@ export const COMMANDS: readonly CommandEntry[] = [
     summary: "Attempt a running relay's pending forwards now, not at their next scheduled time",
     load: () => import('../commands/retry-pending'),
   },
+  { name: 'mcp', summary: 'Serve the webhook tools to agents over MCP on stdio (acting tools with --allow-actions)', load: () => import('../commands/mcp') },
   { name: 'lint', summary: 'Lint workflow files for external names and fix them (--fix, --report)', load: () => import('../commands/lint') },
 ];
 

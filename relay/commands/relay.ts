@@ -14,6 +14,7 @@ import {
   DEFAULT_MAX_BODY,
   RelayConfigError,
   startRelay,
+  startingError,
   type ChannelConfig,
   type RelayOptions,
   type RelayServer,
@@ -29,7 +30,7 @@ import { formatRelayReady, tokenFilePath } from '../../src/core/relay/ready';
 const help = `Usage: service-hooks relay [options]
 
 Receives deliveries at POST /hooks/<channel> (channel 'default' when none), verifies
-X-Service-Signature on the raw bytes, journals them durably, answers 200 { seq }, then
+X-Service-Signature on the raw bytes, stores them durably (--store), answers 200 { seq }, then
 forwards the original bytes to each target, retrying on the service's schedule. A target
 that cannot be connected to (refused, reset, DNS) is not retried on the schedule: its
 deliveries wait in order and go as soon as its port answers (probed every 200 ms).
@@ -42,7 +43,7 @@ Options:
                         An empty secret is refused; one shorter than 16 bytes gets a warning
   --config FILE         JSON: { "secrets": [...], "forward": [...], "channels": { "<name>":
                         { "secrets": [...], "forward": [...] } }, "allowCidr": [...] }
-  --data DIR            journal and token directory (default ${DEFAULT_DATA_DIR.replace(/^.*\.service-hooks/, '~/.service-hooks')})
+  --data DIR            data folder: lock, token, the file journal (default ${DEFAULT_DATA_DIR.replace(/^.*\.service-hooks/, '~/.service-hooks')})
   --allow-cidr C        accept deliveries only from C (CIDR, or preset 'service' = 203.0.113.0/24 +
                         198.51.100.0/24, or 'loopback'); repeatable; default: any source
   --trust-proxy ADDR    the reverse proxy in front (an address or CIDR, repeatable, e.g.
@@ -131,6 +132,13 @@ function readConfig(file: string): ConfigFile {
   }
   return c;
 }
+
+/** Where pending forwards are when the relay stops, by store: a JetStream relay has no journal. */
+const PENDING_STAY: Record<string, string> = {
+  file: 'pending forwards stay in the journal',
+  jetstream: 'pending forwards stay in JetStream; the other instances forward them',
+  memory: 'pending forwards are lost with the memory store',
+};
 
 /** --store URL (relay/server/store/storeBackends.ts) and the options of its backend; nothing for the file journal. */
 function storeChoice(store: string | undefined, creds: string | undefined, replicas: string | undefined, cwd: string): Pick<RelayOptions, 'store'> {
@@ -256,6 +264,13 @@ function relayOptions(values: Values, io: CliIO, logger: RelayLogger): RelayOpti
     ...metricsChoice(values['metrics-listen'], values['no-metrics']),
     signal: io.stopSignal,
     log: logger.log,
+    onListening: (port) => {
+      // A JetStream relay may wait long for NATS (started before the cluster): say that the port already answers.
+      if (storeBackend(values.store).kind === 'jetstream')
+        logger.log(
+          `port ${port} answers while NATS JetStream is reached: /healthz 200, /readyz and posts 503 (${startingError('jetstream')}); "relay listening on" follows once it is`,
+        );
+    },
     ...open,
   };
 }
@@ -407,7 +422,7 @@ async function runRelay(values: Values, io: CliIO, logger: RelayLogger, format: 
     );
   if (!io.stopSignal.aborted) await new Promise<void>((r) => io.stopSignal.addEventListener('abort', () => r(), { once: true }));
   stopReloading();
-  log('stopping (pending forwards stay in the journal)');
+  log(`stopping (${PENDING_STAY[storeBackend(values.store).kind] ?? PENDING_STAY.file})`);
   await relay.close();
   log('stopped');
   return EXIT.ok;

@@ -17,7 +17,8 @@ then X-Service-Signature is computed afresh over the same bytes with S.
 Exit 0 when every attempt got a 2xx answer, 1 otherwise.
 
 A delivery that only a forward subscriber took (\`service-hooks forward\`, the editor's Connect
-to Relay) is sent again to the subscribers connected to its channel, which post it to their app
+to Relay) is sent again to the subscribers connected to its channel (on a JetStream relay, to
+any of its instances), which post it to their app
 once more (their resume point stays) and show the answer as \`#SEQ … → 200 (replay)\`; the relay
 records it. Exit 0 once it went to at least one subscriber; 1 when none is connected. The
 admin token, or the channel's own token for its own deliveries.

@@ -18,7 +18,7 @@ import { createIngress, hookChannel, PLAIN_HOOK_RE, type IngressHandler } from '
 import { lockDataDir, type DataLock } from './dataLock';
 import { listen, stopper } from './lifecycle';
 import { RejectLimiter, type RejectLimits } from './ingress/rateLimit';
-import { openStore, type StoreChoice } from './store/storeBackends';
+import { openStore, storeBackend, type StoreChoice } from './store/storeBackends';
 import { metering, type MetricsOption } from './metrics';
 import { createPage, type Page } from './page';
 import { recordSubscriberForward } from './subscribers/subscriberForward';
@@ -148,7 +148,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
  */
 async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, options: RelayOptions): Promise<RelayServer> {
   const host = options.host ?? '127.0.0.1';
-  const serving: { current: Serving } = { current: starting() };
+  const serving: { current: Serving } = { current: starting(startingError(storeBackend(options.store?.url).kind)) };
   const errors = clientErrors();
   const server = httpServer(options, serving);
   server.on('clientError', (err: NodeJS.ErrnoException, socket) => errors.refuse(err, socket));
@@ -169,21 +169,28 @@ interface Serving {
   upgrade: (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
 
+/** What the relay answers while the file journal loads. */
 export const STARTING_ERROR = 'relay is starting: loading the journal';
 
+/** What the relay answers while its store opens, in the store's words (a JetStream relay has no journal). */
+export function startingError(kind: string): string {
+  if (kind === 'jetstream') return 'relay is starting: connecting to NATS JetStream';
+  return kind === 'file' ? STARTING_ERROR : 'relay is starting';
+}
+
 /**
- * While the store loads: GET /healthz 200 `{ ok: true, starting: true }` (alive), GET /readyz 503
+ * While the store opens: GET /healthz 200 `{ ok: true, starting: true }` (alive), GET /readyz 503
  * (not ready), every other request 503 with Retry-After: 1 (nothing is accepted, stored or
  * read), WebSocket upgrades too.
  */
-function starting(): Serving {
+function starting(error: string): Serving {
   return {
     request: (req, res) => {
       req.resume();
       const path = parseTarget(req.url)?.pathname;
       if (path === '/healthz') return sendJson(res, 200, { ok: true, starting: true });
-      if (path === '/readyz') return sendJson(res, 503, { ready: false, error: STARTING_ERROR });
-      sendError(res, 503, STARTING_ERROR, undefined, { 'retry-after': '1' });
+      if (path === '/readyz') return sendJson(res, 503, { ready: false, error });
+      sendError(res, 503, error, undefined, { 'retry-after': '1' });
     },
     // Retry-After: a subscriber back after an outage tries again in a second, not after its grown backoff.
     upgrade: (_req, socket) => refuseRaw(socket, 503, { destroy: true, retryAfter: 1 }),
@@ -204,7 +211,7 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
   const scopeOf = (given: string | undefined) => authenticate(given, token, directory.registry);
   const allowedHosts = options.allowedHosts ?? [];
   const meter = metering(options.metrics, { allowedHosts, refused: (req, reason, what) => refusalLog.refused(req, reason, what) });
-  const { store, kind, shared, shareChannels, jetstream } = await openStore(options.store, { ...options, dataDir, log, onSync: meter?.synced });
+  const { store, kind, shared, shareChannels, shareReplays, jetstream } = await openStore(options.store, { ...options, dataDir, log, onSync: meter?.synced });
   const stopSharingChannels = await shareChannels?.(directory.registry);
   const allow = new SourceAllowList(options.allowCidr ?? []);
   const refusals = new SourceRefusals();
@@ -227,10 +234,13 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
   const rejectLimiter = new RejectLimiter(options.rejectLimits, options.now);
   // On JetStream the consumers forward; the local forwarder still replays.
   const forwarding: Pick<Forwarder, 'deliver' | 'retryNow'> = sharedForwarding ?? forwarder;
-  const ingress = createIngress({ store: meter ? meter.ingressStore(store) : store, forwarder: forwarding, subscribers: hub, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter, refusals, refusalLog });
-  const page = createPage({ store, authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], tls: !!options.tls, trustProxy, signInLimiter: new RejectLimiter(options.rejectLimits, options.now), assetsDir: options.pageDir, now: options.now, refused, secretsOf: (name) => secretsOf(directory, name) });
+  const ingress = createIngress({ store: meter ? meter.ingressStore(store) : store, forwarder: forwarding, subscribers: hub, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter, refusals, refusalLog, log });
+  const page = createPage({ store, authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], tls: !!options.tls, trustProxy, signInLimiter: new RejectLimiter(options.rejectLimits, options.now), assetsDir: options.pageDir, now: options.now, refused, secretsOf: (key) => directory.secretsOfKey(key) });
   const onChannelDeleted = (name: string) => (hub.revoke(name), page.revoke());
-  const api = createApi({ store, forwarder, replayToSubscribers: (seq) => hub.replay(seq), retryNow: (filter) => forwarding.retryNow(filter), authenticate: scopeOf, channels: directory, onChannelDeleted, log, boundHost: host, allowedHosts, port: () => state.port, refused, withRefusals: (c, blank) => refusals.merge(c, blank) });
+  // On a shared store a deletion at another instance closes this one's streams of the channel too.
+  directory.registry.onDeletedElsewhere((name) => (onChannelDeleted(name), log(`channel '${name}' deleted at another relay instance; its streams here are closed`, { channel: name })));
+  const replays = shareReplays?.((seq) => hub.replay(seq)); // on a shared store, every instance's subscribers
+  const api = createApi({ store, forwarder, replayToSubscribers: replays?.replay ?? ((seq) => hub.replay(seq)), retryNow: (filter) => forwarding.retryNow(filter), authenticate: scopeOf, channels: directory, onChannelDeleted, log, boundHost: host, allowedHosts, port: () => state.port, refused, withRefusals: (c, blank) => refusals.merge(c, blank) });
   const metrics = meter?.route && adminOnlyRoute(meter.route, (req) => (hostAllowed(req.headers.host, host, allowedHosts) ? scopeOf(bearer(req))?.kind === 'admin' || 'token' : 'host'), refused);
   serving.current = wired({ store, ingress, api, log, accepting: () => state.accepting, metrics, refused, page, track: listening.track }, hub);
 
@@ -241,7 +251,7 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
     forwarder,
     store,
     lock,
-    beforeStop: () => ((state.accepting = false), clearInterval(retention), sharedForwarding?.stop(), stopSharingChannels?.(), void meter?.close(), page.close()),
+    beforeStop: () => ((state.accepting = false), clearInterval(retention), sharedForwarding?.stop(), stopSharingChannels?.(), replays?.stop(), void meter?.close(), page.close()),
   });
   if (allow.enabled) log(`accepting deliveries only from ${allow.entries.join(', ')}${trustProxy ? ' (the last X-Forwarded-For address)' : ''}; others get 403, counted per channel as 'refused'`);
   if (sharedForwarding) await sharedForwarding.start();
@@ -264,12 +274,6 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
 function ownChannel(directory: ChannelDirectory, name: string): boolean {
   const found = directory.lookup(name);
   return found.ok && found.source !== 'implicit';
-}
-
-/** A channel's signing secrets (none for a channel that is gone). */
-function secretsOf(directory: ChannelDirectory, name: string): string[] {
-  const found = directory.lookup(name);
-  return found.ok ? found.settings.secrets : [];
 }
 
 /** The channels: configured, created through the API (persisted in the data folder), implicit. */
@@ -369,7 +373,8 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
     const path = url.pathname;
     const handle = async () => {
       if (path === '/healthz' || path === '/readyz') return health(res, path, r);
-      if (!r.accepting()) return sendError(res, 503, 'relay is stopping', undefined, { connection: 'close' });
+      // At once, and with Retry-After: the service (or a load balancer) sends it to another instance or later.
+      if (!r.accepting()) return sendError(res, 503, 'relay is stopping', undefined, { connection: 'close', 'retry-after': '5' });
       if (path === '/hooks' || path.startsWith('/hooks/')) {
         if (req.method !== 'POST') return sendError(res, 405, 'use POST', undefined, { allow: 'POST' });
         const channel = hookChannel(path);

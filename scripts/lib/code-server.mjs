@@ -187,9 +187,11 @@ export function installVsix(vsixPath, dataDir) {
 /**
  * Starts code-server on 127.0.0.1 and waits for GET /healthz. `port: 0` (default) asks the OS for
  * a free one. Returns { url, port, process, stop() }; stop() kills it and its children.
- * @param {{ workspace?: string, dataDir?: string, port?: number, logFile?: string, timeoutMs?: number }} [options]
+ * `workspaceTrust: true` keeps VS Code's workspace trust on (a folder opened is untrusted until the
+ * user trusts it: Restricted Mode); every other run turns it off.
+ * @param {{ workspace?: string, dataDir?: string, port?: number, logFile?: string, timeoutMs?: number, workspaceTrust?: boolean }} [options]
  */
-export async function startCodeServer({ workspace, dataDir, port = 0, logFile, timeoutMs = 60_000 } = {}) {
+export async function startCodeServer({ workspace, dataDir, port = 0, logFile, timeoutMs = 60_000, workspaceTrust = false } = {}) {
   const bin = ensureCodeServer();
   const d = prepareDataDir(dataDir ?? mkdtempSync(join(tmpdir(), 'sh-cs-')));
   const chosen = port || (await freePort());
@@ -201,7 +203,7 @@ export async function startCodeServer({ workspace, dataDir, port = 0, logFile, t
     'none',
     '--disable-telemetry',
     '--disable-update-check',
-    '--disable-workspace-trust',
+    ...(workspaceTrust ? [] : ['--disable-workspace-trust']),
     '--disable-getting-started-override',
     ...commonArgs(d),
   ];

@@ -94,6 +94,14 @@ function secretWords(i: number, n: number): string {
   return n === 1 ? 'the secret' : i === 0 ? 'the expected secret (#1)' : `secret #${i + 1}`;
 }
 
+/**
+ * The finding for a delivery whose channel (its identity: a deleted channel, or one whose name a
+ * later channel took) is gone: its secrets went with it, and another channel's say nothing about it.
+ */
+export function channelGone(name: string): string {
+  return `the channel ${name} this delivery came to no longer exists (deleted, or its name is now another channel's), so its secret cannot be checked again`;
+}
+
 export function explainSignature(input: ExplainInput): SignatureExplanation {
   const body = toBuffer(input.body);
   const secrets = input.secrets.filter((s) => (typeof s === 'string' ? s.length > 0 : s.byteLength > 0));

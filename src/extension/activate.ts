@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { recordActivationTime } from './activationTime';
+import { registerAgentTools, type AgentToolsApi } from './agentTools/register';
 import { registerCommands } from './commands';
 import type { CommandContext } from './commands/context';
 import { DeliveryDocuments } from './deliveryDocument';
@@ -15,7 +16,9 @@ import { Services } from './services';
 import { TokenStore } from './tokenStore';
 import { WebhooksTree } from './webhooksTree';
 import { SerialState } from './serialState';
+import { whenTrusted } from './trust/trust';
 import { registerWebhooksView } from './webhooksView';
+import { registerWalkthrough } from './walkthrough';
 import { registerWorkflowContext } from './workflowFiles';
 
 /** Returned from activate(): used by the integration suite; not a stable public API. */
@@ -25,6 +28,7 @@ export interface ServiceHooksApi {
   commandContext: CommandContext;
   diagnostics: WorkflowDiagnostics;
   takeLastError(): ErrorRecord | undefined;
+  agentTools: AgentToolsApi;
 }
 
 export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
@@ -49,6 +53,7 @@ export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
     vscode.window.createTreeView(VIEWS.relay, { treeDataProvider: relayTree }),
     vscode.workspace.registerTextDocumentContentProvider(DELIVERY_SCHEME, documents),
     vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!vscode.workspace.isTrusted) return; // Restricted Mode: the relay stays off (trust/trust.ts)
       if (e.affectsConfiguration(SETTINGS.relayPort)) void relay.probe({ force: true });
       if (e.affectsConfiguration(SETTINGS.relayForwardUrl)) void relay.restoreRemote();
     }),
@@ -56,6 +61,8 @@ export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
   );
   ctx.webhooksView = registerWebhooksView(context, webhooks, services);
   registerCommands(context, () => ctx);
+  const agentTools = registerAgentTools(context, () => ctx);
+  registerWalkthrough(context, globalState);
   const diagnostics = registerDiagnostics(context);
   registerWorkflowContext(context);
   relay.showStatusBar();
@@ -71,12 +78,14 @@ export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
         .then((c) => (c ? vscode.commands.executeCommand(COMMANDS.connectRelay) : undefined));
     }),
   );
-  void relay.restore();
+  // Restricted Mode: the relay (and its remembered connection) comes back only once trust is granted, without a reload.
+  whenTrusted(context, () => void relay.restore());
+  context.subscriptions.push(vscode.workspace.onDidGrantWorkspaceTrust(() => webhooks.refresh()));
 
   const activationTime = performance.now() - t0;
   recordActivationTime(activationTime);
   log().info(`activated in ${activationTime.toFixed(1)} ms`);
-  return { activationMs: activationTime, relayDataDir, commandContext: ctx, diagnostics, takeLastError };
+  return { activationMs: activationTime, relayDataDir, commandContext: ctx, diagnostics, takeLastError, agentTools };
 }
 
 export function deactivate(): void {}

@@ -138,3 +138,8 @@ export const RELAY_STORAGE = {
 
 /** The "Open Settings" button of an error about serviceHooks.baseUrl. */
 export const OPEN_SETTINGS_ACTION = { title: 'Open Settings', command: 'workbench.action.openSettings', arguments: [SETTINGS.baseUrl] } as const;
+
+/** contributes.walkthroughs: Getting Started (walkthrough.ts). */
+export const WALKTHROUGH_ID = 'serviceHooks.gettingStarted';
+/** globalState: the walkthrough was opened once (or would have been); it never opens by itself again. */
+export const WALKTHROUGH_SHOWN_KEY = 'serviceHooks.walkthroughShown';

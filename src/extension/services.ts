@@ -6,10 +6,11 @@ import { settings } from './config';
 import type { ServiceClientLike } from './contracts';
 import { createServiceClient } from './deps';
 import { NotSignedInError, UserError } from './errors';
-import { OPEN_SETTINGS_ACTION } from './ids';
+import { COMMANDS, OPEN_SETTINGS_ACTION } from './ids';
 import { resolveRepositories } from './repos';
 import type { RelayManager } from './relayManager';
 import type { TokenStore } from './tokenStore';
+import { checkTrust } from './trust/trust';
 
 export { NotSignedInError };
 
@@ -31,6 +32,7 @@ export class Services {
 
   /** A client for the configured base URL and its stored token (or `token` to validate a new one). */
   async client(token?: string): Promise<ServiceClientLike> {
+    checkTrust(COMMANDS.signIn, 'Using the service'); // every read and write with the token: off in Restricted Mode
     const { baseUrl } = settings();
     checkBaseUrl(baseUrl);
     if (token !== undefined) return createServiceClient(baseUrl, token);

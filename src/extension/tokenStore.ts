@@ -11,12 +11,15 @@ export function tokenKey(baseUrl: string): string {
 
 export class TokenStore implements vscode.Disposable {
   private readonly cached = new Map<string, string | undefined>();
+  /** Counts writes (set, clear, a change told by SecretStorage): a read that a write overtook does not cache what it read. */
+  private writes = 0;
   private readonly listeners = new Set<() => void>();
   private readonly subscription: vscode.Disposable;
 
   constructor(private readonly secrets: vscode.SecretStorage) {
     this.subscription = secrets.onDidChange((e) => {
       if (!e.key.startsWith(SECRET_KEY)) return;
+      this.writes++;
       this.cached.clear();
       for (const l of this.listeners) l();
     });
@@ -25,18 +28,26 @@ export class TokenStore implements vscode.Disposable {
   /** The token stored for `baseUrl`, if any. */
   async get(baseUrl: string): Promise<string | undefined> {
     const key = tokenKey(baseUrl);
-    if (!this.cached.has(key)) this.cached.set(key, (await this.secrets.get(key)) || undefined);
-    return this.cached.get(key);
+    if (this.cached.has(key)) return this.cached.get(key);
+    const before = this.writes;
+    const read = (await this.secrets.get(key)) || undefined;
+    // A set() or clear() while the read was on its way: the read is older than what it wrote (it
+    // cached the miss over a new token, and Sign In looked signed out until the next change).
+    if (this.writes !== before) return this.cached.has(key) ? this.cached.get(key) : read;
+    this.cached.set(key, read);
+    return read;
   }
 
   async set(baseUrl: string, token: string): Promise<void> {
     const key = tokenKey(baseUrl);
+    this.writes++;
     this.cached.set(key, token);
     await this.secrets.store(key, token);
   }
 
   async clear(baseUrl: string): Promise<void> {
     const key = tokenKey(baseUrl);
+    this.writes++;
     this.cached.set(key, undefined);
     await this.secrets.delete(key);
     await this.secrets.delete(LEGACY_SECRET_KEY);

@@ -166,6 +166,8 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
   }
 
   private async roots(): Promise<WebhookTreeNode[]> {
+    // Restricted Mode: no token is read or sent; the view's welcome says why (package.json viewsWelcome).
+    if (!vscode.workspace.isTrusted) return [];
     const problem = configProblemRow();
     if (problem) return [problem]; // a malformed base URL: say so, instead of "No repository found"
     const token = await this.services.currentToken();

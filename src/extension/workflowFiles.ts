@@ -13,8 +13,10 @@ export async function workflowUris(): Promise<vscode.Uri[]> {
   return [...files.values()].sort((a, b) => a.fsPath.localeCompare(b.fsPath));
 }
 
+/** Local files, new files, and any file of a workspace folder: a virtual workspace's (vscode.dev-style, no local files) too. */
 export function isWorkflowDocument(doc: vscode.TextDocument): boolean {
-  if (doc.uri.scheme !== 'file' && doc.uri.scheme !== 'untitled' && doc.uri.scheme !== 'vscode-remote') return false;
+  const local = doc.uri.scheme === 'file' || doc.uri.scheme === 'untitled' || doc.uri.scheme === 'vscode-remote';
+  if (!local && !vscode.workspace.getWorkspaceFolder(doc.uri)) return false;
   return settings().workflowGlobs.some((pattern) => vscode.languages.match({ pattern }, doc) > 0);
 }
 

@@ -11,6 +11,7 @@ import { freePort } from '../../scripts/lib/code-server.mjs';
 import { CLI, WORKFLOW, mergeJsonFile, startChild } from '../../scripts/start.mjs';
 import { verifySignature } from '../../scripts/demo/receiver.mjs';
 import { resendFlows } from './flowsResend.mjs';
+import { platformFlows } from './flowsPlatform.mjs';
 
 const PALETTE = 'Service Webhooks';
 
@@ -759,4 +760,5 @@ export const flows = [
     },
   },
   ...resendFlows, // issue 28 items 8 and 13 (flowsResend.mjs)
+  ...platformFlows, // issue 39: Restricted Mode, the walkthrough (flowsPlatform.mjs)
 ];

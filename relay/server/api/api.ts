@@ -12,7 +12,9 @@
 //        event= (exactly), verification=, forward= (ok | pending | failed | none), deliveryId= (a
 //        part, any case): filters over the whole channel, not the newest page (the page's filters)
 //   GET  /api/deliveries/<seq>            → 200 RelayDelivery; a rejected one also has `explanation` and `signatureMatchesNow`: the
-//        signature doctor's findings with the channel's current secrets (relay/server/api/explainRejected.ts)
+//        signature doctor's findings with the current secrets of the channel it came to (by identity, name@generation;
+//        once that channel is gone, a finding that says so), and whether its signature verifies with them now
+//        (relay/server/api/explainRejected.ts)
 //   POST /api/deliveries/<seq>/replay     → 200 ReplayResponse ({ to?, resignSecret? }); with { to: "subscribers" }
 //        → 202 SubscriberReplayResponse: sent again to the subscribers connected to its channel
 //        (409 when none is; the admin token or the channel's own, like the other replays)
@@ -147,9 +149,9 @@ function apiRoutes(ctx: ApiContext): Route[] {
           const d = visible(Number(p[0]), scope) ? await store.detail(Number(p[0])) : undefined;
           if (!d) return sendError(res, 404, `no delivery ${p[0]}`);
           if (d.verification !== 'rejected') return sendJson(res, 200, d);
-          // A rejected delivery: the doctor's words, with the channel's secrets, which stay here.
-          const found = ctx.channels.lookup(d.channel);
-          return sendJson(res, 200, { ...d, ...explainRejected(d, found.ok ? found.settings.secrets : undefined) });
+          // A rejected delivery: the doctor's words, with its own channel's secrets (by identity), which stay here.
+          const key = store.get(d.seq)?.channelKey;
+          return sendJson(res, 200, { ...d, ...explainRejected(d, key === undefined ? undefined : ctx.channels.secretsOfKey(key)) });
         },
       },
     },

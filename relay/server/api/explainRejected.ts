@@ -1,18 +1,19 @@
 // The signature doctor's words for a delivery the relay rejected, run by the relay with the
 // channel's secrets (which never leave it) on the headers and body it journaled: what GET
 // /api/deliveries/<seq> answers as `explanation`, so a client need not ask anyone for the secret.
-import { explainSignature } from '../../../src/core/doctor';
+import { channelGone, explainSignature } from '../../../src/core/doctor';
 import type { RelayDelivery } from '../../../src/core/relay/protocol';
 import { SIGNATURE_HEADER, verify } from '../../../src/core/signing';
 
 /**
- * The doctor's findings for a rejected delivery, with the channel's current secrets (undefined: the
- * channel is gone), and whether its signature verifies with them now (a retry at the service, which
- * resends the same signature, passes only then).
+ * The doctor's findings for a rejected delivery, with the current secrets of the channel it came to
+ * (undefined: that channel is gone, even when another channel has its name now), and whether its
+ * signature verifies with them now (a retry at the service, which resends the same signature,
+ * passes only then).
  */
 export function explainRejected(d: RelayDelivery, secrets: readonly string[] | undefined): { explanation: string[]; signatureMatchesNow: boolean } {
   const no = (why: string) => ({ explanation: [why], signatureMatchesNow: false });
-  if (secrets === undefined) return no(`the channel ${d.channel} no longer exists, so its secret cannot be checked again`);
+  if (secrets === undefined) return no(channelGone(d.channel));
   if (secrets.length === 0) return no(`the channel ${d.channel} has no secret now, so the signature cannot be checked again`);
   if (d.truncated)
     return no(`the relay kept only the first ${d.truncated.kept} of ${d.size} bytes of this rejected body, too few to check the signature again`);

@@ -11,6 +11,7 @@ import type { ChannelInfo, ChannelSource, CreatedChannel } from '../../../src/co
 import { ingressUrl } from '../../../src/core/relay/ingressChannel';
 import type { KeyedChannelStatus } from '../store/storeTypes';
 import { ChannelRegistry } from './channelRegistry';
+import { channelOfKey } from './channelKey';
 import { RelayConfigError } from '../errors';
 
 export interface ChannelSettings {
@@ -74,6 +75,19 @@ export class ChannelDirectory {
     if (name === 'default') return { ok: true, source: 'default', settings: this.options.settingsOf(name) };
     if (this.options.strict) return { ok: false, error: `no channel '${name}'` };
     return { ok: true, source: 'implicit', settings: this.options.settingsOf(name) };
+  }
+
+  /**
+   * The signing secrets now of the channel identity `key` (./channelKey.ts), rotations included; undefined
+   * when that channel is gone: deleted, or its name now another channel's (re-created, or an API
+   * channel over an implicit or --config name). The signature doctor checks a delivery with these,
+   * never with the secrets of a later channel that took its name.
+   */
+  secretsOfKey(key: string): string[] | undefined {
+    const name = channelOfKey(key);
+    if (this.registry.keyOf(name) !== key) return undefined;
+    const found = this.lookup(name);
+    return found.ok ? found.settings.secrets : undefined;
   }
 
   /** Why `name` cannot be created through the API (409), or undefined. */

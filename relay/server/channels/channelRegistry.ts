@@ -97,6 +97,8 @@ export class ChannelRegistry {
   private readonly byName = new Map<string, StoredChannel>();
   private readonly byHash = new Map<string, string>();
   private readonly deleted = new Set<string>();
+  /** Told when another relay instance deleted a channel this one served (applyDeleted). */
+  private readonly deletedElsewhere: ((name: string) => void)[] = [];
   private persistence: ChannelPersistence = {
     created: (_c, all) => writeFileAtomicSync(this.path, JSON.stringify(all, null, 2) + '\n'),
     deleted: (_n, all) => writeFileAtomicSync(this.path, JSON.stringify(all, null, 2) + '\n'),
@@ -118,14 +120,23 @@ export class ChannelRegistry {
     this.index(c);
   }
 
-  /** A channel deleted by another relay instance: its token stops working here too. */
+  /**
+   * A channel deleted by another relay instance: its token stops working here too, and the
+   * listeners (onDeletedElsewhere) close what was opened with it. A deletion made here is already
+   * gone from byName when the shared store echoes it, so it is told once, by the API.
+   */
   applyDeleted(name: string): void {
     const c = this.byName.get(name);
-    if (c) {
-      this.byName.delete(name);
-      this.byHash.delete(c.tokenHash);
-    }
     this.deleted.add(name);
+    if (!c) return;
+    this.byName.delete(name);
+    this.byHash.delete(c.tokenHash);
+    for (const told of this.deletedElsewhere) told(name);
+  }
+
+  /** Calls `told` with the name of each channel another relay instance deletes from now on. */
+  onDeletedElsewhere(told: (name: string) => void): void {
+    this.deletedElsewhere.push(told);
   }
 
   /** Loads `<dataDir>/channels.json` (none yet: an empty registry). A malformed file is an error, never silently emptied. */

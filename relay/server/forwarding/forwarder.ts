@@ -308,7 +308,7 @@ export class Forwarder {
       try {
         r = await this.store.read(seq);
       } catch (err) {
-        this.log(`forward: cannot read delivery ${seq} from the journal (${(err as Error).message}); next try on the schedule`, {
+        this.log(`forward: cannot read delivery ${seq} from the store (${(err as Error).message}); next try on the schedule`, {
           level: 'error',
           seq,
           target,

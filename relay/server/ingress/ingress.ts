@@ -3,7 +3,7 @@
 // A rejected delivery is journaled without most of its body (../store/rejected.ts), at a limited rate per
 // source address (./rateLimit.ts: 429 past it).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { describeVerifyFailure, SIGNATURE_HEADER, verify } from '../../../src/core/signing';
+import { DELIVERY_HEADER, describeVerifyFailure, SIGNATURE_HEADER, verify } from '../../../src/core/signing';
 import type { Verification } from '../../../src/core/relay/protocol';
 import { readRaw, sendError, sendTooLarge } from '../../shared/http';
 import { clientAddress, type SourceAllowList } from '../access/access';
@@ -16,6 +16,8 @@ import type { SourceRefusals } from './refusals';
 import type { RefusalLog, RefusalReason } from '../access/refusalLog';
 import { keepOfRejected } from '../store/rejected';
 import type { RelayStore } from '../store/storeTypes';
+import { StoreUnavailableError } from '../errors';
+import type { LogFields } from '../log';
 
 export interface IngressContext {
   /** Only writes (the metrics count and time them: relay/server/metrics). */
@@ -34,6 +36,8 @@ export interface IngressContext {
   refusals?: Pick<SourceRefusals, 'record'>;
   /** Logs and counts every refusal under its reason (../access/refusalLog.ts). */
   refusalLog?: Pick<RefusalLog, 'record'>;
+  /** The relay's log: a delivery the store could not keep (503) is named here by its id. */
+  log?: (line: string, fields?: LogFields) => void;
 }
 
 export type IngressHandler = (req: IncomingMessage, res: ServerResponse, channel: string) => Promise<void>;
@@ -95,8 +99,19 @@ export function createIngress(ctx: IngressContext): IngressHandler {
     ctx.forwarder.deliver(seq, targets, body, headers, durable);
     ctx.subscribers?.hold(seq, headers, body);
     // A store whose seq comes with durability (JetStream's publish ack) gives it here.
-    const stored = await durable;
-    accepted(res, stored.seq, verification);
+    const stored = await durable.catch((err: Error) => {
+      if (!(err instanceof StoreUnavailableError)) throw err;
+      ctx.log?.(
+        `ingress: delivery ${deliveryId(headers)} to channel '${channel}' not stored: ${err.message}; answered 503 with Retry-After: 5 (the service sends it again)`,
+        {
+          level: 'error',
+          channel,
+          status: 503,
+        },
+      );
+      sendError(res, 503, err.message, undefined, { 'retry-after': '5' });
+    });
+    if (stored) accepted(res, stored.seq, verification);
   };
 
   /** 401 after journaling what the doctor needs (../store/rejected.ts), or 429 and nothing journaled past the rate. */
@@ -137,6 +152,14 @@ function check(body: Buffer, signature: string | undefined, secrets: string[]): 
   if (secrets.length === 0) return { verification: 'unverified' };
   const v = verify(body, signature, secrets);
   return v.ok ? { verification: 'verified' } : { verification: 'rejected', reason: describeVerifyFailure(v.reason) };
+}
+
+const DELIVERY_NAME = DELIVERY_HEADER.toLowerCase();
+
+/** The service's id of a delivery (X-Service-Delivery) as a log may show it: its safe characters, at most 64. */
+function deliveryId(headers: [string, string][]): string {
+  const id = headers.find(([k]) => k.toLowerCase() === DELIVERY_NAME)?.[1];
+  return id === undefined ? '(no X-Service-Delivery)' : id.replace(/[^\w.:-]/g, '?').slice(0, 64);
 }
 
 /** The same bytes as sendJson(res, 200, { seq, verification }), without building an object and a header record. */

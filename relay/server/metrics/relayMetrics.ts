@@ -108,11 +108,17 @@ export class RelayMetrics {
     this.jetstreamConnected.set(up ? 1 : 0);
   }
 
-  /** Follows the store's forward events; returns the remover. */
+  /**
+   * Counts the attempts this process makes (the store's 'attempted'), not every attempt its index
+   * applies: on JetStream each instance's index also applies the others' attempts, but not all of
+   * them (those for a delivery it had not indexed yet were never told), so the counts of two
+   * instances disagreed and no aggregate gave the total. Each instance counts its own; sum them.
+   * Returns the remover.
+   */
   follow(store: RelayStore): () => void {
-    const onForward = (_seq: number, attempt: ForwardAttempt) => this.attempt(attempt);
-    store.on('forward', onForward);
-    return () => store.off('forward', onForward);
+    const onAttempt = (_seq: number, attempt: ForwardAttempt) => this.attempt(attempt);
+    store.on('attempted', onAttempt);
+    return () => store.off('attempted', onAttempt);
   }
 
   async text(): Promise<string> {
@@ -159,7 +165,7 @@ export class RelayMetrics {
     });
     new Counter({
       name: 'relay_forward_attempts_total',
-      help: 'Forward attempts by target and outcome (ok, http_4xx, http_5xx, timeout, error); target "subscriber" is a WebSocket subscriber that forwarded and acknowledged',
+      help: 'Forward attempts this relay instance made, by target and outcome (ok, http_4xx, http_5xx, timeout, error); target "subscriber" is a WebSocket subscriber of this instance that forwarded and acknowledged. On JetStream, sum over instances',
       labelNames: ['target', 'outcome'],
       registers,
       collect() {
@@ -191,7 +197,7 @@ export class RelayMetrics {
     gauge(
       registers,
       'relay_store_ready',
-      '1 while the store can take deliveries, 0 while it cannot (a journal write failed, NATS unreachable; GET /readyz says why)',
+      '1 while the store can take deliveries, 0 while it cannot (a journal write failed, NATS unreachable, no JetStream quorum; GET /readyz says why)',
       () => (store.health().notReady === undefined ? 1 : 0),
     );
     gauge(

@@ -23,6 +23,8 @@ import { DurablePublisher, retryablePublish } from './publisher';
 import { isApiError, STREAM_NOT_FOUND } from './apiErrors';
 import { goneFromStream } from './absent';
 import { CopyCheck } from './copyCheck';
+import { retrying } from './clusterRetry';
+import { StreamReadiness } from './streamReadiness';
 
 /** The delivery's meta (channel, time, verification, raw headers, targets) as JSON, beside the body bytes. */
 export const META_HEADER = 'Sh-Meta';
@@ -137,6 +139,8 @@ export class NatsLog implements DeliveryLog {
   private closed = false;
   /** Why the connection to NATS is down (readiness), while it is. */
   private disconnected: string | undefined;
+  /** Whether the deliveries stream takes publishes now (readiness beyond the connection). */
+  private readonly readiness: StreamReadiness;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -148,6 +152,7 @@ export class NatsLog implements DeliveryLog {
     const prefix = options.prefix ?? 'SH';
     this.deliveries = `${prefix}_DELIVERIES`;
     this.attemptsStream = `${prefix}_ATTEMPTS`;
+    this.readiness = new StreamReadiness(this.deliveries, options.publishBudgetMs ?? 7000, options.log);
   }
 
   /** The JetStream handles of `nc`; open() creates (or updates) the streams and feeds the index from them. */
@@ -290,7 +295,9 @@ export class NatsLog implements DeliveryLog {
       // Both at once: while a stream's leader hangs, its info waits out the API's time-out.
       await Promise.all(
         this.followers.map(async (f) => {
-          const info = await this.jsm.streams.info(f.stream).catch(() => undefined);
+          let error = '';
+          const info = await this.jsm.streams.info(f.stream).catch((err: Error) => void (error = err.message));
+          if (f.stream === this.deliveries) this.readiness.probed(info ?? undefined, error);
           if (info) f.known = Math.max(f.known, info.state.last_seq);
           if (info) this.watchCluster(f.stream, info.cluster);
           if (f.known <= f.last || Date.now() - f.progressAt < STALL_MS) return;
@@ -402,7 +409,13 @@ export class NatsLog implements DeliveryLog {
     h.set(META_HEADER, metaText);
     const msgID = randomUUID();
     const subject = meta.verification === 'rejected' ? this.rejectedSubject(meta.channel) : this.deliverySubject(meta.channel);
-    const seq = await this.publisher.publish(subject, body, h, 'the delivery', msgID);
+    const sentAt = this.readiness.now();
+    const seq = await this.publisher.publish(subject, body, h, 'the delivery', msgID).catch((err: Error) => {
+      if (!(err instanceof StoreUnavailableError)) throw err;
+      this.readiness.publishFailed(err.message, sentAt);
+      throw this.readiness.explained(err); // names a lost quorum as such
+    });
+    this.readiness.acknowledged();
     if (!this.copies.acknowledged(seq, msgID, { metaText, size: body.length })) this.copyDiffers(seq);
     this.knownUpTo(this.deliveries, seq);
     await this.indexed(seq);
@@ -517,9 +530,15 @@ export class NatsLog implements DeliveryLog {
     return true;
   }
 
-  /** Purges the deliveries below `minSeq` from the stream (the store chose them: ../store/logStore.ts prune). */
+  /**
+   * Purges the deliveries below `minSeq` from the stream (the store chose them: ../store/logStore.ts
+   * prune). Only when some are there: nats-server (2.9.10) takes a purge up to seq 1 for a purge of
+   * the whole stream, and a prune that drops nothing (`keep` above what is held, before the first
+   * syncFirstSeq) asked for exactly that.
+   */
   async prune(minSeq: number): Promise<void> {
-    await this.jsm.streams.purge(this.deliveries, { seq: minSeq });
+    const first = (await this.jsm.streams.info(this.deliveries)).state.first_seq;
+    if (minSeq > first) await this.jsm.streams.purge(this.deliveries, { seq: minSeq });
     this.sink.dropBelow(minSeq);
   }
 
@@ -529,10 +548,11 @@ export class NatsLog implements DeliveryLog {
     this.sink.hideRejectedUpTo(upTo);
   }
 
-  /** Not ready while the connection to NATS is down (publishes would time out: 503). */
+  /** Not ready while a delivery posted now would be answered 503: NATS unreachable, or the stream without a quorum (./streamReadiness.ts). */
   health(): StoreHealth {
     if (this.nc.isClosed()) return { notReady: 'the connection to NATS is closed', fatal: true };
-    return this.disconnected ? { notReady: this.disconnected } : {};
+    const notReady = this.disconnected ?? this.readiness.notReady();
+    return notReady ? { notReady } : {};
   }
 
   /** JetStream checks its own storage: nothing for the relay to report. */
@@ -557,24 +577,4 @@ export class NatsLog implements DeliveryLog {
 
 function subjectRoot(stream: string): string {
   return stream.toLowerCase().replace(/_/g, '.');
-}
-
-/**
- * A cluster that has just started (or lost a peer) answers "no suitable peers for placement" or
- * times out until its peers have registered: try again for up to a minute, saying so once.
- */
-async function retrying<T>(fn: () => Promise<T>, log?: (line: string) => void): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  let said = false;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (err) {
-      const msg = (err as Error).message;
-      if (!/no suitable peers|TIMEOUT|timeout|503|insufficient resources/i.test(msg) || Date.now() > deadline) throw err;
-      if (!said) log?.(`store: JetStream is not ready (${msg}); waiting for the cluster`);
-      said = true;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
 }

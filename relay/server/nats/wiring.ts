@@ -10,6 +10,7 @@ import { connectNats } from './connect';
 import { NatsStore } from './natsStore';
 import { SharedForwarding } from './sharedForwarding';
 import { shareChannels } from './channelKv';
+import { shareReplays, type SharedReplays } from './replayShare';
 import type { ChannelRegistry } from '../channels/channelRegistry';
 import type { JetStreamHandles } from '../metrics/jetstream';
 
@@ -39,6 +40,7 @@ export async function openNatsStore(
   shareChannels: (registry: ChannelRegistry) => Promise<() => void>;
   /** What the metrics read: the connection's state and the forward consumers. */
   jetstream: JetStreamHandles;
+  shareReplays: (local: (seq: number) => Promise<number>) => SharedReplays;
 }> {
   const nc = await connectNats({ servers: choice.servers, credsFile: choice.credsFile, log, signal });
   const retention = settings.retention ?? RELAY_RETENTION;
@@ -48,6 +50,7 @@ export async function openNatsStore(
     shared: (channels) => sharedForwarding(store, channels, settings, log),
     shareChannels: (registry) => shareChannels(registry, store.client, { prefix: choice.prefix ?? 'SH', replicas: store.replicas, log }),
     jetstream: { connection: nc, manager: store.manager, deliveryStream: store.deliveryStream },
+    shareReplays: (local) => shareReplays(nc, choice.prefix ?? 'SH', local, log),
   };
 }
 

@@ -1,8 +1,9 @@
 // GET /page/explain/<seq>: the signature doctor (src/core/doctor.ts) on a rejected delivery, run
 // here with the channel's secrets so the browser never sees them: only the doctor's findings (in
-// words, never a secret or a digest of one) go back.
+// words, never a secret or a digest of one) go back. The secrets are those of the channel identity
+// the delivery came to (name@generation), never those of a later channel that took its name.
 import type { ServerResponse } from 'node:http';
-import { explainSignature } from '../../../src/core/doctor';
+import { channelGone, explainSignature } from '../../../src/core/doctor';
 import { SIGNATURE_HEADER } from '../../../src/core/signing';
 import { sendError, sendJson } from '../../shared/http';
 import { sees, type Scope } from '../access/scope';
@@ -13,7 +14,7 @@ export async function explainDelivery(
   store: RelayStore,
   scope: Scope,
   seq: number,
-  secretsOf: (channel: string) => string[],
+  secretsOf: (key: string) => string[] | undefined,
 ): Promise<void> {
   const found = store.get(seq);
   if (!found || !sees(scope, found.channelKey)) return sendError(res, 404, `no delivery ${seq}`);
@@ -32,6 +33,8 @@ export async function explainDelivery(
       .filter(([k]) => k.toLowerCase() === name)
       .map(([, v]) => v)
       .join(', ') || undefined;
-  const { ok, findings } = explainSignature({ body: r.body, header, secrets: secretsOf(r.meta.channel) });
+  const secrets = secretsOf(found.channelKey);
+  if (secrets === undefined) return sendJson(res, 200, { ok: false, findings: [channelGone(r.meta.channel)] }, { 'cache-control': 'no-store' });
+  const { ok, findings } = explainSignature({ body: r.body, header, secrets });
   sendJson(res, 200, { ok, findings }, { 'cache-control': 'no-store' });
 }

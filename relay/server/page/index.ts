@@ -29,8 +29,8 @@ export interface PageContext {
   signInLimiter: RejectLimiter;
   /** Logs and counts a refused sign-in (relay/server/access/refusalLog.ts). */
   refused?: Refused;
-  /** A channel's signing secrets (for the signature doctor; never sent to the browser). */
-  secretsOf: (channel: string) => string[];
+  /** The signing secrets of a channel identity, undefined once that channel is gone (for the signature doctor; never sent to the browser). */
+  secretsOf: (key: string) => string[] | undefined;
   /** The built page (app.js, app.css); default dist/page beside the CLI. */
   assetsDir?: string;
   sessionMs?: number;

@@ -177,6 +177,7 @@ export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<
   }
 
   recordAttempt(seq: number, attempt: ForwardAttempt, state?: ForwardState, options?: RecordAttemptOptions): Promise<void> {
+    this.emit('attempted', seq, attempt); // made here, whether or not its record is kept
     const i = this.index.find(seq);
     const channel = i < 0 ? undefined : channelOfKey(this.index.channelKeyAt(i)); // (no summary built)
     return this.log.recordAttempt({ seq, attempt, ...(state ? { state } : {}), ...(channel !== undefined ? { channel } : {}) }, options);

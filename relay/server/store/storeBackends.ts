@@ -9,6 +9,7 @@ import { describeRanges, rangeCount } from '../journal/journalLoss';
 import { parseNatsServers } from '../nats/urls';
 import type { ChannelConfigs } from '../channels/channels';
 import type { ChannelRegistry } from '../channels/channelRegistry';
+import type { SharedReplays } from '../nats/replayShare';
 import type { JetStreamHandles } from '../metrics/jetstream';
 import type { SharedForwarding } from '../nats/sharedForwarding';
 import type { SharedForwardingSettings } from '../nats/wiring';
@@ -51,6 +52,8 @@ export interface OpenedStore {
   shareChannels?: (registry: ChannelRegistry) => Promise<() => void>;
   /** JetStream only: what the metrics read. */
   jetstream?: JetStreamHandles;
+  /** Replays to subscribers reach every instance's (`local` sends to this one's); absent: this process's only. */
+  shareReplays?: (local: (seq: number) => Promise<number>) => SharedReplays;
 }
 
 interface StoreBackend {

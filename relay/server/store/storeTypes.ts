@@ -52,7 +52,10 @@ export type KeyedChannelStatus = ChannelStatus & { key: string };
 
 export interface StoreEvents {
   delivery: [StoredDelivery];
+  /** An attempt applied to the index: this process's, and on a shared store every instance's. */
   forward: [number, ForwardAttempt, ForwardState | undefined];
+  /** An attempt this process made, told as it records it (once, whatever the store): what the metrics count. */
+  attempted: [number, ForwardAttempt];
 }
 
 /** List query: newest first; `before` pages back (seq < before), `since` keeps seq > since. */

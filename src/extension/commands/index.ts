@@ -33,6 +33,7 @@
 //   portWorkflows     nothing; returns { report, markdown, html, files, renames, decisions, portable, … }
 import * as vscode from 'vscode';
 import { wrapCommand } from '../errors';
+import { checkTrust } from '../trust/trust';
 import addWebhook from './addWebhook';
 import type { CommandContext, CommandModule } from './context';
 import copyAsCurl from './copyAsCurl';
@@ -111,7 +112,10 @@ export function registerCommands(context: vscode.ExtensionContext, ctx: () => Co
     context.subscriptions.push(
       vscode.commands.registerCommand(
         m.id,
-        wrapCommand(m.id, (...args: unknown[]) => m.run(ctx(), ...args)),
+        wrapCommand(m.id, (...args: unknown[]) => {
+          checkTrust(m.id); // Restricted Mode: off with a message that says why (trust/trustTable.ts)
+          return m.run(ctx(), ...args);
+        }),
       ),
     );
   }

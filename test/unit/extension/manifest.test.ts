@@ -80,7 +80,7 @@ describe('package.json contributes ↔ src/extension/ids.ts', () => {
         welcome.some((w) => w.view === view && when.test(w.when) && w.contents.includes(`command:${cmd}`)),
         `${view} ${when}`,
       );
-    on(VIEWS.webhooks, /^!serviceHooks\.signedIn$/, COMMANDS.signIn);
+    on(VIEWS.webhooks, /^isWorkspaceTrusted && !serviceHooks\.signedIn$/, COMMANDS.signIn);
     on(VIEWS.webhooks, /!serviceHooks\.hasRepository/, 'workbench.action.openSettings');
     on(VIEWS.webhooks, /!serviceHooks\.hasWebhooks/, COMMANDS.addWebhook);
     on(VIEWS.relay, /!serviceHooks\.relayRunning/, COMMANDS.startRelay);

@@ -7,7 +7,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RelayApi, subscribe } from '../../../relay/client';
-import { cli, post, signed, spawnRelay, startTarget, tempDir, type RelayProcess, type TargetApp } from '../relay/helpers';
+import { cli, post, signed, spawnRelay, startTarget, tempDir, within, type RelayProcess, type TargetApp } from '../relay/helpers';
+import { request } from 'undici';
 import { connect } from 'nats';
 import { startNats, waitForStreamQuorum, type NatsCluster, type NatsNode } from './natsServers';
 
@@ -121,6 +122,8 @@ describe('team relay on NATS JetStream (three nats-server processes, two relay p
     assert.equal((await post(`${b.url}/hooks/default`, body, signed(SECRET, body))).status, 503);
   });
 
+  // Issue 42 item 8: what it says is what it does: the port answers at once (not ready, in the
+  // store's words, never "loading the journal"), and it serves once JetStream answers.
   it('a relay started before the cluster is reachable waits, says so, and serves once it is', async () => {
     const late = await startNats(1); // its port, then nothing listening there until it restarts
     const port = late.nodes[0]!.port;
@@ -131,13 +134,28 @@ describe('team relay on NATS JetStream (three nats-server processes, two relay p
     let out = '';
     let err = '';
     child.stdout!.on('data', (c: Buffer) => (out += c));
-    const said = new Promise<void>((resolve) =>
-      child.stderr!.on('data', (c: Buffer) => ((err += c), /connecting to NATS at 127\.0\.0\.1:\d+/.test(err) && resolve())),
+    const said = new Promise<number>((resolve) =>
+      child.stderr!.on('data', (c: Buffer) => {
+        err += c;
+        const port = /port (\d+) answers while NATS JetStream is reached/.exec(err)?.[1];
+        if (port && /connecting to NATS at 127\.0\.0\.1:\d+/.test(err)) resolve(Number(port));
+      }),
     );
     const listening = new Promise<void>((resolve) => child.stdout!.on('data', () => /relay listening on/.test(out) && resolve()));
     try {
-      await said;
+      const relayPort = await within(said, 30_000, () => `the relay did not say its port answers:\n${err}`);
       assert.doesNotMatch(out, /listening/);
+      const at = `http://127.0.0.1:${relayPort}`;
+      const healthz = await request(`${at}/healthz`);
+      assert.equal(healthz.statusCode, 200);
+      assert.deepEqual(await healthz.body.json(), { ok: true, starting: true });
+      const readyz = await request(`${at}/readyz`);
+      assert.equal(readyz.statusCode, 503);
+      assert.deepEqual(await readyz.body.json(), { ready: false, error: 'relay is starting: connecting to NATS JetStream' });
+      const posted = await request(`${at}/hooks/default`, { method: 'POST', body: '{}' });
+      assert.equal(posted.statusCode, 503);
+      assert.equal(posted.headers['retry-after'], '1');
+      await posted.body.text();
       await late.nodes[0]!.start();
       try {
         await listening;
