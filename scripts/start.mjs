@@ -368,21 +368,32 @@ async function main() {
       void demo.stop().then(() => process.exit(1));
     },
   );
+  process.stdout.write(banner(demo, (Date.now() - t0) / 1000));
+}
+
+/**
+ * What npm start prints once the demo runs. The Page line names the relay's token file (relative
+ * to the repository, as the emulator token's is), never the token itself.
+ * @param {{ openUrl: string, token: string, emulatorUrl: string, relayUrl: string, relayData: string, appUrl: string, workspace: string, codeServerLog: string }} demo
+ * @param {number} seconds
+ */
+export function banner(demo, seconds) {
   const bar = '─'.repeat(76);
-  process.stdout.write(
+  return (
     `\n${bar}\n` +
-      `  Service Hooks demo is running (ready in ${((Date.now() - t0) / 1000).toFixed(0)} s)\n\n` +
-      `  Open:      ${demo.openUrl}\n` +
-      `  Sign in:   F1 → "Service Webhooks: Sign In", paste this emulator token:\n` +
-      `             ${demo.token}\n` +
-      `             (kept in ${relative(ROOT, join(DEMO_DIR, 'emulator-token'))}; the editor stores it in SecretStorage, never in settings)\n\n` +
-      `  Emulator:  ${demo.emulatorUrl}   (org acme, repo widgets: a webhook to the relay, one to a failing endpoint)\n` +
-      `  Relay:     ${demo.relayUrl}/hooks/default   (secret ${DEMO_SECRET}; the editor's Relay view attaches to it)\n` +
-      `  Page:      ${demo.relayUrl}/   (the relay's deliveries in a browser; sign in with the relay token from its data folder's token file)\n` +
-      `  App:       ${demo.appUrl}   (scripts/demo/receiver.mjs verifies signatures)\n` +
-      `  Workspace: ${demo.workspace}   (git remote on the emulator; .github/workflows/ci.yml to port)\n` +
-      `  Logs:      ${relative(ROOT, demo.codeServerLog)} (code-server); the others below\n\n` +
-      `  Ctrl-C (or ending npm) stops everything.\n${bar}\n\n`,
+    `  Service Hooks demo is running (ready in ${seconds.toFixed(0)} s)\n\n` +
+    `  Open:      ${demo.openUrl}\n` +
+    `  Sign in:   F1 → "Service Webhooks: Sign In", paste this emulator token:\n` +
+    `             ${demo.token}\n` +
+    `             (kept in ${relative(ROOT, join(DEMO_DIR, 'emulator-token'))}; the editor stores it in SecretStorage, never in settings)\n\n` +
+    `  Emulator:  ${demo.emulatorUrl}   (org acme, repo widgets: a webhook to the relay, one to a failing endpoint)\n` +
+    `  Relay:     ${demo.relayUrl}/hooks/default   (secret ${DEMO_SECRET}; the editor's Relay view attaches to it)\n` +
+    `  Page:      ${demo.relayUrl}/   (the relay's deliveries in a browser; sign in with the relay token in\n` +
+    `             ${relative(ROOT, join(demo.relayData, 'token'))})\n` +
+    `  App:       ${demo.appUrl}   (scripts/demo/receiver.mjs verifies signatures)\n` +
+    `  Workspace: ${demo.workspace}   (git remote on the emulator; .github/workflows/ci.yml to port)\n` +
+    `  Logs:      ${relative(ROOT, demo.codeServerLog)} (code-server); the others below\n\n` +
+    `  Ctrl-C (or ending npm) stops everything.\n${bar}\n\n`
   );
 }
 

@@ -11,6 +11,7 @@ export function isUntrustedCert(code: string | undefined): boolean {
   return code !== undefined && UNTRUSTED_CERT.has(code);
 }
 
-export function untrustedCertMessage(where: string, code: string): string {
-  return `the relay's certificate at ${where} is not trusted (${code}): set NODE_EXTRA_CA_CERTS to the PEM file of the CA that signed it`;
+/** `whose`: whose certificate it is (`send` posts to any receiver, not only a relay). */
+export function untrustedCertMessage(where: string, code: string, whose = "the relay's"): string {
+  return `${whose} certificate at ${where} is not trusted (${code}): set NODE_EXTRA_CA_CERTS to the PEM file of the CA that signed it`;
 }

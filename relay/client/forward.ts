@@ -24,6 +24,8 @@ export interface ForwardOptions {
   timeoutMs?: number;
   /** Aborts the forward at once (e.g. the process is stopping); the result is a failure. */
   signal?: AbortSignal;
+  /** Sign the body again with this secret instead of sending the signature received (a replay re-signed). */
+  resignSecret?: string;
 }
 
 let shared: Agent | undefined;
@@ -34,7 +36,7 @@ export async function forwardDelivery(delivery: DeliveryMessage['delivery'], to:
   if (body === undefined || delivery.headers === undefined) {
     throw new TypeError('forwardDelivery: the delivery has no body (subscribe with bodies: true)');
   }
-  const headers = forwardHeaders(Object.entries(delivery.headers));
+  const headers = forwardHeaders(Object.entries(delivery.headers), options.resignSecret, body);
   const dispatcher = options.dispatcher ?? (shared ??= new Agent({ keepAliveTimeout: 4_000 }));
   const a = await postOnce(dispatcher, to, headers, body, { timeoutMs: options.timeoutMs ?? DEFAULT_FORWARD_TIMEOUT_MS, signal: options.signal });
   return {

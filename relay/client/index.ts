@@ -3,6 +3,7 @@
 export { RelayApi, RelayApiError, type RelayApiOptions } from './api';
 export { subscribe, type DeliveryHandled, type SubscribeOptions, type Subscription, type SubscriptionState } from './subscribe';
 export { forwardDelivery, type ForwardResult } from './forward';
+export { postAs, type PostAnswer } from './post';
 export type * from '../../src/core/relay/protocol';
 export {
   ForwardEngine,

@@ -10,6 +10,7 @@ import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, sign } from '../../src
 import { testDeliveryId } from '../../src/core/testSend';
 import { defineCommand } from '../cli/args';
 import { EXIT, UsageError, type CliIO } from '../cli/io';
+import { isUntrustedCert, untrustedCertMessage } from '../cli/tlsTrust';
 import { tlsHint } from '../client/probe';
 import { redact } from '../shared/redact';
 
@@ -35,6 +36,9 @@ Options:
 Headers sent: Content-Type: application/json, X-Service-Event: <event>,
 X-Service-Delivery: test-<random UUID> (marks a test send: the editor shows it as such and
 does not count it as one of the service's deliveries), User-Agent: service-hooks-cli, and the signature.
+
+An https receiver whose certificate a CA of your own signed (a team relay, a test CA): set
+NODE_EXTRA_CA_CERTS to that CA's PEM file; an untrusted certificate is reported as such.
 
 Examples:
   service-hooks send push --to http://127.0.0.1:3000/webhook --secret s3cret
@@ -248,13 +252,16 @@ export default defineCommand({
       if (text.trim()) io.stdout.write(`${excerpt(text)}\n`);
       return res.statusCode >= 200 && res.statusCode < 300 ? EXIT.ok : EXIT.failure;
     } catch (err) {
-      const e = err as { code?: string; message?: string };
+      const e = err as { code?: string; message?: string; cause?: { code?: string } };
       const cutOff = !abort.signal.aborted && (e.code === 'UND_ERR_SOCKET' || e.code === 'ECONNRESET');
+      const code = e.code ?? e.cause?.code;
       const why = abort.signal.aborted
         ? io.stopSignal.aborted
           ? 'interrupted'
           : `no answer within ${timeout} ms`
-        : (cutOff && (await tlsHint(url))) || [e.code, e.message].filter(Boolean).join(' ');
+        : isUntrustedCert(code)
+          ? untrustedCertMessage(shown, code!, "the receiver's")
+          : (cutOff && (await tlsHint(url))) || [e.code, e.message].filter(Boolean).join(' ');
       io.stderr.write(`service-hooks send: could not deliver to ${shown}: ${why}\n`);
       return EXIT.failure;
     } finally {

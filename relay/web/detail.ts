@@ -59,13 +59,19 @@ export async function showDelivery(panel: HTMLElement, who: Who, seq: number, cl
   back.addEventListener('click', close);
   const forward = h('dd', { id: 'forward-state' }, forwardText(d));
   const attempts = h('div', { id: 'attempts-box' }, attemptsList(d.attempts));
-  const body = h('pre', { class: 'body', id: 'body' }, text === undefined ? hexDump(bytes) : pretty(text));
+  const body = h('pre', { class: 'body', id: 'body' });
+  // A hex dump's lines are columns (offset, 16 bytes, ASCII): they scroll sideways, never wrap.
+  const show = (content: string | undefined) => {
+    body.textContent = content ?? hexDump(bytes);
+    body.classList.toggle('hex', content === undefined);
+  };
+  show(text === undefined ? undefined : pretty(text));
   const views = h(
     'div',
     { class: 'tabs', role: 'group', 'aria-label': 'Body view' },
-    tab('Pretty', () => (body.textContent = text === undefined ? hexDump(bytes) : pretty(text))),
-    tab('Raw', () => (body.textContent = text ?? hexDump(bytes))),
-    tab('Hex', () => (body.textContent = hexDump(bytes))),
+    tab('Pretty', () => show(text === undefined ? undefined : pretty(text))),
+    tab('Raw', () => show(text)),
+    tab('Hex', () => show(undefined)),
   );
   clear(
     panel,

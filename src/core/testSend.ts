@@ -16,3 +16,14 @@ export function testDeliveryId(uuid: string): string {
 export function isTestDeliveryId(id: string | undefined): boolean {
   return id !== undefined && id.startsWith(TEST_DELIVERY_PREFIX);
 }
+
+/** Add Webhook's signed check of a secret against a channel: a test send no webhook made, shown under none. */
+export const SECRET_CHECK_PREFIX = `${TEST_DELIVERY_PREFIX}secret-check-`;
+
+export function secretCheckDeliveryId(uuid: string): string {
+  return `${SECRET_CHECK_PREFIX}${uuid}`;
+}
+
+export function isSecretCheckId(id: string | undefined): boolean {
+  return id !== undefined && id.startsWith(SECRET_CHECK_PREFIX);
+}

@@ -2,6 +2,7 @@
 // or, when the service offers none, what reached the relay for that webhook (held whole, paged here).
 import { PagedList, channelNote, webhookRelayDeliveries, type DeliveryCounts, type DeliverySource, type DeliveryView, type WebhookView } from '../core/tree';
 import { RelayApiError } from '../../relay/client/apiError';
+import { UserError } from './errors';
 import { COMMANDS } from './ids';
 import type { Services } from './services';
 
@@ -30,13 +31,16 @@ const RELAY_ROWS = 1000;
 /**
  * The first page of a webhook's deliveries: the service's listing when it offers one, else what
  * reached the relay the webhook points at (`sharesChannel`: other listed webhooks point at the
- * same channel, so only this webhook's events are its own).
+ * same channel, so only this webhook's events are its own). `shown`: rows from the relay are shown
+ * already, so while the relay reconnects this throws RelayReconnecting (the view keeps them, marked
+ * stale, as in a service outage) instead of answering with no rows.
  */
 export async function loadFirstPage(
   services: Services,
   webhook: WebhookView,
   pageSize: number,
   sharesChannel: (channel: string) => Promise<boolean> = async () => false,
+  shown = false,
 ): Promise<DeliveryState> {
   const client = await services.client();
   const page = await client.listDeliveries(webhook.id, { limit: pageSize, offset: 0 });
@@ -49,6 +53,8 @@ export async function loadFirstPage(
   const relay = services.relay;
   const channel = relay.channelOf(webhook.url);
   if (channel === undefined) return noRelay(relay.remoteLabel);
+  if (!relay.connected && shown && relay.state === 'connecting')
+    throw new RelayReconnecting(relay.remoteLabel ?? `the relay on port ${relay.port ?? '?'}`, relay.detail);
   if (!relay.connected) {
     return empty({
       note: 'The service shows deliveries in its web UI only; connect to the relay this webhook points at to see the ones it receives.',
@@ -72,11 +78,19 @@ export async function loadFirstPage(
   return { source: 'relay', counts: view.counts, list, all: view.deliveries, channel, detail: channelNote(channel, view, shared) };
 }
 
-function empty(extra: Partial<DeliveryState>): DeliveryState {
-  return { source: 'relay', counts: { total: 0, successful: 0, failed: 0 }, list: newList(0), ...extra };
+/** The relay in use is reconnecting: the rows read from it before are kept, marked stale. */
+export class RelayReconnecting extends UserError {
+  constructor(label: string, detail?: string) {
+    super(`Reconnecting to ${label}${detail ? ` (${detail.replace(/^Reconnecting to [^:]*: /, '')})` : ''}.`);
+  }
 }
 
-/** A webhook that points at no relay the editor knows: its deliveries are in the service's web UI; Forward… routes it through one. */
+/** No rows this editor can read (no relay for the webhook, not connected, another channel's token): the count is unknown, not 0. */
+function empty(extra: Partial<DeliveryState>): DeliveryState {
+  return { source: 'relay', counts: { total: 0, successful: 0, failed: 0, unknown: true }, list: newList(0), ...extra };
+}
+
+/** A webhook that points at no relay the editor knows: its deliveries are in the service's web UI (their count unknown here); Forward… routes it through one. */
 function noRelay(remote: string | undefined): DeliveryState {
   return empty({
     note: `The service shows this webhook's deliveries in its web UI only, and it does not point at ${remote ? `a channel of ${remote}` : 'the relay'}. Forward… routes it through a relay, so its deliveries show here.`,

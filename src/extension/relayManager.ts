@@ -18,6 +18,7 @@ import {
   describeConnectError,
   forwardTargets,
   parseRelayAddress,
+  postingWsUrl,
   relayChannelFor,
   RelayLiveList,
   seqKey,
@@ -233,6 +234,16 @@ export class RelayManager implements vscode.Disposable {
     return this.secrets.heldSecretFor(url);
   }
 
+  /** Keeps a rotated secret where `url`'s forward set-up keeps its channel's (RelaySecrets.replaceHeld). */
+  replaceHeldSecret(url: string, secret: string): Promise<boolean> {
+    return this.secrets.replaceHeld(url, secret);
+  }
+
+  /** Why a generated secret could not verify at `url` (RelaySecrets.generateProblem). */
+  generateProblem(url: string): Promise<string | undefined> {
+    return this.secrets.generateProblem(url);
+  }
+
   /** The secret a webhook to `url` gets when Add Webhook generates one (RelaySecrets.secretForGenerated). */
   secretForGenerated(url: string, generated: string): Promise<GeneratedSecret> {
     return this.secrets.secretForGenerated(url, generated);
@@ -356,7 +367,19 @@ export class RelayManager implements vscode.Disposable {
     const since = forwarder?.since ?? (floors.length ? Math.min(...floors) : undefined);
     const handle = forwarder && ((d: RelayDeliveryMessage) => this.forwardOnce(forwarder, d, relay, scope));
     const conn = new RelayConnection({
-      endpoint: { httpUrl: relay, wsUrl: address.wsUrl, token, label: where.remote ? address.label : `port ${where.port}` } satisfies RelayEndpoint,
+      // With the admin token it streams every channel but posts only its set-ups' to an app (`posts=`).
+      endpoint: {
+        httpUrl: relay,
+        wsUrl:
+          forwarder && scope.kind === 'admin'
+            ? postingWsUrl(
+                address.wsUrl,
+                sessions.map((f) => f.channel),
+              )
+            : address.wsUrl,
+        token,
+        label: where.remote ? address.label : `port ${where.port}`,
+      } satisfies RelayEndpoint,
       client,
       since,
       handle,
@@ -681,13 +704,13 @@ export class RelayManager implements vscode.Disposable {
     return this.api().getDelivery(seq);
   }
 
-  replay(seq: number, to?: string): Promise<ReplayResponse> {
-    return this.api().replay(seq, to ? { to } : {});
+  replay(seq: number, to?: string, opts: { resignSecret?: string } = {}): Promise<ReplayResponse> {
+    return this.api().replay(seq, { ...(to ? { to } : {}), ...opts });
   }
 
   /** Replay Delivery: to the app that forwards the delivery's channel, else the relay's own targets (RelayActions.replayDelivery). */
-  replayDelivery(seq: number): Promise<{ to?: string; response: ReplayResponse }> {
-    return this.actions.replayDelivery(seq);
+  replayDelivery(seq: number, opts: { resignSecret?: string } = {}): Promise<{ to?: string; response: ReplayResponse }> {
+    return this.actions.replayDelivery(seq, opts);
   }
 
   /** Retry pending now: the relay's pending forwards and the editor's own (RelayActions.retryPending). */

@@ -138,22 +138,28 @@ export async function askEvents(
   return picked === BACK ? BACK : picked.map((p) => p.label);
 }
 
-/** Step 3: the signing secret: generated, entered (at least 8 characters), or none. */
-export async function askSecret(back = true): Promise<string | Back> {
+/**
+ * Step 3: the signing secret: generated, entered (at least 8 characters), or none. `cannotGenerate`:
+ * why a generated secret would not verify where the webhook delivers (a channel token's channel):
+ * then it is not offered, and the pick says why. `note`: why the step is asked again.
+ */
+export async function askSecret(back = true, opts: { cannotGenerate?: string; note?: string } = {}): Promise<string | Back> {
   for (;;) {
     const picked = await pickStep({
       title: `Add Webhook (3/${ADD_WEBHOOK_STEPS}): Secret (content type: json)`,
       items: [
-        { label: 'Generate a strong secret', description: '32 random bytes, hex', value: 'generate' },
-        { label: 'Enter a secret', value: 'enter' },
+        ...(opts.cannotGenerate ? [] : [{ label: 'Generate a strong secret', description: '32 random bytes, hex', value: 'generate' }]),
+        { label: 'Enter a secret', ...(opts.cannotGenerate ? { description: "the channel's own" } : {}), value: 'enter' },
         { label: 'No secret', description: 'deliveries are not signed', value: 'none' },
       ],
+      ...(opts.note || opts.cannotGenerate ? { placeholder: opts.note ?? opts.cannotGenerate } : {}),
       back,
     });
     if (picked === BACK) return BACK;
     if (picked[0]!.value !== 'enter') return picked[0]!.value;
     const s = await inputStep({
       title: `Add Webhook (3/${ADD_WEBHOOK_STEPS}): Webhook secret`,
+      ...(opts.note ? { prompt: opts.note } : {}),
       password: true,
       back: true,
       validate: (v) => (v.length >= 8 ? undefined : 'At least 8 characters'),

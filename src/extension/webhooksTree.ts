@@ -343,7 +343,13 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
     const before = cached ? await cached.catch(() => undefined) : undefined;
     let fresh: DeliveryState;
     try {
-      fresh = await loadFirstPage(this.services, node.webhook, this.pageSize, (ch) => this.sharesChannel(ch));
+      fresh = await loadFirstPage(
+        this.services,
+        node.webhook,
+        this.pageSize,
+        (ch) => this.sharesChannel(ch),
+        before?.source === 'relay' && before.list.total > 0,
+      );
     } catch (err) {
       if (before) log().warn(`refreshing deliveries of ${node.webhook.id}: ${shortMessage(err)}`);
       else this.changed.fire(node); // its error row may read differently now

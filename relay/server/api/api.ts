@@ -11,9 +11,10 @@
 //        limit: default 100, at most 10,000; limit=0 answers an empty list.
 //        event= (exactly), verification=, forward= (ok | pending | failed | none), deliveryId= (a
 //        part, any case): filters over the whole channel, not the newest page (the page's filters)
-//   GET  /api/deliveries/<seq>            → 200 RelayDelivery; a rejected one also has `explanation`: the
+//   GET  /api/deliveries/<seq>            → 200 RelayDelivery; a rejected one also has `explanation` and `signatureMatchesNow`: the
 //        signature doctor's findings with the current secrets of the channel it came to (by identity, name@generation;
-//        once that channel is gone, a finding that says so) (relay/server/api/explainRejected.ts)
+//        once that channel is gone, a finding that says so), and whether its signature verifies with them now
+//        (relay/server/api/explainRejected.ts)
 //   POST /api/deliveries/<seq>/replay     → 200 ReplayResponse ({ to?, resignSecret? }); with { to: "subscribers" }
 //        → 202 SubscriberReplayResponse: sent again to the subscribers connected to its channel
 //        (409 when none is; the admin token or the channel's own, like the other replays)
@@ -150,7 +151,7 @@ function apiRoutes(ctx: ApiContext): Route[] {
           if (d.verification !== 'rejected') return sendJson(res, 200, d);
           // A rejected delivery: the doctor's words, with its own channel's secrets (by identity), which stay here.
           const key = store.get(d.seq)?.channelKey;
-          return sendJson(res, 200, { ...d, explanation: explainRejected(d, key === undefined ? undefined : ctx.channels.secretsOfKey(key)) });
+          return sendJson(res, 200, { ...d, ...explainRejected(d, key === undefined ? undefined : ctx.channels.secretsOfKey(key)) });
         },
       },
     },

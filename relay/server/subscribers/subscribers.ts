@@ -5,6 +5,8 @@
 // subscribers), capped per token, flow-controlled by what their connection drains, and dropped
 // with WS_CLOSE_SLOW_SUBSCRIBER when more than `maxUnsentBytes` wait for a connection that does
 // not drain. A dropped subscriber loses nothing: it reconnects with since=<last acked seq>.
+// `posts=<name,…>`: the channels a subscriber of every channel posts to an app (the editor with the
+// admin token forwards its set-ups' channels only): a replay to subscribers counts it for those.
 // Memory is bounded per subscriber, per token and relay-wide: a large body goes as fragments read
 // from the journal as the connection drains (./deliveryStream.ts), never as a copy per subscriber,
 // and a subscriber waits to write while its token's or the relay's queued bytes are over their bound.
@@ -92,6 +94,8 @@ class Subscriber {
   dropped = false;
   /** What its token reads: all channels, or one channel identity (HelloMessage.scope). */
   scope: TokenScope = ADMIN;
+  /** The channels it posts to an app (`posts=`), when it said; undefined: every channel it streams. */
+  posts: ReadonlySet<string> | undefined;
   /** The pump waits for the connection to drain. */
   stalled = false;
   /** Live delivery bytes that arrived while stalled (not queued: read from the journal later). */
@@ -270,6 +274,8 @@ export class SubscriberHub {
       accepted = true;
       const sub = new Subscriber(ws, token, channel, bodies, since, forwards, binary);
       sub.scope = tokenScope(scope);
+      const posts = url.searchParams.get('posts');
+      sub.posts = posts === null ? undefined : new Set(posts.split(',').filter(Boolean));
       this.accept(sub);
     });
   }
@@ -532,14 +538,18 @@ export class SubscriberHub {
   }
 
   /**
-   * Sends delivery `seq` again to the forwarding subscribers (those that take bodies) of its
+   * Sends delivery `seq` again to the forwarding subscribers (those that take bodies, and post its
+   * channel to an app when they said which: `posts=`) of its
    * channel, and of every channel: those already sent it get a ReplayDeliveryMessage; those not
    * yet there will get it in order anyway. Resolves to how many there are (0: none connected).
    */
   async replay(seq: number): Promise<number> {
     const e = this.store.get(seq);
     if (!e) return 0;
-    const subs = [...(this.byChannel.get('') ?? []), ...(this.byChannel.get(e.channelKey) ?? [])].filter((s) => s.open && s.bodies);
+    // Only those that post this channel to an app: one that said which channels it posts (`posts=`) and not this one would not.
+    const subs = [...(this.byChannel.get('') ?? []), ...(this.byChannel.get(e.channelKey) ?? [])].filter(
+      (s) => s.open && s.bodies && (s.posts === undefined || s.posts.has(e.summary.channel)),
+    );
     const again = subs.filter((s) => seq <= s.sent);
     if (again.length > 0) {
       const msg = await this.messages.replay(e, true);

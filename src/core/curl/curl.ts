@@ -102,3 +102,16 @@ export function redactUrl(url: string): string {
     return url;
   }
 }
+
+/**
+ * How to re-sign what Copy as cURL copies (its signature is redacted): the same body bytes sent by
+ * `service-hooks send <event>` with the secret from the environment ($WEBHOOK_SECRET, never on the
+ * clipboard), which signs them. `event`: the delivery's X-Service-Event (the page's bundle imports
+ * this file, so it takes no header names from the node-only signing module).
+ */
+export function buildResignCommand(url: string, event: string, body: string | Uint8Array): string {
+  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
+  const text = isPrintableBody(bytes) ? utf8OrUndefined(bytes)! : undefined;
+  const feed = text !== undefined ? `printf '%s' ${shellQuote(text)}` : printfBytes(bytes);
+  return `${feed} | service-hooks send ${shellQuote(event)} --to ${shellQuote(redactUrl(url))} --payload - --secret "$WEBHOOK_SECRET"`;
+}

@@ -14,4 +14,4 @@ export type {
 } from './types';
 export { validatePayload, errorPath } from './validate';
 export { samplePayload, type SampleOptions } from './samples';
-export { sampleRequest, SAMPLE_USER_AGENT, type SampleRequest } from './sampleRequest';
+export { sampleRequest, secretCheckRequest, SAMPLE_USER_AGENT, type SampleRequest } from './sampleRequest';

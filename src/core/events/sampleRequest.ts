@@ -3,7 +3,7 @@
 // is one, and marked as a test send (X-Service-Delivery: test-<uuid>, src/core/testSend.ts) so
 // the views do not count it as one of the service's deliveries.
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, sign } from '../signing';
-import { testDeliveryId } from '../testSend';
+import { secretCheckDeliveryId, testDeliveryId } from '../testSend';
 import { samplePayload, type SampleOptions } from './samples';
 import { validatePayload } from './validate';
 import type { EventType } from './types';
@@ -30,5 +30,23 @@ export function sampleRequest(event: EventType, uuid: string, secret: string | u
     [DELIVERY_HEADER]: deliveryId,
   };
   if (secret) headers[SIGNATURE_HEADER] = sign(secret, body);
+  return { headers, body, deliveryId };
+}
+
+/**
+ * A signed `ping` that Add Webhook posts through a relay channel's ingress before it creates a
+ * webhook with a typed secret: the relay answers 401 when the secret is not the channel's (every
+ * delivery would be rejected). Marked as a test send, so the views do not count it.
+ */
+export function secretCheckRequest(secret: string, uuid: string): SampleRequest {
+  const body = Buffer.from(JSON.stringify({ event: 'ping', zen: "Add Webhook checks the webhook's secret against the channel" }));
+  const deliveryId = secretCheckDeliveryId(uuid); // a test send, and shown under no webhook
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    'User-Agent': SAMPLE_USER_AGENT,
+    [EVENT_HEADER]: 'ping',
+    [DELIVERY_HEADER]: deliveryId,
+  };
+  if (secret) headers[SIGNATURE_HEADER] = sign(secret, body); // '': unsigned, as a webhook without a secret sends
   return { headers, body, deliveryId };
 }

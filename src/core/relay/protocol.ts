@@ -66,6 +66,12 @@ export interface RelayDelivery extends RelayDeliverySummary {
    * current secrets (why the signature did not match: a trailing newline, re-serialized JSON, …).
    */
   explanation?: string[];
+  /**
+   * A rejected delivery only: whether the signature it carried verifies with the channel's secrets
+   * now (the channel's secret was changed to the webhook's). The service's retry resends that same
+   * signature, so only then does a retry at the service pass; else it is replayed re-signed.
+   */
+  signatureMatchesNow?: boolean;
 }
 
 export interface ChannelStatus {

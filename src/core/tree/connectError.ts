@@ -29,3 +29,13 @@ export function describeConnectError(
     return `${label} does not speak TLS on this port: use http:// only for a relay on this machine.`;
   return `Cannot connect to ${label}: ${err.message ?? 'unknown error'}${code ? ` (${code})` : ''}`;
 }
+
+/**
+ * Why a POST the editor made to `label` (Send Sample Event…, Add Webhook's secret check) got no
+ * answer, from the socket's error code: an untrusted certificate says how to trust its CA.
+ */
+export function describePostError(label: string, err: { code?: string; error: string }): string {
+  if (err.code && CERT_CODES.test(err.code))
+    return `${label}'s TLS certificate is not trusted (${err.code}). If your team uses its own CA, start the editor with NODE_EXTRA_CA_CERTS pointing at its PEM file.`;
+  return `Cannot reach ${label}: ${err.error}${err.code && !err.error.includes(err.code) ? ` (${err.code})` : ''}`;
+}

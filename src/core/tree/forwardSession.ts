@@ -59,3 +59,18 @@ export function localAppUrlProblem(url: string): string | undefined {
   if (u.username || u.password) return 'The URL must not hold a user or password';
   return undefined;
 }
+
+/**
+ * The channels Forward… offers to forward (admin token): every channel the relay reports, those
+ * with deliveries (GET /api/status) and those it serves with none yet (GET /api/channels: a channel
+ * just created has 0 deliveries and is not in the status), by name, minus those a set-up forwards.
+ */
+export function forwardableChannels(
+  status: readonly { name: string; received: number; ingressUrl?: string }[],
+  listed: readonly { name: string; received: number; ingressUrl?: string }[],
+  taken: ReadonlySet<string>,
+): { name: string; received: number; ingressUrl?: string }[] {
+  const byName = new Map<string, { name: string; received: number; ingressUrl?: string }>();
+  for (const c of [...listed, ...status]) byName.set(c.name, { ...byName.get(c.name), ...c });
+  return [...byName.values()].filter((c) => !taken.has(c.name)).sort((a, b) => a.name.localeCompare(b.name));
+}

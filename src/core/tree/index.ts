@@ -14,3 +14,5 @@ export * from './relayMenu';
 export * from './relayGroups';
 export * from './relayMatch';
 export * from './webhookDeliveries';
+export * from './retryRoute';
+export * from './sampleTargets';

@@ -3,7 +3,8 @@ import type { DeliveryCounts, DeliverySource, DeliveryView, WebhookView } from '
 
 /** "Deliveries 12 · ✓ 10 · ✗ 2" */
 export function deliveriesLabel(c: DeliveryCounts): string {
-  return `Deliveries ${c.total} · ✓ ${c.successful} · ✗ ${c.failed}`;
+  if (c.unknown) return "Deliveries: in the service's web UI";
+  return `Deliveries ${c.total} · ✓ ${c.successful} · ✗ ${c.failed}${c.retrying ? ` · ↻ ${c.retrying}` : ''}`;
 }
 
 /** A webhook's label from its URL: host[:port] + path, without scheme, query or credentials. */
@@ -55,8 +56,9 @@ export function toSecond(iso: string): string {
   return new Date(t).toISOString().slice(0, 19).replace('T', ' ');
 }
 
-export function deliveryOutcome(d: Pick<DeliveryView, 'success' | 'status' | 'error'>): string {
+export function deliveryOutcome(d: Pick<DeliveryView, 'success' | 'status' | 'error' | 'retrying'>): string {
   if (d.success) return '✓';
+  if (d.retrying) return d.status !== null && d.status !== undefined ? `↻ ${d.status} retrying` : '↻ retrying';
   if (d.status !== null && d.status !== undefined) return `✗ ${d.status}`;
   return `✗ ${d.error ? 'no response' : 'failed'}`;
 }
@@ -109,7 +111,7 @@ export function deliveryTooltip(d: DeliveryView, source: DeliverySource): string
     `Event: ${d.event}`,
     `Created: ${toSecond(createdAt(d))} UTC`,
     `Last attempt: ${toSecond(d.delivered_at)} UTC`,
-    d.success ? 'Outcome: success' : `Outcome: failed${d.status !== null ? ` (HTTP ${d.status})` : ''}`,
+    d.success ? 'Outcome: success' : `Outcome: ${d.retrying ? 'retrying' : 'failed'}${d.status !== null ? ` (HTTP ${d.status})` : ''}`,
   ];
   if (!d.success && d.error) lines.push(`Error: ${d.error}`);
   if (d.attempts) lines.push(`Attempts: ${d.attempts.length}`);
@@ -119,7 +121,9 @@ export function deliveryTooltip(d: DeliveryView, source: DeliverySource): string
 }
 
 export function deliveriesTooltip(c: DeliveryCounts, source: DeliverySource): string {
-  return `${c.total} deliveries, ${c.successful} successful, ${c.failed} failed\nSource: ${SOURCE_TEXT[source]}`;
+  if (c.unknown)
+    return `The service lists this webhook's deliveries in its web UI only, and they reach no relay the editor reads: their count is unknown here (not 0).`;
+  return `${c.total} deliveries, ${c.successful} successful, ${c.failed} failed${c.retrying ? `, ${c.retrying} retrying` : ''}\nSource: ${SOURCE_TEXT[source]}`;
 }
 
 /** "signature header missing" → "Signature header missing." (for messages shown to people). */

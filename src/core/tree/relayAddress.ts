@@ -66,3 +66,14 @@ export function serviceIsLocal(baseUrl: string): boolean {
   const [a, b] = [Number(m[1]), Number(m[2])];
   return a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168);
 }
+
+/**
+ * The WebSocket URL of a subscription of every channel (the admin token) that posts only `channels`
+ * to an app (its forward set-ups'): `posts=` tells the relay, so a replay to subscribers counts it
+ * for those channels alone.
+ */
+export function postingWsUrl(wsUrl: string, channels: readonly string[]): string {
+  const u = new URL(wsUrl);
+  u.searchParams.set('posts', [...new Set(channels)].join(','));
+  return u.toString();
+}

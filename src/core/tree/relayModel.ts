@@ -196,26 +196,44 @@ export class RelayLiveList {
   }
 }
 
-/** Relay journal entries shown as deliveries of a webhook (used when the service offers no deliveries endpoint). */
+/**
+ * Relay journal entries shown as deliveries of a webhook (used when the service offers no
+ * deliveries endpoint). A forward that succeeded (a replay after a refusal, re-signed after a
+ * rejection) makes the row a success; one the app answered with a retry pending is `retrying`.
+ */
 export function relayToDelivery(d: RelayDeliveryView): DeliveryView {
+  const okForward = d.forward.find((f) => f.status === 'ok');
   const failedForward = d.forward.find((f) => f.status === 'failed');
-  const failed = d.verification === 'rejected' || failedForward !== undefined;
-  const status = d.forward.find((f) => f.lastStatus !== undefined)?.lastStatus ?? null;
-  return {
-    id: d.deliveryId ?? `relay-${d.seq}`,
-    seq: d.seq,
-    event: d.event ?? 'unknown',
-    delivered_at: d.receivedAt,
-    success: !failed,
-    status: failed ? (d.verification === 'rejected' ? 401 : status) : status,
-    ...(d.verification === 'rejected'
-      ? { error: `signature rejected${d.reason ? `: ${d.reason}` : ''}` }
-      : failedForward
-        ? {
-            error: `the relay took it; its forward ${forwardTargetText(failedForward.target)} failed${failedForward.lastStatus !== undefined ? ` (the app answered ${failedForward.lastStatus})` : ''}`,
-          }
-        : {}),
-  };
+  const retryingForward = d.forward.find((f) => f.status === 'pending' && f.lastStatus !== undefined);
+  // A rejected delivery reaches an app only by a re-signed replay: its forward ok makes it a success.
+  const rejected = d.verification === 'rejected' && okForward === undefined;
+  const failed = rejected || failedForward !== undefined;
+  const retrying = !failed && retryingForward !== undefined;
+  const status = (retryingForward ?? d.forward.find((f) => f.lastStatus !== undefined))?.lastStatus ?? null;
+  const base = { id: d.deliveryId ?? `relay-${d.seq}`, seq: d.seq, event: d.event ?? 'unknown', delivered_at: d.receivedAt };
+  if (rejected) return { ...base, success: false, status: 401, refusedBy: 'signature', error: `signature rejected${d.reason ? `: ${d.reason}` : ''}` };
+  if (failed) {
+    const f = failedForward!;
+    const answered = f.lastStatus !== undefined ? ` (the app answered ${f.lastStatus})` : '';
+    return {
+      ...base,
+      success: false,
+      status: f.lastStatus ?? null,
+      refusedBy: 'app',
+      error: `the relay took it; its forward ${forwardTargetText(f.target)} failed${answered}`,
+    };
+  }
+  if (retrying) {
+    const f = retryingForward;
+    return {
+      ...base,
+      success: false,
+      status,
+      retrying: true,
+      error: `the relay took it; the app answered ${f.lastStatus}, and its forward ${forwardTargetText(f.target)} is retrying`,
+    };
+  }
+  return { ...base, success: true, status };
 }
 
 export type { RelayStatusView };

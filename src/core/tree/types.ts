@@ -23,6 +23,14 @@ export interface DeliveryView {
   created_at?: string;
   /** Relay journal sequence number, for deliveries read from the relay journal (one id may be journaled several times). */
   seq?: number;
+  /**
+   * Who refused a failed row read from the relay journal: 'app' — the relay took it (the service
+   * counts it delivered) and the app refused it; 'signature' — the relay rejected its signature.
+   * Absent: a failure of the service's own delivery. retryRoute.ts picks the retry by it.
+   */
+  refusedBy?: 'app' | 'signature';
+  /** The app answered a retryable status and a forward retry is pending: neither ✓ nor ✗ yet. */
+  retrying?: boolean;
 }
 
 /** Where a webhook's deliveries came from. */
@@ -32,6 +40,13 @@ export interface DeliveryCounts {
   total: number;
   successful: number;
   failed: number;
+  /** Relay rows whose forward to the app is being retried (neither successful nor failed yet). */
+  retrying?: number;
+  /**
+   * Nothing here can count them: the service lists deliveries in its web UI only and the webhook
+   * reaches no relay the editor reads (a failing endpoint's deliveries are failures, not none).
+   */
+  unknown?: boolean;
 }
 
 // The Relay view shows the relay's wire types as they are (src/core/relay/protocol.ts).

@@ -4,8 +4,9 @@
 // that it filtered. Test sends (testSend.ts) are shown marked and never counted as the service's.
 // Entries with the same delivery id (the service's retries of one delivery: each reached the relay
 // and was journaled) are one row, as the service shows one delivery with several attempts: created
-// at the first, with the outcome and seq of the last.
-import { isTestDeliveryId } from '../testSend';
+// at the first, with the outcome and seq of the last. Add Webhook's signed check of a secret
+// (testSend.ts isSecretCheckId) is no webhook's delivery: left out.
+import { isSecretCheckId, isTestDeliveryId } from '../testSend';
 import { byCreatedDesc } from './labels';
 import { relayToDelivery } from './relayModel';
 import { relayChannelFor, type RelayUrls } from './relayMatch';
@@ -34,6 +35,7 @@ export function webhookRelayDeliveries(entries: readonly RelayDeliveryView[], we
   const groups = new Map<string, RelayDeliveryView[]>(); // newest first within each
   let otherEvents = 0;
   for (const e of [...entries].sort((a, b) => b.seq - a.seq)) {
+    if (isSecretCheckId(e.deliveryId)) continue; // Add Webhook's check of a secret: no webhook's delivery
     if (shared && !(e.event !== undefined && (events.has(e.event) || ALWAYS.has(e.event)))) {
       otherEvents++;
       continue;
@@ -53,9 +55,10 @@ export function webhookRelayDeliveries(entries: readonly RelayDeliveryView[], we
   deliveries.splice(0, deliveries.length, ...byCreatedDesc(deliveries));
   const counted = deliveries.filter((d) => !d.test);
   const successful = counted.filter((d) => d.success).length;
+  const retrying = counted.filter((d) => d.retrying).length;
   return {
     deliveries,
-    counts: { total: counted.length, successful, failed: counted.length - successful },
+    counts: { total: counted.length, successful, failed: counted.length - successful - retrying, ...(retrying ? { retrying } : {}) },
     tests: deliveries.length - counted.length,
     otherEvents,
   };

@@ -1,5 +1,9 @@
 // Add Webhook: URL (relay URLs offered) → events (pick many of the seven) → secret
 // (generate/enter/none) → json, with Back between the steps and URL problems shown as you type.
+// A secret is checked against the relay channel the URL names before anything is created: a
+// generated one is not offered where it could not verify (a channel token's channel), and a typed
+// one is sent as a signed test ping through the ingress; a 401 asks for the secret again (the URL
+// and events kept), or, given as an argument, is an error.
 import { randomBytes } from 'node:crypto';
 import { newSecret } from '../../core/randomToken';
 import { RelayApiError } from '../../../relay/client/apiError';
@@ -10,6 +14,7 @@ import { COMMANDS } from '../ids';
 import { UserError } from '../errors';
 import { asArgs, pickRepo } from '../pickers';
 import { withProgress } from '../progress';
+import { secretMismatch } from '../relay/servicePost';
 import { BACK, askEvents, askSecret, askUrl, type UrlChoice } from '../webhookInputs';
 import type { CommandContext, CommandModule } from './context';
 
@@ -30,7 +35,10 @@ const command: CommandModule = {
     // (on a remote relay only with a token that may create channels: a channel token offers its channel).
     const own = (await mayCreateChannels(ctx)) ? channelNameFor(repoKey(repo), randomBytes(4).toString('hex')) : undefined;
     const choices = ctx.services.relay.webhookUrlChoices(own);
-    const { url, events, secretChoice } = await askAll(args, choices);
+    const ownChannel = (u: string) => choices.find((c) => c.url === u.trim() && c.newChannel)?.newChannel;
+    const cannotGenerate = async (u: string) => (ownChannel(u) ? undefined : ctx.services.relay.generateProblem(u.trim()));
+    const asked = await askAll(args, choices, cannotGenerate);
+    const { url, events } = asked;
     const urlProblem = validateWebhookUrl(url);
     if (urlProblem) throw new UserError(urlProblem);
     if (events.length === 0) throw new UserError('Pick at least one event.');
@@ -38,7 +46,8 @@ const command: CommandModule = {
     if (unknown.length) throw new UserError(`Unknown event type(s): ${unknown.join(', ')}`);
     // A generated secret must verify where the webhook delivers: a relay channel's own secret, or one added to the relay (relayManager).
     // A channel of the webhook's own on the remote relay is created below with the generated secret.
-    const newChannel = choices.find((c) => c.url === url.trim() && c.newChannel)?.newChannel;
+    const newChannel = ownChannel(url);
+    const secretChoice = newChannel ? asked.secretChoice : await checkedSecret(ctx, url.trim(), asked.secretChoice, args.secret !== undefined, cannotGenerate);
     const fresh = newSecret();
     const generated =
       secretChoice !== 'generate'
@@ -125,8 +134,36 @@ async function createChannel(ctx: CommandContext, name: string, secret: string |
   }
 }
 
+/**
+ * A typed secret checked against the relay channel `url` names (a signed test ping through its
+ * ingress) before anything is created; a mismatch asks again (the URL and events kept) or, when
+ * the secret came as an argument, is an error. 'generate' passes as it is; 'none' is checked unsigned.
+ */
+async function checkedSecret(
+  ctx: CommandContext,
+  url: string,
+  choice: string,
+  given: boolean,
+  cannotGenerate: (url: string) => Promise<string | undefined>,
+): Promise<string> {
+  for (;;) {
+    if (choice === 'generate') return choice;
+    const typed = choice === 'none' ? '' : choice; // none: an unsigned ping tells whether the channel takes unsigned deliveries
+    const problem = await withProgress('Checking the secret against the relay channel…', () => secretMismatch(ctx.services.relay, url, typed));
+    if (!problem) return choice;
+    if (given) throw new UserError(problem);
+    const again = await askSecret(false, { note: problem, cannotGenerate: await cannotGenerate(url) });
+    if (again === BACK) throw new UserError(problem);
+    choice = again;
+  }
+}
+
 /** The steps the arguments do not answer, in order; Back returns to the step asked before. */
-async function askAll(args: AddWebhookArgs, choices: readonly UrlChoice[]): Promise<{ url: string; events: string[]; secretChoice: string }> {
+async function askAll(
+  args: AddWebhookArgs,
+  choices: readonly UrlChoice[],
+  cannotGenerate: (url: string) => Promise<string | undefined>,
+): Promise<{ url: string; events: string[]; secretChoice: string }> {
   const answers = { url: args.url, events: args.events, secretChoice: args.secret };
   const steps: (() => Promise<boolean>)[] = [];
   if (args.url === undefined) steps.push(async () => ((answers.url = (await askUrl(choices, answers.url)) as string), true));
@@ -140,7 +177,7 @@ async function askAll(args: AddWebhookArgs, choices: readonly UrlChoice[]): Prom
   if (args.secret === undefined) {
     const back = steps.length > 0;
     steps.push(async () => {
-      const r = await askSecret(back);
+      const r = await askSecret(back, { cannotGenerate: await cannotGenerate(answers.url!) });
       return r === BACK ? false : ((answers.secretChoice = r), true);
     });
   }

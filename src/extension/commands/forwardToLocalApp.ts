@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { newSecret } from '../../core/randomToken';
 import * as vscode from 'vscode';
-import { channelNameFor, localAppUrlProblem, repoKey, serviceIsLocal } from '../../core/tree';
+import { channelNameFor, forwardableChannels, localAppUrlProblem, repoKey, serviceIsLocal } from '../../core/tree';
 import { settings } from '../config';
 import { Cancelled, UserError } from '../errors';
 import { COMMANDS, RELAY_STORAGE } from '../ids';
@@ -126,7 +126,9 @@ const NEW_CHANNEL = '$(add) A new channel and webhook';
 async function pickChannel(ctx: CommandContext): Promise<string | undefined> {
   const relay = ctx.services.relay;
   const taken = new Set(relay.sessions().map((f) => f.channel));
-  const channels = (relay.status?.channels ?? []).filter((c) => !taken.has(c.name));
+  // The status lists channels with deliveries; GET /api/channels (admin) also those with none yet.
+  const listed = await relay.connection?.api.listChannels().catch(() => []);
+  const channels = forwardableChannels(relay.status?.channels ?? [], listed ?? [], taken);
   if (channels.length === 0) return undefined;
   const items = [
     { label: NEW_CHANNEL, description: 'recommended: a channel with a fresh secret, and a service webhook to it', channel: undefined },

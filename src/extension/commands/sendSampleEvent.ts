@@ -3,27 +3,25 @@
 // would, signed with the secret the editor holds (the local relay's), else with one asked for and
 // never stored; marked as a test send (X-Service-Delivery: test-<uuid>, src/core/testSend.ts).
 // Also on the webhook row. Automation: { webhookId | url, event, secret? } ('' sends unsigned).
+// It posts with the trust of the connection to the relay (NODE_EXTRA_CA_CERTS's CA, which the
+// extension host's own fetch leaves out: ../relay/servicePost.ts), and a failure says its cause
+// (an untrusted certificate: how to trust its CA) instead of "fetch failed".
 import { randomUUID } from 'node:crypto';
 import * as vscode from 'vscode';
 import { EVENT_TYPES, isEventType, sampleRequest, type EventType } from '../../core/events';
-import { repoKey, webhookLabel, type RepoRef } from '../../core/tree';
+import { sampleTargetItems, webhookLabel, type SampleTarget } from '../../core/tree';
 import { COMMANDS } from '../ids';
 import { Cancelled, UserError } from '../errors';
 import { log } from '../log';
 import { asArgs, isNode, pickWebhook } from '../pickers';
 import { withProgress } from '../progress';
+import { statusOf } from '../relay/servicePost';
 import type { CommandContext, CommandModule } from './context';
 
 const TITLE = 'Send Sample Event';
 export const SAMPLE_TIMEOUT_MS = 10_000;
 
-interface Target {
-  url: string;
-  label: string;
-  repo?: RepoRef;
-  /** a webhook's events: offered first */
-  events?: readonly string[];
-}
+type Target = SampleTarget;
 
 /** The webhook (row, `webhookId`), the `url`, or a pick of the webhooks and the relays' channel URLs. */
 async function pickTarget(ctx: CommandContext, arg: unknown): Promise<Target> {
@@ -36,17 +34,7 @@ async function pickTarget(ctx: CommandContext, arg: unknown): Promise<Target> {
   const { hooks } = await ctx.webhooks
     .cachedWebhooks()
     .catch(() => ({ hooks: [] as Awaited<ReturnType<CommandContext['webhooks']['cachedWebhooks']>>['hooks'] }));
-  const items: (vscode.QuickPickItem & { target: Target })[] = [
-    ...hooks.map(({ repo, webhook }) => ({
-      label: webhookLabel(webhook.url),
-      description: `webhook of ${repoKey(repo)}`,
-      target: { url: webhook.url, label: webhookLabel(webhook.url), repo, events: webhook.events },
-    })),
-    ...ctx.services.relay
-      .webhookUrlChoices()
-      .filter((c) => !hooks.some((h) => h.webhook.url === c.url))
-      .map((c) => ({ label: c.url, description: `relay channel · ${c.description}`, target: { url: c.url, label: c.url } })),
-  ];
+  const items = sampleTargetItems(hooks, ctx.services.relay.webhookUrlChoices());
   if (items.length === 0) throw new UserError('No webhook or relay channel to send to. Sign in, or start or connect to a relay.');
   const pick = await vscode.window.showQuickPick(items, { title: `${TITLE} (1/2): to`, placeHolder: 'A webhook, or a relay channel', ignoreFocusOut: true });
   if (!pick) throw new Cancelled();
@@ -96,11 +84,9 @@ const command: CommandModule = {
     const secret = await secretFor(ctx, target, args.secret);
     const repo = target.repo ?? (await ctx.services.repositories())[0];
     const req = sampleRequest(event, randomUUID(), secret, repo ? { owner: repo.owner, repo: repo.repo } : {});
-    const status = await withProgress(`Sending a sample ${event} to ${target.label}…`, async () => {
-      const res = await fetch(target.url, { method: 'POST', headers: req.headers, body: req.body, signal: AbortSignal.timeout(SAMPLE_TIMEOUT_MS) });
-      await res.arrayBuffer();
-      return res.status;
-    });
+    const status = await withProgress(`Sending a sample ${event} to ${target.label}…`, () =>
+      statusOf(target.url, target.label, req.headers, req.body, SAMPLE_TIMEOUT_MS),
+    );
     const signed = secret !== '';
     log().info(`sample ${event} (${req.deliveryId}, ${signed ? 'signed' : 'unsigned'}) to ${target.url}: ${status}`);
     const text = `Sent a sample ${event} to ${target.label}${signed ? '' : ' (unsigned)'}: it answered ${status}. Marked as a test send (${req.deliveryId}).`;

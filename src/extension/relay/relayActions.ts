@@ -1,6 +1,8 @@
 // What the editor asks of the relay in use beyond reading it: Replay Delivery (to the app that
-// forwards its channel, posted byte-exact as forwarding does, else by the relay to its own targets)
-// and Retry pending now (the relay's pending forwards, and the editor's own retrying ones).
+// forwards its channel, posted byte-exact as forwarding does, else by the relay to its own targets;
+// re-signed with a secret for a delivery the relay rejected) and Retry pending now (the relay's
+// pending forwards, and the editor's own retrying ones). A replay the editor posts itself is
+// reported to the relay, so the delivery's row shows its outcome (✓ after a refusal).
 import { RelayApiError } from '../../../relay/client/apiError';
 import type { ReplayResponse } from '../../../relay/client';
 import { SUBSCRIBER_TARGET } from '../../core/relay/protocol';
@@ -26,9 +28,13 @@ export class RelayActions {
    * token's forward URL), posted by the editor byte-exact as forwarding does (any token may); a
    * delivery of a channel nobody here forwards goes to the relay's own targets (POST …/replay).
    */
-  async replayDelivery(seq: number): Promise<{ to?: string; response: ReplayResponse }> {
+  async replayDelivery(seq: number, opts: { resignSecret?: string } = {}): Promise<{ to?: string; response: ReplayResponse }> {
     const conn = this.relay.connection();
     const d = await conn.getDelivery(seq);
+    if (opts.resignSecret !== undefined && d.truncated)
+      throw new UserError(
+        `Delivery #${seq} was rejected and the relay kept only the first ${d.truncated.kept} of its ${d.size} bytes: it cannot be replayed re-signed. Send the event again from the service.`,
+      );
     const to = this.relay.targetFor(d.channel);
     if (!to) {
       const targets = d.forward.filter((f) => f.target !== SUBSCRIBER_TARGET);
@@ -36,10 +42,12 @@ export class RelayActions {
         throw new UserError(
           `Delivery #${seq} (channel ${d.channel}) goes to no app: the relay forwards it nowhere and no forward set-up here takes channel ${d.channel}. Run "Forward Webhooks to Local App…" for it first.`,
         );
-      return { response: await conn.replay(seq, {}) };
+      return { response: await conn.replay(seq, opts.resignSecret !== undefined ? { resignSecret: opts.resignSecret } : {}) };
     }
     const client = await loadRelayClient();
-    const r = await client.forwardDelivery(d, to, { timeoutMs: 10_000 });
+    const r = await client.forwardDelivery(d, to, { timeoutMs: 10_000, ...(opts.resignSecret !== undefined ? { resignSecret: opts.resignSecret } : {}) });
+    // The relay records the replay's outcome as the subscriber's forward state: the row follows it.
+    if (r.status !== undefined) conn.report(seq, { status: r.status, state: r.ok ? 'ok' : 'failed', replay: true });
     const attempt = { target: to, at: new Date().toISOString(), status: r.status, ok: r.ok, durationMs: r.durationMs, error: r.error, replay: true };
     return { to, response: { attempts: [attempt] } };
   }

@@ -42,6 +42,15 @@ export class RelaySecrets {
     return own ?? (this.relay.ownsProcess && !this.relay.remote ? this.localSecret() : undefined);
   }
 
+  /** A rotated secret for `url`'s channel, kept where its forward set-up keeps it (Copy Signing Secret gives it); false: no set-up here keeps one. */
+  async replaceHeld(url: string, secret: string): Promise<boolean> {
+    const channel = this.channelOf(url);
+    const base = this.relay.base;
+    if (channel === undefined || base === undefined || !(await this.ownSecret(base, channel))) return false;
+    await this.setups.storeSecret(base, channel, secret);
+    return true;
+  }
+
   /** The secret the editor made `channel` of the relay at `base` with (a forward set-up, Add Webhook), if any: the one place it is looked up. */
   private async ownSecret(base: string | undefined, channel: string): Promise<string | undefined> {
     return base === undefined ? undefined : this.setups.secret(base, channel);
@@ -55,30 +64,56 @@ export class RelaySecrets {
    * channel created with `generated`. Anything else is a UserError that says what to do instead.
    */
   async secretForGenerated(url: string, generated: string): Promise<GeneratedSecret> {
+    const plan = await this.planGenerated(url);
+    if ('problem' in plan) throw new UserError(plan.problem);
+    if (plan.how === 'plain') return { secret: generated, how: 'plain' };
+    if (plan.how === 'channel') return { secret: plan.secret, how: 'channel', channel: plan.channel };
+    if (plan.how === 'relay') return { secret: await this.localSecret(), how: 'relay', channel: plan.channel };
+    await this.relay.conn!.api.createChannel({ name: plan.channel, secrets: [generated] });
+    await this.setups.storeSecret(plan.base, plan.channel, generated);
+    void this.relay.conn!.reload().catch(() => undefined);
+    return { secret: generated, how: 'created', channel: plan.channel };
+  }
+
+  /**
+   * Why a generated secret cannot verify where `url` delivers (a channel token's channel, a channel
+   * with secrets the editor does not hold), or undefined when it can: Add Webhook asks this before
+   * its secret step, so "Generate a strong secret" is not offered to fail after every step.
+   */
+  async generateProblem(url: string): Promise<string | undefined> {
+    const plan = await this.planGenerated(url);
+    return 'problem' in plan ? plan.problem : undefined;
+  }
+
+  /** What secretForGenerated does for `url`, decided without doing it. */
+  private async planGenerated(
+    url: string,
+  ): Promise<
+    | { how: 'plain' }
+    | { how: 'channel'; secret: string; channel: string }
+    | { how: 'relay'; channel: string }
+    | { how: 'create'; channel: string; base: string }
+    | { problem: string }
+  > {
     const base = this.relay.base ?? localBase(settings().relayPort);
     const channel = ingressChannel(url, base, this.relay.status?.channels ?? []);
-    if (channel === undefined) return { secret: generated, how: 'plain' };
+    if (channel === undefined) return { how: 'plain' };
     const own = this.relay.conn ? await this.ownSecret(base, channel) : undefined;
-    if (own) return { secret: own, how: 'channel', channel };
-    if (!this.relay.conn) return { secret: generated, how: 'plain' }; // no relay here to check against
+    if (own) return { how: 'channel', secret: own, channel };
+    if (!this.relay.conn) return { how: 'plain' }; // no relay here to check against
     const scope = this.relay.scope;
     const known = scope?.kind === 'admin' ? await this.relay.conn.api.listChannels() : [];
     const listed = known.find((c) => c.name === channel);
-    if (this.relay.ownsProcess && listed?.source !== 'api' && listed?.source !== 'config') return { secret: await this.localSecret(), how: 'relay', channel };
-    if (scope?.kind !== 'admin') {
-      throw new UserError(
-        `A channel token cannot add a secret to channel ${channel}: enter the channel's own secret (ask whoever created the channel) instead of generating one.`,
-      );
-    }
-    if (listed && listed.source !== 'implicit') {
-      throw new UserError(
-        `Channel ${channel} on ${this.relay.remote?.label ?? `port ${this.relay.localPort}`} verifies with secrets the editor does not hold (${listed.source === 'default' ? "the relay's --secret" : `its ${listed.source} secrets`}): enter that secret, or use a new channel's URL (…/hooks/<new name>), which gets the generated secret.`,
-      );
-    }
-    await this.relay.conn.api.createChannel({ name: channel, secrets: [generated] });
-    await this.setups.storeSecret(base, channel, generated);
-    void this.relay.conn.reload().catch(() => undefined);
-    return { secret: generated, how: 'created', channel };
+    if (this.relay.ownsProcess && listed?.source !== 'api' && listed?.source !== 'config') return { how: 'relay', channel };
+    if (scope?.kind !== 'admin')
+      return {
+        problem: `A channel token cannot add a secret to channel ${channel}: enter the channel's own secret (ask whoever created the channel) instead of generating one.`,
+      };
+    if (listed && listed.source !== 'implicit')
+      return {
+        problem: `Channel ${channel} on ${this.relay.remote?.label ?? `port ${this.relay.localPort}`} verifies with secrets the editor does not hold (${listed.source === 'default' ? "the relay's --secret" : `its ${listed.source} secrets`}): enter that secret, or use a new channel's URL (…/hooks/<new name>), which gets the generated secret.`,
+      };
+    return { how: 'create', channel, base };
   }
 
   /** The signing secrets the editor holds for the relay in use: its set-ups' channels, the relay started here. */

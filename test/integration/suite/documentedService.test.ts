@@ -1,7 +1,8 @@
 // The Webhooks tree with the service as it really is: the emulator serves the documented API only
 // (no deliveries endpoint), the relay runs over TLS and names itself by a host name
 // (--public-url https://localhost:<port>, while the editor connects to https://127.0.0.1:<port>),
-// and the editor is connected with a channel token. Add Webhook to that channel, a push, its row
+// and the editor is connected with a channel token. A webhook to that channel (Add Webhook refuses
+// its secret, which the channel does not have: it is made on the service), a push, its row
 // under that webhook (a rejected one: the secret is fixed, then Retry), and a second webhook with
 // other events on the same channel showing only its own.
 import { strict as assert } from 'node:assert';
@@ -85,9 +86,19 @@ describe('the tree with the documented service, a TLS relay under a host name an
   });
 
   it('Add Webhook to the channel, a push: the row is under that webhook (rejected); the secret fixed, Retry makes it verified', async function () {
-    const added = await run<{ webhook: { id: string } }>(COMMANDS.addWebhook, { repo: REPO, url: alice.ingressUrl, events: ['push'], secret: WEBHOOK_SECRET });
-    assert.ok(added?.webhook, JSON.stringify(api.takeLastError()));
-    pushHook = added.webhook.id;
+    // Add Webhook checks the secret against the channel first (issue 36 item 19) and refuses it; the
+    // webhook is made with it on the service directly (its web UI), and its deliveries are rejected.
+    assert.equal(await run(COMMANDS.addWebhook, { repo: REPO, url: alice.ingressUrl, events: ['push'], secret: WEBHOOK_SECRET }), undefined);
+    assert.match(String((api.takeLastError() as { message?: string } | undefined)?.message), /does not verify at relay channel alice/);
+    pushHook = (
+      await emulatorCall<{ id: string }>(emulator, 'POST', `/api/v1/repos/${REPO}/webhooks`, {
+        url: alice.ingressUrl,
+        content_type: 'json',
+        events: ['push'],
+        secret: WEBHOOK_SECRET,
+      })
+    ).id;
+    tree().refresh();
     await fire('push');
     await when(() =>
       manager()
@@ -156,13 +167,12 @@ describe('the tree with the documented service, a TLS relay under a host name an
     const added = await run<{ webhook: { id: string } }>(COMMANDS.addWebhook, { repo: REPO, url: carol.ingressUrl, events: ['issue'], secret: OLD });
     assert.ok(added?.webhook, JSON.stringify(api.takeLastError()));
     tree().refresh();
-    const r = await run<{ channel: string; shared: boolean; dropped?: Promise<string> }>(COMMANDS.rotateWebhookSecret, {
-      webhookId: added.webhook.id,
-      graceMs: 600_000,
-    });
-    assert.ok(r, JSON.stringify(api.takeLastError()));
-    assert.deepEqual({ channel: r.channel, shared: r.shared }, { channel: 'carol', shared: false });
+    const offered = await run<{ channel: string; shared: boolean }>(COMMANDS.rotateWebhookSecret, { webhookId: added.webhook.id, copy: true });
+    assert.ok(offered, JSON.stringify(api.takeLastError()));
+    assert.deepEqual({ channel: offered.channel, shared: offered.shared }, { channel: 'carol', shared: false });
     assert.equal((await admin.getChannel('carol')).secrets, 2, 'both verify while the service switches');
+    const r = await run<{ dropped?: Promise<string> }>(COMMANDS.rotateWebhookSecret, { webhookId: added.webhook.id, switchService: true, graceMs: 600_000 });
+    assert.ok(r, JSON.stringify(api.takeLastError()));
     // The service now signs with the new secret: the next delivery verifies with it, and the old one goes.
     await fire('issue');
     assert.equal(await r.dropped, 'verified');

@@ -90,6 +90,7 @@ export async function run(): Promise<void> {
   await import('./documentedService.test');
   await import('./portWorkflows.test');
   await import('./resumeAndSamples.test'); // issue 28 items 7-11, 13
+  await import('./editorSeams.test'); // issue 36 items 14-20
   await import('./agentTools.test'); // issue 39 item 3
   const failures = await new Promise<number>((resolveRun) => mocha.run(resolveRun));
   // A suite with no tests or any pending test is a failure: nothing may be skipped silently.

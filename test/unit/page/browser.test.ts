@@ -259,6 +259,16 @@ describe('the relay page in Chromium (playwright-core, real relay, emulator, sig
     const bg = await page.evaluate('getComputedStyle(document.body).backgroundColor');
     assert.equal(bg, 'rgb(13, 17, 23)');
     await shot(page, 'mobile');
+    // Issue 36 item 20: the hex view's lines are columns: they scroll inside the view, never wrap.
+    await page.locator('#rows button.row').first().click();
+    await page.locator('button', { hasText: /^Hex$/ }).click();
+    assert.equal(await page.evaluate("getComputedStyle(document.getElementById('body')).whiteSpace"), 'pre');
+    assert.ok(
+      await page.evaluate("(() => { const b = document.getElementById('body'); return b.scrollWidth > b.clientWidth; })()"),
+      'a hex line is wider than the view: it scrolls',
+    );
+    assert.ok(await page.evaluate('document.documentElement.scrollWidth <= 360'), 'the page itself does not scroll sideways');
+    await page.click('#back');
     await page.emulateMedia({ colorScheme: 'light' });
     await page.setViewportSize({ width: 1100, height: 800 });
   });

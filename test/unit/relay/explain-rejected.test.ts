@@ -1,6 +1,8 @@
 // GET /api/deliveries/<seq> of a rejected delivery carries the signature doctor's findings, run by
-// the relay with the channel's secret (so Explain Signature on a relay row needs no secret).
+// the relay with the channel's secret (so Explain Signature on a relay row needs no secret), and
+// whether its signature verifies now (issue 36 item 15: the editor retries it at the service only then).
 import { strict as assert } from 'node:assert';
+import { RelayApi } from '../../../relay/client';
 import { startRelay, type RelayServer } from '../../../relay/server';
 import type { RelayDelivery } from '../../../src/core/relay/protocol';
 import { post, signed, tempDir } from './helpers';
@@ -38,5 +40,16 @@ describe("relay: the doctor's explanation of a rejected delivery", function () {
     assert.equal((await post(`${relay.url}/hooks/default`, body, signed('some-other-secret-456', body))).status, 401);
     const [finding] = (await detail(1)).explanation ?? [];
     assert.match(finding ?? '', /the secret is most likely different/);
+  });
+
+  it("says whether the signature verifies now: not before the channel gets the webhook's secret, then yes", async () => {
+    const admin = new RelayApi({ baseUrl: relay.url, token: relay.token });
+    await admin.createChannel({ name: 'bob', secrets: ['bob-channel-secret-0123'] });
+    const body = '{"n":2}';
+    assert.equal((await post(`${relay.url}/hooks/bob`, body, signed('bob-webhook-secret-456', body))).status, 401);
+    assert.equal((await detail(1)).signatureMatchesNow, false);
+    await admin.updateChannelSecrets('bob', { addSecrets: ['bob-webhook-secret-456'] });
+    const d = await detail(1);
+    assert.equal(d.signatureMatchesNow, true);
   });
 });

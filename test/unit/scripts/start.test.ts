@@ -14,6 +14,19 @@ type StartModule = {
   watchChildren(children: [string, import('node:child_process').ChildProcess | undefined][], onDeath: (name: string, how: string) => void): void;
   watchParent(onGone: () => void, o?: { everyMs?: number; ppid?: () => number }): () => void;
   prepareWorkspace(dir: string, o: { emulatorUrl: string; relayPort: number }): string;
+  banner(
+    demo: {
+      openUrl: string;
+      token: string;
+      emulatorUrl: string;
+      relayUrl: string;
+      relayData: string;
+      appUrl: string;
+      workspace: string;
+      codeServerLog: string;
+    },
+    seconds: number,
+  ): string;
 };
 const load = () => import(pathToFileURL(START).href) as Promise<StartModule>;
 
@@ -29,6 +42,26 @@ describe('npm start helpers', () => {
       'relay token: in c:\\Users\\u\\relay\\token (not shown here)',
     );
     assert.equal(relayTokenLine('relay listening on http://127.0.0.1:8788'), 'relay listening on http://127.0.0.1:8788');
+  });
+
+  it("the banner's Page line names the relay's token file (issue 36 item 20), never a token", async () => {
+    const { banner } = await load();
+    const relayData = join(ROOT, '.cache', 'demo', 'code-server', 'relay');
+    const text = banner(
+      {
+        openUrl: 'http://127.0.0.1:1/',
+        token: 'emu-token',
+        emulatorUrl: 'http://127.0.0.1:2',
+        relayUrl: 'http://127.0.0.1:3',
+        relayData,
+        appUrl: 'http://127.0.0.1:4/',
+        workspace: '/w',
+        codeServerLog: join(ROOT, 'cs.log'),
+      },
+      3,
+    );
+    const page = text.slice(text.indexOf('  Page:'), text.indexOf('  App:'));
+    assert.match(page, /sign in with the relay token in\s+\.cache\/demo\/code-server\/relay\/token\)/);
   });
 
   it('watchChildren names the demo server that died and how (npm start then stops the rest and exits 1)', async () => {

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import {
   deliveriesLabel,
+  deliveriesTooltip,
   deliveryLabel,
   deliveryTooltip,
   eventsDescription,
@@ -25,6 +26,9 @@ describe('tree labels', () => {
   it('counts label', () => {
     assert.equal(deliveriesLabel({ total: 12, successful: 10, failed: 2 }), 'Deliveries 12 · ✓ 10 · ✗ 2');
     assert.equal(deliveriesLabel({ total: 0, successful: 0, failed: 0 }), 'Deliveries 0 · ✓ 0 · ✗ 0');
+    // Issue 36 item 20: a webhook whose deliveries nothing here can read (the demo's failing one) is not "Deliveries 0".
+    assert.equal(deliveriesLabel({ total: 0, successful: 0, failed: 0, unknown: true }), "Deliveries: in the service's web UI");
+    assert.match(deliveriesTooltip({ total: 0, successful: 0, failed: 0, unknown: true }, 'relay'), /count is unknown here \(not 0\)/);
   });
 
   it('webhook label from its URL: host and path, no scheme, credentials or query', () => {

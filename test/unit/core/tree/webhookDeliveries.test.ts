@@ -10,7 +10,7 @@ import {
   type DeliveryView,
   type RelayDeliveryView,
 } from '../../../../src/core/tree';
-import { isTestDeliveryId, testDeliveryId } from '../../../../src/core/testSend';
+import { isTestDeliveryId, secretCheckDeliveryId, testDeliveryId } from '../../../../src/core/testSend';
 
 const entry = (seq: number, event: string, over: Partial<RelayDeliveryView> = {}): RelayDeliveryView => ({
   seq,
@@ -146,5 +146,18 @@ describe('delivery rows show and sort by creation time', () => {
       kids.map((k) => (k.kind === 'delivery' ? k.delivery.id : k.kind)),
       ['c', 'b', 'a'],
     );
+  });
+
+  it("Add Webhook's signed check of a secret is no webhook's delivery: not shown, not counted (issue 36 item 19)", () => {
+    const view = webhookRelayDeliveries(
+      [entry(1, 'ping', { deliveryId: secretCheckDeliveryId('u1'), verification: 'rejected' }), entry(2, 'push')],
+      { events: ['push'] },
+      false,
+    );
+    assert.deepEqual(
+      view.deliveries.map((d) => d.seq),
+      [2],
+    );
+    assert.equal(view.tests, 0);
   });
 });
