@@ -1,6 +1,7 @@
 // The acting tools: ping, retry, replay, send a sample, apply a port. Each has a confirmation that
 // says exactly what will happen (confirmation()), and returns what happened.
 import { randomUUID } from 'node:crypto';
+import { ServiceError } from '../client/errors';
 import { isEventType } from '../events';
 import { sampleRequest } from '../events/sampleRequest';
 import { applyFixesChecked, lintText } from '../lint';
@@ -22,7 +23,20 @@ export async function ping(backend: ToolBackend, input: Input): Promise<ToolOutc
 
 export async function retry(backend: ToolBackend, input: Input): Promise<ToolOutcome> {
   const [webhookId, deliveryId] = [String(input.webhookId), String(input.deliveryId)];
-  const d = await (await backend.service()).retryDelivery(webhookId, deliveryId);
+  const service = await backend.service();
+  let d;
+  try {
+    d = await service.retryDelivery(webhookId, deliveryId);
+  } catch (err) {
+    // The service's 409: it delivered this one (to the relay), so it will not send it again. A
+    // delivery the relay took and the app refused is sent again from the relay (as the tree's Retry does).
+    if (err instanceof ServiceError && err.status === 409)
+      return {
+        ok: false,
+        text: `The service delivered ${deliveryId} of webhook ${webhookId} already (its retry answers 409), so it will not send it again. If the relay took it and your app refused it, replay it from the relay: list the relay's deliveries to find its seq, then serviceHooks_replayDelivery.`,
+      };
+    throw err;
+  }
   if (!d) return { ok: true, text: `Asked the service to send delivery ${deliveryId} of webhook ${webhookId} again; list its deliveries to see the outcome.` };
   return {
     ok: d.success,

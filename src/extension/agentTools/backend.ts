@@ -10,6 +10,7 @@ import type { CommandContext } from '../commands/context';
 import { NotSignedInError, UserError } from '../errors';
 import { RELAY_STORAGE } from '../ids';
 import { lintRulesFor } from '../lintRules';
+import { statusOf } from '../relay/servicePost';
 
 const HINTS = {
   signIn: 'ask the developer to run "Service Webhooks: Sign In"',
@@ -55,11 +56,8 @@ export function editorBackend(ctx: () => CommandContext): ToolBackend {
     },
     repositories: () => ctx().services.repositories(),
     secretFor: (url) => relayManager().heldSecretFor(url),
-    async post(url, headers, body) {
-      const res = await fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(10_000) });
-      await res.arrayBuffer();
-      return res.status;
-    },
+    // Send Sample Event's own post (the relay connection's trust, the CA hint on failure), not the host's bare fetch.
+    post: (url, headers, body) => statusOf(url, 'the sample event', headers, body),
     async readWorkflow(path) {
       const uri = await workspaceUri(path);
       const doc = await vscode.workspace.openTextDocument(uri);

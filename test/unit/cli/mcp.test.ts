@@ -137,6 +137,10 @@ describe('service-hooks mcp (MCP SDK client over stdio)', function () {
 
     const ping = await call(client, 'serviceHooks_pingWebhook', { webhookId: hookId });
     assert.match(ping.text, new RegExp(`Pinged webhook ${hookId}: delivery \\S+ OK \\(HTTP 200\\)`));
+    // A delivery the service delivered (to the relay) is not retried there: the tool says to replay it from the relay.
+    const delivered = new RegExp(`Pinged webhook ${hookId}: delivery (\\S+) OK`).exec(ping.text)![1]!;
+    const again = await call(client, 'serviceHooks_retryDelivery', { webhookId: hookId, deliveryId: delivered });
+    assert.match(again.text, /answers 409\), so it will not send it again\. .*serviceHooks_replayDelivery/);
     const listed = await call(client, 'serviceHooks_listDeliveries', { webhookId: brokenHookId });
     assert.match(listed.text, new RegExp(`- delivery ${failedId}: issue at .* · FAILED \\(HTTP 500\\)`));
     const retry = await call(client, 'serviceHooks_retryDelivery', { webhookId: brokenHookId, deliveryId: failedId });
