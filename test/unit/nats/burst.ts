@@ -93,8 +93,8 @@ export interface Burst {
   readonly sent: number;
   /** The longest time one post took to be answered (any status), in ms. */
   readonly slowest: number;
-  /** Per post answered: [when, status or failure kind]. */
-  log: [number, string][];
+  /** Per post answered: [when, status or failure kind, the relay it went to]. */
+  log: [number, string, string?][];
   /** The first error message of each failure kind. */
   messages: Map<string, string>;
   /** 503s that carried no Retry-After. */
@@ -120,11 +120,11 @@ export function burst(o: BurstOptions): Burst {
   let stopped = false;
   let slowest = 0;
   let without = 0;
-  const log: [number, string][] = [];
+  const log: [number, string, string?][] = [];
   const messages = new Map<string, string>();
-  const fail = (why: string, message?: string) => {
+  const fail = (why: string, message?: string, base?: string) => {
     failed.set(why, (failed.get(why) ?? 0) + 1);
-    log.push([Date.now(), why]);
+    log.push([Date.now(), why, base]);
     if (message !== undefined && !messages.has(why)) messages.set(why, message);
   };
   const one = async (): Promise<void> => {
@@ -147,13 +147,13 @@ export function burst(o: BurstOptions): Burst {
         acked.set(id, Date.now());
         const seq = (JSON.parse(text) as { seq?: unknown }).seq;
         if (typeof seq === 'number') ackedSeq.set(id, seq);
-        log.push([Date.now(), '200']);
+        log.push([Date.now(), '200', base]);
         for (const w of ackWaiters.filter((x) => acked.size >= x.n)) {
           ackWaiters.splice(ackWaiters.indexOf(w), 1);
           w.resolve();
         }
       } else {
-        fail(String(res.statusCode), text.slice(0, 300));
+        fail(String(res.statusCode), text.slice(0, 300), base);
         if (res.statusCode === 503 && res.headers['retry-after'] === undefined) without++;
       }
     } catch (err) {
@@ -161,6 +161,7 @@ export function burst(o: BurstOptions): Burst {
       fail(
         name === 'TimeoutError' || name === 'AbortError' ? 'timeout' : (err as { code?: string }).code === 'ECONNREFUSED' ? 'refused' : 'cut',
         (err as Error).message,
+        base,
       );
     } finally {
       slowest = Math.max(slowest, Date.now() - started);
@@ -220,7 +221,7 @@ export function tally(acked: Map<string, number>, app: CountingApp): { arrived: 
 }
 
 /** The longest stretch in which no post was answered 200, from `from` on (ms), and when it began. */
-export function longestGap(log: [number, string][], from: number, to: number): { ms: number; at: number } {
+export function longestGap(log: [number, string, string?][], from: number, to: number): { ms: number; at: number } {
   let last = from;
   let best = { ms: 0, at: from };
   for (const [t, what] of log) {
