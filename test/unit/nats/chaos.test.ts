@@ -19,7 +19,7 @@ import { burst, countingApp, longestGap, tally, type CountingApp } from './burst
 import { explainMissing, heldAtAckedSeq, locate, serverDefects } from './missing';
 import { startNats, waitForStreamQuorum, type NatsCluster, type NatsNode } from './natsServers';
 import { consumerLeader, metaLeader, serverOf, streamLeader } from './roles';
-import { readinessFaults, readyAgain, sampleReadiness } from './readiness';
+import { readyAgain } from './readiness';
 
 const SECRET = 'chaos-secret-0123456789';
 const TOKEN = 'chaos-admin-token-0123456789';
@@ -126,15 +126,13 @@ describe('team relay fail-over under a burst (3 nats-server, 2 relays; bounded c
   async function scenario(name: string, fault: () => Promise<string>): Promise<void> {
     const seqBefore = await lastSeq();
     const load = burst({ secret: SECRET, senders: SENDERS, prefix: `${name}:`, target: (i) => (bAlive && i % 2 === 1 ? b.url : a.url) });
-    const sampler = sampleReadiness(liveRelays);
     await load.whenAcked(BEFORE);
     const faultAt = Date.now();
     const victim = await fault();
     await load.whenAcked(load.acked.size + AFTER);
     await load.stop();
-    await sampler.stop();
+    // The next scenario starts on a settled cluster: both relays say ready again.
     for (const r of liveRelays()) await readyAgain(r);
-    assert.deepEqual(readinessFaults(sampler.samples, load.log, faultAt), [], `${name}: /readyz says what the posts got`);
     const stoppedAt = Date.now();
     const lastAck = Math.max(...load.acked.values());
     for (const to of [app, sub]) await to.until(() => tally(load.acked, to).missing.length === 0, Math.max(0, lastAck + DEADLINE_MS - Date.now()));
