@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { RELAY_READY } from './relayChild';
+import { freePort } from './relayProbe';
 
 interface Proc {
   child: ChildProcess;
@@ -67,14 +68,6 @@ async function relay(cli: string, data: string, forward: string[]): Promise<{ p:
     p.child.once('exit', (code) => reject(new Error(`relay exited with ${code}`)));
   });
   return { p, url: `http://127.0.0.1:${port}` };
-}
-
-async function freePort(): Promise<number> {
-  const s = createServer().listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
 }
 
 /** Listens on `port` and resolves with the ms from listening to the n-th distinct delivery. */

@@ -5,10 +5,9 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ROOT, tempDir } from '../relay/helpers';
-import { ensureNatsServer, NATS_SERVER } from './natsServers';
+import { ensureNatsServer, NATS_SERVER, routePort as freePort } from './natsServers';
 
 const DOC = join(ROOT, 'docs/team-relay.md');
 
@@ -20,18 +19,6 @@ export function exampleBlock(name: string): string {
   const m = /```[a-z]*\n([\s\S]*?)```/.exec(text.slice(at));
   if (!m) throw new Error(`docs/team-relay.md: no fenced block after 'example: ${name}'`);
   return m[1]!;
-}
-
-/** A loopback port free now (probed and released: nats-server's config names its ports). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export interface ExampleCerts {

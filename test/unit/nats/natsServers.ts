@@ -51,7 +51,7 @@ export interface NatsCluster {
  * a moment later, so another process could take it meanwhile (rare on loopback; the cost of
  * JetStream clustering's configured routes). Client and monitoring ports never go this way.
  */
-function routePort(): Promise<number> {
+export function routePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
