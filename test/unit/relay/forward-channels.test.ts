@@ -3,24 +3,18 @@
 // rules of today (per relay and scope), and a channel token given another channel is a usage
 // error (exit 2), not an empty stream. Real relay, forwarder and app processes.
 import { strict as assert } from 'node:assert';
-import { type ChildProcess } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { post, relayProcesses, signed, spawnRelayWithData, startTarget, tempDir, within, type TargetApp } from './helpers';
 import { call, runCli } from './publicHelpers';
-import { forwarder } from './forwarderProcess';
+import { forwarder, processesPerTest } from './forwarderProcess';
 
 const SECRET = 'channels-secret-0123456789';
 
 describe('service-hooks forward: several channels in one process (relay, forwarder and app as processes)', function () {
   this.timeout(120_000);
   const procs = relayProcesses();
-  const children: ChildProcess[] = [];
-  const apps: TargetApp[] = [];
-  afterEach(async () => {
-    for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    for (const a of apps.splice(0)) await a.close();
-  });
+  const { children, apps } = processesPerTest();
 
   async function relayWith(names: string[]) {
     const { relay, admin } = await spawnRelayWithData();

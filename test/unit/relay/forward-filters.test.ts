@@ -4,22 +4,16 @@
 // and one app that is down does not hold back another's deliveries; a wrong flag value exits 2
 // naming the flag; SIGTERM prints a one-line summary (item 6). Real relay, forwarder and app processes.
 import { strict as assert } from 'node:assert';
-import { type ChildProcess } from 'node:child_process';
 import { post, relayProcesses, signed, spawnRelayWithData, startTarget, within, type TargetApp } from './helpers';
 import { call, runCli } from './publicHelpers';
-import { forwarder } from './forwarderProcess';
+import { forwarder, processesPerTest } from './forwarderProcess';
 
 const SECRET = 'filters-secret-0123456789';
 
 describe('service-hooks forward: event filters and routes (relay, forwarder and apps as processes)', function () {
   this.timeout(120_000);
   const procs = relayProcesses();
-  const children: ChildProcess[] = [];
-  const apps: TargetApp[] = [];
-  afterEach(async () => {
-    for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    for (const a of apps.splice(0)) await a.close();
-  });
+  const { children, apps } = processesPerTest();
 
   async function relayWithChannel() {
     const { relay, admin } = await spawnRelayWithData();

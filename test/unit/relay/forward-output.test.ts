@@ -3,23 +3,19 @@
 // (back-pressure held in memory, flushed at the stop); `--output quiet` prints only what needs a
 // person; a wrong --output exits 2 naming it. Real relay, forwarder and app processes.
 import { strict as assert } from 'node:assert';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { cli, post, relayProcesses, signed, spawnRelayWithData, startTarget, tempDir, within, type TargetApp } from './helpers';
+import { cli, post, relayProcesses, signed, spawnRelayWithData, startTarget, tempDir, within } from './helpers';
 import { call, childEnv, runCli } from './publicHelpers';
 import type { OutcomeJson } from '../../../relay/cli/forwardOutput';
+import { processesPerTest } from './forwarderProcess';
 
 const SECRET = 'output-secret-0123456789';
 
 describe('service-hooks forward --output (relay, forwarder and app as processes)', function () {
   this.timeout(180_000);
   const procs = relayProcesses();
-  const children: ChildProcess[] = [];
-  const apps: TargetApp[] = [];
-  afterEach(async () => {
-    for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    for (const a of apps.splice(0)) await a.close();
-  });
+  const { children, apps } = processesPerTest();
 
   async function setUp() {
     const { relay, admin } = await spawnRelayWithData();

@@ -13,6 +13,7 @@ import { WebSocketServer } from 'ws';
 import { cli, post, relayProcesses, signed, spawnRelayWithData, startTarget, tempDir, within, type TargetApp } from './helpers';
 import { call, childEnv, runCli } from './publicHelpers';
 import { defaultStateFile, writeStateFile } from '../../../relay/cli/forwardState';
+import { processesPerTest } from './forwarderProcess';
 
 const SECRET = 'scope-secret-0123456789';
 
@@ -61,12 +62,7 @@ const numbers = (app: TargetApp) => app.received.map((r) => (JSON.parse(r.body.t
 describe('service-hooks forward: one resume point per token scope (relay and forwarders as processes)', function () {
   this.timeout(120_000);
   const procs = relayProcesses();
-  const children: ChildProcess[] = [];
-  const apps: TargetApp[] = [];
-  afterEach(async () => {
-    for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    for (const a of apps.splice(0)) await a.close();
-  });
+  const { children, apps } = processesPerTest();
 
   async function relayWithChannels() {
     const { relay, admin } = await spawnRelayWithData();

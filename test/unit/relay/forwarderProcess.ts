@@ -1,6 +1,6 @@
 // A `service-hooks forward` child process whose output a test awaits line by line (no sleeps).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cli } from './helpers';
+import { cli, type TargetApp } from './helpers';
 import { childEnv } from './publicHelpers';
 
 export interface Forwarder {
@@ -34,4 +34,15 @@ export async function forwarder(args: string[], env: Record<string, string> = {}
       void exited.then((code) => (re.test(out) ? resolve() : reject(new Error(`forward exited (${code}) before ${re}:\n${out}`))));
     });
   return { child, out: () => out, stdout: () => stdout, stderr: () => stderr, saw, exited };
+}
+
+/** Child processes and apps a test starts, killed and closed after each test (registers mocha's afterEach). */
+export function processesPerTest(): { children: ChildProcess[]; apps: TargetApp[] } {
+  const children: ChildProcess[] = [];
+  const apps: TargetApp[] = [];
+  afterEach(async () => {
+    for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    for (const a of apps.splice(0)) await a.close();
+  });
+  return { children, apps };
 }
