@@ -3,11 +3,14 @@
 import type * as vscode from 'vscode';
 import type { ForwardSession } from '../../core/tree';
 import { RELAY_STORAGE } from '../ids';
+import type { TokenScope } from './connection';
 
 export class ForwardSetups {
   constructor(
     private readonly globalState: vscode.Memento,
     private readonly secrets: vscode.SecretStorage,
+    /** The forward URL setting: where a channel token's own channel goes without a set-up. */
+    private readonly forwardUrl: () => string | undefined = () => undefined,
   ) {}
 
   all(): ForwardSession[] {
@@ -16,6 +19,14 @@ export class ForwardSetups {
 
   of(relay: string | undefined): ForwardSession[] {
     return relay === undefined ? [] : this.all().filter((f) => f.relay === relay);
+  }
+
+  /** The app a delivery of `channel` on `relay` goes to: its set-up's, or (a channel token's own channel) the forward URL setting. */
+  target(channel: string, relay: string | undefined, scope: TokenScope | undefined): string | undefined {
+    const session = this.of(relay).find((f) => f.channel === channel);
+    if (session) return session.to;
+    if (scope?.kind === 'channel' && (scope.channel === undefined || scope.channel === channel)) return this.forwardUrl();
+    return undefined;
   }
 
   /** Adds (or replaces) the set-up of its relay and channel. */

@@ -1,7 +1,9 @@
 // The relay's status bar item: `Relay :8788` for a local relay, `relay.example.com ⇄ localhost:3000`
-// plus the state for a remote one. The text comes from the pure model in src/core/tree.
+// plus the state for a remote one. The text comes from the pure model in src/core/tree. Both follow
+// the connection's state machine (RelayManager subscribes them), as do the context keys below.
 import * as vscode from 'vscode';
-import { relayStatusBar, type StatusBarInput } from '../../core/tree';
+import { relayStatusBar, type RelayState, type StatusBarInput } from '../../core/tree';
+import { CONTEXT } from '../ids';
 
 export class RelayStatusBar implements vscode.Disposable {
   private item: vscode.StatusBarItem | undefined;
@@ -26,4 +28,10 @@ export class RelayStatusBar implements vscode.Disposable {
   dispose(): void {
     this.item?.dispose();
   }
+}
+
+/** The context keys the commands' menus and enablement read: a relay is running (or connecting), it is a remote one. */
+export function setRelayContext(state: RelayState, remote: boolean): void {
+  void vscode.commands.executeCommand('setContext', CONTEXT.relayRunning, state === 'running' || state === 'connecting');
+  void vscode.commands.executeCommand('setContext', CONTEXT.relayRemote, remote);
 }
