@@ -1,7 +1,8 @@
 // The Relay view: running state, forward set-ups, channels with counts, each holding its live
-// deliveries (newest first, paged).
+// deliveries (newest first, paged). A change of the relay refreshes only the rows it touched
+// (RelayRows): a new delivery its channel, a forward result its row, a new state its row.
 import * as vscode from 'vscode';
-import { groupByChannel, relayRow, type RelayTreeNode } from '../core/tree';
+import { groupByChannel, relayRow, RelayRows, type RelayRowsInput, type RelayTreeNode } from '../core/tree';
 import type { RelayManager } from './relayManager';
 import { toTreeItem } from './treeItem';
 
@@ -9,15 +10,14 @@ export class RelayTree implements vscode.TreeDataProvider<RelayTreeNode>, vscode
   private readonly changed = new vscode.EventEmitter<RelayTreeNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly sub: vscode.Disposable;
+  private readonly rows = new RelayRows((row) => this.changed.fire(row));
   shown = 100;
-  /** The rows of each channel, from the last top-level read. */
-  private grouped = new Map<string, RelayTreeNode[]>();
 
   constructor(
     private readonly relay: RelayManager,
     private readonly extensionUri: vscode.Uri,
   ) {
-    this.sub = relay.onDidChange(() => this.changed.fire(undefined));
+    this.sub = relay.onDidChange(() => this.rows.update(this.current()));
   }
 
   refresh(): void {
@@ -26,7 +26,7 @@ export class RelayTree implements vscode.TreeDataProvider<RelayTreeNode>, vscode
 
   showMore(): void {
     this.shown += 100;
-    this.changed.fire(undefined);
+    this.rows.update(this.current());
   }
 
   getTreeItem(node: RelayTreeNode): vscode.TreeItem {
@@ -34,17 +34,21 @@ export class RelayTree implements vscode.TreeDataProvider<RelayTreeNode>, vscode
   }
 
   getChildren(node?: RelayTreeNode): RelayTreeNode[] {
-    if (node) return node.kind === 'relayChannel' ? (this.grouped.get(node.channel.name) ?? []) : [];
+    if (node) return [...this.rows.childrenOf(node)];
     void this.relay.probe(); // once per session; connects to a relay already running on the port
+    return [...this.rows.update(this.current(), true)];
+  }
+
+  /** The rows the relay's state asks for now. */
+  private current(): RelayRowsInput {
     const r = this.relay;
-    if (r.state === 'stopped' && !r.remoteLabel) return []; // the welcome view offers "Start Relay" and "Connect to Relay…"
+    if (r.state === 'stopped' && !r.remoteLabel) return { top: [], children: new Map() }; // the welcome view offers "Start Relay" and "Connect to Relay…"
     const nodes: RelayTreeNode[] = [{ kind: 'relayState', state: r.state, port: r.port, detail: r.detail, remote: r.remoteLabel, forwardTo: r.forwardTo }];
-    if (r.state !== 'running') return nodes;
+    if (r.state !== 'running') return { top: nodes, children: new Map() };
     for (const session of r.sessions()) nodes.push({ kind: 'relayForwarding', session });
     // Rows grouped by channel (the admin token sees every channel's deliveries).
     const groups = groupByChannel(r.status?.channels ?? [], r.live.newestFirst(), this.shown);
-    this.grouped = groups.children;
-    return [...nodes, ...groups.top];
+    return { top: [...nodes, ...groups.top], children: groups.children };
   }
 
   dispose(): void {

@@ -16,3 +16,4 @@ export * from './relayMatch';
 export * from './webhookDeliveries';
 export * from './retryRoute';
 export * from './sampleTargets';
+export * from './relayRows';
