@@ -4,7 +4,7 @@
 import type { Server } from 'node:http';
 import type { DataLock } from './dataLock';
 import type { Forwarder } from './forwarding/forwarder';
-import type { RelayStore } from './store/storeTypes';
+import type { RelayStore } from './base/storeTypes';
 import type { SubscriberHub } from './subscribers/subscribers';
 
 /** Listens on host:port and resolves with the bound port (a listen error such as EADDRINUSE rejects, with its `code`). */

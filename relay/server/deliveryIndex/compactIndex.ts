@@ -6,12 +6,12 @@
 // dropped, so status and pending() never walk every row.
 import type { ChannelStatus, ForwardAttempt, ForwardState, ForwardStatus, RelayDeliverySummary, Verification } from '../../../src/core/relay/protocol';
 import type { RecordLocation } from '../journal/journal';
-import type { StoreListQuery } from '../store/storeTypes';
+import type { StoreListQuery } from '../base/storeTypes';
 import { Interner } from './interner';
 import { AttemptArena, type AttemptFields } from './attemptArena';
-import { sizeFields } from '../store/rejected';
+import { sizeFields } from '../base/rejected';
 import { StringColumn } from './stringColumn';
-import { channelKey, channelOfKey } from '../channels/channelKey';
+import { channelKey, channelOfKey } from '../base/channelKey';
 
 export type { AttemptFields } from './attemptArena';
 

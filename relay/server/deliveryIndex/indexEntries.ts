@@ -10,7 +10,7 @@
 //                | str state.target]
 //   prune:    f64 minSeq
 import type { ForwardStatus, Verification } from '../../../src/core/relay/protocol';
-import { ByteWriter, type ByteReader } from '../journal/bytes';
+import { ByteWriter, type ByteReader } from '../base/bytes';
 import type { AttemptFields, IndexedDelivery, StateFields } from './compactIndex';
 
 const VERIFICATIONS: readonly Verification[] = ['verified', 'unverified', 'rejected'];

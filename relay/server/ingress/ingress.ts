@@ -14,10 +14,10 @@ import type { Forwarder } from '../forwarding/forwarder';
 import type { RejectLimiter } from './rateLimit';
 import type { SourceRefusals } from './refusals';
 import type { RefusalLog, RefusalReason } from '../access/refusalLog';
-import { keepOfRejected } from '../store/rejected';
-import type { RelayStore } from '../store/storeTypes';
-import { StoreUnavailableError } from '../errors';
-import type { LogFields } from '../log';
+import { keepOfRejected } from '../base/rejected';
+import type { RelayStore } from '../base/storeTypes';
+import { StoreUnavailableError } from '../base/errors';
+import type { LogFields } from '../base/log';
 
 export interface IngressContext {
   /** Only writes (the metrics count and time them: relay/server/metrics). */

@@ -10,7 +10,7 @@ import { hostAllowed } from '../access/access';
 import type { RefusalReason, Refused } from '../access/refusalLog';
 import type { SyncedBatch } from '../journal/journal';
 import { listen } from '../lifecycle';
-import type { RelayStore } from '../store/storeTypes';
+import type { RelayStore } from '../base/storeTypes';
 import { watchJetStream, type JetStreamHandles } from './jetstream';
 import { RelayMetrics, type MetricsSources } from './relayMetrics';
 

@@ -29,7 +29,7 @@ import { DeliveryStreams, PART_BYTES } from './deliveryStream';
 import { ADMIN, scopedChannel, type Scope } from '../access/scope';
 import { helloMessage, tokenScope } from './hello';
 import { ackRefusal, clientMessage } from './clientMessages';
-import type { RelayStore, StoredDelivery } from '../store/storeTypes';
+import type { RelayStore, StoredDelivery } from '../base/storeTypes';
 
 export const DEFAULT_MAX_UNSENT_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_MAX_SUBSCRIBERS_PER_TOKEN = 64;
