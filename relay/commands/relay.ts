@@ -140,7 +140,7 @@ const PENDING_STAY: Record<string, string> = {
   memory: 'pending forwards are lost with the memory store',
 };
 
-/** --store URL (relay/server/store/storeBackends.ts) and the options of its backend; nothing for the file journal. */
+/** --store URL (relay/server/storeBackends.ts) and the options of its backend; nothing for the file journal. */
 function storeChoice(store: string | undefined, creds: string | undefined, replicas: string | undefined, cwd: string): Pick<RelayOptions, 'store'> {
   let kind: string;
   try {

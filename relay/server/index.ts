@@ -88,7 +88,7 @@ export interface RelayOptions extends ChannelDefaults {
   log?: RelayLog;
   /** Stops the start-up's waits (for a NATS cluster not there yet): startRelay then rejects. */
   signal?: AbortSignal;
-  /** Where deliveries are kept (`--store`): the file journal in dataDir (default), NATS JetStream, memory (./store/storeBackends.ts). */
+  /** Where deliveries are kept (`--store`): the file journal in dataDir (default), NATS JetStream, memory (./storeBackends.ts). */
   store?: StoreChoice;
   /** The file journal's file operations (tests inject failures); default node:fs. */
   journalFs?: JournalFs;

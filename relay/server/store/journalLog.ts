@@ -1,10 +1,18 @@
-// The file journal as a DeliveryLog (../store/deliveryLog.ts): delivery and attempt records in segment
-// files (./journal.ts), read back by their location, a durable seq mark (../store/seqMark.ts), segments
-// deleted once nothing in them is kept. At open it feeds the index from the sealed segments' index
-// files and a scan of the current segment only. (Moved here from store.ts: the index and the
-// queries over it are LogStore's, ../store/logStore.ts.)
+// The file journal as a DeliveryLog (./deliveryLog.ts): delivery and attempt records in segment
+// files (../journal/journal.ts), read back by their location, a durable seq mark
+// (../journal/seqMark.ts), segments deleted once nothing in them is kept. At open it feeds the
+// index from the sealed segments' index files and a scan of the current segment only. The index
+// and the queries over it are LogStore's (./logStore.ts).
 import { join } from 'node:path';
-import { Journal, JournalCorruptError, type CorruptRegion, type JournalFs, type JournalOptions, type RecordLocation, type TruncatedTail } from '../journal/journal';
+import {
+  Journal,
+  JournalCorruptError,
+  type CorruptRegion,
+  type JournalFs,
+  type JournalOptions,
+  type RecordLocation,
+  type TruncatedTail,
+} from '../journal/journal';
 import { nodeFs } from '../journal/journalFs';
 import { SeqMark, SEQ_FILE } from '../journal/seqMark';
 import { lostRanges, rememberLoss, rangeCount, describeRanges, type SeqRange, type SegmentSeqs } from '../journal/journalLoss';

@@ -47,7 +47,7 @@ export const STREAM_BODY_BYTES = 4 * PART_BYTES;
 export interface SubscriberOptions {
   /** The scope of a presented token; undefined: 401. */
   authenticate: (given: string | undefined) => Scope | undefined;
-  /** The current identity of a channel name (relay/server/channels/channelKey.ts): what a stream of one channel follows. */
+  /** The current identity of a channel name (relay/server/base/channelKey.ts): what a stream of one channel follows. */
   keyOf?: (name: string) => string;
   boundHost: string;
   allowedHosts: readonly string[];

@@ -1,4 +1,4 @@
-// Choosing the store by the `--store` URL (relay/server/store/storeBackends.ts): one table of schemes,
+// Choosing the store by the `--store` URL (relay/server/storeBackends.ts): one table of schemes,
 // a usage error (exit 2) for a URL no backend takes, and a relay on the in-memory log.
 import { strict as assert } from 'node:assert';
 import { execFile } from 'node:child_process';
