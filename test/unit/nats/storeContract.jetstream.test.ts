@@ -4,7 +4,7 @@
 import { NatsStore } from '../../../relay/server/nats/natsStore';
 import { connectNats } from '../../../relay/server/nats/connect';
 import type { LogStoreOptions } from '../../../relay/server/store/logStore';
-import { storeContract, type ContractStore } from '../relay/storeContract';
+import { storeContract, type ContractStore } from '../relay/server/store/storeContract';
 import { startNats, type NatsCluster } from './natsServers';
 
 let nats: NatsCluster | undefined;
