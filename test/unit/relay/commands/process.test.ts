@@ -1,3 +1,6 @@
+// The `relay` command as a real process (the CLI bundle, real signals): its first start prints
+// the token once and keeps it 0600 in a 0700 data folder, usage errors exit 2, --keep prunes at
+// start, and after kill -9 or SIGTERM every acknowledged delivery is journaled and still forwarded.
 import { strict as assert } from 'node:assert';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';

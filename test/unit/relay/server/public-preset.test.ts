@@ -1,3 +1,6 @@
+// The --public preset and the TLS files, as pure checks (relay/server/public.ts, tls.ts): what it
+// binds and allows, that it needs TLS or --trust-proxy, which channels would take unsigned
+// deliveries, and a key that does not belong to its certificate refused.
 import { strict as assert } from 'node:assert';
 import { PublicConfigError, publicSettings, unsignedChannels } from '../../../../relay/server/public';
 import { loadTls, TlsConfigError } from '../../../../relay/server/tls';

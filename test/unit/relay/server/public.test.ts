@@ -1,3 +1,6 @@
+// `relay --public` as a real process: it refuses to start without TLS or --trust-proxy (exit 2);
+// behind a proxy it takes only the service's networks, signed deliveries and known channels; and
+// without --public a local relay keeps its implicit channels and unsigned deliveries.
 import { strict as assert } from 'node:assert';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

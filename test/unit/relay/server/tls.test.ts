@@ -1,3 +1,6 @@
+// The relay over TLS (relay/server/tls.ts): HTTPS and WSS on one port with openssl-made
+// certificates, the CLI trusting the CA through NODE_EXTRA_CA_CERTS (or saying so), `forward` over
+// wss:// byte-exact, and SIGHUP serving a renewed certificate while refusing a pair that fails to load.
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';

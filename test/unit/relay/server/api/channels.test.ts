@@ -1,3 +1,6 @@
+// The channels API and channel tokens (relay/server/api/channelApi.ts) on a real relay process:
+// create, list, delete (and across a restart), 400/409 refusals, a channel token confined to its
+// channel with admin routes 403, RelayApi's channel calls, and `service-hooks channels`' exit codes.
 import { strict as assert } from 'node:assert';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,3 +1,6 @@
+// The channel registry (channels.json: token hashes only, 0600, a malformed file named) and the
+// channel directory (which channels a local or a --public relay serves, and a deleted name's 404),
+// with the scope each token gets (relay/server/channels/, relay/server/access/scope.ts).
 import { strict as assert } from 'node:assert';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

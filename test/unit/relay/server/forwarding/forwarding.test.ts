@@ -1,3 +1,6 @@
+// The relay's own forwarding (relay/server/forwarding/forwarder.ts): a target down then up gets
+// every delivery, a refused connection spends no attempt, pending forwards survive a restart,
+// replays go as-is or re-signed to another URL, and the API lists with filters and prunes.
 import { strict as assert } from 'node:assert';
 import { startRelay, type RelayServer } from '../../../../../relay/server';
 import { RelayApi } from '../../../../../relay/client';

@@ -1,3 +1,6 @@
+// The ingress (relay/server/ingress/ingress.ts): bytes and headers forwarded exactly (up to 25 MB),
+// signatures checked with every configured secret (401 with the reason otherwise), per-channel
+// secrets and targets, 413/400/405 refusals, the allow-list, slow-client time-outs, and the API's token and Host.
 import { strict as assert } from 'node:assert';
 import { connect } from 'node:net';
 import { once } from 'node:events';

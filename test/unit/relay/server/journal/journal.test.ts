@@ -1,3 +1,6 @@
+// The journal (relay/server/journal/journal.ts): crc32's check value, group commit of concurrent
+// appends, 0700/0600 modes, a torn tail truncated and a bad checksum dropped at start-up, segment
+// rotation, and pruning by count and by age.
 import { strict as assert } from 'node:assert';
 import { appendFileSync, readdirSync, statSync, truncateSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

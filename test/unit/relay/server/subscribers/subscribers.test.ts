@@ -1,3 +1,6 @@
+// WebSocket subscribers (relay/server/subscribers/subscribers.ts): the token in a header or as a
+// subprotocol, browser Origins and foreign Hosts refused, replay from `since` then live in order,
+// a resume without gap or duplicate, and `service-hooks forward` as a real process.
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
 import { createServer, connect, type Socket } from 'node:net';
