@@ -1,3 +1,5 @@
+// Which relay channel a webhook URL delivers to (src/core/tree): the ingress or public URL, default
+// and other ports, /hooks paths under a base, percent-encoded names, and non-http(s) URLs as none.
 import { strict as assert } from 'node:assert';
 import { normalIngress, relayChannelFor, relayUrlsOf, type RelayUrls } from '../../../../src/core/tree';
 
