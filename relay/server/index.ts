@@ -14,7 +14,7 @@ import { openChannelDirectory, type ChannelDirectory } from './channels/channelD
 import { clientErrors, type ClientErrors } from './ingress/clientErrors';
 import { ChannelConfigs, type ChannelDefaults } from './channels/channels';
 import { Forwarder } from './forwarding/forwarder';
-import { createIngress, hookChannel, PLAIN_HOOK_RE, type IngressHandler } from './ingress/ingress';
+import { createIngress, PLAIN_HOOK_RE, type IngressHandler } from './ingress/ingress';
 import { lockDataDir, type DataLock } from './dataLock';
 import { listen, stopper } from './lifecycle';
 import { RejectLimiter, type RejectLimits } from './ingress/rateLimit';
@@ -31,6 +31,7 @@ import { SubscriberHub, type SubscriberOptions } from './subscribers/subscribers
 import { createHttpServer, useTls, type TlsMaterial } from './tls';
 import { ensureToken } from './access/token';
 import { WS_PATH, type ForwardStatus } from '../../src/core/relay/protocol';
+import { hookChannel, isHookPath, requestTarget as parseTarget } from '../../src/core/relay/ingressChannel';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 
 export { CIDR_PRESETS } from './access/access';
@@ -376,7 +377,7 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
       if (path === '/healthz' || path === '/readyz') return health(res, path, r);
       // At once, and with Retry-After: the service (or a load balancer) sends it to another instance or later.
       if (!r.accepting()) return sendError(res, 503, 'relay is stopping', undefined, { connection: 'close', 'retry-after': '5' });
-      if (path === '/hooks' || path.startsWith('/hooks/')) {
+      if (isHookPath(path)) {
         if (req.method !== 'POST') return sendError(res, 405, 'use POST', undefined, { allow: 'POST' });
         const channel = hookChannel(path);
         if (channel === undefined) return sendError(res, 400, 'invalid channel name (bad percent-encoding)');
@@ -416,12 +417,4 @@ function wsReason(status: number, phrase: string): RefusalReason {
   if (status === 400) return 'bad-request';
   if (phrase === 'Forbidden Host') return 'host';
   return phrase === 'Forbidden Origin' ? 'browser' : 'token';
-}
-
-function parseTarget(target: string | undefined): URL | undefined {
-  try {
-    return new URL(target ?? '/', 'http://relay.invalid');
-  } catch {
-    return undefined;
-  }
 }
