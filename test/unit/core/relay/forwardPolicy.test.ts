@@ -40,6 +40,9 @@ describe('forwarding rules (src/core/relay/forwardPolicy)', () => {
     assert.equal(parseRetryAfter('soon', now), undefined);
     assert.equal(parseRetryAfter('-5', now), undefined);
     assert.equal(parseRetryAfter(undefined, now), undefined);
+    assert.equal(parseRetryAfter('', now), undefined);
+    assert.equal(parseRetryAfter(['7', '9'], now), 7_000, 'repeated headers: the first');
+    assert.equal(parseRetryAfter('120', now, 30_000), 30_000, "a caller's own cap (the service client's)");
   });
 
   it("the schedule: the service's 1, 5, 30 minutes after the first attempt, then given up; Retry-After replaces one wait", () => {
