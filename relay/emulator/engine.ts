@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { RETRY_SCHEDULE_MS } from '../../src/core/defaults';
-import { scaledWait } from '../../src/core/relay/forwardPolicy';
+import { scaledWait, scheduledDelay } from '../../src/core/relay/forwardPolicy';
 import { sign, DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER } from '../../src/core/signing';
 import { forbiddenAddress } from '../../src/core/net/address';
 import { guardedLookup, refusedTarget } from './guard';
@@ -172,7 +172,7 @@ export class DeliveryEngine {
       if (this.closed) return;
       const webhook = this.o.store.webhook(d.webhook_id);
       if (!webhook || this.o.store.delivery(d.webhook_id, d.id) !== d) return; // deleted meanwhile
-      if (kind === 'auto' && d.auto_attempts >= RETRY_SCHEDULE_MS.length) return;
+      if (kind === 'auto' && scheduledDelay(d.auto_attempts, RETRY_SCHEDULE_MS) === undefined) return;
       if (d.success) {
         // Already delivered (e.g. a manual retry succeeded first): nothing more is due.
         if (d.next_attempt_at !== null) {
@@ -222,11 +222,11 @@ export class DeliveryEngine {
 
   /** After a failed automatic attempt: the next one after the schedule's delay / time scale, or none after the last. */
   private scheduleNextAuto(d: StoredDelivery): void {
-    if (d.auto_attempts >= RETRY_SCHEDULE_MS.length) {
+    const delay = scheduledDelay(d.auto_attempts, RETRY_SCHEDULE_MS);
+    if (delay === undefined) {
       d.next_attempt_at = null;
       return;
     }
-    const delay = RETRY_SCHEDULE_MS[d.auto_attempts]!;
     const scaled = scaledWait(delay, this.o.timeScale);
     d.next_attempt_at = new Date(this.o.now().getTime() + scaled).toISOString();
     this.schedule(d, scaled);

@@ -73,15 +73,25 @@ export function retrySchedule(given?: readonly number[]): readonly number[] {
 }
 
 /**
+ * The schedule's wait before attempt `attemptsDone + 1`, or undefined when the schedule is used up
+ * (the delivery has failed). The one place that indexes a schedule: `schedule[0]` is the wait
+ * before the first attempt, so after `n` failed attempts the next waits `schedule[n]`. The schedule
+ * is the given one, else the service's (RETRY_SCHEDULE_MS: at once, then 1, 5 and 30 minutes after
+ * the previous attempt).
+ */
+export function scheduledDelay(attemptsDone: number, schedule?: readonly number[]): number | undefined {
+  const s = retrySchedule(schedule);
+  return attemptsDone < s.length ? s[attemptsDone] : undefined;
+}
+
+/**
  * The wait before the next attempt after `attemptsDone` attempts failed with a retryable outcome,
- * or undefined when the schedule is used up (the delivery has failed). The schedule is the
- * service's (RETRY_SCHEDULE_MS: at once, then 1, 5 and 30 minutes after the previous attempt);
- * a Retry-After the app sent replaces the schedule's wait for that one retry.
+ * or undefined when the schedule is used up (scheduledDelay); a Retry-After the app sent replaces
+ * the schedule's wait for that one retry.
  */
 export function nextRetryDelay(attemptsDone: number, options: { schedule?: readonly number[]; retryAfterMs?: number } = {}): number | undefined {
-  const schedule = retrySchedule(options.schedule);
-  if (attemptsDone >= schedule.length) return undefined;
-  return options.retryAfterMs ?? schedule[attemptsDone]!;
+  const wait = scheduledDelay(attemptsDone, options.schedule);
+  return wait === undefined ? undefined : (options.retryAfterMs ?? wait);
 }
 
 /**

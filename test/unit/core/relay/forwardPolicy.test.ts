@@ -7,6 +7,7 @@ import {
   nextRetryDelay,
   parseRetryAfter,
   retrySchedule,
+  scheduledDelay,
   scaledWait,
 } from '../../../../src/core/relay/forwardPolicy';
 import { RETRY_SCHEDULE_MS } from '../../../../src/core/defaults';
@@ -54,6 +55,8 @@ describe('forwarding rules (src/core/relay/forwardPolicy)', () => {
     assert.equal(nextRetryDelay(1, { retryAfterMs: 7000 }), 7000);
     assert.equal(nextRetryDelay(4, { retryAfterMs: 7000 }), undefined, 'Retry-After does not extend the schedule');
     assert.equal(nextRetryDelay(1, { schedule: [0, 10, 20] }), 10);
+    assert.equal(scheduledDelay(0), 0, 'schedule[0]: the wait before the first attempt');
+    assert.equal(scheduledDelay(3, [0, 10, 20]), undefined, 'used up');
   });
 
   it("the retry schedule is the one given, else the service's", () => {
