@@ -31,6 +31,7 @@ import { SubscriberHub, type SubscriberOptions } from './subscribers/subscribers
 import { createHttpServer, useTls, type TlsMaterial } from './tls';
 import { ensureToken } from './access/token';
 import { WS_PATH, type ForwardStatus } from '../../src/core/relay/protocol';
+import { REST_PATHS } from '../../src/core/relay/restPaths';
 import { hookChannel, isHookPath, requestTarget as parseTarget } from '../../src/core/relay/ingressChannel';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 
@@ -189,8 +190,8 @@ function starting(error: string): Serving {
     request: (req, res) => {
       req.resume();
       const path = parseTarget(req.url)?.pathname;
-      if (path === '/healthz') return sendJson(res, 200, { ok: true, starting: true });
-      if (path === '/readyz') return sendJson(res, 503, { ready: false, error });
+      if (path === REST_PATHS.health) return sendJson(res, 200, { ok: true, starting: true });
+      if (path === REST_PATHS.ready) return sendJson(res, 503, { ready: false, error });
       sendError(res, 503, error, undefined, { 'retry-after': '1' });
     },
     // Retry-After: a subscriber back after an outage tries again in a second, not after its grown backoff.
@@ -374,7 +375,7 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
     if (!url) return sendError(res, 400, 'bad request target');
     const path = url.pathname;
     const handle = async () => {
-      if (path === '/healthz' || path === '/readyz') return health(res, path, r);
+      if (path === REST_PATHS.health || path === REST_PATHS.ready) return health(res, path, r);
       // At once, and with Retry-After: the service (or a load balancer) sends it to another instance or later.
       if (!r.accepting()) return sendError(res, 503, 'relay is stopping', undefined, { connection: 'close', 'retry-after': '5' });
       if (isHookPath(path)) {
@@ -405,7 +406,8 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
 function health(res: ServerResponse, path: string, r: Routes): void {
   const h = r.store.health();
   const warning = h.warning ? { warning: h.warning } : {};
-  if (path === '/healthz') return h.fatal ? sendJson(res, 503, { ok: false, error: h.notReady, ...warning }) : sendJson(res, 200, { ok: true, ...warning });
+  if (path === REST_PATHS.health)
+    return h.fatal ? sendJson(res, 503, { ok: false, error: h.notReady, ...warning }) : sendJson(res, 200, { ok: true, ...warning });
   if (!r.accepting()) return sendJson(res, 503, { ready: false, error: 'relay is stopping' });
   return h.notReady ? sendJson(res, 503, { ready: false, error: h.notReady, ...warning }) : sendJson(res, 200, { ready: true, ...warning });
 }
