@@ -1,3 +1,6 @@
+// The forwarding rules every forwarder shares (src/core/relay/forwardPolicy.ts): which answers are
+// delivered, final or retried, Retry-After parsed and capped, the retry schedule and its time
+// scale, waits in words, and the Relay view's summary of an app's answer.
 import { strict as assert } from 'node:assert';
 import {
   classify,

@@ -3,7 +3,7 @@
 import { strict as assert } from 'node:assert';
 import { hookChannel, ingressUrl, relayChannelFor, relayUrlsOf, type RelayUrls } from '../../../../src/core/relay/ingressChannel';
 import { startRelay, type RelayServer } from '../../../../relay/server';
-import { tempDir } from '../../relay/helpers';
+import { tempDir } from '../../relay/support/helpers';
 
 /** Path after the relay's address → the channel the relay delivers it to, or undefined (it answers 4xx). */
 const CASES: [path: string, channel: string | undefined, why: string][] = [

@@ -1,3 +1,6 @@
+// A webhook's own deliveries from a relay channel (src/core/tree): own or shared channel, test
+// sends marked and not counted, a delivery's retries as one row, sorting by creation time, and
+// Add Webhook's signed secret check never shown as a delivery.
 import { strict as assert } from 'node:assert';
 import {
   channelNote,

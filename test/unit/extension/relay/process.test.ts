@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { CONFIG_FILE, lastLines, RelayProcess, RelayStartError, redactToken } from '../../../../src/extension/relay/process';
-import { cli, post, signed, tempDir } from '../../relay/helpers';
+import { cli, post, signed, tempDir } from '../../relay/support/helpers';
 
 const SECRET = 'process-test-secret-0123456789abcdef';
 
