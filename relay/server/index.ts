@@ -45,7 +45,7 @@ export { REJECTED_BODY_KEEP } from './base/rejected';
 export { ensureToken } from './access/token';
 
 export const DEFAULT_DATA_DIR = join(homedir(), '.service-hooks', 'relay');
-export const DEFAULT_MAX_BODY = 25 * 1024 * 1024;
+export const RELAY_MAX_BODY = 25 * 1024 * 1024;
 
 export interface RelayOptions extends ChannelDefaults {
   port?: number;
@@ -237,7 +237,7 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
   const rejectLimiter = new RejectLimiter(options.rejectLimits, options.now);
   // On JetStream the consumers forward; the local forwarder still replays.
   const forwarding: Pick<Forwarder, 'deliver' | 'retryNow'> = sharedForwarding ?? forwarder;
-  const ingress = createIngress({ store: meter ? meter.ingressStore(store) : store, forwarder: forwarding, subscribers: hub, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter, refusals, refusalLog, log });
+  const ingress = createIngress({ store: meter ? meter.ingressStore(store) : store, forwarder: forwarding, subscribers: hub, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? RELAY_MAX_BODY, rejectLimiter, refusals, refusalLog, log });
   const page = createPage({ store, authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], tls: !!options.tls, trustProxy, signInLimiter: new RejectLimiter(options.rejectLimits, options.now), assetsDir: options.pageDir, now: options.now, refused, secretsOf: (key) => directory.secretsOfKey(key) });
   const onChannelDeleted = (name: string) => (hub.revoke(name), page.revoke());
   // On a shared store a deletion at another instance closes this one's streams of the channel too.

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DeliveryEngine } from '../engine';
 import { readJson, sendError, sendJson, sendTooLarge } from '../../shared/http';
 import { toDeliveryRecord, type EmulatorStore } from '../store';
-import type { StoredDelivery, StoredWebhook } from '../types';
+import type { EmulatedDelivery, StoredWebhook } from '../types';
 import type { Checked } from '../validate';
 
 export interface RouterContext {
@@ -56,7 +56,7 @@ export function webhookIn(ctx: RouterContext, res: ServerResponse, id: string, r
 }
 
 /** Waits for `done` at most replyWaitMs, then answers 202 with the delivery as it stands. */
-export async function replyWithDelivery(ctx: RouterContext, res: ServerResponse, d: StoredDelivery, done: Promise<void>): Promise<void> {
+export async function replyWithDelivery(ctx: RouterContext, res: ServerResponse, d: EmulatedDelivery, done: Promise<void>): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([done, new Promise<void>((r) => (timer = setTimeout(r, ctx.replyWaitMs)))]);
   clearTimeout(timer);
