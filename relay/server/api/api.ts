@@ -31,7 +31,7 @@ import {
   type SubscriberReplayResponse,
   type Verification,
 } from '../../../src/core/relay/protocol';
-import { bearer, isJsonObject, readJson, sendError, sendJson, sendTooLarge } from '../../shared/http';
+import { bearer, isJsonObject, readJsonOrRefuse, sendError, sendJson } from '../../shared/http';
 import { hostAllowed } from '../access/access';
 import { explainRejected } from './explainRejected';
 import { adminOnly, channelRoutes, requireAdmin as admin } from './channelApi';
@@ -237,13 +237,8 @@ function byName(rows: readonly KeyedChannelStatus[]): ChannelStatus[] {
 
 /** Reads a JSON object body (an empty body is {}); on failure answers and returns undefined. */
 async function objectBody(req: IncomingMessage, res: ServerResponse): Promise<Record<string, unknown> | undefined> {
-  const r = await readJson(req, MAX_API_BODY, { requireJsonType: false, empty: () => ({}) });
-  if (r === 'aborted') return undefined;
-  if (!r.ok) {
-    if (r.status === 413) sendTooLarge(req, res, r.error);
-    else sendError(res, r.status, r.error);
-    return undefined;
-  }
+  const r = await readJsonOrRefuse(req, res, MAX_API_BODY, { requireJsonType: false, empty: () => ({}) });
+  if (!r) return undefined;
   if (!isJsonObject(r.value)) {
     sendError(res, 400, 'body must be a JSON object');
     return undefined;
