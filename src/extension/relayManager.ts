@@ -39,7 +39,7 @@ import { ConnectionOwner } from './relay/connectionOwner';
 import { RemoteMemory } from './relay/remoteMemory';
 import { RemoteRelay } from './relay/remoteRelay';
 import { RelayActions } from './relay/relayActions';
-import { RelayProcess, RelayStartError } from './relay/process';
+import { lastLines, RelayProcess, RelayStartError } from './relay/process';
 import { RelaySecrets, type GeneratedSecret, type HeldSecret } from './relay/relaySecrets';
 import { ingressUrlOf, ingressUrlsOf, payloadUrlChoices } from './relay/relayUrls';
 import { ForwardSetups } from './relay/setups';
@@ -98,13 +98,7 @@ export class RelayManager implements vscode.Disposable {
     this.actions = new RelayActions({ connection: () => this.api(), targetFor: (channel) => this.targetFor(channel), forwarder: () => this.owner.forwarder });
     this.local = new LocalRelay(this.process, { extensionPath: o.extensionPath, dataDir: o.dataDir, localSecret: () => this.localSecret() });
     this.process.onExit((code, output) => {
-      const last = output
-        .trim()
-        .split(/\r?\n/)
-        .filter((l) => !/token/i.test(l))
-        .slice(-2)
-        .join(' ');
-      const detail = `Relay exited with code ${code}. ${last}`;
+      const detail = `Relay exited with code ${code}. ${lastLines(output)}`;
       void this.owner.detach(code === 0 || code === null ? { type: 'close', detail } : { type: 'fail', detail });
     });
     // The status bar and the commands' context keys follow the state; so do the views (onDidChange).
