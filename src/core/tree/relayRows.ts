@@ -78,7 +78,8 @@ export function keyOf(node: RelayTreeNode): string {
     case 'relayForwarding':
       return `forwarding:${node.session.relay}#${node.session.channel}`;
     case 'relayChannel':
-      return `channel:${node.channel.name}`;
+      // A channel that gains (or loses) rows becomes expandable: the view refreshes from the top.
+      return `channel:${node.channel.name}${node.grouped ? '' : ':empty'}`;
     case 'relayDelivery':
       return `delivery:${node.delivery.seq}`;
     case 'relayMore':

@@ -89,6 +89,13 @@ describe('Relay view rows refreshed by what changed', () => {
     assert.deepEqual(fired.map(name), ['root'], 'alice has the newest delivery now: it moves up');
   });
 
+  it('a channel that gets its first delivery becomes expandable: the whole view', () => {
+    rows.update(view([channel('alice', 1), channel('bob', 2), channel('quiet')], live));
+    fired = [];
+    rows.update(view([channel('alice', 1), channel('bob', 2), channel('quiet', 1)], [delivery(0, 'quiet'), ...live]));
+    assert.deepEqual(fired.map(name), ['root']);
+  });
+
   it('fires nothing when VS Code reads the rows itself (quiet), and keeps them for the next change', () => {
     rows.update(view([channel('alice', 1), channel('bob', 2)], live, 'retrying'), true);
     assert.deepEqual(fired, []);
