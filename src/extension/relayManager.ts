@@ -399,7 +399,7 @@ export class RelayManager implements vscode.Disposable {
       ));
     if (secret) await this.setups.storeSecret(session.relay, session.channel, secret);
     await this.setups.put({ ...session, ...(head !== undefined ? { since: head } : {}) });
-    await this.reopen();
+    await this.owner.reopen();
   }
 
   /** Forgets a forward set-up (its channel is no longer forwarded); returns it. */
@@ -407,26 +407,8 @@ export class RelayManager implements vscode.Disposable {
     const relay = this.relayBase;
     if (!relay) return undefined;
     const ended = await this.setups.remove(relay, channel);
-    if (ended) await this.reopen();
+    if (ended) await this.owner.reopen();
     return ended;
-  }
-
-  /** Re-opens the connection in use (forward targets changed): the old one goes first, so nothing is forwarded twice. */
-  private reopen(): Promise<void> {
-    return this.owner.serial(async () => {
-      const where = this.machine.snapshot.where;
-      const token = this.owner.conn?.endpoint.token;
-      const base = this.relayBase;
-      const address = base && parseRelayAddress(base);
-      if (!token || !where || !address || 'problem' in address) return;
-      try {
-        await this.owner.openRelay(where.kind === 'remote' ? where.address : address, token, where, true);
-      } catch (err) {
-        const label = where.kind === 'remote' ? where.address.label : `port ${where.port}`;
-        this.machine.dispatch({ type: 'close', offline: true, detail: `Cannot connect to ${label}: ${(err as Error).message}`, where });
-        throw err;
-      }
-    });
   }
 
   /** Reconnects to the remote relay remembered from an earlier session (activation, forward URL change). */

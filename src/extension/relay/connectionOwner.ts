@@ -3,7 +3,7 @@
 // refused), closing it, and the forwarding lease. Connection changes run one at a time (serial).
 // The RelayManager's journeys (Start Relay, Connect to Relay…, probe, restore) go through here.
 import type { RelayStatus } from '../../../relay/client';
-import { RelayLiveList, type RelayAddress } from '../../core/tree';
+import { parseRelayAddress, RelayLiveList, type RelayAddress } from '../../core/tree';
 import { ConnectionMachine, type ConnectionEvent, type ConnectionSnapshot, type ConnectionWhere } from '../../core/connection/machine';
 import { log } from '../log';
 import type { RelayConnection, TokenScope } from './connection';
@@ -120,6 +120,24 @@ export class ConnectionOwner implements RelayInUse {
     this.forwarder = forwarder;
     this.connSub = conn.onDidChange(() => this.follow(conn));
     this.machine.dispatch({ type: 'opened', where, forwarding: forwarder !== undefined });
+  }
+
+  /** Re-opens the connection in use (forward targets changed): the old one goes first, so nothing is forwarded twice. */
+  reopen(): Promise<void> {
+    return this.serial(async () => {
+      const where = this.machine.snapshot.where;
+      const token = this.conn?.endpoint.token;
+      const base = this.base;
+      const address = base && parseRelayAddress(base);
+      if (!token || !where || !address || 'problem' in address) return;
+      try {
+        await this.openRelay(where.kind === 'remote' ? where.address : address, token, where, true);
+      } catch (err) {
+        const label = where.kind === 'remote' ? where.address.label : `port ${where.port}`;
+        this.machine.dispatch({ type: 'close', offline: true, detail: `Cannot connect to ${label}: ${(err as Error).message}`, where });
+        throw err;
+      }
+    });
   }
 
   /** The connection in use changed: its subscription dropped or came back (events), or its rows changed (onDidChange). */
