@@ -14,20 +14,20 @@ export const HOUSES: readonly string[] = ['src', 'src/core', 'relay', 'relay/ser
 /** Room → floor. Higher floors import lower ones, never the other way, never their own floor. */
 export const ROOMS: Readonly<Record<string, number>> = {
   // src/core: pure TypeScript under both halves.
-  'src/core': 0, // its top files: signing, defaults, time, randomToken, doctor, testSend, …
-  'src/core/client': 0, // the service client
-  'src/core/net': 0,
+  'src/core': 1, // its top files: signing, defaults, time, randomToken, doctor, testSend, …
+  'src/core/client': 1, // the service client, over net
+  'src/core/net': 0, // addresses, webhook URLs, Retry-After: under the client and the relay
   'src/core/text': 0,
-  'src/core/events': 1,
-  'src/core/relay': 1, // the relay's wire types and rules, which both halves import
-  'src/core/curl': 1,
-  'src/core/input': 1,
-  'src/core/issues': 1,
-  'src/core/lint': 1, // with lint/checks, one room
-  'src/core/tree': 2,
-  'src/core/runner': 2,
-  'src/core/agentTools': 2,
-  'src/core/git': 3,
+  'src/core/events': 2,
+  'src/core/relay': 2, // the relay's wire types and rules, which both halves import
+  'src/core/curl': 2,
+  'src/core/input': 2,
+  'src/core/issues': 2,
+  'src/core/lint': 2, // with lint/checks, one room
+  'src/core/tree': 3,
+  'src/core/runner': 3,
+  'src/core/agentTools': 3,
+  'src/core/git': 4,
 
   // relay/: the command and all it runs. shared/ sits under the client and the server.
   'relay/shared': 10, // HTTP vocabulary, the forward attempt, probes, outages, redaction, body bytes
