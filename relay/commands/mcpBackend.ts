@@ -10,6 +10,7 @@ import type { RepoRef } from '../../src/core/client/types';
 import { DEFAULT_BASE_URL } from '../../src/core/defaults';
 import { writeFileAtomic } from '../../src/core/writeFileAtomic';
 import { tokenFilePath } from '../../src/core/relay/ready';
+import { ingressUrl } from '../../src/core/relay/ingressChannel';
 import { loadConfig } from '../lint/config';
 import { DEFAULT_DATA_DIR } from '../server/index';
 import type { CliIO } from '../cli/io';
@@ -65,7 +66,7 @@ export function mcpBackend(o: McpOptions, io: CliIO): ToolBackend {
         listDeliveries: (q) => api.listDeliveries(q),
         getDelivery: (seq) => api.getDelivery(seq),
         replay: async (seq) => api.replay(seq),
-        ingressUrl: (channel) => `${base.replace(/\/+$/, '')}/hooks/${encodeURIComponent(channel)}`,
+        ingressUrl: (channel) => ingressUrl(base, channel),
       };
     },
     repositories: async () => o.repo,
