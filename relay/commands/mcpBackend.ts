@@ -7,7 +7,7 @@ import { readFile, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { describeToolError, ToolSetupError, type RelaySide, type ServiceSide, type ToolBackend } from '../../src/core/agentTools';
 import type { RepoRef } from '../../src/core/client/types';
-import { DEFAULT_BASE_URL } from '../../src/core/defaults';
+import { DEFAULT_BASE_URL, DEFAULT_RELAY_URL } from '../../src/core/defaults';
 import { writeFileAtomic } from '../../src/core/writeFileAtomic';
 import { tokenFilePath } from '../../src/core/relay/ready';
 import { ingressUrl } from '../../src/core/relay/ingressChannel';
@@ -60,7 +60,7 @@ export function mcpBackend(o: McpOptions, io: CliIO): ToolBackend {
       } catch (err) {
         throw new ToolSetupError(`${(err as Error).message}; ${HINTS.relay}.`);
       }
-      const base = o.relay ?? 'http://127.0.0.1:8788';
+      const base = o.relay ?? DEFAULT_RELAY_URL;
       return {
         label: `the relay at ${base}`,
         listDeliveries: (q) => api.listDeliveries(q),
