@@ -1,6 +1,4 @@
-// Retry policy of the service client: which requests may be sent again, and how long to wait; and
-// the Retry-After header, read here once for every client that honours it: the service client (its
-// own lower cap) and every forwarder (src/core/relay/forwardPolicy re-exports it). Pure.
+// Retry policy of the service client: which requests may be sent again, and how long to wait.
 export const IDEMPOTENT_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS']);
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
 export const MAX_REQUEST_BACKOFF_MS = 8_000;
@@ -8,25 +6,4 @@ export const MAX_REQUEST_BACKOFF_MS = 8_000;
 /** Exponential backoff before retry number `retry` (1-based): base, 2·base, 4·base … at most MAX_REQUEST_BACKOFF_MS. */
 export function backoff(retry: number, baseMs: number): number {
   return Math.min(baseMs * 2 ** (retry - 1), MAX_REQUEST_BACKOFF_MS);
-}
-
-/** Retry-After is honoured up to this by the forwarders (a longer one is cut to it). */
-export const MAX_RETRY_AFTER_MS = 60 * 60_000;
-
-/**
- * A Retry-After header value in ms from `nowMs`: delta-seconds or an HTTP date (the first of
- * repeated headers); undefined when absent or malformed. Negative (a date in the past) is 0; more
- * than `capMs` is cut to it.
- */
-export function parseRetryAfter(value: string | readonly string[] | undefined, nowMs: number, capMs = MAX_RETRY_AFTER_MS): number | undefined {
-  const v = (typeof value === 'string' ? value : value?.[0])?.trim();
-  if (!v) return undefined;
-  let ms: number;
-  if (/^\d+$/.test(v)) ms = Number(v) * 1000;
-  else {
-    const at = Date.parse(v);
-    if (!/[A-Za-z]/.test(v) || Number.isNaN(at)) return undefined;
-    ms = at - nowMs;
-  }
-  return Math.min(capMs, Math.max(0, ms));
 }

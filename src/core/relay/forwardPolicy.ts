@@ -62,7 +62,7 @@ export function classify(a: AttemptFacts): ForwardOutcome {
 }
 
 // A Retry-After the app sent replaces the schedule's wait (cut to MAX_RETRY_AFTER_MS).
-export { MAX_RETRY_AFTER_MS, parseRetryAfter } from '../client/retry';
+export { MAX_RETRY_AFTER_MS, parseRetryAfter } from '../net/retryAfter';
 
 /**
  * The retry schedule a forwarder uses: the one given (--retry-schedule), else the service's
