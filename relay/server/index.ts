@@ -1,5 +1,7 @@
-// The relay server: wiring of ingress (./ingress), the REST API (./api), the WebSocket subscribers
-// (./subscribers) and forwarding (./forwarder) over the journaled store (./store).
+// The relay server: startRelay() locks the data folder, listens, opens the store the `--store` URL
+// names (./storeBackends.ts), and wires the rooms over it: ingress (./ingress), the REST API (./api),
+// the WebSocket subscribers (./subscribers), forwarding (./forwarding), the page (./page) and
+// metrics (./metrics). It is the top floor of relay/server (docs/architecture.md, Floors).
 import { chmodSync, mkdirSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
