@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { startRelay } from '../relay/server';
+import { childOutput } from '../test/support/childOutput';
 import { bundleCli } from './relayChild';
 
 const N = Number(process.env.BENCH_N ?? 200);
@@ -40,15 +41,7 @@ async function round(cli: string, i: number): Promise<{ firstMs: number; lastMs:
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
-  let err = '';
-  const wakes = new Set<() => void>();
-  fwd.stderr!.on('data', (c: Buffer) => ((err += c.toString()), [...wakes].forEach((w) => w())));
-  const saw = (re: RegExp) =>
-    new Promise<void>((r) => {
-      const check = () => re.test(err) && (wakes.delete(check), r());
-      wakes.add(check);
-      check();
-    });
+  const { saw } = childOutput(fwd, 'forward');
   await saw(/connected/);
   for (let k = 0; k < N; k++) await (await request(`${relay.url}/hooks/default`, { method: 'POST', body: `{"k":${k}}` })).body.dump();
   await saw(/unreachable/);
