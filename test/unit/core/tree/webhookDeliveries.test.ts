@@ -96,7 +96,7 @@ describe("a webhook's own deliveries from a relay channel", () => {
     const m = webhooksByChannel(
       [
         { id: 'w1', url: 'https://relay.example.com/hooks/alice' },
-        { id: 'w2', url: 'https://relay.example.com:443/hooks/alice/' },
+        { id: 'w2', url: 'https://relay.example.com:443/hooks/alice?from=ci' },
         { id: 'w3', url: 'https://relay.example.com/hooks/bob' },
         { id: 'w4', url: 'https://elsewhere.example.com/hooks/alice' },
       ],

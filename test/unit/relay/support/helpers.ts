@@ -176,7 +176,7 @@ export function signed(secret: string, body: Uint8Array | string, extra: Record<
 }
 
 /** Resolves once every forward of delivery `seq` has reached a final state ('ok' or 'failed'). */
-export function settled(store: import('../../../../relay/server/store/storeTypes').RelayStore, seq: number): Promise<void> {
+export function settled(store: import('../../../../relay/server/base/storeTypes').RelayStore, seq: number): Promise<void> {
   return until(
     () => {
       const e = store.get(seq);

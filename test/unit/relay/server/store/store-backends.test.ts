@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { request } from 'undici';
 import { startRelay } from '../../../../../relay/server';
-import { storeBackend, StoreUrlError } from '../../../../../relay/server/store/storeBackends';
+import { storeBackend, StoreUrlError } from '../../../../../relay/server/storeBackends';
 import { cli, post, spawnRelay, tempDir, type RelayProcess } from '../../support/helpers';
 
 function runRelay(args: string[]): Promise<{ code: number; stderr: string }> {
