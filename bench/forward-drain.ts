@@ -13,6 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { startRelay } from '../relay/server';
 import { childOutput } from '../test/support/childOutput';
+import { freePort } from '../test/support/freePort';
 import { bundleCli } from './relayChild';
 
 const N = Number(process.env.BENCH_N ?? 200);
@@ -20,11 +21,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 
 async function round(cli: string, i: number): Promise<{ firstMs: number; lastMs: number }> {
   const relay = await startRelay({ port: 0, dataDir: mkdtempSync(join(tmpdir(), 'sh-bench-fd-')), forward: [] });
-  const probe = createServer();
-  probe.listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const port = (probe.address() as { port: number }).port;
-  await new Promise<void>((r) => probe.close(() => r()));
+  const port = await freePort();
   const fwd = spawn(
     process.execPath,
     [
