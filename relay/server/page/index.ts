@@ -14,7 +14,7 @@ import type { RelayStore } from '../store/storeTypes';
 import { findAssets, PageAssets } from './assets';
 import { LiveStreams, resumeFrom } from './events';
 import { explainDelivery } from './explain';
-import { csrfMatches, keyMatches, PAGE_KEY_HEADER, Sessions, type Session } from './sessions';
+import { ADMIN_SCOPE, csrfMatches, keyMatches, PAGE_KEY_HEADER, Sessions, type Session } from './sessions';
 
 export interface PageContext {
   store: RelayStore;
@@ -44,40 +44,60 @@ export interface Page {
    * An /api request without Authorization but with a session cookie: checks Origin and CSRF for
    * state changes and hands the session's token on as the bearer. False when it answered (refused).
    */
-  apiAuth(req: IncomingMessage, res: ServerResponse): boolean;
+  apiAuth(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
   /** A channel was deleted (or a token rotated): its sessions and live streams end. */
   revoke(): void;
+  /** The sessions (a shared store shares them with its other instances: SessionShare). */
+  sessions: Sessions;
   close(): void;
 }
 
 const SAFE = new Set(['GET', 'HEAD']);
 export function createPage(ctx: PageContext): Page {
   const sessions = new Sessions(ctx.sessionMs, ctx.now);
-  const sessionOf = (req: IncomingMessage) => sessions.of(req, secureRequest(ctx, req));
   const assets = new PageAssets(findAssets(ctx.assetsDir));
   const streams = new LiveStreams(ctx.store);
+  // Ended here or at another instance of a shared store: its live streams here end too.
+  sessions.onEnded(() => streams.endWhere((s) => !sessions.has(s.id)));
   const scopeOf = (s: Session | undefined) => (s ? ctx.authenticate(s.token) : undefined);
+  /** The request's session and what its token may see now; a session whose token no longer authenticates is ended. */
+  const signedIn = async (req: IncomingMessage) => {
+    const session = await sessions.find(req, secureRequest(ctx, req));
+    const scope = scopeOf(session);
+    if (session && !scope) await sessions.end(session);
+    return scope && session ? { session, scope } : undefined;
+  };
 
   const stateChangeOk = (req: IncomingMessage, res: ServerResponse, session: Session | undefined) => checkStateChange(ctx, req, res, session);
   const signIn = (req: IncomingMessage, res: ServerResponse) => signInRequest(ctx, sessions, req, res);
 
-  function signOut(req: IncomingMessage, res: ServerResponse) {
+  async function signOut(req: IncomingMessage, res: ServerResponse) {
     req.resume();
-    const session = sessionOf(req);
+    const session = await sessions.find(req, secureRequest(ctx, req));
     if (!stateChangeOk(req, res, session)) return;
-    if (session) {
-      sessions.end(session);
-      streams.endWhere((s) => s.id === session.id);
-    }
+    if (session) await sessions.end(session);
     sendJson(res, 200, { signedOut: true }, { 'set-cookie': sessions.clearCookie(secureRequest(ctx, req)) });
   }
 
-  function events(req: IncomingMessage, res: ServerResponse, url: URL) {
-    const session = sessionOf(req);
-    const scope = scopeOf(session);
-    if (!scope) return sendError(res, 401, 'signed out');
-    streams.open(req, res, scope, resumeFrom(req, url, ctx.store.lastSeq), session!);
+  async function events(req: IncomingMessage, res: ServerResponse, url: URL) {
+    const s = await signedIn(req);
+    if (!s) return sendError(res, 401, 'signed out');
+    streams.open(req, res, s.scope, resumeFrom(req, url, ctx.store.lastSeq), s.session);
   }
+
+  async function whoAmI(res: ServerResponse, req: IncomingMessage) {
+    const s = await signedIn(req);
+    if (s) sendJson(res, 200, who(s.scope, s.session), { 'cache-control': 'no-store' });
+    else sendError(res, 401, 'signed out');
+  }
+
+  async function explain(req: IncomingMessage, res: ServerResponse, seq: number) {
+    const s = await signedIn(req);
+    if (!s) sendError(res, 401, 'signed out');
+    else await explainDelivery(res, ctx.store, s.scope, seq, ctx.secretsOf);
+  }
+
+  const failed = (res: ServerResponse) => (err: Error) => (res.headersSent ? res.destroy() : sendError(res, 500, err.message));
 
   return {
     handle(req, res, url) {
@@ -91,27 +111,20 @@ export function createPage(ctx: PageContext): Page {
       const method = req.method ?? 'GET';
       if (path === '/' && SAFE.has(method)) assets.html(res);
       else if ((path === '/page/app.js' || path === '/page/app.css') && SAFE.has(method)) assets.file(res, path.slice(6));
-      else if (path === '/page/session' && method === 'POST') void signIn(req, res).catch((err: Error) => sendError(res, 500, err.message));
-      else if (path === '/page/session' && method === 'DELETE') signOut(req, res);
-      else if (path === '/page/session' && method === 'GET') {
-        const session = sessionOf(req);
-        const scope = scopeOf(session);
-        if (scope) sendJson(res, 200, who(scope, session!), { 'cache-control': 'no-store' });
-        else sendError(res, 401, 'signed out');
-      } else if (path === '/page/events' && method === 'GET') events(req, res, url);
-      else if (/^\/page\/explain\/\d{1,15}$/.test(path) && method === 'GET') {
-        const scope = scopeOf(sessionOf(req));
-        if (!scope) sendError(res, 401, 'signed out');
-        else void explainDelivery(res, ctx.store, scope, Number(path.slice(14)), ctx.secretsOf).catch((err: Error) => sendError(res, 500, err.message));
-      } else {
+      else if (path === '/page/session' && method === 'POST') void signIn(req, res).catch(failed(res));
+      else if (path === '/page/session' && method === 'DELETE') void signOut(req, res).catch(failed(res));
+      else if (path === '/page/session' && method === 'GET') void whoAmI(res, req).catch(failed(res));
+      else if (path === '/page/events' && method === 'GET') void events(req, res, url).catch(failed(res));
+      else if (/^\/page\/explain\/\d{1,15}$/.test(path) && method === 'GET') void explain(req, res, Number(path.slice(14))).catch(failed(res));
+      else {
         req.resume();
         sendError(res, 404, 'not found');
       }
       return true;
     },
-    apiAuth(req, res) {
+    async apiAuth(req, res) {
       if (req.headers.authorization !== undefined) return true;
-      const session = sessions.named(req, secureRequest(ctx, req));
+      const session = await sessions.findNamed(req, secureRequest(ctx, req));
       if (!session) return true; // the API answers 401
       if (!SAFE.has(req.method ?? 'GET') && !stateChangeOk(req, res, session)) {
         req.resume();
@@ -127,9 +140,11 @@ export function createPage(ctx: PageContext): Page {
       return true;
     },
     revoke() {
-      sessions.prune((token) => ctx.authenticate(token) !== undefined);
-      streams.endWhere((s) => !sessions.has(s.id));
+      // A failure to tell the shared store leaves records no request can use: each authenticates its token again.
+      void sessions.prune((scope) => scope === ADMIN_SCOPE || ctx.secretsOf(scope) !== undefined).catch(() => undefined);
+      streams.endWhere((s) => ctx.authenticate(s.token) === undefined);
     },
+    sessions,
     close() {
       streams.close();
     },
@@ -182,7 +197,7 @@ async function signInRequest(ctx: PageContext, sessions: Sessions, req: Incoming
     }
     return sendError(res, 401, 'that is not a token of this relay (use the admin token or a channel token)');
   }
-  const session = sessions.create(token);
+  const session = await sessions.start(token, scope.kind === 'admin' ? ADMIN_SCOPE : scope.key);
   if (!session) return sendError(res, 503, 'the relay holds as many page sessions as it keeps; try again once some expire');
   sendJson(res, 200, who(scope, session, session.key), { 'set-cookie': sessions.setCookie(session, secureRequest(ctx, req)), 'cache-control': 'no-store' });
 }
