@@ -3,8 +3,7 @@
 // with its handlers (handlers/*) behind the dispatch (router.ts), the demo data (demo.ts) and an
 // optional state file (persist.ts).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { sendError } from '../shared/http';
+import { listen, sendError } from '../shared/http';
 import { DeliveryEngine, type RetryScheduled } from './engine';
 import { checkStateWritable, loadState, StateWriter } from './persist';
 import { createRouter } from './router';
@@ -104,7 +103,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<EmulatorServ
     }),
     log,
   );
-  const port = await listen(server, opts.port ?? DEFAULT_SERVICE_PORT, host).catch(async (err: Error) => {
+  const port = await listenOn(server, opts.port ?? DEFAULT_SERVICE_PORT, host).catch(async (err: Error) => {
     await engine.close();
     throw err;
   });
@@ -141,17 +140,10 @@ function httpServer(route: (req: IncomingMessage, res: ServerResponse) => Promis
 }
 
 /** Listens; resolves with the port (the one picked for port 0). */
-async function listen(server: Server, port: number, host: string): Promise<number> {
+async function listenOn(server: Server, port: number, host: string): Promise<number> {
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    return await listen(server, port, host);
   } catch (err) {
     throw new Error(`cannot listen on ${host}:${port}: ${(err as Error).message}`, { cause: err });
   }
-  return (server.address() as AddressInfo).port;
 }

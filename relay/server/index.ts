@@ -5,7 +5,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { refuseRaw, sendError, sendJson } from '../shared/http';
+import { listen, refuseRaw, sendError, sendJson } from '../shared/http';
 import { SourceRefusals } from './ingress/refusals';
 import { RefusalLog, type RefusalReason, type Refused } from './access/refusalLog';
 import { bearer, hostAllowed, SourceAllowList } from './access/access';
@@ -16,15 +16,15 @@ import { ChannelConfigs, type ChannelDefaults } from './channels/channels';
 import { Forwarder } from './forwarding/forwarder';
 import { createIngress, hookChannel, PLAIN_HOOK_RE, type IngressHandler } from './ingress/ingress';
 import { lockDataDir, type DataLock } from './dataLock';
-import { listen, stopper } from './lifecycle';
+import { stopper } from './lifecycle';
 import { RejectLimiter, type RejectLimits } from './ingress/rateLimit';
-import { openStore, storeBackend, type StoreChoice } from './store/storeBackends';
+import { openStore, storeBackend, type StoreChoice } from './storeBackends';
 import { metering, type MetricsOption } from './metrics';
 import { createPage, type Page } from './page';
 import { recordSubscriberForward, recordSubscriberSkip } from './subscribers/subscriberForward';
 import { authenticate } from './access/scope';
-import type { RelayLog } from './log';
-import type { RelayStore } from './store/storeTypes';
+import type { RelayLog } from './base/log';
+import type { RelayStore } from './base/storeTypes';
 import type { JournalFs } from './journal/journalFs';
 import { JournalFailedError } from './journal/journalErrors';
 import { SubscriberHub, type SubscriberOptions } from './subscribers/subscribers';
@@ -36,10 +36,10 @@ import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 export { CIDR_PRESETS } from './access/access';
 export { CHANNEL_RE, type ChannelConfig } from './channels/channels';
 export { DataDirLockedError, LOCK_FILE } from './dataLock';
-export { RelayConfigError } from './errors';
-import { StoreUnavailableError } from './errors';
+export { RelayConfigError } from './base/errors';
+import { StoreUnavailableError } from './base/errors';
 export { DEFAULT_REJECT_LIMITS, type RejectLimits } from './ingress/rateLimit';
-export { REJECTED_BODY_KEEP } from './store/rejected';
+export { REJECTED_BODY_KEEP } from './base/rejected';
 export { ensureToken } from './access/token';
 
 export const DEFAULT_DATA_DIR = join(homedir(), '.service-hooks', 'relay');
@@ -88,7 +88,7 @@ export interface RelayOptions extends ChannelDefaults {
   log?: RelayLog;
   /** Stops the start-up's waits (for a NATS cluster not there yet): startRelay then rejects. */
   signal?: AbortSignal;
-  /** Where deliveries are kept (`--store`): the file journal in dataDir (default), NATS JetStream, memory (./store/storeBackends.ts). */
+  /** Where deliveries are kept (`--store`): the file journal in dataDir (default), NATS JetStream, memory (./storeBackends.ts). */
   store?: StoreChoice;
   /** The file journal's file operations (tests inject failures); default node:fs. */
   journalFs?: JournalFs;

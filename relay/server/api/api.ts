@@ -40,8 +40,8 @@ import { scopedChannel, sees, type Scope } from '../access/scope';
 import type { Forwarder, RetryFilter } from '../forwarding/forwarder';
 import { parseRetryRequest } from './retryRequest';
 import { parseDeliveryFilter } from '../../../src/core/relay/deliveryFilter';
-import type { KeyedChannelStatus, RelayStore, StoreListQuery } from '../store/storeTypes';
-import type { RelayLog } from '../log';
+import type { KeyedChannelStatus, RelayStore, StoreListQuery } from '../base/storeTypes';
+import type { RelayLog } from '../base/log';
 import type { Route } from './apiRoute';
 import type { Refused } from '../access/refusalLog';
 

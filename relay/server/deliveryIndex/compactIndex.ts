@@ -6,12 +6,12 @@
 // dropped, so status and pending() never walk every row.
 import type { ChannelStatus, ForwardAttempt, ForwardState, ForwardStatus, RelayDeliverySummary, Verification } from '../../../src/core/relay/protocol';
 import type { RecordLocation } from '../journal/journal';
-import type { StoreListQuery } from '../store/storeTypes';
+import type { StoreListQuery } from '../base/storeTypes';
 import { Interner } from './interner';
 import { AttemptArena, type AttemptFields } from './attemptArena';
-import { sizeFields } from '../store/rejected';
+import { sizeFields } from '../base/rejected';
 import { StringColumn } from './stringColumn';
-import { channelKey, channelOfKey } from '../channels/channelKey';
+import { channelKey, channelOfKey } from '../base/channelKey';
 
 export type { AttemptFields } from './attemptArena';
 
@@ -29,7 +29,7 @@ export interface IndexedDelivery {
   seq: number;
   receivedMs: number;
   channel: string;
-  /** The API channel's generation (../channels/channelKey.ts). */
+  /** The API channel's generation (../base/channelKey.ts). */
   gen?: string;
   verification: Verification;
   reason?: string;
@@ -59,7 +59,7 @@ export interface IndexRow {
   loc: RecordRef;
   /** Body bytes stored. */
   size: number;
-  /** Its channel's identity (../channels/channelKey.ts). */
+  /** Its channel's identity (../base/channelKey.ts). */
   readonly channelKey: string;
 }
 
@@ -147,7 +147,7 @@ export class CompactIndex {
   private readonly reasons = new Map<number, string>();
   /** Rejected deliveries stored as a prefix (rare): their received size and sha256. */
   private readonly received = new Map<number, { size: number; sha256: string }>();
-  /** Channel identities (name and generation: ../channels/channelKey.ts), and the name of each id. */
+  /** Channel identities (name and generation: ../base/channelKey.ts), and the name of each id. */
   private readonly channels = new Interner();
   private readonly channelNames: string[] = [];
   /** The highest seq each channel identity received (by channel id). */
@@ -487,7 +487,7 @@ export class CompactIndex {
     return this.arena.list(this.cols.aHead[i]!);
   }
 
-  /** Rows with seq > since, ascending, optionally one channel identity (../channels/channelKey.ts). */
+  /** Rows with seq > since, ascending, optionally one channel identity (../base/channelKey.ts). */
   *after(since: number, channel?: string): Generator<IndexRow> {
     const ch = channel === undefined ? -1 : this.channels.find(channel);
     if (channel !== undefined && ch < 0) return;

@@ -10,7 +10,7 @@
 //                | str state.target]
 //   prune:    f64 minSeq
 import type { ForwardStatus, Verification } from '../../../src/core/relay/protocol';
-import { ByteWriter, type ByteReader } from '../journal/bytes';
+import { ByteWriter, type ByteReader } from '../base/bytes';
 import type { AttemptFields, IndexedDelivery, StateFields } from './compactIndex';
 
 const VERIFICATIONS: readonly Verification[] = ['verified', 'unverified', 'rejected'];
@@ -31,7 +31,7 @@ const A_STATE = 16;
 const S_LAST = 32;
 const S_NEXT = 64;
 
-// Fields whose values repeat from record to record (decoded once, then reused: ../journal/bytes.ts).
+// Fields whose values repeat from record to record (decoded once, then reused: ../base/bytes.ts).
 const K_CHANNEL = 0;
 const K_EVENT = 1;
 const K_TARGET = 2;

@@ -14,9 +14,9 @@ import { AckPolicy, DeliverPolicy, type Consumer, type ConsumerMessages, type Js
 import type { Dispatcher } from 'undici';
 import { SUBSCRIBER_TARGET, type ForwardAttempt, type ForwardState } from '../../../src/core/relay/protocol';
 import type { RetryFilter } from '../forwarding/forwarder';
-import { forwardHeaders, postOnce } from '../../client/attempt';
+import { forwardHeaders, postOnce } from '../../shared/attempt';
 import { classify, parseRetryAfter, scaledWait } from '../../../src/core/relay/forwardPolicy';
-import type { DeliveryMeta } from '../store/storeTypes';
+import type { DeliveryMeta } from '../base/storeTypes';
 import { META_HEADER, type NatsStore } from './natsStore';
 import { ForwardingStopped, Outages } from '../../shared/outages';
 

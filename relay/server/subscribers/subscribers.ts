@@ -29,7 +29,7 @@ import { DeliveryStreams, PART_BYTES } from './deliveryStream';
 import { ADMIN, scopedChannel, type Scope } from '../access/scope';
 import { helloMessage, tokenScope } from './hello';
 import { ackRefusal, clientMessage } from './clientMessages';
-import type { RelayStore, StoredDelivery } from '../store/storeTypes';
+import type { RelayStore, StoredDelivery } from '../base/storeTypes';
 
 export const DEFAULT_MAX_UNSENT_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_MAX_SUBSCRIBERS_PER_TOKEN = 64;
@@ -47,7 +47,7 @@ export const STREAM_BODY_BYTES = 4 * PART_BYTES;
 export interface SubscriberOptions {
   /** The scope of a presented token; undefined: 401. */
   authenticate: (given: string | undefined) => Scope | undefined;
-  /** The current identity of a channel name (relay/server/channels/channelKey.ts): what a stream of one channel follows. */
+  /** The current identity of a channel name (relay/server/base/channelKey.ts): what a stream of one channel follows. */
   keyOf?: (name: string) => string;
   boundHost: string;
   allowedHosts: readonly string[];

@@ -4,7 +4,7 @@ import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { COMMANDS } from '../../../relay/cli/commands';
+import { COMMANDS } from '../../../relay/commandTable';
 import { cli } from '../relay/helpers';
 
 const DOC = readFileSync(resolve(__dirname, '../../../docs/cli.md'), 'utf8');

@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { EXIT_PORT_IN_USE } from '../../../src/core/relay/ready';
 import { startRelay } from '../../../relay/server';
-import { crc32 } from '../../../relay/server/journal/crc32';
+import { crc32 } from '../../../relay/server/base/crc32';
 import { HEADER_BYTES } from '../../../relay/server/journal/journal';
 import { T_DELIVERY } from '../../../relay/server/store/storeRecords';
 import { cli, post, relayPerTest, spawnRelay, startTarget, tempDir } from './helpers';

@@ -189,7 +189,7 @@ export function until<T>(check: () => T | undefined, subscribe: (wake: () => voi
 }
 
 /** Resolves once every forward of delivery `seq` has reached a final state ('ok' or 'failed'). */
-export function settled(store: import('../../../relay/server/store/storeTypes').RelayStore, seq: number): Promise<void> {
+export function settled(store: import('../../../relay/server/base/storeTypes').RelayStore, seq: number): Promise<void> {
   return until(
     () => {
       const e = store.get(seq);

@@ -9,7 +9,7 @@ import { Journal } from '../../../relay/server/journal/journal';
 import { DeliveryStore } from '../../../relay/server/store/store';
 import { T_ATTEMPT, T_ATTEMPT_ENTRY, T_DELIVERY } from '../../../relay/server/store/storeRecords';
 import { HEADER_BYTES } from '../../../relay/server/journal/journalScan';
-import type { DeliveryMeta } from '../../../relay/server/store/storeTypes';
+import type { DeliveryMeta } from '../../../relay/server/base/storeTypes';
 import { tempDir } from './helpers';
 
 const TARGET = 'http://127.0.0.1:9/hook';

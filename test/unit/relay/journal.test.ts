@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { appendFileSync, readdirSync, statSync, truncateSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Journal, HEADER_BYTES } from '../../../relay/server/journal/journal';
-import { crc32, crc32Portable } from '../../../relay/server/journal/crc32';
+import { crc32, crc32Portable } from '../../../relay/server/base/crc32';
 import { DeliveryStore } from '../../../relay/server/store/store';
 import { tempDir } from './helpers';
 

@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import { openMemoryStore } from '../../../relay/server/store/memoryLog';
 import { SUBSCRIBER_TARGET } from '../../../src/core/relay/protocol';
-import type { NewDelivery } from '../../../relay/server/store/storeTypes';
+import type { NewDelivery } from '../../../relay/server/base/storeTypes';
 
 const APP = 'http://127.0.0.1:3000/hook';
 const T0 = Date.parse('2026-11-23T10:00:00.000Z');

@@ -6,8 +6,8 @@
 import { strict as assert } from 'node:assert';
 import { copyFileSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ByteReader } from '../../../relay/server/journal/bytes';
-import { crc32 } from '../../../relay/server/journal/crc32';
+import { ByteReader } from '../../../relay/server/base/bytes';
+import { crc32 } from '../../../relay/server/base/crc32';
 import {
   decodeAttempt,
   decodeDelivery,

@@ -1,4 +1,4 @@
-// The store contract (./storeContract.ts) over the file journal (relay/server/journal/journalLog.ts), in a
+// The store contract (./storeContract.ts) over the file journal (relay/server/store/journalLog.ts), in a
 // fresh folder per store; its faults are real failing writes (./faultyFs.ts).
 import { strict as assert } from 'node:assert';
 import { DeliveryStore } from '../../../relay/server/store/store';

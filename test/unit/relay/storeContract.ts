@@ -5,8 +5,8 @@
 import { strict as assert } from 'node:assert';
 import type { ForwardAttempt, ForwardState } from '../../../src/core/relay/protocol';
 import type { LogStore, LogStoreOptions } from '../../../relay/server/store/logStore';
-import type { NewDelivery, StoredDelivery } from '../../../relay/server/store/storeTypes';
-import { channelKey } from '../../../relay/server/channels/channelKey';
+import type { NewDelivery, StoredDelivery } from '../../../relay/server/base/storeTypes';
+import { channelKey } from '../../../relay/server/base/channelKey';
 
 export type ContractStore = LogStore;
 

@@ -2,20 +2,20 @@
 // → the file journal in the data folder, nats:// or tls:// → NATS JetStream, memory: → an
 // in-memory log (gone when the relay stops). A new backend is a DeliveryLog (./deliveryLog.ts)
 // and a row here (docs/store-backends.md).
-import { RELAY_RETENTION } from '../../../src/core/defaults';
-import { DeliveryStore, type StoreOptions } from './store';
-import { openMemoryStore } from './memoryLog';
-import { describeRanges, rangeCount } from '../journal/journalLoss';
-import { parseNatsServers } from '../nats/urls';
-import type { ChannelConfigs } from '../channels/channels';
-import type { ChannelRegistry } from '../channels/channelRegistry';
-import type { SharedReplays } from '../nats/replayShare';
-import type { JetStreamHandles } from '../metrics/jetstream';
-import type { SharedForwarding } from '../nats/sharedForwarding';
-import type { SharedForwardingSettings } from '../nats/wiring';
-import type { JournalFs } from '../journal/journalFs';
-import type { RelayStore } from './storeTypes';
-import type { Sessions } from '../page/sessions';
+import { RELAY_RETENTION } from '../../src/core/defaults';
+import { DeliveryStore, type StoreOptions } from './store/store';
+import { openMemoryStore } from './store/memoryLog';
+import { describeRanges, rangeCount } from './journal/journalLoss';
+import { parseNatsServers } from './nats/urls';
+import type { ChannelConfigs } from './channels/channels';
+import type { ChannelRegistry } from './channels/channelRegistry';
+import type { SharedReplays } from './nats/replayShare';
+import type { JetStreamHandles } from './metrics/jetstream';
+import type { SharedForwarding } from './nats/sharedForwarding';
+import type { SharedForwardingSettings } from './nats/wiring';
+import type { JournalFs } from './journal/journalFs';
+import type { RelayStore } from './base/storeTypes';
+import type { Sessions } from './page/sessions';
 
 /** `--store` and the options that go with its backend. */
 export interface StoreChoice {
@@ -89,7 +89,7 @@ const BACKENDS: StoreBackend[] = [
     // Loaded only for --store nats://…: the file journal never loads the NATS client.
     open: async (ctx) => ({
       kind: 'jetstream',
-      ...(await (await import('../nats/wiring')).openNatsStore({ servers: ctx.url, ...ctx.choice.nats }, ctx, ctx.log, ctx.signal)),
+      ...(await (await import('./nats/wiring')).openNatsStore({ servers: ctx.url, ...ctx.choice.nats }, ctx, ctx.log, ctx.signal)),
     }),
   },
   {

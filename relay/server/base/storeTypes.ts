@@ -17,7 +17,7 @@ import type { DeliveryFilter } from '../../../src/core/relay/deliveryFilter';
 export interface DeliveryMeta {
   seq: number;
   channel: string;
-  /** The generation of an API channel (relay/server/channels/channelKey.ts); absent for other channels. */
+  /** The generation of an API channel (relay/server/base/channelKey.ts); absent for other channels. */
   gen?: string;
   receivedAt: string;
   verification: Verification;
@@ -43,7 +43,7 @@ export interface StoredDelivery {
    * delivery kept truncated, where summary.size is what was received).
    */
   readonly size: number;
-  /** The identity of the channel it was received on: name and generation (relay/server/channels/channelKey.ts). */
+  /** The identity of the channel it was received on: name and generation (relay/server/base/channelKey.ts). */
   readonly channelKey: string;
 }
 
@@ -113,7 +113,7 @@ export interface RelayStore extends Pick<EventEmitter<StoreEvents>, 'on' | 'off'
   readonly lastSeq: number;
   /** Deliveries held. */
   readonly size: number;
-  /** The highest seq of channel identity `key` (relay/server/channels/channelKey.ts) the store holds or held since it opened; what a channel token is told instead of lastSeq. */
+  /** The highest seq of channel identity `key` (relay/server/base/channelKey.ts) the store holds or held since it opened; what a channel token is told instead of lastSeq. */
   lastSeqOf(key: string): number;
   /**
    * Stores a delivery; `durable` resolves once it is safe. The file journal assigns `seq` at once; a
@@ -125,7 +125,7 @@ export interface RelayStore extends Pick<EventEmitter<StoreEvents>, 'on' | 'off'
   get(seq: number): StoredDelivery | undefined;
   /** One target's forward state of a delivery (without building the delivery's summary). */
   forwardState(seq: number, target: string): ForwardState | undefined;
-  /** Deliveries with seq > since, ascending (one channel identity if given: relay/server/channels/channelKey.ts). */
+  /** Deliveries with seq > since, ascending (one channel identity if given: relay/server/base/channelKey.ts). */
   after(since: number, channel?: string): IterableIterator<StoredDelivery>;
   /** Deliveries still pending a forward to at least one target, ascending. */
   pending(): StoredDelivery[];

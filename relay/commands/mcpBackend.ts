@@ -12,8 +12,8 @@ import { writeFileAtomic } from '../../src/core/writeFileAtomic';
 import { tokenFilePath } from '../../src/core/relay/ready';
 import { loadConfig } from '../lint/config';
 import { DEFAULT_DATA_DIR } from '../server/index';
-import type { CliIO } from './io';
-import { relayApi } from './relayTarget';
+import type { CliIO } from '../cli/io';
+import { relayApi } from '../cli/relayTarget';
 
 export interface McpOptions {
   service?: string;

@@ -1,13 +1,21 @@
-// The file journal as a DeliveryLog (../store/deliveryLog.ts): delivery and attempt records in segment
-// files (./journal.ts), read back by their location, a durable seq mark (../store/seqMark.ts), segments
-// deleted once nothing in them is kept. At open it feeds the index from the sealed segments' index
-// files and a scan of the current segment only. (Moved here from store.ts: the index and the
-// queries over it are LogStore's, ../store/logStore.ts.)
+// The file journal as a DeliveryLog (./deliveryLog.ts): delivery and attempt records in segment
+// files (../journal/journal.ts), read back by their location, a durable seq mark
+// (../journal/seqMark.ts), segments deleted once nothing in them is kept. At open it feeds the
+// index from the sealed segments' index files and a scan of the current segment only. The index
+// and the queries over it are LogStore's (./logStore.ts).
 import { join } from 'node:path';
-import { Journal, JournalCorruptError, type CorruptRegion, type JournalFs, type JournalOptions, type RecordLocation, type TruncatedTail } from './journal';
-import { nodeFs } from './journalFs';
-import { SeqMark, SEQ_FILE } from '../store/seqMark';
-import { lostRanges, rememberLoss, rangeCount, describeRanges, type SeqRange, type SegmentSeqs } from './journalLoss';
+import {
+  Journal,
+  JournalCorruptError,
+  type CorruptRegion,
+  type JournalFs,
+  type JournalOptions,
+  type RecordLocation,
+  type TruncatedTail,
+} from '../journal/journal';
+import { nodeFs } from '../journal/journalFs';
+import { SeqMark, SEQ_FILE } from '../journal/seqMark';
+import { lostRanges, rememberLoss, rangeCount, describeRanges, type SeqRange, type SegmentSeqs } from '../journal/journalLoss';
 import {
   T_ATTEMPT_ENTRY,
   isAttempt,
@@ -20,12 +28,12 @@ import {
   deliveryRecord,
   parseMeta,
   summarize,
-} from '../store/storeRecords';
+} from './storeRecords';
 import { decodeAttemptInto, decodeDelivery, decodePrune, encodeAttempt, encodePrune } from '../deliveryIndex/indexEntries';
-import type { ByteReader } from './bytes';
+import type { ByteReader } from '../base/bytes';
 import type { AttemptFields, IndexRow, StateFields } from '../deliveryIndex/compactIndex';
-import type { AttemptToRecord, DeliveryLog, LogSink, ReadRecord } from '../store/deliveryLog';
-import type { BodyReader, DeliveryMeta, NewDelivery, RecordAttemptOptions, StoreHealth, StoreIntegrity } from '../store/storeTypes';
+import type { AttemptToRecord, DeliveryLog, LogSink, ReadRecord } from './deliveryLog';
+import type { BodyReader, DeliveryMeta, NewDelivery, RecordAttemptOptions, StoreHealth, StoreIntegrity } from '../base/storeTypes';
 
 export interface JournalLogOptions {
   segmentBytes?: number;

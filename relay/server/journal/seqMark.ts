@@ -4,8 +4,8 @@
 // (one fdatasync per `block` seqs); a clean close writes the exact last seq, so only a crash
 // leaves a gap (of at most `block`) in the numbering.
 import { join } from 'node:path';
-import { crc32 } from '../journal/crc32';
-import type { JournalFile, JournalFs } from '../journal/journalFs';
+import { crc32 } from '../base/crc32';
+import type { JournalFile, JournalFs } from './journalFs';
 
 const MAGIC = 0x51534853; // "SHSQ" little-endian
 export const SEQ_FILE = 'seq';
