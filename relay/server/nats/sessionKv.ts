@@ -6,6 +6,7 @@
 // instance is read from the bucket when a request brings its cookie before the watch does.
 import type { JetStreamClient, KvEntry } from 'nats';
 import type { Sessions, SessionShare, StoredSession } from '../page/sessions';
+import { StoreUnavailableError } from '../base/errors';
 
 export interface SessionKvOptions {
   prefix: string;
@@ -26,15 +27,25 @@ export async function shareSessions(sessions: Sessions, js: JetStreamClient, o: 
   })();
   await initial;
   const share: SessionShare = {
-    created: async (s) => void (await kv.put(S + s.ref, new TextEncoder().encode(JSON.stringify(s)))),
-    ended: (ref) => kv.delete(S + ref),
-    fetch: async (ref) => {
-      const e = await kv.get(S + ref);
-      return e?.operation === 'PUT' ? record(e, o.log) : undefined;
-    },
+    created: (s) => answered('a new session', async () => void (await kv.put(S + s.ref, new TextEncoder().encode(JSON.stringify(s))))),
+    ended: (ref) => answered('the end of a session', () => kv.delete(S + ref)),
+    fetch: (ref) =>
+      answered('a read of a session', async () => {
+        const e = await kv.get(S + ref);
+        return e?.operation === 'PUT' ? record(e, o.log) : undefined;
+      }),
   };
   sessions.shareIn(share);
   return () => watch.stop();
+}
+
+/** `op`, its failure a StoreUnavailableError (503 with Retry-After) naming what JetStream did not take. */
+async function answered<T>(what: string, op: () => Promise<T>): Promise<T> {
+  try {
+    return await op();
+  } catch (err) {
+    throw new StoreUnavailableError(`page sessions: JetStream did not take ${what} (${(err as Error).message}); try again`);
+  }
 }
 
 function apply(sessions: Sessions, e: KvEntry, log?: (line: string) => void): void {

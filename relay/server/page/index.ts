@@ -11,6 +11,7 @@ import type { RejectLimiter } from '../ingress/rateLimit';
 import type { Scope } from '../access/scope';
 import type { Refused } from '../access/refusalLog';
 import type { RelayStore } from '../base/storeTypes';
+import { StoreUnavailableError } from '../base/errors';
 import { findAssets, PageAssets } from './assets';
 import { LiveStreams, resumeFrom } from './events';
 import { explainDelivery } from './explain';
@@ -97,7 +98,11 @@ export function createPage(ctx: PageContext): Page {
     else await explainDelivery(res, ctx.store, s.scope, seq, ctx.secretsOf);
   }
 
-  const failed = (res: ServerResponse) => (err: Error) => (res.headersSent ? res.destroy() : sendError(res, 500, err.message));
+  const failed = (res: ServerResponse) => (err: Error) => {
+    if (res.headersSent) res.destroy();
+    else if (err instanceof StoreUnavailableError) sendError(res, 503, err.message, undefined, { 'retry-after': '5' });
+    else sendError(res, 500, err.message);
+  };
 
   return {
     handle(req, res, url) {

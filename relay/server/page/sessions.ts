@@ -206,11 +206,11 @@ export class Sessions {
     return this.byRef.has(refOf(id));
   }
 
-  /** Ends `session` here and, on a shared store, at every instance. */
+  /** Ends `session` at every instance of a shared store, then here (kept when the store was not told: a retry ends it). */
   async end(session: Session): Promise<void> {
+    await this.share?.ended(session.ref);
     const s = this.byRef.get(session.ref);
     if (s) this.drop([s]);
-    await this.share?.ended(session.ref);
   }
 
   /**

@@ -127,4 +127,17 @@ describe('page sessions across relay instances on one JetStream store (real nats
     assert.equal(await answers(`${a.url}/page/session`, first.headers, 401), 401, 'past it the oldest ended at A');
     assert.equal(await answers(`${b.url}/page/session`, first.headers, 401), 401, 'and at B');
   });
+
+  it('without the store, a sign-in or an unknown session is answered 503 with Retry-After, never taken for signed out', async () => {
+    const known = await signIn(a, ADMIN);
+    await nats.nodes[0]!.kill();
+    const r = await request(`${a.url}/page/session`, { method: 'POST', headers: { origin: a.url }, body: JSON.stringify({ token: ADMIN }) });
+    const text = await r.body.text();
+    assert.equal(r.statusCode, 503, text);
+    assert.match(text, /JetStream did not take a new session/);
+    assert.ok(Number(r.headers['retry-after']) > 0);
+    assert.equal(await status(`${b.url}/page/session`, known.headers), 200, 'a session B knows still works');
+    const unheardOf = { cookie: `sh_page=${'x'.repeat(43)}`, 'x-page-key': 'y'.repeat(43) };
+    assert.equal(await status(`${b.url}/api/deliveries`, unheardOf), 503, 'one B cannot look up');
+  });
 });
