@@ -8,21 +8,12 @@ import { once } from 'node:events';
 import { existsSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
+import { ensureDebianPackage } from '../debianPackage';
 import { tempDir } from '../relay/helpers';
 import { exampleBlock, type ExampleCerts } from './docExample';
 import { routePort as freePort } from './natsServers';
 
 export const HAPROXY = '/usr/sbin/haproxy';
-
-/** Makes sure haproxy is installed (apt-get as root); throws with the reason otherwise. */
-export function ensureHaproxy(): void {
-  if (existsSync(HAPROXY)) return;
-  const run = (args: string[]) =>
-    spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  run(['update', '-qq']);
-  const r = run(['install', '-y', '-qq', '--no-install-recommends', 'haproxy']);
-  if (!existsSync(HAPROXY)) throw new Error(`haproxy is not installed and apt-get could not install it: ${r.stderr?.toString().trim() || r.error?.message}`);
-}
 
 /** One backend server's row of `show stat`. */
 export interface ServerStat {
@@ -51,7 +42,7 @@ function swap(text: string, from: string, to: string): string {
 
 /** haproxy with the documented configuration in front of the relays on `relayPorts` (relay1, relay2), on a free loopback port. */
 export async function startHaproxy(relayPorts: [number, number], certs: ExampleCerts): Promise<Haproxy> {
-  ensureHaproxy();
+  ensureDebianPackage(HAPROXY, 'haproxy');
   const dir = tempDir('sh-haproxy-');
   const pem = join(dir, 'hooks.pem');
   writeFileSync(pem, readFileSync(certs.cert, 'utf8') + readFileSync(certs.key, 'utf8'), { mode: 0o600 });
