@@ -6,6 +6,7 @@
 // instance is read from the bucket when a request brings its cookie before the watch does.
 import type { JetStreamClient, KvEntry } from 'nats';
 import type { Sessions, SessionShare, StoredSession } from '../page/sessions';
+import { encoded, followBucket } from './kvBucket';
 import { StoreUnavailableError } from '../base/errors';
 
 export interface SessionKvOptions {
@@ -18,16 +19,10 @@ const S = 's.';
 
 /** Loads the bucket into `sessions`, keeps them in step, and makes them write there. Returns a stop function. */
 export async function shareSessions(sessions: Sessions, js: JetStreamClient, o: SessionKvOptions): Promise<() => void> {
-  const kv = await js.views.kv(`${o.prefix}_SESSIONS`, { replicas: o.replicas, history: 1, ttl: sessions.ttlMs });
-  let loaded!: () => void;
-  const initial = new Promise<void>((r) => (loaded = r));
-  const watch = await kv.watch({ key: '>', initializedFn: () => loaded() });
-  void (async () => {
-    for await (const e of watch) apply(sessions, e, o.log);
-  })();
-  await initial;
+  const bucket = { replicas: o.replicas, history: 1, ttl: sessions.ttlMs };
+  const { kv, stop } = await followBucket(js, `${o.prefix}_SESSIONS`, bucket, (e) => apply(sessions, e, o.log));
   const share: SessionShare = {
-    created: (s) => answered('a new session', async () => void (await kv.put(S + s.ref, new TextEncoder().encode(JSON.stringify(s))))),
+    created: (s) => answered('a new session', async () => void (await kv.put(S + s.ref, encoded(s)))),
     ended: (ref) => answered('the end of a session', () => kv.delete(S + ref)),
     fetch: (ref) =>
       answered('a read of a session', async () => {
@@ -36,7 +31,7 @@ export async function shareSessions(sessions: Sessions, js: JetStreamClient, o: 
       }),
   };
   sessions.shareIn(share);
-  return () => watch.stop();
+  return stop;
 }
 
 /** `op`, its failure a StoreUnavailableError (503 with Retry-After) naming what JetStream did not take. */
