@@ -65,7 +65,8 @@ export function createPage(ctx: PageContext): Page {
   const signedIn = async (req: IncomingMessage) => {
     const session = await sessions.find(req, secureRequest(ctx, req));
     const scope = scopeOf(session);
-    if (session && !scope) await sessions.end(session);
+    // Only tidying (the token is refused everywhere already), so not waited for and not an error.
+    if (session && !scope) void sessions.end(session).catch(() => undefined);
     return scope && session ? { session, scope } : undefined;
   };
 
