@@ -19,8 +19,6 @@ export const HAPROXY = '/usr/sbin/haproxy';
 export interface ServerStat {
   /** UP, DOWN, … */
   status: string;
-  /** Current sessions (an open WebSocket is one). */
-  scur: number;
   /** Sessions in all. */
   stot: number;
 }
@@ -103,7 +101,7 @@ async function stats(sock: string): Promise<Record<string, ServerStat>> {
   for (const row of rows) {
     const v = row.split(',');
     if (v[at('pxname')] !== 'relays' || v[at('svname')] === 'BACKEND') continue;
-    out[v[at('svname')]!] = { status: v[at('status')]!, scur: Number(v[at('scur')]), stot: Number(v[at('stot')]) };
+    out[v[at('svname')]!] = { status: v[at('status')]!, stot: Number(v[at('stot')]) };
   }
   return out;
 }
