@@ -11,6 +11,7 @@ import { SUBSCRIBER_TARGET, type ForwardAttempt } from '../../../src/core/relay/
 import { startRelay, type RelayServer } from '../../../relay/server';
 import { RelayApi } from '../../../relay/client/api';
 import { cli, post, runCliBare, signed, startTarget, tempDir, until, type TargetApp } from './helpers';
+import { STAMP } from './forwarderProcess';
 
 const ALICE = 'alice-replay-secret-0123456789abcdef';
 const BOB = 'bob-replay-secret-0123456789abcdef';
@@ -112,7 +113,7 @@ describe("replay to the channel's subscribers (real relay, forward child and app
       'the app got the same bytes a second time',
     );
     assert.equal(app.received[1]!.headers['x-service-signature'], signed(ALICE, '{"n":1}')['x-service-signature'], 'as received: the original signature');
-    await fwd.saw(/^#1 alice push → 200 [\d.]+ ms \(replay\)$/m);
+    await fwd.saw(new RegExp(`${STAMP.source}#1 alice push → 200 [\\d.]+ ms \\(replay\\)$`, 'm'));
     const recorded = await replayed;
     assert.equal(recorded.status, 200);
     assert.equal(recorded.ok, true);
@@ -120,7 +121,7 @@ describe("replay to the channel's subscribers (real relay, forward child and app
     // The resume point did not move back: the next delivery arrives once, and #1 no third time.
     await deliver('{"n":2}');
     await app.waitFor(3);
-    await fwd.saw(/^#2 alice push → 200/m);
+    await fwd.saw(new RegExp(`${STAMP.source}#2 alice push → 200`, 'm'));
     assert.deepEqual(
       app.received.map((x) => x.body.toString()),
       ['{"n":1}', '{"n":1}', '{"n":2}'],
