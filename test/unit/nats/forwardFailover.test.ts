@@ -118,4 +118,16 @@ describe('forward over two instances of one JetStream relay: one resume point, f
     for (const body of [...before, ...during, ...later]) assert.equal(times(body), 1, `${body}: posted once`);
     assert.equal(app.received.length, before.length + during.length + later.length, 'nothing else posted');
   });
+
+  it('keeps its identity across a restart of nats-server and of the relay: the resume point stays valid', async () => {
+    const before = await identityOf(b);
+    await nats.nodes[0]!.kill();
+    await nats.nodes[0]!.start();
+    const c = await spawnRelay(['--store', nats.urls, '--data', tempDir()], { ...process.env, SERVICE_HOOKS_RELAY_TOKEN: ADMIN });
+    try {
+      assert.equal(await identityOf(c), before);
+    } finally {
+      await c.stop('SIGKILL');
+    }
+  });
 });
