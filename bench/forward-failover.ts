@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { startNats } from '../test/unit/nats/natsServers';
-import { cli, spawnRelay, type RelayProcess } from '../test/unit/relay/helpers';
+import { cli, spawnRelay, type RelayProcess } from '../test/unit/relay/support/helpers';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const ADMIN = 'bench-failover-admin-token-0123456789';

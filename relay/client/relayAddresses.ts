@@ -4,7 +4,7 @@
 // turn after it is taken (no backoff: the store is the same, so the resume point is too). Only
 // once every address was tried since a connection last opened does the subscription back off,
 // while each address's port is watched so that the first to answer again is taken at once.
-import { probePort, watchPort } from './probe';
+import { probePort, watchPort } from '../shared/probe';
 
 /** How long a failover probe waits for an address's port (a dead host's SYN goes unanswered). */
 export const FAILOVER_PROBE_MS = 1000;

@@ -6,8 +6,8 @@ import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { subscribe } from '../../../relay/client';
-import { post, spawnRelay, startTarget, tempDir, within, type RelayProcess, type TargetApp } from '../relay/helpers';
-import { bare, forwarder, processesPerTest, stampOf } from '../relay/forwarderProcess';
+import { post, spawnRelay, startTarget, tempDir, within, type RelayProcess, type TargetApp } from '../relay/support/helpers';
+import { bare, forwarder, processesPerTest, stampOf } from '../relay/support/forwarderProcess';
 import { startNats, type NatsCluster } from './natsServers';
 
 const ADMIN = 'forward-failover-admin-token-0123456789';
