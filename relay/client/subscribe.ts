@@ -258,7 +258,7 @@ class Subscriber implements Subscription {
     const url = this.addresses.current;
     const other = this.otherRelay(msg, url);
     if (other) return this.fail(c, other);
-    this.relay ??= { identity: msg.relay, url };
+    if (this.relay?.identity === undefined) this.relay = { identity: msg.relay, url };
     const resumeFrom = this.resumeFrom;
     this.resumeFrom = undefined;
     const at = resumeFrom?.(msg);
@@ -300,9 +300,11 @@ class Subscriber implements Subscription {
     if (several && msg.relay === undefined)
       return `the relay at ${url} does not name its identity (it predates it): several --relay addresses need relays that do; give one address`;
     const first = this.relay;
-    if (!first || first.identity === msg.relay) return undefined;
-    const was = first.identity ?? 'no identity';
-    return `the relay at ${url} is ${msg.relay ?? 'of no identity'}, not ${was} as the relay at ${first.url} said: they are not one relay (another store), so the resume point of one means nothing at the other; give the addresses of one relay's instances`;
+    // One address whose relay names none (it predates it, or was upgraded since): nothing to compare.
+    if (!first || first.identity === undefined || msg.relay === undefined || first.identity === msg.relay) return undefined;
+    if (first.url === url)
+      return `the relay at ${url} is ${msg.relay} now, not ${first.identity}: its store was replaced (its data reset, or another relay at that address), where the resume point means nothing; restart forward (--since 0 takes every delivery it holds)`;
+    return `the relay at ${url} is ${msg.relay}, not ${first.identity} as the relay at ${first.url} said: they are not one relay (another store), so the resume point of one means nothing at the other; give the addresses of one relay's instances`;
   }
 
   /** Cannot go on (another relay answered): the subscription ends with the state 'closed' and the reason, `error` set. */

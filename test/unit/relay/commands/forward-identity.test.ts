@@ -33,9 +33,9 @@ describe('the relay identity in the hello, and forward over several addresses', 
   afterEach(async () => {
     for (const r of relays.splice(0)) await r.close().catch(() => undefined);
   });
-  const start = async (dataDir = tempDir()) => {
+  const start = async (dataDir = tempDir(), port = 0) => {
     // One admin token for all: two relays that refused each other's token would stop forward before any hello.
-    const r = await startRelay({ port: 0, dataDir, forward: [], token: 'identity-test-admin-token-0123456789' });
+    const r = await startRelay({ port, dataDir, forward: [], token: 'identity-test-admin-token-0123456789' });
     relays.push(r);
     return r;
   };
@@ -67,6 +67,50 @@ describe('the relay identity in the hello, and forward over several addresses', 
     assert.equal(await within(f.exited, 30_000, f.out), 1, f.out());
     const said = f.stderr().trim().split('\n').at(-1)!;
     assert.ok(said.includes(`the relay at ws://127.0.0.1:${two.port} is ${idTwo}, not ${idOne} as the relay at ws://127.0.0.1:${one.port} said`), said);
+  });
+
+  it('every address down: the first to answer again is taken, from the same resume point', async () => {
+    const data = tempDir();
+    const relay = await start(data);
+    const { port } = relay;
+    const app = await startTarget();
+    apps.push(app);
+    // Two addresses of one relay (127.0.0.1 and localhost): both go down with it.
+    const f = await forwarder(['--relay', `ws://127.0.0.1:${port},ws://localhost:${port}`, '--token', relay.token, '--to', app.url, '--output', 'text'], {
+      XDG_STATE_HOME: tempDir(),
+    });
+    children.push(f.child);
+    await f.saw(/connected/);
+    assert.equal((await post(`${relay.url}/hooks/default`, '{"n":1}')).status, 200);
+    await within(app.waitFor(1), 30_000, f.out);
+    await relay.close();
+    relays.splice(relays.indexOf(relay), 1);
+    await f.saw(/reconnecting in \d+ ms, or once a relay's port answers again/);
+    const back = await start(data, port);
+    assert.equal((await post(`${back.url}/hooks/default`, '{"n":2}')).status, 200);
+    await within(app.waitFor(2), 30_000, f.out);
+    assert.deepEqual(
+      app.received.map((r) => r.body.toString()),
+      ['{"n":1}', '{"n":2}'],
+    );
+  });
+
+  it('one address whose relay is replaced (another data folder): forward exits 1 saying so', async () => {
+    const relay = await start();
+    const { port } = relay;
+    const app = await startTarget();
+    apps.push(app);
+    const f = await forwarder(['--relay', `ws://127.0.0.1:${port}`, '--token', relay.token, '--to', app.url, '--output', 'text'], {
+      XDG_STATE_HOME: tempDir(),
+    });
+    children.push(f.child);
+    await f.saw(/connected/);
+    const was = await identityOf(relay);
+    await relay.close();
+    relays.splice(relays.indexOf(relay), 1);
+    const other = await start(tempDir(), port);
+    assert.equal(await within(f.exited, 30_000, f.out), 1, f.out());
+    assert.ok(f.stderr().includes(`the relay at ws://127.0.0.1:${port} is ${await identityOf(other)} now, not ${was}: its store was replaced`), f.stderr());
   });
 
   it('several addresses of a relay too old to name its identity: refused, one address is the way', async () => {
