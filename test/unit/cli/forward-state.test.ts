@@ -3,7 +3,15 @@
 import { strict as assert } from 'node:assert';
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { defaultStateFile, forwardState, readStateFile, relayStateFile, scopedStateFile, StateFileError, writeStateFile } from '../../../relay/cli/forwardState';
+import {
+  defaultStateFile,
+  forwardState,
+  readStateFile,
+  relayStateFile,
+  scopedStateFile,
+  StateFileError,
+  writeStateFile,
+} from '../../../relay/cli/forwardState';
 import { tempDir } from '../relay/support/helpers';
 
 describe('forward state file', () => {
