@@ -177,17 +177,22 @@ function parseArgs(values: ParsedValues<typeof options>, io: CliIO): ForwardArgs
   return { output, relayUrls, token, route, filtered, targets, channels, attempt, since, timeoutMs, schedule, stateFile: values.state, parallel };
 }
 
-/** The channels to forward: those of --channel, every channel the admin token reads for '*', or the token's stream. */
+/**
+ * The channels to forward: those of --channel, every channel the admin token reads for '*' (asked
+ * of the --relay addresses in order until one answers), or the token's stream.
+ */
 async function channelsOf(a: ForwardArgs): Promise<(string | undefined)[]> {
   if (a.channels === undefined) return [undefined];
   if (!a.channels.includes('*')) return a.channels;
-  const api = new RelayApi({ baseUrl: httpBase(a.relayUrls[0]!), token: a.token });
-  try {
-    return (await api.listChannels()).map((c) => c.name);
-  } catch (err) {
-    if (err instanceof RelayApiError && err.status === 403) return [undefined]; // a channel token: its own channel's stream
-    throw err;
+  for (const [i, url] of a.relayUrls.entries()) {
+    try {
+      return (await new RelayApi({ baseUrl: httpBase(url), token: a.token }).listChannels()).map((c) => c.name);
+    } catch (err) {
+      if (err instanceof RelayApiError && err.status === 403) return [undefined]; // a channel token: its own channel's stream
+      if (err instanceof RelayApiError || i === a.relayUrls.length - 1) throw err; // the relay answered: another would say the same
+    }
   }
+  return [undefined]; // not reached: relayUrls is never empty
 }
 
 /** The relay's http(s) address, from its ws(s) one. */
@@ -224,9 +229,7 @@ async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
   try {
     channels = await channelsOf(a);
   } catch (err) {
-    io.stderr.write(
-      `service-hooks forward: cannot list the relay's channels at ${relayLabel(a.relayUrls[0]!)} for --channel '*': ${escapeControls((err as Error).message)}\n`,
-    );
+    io.stderr.write(`service-hooks forward: cannot list the relay's channels for --channel '*': ${escapeControls((err as Error).message)}\n`);
     return EXIT.failure;
   }
   if (channels.length === 0) {

@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WebSocketServer } from 'ws';
 import { startRelay, type RelayServer } from '../../../../relay/server';
-import { subscribe } from '../../../../relay/client';
+import { RelayApi, subscribe } from '../../../../relay/client';
 import { RELAY_ID_FILE } from '../../../../relay/server/store/storeIdentity';
 import { post, startTarget, tempDir, within } from '../support/helpers';
 import { readStateFile, relayStateFile, scopedStateFile, writeStateFile } from '../../../../relay/cli/forwardState';
@@ -174,6 +174,25 @@ describe('the relay identity in the hello, and forward over several addresses', 
     );
     assert.deepEqual(readStateFile(now), { scope: 'admin', lastSeq: 3, retrying: [], relay: id });
     assert.equal(existsSync(old), false);
+  });
+
+  it("--channel '*' asks the addresses in order for the channels: a dead first one is passed over", async () => {
+    const relay = await start();
+    await new RelayApi({ baseUrl: relay.url, token: relay.token }).createChannel({ name: 'listed', secrets: ['listed-secret-0123456789'] });
+    const gone = await start();
+    const dead = `ws://127.0.0.1:${gone.port}`;
+    await gone.close();
+    relays.splice(relays.indexOf(gone), 1);
+    const app = await startTarget();
+    apps.push(app);
+    const f = await forwarder(
+      ['--relay', `${dead},ws://127.0.0.1:${relay.port}`, '--token', relay.token, '--to', app.url, '--channel', '*', '--output', 'text'],
+      {
+        XDG_STATE_HOME: tempDir(),
+      },
+    );
+    children.push(f.child);
+    await within(f.saw(/forward: channel listed: connected/), 30_000, f.out);
   });
 
   it('--relay: repeatable and a comma list; a bad address or one named twice is a usage error naming the flag', async () => {
