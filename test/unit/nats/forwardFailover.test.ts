@@ -131,3 +131,23 @@ describe('forward over two instances of one JetStream relay: one resume point, f
     }
   });
 });
+
+describe('the identity on a three-node cluster: the same at instances on different servers', function () {
+  this.timeout(120_000);
+  let nats: NatsCluster | undefined;
+  const relays: RelayProcess[] = [];
+  after(async () => {
+    for (const r of relays) await r.stop('SIGKILL');
+    await nats?.stop();
+  });
+
+  it("names the cluster, and each instance (each on its own server) says the stream leader's word", async () => {
+    nats = await startNats(3);
+    const env = { ...process.env, SERVICE_HOOKS_RELAY_TOKEN: ADMIN };
+    for (const node of [nats.nodes[0]!, nats.nodes[2]!]) relays.push(await spawnRelay(['--store', node.url, '--data', tempDir()], env));
+    const [one, two] = await Promise.all(relays.map(identityOf));
+    assert.match(one ?? '', /^jetstream:[\w-]+\/SH_DELIVERIES@/);
+    assert.doesNotMatch(one!, /^jetstream:-\//, 'a cluster names itself');
+    assert.equal(two, one);
+  });
+});
