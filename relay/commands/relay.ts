@@ -11,7 +11,7 @@ import { PUBLIC_HELP, PUBLIC_OPTIONS, publicRelayOptions } from '../cli/publicOp
 import {
   DataDirLockedError,
   DEFAULT_DATA_DIR,
-  DEFAULT_MAX_BODY,
+  RELAY_MAX_BODY,
   RelayConfigError,
   startRelay,
   startingError,
@@ -250,7 +250,7 @@ function relayOptions(values: Values, io: CliIO, logger: RelayLogger): RelayOpti
     forward: [...(cfg.forward ?? []), ...(values.forward ?? [])],
     channels: cfg.channels,
     trustProxy,
-    maxBody: size(values['max-body'], DEFAULT_MAX_BODY, '--max-body'),
+    maxBody: size(values['max-body'], RELAY_MAX_BODY, '--max-body'),
     retrySchedule: values['retry-schedule'] ? parseSchedule(values['retry-schedule']) : undefined,
     timeScale: timeScaleOf(values['time-scale']),
     forwardTimeoutMs: values['forward-timeout'] === undefined ? undefined : positiveDuration(values['forward-timeout'], '--forward-timeout'),

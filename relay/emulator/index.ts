@@ -17,7 +17,7 @@ export { DEFAULT_DEMO_RELAY_URL, DEMO_SECRET } from './demo';
 export type { DeliveryAttempt, DeliveryDetail, DeliveryRecord, IssueRecord, WebhookRecord } from './types';
 
 /** Request bodies above this many bytes get 413 (the spec states no limit; this is the emulator's). */
-export const DEFAULT_MAX_BODY = 1024 * 1024;
+export const EMULATOR_MAX_BODY = 1024 * 1024;
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
 export const DEFAULT_CONCURRENCY = 8;
 
@@ -94,7 +94,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<EmulatorServ
       store,
       engine,
       token: opts.token,
-      maxBody: opts.maxBody ?? DEFAULT_MAX_BODY,
+      maxBody: opts.maxBody ?? EMULATOR_MAX_BODY,
       replyWaitMs: opts.replyWaitMs ?? 5_000,
       deliveriesEndpoint: opts.deliveriesEndpoint ?? true,
       now,

@@ -135,6 +135,24 @@ export async function readJson(req: IncomingMessage, max: number, options: ReadJ
   }
 }
 
+/**
+ * readJson, answering a refusal itself (413 through sendTooLarge, which closes the connection; 415
+ * and 400 with the reason): `{ value }`, or undefined once answered or the request aborted.
+ */
+export async function readJsonOrRefuse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  max: number,
+  options: ReadJsonOptions = {},
+): Promise<{ value: unknown } | undefined> {
+  const r = await readJson(req, max, options);
+  if (r === 'aborted') return undefined;
+  if (r.ok) return { value: r.value };
+  if (r.status === 413) sendTooLarge(req, res, r.error);
+  else sendError(res, r.status, r.error);
+  return undefined;
+}
+
 /** A plain JSON object (not null, an array, a string, a number or a boolean). */
 export function isJsonObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -25,6 +25,7 @@ import type { ChannelDirectory } from '../channels/channelDirectory';
 import type { Scope } from '../access/scope';
 import type { KeyedChannelStatus, RelayStore } from '../base/storeTypes';
 import type { Handler, Route } from './apiRoute';
+import { restPattern } from '../../../src/core/relay/restPaths';
 
 export interface ChannelApiContext {
   directory: ChannelDirectory;
@@ -92,14 +93,14 @@ export const requireAdmin =
 export function channelRoutes(ctx: ChannelApiContext): Route[] {
   return [
     {
-      pattern: /^\/api\/channels$/,
+      pattern: restPattern('channels'),
       methods: {
         GET: requireAdmin((_req, res) => listChannels(ctx, res)),
         POST: requireAdmin((req, res) => createChannel(ctx, req, res)),
       },
     },
     {
-      pattern: /^\/api\/channels\/([^/]+)$/,
+      pattern: restPattern('channel'),
       methods: {
         GET: (_req, res, p, _u, scope) => getChannel(ctx, res, decodeName(p[0]!), scope),
         PATCH: requireAdmin((req, res, p) => patchChannel(ctx, req, res, decodeName(p[0]!))),

@@ -11,7 +11,8 @@
 //   prune:    f64 minSeq
 import type { ForwardStatus, Verification } from '../../../src/core/relay/protocol';
 import { ByteWriter, type ByteReader } from '../base/bytes';
-import type { AttemptFields, IndexedDelivery, StateFields } from './compactIndex';
+import type { AttemptFields } from './attemptArena';
+import type { IndexedDelivery, StateFields } from './indexRows';
 
 const VERIFICATIONS: readonly Verification[] = ['verified', 'unverified', 'rejected'];
 const STATUSES: readonly ForwardStatus[] = ['pending', 'ok', 'failed', 'skipped']; // appended: codes 0-2 stay as journaled

@@ -14,7 +14,7 @@ import { DEFAULT_FORWARD_TIMEOUT_MS, forwardHeaders, postOnce } from '../../shar
 import { JournalClosedError } from '../journal/journalErrors';
 import type { RelayStore } from '../base/storeTypes';
 import type { RelayLog } from '../base/log';
-import { classify, nextRetryDelay, parseRetryAfter, retrySchedule, scaledWait } from '../../../src/core/relay/forwardPolicy';
+import { classify, nextRetryDelay, parseRetryAfter, retrySchedule, scaledWait, scheduledDelay } from '../../../src/core/relay/forwardPolicy';
 import { Outages } from '../../shared/outages';
 
 export { DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, forwardHeaders, postOnce } from '../../shared/attempt';
@@ -198,7 +198,7 @@ export class Forwarder {
   }
 
   private delay(attemptsDone: number): number {
-    return scaledWait(this.schedule[attemptsDone] ?? 0, this.timeScale);
+    return scaledWait(scheduledDelay(attemptsDone, this.schedule) ?? 0, this.timeScale);
   }
 
   private hasSlot(lane: Lane): boolean {

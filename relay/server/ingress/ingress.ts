@@ -42,19 +42,6 @@ export interface IngressContext {
 
 export type IngressHandler = (req: IncomingMessage, res: ServerResponse, channel: string) => Promise<void>;
 
-/** POST /hooks/<name> with a name needing no decoding (no '%', '.', query): routed without a URL object. */
-export const PLAIN_HOOK_RE = /^\/hooks\/([A-Za-z0-9][A-Za-z0-9_-]{0,63})$/;
-
-/** The channel a /hooks path names ('default' for /hooks and /hooks/), or undefined for bad percent-encoding. */
-export function hookChannel(path: string): string | undefined {
-  if (path === '/hooks' || path === '/hooks/') return 'default';
-  try {
-    return decodeURIComponent(path.slice('/hooks/'.length));
-  } catch {
-    return undefined;
-  }
-}
-
 export function createIngress(ctx: IngressContext): IngressHandler {
   const tooLarge = `body exceeds the ${ctx.maxBody}-byte limit`;
   /** Logged and counted; the channel is named only once it passed CHANNEL_RE (nothing else reaches a log line). */

@@ -6,6 +6,7 @@
 // token sees its channel only; replay to another URL is admin-only). Live updates: ./events.ts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJson, sendError, sendJson } from '../../shared/http';
+import { matchRoute, type Route } from '../../shared/routes';
 import { clientAddress, hostAllowed, type SourceAllowList } from '../access/access';
 import type { RejectLimiter } from '../ingress/rateLimit';
 import type { Scope } from '../access/scope';
@@ -54,6 +55,10 @@ export interface Page {
 }
 
 const SAFE = new Set(['GET', 'HEAD']);
+
+/** A page route's handler: params are the route pattern's groups. */
+type PageHandler = (req: IncomingMessage, res: ServerResponse, params: string[], url: URL) => void;
+
 export function createPage(ctx: PageContext): Page {
   const sessions = new Sessions(ctx.sessionMs, ctx.now);
   const assets = new PageAssets(findAssets(ctx.assetsDir));
@@ -87,23 +92,7 @@ export function createPage(ctx: PageContext): Page {
     streams.open(req, res, s.scope, resumeFrom(req, url, ctx.store.lastSeq), s.session);
   }
 
-  async function whoAmI(res: ServerResponse, req: IncomingMessage) {
-    const s = await signedIn(req);
-    if (s) sendJson(res, 200, who(s.scope, s.session), { 'cache-control': 'no-store' });
-    else sendError(res, 401, 'signed out');
-  }
-
-  async function explain(req: IncomingMessage, res: ServerResponse, seq: number) {
-    const s = await signedIn(req);
-    if (!s) sendError(res, 401, 'signed out');
-    else await explainDelivery(res, ctx.store, s.scope, seq, ctx.secretsOf);
-  }
-
-  const failed = (res: ServerResponse) => (err: Error) => {
-    if (res.headersSent) res.destroy();
-    else if (err instanceof StoreUnavailableError) sendError(res, 503, err.message, undefined, { 'retry-after': '5' });
-    else sendError(res, 500, err.message);
-  };
+  const routes = pageRoutes(ctx, { assets, signedIn, signIn, signOut, events });
 
   return {
     handle(req, res, url) {
@@ -114,14 +103,9 @@ export function createPage(ctx: PageContext): Page {
         sendError(res, 403, 'forbidden Host header');
         return true;
       }
-      const method = req.method ?? 'GET';
-      if (path === '/' && SAFE.has(method)) assets.html(res);
-      else if ((path === '/page/app.js' || path === '/page/app.css') && SAFE.has(method)) assets.file(res, path.slice(6));
-      else if (path === '/page/session' && method === 'POST') void signIn(req, res).catch(failed(res));
-      else if (path === '/page/session' && method === 'DELETE') void signOut(req, res).catch(failed(res));
-      else if (path === '/page/session' && method === 'GET') void whoAmI(res, req).catch(failed(res));
-      else if (path === '/page/events' && method === 'GET') void events(req, res, url).catch(failed(res));
-      else if (/^\/page\/explain\/\d{1,15}$/.test(path) && method === 'GET') void explain(req, res, Number(path.slice(14))).catch(failed(res));
+      // A known path asked with another method is not found either: the page has no 405.
+      const found = matchRoute(routes, path, req.method ?? 'GET');
+      if (found?.handler) found.handler(req, res, found.params, url);
       else {
         req.resume();
         sendError(res, 404, 'not found');
@@ -155,6 +139,56 @@ export function createPage(ctx: PageContext): Page {
       streams.close();
     },
   };
+}
+
+/** What the page's routes call into (createPage makes them). */
+interface PageParts {
+  assets: PageAssets;
+  /** The request's session and its scope now (a shared store asked when this instance has not seen it). */
+  signedIn: (req: IncomingMessage) => Promise<{ session: Session; scope: Scope } | undefined>;
+  signIn: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  signOut: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  events: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
+}
+
+/** An async handler's failure: 503 with Retry-After when the store did not answer, else 500. */
+const failed = (res: ServerResponse) => (err: Error) => {
+  if (res.headersSent) res.destroy();
+  else if (err instanceof StoreUnavailableError) sendError(res, 503, err.message, undefined, { 'retry-after': '5' });
+  else sendError(res, 500, err.message);
+};
+
+/** The page's route table: GET / and the assets, the session, live events, a delivery explained. */
+function pageRoutes(ctx: PageContext, p: PageParts): Route<PageHandler>[] {
+  const { assets, signedIn, signIn, signOut, events } = p;
+  return [
+    { pattern: /^\/$/, methods: { GET: (_req, res) => assets.html(res), HEAD: (_req, res) => assets.html(res) } },
+    {
+      pattern: /^\/page\/(app\.js|app\.css)$/,
+      methods: { GET: (_req, res, [name]) => assets.file(res, name!), HEAD: (_req, res, [name]) => assets.file(res, name!) },
+    },
+    {
+      pattern: /^\/page\/session$/,
+      methods: {
+        POST: (req, res) => void signIn(req, res).catch(failed(res)),
+        DELETE: (req, res) => void signOut(req, res).catch(failed(res)),
+        GET: (req, res) =>
+          void signedIn(req)
+            .then((s) => (s ? sendJson(res, 200, who(s.scope, s.session), { 'cache-control': 'no-store' }) : sendError(res, 401, 'signed out')))
+            .catch(failed(res)),
+      },
+    },
+    { pattern: /^\/page\/events$/, methods: { GET: (req, res, _params, url) => void events(req, res, url).catch(failed(res)) } },
+    {
+      pattern: /^\/page\/explain\/(\d{1,15})$/,
+      methods: {
+        GET: (req, res, [seq]) =>
+          void signedIn(req)
+            .then((s) => (s ? explainDelivery(res, ctx.store, s.scope, Number(seq), ctx.secretsOf) : sendError(res, 401, 'signed out')))
+            .catch(failed(res)),
+      },
+    },
+  ];
 }
 
 /** Who the session is; `key` only in the sign-in's answer (the tab that signed in keeps it). */

@@ -6,8 +6,9 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, tempDir } from '../relay/helpers';
-import { ensureNatsServer, NATS_SERVER, routePort as freePort } from './natsServers';
+import { ROOT, tempDir } from '../relay/support/helpers';
+import { ensureNatsServer, NATS_SERVER } from './natsServers';
+import { freePort } from '../../support/freePort';
 
 const DOC = join(ROOT, 'docs/team-relay.md');
 

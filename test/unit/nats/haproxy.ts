@@ -8,10 +8,10 @@ import { once } from 'node:events';
 import { existsSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
-import { ensureDebianPackage } from '../debianPackage';
-import { tempDir } from '../relay/helpers';
+import { ensureDebianPackage } from '../../support/debianPackage';
+import { tempDir } from '../relay/support/helpers';
 import { exampleBlock, type ExampleCerts } from './docExample';
-import { routePort as freePort } from './natsServers';
+import { freePort } from '../../support/freePort';
 
 export const HAPROXY = '/usr/sbin/haproxy';
 

@@ -15,7 +15,7 @@ import type { RelayStore } from '../../../relay/server/base/storeTypes';
 import { SubscriberHub } from '../../../relay/server/subscribers/subscribers';
 import { subscribe, type Subscription, type SubscriptionState } from '../../../relay/client';
 import type { DeliveryMessage } from '../../../src/core/relay/protocol';
-import { tempDir } from '../relay/helpers';
+import { tempDir } from '../relay/support/helpers';
 
 const TOKEN = 'read-retry-token';
 type Delivery = DeliveryMessage['delivery'];
