@@ -8,13 +8,14 @@
 // signing out forgets the session.
 // A session is kept as a record (StoredSession) that holds neither its id nor its token in the
 // clear (./sessionSeal.ts). On a shared store (JetStream) the records are every instance's
-// (SessionShare, relay/server/nats/sessionKv.ts): a session signed in at one instance works at all
+// (SessionShare in ../base/sessionShare.ts, relay/server/nats/sessionKv.ts): a session signed in at one instance works at all
 // of them, and one ended at any is ended at all; otherwise they live in this process only.
 // Each token holds at most MAX_SESSIONS_PER_TOKEN sessions (a new sign-in past it ends that token's
 // oldest); the relay at most MAX_SESSIONS, and past that a sign-in is refused: one token's
 // sign-ins never sign another token out.
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { SessionShare, SharedSessions, StoredSession } from '../base/sessionShare';
 import { csrfOf, digest, refOf, same, seal, unseal } from './sessionSeal';
 
 export const DEFAULT_SESSION_MS = 8 * 3600 * 1000;
@@ -26,22 +27,6 @@ export const MAX_SESSIONS_PER_TOKEN = 100;
 export const PAGE_KEY_HEADER = 'x-page-key';
 /** A session's scope when it is the admin token's (else the channel's identity, name@generation). */
 export const ADMIN_SCOPE = 'admin';
-
-/** What is kept of a session, here and (on a shared store) for every instance. */
-export interface StoredSession {
-  /** The SHA-256 of the session id (the cookie's value): the record's name. */
-  ref: string;
-  /** The SHA-256 of its token: a token's sessions are counted together. */
-  owner: string;
-  /** ADMIN_SCOPE, or the channel identity the token was signed in to (its sessions end with it). */
-  scope: string;
-  /** The token, sealed with a key only the session id gives. */
-  sealed: string;
-  /** The SHA-256 of the tab's key. */
-  keyHash: string;
-  createdAt: number;
-  expiresAt: number;
-}
 
 /** A session opened with its cookie. */
 export interface Session {
@@ -57,18 +42,10 @@ export interface Session {
   expiresAt: number;
 }
 
-/** Where the records are shared with the other relay instances of the store (relay/server/nats/sessionKv.ts). */
-export interface SessionShare {
-  created(s: StoredSession): Promise<void>;
-  ended(ref: string): Promise<void>;
-  /** The record `ref` as the shared store holds it now (one made at another instance a moment ago). */
-  fetch(ref: string): Promise<StoredSession | undefined>;
-}
-
 /** Sessions ended lately that a late answer of the shared store must not bring back. */
 const REMEMBERED_ENDS = MAX_SESSIONS;
 
-export class Sessions {
+export class Sessions implements SharedSessions {
   private readonly byRef = new Map<string, StoredSession>();
   /** Each token's sessions, oldest first. */
   private readonly byOwner = new Map<string, StoredSession[]>();
