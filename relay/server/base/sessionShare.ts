@@ -1,6 +1,6 @@
-// The seam between the page's sessions (relay/server/page/sessions.ts) and a store that shares them
-// with the other relay instances (relay/server/nats/sessionKv.ts): the record kept of a session,
-// what the store does with records, and what it tells the sessions of the other instances' ones.
+// The page's sessions as a shared store sees them (issue 42 item 2): the record every instance
+// keeps, the share the page's Sessions (relay/server/page/sessions.ts) writes to, and what a
+// shared store's follower (relay/server/nats/sessionKv.ts) calls back. Here, a floor below both.
 
 /** What is kept of a session, here and (on a shared store) for every instance. */
 export interface StoredSession {
@@ -8,7 +8,7 @@ export interface StoredSession {
   ref: string;
   /** The SHA-256 of its token: a token's sessions are counted together. */
   owner: string;
-  /** 'admin', or the channel identity the token was signed in to (its sessions end with it). */
+  /** ADMIN_SCOPE, or the channel identity the token was signed in to (its sessions end with it). */
   scope: string;
   /** The token, sealed with a key only the session id gives. */
   sealed: string;
@@ -18,7 +18,7 @@ export interface StoredSession {
   expiresAt: number;
 }
 
-/** Where the records are shared with the other relay instances of the store. */
+/** Where the records are shared with the other relay instances of the store (relay/server/nats/sessionKv.ts). */
 export interface SessionShare {
   created(s: StoredSession): Promise<void>;
   ended(ref: string): Promise<void>;
@@ -26,13 +26,12 @@ export interface SessionShare {
   fetch(ref: string): Promise<StoredSession | undefined>;
 }
 
-/** What a shared store needs of the sessions: their lifetime, to be told of the other instances' records, and to write its own there. */
+/** What a shared store's follower tells the page's sessions (page/sessions.ts implements it). */
 export interface SharedSessions {
   readonly ttlMs: number;
-  /** A session made at another instance. */
-  apply(record: StoredSession): void;
+  shareIn(share: SessionShare): void;
+  /** A record made or renewed at another instance. */
+  apply(s: StoredSession): void;
   /** A session ended at another instance. */
   applyEnded(ref: string): void;
-  /** Keeps the records in `share` from now on. */
-  shareIn(share: SessionShare): void;
 }

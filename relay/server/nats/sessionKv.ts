@@ -5,7 +5,7 @@
 // its token's limit, ends it everywhere within moments; a session made a moment ago at another
 // instance is read from the bucket when a request brings its cookie before the watch does.
 import type { JetStreamClient, KvEntry } from 'nats';
-import type { SessionShare, SharedSessions, StoredSession } from '../base/sessionShare';
+import type { SessionShare, SharedSessions as Sessions, StoredSession } from '../base/sessionShare';
 import { encoded, followBucket } from './kvBucket';
 import { StoreUnavailableError } from '../base/errors';
 
@@ -18,7 +18,7 @@ export interface SessionKvOptions {
 const S = 's.';
 
 /** Loads the bucket into `sessions`, keeps them in step, and makes them write there. Returns a stop function. */
-export async function shareSessions(sessions: SharedSessions, js: JetStreamClient, o: SessionKvOptions): Promise<() => void> {
+export async function shareSessions(sessions: Sessions, js: JetStreamClient, o: SessionKvOptions): Promise<() => void> {
   const bucket = { replicas: o.replicas, history: 1, ttl: sessions.ttlMs };
   const { kv, stop } = await followBucket(js, `${o.prefix}_SESSIONS`, bucket, (e) => apply(sessions, e, o.log));
   const share: SessionShare = {
@@ -43,7 +43,7 @@ async function answered<T>(what: string, op: () => Promise<T>): Promise<T> {
   }
 }
 
-function apply(sessions: SharedSessions, e: KvEntry, log?: (line: string) => void): void {
+function apply(sessions: Sessions, e: KvEntry, log?: (line: string) => void): void {
   if (!e.key.startsWith(S)) return;
   if (e.operation !== 'PUT') return sessions.applyEnded(e.key.slice(S.length));
   const s = record(e, log);

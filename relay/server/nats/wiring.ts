@@ -11,7 +11,7 @@ import { NatsStore } from './natsStore';
 import { SharedForwarding } from './sharedForwarding';
 import { shareChannels } from './channelKv';
 import { shareSessions } from './sessionKv';
-import type { SharedSessions } from '../base/sessionShare';
+import type { SharedSessions as Sessions } from '../base/sessionShare';
 import { shareReplays, type SharedReplays } from './replayShare';
 import type { ChannelRegistry } from '../channels/channelRegistry';
 import type { JetStreamHandles } from '../metrics/jetstream';
@@ -40,7 +40,7 @@ export async function openNatsStore(
   store: RelayStore;
   shared: (channels: ChannelConfigs) => SharedForwarding;
   shareChannels: (registry: ChannelRegistry) => Promise<() => void>;
-  shareSessions: (sessions: SharedSessions) => Promise<() => void>;
+  shareSessions: (sessions: Sessions) => Promise<() => void>;
   /** What the metrics read: the connection's state and the forward consumers. */
   jetstream: JetStreamHandles;
   shareReplays: (local: (seq: number) => Promise<number>) => SharedReplays;

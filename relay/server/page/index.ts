@@ -92,7 +92,19 @@ export function createPage(ctx: PageContext): Page {
     streams.open(req, res, s.scope, resumeFrom(req, url, ctx.store.lastSeq), s.session);
   }
 
-  const routes = pageRoutes(ctx, { assets, signedIn, signIn, signOut, events });
+  async function whoAmI(req: IncomingMessage, res: ServerResponse) {
+    const s = await signedIn(req);
+    if (s) sendJson(res, 200, who(s.scope, s.session), { 'cache-control': 'no-store' });
+    else sendError(res, 401, 'signed out');
+  }
+
+  async function explain(req: IncomingMessage, res: ServerResponse, seq: number) {
+    const s = await signedIn(req);
+    if (!s) sendError(res, 401, 'signed out');
+    else await explainDelivery(res, ctx.store, s.scope, seq, ctx.secretsOf);
+  }
+
+  const routes = pageRoutes({ assets, signIn, signOut, whoAmI, events, explain });
 
   return {
     handle(req, res, url) {
@@ -141,26 +153,28 @@ export function createPage(ctx: PageContext): Page {
   };
 }
 
-/** What the page's routes call into (createPage makes them). */
+/** What the page's routes call into (createPage makes them); each async one is answered by failed() if it throws. */
 interface PageParts {
   assets: PageAssets;
-  /** The request's session and its scope now (a shared store asked when this instance has not seen it). */
-  signedIn: (req: IncomingMessage) => Promise<{ session: Session; scope: Scope } | undefined>;
   signIn: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   signOut: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  whoAmI: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   events: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
+  explain: (req: IncomingMessage, res: ServerResponse, seq: number) => Promise<void>;
 }
 
-/** An async handler's failure: 503 with Retry-After when the store did not answer, else 500. */
-const failed = (res: ServerResponse) => (err: Error) => {
-  if (res.headersSent) res.destroy();
-  else if (err instanceof StoreUnavailableError) sendError(res, 503, err.message, undefined, { 'retry-after': '5' });
-  else sendError(res, 500, err.message);
-};
+/** A request that failed after it was taken: 503 with Retry-After while the shared store does not answer, else 500. */
+function failed(res: ServerResponse) {
+  return (err: Error) => {
+    if (res.headersSent) res.destroy();
+    else if (err instanceof StoreUnavailableError) sendError(res, 503, err.message, undefined, { 'retry-after': '5' });
+    else sendError(res, 500, err.message);
+  };
+}
 
 /** The page's route table: GET / and the assets, the session, live events, a delivery explained. */
-function pageRoutes(ctx: PageContext, p: PageParts): Route<PageHandler>[] {
-  const { assets, signedIn, signIn, signOut, events } = p;
+function pageRoutes(p: PageParts): Route<PageHandler>[] {
+  const { assets, signIn, signOut, whoAmI, events, explain } = p;
   return [
     { pattern: /^\/$/, methods: { GET: (_req, res) => assets.html(res), HEAD: (_req, res) => assets.html(res) } },
     {
@@ -172,22 +186,11 @@ function pageRoutes(ctx: PageContext, p: PageParts): Route<PageHandler>[] {
       methods: {
         POST: (req, res) => void signIn(req, res).catch(failed(res)),
         DELETE: (req, res) => void signOut(req, res).catch(failed(res)),
-        GET: (req, res) =>
-          void signedIn(req)
-            .then((s) => (s ? sendJson(res, 200, who(s.scope, s.session), { 'cache-control': 'no-store' }) : sendError(res, 401, 'signed out')))
-            .catch(failed(res)),
+        GET: (req, res) => void whoAmI(req, res).catch(failed(res)),
       },
     },
     { pattern: /^\/page\/events$/, methods: { GET: (req, res, _params, url) => void events(req, res, url).catch(failed(res)) } },
-    {
-      pattern: /^\/page\/explain\/(\d{1,15})$/,
-      methods: {
-        GET: (req, res, [seq]) =>
-          void signedIn(req)
-            .then((s) => (s ? explainDelivery(res, ctx.store, s.scope, Number(seq), ctx.secretsOf) : sendError(res, 401, 'signed out')))
-            .catch(failed(res)),
-      },
-    },
+    { pattern: /^\/page\/explain\/(\d{1,15})$/, methods: { GET: (req, res, [seq]) => void explain(req, res, Number(seq)).catch(failed(res)) } },
   ];
 }
 

@@ -8,7 +8,7 @@
 // signing out forgets the session.
 // A session is kept as a record (StoredSession) that holds neither its id nor its token in the
 // clear (./sessionSeal.ts). On a shared store (JetStream) the records are every instance's
-// (SessionShare in ../base/sessionShare.ts, relay/server/nats/sessionKv.ts): a session signed in at one instance works at all
+// (SessionShare, relay/server/nats/sessionKv.ts): a session signed in at one instance works at all
 // of them, and one ended at any is ended at all; otherwise they live in this process only.
 // Each token holds at most MAX_SESSIONS_PER_TOKEN sessions (a new sign-in past it ends that token's
 // oldest); the relay at most MAX_SESSIONS, and past that a sign-in is refused: one token's
@@ -17,6 +17,8 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { SessionShare, SharedSessions, StoredSession } from '../base/sessionShare';
 import { csrfOf, digest, refOf, same, seal, unseal } from './sessionSeal';
+
+export type { SessionShare, StoredSession } from '../base/sessionShare';
 
 export const DEFAULT_SESSION_MS = 8 * 3600 * 1000;
 /** Sessions kept at most (all tokens); past it a sign-in is refused, never another token's session ended. */
