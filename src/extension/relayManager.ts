@@ -80,6 +80,7 @@ export class RelayManager implements vscode.Disposable {
   private restoring: Promise<void> | undefined;
   /** Connection changes, one at a time (restore, probe, connect, set-ups). */
   private queue: Promise<unknown> = Promise.resolve();
+  private queued = 0;
   private readonly lease: ForwardLease;
   private readonly refusedListeners = new Set<RefusedListener>();
   private readonly process = new RelayProcess();
@@ -142,9 +143,20 @@ export class RelayManager implements vscode.Disposable {
 
   /** Runs `fn` after every connection change before it: two never interleave (Reload Window restores while the Relay view probes). */
   private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
+    this.queued++;
+    const run = this.queue.then(fn, fn).finally(() => this.queued--);
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /** A connection change is queued or running (whenConnected.ts waits it out). */
+  get changing(): boolean {
+    return this.queued > 0;
+  }
+
+  /** Resolves once the connection changes queued now have run. */
+  settled(): Promise<void> {
+    return this.queue.then(() => undefined);
   }
 
   onRefused(listener: RefusedListener): { dispose(): void } {
