@@ -12,6 +12,7 @@ import { CLI, WORKFLOW, mergeJsonFile, startChild } from '../../scripts/start.mj
 import { verifySignature } from '../../scripts/demo/receiver.mjs';
 import { resendFlows } from './flowsResend.mjs';
 import { platformFlows } from './flowsPlatform.mjs';
+import { forwardFlows } from './flowsForward.mjs';
 
 const PALETTE = 'Service Webhooks';
 
@@ -19,7 +20,7 @@ const PALETTE = 'Service Webhooks';
  * Resolves with the first truthy value of `fn`, checked now and again each time `emitter` emits
  * `event` (a server's output line, a file change): no polling. Rejects after `timeoutMs`.
  */
-function until(what, emitter, event, fn, timeoutMs = 20_000) {
+export function until(what, emitter, event, fn, timeoutMs = 20_000) {
   return new Promise((resolve, reject) => {
     let busy = false;
     let again = false;
@@ -84,7 +85,7 @@ export function emulatorApi(demo) {
 }
 
 /** The relay's API channels (POST /api/channels), as kept in its data folder: [{ name, secrets }]. */
-function apiChannels(relayData) {
+export function apiChannels(relayData) {
   const file = join(relayData, 'channels.json');
   return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')).channels : []; // { version: 1, channels, deleted }
 }
@@ -94,7 +95,7 @@ function apiChannels(relayData) {
  * with a secret of one of the relay's channels (the secret the command generated; an app gets it
  * from the developer), else 401. Emits 'delivery' ({ event, id, valid }) for each POST.
  */
-async function startLocalApp(relayData) {
+export async function startLocalApp(relayData) {
   const events = new EventEmitter();
   const seen = [];
   const server = createServer((req, res) => {
@@ -514,11 +515,14 @@ export const flows = [
         await wb.waitForQuickInput('Forward Webhooks to Local App: Channel');
         await wb.pick('A new channel and webhook', { filter: 'new channel' });
         // One repository in the workspace: no repository pick; step 2 is the events.
-        await wb.waitForQuickInput('Forward Webhooks to Local App (2/3): Events');
+        await wb.waitForQuickInput('Forward Webhooks to Local App (2/4): Events');
         // pull_request: of the other webhooks only the demo relay's one gets it (no rejected row).
         await wb.checkItems(['pull_request']);
         await wb.acceptPick();
-        await wb.submitInput(app.url, { title: 'Forward Webhooks to Local App (3/3): Local URL' });
+        await wb.submitInput(app.url, { title: 'Forward Webhooks to Local App (3/4): Local URL' });
+        // Every event to that app (no event of its own, none left out): the set-up as before issue 38.
+        await wb.waitForQuickInput('Forward Webhooks to Local App (4/4): Events and apps');
+        await wb.pick('Forward as shown');
         await wb.seeNotification(/Forwarding acme\/widgets webhooks \(pull_request\)/);
 
         // What the command set up: a channel with a secret on the relay, a webhook to its ingress URL.
@@ -761,4 +765,5 @@ export const flows = [
   },
   ...resendFlows, // issue 28 items 8 and 13 (flowsResend.mjs)
   ...platformFlows, // issue 39: Restricted Mode, the walkthrough (flowsPlatform.mjs)
+  ...forwardFlows, // issue 38 item 7: a forward set-up with routes and a filter (flowsForward.mjs)
 ];
