@@ -9,13 +9,13 @@
 import { randomUUID } from 'node:crypto';
 import { headers as natsHeaders, StorageType, type StreamInfo, type JetStreamClient, type JetStreamManager, type MsgHdrs, type NatsConnection } from 'nats';
 import type { ForwardAttempt, ForwardState } from '../../../src/core/relay/protocol';
-import { StoreUnavailableError } from '../errors';
+import { StoreUnavailableError } from '../base/errors';
 
 export { StoreUnavailableError };
-import type { DeliveryMeta, NewDelivery, StoreHealth, StoreIntegrity } from '../store/storeTypes';
+import type { DeliveryMeta, NewDelivery, StoreHealth, StoreIntegrity } from '../base/storeTypes';
 import type { AttemptToRecord, DeliveryLog, LogSink, ReadRecord } from '../store/deliveryLog';
 import type { IndexRow } from '../deliveryIndex/compactIndex';
-import { sizeFields } from '../store/rejected';
+import { sizeFields } from '../base/rejected';
 import { LogStore } from '../store/logStore';
 import { StreamFollower, type FollowedMessage } from './streamFollower';
 import { isNotFound, readMessage, type MessageReaders } from './hedged';

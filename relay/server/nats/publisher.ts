@@ -2,7 +2,7 @@
 // again while unanswered, and with a bound on the publishes that wait for a stream leader.
 import { randomUUID } from 'node:crypto';
 import type { JetStreamClient, MsgHdrs } from 'nats';
-import { StoreUnavailableError } from '../errors';
+import { StoreUnavailableError } from '../base/errors';
 import { hedged } from './hedged';
 
 /** A publish unanswered this long is sent again beside the first (same message id). */

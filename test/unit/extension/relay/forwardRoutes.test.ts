@@ -10,7 +10,7 @@ import { filters, routeOf, type ForwardRouting } from '../../../../src/core/rela
 import { forwardSummary, seqKey } from '../../../../src/core/tree';
 import { RelayConnection } from '../../../../src/extension/relay/connection';
 import { EditorForwarder } from '../../../../src/extension/relay/forwarding';
-import { signed, startTarget, tempDir, type TargetApp } from '../../relay/helpers';
+import { signed, startTarget, tempDir, type TargetApp } from '../../relay/support/helpers';
 
 const SECRET = 'forward-routes-secret-0123456789';
 

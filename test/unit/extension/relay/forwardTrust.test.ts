@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import * as client from '../../../../relay/client';
 import type { DeliveryMessage } from '../../../../src/core/relay/protocol';
 import { caFileProblem, forwardAttempt } from '../../../../src/extension/relay/forwardTrust';
-import { makeTestCerts, type TestCerts } from '../../relay/certs';
-import { tempDir } from '../../relay/helpers';
+import { makeTestCerts, type TestCerts } from '../../relay/support/certs';
+import { tempDir } from '../../relay/support/helpers';
 
 function delivery(): DeliveryMessage['delivery'] {
   const body = Buffer.from('{"n":1}');
