@@ -4,6 +4,7 @@
 import { EventEmitter } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, watch } from 'node:fs';
 import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Agent, request } from 'undici';
@@ -95,10 +96,10 @@ export function apiChannels(relayData) {
  * with a secret of one of the relay's channels (the secret the command generated; an app gets it
  * from the developer), else 401. Emits 'delivery' ({ event, id, valid }) for each POST.
  */
-export async function startLocalApp(relayData) {
+export async function startLocalApp(relayData, tls) {
   const events = new EventEmitter();
   const seen = [];
-  const server = createServer((req, res) => {
+  const listener = (req, res) => {
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
@@ -110,10 +111,12 @@ export async function startLocalApp(relayData) {
       res.writeHead(valid ? 204 : 401).end();
       events.emit('delivery', d);
     });
-  });
+  };
+  // `tls` ({ serverCert, serverKey }): an https app, as a developer's app with a certificate of a local CA.
+  const server = tls ? createHttpsServer({ cert: readFileSync(tls.serverCert), key: readFileSync(tls.serverKey) }, listener) : createServer(listener);
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${server.address().port}/webhook`,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${server.address().port}/webhook`,
     events,
     seen,
     close: () =>

@@ -1,6 +1,13 @@
 // UI flow of issue 38 item 7 (kept apart from flows.mjs, which lists it at its end): Forward
 // Webhooks to Local App… with the choices of a `service-hooks forward` set-up: a route per event
-// and an event filter, against the emulator and the demo relay, with two local apps.
+// and an event filter, against the emulator and the demo relay, with two local apps: one over
+// https with a certificate of a local CA the editor does not know (not run-e2e's), trusted through
+// the CA file step.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { makeTestCerts } from '../../scripts/lib/test-certs.mjs';
+import { mergeJsonFile } from '../../scripts/start.mjs';
 import { apiChannels, startLocalApp, until } from './flows.mjs';
 
 const PALETTE = 'Service Webhooks';
@@ -11,10 +18,11 @@ function assert(cond, message) {
 
 export const forwardFlows = [
   {
-    name: 'Forward Webhooks to Local App… with a route and a filter: push to one app, release to another, issue skipped and shown so in the Relay view',
+    name: 'Forward Webhooks to Local App… with a route and a filter: push to one app, release to an https app (its CA file typed), issue skipped and shown so in the Relay view',
     async run({ wb, page, demo, api, shot }) {
+      const localCa = makeTestCerts(mkdtempSync(join(tmpdir(), 'sh-e2e-local-ca-')));
       const main = await startLocalApp(demo.relayData);
-      const releases = await startLocalApp(demo.relayData);
+      const releases = await startLocalApp(demo.relayData, localCa);
       try {
         const remote = new URL(demo.relayUrl).host;
         const channelsBefore = new Set(apiChannels(demo.relayData).map((c) => c.name));
@@ -56,6 +64,19 @@ export const forwardFlows = [
         await page.locator('.quick-input-list .monaco-list-row', { hasText: 'not forwarded (skipped by the filter)' }).waitFor();
         await shot('forward-routes');
         await wb.pick('Forward as shown');
+        // The release app is https: how to trust it. A CA file that is missing, then a key, are refused in the input.
+        await wb.waitForQuickInput('Forward Webhooks to Local App (4/4): HTTPS trust');
+        await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Skip verification' }).waitFor(); // the app is on this machine
+        await wb.pick('Trust a CA file');
+        await wb.waitForQuickInput('HTTPS trust: CA file');
+        const input = page.locator('.quick-input-widget input.input');
+        const missing = join(localCa.dir, 'missing.pem');
+        await input.fill(missing);
+        await page.locator('.quick-input-widget', { hasText: `There is no file at ${missing}.` }).waitFor();
+        await input.fill(localCa.serverKey);
+        await page.locator('.quick-input-widget', { hasText: 'holds no PEM certificate' }).waitFor();
+        await shot('forward-routes-bad-ca');
+        await wb.submitInput(localCa.caCert, { title: 'HTTPS trust: CA file' });
         await wb.seeNotification(
           new RegExp(`Forwarding acme/widgets webhooks \\(push, issue, release\\) through .* to ${main.url} \\(release to ${releases.url}\\)`),
         );
@@ -81,6 +102,7 @@ export const forwardFlows = [
         assert(pushId && releaseId && issueId, `the emulator made no delivery for webhook ${hook.id}`);
         const gotPush = await until('the main app to get the push', main.events, 'delivery', () => main.seen.find((d) => d.id === pushId));
         const gotRelease = await until('the release app to get the release', releases.events, 'delivery', () => releases.seen.find((d) => d.id === releaseId));
+        // The https app got it: the editor trusted the CA kept in serviceHooks.relay.forwardCa.
         assert(gotPush.valid && gotRelease.valid, `a delivery arrived unverified: ${JSON.stringify([gotPush, gotRelease])}`);
         // The issue row says skipped, neither delivered nor failed; by then the issue was handled.
         const listed = async () => {
@@ -110,6 +132,8 @@ export const forwardFlows = [
       } finally {
         await main.close();
         await releases.close();
+        mergeJsonFile(demo.userSettings, { 'serviceHooks.relay.forwardCa': '' });
+        rmSync(localCa.dir, { recursive: true, force: true });
       }
     },
   },
