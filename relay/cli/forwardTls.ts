@@ -1,7 +1,8 @@
 // `forward`'s trust for local https apps (issue 38 item 4), like `stripe listen --skip-verify`:
 //   --ca FILE       trust this CA (PEM) for the targets, beside the usual roots
 //   --skip-verify   no certificate check at all; refused unless every target is loopback
-// and the words for an app's certificate error, saying which of the two fits.
+// The attempt and the words for an app's certificate error (which of the two fits) are
+// relay/client/appAttempt.ts's, shared with the editor's set-ups.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { trustedAttempt } from '../client/appAttempt';

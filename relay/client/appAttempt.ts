@@ -4,17 +4,10 @@
 // fits. `service-hooks forward` names its flags (--ca FILE, --skip-verify); the editor its setting.
 import { rootCertificates } from 'node:tls';
 import { Agent } from 'undici';
-import { isLoopback } from '../../src/core/relay/appTrust';
+import { isLoopback, isUntrustedCert } from '../../src/core/relay/appTrust';
 import type { DeliveryMessage } from '../../src/core/relay/protocol';
 import { forwardDelivery, type ForwardResult } from './forward';
 
-/** Certificate errors a CA cures (the CA that signed the app's certificate is not known here). */
-const UNKNOWN_CA = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-]);
 /** Certificate errors only skipping the check gets past (${words.caName} does not help). */
 const BAD_CERT = new Set(['ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'HOSTNAME_MISMATCH']);
 
@@ -42,10 +35,10 @@ export function trustedAttempt(t: AppTrust): AppAttempt {
 /** An app's certificate error, with the way out that fits it. */
 function explained(r: ForwardResult, to: string, t: AppTrust): ForwardResult {
   const code = r.error === undefined ? undefined : /^([A-Z_]+):/.exec(r.error)?.[1];
-  if (code === undefined || (!UNKNOWN_CA.has(code) && !BAD_CERT.has(code))) return r;
+  if (code === undefined || (!isUntrustedCert(code) && !BAD_CERT.has(code))) return r;
   const words = t.words ?? FLAG_WORDS;
   const canSkip = isLoopback(to) && !t.skipVerify;
-  const how = UNKNOWN_CA.has(code)
+  const how = isUntrustedCert(code)
     ? `its CA is not trusted here: ${words.ca}${canSkip ? ` or ${words.skip.replace(/^pass /, '')}` : ''}`
     : `it does not fit the app's address or date (${words.caName} does not help): ${canSkip ? words.skip : 'fix the certificate'}`;
   return { ...r, error: `${code}: the app's certificate at ${new URL(to).host}: ${how}` };
