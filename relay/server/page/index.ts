@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJson, sendError, sendJson } from '../../shared/http';
 import { matchRoute, type Route } from '../../shared/routes';
+import { restPattern } from '../../../src/core/relay/restPaths';
 import { clientAddress, hostAllowed, type SourceAllowList } from '../access/access';
 import type { RejectLimiter } from '../ingress/rateLimit';
 import type { Scope } from '../access/scope';
@@ -151,7 +152,7 @@ function pageRoutes(ctx: PageContext, p: PageParts): Route<PageHandler>[] {
       methods: { GET: (_req, res, [name]) => assets.file(res, name!), HEAD: (_req, res, [name]) => assets.file(res, name!) },
     },
     {
-      pattern: /^\/page\/session$/,
+      pattern: restPattern('pageSession'),
       methods: {
         POST: (req, res) => void signIn(req, res).catch((err: Error) => sendError(res, 500, err.message)),
         DELETE: signOut,
@@ -163,9 +164,9 @@ function pageRoutes(ctx: PageContext, p: PageParts): Route<PageHandler>[] {
         },
       },
     },
-    { pattern: /^\/page\/events$/, methods: { GET: (req, res, _params, url) => events(req, res, url) } },
+    { pattern: restPattern('pageEvents'), methods: { GET: (req, res, _params, url) => events(req, res, url) } },
     {
-      pattern: /^\/page\/explain\/(\d{1,15})$/,
+      pattern: restPattern('pageExplain'),
       methods: {
         GET: (req, res, [seq]) => {
           const scope = scopeOf(sessionOf(req));
