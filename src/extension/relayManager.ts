@@ -95,7 +95,11 @@ export class RelayManager implements vscode.Disposable {
     this.owner.onRowsChanged(() => this.changed.fire());
     this.secrets = new RelaySecrets(this.inUse, this.setups, o.secrets, (url) => this.channelOf(url));
     this.remoteRelay = new RemoteRelay(this.owner, new RemoteMemory(o.globalState, o.secrets), () => this.process.running);
-    this.actions = new RelayActions({ connection: () => this.api(), targetFor: (channel) => this.targetFor(channel), forwarder: () => this.owner.forwarder });
+    this.actions = new RelayActions({
+      connection: () => this.api(),
+      targetFor: (channel, event) => this.targetFor(channel, undefined, undefined, event),
+      forwarder: () => this.owner.forwarder,
+    });
     this.local = new LocalRelay(this.process, { extensionPath: o.extensionPath, dataDir: o.dataDir, localSecret: () => this.localSecret() });
     this.process.onExit((code, output) => {
       const detail = `Relay exited with code ${code}. ${lastLines(output)}`;
@@ -112,6 +116,16 @@ export class RelayManager implements vscode.Disposable {
   /** The connection's state (its one owner). */
   get machine(): ConnectionMachine {
     return this.owner.machine;
+  }
+
+  /** A connection change is queued or running (whenConnected.ts waits it out). */
+  get changing(): boolean {
+    return this.owner.changing;
+  }
+
+  /** Resolves once the connection changes queued now have run. */
+  settled(): Promise<void> {
+    return this.owner.settled();
   }
 
   /** Told when the relay refuses the token in use (the machine's `refused` event). */
@@ -169,9 +183,9 @@ export class RelayManager implements vscode.Disposable {
     return this.forwardTargets[0];
   }
 
-  /** The app a delivery of `channel` goes to: its set-up's, or (a channel token's own channel) the forward URL setting. */
-  targetFor(channel: string, relay = this.relayBase, scope = this.owner.tokenScope): string | undefined {
-    return this.setups.target(channel, relay, scope);
+  /** The app a delivery of `channel` (and `event`) goes to: its set-up's (routes, filter), or (a channel token's own channel) the forward URL setting. */
+  targetFor(channel: string, relay = this.relayBase, scope = this.owner.tokenScope, event?: string): string | undefined {
+    return this.setups.target(channel, relay, scope, event);
   }
 
   /** Ingress URL of a channel on the relay in use (or the local relay's, configured port). */

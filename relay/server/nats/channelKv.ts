@@ -4,6 +4,7 @@
 // fails atomically (KV create), and a watch applies the other instances' changes here, so every
 // instance accepts the same channel tokens and refuses a deleted channel's at once.
 import type { JetStreamClient, KV, KvEntry } from 'nats';
+import { encoded, followBucket } from './kvBucket';
 import { isApiError, WRONG_LAST_SEQUENCE } from './apiErrors';
 import { ChannelError, type ChannelRegistry, type StoredChannel } from '../channels/channelRegistry';
 
@@ -18,16 +19,9 @@ const DEL = 'del.';
 
 /** Loads the bucket into `registry`, keeps it in step, and makes the registry write there. Returns a stop function. */
 export async function shareChannels(registry: ChannelRegistry, js: JetStreamClient, o: ChannelKvOptions): Promise<() => void> {
-  const kv = await js.views.kv(`${o.prefix}_CHANNELS`, { replicas: o.replicas, history: 1 });
-  let loaded!: () => void;
-  const initial = new Promise<void>((r) => (loaded = r));
-  const watch = await kv.watch({ key: '>', initializedFn: () => loaded() });
-  void (async () => {
-    for await (const e of watch) apply(registry, e, o.log);
-  })();
-  await initial;
+  const { kv, stop } = await followBucket(js, `${o.prefix}_CHANNELS`, { replicas: o.replicas, history: 1 }, (e) => apply(registry, e, o.log));
   registry.persistIn(persistence(kv));
-  return () => watch.stop();
+  return stop;
 }
 
 function apply(registry: ChannelRegistry, e: KvEntry, log?: (line: string) => void): void {
@@ -45,7 +39,7 @@ function persistence(kv: KV) {
   return {
     async created(c: StoredChannel): Promise<void> {
       try {
-        await kv.create(CH + c.name, new TextEncoder().encode(JSON.stringify(c)));
+        await kv.create(CH + c.name, encoded(c));
       } catch (err) {
         if (isApiError(err, WRONG_LAST_SEQUENCE)) throw new ChannelError('exists', `channel '${c.name}' already exists`);
         throw err;
@@ -57,7 +51,7 @@ function persistence(kv: KV) {
       await kv.delete(CH + name);
     },
     async updated(c: StoredChannel): Promise<void> {
-      await kv.put(CH + c.name, new TextEncoder().encode(JSON.stringify(c)));
+      await kv.put(CH + c.name, encoded(c));
     },
   };
 }

@@ -21,6 +21,7 @@ export class ConnectionOwner implements RelayInUse {
   private connSub: { dispose(): void } | undefined;
   /** Connection changes, one at a time (restore, probe, connect, set-ups). */
   private queue: Promise<unknown> = Promise.resolve();
+  private queued = 0;
   private readonly lease: ForwardLease;
   private readonly opener: OpenerOptions;
   private readonly rowListeners = new Set<() => void>();
@@ -85,9 +86,20 @@ export class ConnectionOwner implements RelayInUse {
 
   /** Runs `fn` after every connection change before it: two never interleave (Reload Window restores while the Relay view probes). */
   serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
+    this.queued++;
+    const run = this.queue.then(fn, fn).finally(() => this.queued--);
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /** A connection change is queued or running (whenConnected.ts waits it out). */
+  get changing(): boolean {
+    return this.queued > 0;
+  }
+
+  /** Resolves once the connection changes queued now have run. */
+  settled(): Promise<void> {
+    return this.queue.then(() => undefined);
   }
 
   /**

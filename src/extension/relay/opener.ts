@@ -10,6 +10,7 @@ import { loadRelayClient } from '../deps';
 import { log } from '../log';
 import { extraCa, RelayConnection, tokenScope, type RelayDeliveryMessage, type TokenScope } from './connection';
 import { EditorForwarder } from './forwarding';
+import { setupOptions } from './setupForwarding';
 import type { ForwardLease } from './lease';
 import type { ForwardSetups } from './setups';
 
@@ -39,7 +40,8 @@ export async function prepareConnection(o: OpenerOptions, address: RelayAddress,
   const forwarder = forwards
     ? new EditorForwarder({
         client,
-        targetFor: (channel) => o.setups.target(channel, relay, scope),
+        targetFor: (channel, event) => o.setups.target(channel, relay, scope, event),
+        ...setupOptions(client, sessions),
         store: { get: (k) => o.globalState.get<number>(k), set: (k, v) => o.globalState.update(k, v) },
         key: seqKey(relay),
         onProblem: o.onForwardProblem,
@@ -83,7 +85,7 @@ async function forwardOnce(o: OpenerOptions, forwarder: EditorForwarder, d: Rela
     o.onLeaseLost(forwarder);
     throw new Error('another window forwards these deliveries now');
   }
-  const to = o.setups.target(d.channel, relay, scope);
+  const to = o.setups.target(d.channel, relay, scope, d.event);
   const why = to ? alreadyForwarded(d.forward, to) : undefined;
   if (why) {
     log().info(

@@ -1,6 +1,7 @@
 // What the editor keeps about its forward set-ups: the set-ups themselves (globalState, no secrets)
 // and each set-up channel's signing secret (SecretStorage only), per relay base URL.
 import type * as vscode from 'vscode';
+import { routeOf } from '../../core/relay/forwardRouting';
 import type { ForwardSession } from '../../core/tree';
 import { RELAY_STORAGE } from '../ids';
 import type { TokenScope } from './connection';
@@ -21,10 +22,10 @@ export class ForwardSetups {
     return relay === undefined ? [] : this.all().filter((f) => f.relay === relay);
   }
 
-  /** The app a delivery of `channel` on `relay` goes to: its set-up's, or (a channel token's own channel) the forward URL setting. */
-  target(channel: string, relay: string | undefined, scope: TokenScope | undefined): string | undefined {
+  /** The app a delivery of `channel` (and `event`) on `relay` goes to: its set-up's (routes, filter), or (a channel token's own channel) the forward URL setting. */
+  target(channel: string, relay: string | undefined, scope: TokenScope | undefined, event?: string): string | undefined {
     const session = this.of(relay).find((f) => f.channel === channel);
-    if (session) return session.to;
+    if (session) return routeOf(session, event);
     if (scope?.kind === 'channel' && (scope.channel === undefined || scope.channel === channel)) return this.forwardUrl();
     return undefined;
   }
