@@ -137,7 +137,7 @@ async function pickJournaled(ctx: CommandContext, repo: RepoRef, webhook: Webhoo
 export interface PickedDelivery {
   repo: RepoRef;
   webhook: WebhookView;
-  /** The row's id: for a journaled row, see serviceDeliveryId (src/extension/journalIds.ts). */
+  /** The row's id: for a journaled row, see serviceDeliveryId (src/extension/webhooks/journalIds.ts). */
   deliveryId: string;
   delivery?: DeliveryRecordLike;
   /** Set for a row read from the relay journal (the service lists no deliveries). */

@@ -17,7 +17,7 @@ import { asArgs, pickRepo } from '../pickers';
 import { withProgress } from '../progress';
 import { relayReady } from '../relay/relayReady';
 import { secretMismatch } from '../relay/servicePost';
-import { BACK, askEvents, askSecret, askUrl, type UrlChoice } from '../webhookInputs';
+import { BACK, askEvents, askSecret, askUrl, type UrlChoice } from '../webhooks/webhookInputs';
 import type { CommandContext, CommandModule } from './context';
 
 export interface AddWebhookArgs {

@@ -1,11 +1,11 @@
 // What every command handler receives.
 import type * as vscode from 'vscode';
 import type { WebhookTreeNode } from '../../core/tree';
-import type { DeliveryDocuments } from '../deliveryDocument';
+import type { DeliveryDocuments } from '../webhooks/deliveryDocument';
 import type { RelayTree } from '../relayTree';
 import type { SerialState } from '../serialState';
 import type { Services } from '../services';
-import type { WebhooksTree } from '../webhooksTree';
+import type { WebhooksTree } from '../webhooks/webhooksTree';
 
 export interface CommandContext {
   services: Services;

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { webhookLabel } from '../../core/tree';
 import { COMMANDS } from '../ids';
 import { UserError } from '../errors';
-import { askEvents } from '../webhookInputs';
+import { askEvents } from '../webhooks/webhookInputs';
 import { asArgs, pickWebhook } from '../pickers';
 import { withProgress } from '../progress';
 import type { CommandModule } from './context';

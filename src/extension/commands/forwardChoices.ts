@@ -9,7 +9,7 @@ import { localAppUrlProblem } from '../../core/tree';
 import { settings } from '../config';
 import { SETTINGS } from '../ids';
 import { caFileProblem } from '../relay/forwardTrust';
-import { BACK, inputStep, pickStep } from '../webhookInputs';
+import { BACK, inputStep, pickStep } from '../webhooks/webhookInputs';
 
 export const FORWARD_AS_SHOWN = 'Forward as shown';
 

@@ -15,7 +15,7 @@ import { settings } from '../config';
 import { Cancelled, UserError } from '../errors';
 import { COMMANDS, RELAY_STORAGE } from '../ids';
 import { asArgs, pickRepo } from '../pickers';
-import { BACK, askEvents } from '../webhookInputs';
+import { BACK, askEvents } from '../webhooks/webhookInputs';
 import { askRouting, askTrust } from './forwardChoices';
 import type { CommandContext, CommandModule } from './context';
 

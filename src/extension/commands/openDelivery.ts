@@ -1,6 +1,6 @@
 // Open Delivery: headers and body in a read-only JSON document.
 import * as vscode from 'vscode';
-import { DeliveryDocuments } from '../deliveryDocument';
+import { DeliveryDocuments } from '../webhooks/deliveryDocument';
 import { COMMANDS } from '../ids';
 import { isRelayTarget, pickDelivery, pickRelayDelivery } from '../pickers';
 import { withProgress } from '../progress';

@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import { retryAllSummary, webhookLabel, type DeliveryView, type RetryAllOutcome, type WebhookView } from '../../core/tree';
 import type { ServiceClientLike } from '../contracts';
 import { Cancelled, UserError } from '../errors';
-import { serviceDeliveryId } from '../journalIds';
+import { serviceDeliveryId } from '../webhooks/journalIds';
 import { COMMANDS } from '../ids';
 import { log } from '../log';
 import { asArgs, pickWebhook } from '../pickers';

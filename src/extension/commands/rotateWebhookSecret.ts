@@ -17,7 +17,7 @@ import { COMMANDS } from '../ids';
 import { log } from '../log';
 import { asArgs, pickWebhook } from '../pickers';
 import { withProgress } from '../progress';
-import { SecretRotation, type RotationEnd } from '../secretRotation';
+import { SecretRotation, type RotationEnd } from '../webhooks/secretRotation';
 import type { CommandContext, CommandModule } from './context';
 
 const GRACE_MS = 10 * 60_000;

@@ -1,10 +1,10 @@
 // Error rows of the Webhooks view that act: a rejected token is a Sign In link, an unreachable
 // service a Retry that names the address, a malformed base URL opens the setting.
-import { baseUrlProblem } from '../core/input';
-import { ROW_COMMANDS, type MessageNode } from '../core/tree';
-import { settings } from './config';
-import { OPEN_SETTINGS, errorKind, shortMessage } from './errors';
-import { SETTINGS } from './ids';
+import { baseUrlProblem } from '../../core/input';
+import { ROW_COMMANDS, type MessageNode } from '../../core/tree';
+import { settings } from '../config';
+import { OPEN_SETTINGS, errorKind, shortMessage } from '../errors';
+import { SETTINGS } from '../ids';
 
 export function problemRow(id: string, err: unknown): MessageNode {
   const kind = errorKind(err);

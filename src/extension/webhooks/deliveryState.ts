@@ -1,10 +1,10 @@
 // A webhook's deliveries as the Webhooks view holds them: from the service's deliveries endpoint,
 // or, when the service offers none, what reached the relay for that webhook (held whole, paged here).
-import { PagedList, channelNote, webhookRelayDeliveries, type DeliveryCounts, type DeliverySource, type DeliveryView, type WebhookView } from '../core/tree';
-import { RelayApiError } from '../../relay/client/apiError';
-import { UserError } from './errors';
-import { COMMANDS } from './ids';
-import type { Services } from './services';
+import { PagedList, channelNote, webhookRelayDeliveries, type DeliveryCounts, type DeliverySource, type DeliveryView, type WebhookView } from '../../core/tree';
+import { RelayApiError } from '../../../relay/client/apiError';
+import { UserError } from '../errors';
+import { COMMANDS } from '../ids';
+import type { Services } from '../services';
 
 export interface DeliveryState {
   source: DeliverySource;

@@ -1,10 +1,10 @@
 // Open Delivery: headers and body as a read-only JSON document (a TextDocumentContentProvider).
 import * as vscode from 'vscode';
-import { redactHeaders, utf8OrUndefined } from '../core/curl';
-import { settings } from './config';
-import { DELIVERY_SCHEME } from './ids';
-import type { RelayManager } from './relayManager';
-import type { Services } from './services';
+import { redactHeaders, utf8OrUndefined } from '../../core/curl';
+import { settings } from '../config';
+import { DELIVERY_SCHEME } from '../ids';
+import type { RelayManager } from '../relayManager';
+import type { Services } from '../services';
 
 export class DeliveryDocuments implements vscode.TextDocumentContentProvider {
   constructor(

@@ -3,9 +3,9 @@
 // with the new one (checked here on the journal's raw bytes), or after a grace period, the channel
 // keeps only the new secret (PATCH secrets). Nothing is rejected in between.
 import type * as vscode from 'vscode';
-import type { UpdateChannelSecrets } from '../core/relay/protocol';
-import { SIGNATURE_HEADER, verify } from '../core/signing';
-import type { RelayManager } from './relayManager';
+import type { UpdateChannelSecrets } from '../../core/relay/protocol';
+import { SIGNATURE_HEADER, verify } from '../../core/signing';
+import type { RelayManager } from '../relayManager';
 
 export type RotationEnd = 'verified' | 'grace' | 'stopped';
 

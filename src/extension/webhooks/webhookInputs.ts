@@ -1,9 +1,9 @@
 // The steps of Add Webhook (and Edit Events' event picker): each is a quick input with a Back
 // button (after the first step) and inline validation messages; dismissing one cancels the command.
 import * as vscode from 'vscode';
-import { validateWebhookUrl } from '../core/input';
-import { SUBSCRIBABLE_EVENTS } from '../core/tree';
-import { Cancelled } from './errors';
+import { validateWebhookUrl } from '../../core/input';
+import { SUBSCRIBABLE_EVENTS } from '../../core/tree';
+import { Cancelled } from '../errors';
 
 /** What a step returns when the user pressed Back. */
 export const BACK = Symbol('back');

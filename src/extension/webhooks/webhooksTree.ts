@@ -22,15 +22,15 @@ import {
   type Timers,
   type WebhookTreeNode,
   type WebhookView,
-} from '../core/tree';
-import { settings } from './config';
+} from '../../core/tree';
+import { settings } from '../config';
 import { deliveriesFingerprint, loadDeliveryPage, loadFirstPage, type DeliveryState } from './deliveryState';
-import { errorKind, shortMessage } from './errors';
-import { CONTEXT } from './ids';
-import { log } from './log';
+import { errorKind, shortMessage } from '../errors';
+import { CONTEXT } from '../ids';
+import { log } from '../log';
 import { configProblemRow, problemRow } from './problemRows';
-import type { Services } from './services';
-import { toTreeItem } from './treeItem';
+import type { Services } from '../services';
+import { toTreeItem } from '../treeItem';
 
 type RepoNode = Extract<WebhookTreeNode, { kind: 'repository' }>;
 type HookNode = Extract<WebhookTreeNode, { kind: 'webhook' }>;

@@ -2,12 +2,12 @@
 // endpoint (POST /webhooks/<id>/deliveries/<delivery_id>/retry) needs, taken from the header named
 // by serviceHooks.deliveryHeader as the relay recorded it. A test send (testSend.ts) has none of
 // the service's: it cannot be retried there.
-import { DELIVERY_HEADER } from '../core/signing';
-import { isTestDeliveryId } from '../core/testSend';
-import type { DeliveryView } from '../core/tree';
-import { settings } from './config';
-import { UserError } from './errors';
-import type { Services } from './services';
+import { DELIVERY_HEADER } from '../../core/signing';
+import { isTestDeliveryId } from '../../core/testSend';
+import type { DeliveryView } from '../../core/tree';
+import { settings } from '../config';
+import { UserError } from '../errors';
+import type { Services } from '../services';
 
 /** The service's id of `d` (a relay-sourced row: `seq` set), read from the journal. */
 export async function serviceDeliveryId(services: Services, d: DeliveryView): Promise<string> {

@@ -1,10 +1,10 @@
 // The Webhooks view's wiring: the tree view itself, the live refresh (visibility, the interval
 // setting, the relay's live deliveries) and what invalidates it (token, base URL, repositories).
 import * as vscode from 'vscode';
-import type { WebhookTreeNode } from '../core/tree';
-import { settings } from './config';
-import { SETTINGS, VIEWS } from './ids';
-import type { Services } from './services';
+import type { WebhookTreeNode } from '../../core/tree';
+import { settings } from '../config';
+import { SETTINGS, VIEWS } from '../ids';
+import type { Services } from '../services';
 import type { WebhooksTree } from './webhooksTree';
 
 export function registerWebhooksView(context: vscode.ExtensionContext, webhooks: WebhooksTree, services: Services): vscode.TreeView<WebhookTreeNode> {
