@@ -8,7 +8,7 @@ import { createServiceClient } from './deps';
 import { NotSignedInError, UserError } from './errors';
 import { COMMANDS, OPEN_SETTINGS_ACTION } from './ids';
 import { resolveRepositories } from './repos';
-import type { RelayManager } from './relayManager';
+import type { RelayManager } from './relay/relayManager';
 import type { TokenStore } from './tokenStore';
 import { checkTrust } from './trust/trust';
 

@@ -8,7 +8,7 @@ import { parseRelayAddress } from '../../core/tree';
 import { Cancelled } from '../errors';
 import { COMMANDS } from '../ids';
 import { asArgs } from '../pickers';
-import type { RelayManager } from '../relayManager';
+import type { RelayManager } from '../relay/relayManager';
 import type { CommandModule } from './context';
 
 export interface ConnectRelayArgs {

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { redactHeaders, utf8OrUndefined } from '../../core/curl';
 import { settings } from '../config';
 import { DELIVERY_SCHEME } from '../ids';
-import type { RelayManager } from '../relayManager';
+import type { RelayManager } from '../relay/relayManager';
 import type { Services } from '../services';
 
 export class DeliveryDocuments implements vscode.TextDocumentContentProvider {

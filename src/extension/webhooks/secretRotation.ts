@@ -5,7 +5,7 @@
 import type * as vscode from 'vscode';
 import type { UpdateChannelSecrets } from '../../core/relay/protocol';
 import { SIGNATURE_HEADER, verify } from '../../core/signing';
-import type { RelayManager } from '../relayManager';
+import type { RelayManager } from '../relay/relayManager';
 
 export type RotationEnd = 'verified' | 'grace' | 'stopped';
 

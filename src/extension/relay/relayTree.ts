@@ -2,9 +2,9 @@
 // deliveries (newest first, paged). A change of the relay refreshes only the rows it touched
 // (RelayRows): a new delivery its channel, a forward result its row, a new state its row.
 import * as vscode from 'vscode';
-import { groupByChannel, relayRow, RelayRows, type RelayRowsInput, type RelayTreeNode } from '../core/tree';
+import { groupByChannel, relayRow, RelayRows, type RelayRowsInput, type RelayTreeNode } from '../../core/tree';
 import type { RelayManager } from './relayManager';
-import { toTreeItem } from './treeItem';
+import { toTreeItem } from '../treeItem';
 
 export class RelayTree implements vscode.TreeDataProvider<RelayTreeNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<RelayTreeNode | undefined>();

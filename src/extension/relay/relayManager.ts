@@ -14,8 +14,8 @@
 // or remote) and nothing else: the admin token never sends every channel to one app.
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
-import type { DeliveryList, DeliveryListQuery, RelayDelivery, RelayStatus, ReplayResponse } from '../../relay/client';
-import { shownDetail, shownState, type ConnectionMachine } from '../core/connection/machine';
+import type { DeliveryList, DeliveryListQuery, RelayDelivery, RelayStatus, ReplayResponse } from '../../../relay/client';
+import { shownDetail, shownState, type ConnectionMachine } from '../../core/connection/machine';
 import {
   forwardTargets,
   parseRelayAddress,
@@ -26,25 +26,25 @@ import {
   type RelayState,
   type RelayUrls,
   type WebhookUrlChoice,
-} from '../core/tree';
-import { settings } from './config';
-import { loadRelayClient } from './deps';
-import { UserError } from './errors';
-import { COMMANDS } from './ids';
-import { log } from './log';
-import type { RelayConnection, TokenScope } from './relay/connection';
-import { localBase, type RelayInUse } from './relay/inUse';
-import { LocalRelay } from './relay/localRelay';
-import { ConnectionOwner } from './relay/connectionOwner';
-import { RemoteMemory } from './relay/remoteMemory';
-import { RemoteRelay } from './relay/remoteRelay';
-import { RelayActions } from './relay/relayActions';
-import { lastLines, RelayProcess, RelayStartError } from './relay/process';
-import { RelaySecrets, type GeneratedSecret, type HeldSecret } from './relay/relaySecrets';
-import { ingressUrlOf, ingressUrlsOf, payloadUrlChoices } from './relay/relayUrls';
-import { ForwardSetups } from './relay/setups';
-import { RelayStatusBar, setRelayContext } from './relay/statusBar';
-import type { SerialState } from './serialState';
+} from '../../core/tree';
+import { settings } from '../config';
+import { loadRelayClient } from '../deps';
+import { UserError } from '../errors';
+import { COMMANDS } from '../ids';
+import { log } from '../log';
+import type { RelayConnection, TokenScope } from './connection';
+import { localBase, type RelayInUse } from './inUse';
+import { LocalRelay } from './localRelay';
+import { ConnectionOwner } from './connectionOwner';
+import { RemoteMemory } from './remoteMemory';
+import { RemoteRelay } from './remoteRelay';
+import { RelayActions } from './relayActions';
+import { lastLines, RelayProcess, RelayStartError } from './process';
+import { RelaySecrets, type GeneratedSecret, type HeldSecret } from './relaySecrets';
+import { ingressUrlOf, ingressUrlsOf, payloadUrlChoices } from './relayUrls';
+import { ForwardSetups } from './setups';
+import { RelayStatusBar, setRelayContext } from './statusBar';
+import type { SerialState } from '../serialState';
 
 export type RelayDeliveryDetail = RelayDelivery;
 
