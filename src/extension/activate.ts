@@ -6,7 +6,7 @@ import { registerAgentTools, type AgentToolsApi } from './agentTools/register';
 import { registerCommands } from './commands';
 import type { CommandContext } from './commands/context';
 import { DeliveryDocuments } from './webhooks/deliveryDocument';
-import { registerDiagnostics, type WorkflowDiagnostics } from './diagnostics';
+import { registerDiagnostics, type WorkflowDiagnostics } from './lint/diagnostics';
 import { takeLastError, type ErrorRecord } from './errors';
 import { COMMANDS, CONTEXT, DELIVERY_SCHEME, SETTINGS, VIEWS } from './ids';
 import { disposeLog, log } from './log';
@@ -19,7 +19,7 @@ import { SerialState } from './serialState';
 import { whenTrusted } from './trust/trust';
 import { registerWebhooksView } from './webhooks/webhooksView';
 import { registerWalkthrough } from './walkthrough';
-import { registerWorkflowContext } from './workflowFiles';
+import { registerWorkflowContext } from './lint/workflowFiles';
 
 /** Returned from activate(): used by the integration suite; not a stable public API. */
 export interface ServiceHooksApi {

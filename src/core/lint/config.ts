@@ -1,6 +1,6 @@
 // The pure `.service-hooks.json` parser for the linter: `lint.rules` (extra mappings) and
 // `lint.workflowDirs` (the service's workflow folders, linted by default besides .github/workflows).
-// Shared by the CLI (relay/lint/config.ts reads the file) and the editor (src/extension/lintRules.ts).
+// Shared by the CLI (relay/lint/config.ts reads the file) and the editor (src/extension/lint/lintRules.ts).
 import type { ExtraRule } from './types';
 
 export interface LintConfig {

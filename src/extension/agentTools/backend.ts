@@ -9,7 +9,7 @@ import { describeToolError, ToolSetupError } from '../../core/agentTools/errors'
 import type { CommandContext } from '../commands/context';
 import { NotSignedInError, UserError } from '../errors';
 import { RELAY_STORAGE } from '../ids';
-import { lintRulesFor } from '../lintRules';
+import { lintRulesFor } from '../lint/lintRules';
 import { statusOf } from '../relay/servicePost';
 
 const HINTS = {

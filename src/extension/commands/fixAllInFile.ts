@@ -5,9 +5,9 @@ import * as vscode from 'vscode';
 import { loadLinter } from '../deps';
 import { Cancelled, UserError } from '../errors';
 import { COMMANDS, SETTINGS } from '../ids';
-import { lintRulesFor } from '../lintRules';
+import { lintRulesFor } from '../lint/lintRules';
 import { asArgs } from '../pickers';
-import { isWorkflowDocument } from '../workflowFiles';
+import { isWorkflowDocument } from '../lint/workflowFiles';
 import type { CommandModule } from './context';
 
 const command: CommandModule = {

@@ -5,10 +5,10 @@ import * as vscode from 'vscode';
 import { loadLinter } from '../deps';
 import { Cancelled } from '../errors';
 import { COMMANDS } from '../ids';
-import { lintRulesFor } from '../lintRules';
+import { lintRulesFor } from '../lint/lintRules';
 import { asArgs } from '../pickers';
 import { withProgress } from '../progress';
-import { workflowUris } from '../workflowFiles';
+import { workflowUris } from '../lint/workflowFiles';
 import type { CommandModule } from './context';
 
 const command: CommandModule = {

@@ -6,9 +6,9 @@ import * as vscode from 'vscode';
 import type { ReportFile } from '../../core/lint';
 import { loadLinter } from '../deps';
 import { COMMANDS } from '../ids';
-import { lintRulesFor } from '../lintRules';
-import { showReport } from '../portReportView';
-import { workflowUris } from '../workflowFiles';
+import { lintRulesFor } from '../lint/lintRules';
+import { showReport } from '../lint/portReportView';
+import { workflowUris } from '../lint/workflowFiles';
 import type { CommandModule } from './context';
 
 const REPORT_FILE = 'port-report.md';

@@ -4,7 +4,7 @@
 // links) and cut the wide tables off; here tables scroll sideways and links post {target} to the
 // extension, which opens only targets that the report itself links to.
 import * as vscode from 'vscode';
-import { WEBVIEWS } from './ids';
+import { WEBVIEWS } from '../ids';
 
 export const REPORT_VIEW_TYPE = WEBVIEWS.portReport;
 

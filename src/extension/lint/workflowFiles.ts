@@ -1,8 +1,8 @@
 // The workflow files the linter covers (serviceHooks.lint.workflowGlobs), and the context key that
 // shows "Fix All Workflow Names in This File" in the palette while one is the active editor.
 import * as vscode from 'vscode';
-import { settings } from './config';
-import { CONTEXT, SETTINGS } from './ids';
+import { settings } from '../config';
+import { CONTEXT, SETTINGS } from '../ids';
 
 /** Every file matched by serviceHooks.lint.workflowGlobs, outside node_modules (findFiles skips .git through files.exclude). */
 export async function workflowUris(): Promise<vscode.Uri[]> {

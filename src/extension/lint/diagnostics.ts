@@ -2,9 +2,9 @@
 // fix per finding with a fix or a suggestion, and "Fix all in this file" (fixes only, never suggestions).
 import * as vscode from 'vscode';
 import { isWorkflowDocument } from './workflowFiles';
-import type { LintFinding } from './contracts';
-import { loadLinter } from './deps';
-import { COMMANDS, SETTINGS } from './ids';
+import type { LintFinding } from '../contracts';
+import { loadLinter } from '../deps';
+import { COMMANDS, SETTINGS } from '../ids';
 import { lintRulesFor, watchLintRules } from './lintRules';
 
 export const DEBOUNCE_MS = 300;

@@ -2,9 +2,9 @@
 // .service-hooks.json, the same file and format `service-hooks lint` reads. Read lazily once per
 // folder, re-read when the file changes. A broken file is reported and ignored, never fatal.
 import * as vscode from 'vscode';
-import type { ExtraRule } from '../core/lint';
-import { CONFIG_FILE } from '../core/lint/config';
-import { log } from './log';
+import type { ExtraRule } from '../../core/lint';
+import { CONFIG_FILE } from '../../core/lint/config';
+import { log } from '../log';
 
 export const LINT_CONFIG_FILE = CONFIG_FILE;
 const cache = new Map<string, Promise<ExtraRule[]>>();
@@ -31,7 +31,7 @@ async function readRules(file: vscode.Uri): Promise<ExtraRule[]> {
   }
   const name = vscode.workspace.asRelativePath(file);
   try {
-    const { parseConfigText } = await import('../core/lint/config');
+    const { parseConfigText } = await import('../../core/lint/config');
     return parseConfigText(new TextDecoder().decode(bytes), name).rules;
   } catch (err) {
     const message = `${(err as Error).message}. Its extra lint rules are ignored until it is fixed.`;
