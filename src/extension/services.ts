@@ -9,7 +9,7 @@ import { NotSignedInError, UserError } from './errors';
 import { COMMANDS, OPEN_SETTINGS_ACTION } from './ids';
 import { resolveRepositories } from './repos';
 import type { RelayManager } from './relay/relayManager';
-import type { TokenStore } from './tokenStore';
+import type { TokenStore } from './storage/tokenStore';
 import { checkTrust } from './trust/trust';
 
 export { NotSignedInError };

@@ -3,7 +3,7 @@
 // context key the extension already keeps (serviceHooks.signedIn, relayRunning, relayRemote).
 import * as vscode from 'vscode';
 import { EXTENSION_ID, WALKTHROUGH_ID, WALKTHROUGH_SHOWN_KEY } from './ids';
-import type { SerialState } from './serialState';
+import type { SerialState } from './storage/serialState';
 
 /**
  * Whether to open it: not in extension tests, and not when the user turned VS Code's own

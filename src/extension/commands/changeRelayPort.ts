@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { Cancelled } from '../errors';
 import { SETTINGS } from '../ids';
 import { COMMANDS } from '../ids';
-import { asArgs } from '../pickers';
+import { asArgs } from './pickers';
 import { settings } from '../config';
 import type { CommandModule } from './context';
 

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { parseRelayAddress } from '../../core/tree';
 import { Cancelled } from '../errors';
 import { COMMANDS } from '../ids';
-import { asArgs } from '../pickers';
+import { asArgs } from './pickers';
 import type { RelayManager } from '../relay/relayManager';
 import type { CommandModule } from './context';
 

@@ -3,7 +3,7 @@ import type * as vscode from 'vscode';
 import type { WebhookTreeNode } from '../../core/tree';
 import type { DeliveryDocuments } from '../webhooks/deliveryDocument';
 import type { RelayTree } from '../relay/relayTree';
-import type { SerialState } from '../serialState';
+import type { SerialState } from '../storage/serialState';
 import type { Services } from '../services';
 import type { WebhooksTree } from '../webhooks/webhooksTree';
 

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import type { ForwardSession } from '../../core/tree';
 import { Cancelled, UserError } from '../errors';
 import { COMMANDS } from '../ids';
-import { asArgs } from '../pickers';
+import { asArgs } from './pickers';
 import type { CommandModule } from './context';
 
 const command: CommandModule = {

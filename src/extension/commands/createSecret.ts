@@ -4,8 +4,8 @@ import { validateSecretName } from '../../core/input';
 import { repoKey } from '../../core/tree';
 import { COMMANDS } from '../ids';
 import { Cancelled, UserError, retryWith } from '../errors';
-import { asArgs, pickRepo } from '../pickers';
-import { withProgress } from '../progress';
+import { asArgs, pickRepo } from './pickers';
+import { withProgress } from '../ui/progress';
 import type { CommandModule } from './context';
 
 export const validateSecretValue = (v: string): string | undefined => (v === '' ? 'Enter a value' : undefined);

@@ -4,8 +4,8 @@ import * as vscode from 'vscode';
 import { webhookLabel, type RepoRef, type WebhookView } from '../../core/tree';
 import { COMMANDS } from '../ids';
 import { Cancelled } from '../errors';
-import { asArgs, isNode, pickWebhook } from '../pickers';
-import { withProgress } from '../progress';
+import { asArgs, isNode, pickWebhook } from './pickers';
+import { withProgress } from '../ui/progress';
 import type { CommandContext, CommandModule } from './context';
 
 type Target = { repo: RepoRef; webhook: WebhookView };

@@ -4,8 +4,8 @@ import { webhookLabel } from '../../core/tree';
 import { COMMANDS } from '../ids';
 import { UserError } from '../errors';
 import { askEvents } from '../webhooks/webhookInputs';
-import { asArgs, pickWebhook } from '../pickers';
-import { withProgress } from '../progress';
+import { asArgs, pickWebhook } from './pickers';
+import { withProgress } from '../ui/progress';
 import type { CommandModule } from './context';
 
 const command: CommandModule = {

@@ -9,7 +9,7 @@ import { COMMANDS } from '../ids';
 import { Cancelled } from '../errors';
 import { explainSignature } from '../deps';
 import { log } from '../log';
-import { asArgs } from '../pickers';
+import { asArgs } from './pickers';
 import type { CommandModule } from './context';
 import { header, rawDelivery, type RawDelivery } from './rawDelivery';
 

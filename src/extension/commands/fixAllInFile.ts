@@ -6,7 +6,7 @@ import { loadLinter } from '../deps';
 import { Cancelled, UserError } from '../errors';
 import { COMMANDS, SETTINGS } from '../ids';
 import { lintRulesFor } from '../lint/lintRules';
-import { asArgs } from '../pickers';
+import { asArgs } from './pickers';
 import { isWorkflowDocument } from '../lint/workflowFiles';
 import type { CommandModule } from './context';
 

@@ -6,8 +6,8 @@ import { loadLinter } from '../deps';
 import { Cancelled } from '../errors';
 import { COMMANDS } from '../ids';
 import { lintRulesFor } from '../lint/lintRules';
-import { asArgs } from '../pickers';
-import { withProgress } from '../progress';
+import { asArgs } from './pickers';
+import { withProgress } from '../ui/progress';
 import { workflowUris } from '../lint/workflowFiles';
 import type { CommandModule } from './context';
 

@@ -14,7 +14,7 @@ import { SUBSCRIBABLE_EVENTS, channelNameFor, forwardableChannels, localAppUrlPr
 import { settings } from '../config';
 import { Cancelled, UserError } from '../errors';
 import { COMMANDS, RELAY_STORAGE } from '../ids';
-import { asArgs, pickRepo } from '../pickers';
+import { asArgs, pickRepo } from './pickers';
 import { BACK, askEvents } from '../webhooks/webhookInputs';
 import { askRouting, askTrust } from './forwardChoices';
 import type { CommandContext, CommandModule } from './context';

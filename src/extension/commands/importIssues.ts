@@ -8,7 +8,7 @@ import { isServiceError } from '../contracts';
 import { COMMANDS } from '../ids';
 import { Cancelled, UserError } from '../errors';
 import { log } from '../log';
-import { asArgs, pickRepo } from '../pickers';
+import { asArgs, pickRepo } from './pickers';
 import type { CommandModule } from './context';
 
 export const IMPORT_CHUNK = 50;

@@ -1,7 +1,7 @@
 // "Load more…" rows: the next page of a webhook's deliveries, or more of the relay's live list.
 import { COMMANDS } from '../ids';
 import { UserError } from '../errors';
-import { isNode, pickWebhook } from '../pickers';
+import { isNode, pickWebhook } from './pickers';
 import type { CommandModule } from './context';
 
 const command: CommandModule = {

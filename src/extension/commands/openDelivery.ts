@@ -2,8 +2,8 @@
 import * as vscode from 'vscode';
 import { DeliveryDocuments } from '../webhooks/deliveryDocument';
 import { COMMANDS } from '../ids';
-import { isRelayTarget, pickDelivery, pickRelayDelivery } from '../pickers';
-import { withProgress } from '../progress';
+import { isRelayTarget, pickDelivery, pickRelayDelivery } from './pickers';
+import { withProgress } from '../ui/progress';
 import type { CommandModule } from './context';
 
 const command: CommandModule = {

@@ -2,8 +2,8 @@
 import * as vscode from 'vscode';
 import { deliveryOutcome, webhookLabel } from '../../core/tree';
 import { COMMANDS } from '../ids';
-import { pickWebhook } from '../pickers';
-import { withProgress } from '../progress';
+import { pickWebhook } from './pickers';
+import { withProgress } from '../ui/progress';
 import type { CommandModule } from './context';
 
 const command: CommandModule = {

@@ -1,8 +1,8 @@
 // Headers and raw body of a delivery, from the service (detail endpoint) or the relay journal.
 import type { Verification } from '../../core/relay/protocol';
 import { UserError } from '../errors';
-import { withProgress } from '../progress';
-import { isRelayTarget, pickDelivery, pickRelayDelivery } from '../pickers';
+import { withProgress } from '../ui/progress';
+import { isRelayTarget, pickDelivery, pickRelayDelivery } from './pickers';
 import type { CommandContext } from './context';
 
 export interface RawDelivery {

@@ -6,8 +6,8 @@
 import * as vscode from 'vscode';
 import { COMMANDS } from '../ids';
 import { Cancelled } from '../errors';
-import { asArgs, pickRelayDelivery } from '../pickers';
-import { withProgress } from '../progress';
+import { asArgs, pickRelayDelivery } from './pickers';
+import { withProgress } from '../ui/progress';
 import type { CommandContext, CommandModule } from './context';
 
 const command: CommandModule = {

@@ -13,8 +13,8 @@ import { Cancelled, UserError } from '../errors';
 import { serviceDeliveryId } from '../webhooks/journalIds';
 import { COMMANDS } from '../ids';
 import { log } from '../log';
-import { asArgs, pickWebhook } from '../pickers';
-import { withProgress } from '../progress';
+import { asArgs, pickWebhook } from './pickers';
+import { withProgress } from '../ui/progress';
 import type { CommandContext, CommandModule } from './context';
 import { routeOf } from './retryDelivery';
 

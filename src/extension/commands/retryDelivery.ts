@@ -11,8 +11,8 @@ import * as vscode from 'vscode';
 import { deliveryOutcome, retryRoute, type DeliveryView, type RetryRoute } from '../../core/tree';
 import { COMMANDS } from '../ids';
 import { serviceDeliveryId } from '../webhooks/journalIds';
-import { pickDelivery, type PickedDelivery } from '../pickers';
-import { withProgress } from '../progress';
+import { pickDelivery, type PickedDelivery } from './pickers';
+import { withProgress } from '../ui/progress';
 import type { CommandContext, CommandModule } from './context';
 
 const command: CommandModule = {

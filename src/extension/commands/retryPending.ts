@@ -2,7 +2,7 @@
 // of at their scheduled time (the app is back), and the editor's own forwarding retries now.
 import * as vscode from 'vscode';
 import { COMMANDS } from '../ids';
-import { asArgs } from '../pickers';
+import { asArgs } from './pickers';
 import type { CommandModule } from './context';
 
 const command: CommandModule = {

@@ -15,8 +15,8 @@ import { webhookLabel, webhooksByChannel, type RepoRef, type WebhookView } from 
 import { UserError } from '../errors';
 import { COMMANDS } from '../ids';
 import { log } from '../log';
-import { asArgs, pickWebhook } from '../pickers';
-import { withProgress } from '../progress';
+import { asArgs, pickWebhook } from './pickers';
+import { withProgress } from '../ui/progress';
 import { SecretRotation, type RotationEnd } from '../webhooks/secretRotation';
 import type { CommandContext, CommandModule } from './context';
 

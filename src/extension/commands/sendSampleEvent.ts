@@ -13,8 +13,8 @@ import { sampleTargetItems, webhookLabel, type SampleTarget } from '../../core/t
 import { COMMANDS } from '../ids';
 import { Cancelled, UserError } from '../errors';
 import { log } from '../log';
-import { asArgs, isNode, pickWebhook } from '../pickers';
-import { withProgress } from '../progress';
+import { asArgs, isNode, pickWebhook } from './pickers';
+import { withProgress } from '../ui/progress';
 import { statusOf } from '../relay/servicePost';
 import type { CommandContext, CommandModule } from './context';
 

@@ -11,7 +11,7 @@ import { runnerCommands } from '../../core/runner';
 import { settings } from '../config';
 import { COMMANDS, OPEN_SETTINGS_ACTION } from '../ids';
 import { Cancelled, UserError } from '../errors';
-import { asArgs } from '../pickers';
+import { asArgs } from './pickers';
 import type { CommandModule } from './context';
 
 export const RUNNER_TOKEN_ENV = 'SERVICE_RUNNER_TOKEN';

@@ -7,7 +7,7 @@ import { isServiceError } from '../contracts';
 import { COMMANDS } from '../ids';
 import { Cancelled, UserError, retryWith } from '../errors';
 import { log } from '../log';
-import { withProgress } from '../progress';
+import { withProgress } from '../ui/progress';
 import { checkBaseUrl } from '../services';
 import type { CommandContext, CommandModule } from './context';
 

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { parseRepoRef } from '../../core/tree';
 import { Cancelled, UserError } from '../errors';
 import { COMMANDS } from '../ids';
-import { asArgs } from '../pickers';
+import { asArgs } from './pickers';
 import type { CommandModule } from './context';
 
 export interface StopForwardingArgs {

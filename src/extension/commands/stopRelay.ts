@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { Cancelled } from '../errors';
 import { COMMANDS } from '../ids';
-import { asArgs } from '../pickers';
+import { asArgs } from './pickers';
 import type { CommandModule } from './context';
 
 const command: CommandModule = {

@@ -44,7 +44,7 @@ import { RelaySecrets, type GeneratedSecret, type HeldSecret } from './relaySecr
 import { ingressUrlOf, ingressUrlsOf, payloadUrlChoices } from './relayUrls';
 import { ForwardSetups } from './setups';
 import { RelayStatusBar, setRelayContext } from './statusBar';
-import type { SerialState } from '../serialState';
+import type { SerialState } from '../storage/serialState';
 
 export type RelayDeliveryDetail = RelayDelivery;
 

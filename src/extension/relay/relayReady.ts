@@ -1,7 +1,7 @@
 // Waits out a (re)connect of the relay in use before a step that reads what the connection knows,
 // with progress naming the relay, bounded: after `timeoutMs` (or when the connection ends) the
 // step goes on with what is known, and never fails because of the wait itself.
-import { withProgress } from '../progress';
+import { withProgress } from '../ui/progress';
 import { log } from '../log';
 import { isConnecting, whenConnected, type ConnectionWatch } from './whenConnected';
 

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { groupByChannel, relayRow, RelayRows, type RelayRowsInput, type RelayTreeNode } from '../../core/tree';
 import type { RelayManager } from './relayManager';
-import { toTreeItem } from '../treeItem';
+import { toTreeItem } from '../ui/treeItem';
 
 export class RelayTree implements vscode.TreeDataProvider<RelayTreeNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<RelayTreeNode | undefined>();

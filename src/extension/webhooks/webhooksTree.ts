@@ -30,7 +30,7 @@ import { CONTEXT } from '../ids';
 import { log } from '../log';
 import { configProblemRow, problemRow } from './problemRows';
 import type { Services } from '../services';
-import { toTreeItem } from '../treeItem';
+import { toTreeItem } from '../ui/treeItem';
 
 type RepoNode = Extract<WebhookTreeNode, { kind: 'repository' }>;
 type HookNode = Extract<WebhookTreeNode, { kind: 'webhook' }>;

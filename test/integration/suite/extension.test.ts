@@ -11,7 +11,7 @@ import { activated, run } from './editor';
 import type { WebhookTreeNode } from '../../../src/core/tree';
 import type { ServiceHooksApi } from '../../../src/extension/activate';
 import { COMMANDS, CONTEXT, SETTINGS } from '../../../src/extension/ids';
-import { tokenKey } from '../../../src/extension/tokenStore';
+import { tokenKey } from '../../../src/extension/storage/tokenStore';
 import { figures } from './index';
 import { HOOK_SECRET, TOKEN, emulatorCall, startApp, startEmulatorFixture, startRelayFixture, until, type App, type Emulator, type Relay } from './fixtures';
 

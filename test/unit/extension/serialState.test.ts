@@ -1,4 +1,4 @@
-// globalState one write at a time (src/extension/serialState.ts). VS Code's Memento loses an update
+// globalState one write at a time (src/extension/storage/serialState.ts). VS Code's Memento loses an update
 // when the echo of an earlier write (another key's) reaches the extension host between that update
 // and its flush: Stop Forwarding removed its set-up while the resume point of the last delivery was
 // being written, and Disconnect from Relay then still found the set-up (the in-editor relayTls test
@@ -10,7 +10,7 @@ import type * as vscode from 'vscode';
 import { seqKey, type ForwardSession } from '../../../src/core/tree';
 import { RELAY_STORAGE } from '../../../src/extension/ids';
 import { ForwardSetups } from '../../../src/extension/relay/setups';
-import { SerialState } from '../../../src/extension/serialState';
+import { SerialState } from '../../../src/extension/storage/serialState';
 import { Workbench } from './workbenchMemento';
 
 const RELAY = 'https://relay.example.test';

@@ -1,10 +1,10 @@
-// TokenStore's cache against a read that a write overtakes (src/extension/tokenStore.ts): a get()
+// TokenStore's cache against a read that a write overtakes (src/extension/storage/tokenStore.ts): a get()
 // whose SecretStorage read was on its way when set() stored a token cached the miss over it, so the
 // extension looked signed out until the next change (seen by the walkthrough's sign-in step, issue
 // 39). Driven step by step on a SecretStorage whose reads answer when the test says.
 import { strict as assert } from 'node:assert';
 import type * as vscode from 'vscode';
-import { TokenStore, tokenKey } from '../../../src/extension/tokenStore';
+import { TokenStore, tokenKey } from '../../../src/extension/storage/tokenStore';
 
 const BASE = 'http://127.0.0.1:8787';
 

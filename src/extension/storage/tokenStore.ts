@@ -2,7 +2,7 @@
 // per base URL, so a settings change (a workspace pointing serviceHooks.baseUrl elsewhere) never
 // sends a token to an address it was not created for.
 import type * as vscode from 'vscode';
-import { LEGACY_SECRET_KEY, SECRET_KEY } from './ids';
+import { LEGACY_SECRET_KEY, SECRET_KEY } from '../ids';
 
 /** The SecretStorage key of the token for one base URL. */
 export function tokenKey(baseUrl: string): string {

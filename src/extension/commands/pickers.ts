@@ -13,11 +13,11 @@ import {
   type RepoRef,
   type WebhookTreeNode,
   type WebhookView,
-} from '../core/tree';
-import { validateRepoText } from '../core/input';
-import type { DeliveryRecordLike } from './contracts';
-import { Cancelled, UserError } from './errors';
-import type { CommandContext } from './commands/context';
+} from '../../core/tree';
+import { validateRepoText } from '../../core/input';
+import type { DeliveryRecordLike } from '../contracts';
+import { Cancelled, UserError } from '../errors';
+import type { CommandContext } from './context';
 
 export type AnyNode = WebhookTreeNode | RelayTreeNode;
 

@@ -1,6 +1,6 @@
 // TreeRow (pure view model) → vscode.TreeItem.
 import * as vscode from 'vscode';
-import type { TreeRow } from '../core/tree';
+import type { TreeRow } from '../../core/tree';
 
 const COLLAPSE = {
   none: vscode.TreeItemCollapsibleState.None,

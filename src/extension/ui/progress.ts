@@ -2,7 +2,7 @@
 // stops waiting for it (its answer is ignored), and the command ends quietly. Writes are not offered
 // a Cancel button, since the service may have acted on them already.
 import * as vscode from 'vscode';
-import { Cancelled } from './errors';
+import { Cancelled } from '../errors';
 
 export interface ProgressOptions {
   /** Offer Cancel (reads only). */
