@@ -9,7 +9,7 @@
 // rooms). Every folder directly under a HOUSES folder must have a row of its own.
 
 /** Folders whose sub-folders are each a room, so that each needs a row. */
-export const HOUSES: readonly string[] = ['src', 'src/core', 'relay', 'relay/server'];
+export const HOUSES: readonly string[] = ['src', 'src/core', 'src/extension', 'relay', 'relay/server'];
 
 /** Room → floor. Higher floors import lower ones, never the other way, never their own floor. */
 export const ROOMS: Readonly<Record<string, number>> = {
@@ -58,12 +58,30 @@ export const ROOMS: Readonly<Record<string, number>> = {
   'relay/commands': 32,
   relay: 33, // cli.ts and commandTable.ts: the dispatcher
 
-  // src/extension: thin VS Code adapters over src/core and relay/client. One room for now: its top
-  // files and its folders (agentTools, commands, relay, trust) still import each other both ways
-  // while they are sorted into rooms by journey (issue 37 item 4); each new room gets a row here
-  // and 'src/extension' joins HOUSES.
-  'src/extension': 50,
-  src: 60, // extension.ts
+  // src/extension: thin VS Code adapters over src/core and relay/client, in rooms by journey
+  // (webhooks, relay, lint, trust, agentTools, commands) over a few shared top files, each its own row.
+  'src/extension': 50, // a new top file until it gets its row
+  'src/extension/ids.ts': 50,
+  'src/extension/contracts.ts': 50,
+  'src/extension/log.ts': 50,
+  'src/extension/activationTime.ts': 50,
+  'src/extension/readSettings.ts': 51,
+  'src/extension/deps.ts': 51,
+  'src/extension/config.ts': 52,
+  'src/extension/errors.ts': 53,
+  'src/extension/storage': 54, // globalState one write at a time, the token in SecretStorage
+  'src/extension/ui': 54, // progress, tree items
+  'src/extension/trust': 54,
+  'src/extension/lint': 54,
+  'src/extension/repos.ts': 54,
+  'src/extension/relay': 55, // the connection, its state machine's owner, the Relay view
+  'src/extension/walkthrough.ts': 55,
+  'src/extension/services.ts': 56,
+  'src/extension/webhooks': 57,
+  'src/extension/commands': 58,
+  'src/extension/agentTools': 59,
+  'src/extension/activate.ts': 60,
+  src: 61, // extension.ts
 };
 
 /** Only these paths (and what lies under them) may import 'vscode' (STYLE.md habit 1). */
