@@ -2,16 +2,17 @@
 // started here or found there, or a remote relay from "Connect to Relay…"), the process Start Relay
 // runs, and the status bar item. Its state (off, starting, connecting, connected, reconnecting,
 // failed; local or remote; whether this window forwards) has one owner, the ConnectionMachine of
-// src/core/connection/machine.ts: this class dispatches its events, and the Relay view, the status
-// bar, the context keys and the refusal notice subscribe to it. The parts live in ./relay/:
-// process.ts (spawn/stop), localRelay.ts (Start Relay's process on a port, the token of a relay
-// found there), opener.ts (a connection with its forwarder), connection.ts (RelayApi, subscription,
-// live list), forwarding.ts (the relay → local app engine), setups.ts (forward set-ups, their
-// secrets and targets), remoteMemory.ts (the remote relay remembered), relaySecrets.ts (the
-// signing secrets the editor holds), relayUrls.ts (ingress URLs), relayActions.ts (Replay
-// Delivery, Retry pending now), lease.ts (one forwarding host), statusBar.ts; inUse.ts is what
-// they read of the relay in use. Forwarding follows the forward set-ups of the relay in use (local
-// or remote) and nothing else: the admin token never sends every channel to one app.
+// src/core/connection/machine.ts, held by connectionOwner.ts with the connection in use; the Relay
+// view (relayTree.ts), the status bar, the context keys and the refusal notice subscribe to it.
+// The parts live beside this file: remoteRelay.ts (Connect to Relay…), process.ts (spawn/stop),
+// localRelay.ts (Start Relay's process on a port, the token of a relay found there), opener.ts (a
+// connection with its forwarder), connection.ts (RelayApi, subscription, live list), forwarding.ts
+// (the relay → local app engine), setups.ts (forward set-ups, their secrets and targets),
+// remoteMemory.ts (the remote relay remembered), relaySecrets.ts (the signing secrets the editor
+// holds), relayUrls.ts (ingress URLs), relayActions.ts (Replay Delivery, Retry pending now),
+// lease.ts (one forwarding host), statusBar.ts; inUse.ts is what they read of the relay in use.
+// Forwarding follows the forward set-ups of the relay in use (local or remote) and nothing else:
+// the admin token never sends every channel to one app.
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { DeliveryList, DeliveryListQuery, RelayDelivery, RelayStatus, ReplayResponse } from '../../../relay/client';
