@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { cli, runCliBare, startTarget, tempDir, within } from '../relay/support/helpers';
+import { bare } from '../relay/support/forwarderProcess';
 import type { Model, Token } from './model';
 import { ids, type Reader } from './readers';
 
@@ -85,7 +86,7 @@ export const cliForward: Reader = {
     const want = w.model.visible(t)?.map((d) => d.seq) ?? [];
     const last = want.length ? Math.max(...want) : undefined;
     const lines = () =>
-      [...stdout.matchAll(/^#(\d+) .*?(skipped|→ \d+)/gm)].map((m) => [Number(m[1]), m[2]!.startsWith('skipped') ? 'skipped' : 'app'] as const);
+      [...bare(stdout).matchAll(/^#(\d+) .*?(skipped|→ \d+)/gm)].map((m) => [Number(m[1]), m[2]!.startsWith('skipped') ? 'skipped' : 'app'] as const);
     const enough = new Promise<void>((resolve) => {
       const check = () => {
         if (last === undefined ? /connected/.test(stderr) : lines().some(([s]) => s === last)) resolve();
