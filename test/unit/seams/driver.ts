@@ -124,13 +124,11 @@ export class Run {
         this.model.configure(s.name, s.on);
         const closed = await this.closeWatchers();
         await this.relay.restart(this.model.config);
-        this.model.restarted();
         return void line(`--config: ${[...this.model.config].sort().join(', ') || '(none)'}${closed}`);
       }
       case 'restart': {
         const closed = await this.closeWatchers();
         await this.relay.restart(this.model.config);
-        this.model.restarted();
         return void line(`restarted${closed}`);
       }
       case 'prune': {

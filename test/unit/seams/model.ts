@@ -98,15 +98,12 @@ interface ApiChannel {
 
 export type Source = 'api' | 'config' | 'deleted' | 'default' | 'implicit';
 
-/** Issue 36 cases the model knows the relay gets wrong today; printed on every run (never skipped silently). */
-export const KNOWN_SEAMS: readonly string[] = [
-  "1: a channel token's lastSeq (GET /api/status, /api/deliveries, the WebSocket's hello) after a prune took its " +
-    "channel's newest delivery and the relay restarted: the pruned seq while its segment file is still on disk, 0 once " +
-    'the prune deleted the segment (keep 0), so the answer depends on segment layout (e.g. create alice, post to alice, ' +
-    'post to bob, prune keep 1, restart: d1; the same with keep 0: 0). Without a restart it is the pruned seq. Not compared ' +
-    'in that state (shown as "lastSeq excluded (known seam 1)"); a fix must persist each channel identity\'s last seq, as ' +
-    'the seq file does the relay-wide one.',
-];
+/**
+ * Issue 36 cases the model knows the relay gets wrong today; printed on every run (never skipped
+ * silently). None now: the last one (a channel token's lastSeq after a prune and a restart depended on
+ * the journal's segment files) is fixed by relay/server/store/channelLasts.ts and walked.
+ */
+export const KNOWN_SEAMS: readonly string[] = [];
 
 export class Model {
   readonly admin: Token = { id: 'admin', live: true };
@@ -119,10 +116,8 @@ export class Model {
   private readonly deleted = new Set<Name>();
   private readonly generations = new Map<Name, number>();
   private rotations = 0;
-  /** Each identity's newest seq (a channel token's lastSeq; a prune does not lower it). */
+  /** Each identity's newest seq (a channel token's lastSeq; neither a prune nor a restart lowers it). */
   private readonly lastOfKey = new Map<string, number>();
-  /** Identities whose newest delivery was pruned before a restart: their lastSeq is KNOWN_SEAMS 1. */
-  private readonly lastUnsure = new Set<string>();
   /** The secret each name had before its current one (for `previous`). */
   private readonly before = new Map<Name, string>();
 
@@ -218,7 +213,6 @@ export class Model {
     const d: Delivery = { id: `d${this.deliveries.length + 1}`, seq, name, key, verification };
     this.deliveries.push(d);
     this.lastOfKey.set(key, Math.max(seq, this.lastOfKey.get(key) ?? 0));
-    this.lastUnsure.delete(key);
     return d;
   }
 
@@ -232,16 +226,6 @@ export class Model {
       .reverse();
     const floor = keep === 0 ? Infinity : (accepted[keep]?.seq ?? 0);
     for (const d of this.held()) if (d.seq <= floor) d.pruned = true;
-  }
-
-  /** A restart: an identity whose newest delivery was pruned gets the lastSeq of KNOWN_SEAMS 1. */
-  restarted(): void {
-    for (const d of this.deliveries) if (d.pruned && d.seq === this.lastOfKey.get(d.key)) this.lastUnsure.add(d.key);
-  }
-
-  /** Whether `t`'s lastSeq is not compared (KNOWN_SEAMS 1). */
-  lastSeqUnsure(t: Token): boolean {
-    return t.key !== undefined && this.lastUnsure.has(t.key);
   }
 
   /** Deliveries not pruned, by seq. */
