@@ -6,6 +6,7 @@
 //   - every API creation is a new identity (name@generation); other channels are keyed by their bare name;
 //   - the admin token sees every stored delivery (rejected ones too); a channel token only those of its
 //     own identity; a deleted channel's token is no token (401).
+//   - --public (./modes.ts): a name without a secret (implicit, the secretless `default`) is no channel (404);
 // The driver (./driver.ts) runs the same steps on a real relay; the readers (./readers.ts) compare.
 
 /** Channel names the steps pick from: few, so names collide (a name re-created, configured, posted to). */
@@ -106,6 +107,8 @@ export type Source = 'api' | 'config' | 'deleted' | 'default' | 'implicit';
 export const KNOWN_SEAMS: readonly string[] = [];
 
 export class Model {
+  /** --public: a name without a secret (implicit, or the secretless `default`) is no channel: 404, not listed. */
+  readonly strict: boolean;
   readonly admin: Token = { id: 'admin', live: true };
   readonly tokens: Token[] = [this.admin];
   readonly deliveries: Delivery[] = [];
@@ -120,6 +123,10 @@ export class Model {
   private readonly lastOfKey = new Map<string, number>();
   /** The secret each name had before its current one (for `previous`). */
   private readonly before = new Map<Name, string>();
+
+  constructor(o: { strict?: boolean } = {}) {
+    this.strict = o.strict ?? false;
+  }
 
   /** Where a delivery to `name` goes (relay/server/channels/channelDirectory.ts order, as documented). */
   source(name: Name): Source {
@@ -202,8 +209,8 @@ export class Model {
   /** What POST /hooks/<name> must answer, and the delivery it stores (none for 404). */
   deliver(name: Name, sig: Sig): { status: 200 | 401 | 404; verification?: Verification; key?: string } {
     const source = this.source(name);
-    if (source === 'deleted') return { status: 404 };
     const secret = this.secretOf(name);
+    if (source === 'deleted' || (this.strict && secret === undefined)) return { status: 404 };
     const verification: Verification = secret === undefined ? 'unverified' : this.signingSecret(name, sig) === secret ? 'verified' : 'rejected';
     return { status: verification === 'rejected' ? 401 : 200, verification, key: this.keyOf(name) };
   }
@@ -257,7 +264,7 @@ export class Model {
   listed(): Name[] {
     return NAMES.filter((n) => {
       const s = this.source(n);
-      if (s === 'deleted') return false;
+      if (s === 'deleted' || (this.strict && this.secretOf(n) === undefined)) return false;
       return s !== 'implicit' || this.held().some((d) => d.key === n);
     });
   }

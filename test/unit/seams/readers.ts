@@ -17,6 +17,8 @@ export interface World {
   model: Model;
   secretOf: (t: Token) => string;
   seen: string[];
+  /** The test CA, when the relay serves TLS (its WebSocket clients and the page feed's own agents trust it). */
+  ca?: Buffer;
 }
 
 export interface Reader {
@@ -208,6 +210,7 @@ async function stream(w: World, t: Token, channel?: string): Promise<string> {
     url: w.relay.url.replace(/^http/, 'ws'),
     token: w.secretOf(t),
     since: 0,
+    ...(w.ca ? { ca: [w.ca] } : {}),
     ...(channel ? { channel } : {}),
     concurrency: 64,
     onDelivery: (d) => void got.push(d.seq),
