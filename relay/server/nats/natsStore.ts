@@ -36,6 +36,8 @@ export interface NatsStoreOptions {
   replicas?: number;
   /** maxCount accepted deliveries, maxRejected rejected ones apart (the store's retention: ../store/logStore.ts); maxAgeMs also the stream's max_age. */
   retention?: { maxCount?: number; maxAgeMs?: number; maxRejected?: number };
+  /** Each channel identity's last seq once a prune took its deliveries (../store/channelLasts.ts). */
+  lastsFile?: string;
   /** How long a publish waits for JetStream's acknowledgement (default 5 s). */
   ackTimeoutMs?: number;
   /** How long ingress tries to get a delivery acknowledged before answering 503 (default 7 s). */
@@ -77,7 +79,10 @@ interface AttemptMessage {
 export class NatsStore extends LogStore<NatsLog> {
   /** Creates (or updates) the streams and loads the index from them. */
   static async open(nc: NatsConnection, options: NatsStoreOptions = {}): Promise<NatsStore> {
-    const store = new NatsStore(await NatsLog.connect(nc, options), options.retention ? { retention: options.retention } : {});
+    const store = new NatsStore(await NatsLog.connect(nc, options), {
+      ...(options.retention ? { retention: options.retention } : {}),
+      ...(options.lastsFile ? { lastsFile: options.lastsFile } : {}),
+    });
     await store.start();
     return store;
   }

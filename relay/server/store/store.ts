@@ -2,7 +2,9 @@
 // shares (../logStore.ts). At open it rebuilds the index from the sealed segments' index files and
 // a scan of the current segment only; headers and bodies stay on disk.
 import { JournalLog, type JournalLogOptions } from './journalLog';
+import { join } from 'node:path';
 import { LogStore, type LogStoreOptions } from './logStore';
+import { CHANNEL_LASTS_FILE } from './channelLasts';
 
 export { headerRecord, type Entry } from './logStore';
 export type { DeliveryMeta, RelayStore, StoreEvents, StoredDelivery } from '../base/storeTypes';
@@ -11,7 +13,7 @@ export type StoreOptions = JournalLogOptions & LogStoreOptions;
 
 export class DeliveryStore extends LogStore<JournalLog> {
   static async open(dir: string, options: StoreOptions = {}): Promise<DeliveryStore> {
-    const store = new DeliveryStore(new JournalLog(dir, options), options);
+    const store = new DeliveryStore(new JournalLog(dir, options), { lastsFile: join(dir, CHANNEL_LASTS_FILE), ...options });
     await store.start();
     return store;
   }
