@@ -217,7 +217,7 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
   const scopeOf = (given: string | undefined) => authenticate(given, token, directory.registry);
   const allowedHosts = options.allowedHosts ?? [];
   const meter = metering(options.metrics, { allowedHosts, refused: (req, reason, what) => refusalLog.refused(req, reason, what) });
-  const { store, kind, shared, shareChannels, shareSessions, shareReplays, jetstream, loading } = await openStore(options.store, { ...options, dataDir, log, onSync: meter?.synced });
+  const { store, kind, identity, shared, shareChannels, shareSessions, shareReplays, jetstream, loading } = await openStore(options.store, { ...options, dataDir, log, onSync: meter?.synced });
   const stopSharingChannels = await shareChannels?.(directory.registry);
   const allow = new SourceAllowList(options.allowCidr ?? []);
   const refusals = new SourceRefusals();
@@ -233,7 +233,7 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
   });
   const onForwarded = (seq: number, status: number, state?: ForwardStatus, replay?: boolean) => recordSubscriberForward(store, seq, status, log, state, replay);
   const onSkipped = (seq: number) => recordSubscriberSkip(store, seq, log);
-  const hubOptions = { onSkipped, authenticate: scopeOf, keyOf: (name: string) => directory.registry.keyOf(name), boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, onForwarded, onRefused: (req: IncomingMessage, status: number, phrase: string) => refused(req, wsReason(status, phrase), 'a WebSocket') };
+  const hubOptions = { relay: identity, onSkipped, authenticate: scopeOf, keyOf: (name: string) => directory.registry.keyOf(name), boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, onForwarded, onRefused: (req: IncomingMessage, status: number, phrase: string) => refused(req, wsReason(status, phrase), 'a WebSocket') };
   const hub = new SubscriberHub(store, { ...hubOptions, ...options.subscriberLimits });
   const state = { accepting: true, port: listening.port };
   // On JetStream, forwarding is shared work of every instance (durable consumers), not this process's.

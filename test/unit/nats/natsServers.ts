@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'nats';
+import { ensureDebianPackage } from '../../support/debianPackage';
 import { freePort } from '../../support/freePort';
-import { ensureDebianPackage } from '../debianPackage';
 
 export const NATS_SERVER = '/usr/sbin/nats-server';
 

@@ -13,6 +13,7 @@ import { connect } from 'node:net';
 import { cli, relayProcesses, spawnRelayWithData, startTarget, tempDir, type TargetApp } from '../support/helpers';
 import { childEnv, runCli } from '../support/publicHelpers';
 import { serverMessageProblem } from '../../../../relay/client/serverMessageCheck';
+import { bare } from '../support/forwarderProcess';
 
 const HELLO = { type: 'hello', lastSeq: 0, since: 0, scope: { kind: 'admin' } };
 
@@ -55,6 +56,18 @@ describe('a relay is not trusted: its messages are checked', function () {
       [{ type: 'delivery', delivery: delivery(3, { event: 7 }) }, /^delivery\.event must be a string or absent, got 7$/],
       [{ type: 'delivery', delivery: delivery(3, { headers: { a: 1 } }) }, /^delivery\.headers must be an object of strings or absent/],
       [{ type: 'delivery', delivery: delivery(3, { channel: 'x\u009b2J' }) }, undefined],
+      // A filter's skip, as the relay records it (issue 38): a state like the others, in a delivery and in a forward message.
+      [{ type: 'delivery', delivery: delivery(4, { forward: [{ target: 'subscriber', status: 'skipped', attempts: 0 }] }) }, undefined],
+      [
+        {
+          type: 'forward',
+          seq: 4,
+          attempt: { target: 'subscriber', at: '2026-11-27T00:00:00.000Z', ok: false, durationMs: 0, error: 'skipped by the filter' },
+          state: { target: 'subscriber', status: 'skipped', attempts: 0 },
+        },
+        undefined,
+      ],
+      [{ type: 'delivery', delivery: delivery(4, { forward: [{ target: 'subscriber', status: 'gone', attempts: 0 }] }) }, /^delivery\.forward must be/],
       [{ type: 'hello', lastSeq: '0', since: 0 }, /^lastSeq must be a non-negative safe integer, got "0"$/],
       [{ ...HELLO, scope: { kind: 'channel' } }, /^scope must be/],
       [{ ...HELLO, scope: { kind: 'channel', channel: 'dev', generation: 'sdKWmwd_w_g' } }, undefined],
@@ -118,10 +131,16 @@ describe('a relay is not trusted: its messages are checked', function () {
       ['{"n":1}'],
       'the good delivery, once',
     );
-    assert.match(err, /^forward: the relay sent a bad delivery message: delivery must be a delivery, got nothing; reconnecting in \d+ ms/m);
-    assert.match(err, /^forward: the relay sent a bad delivery message: delivery\.seq must be a non-negative safe integer, got "5"; reconnecting/m);
-    assert.match(err, /^forward: the relay sent a bad caught-up message: lastSeq must be a non-negative safe integer, got "x"$/m);
-    assert.match(out, /^#1 dev push\\x1b\]0;owned\\x07\\x9b2J → 200 /m);
+    assert.match(
+      bare(err),
+      /^forward: every channel: the relay sent a bad delivery message: delivery must be a delivery, got nothing; reconnecting in \d+ ms/m,
+    );
+    assert.match(
+      bare(err),
+      /^forward: every channel: the relay sent a bad delivery message: delivery\.seq must be a non-negative safe integer, got "5"; reconnecting/m,
+    );
+    assert.match(bare(err), /^forward: every channel: the relay sent a bad caught-up message: lastSeq must be a non-negative safe integer, got "x"$/m);
+    assert.match(bare(out), /^#1 dev push\\x1b\]0;owned\\x07\\x9b2J → 200 /m);
     // eslint-disable-next-line no-control-regex
     assert.doesNotMatch(out + err, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/, 'no control character printed raw');
     assert.deepEqual(JSON.parse(readFileSync(state, 'utf8')), { scope: 'admin', lastSeq: 1, retrying: [] });
