@@ -92,9 +92,25 @@ export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<
   }
 
   protected async start(): Promise<void> {
+    await this.startAppending();
+    await this.finishLoad();
+  }
+
+  /**
+   * Opens the log so far that appends work (a log with openTail: before what it holds is
+   * indexed); finishLoad() then builds the index. Queries before that see an empty store.
+   */
+  protected async startAppending(): Promise<void> {
     // What the log holds arrives in bulk: the pending set is built once at the end (CompactIndex.deferPendingSet).
     this.index.deferPendingSet();
-    await this.log.open(this.sink());
+    if (this.log.openTail) await this.log.openTail(this.sink());
+    else await this.log.open(this.sink());
+  }
+
+  /** Indexes what the log held at open, then what was appended since; from then on events are emitted. */
+  async finishLoad(): Promise<void> {
+    if (this.opened) return;
+    await this.log.loadRest?.();
     this.index.buildPendingSet();
     this.opened = true;
   }

@@ -18,6 +18,16 @@ export class DeliveryStore extends LogStore<JournalLog> {
     return store;
   }
 
+  /**
+   * Opens the journal for appends after reading its last segment only; `loaded` resolves once the
+   * index holds everything (queries answer from it only then: see relay/server/index.ts).
+   */
+  static async openAppending(dir: string, options: StoreOptions = {}): Promise<{ store: DeliveryStore; loaded: Promise<void> }> {
+    const store = new DeliveryStore(new JournalLog(dir, options), options);
+    await store.startAppending();
+    return { store, loaded: store.finishLoad() };
+  }
+
   /** Lets go of the files without a clean stop (no checkpoint, no exact seq mark): a kill, for tests. */
   release(): Promise<void> {
     return this.log.release();
