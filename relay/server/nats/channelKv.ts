@@ -3,8 +3,9 @@
 // `del.<name>` (a deleted name's tombstone). Creating a name that another instance already created
 // fails atomically (KV create), and a watch applies the other instances' changes here, so every
 // instance accepts the same channel tokens and refuses a deleted channel's at once.
-import type { JetStreamClient, KV, KvEntry } from 'nats';
-import { isApiError, WRONG_LAST_SEQUENCE } from './apiErrors';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
+import { isApiError, JetStreamApiCodes } from './apiErrors';
 import { ChannelError, type ChannelRegistry, type StoredChannel } from '../channels/channelRegistry';
 
 export interface ChannelKvOptions {
@@ -18,12 +19,21 @@ const DEL = 'del.';
 
 /** Loads the bucket into `registry`, keeps it in step, and makes the registry write there. Returns a stop function. */
 export async function shareChannels(registry: ChannelRegistry, js: JetStreamClient, o: ChannelKvOptions): Promise<() => void> {
-  const kv = await js.views.kv(`${o.prefix}_CHANNELS`, { replicas: o.replicas, history: 1 });
+  const kv = await new Kvm(js).create(`${o.prefix}_CHANNELS`, { replicas: o.replicas, history: 1 });
+  // Loaded once the watch has handed over the bucket's last message as it was before the watch
+  // began (or a later one): the watch hands over each key's last value in the stream's order, and
+  // the stream's last message is always one of them. (The client no longer says when the initial
+  // values end.)
+  const { last_seq: last, messages } = (await kv.status()).streamInfo.state;
   let loaded!: () => void;
   const initial = new Promise<void>((r) => (loaded = r));
-  const watch = await kv.watch({ key: '>', initializedFn: () => loaded() });
+  if (messages === 0) loaded();
+  const watch = await kv.watch({ key: '>' });
   void (async () => {
-    for await (const e of watch) apply(registry, e, o.log);
+    for await (const e of watch) {
+      apply(registry, e, o.log);
+      if (e.revision >= last) loaded();
+    }
   })();
   await initial;
   registry.persistIn(persistence(kv));
@@ -47,7 +57,8 @@ function persistence(kv: KV) {
       try {
         await kv.create(CH + c.name, new TextEncoder().encode(JSON.stringify(c)));
       } catch (err) {
-        if (isApiError(err, WRONG_LAST_SEQUENCE)) throw new ChannelError('exists', `channel '${c.name}' already exists`);
+        if (isApiError(err, JetStreamApiCodes.StreamWrongLastSequence, JetStreamApiCodes.StreamWrongLastSequenceUnknown))
+          throw new ChannelError('exists', `channel '${c.name}' already exists`);
         throw err;
       }
       await kv.delete(DEL + c.name);
