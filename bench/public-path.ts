@@ -27,7 +27,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { sign } from '../src/core/signing';
-import { makeTestCerts } from '../test/unit/relay/certs';
+import { makeTestCerts } from '../test/unit/relay/support/certs';
 import { cpuMs, memKb } from './procStats';
 import { bundleCli, listenLocal, RELAY_READY, ROOT, spawnListening } from './relayChild';
 

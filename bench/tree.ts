@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { ServiceClient } from '../src/core/client';
 import { DEFAULT_PAGE_SIZE, deliveryChildren, PagedList, webhookRow, type DeliveryView, type WebhookView } from '../src/core/tree';
 import { startEmulator } from '../relay/emulator';
-import type { StateFile, StoredDelivery } from '../relay/emulator/types';
+import type { StateFile, EmulatedDelivery } from '../relay/emulator/types';
 
 const N = 10_000;
 const RUNS = 21;
@@ -22,7 +22,7 @@ const repo = { owner: 'acme', repo: 'widgets' };
 
 function stateWith(n: number): StateFile {
   const created = '2026-11-22T00:00:00Z';
-  const deliveries: StoredDelivery[] = Array.from({ length: n }, (_, i) => {
+  const deliveries: EmulatedDelivery[] = Array.from({ length: n }, (_, i) => {
     const ok = i % 7 !== 0;
     const at = new Date(Date.UTC(2026, 10, 22) + i * 1000).toISOString().replace(/\.\d+Z$/, 'Z');
     return {

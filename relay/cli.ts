@@ -1,5 +1,5 @@
 // `service-hooks`: the CLI entry. Dispatches to relay/commands/<name>.ts.
-import { COMMANDS, findCommand } from './cli/commands';
+import { COMMANDS, findCommand } from './commandTable';
 import { EXIT, isUsageError, type CliIO } from './cli/io';
 import { redact } from './shared/redact';
 

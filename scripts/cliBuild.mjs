@@ -1,7 +1,7 @@
 // @ts-check
 // The CLI's build, split so that a command loads only its own code: dist/cli.js holds the
-// dispatcher and the command table (relay/cli.ts, relay/cli/commands.ts); each command the
-// table imports (`import('../commands/<name>')`) becomes dist/commands/<name>.js, required by
+// dispatcher and the command table (relay/cli.ts, relay/commandTable.ts); each command the
+// table imports (`import('./commands/<name>')`) becomes dist/commands/<name>.js, required by
 // dist/cli.js only when that command runs. `--help` therefore loads no command and no
 // dependency (no undici, no ws, no yaml). Used by esbuild.mjs; tests may call it with another outdir.
 import * as esbuild from 'esbuild';
@@ -29,9 +29,9 @@ export function cliBuildOptions(outdir, opts = {}) {
   const splitCommands = {
     name: 'split-commands',
     setup(build) {
-      build.onResolve({ filter: /^\.\.\/commands\/[\w-]+$/ }, (args) => {
-        if (!args.importer.endsWith(join('relay', 'cli', 'commands.ts'))) return undefined;
-        const name = args.path.slice('../commands/'.length);
+      build.onResolve({ filter: /^\.\/commands\/[\w-]+$/ }, (args) => {
+        if (!args.importer.endsWith(join('relay', 'commandTable.ts'))) return undefined;
+        const name = args.path.slice('./commands/'.length);
         commands.add(name);
         return { path: `./commands/${name}.js`, external: true };
       });

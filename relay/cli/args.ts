@@ -60,7 +60,7 @@ export function positiveDuration(value: string, flag: string): number {
 export type ParsedValues<O extends Options> = ReturnType<typeof parse<O>>['values'];
 
 export interface CommandSpec<O extends Options> {
-  /** Full help text printed by `service-hooks <cmd> --help` (the one-line summary is in cli/commands.ts). */
+  /** Full help text printed by `service-hooks <cmd> --help` (the one-line summary is in relay/commandTable.ts). */
   help: string;
   options: O;
   /** Whether operands are taken (default false: any operand is a usage error). */

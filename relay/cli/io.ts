@@ -26,7 +26,7 @@ export function isUsageError(err: unknown): err is UsageError {
   return err instanceof Error && err.name === 'UsageError';
 }
 
-/** A subcommand module's default export; its one-line summary lives in the table (cli/commands.ts). */
+/** A subcommand module's default export; its one-line summary lives in the table (relay/commandTable.ts). */
 export interface Command {
   /** Full help text printed by `service-hooks <cmd> --help`. */
   help: string;

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { PublicConfigError, publicSettings, unsignedChannels } from '../server/public';
 import { loadTls, TlsConfigError, type TlsMaterial } from '../server/tls';
 import { UsageError, type CliIO } from './io';
-import type { RelayLog } from '../server/log';
+import type { RelayLog } from '../server/base/log';
 
 export const PUBLIC_OPTIONS = {
   public: { type: 'boolean' },

@@ -7,7 +7,7 @@
 // No pino: the seam is a function of a message and a few fields; JSON.stringify on one small
 // object per line does the job, and pino's redaction works on field paths, not on values inside
 // a message, which is the case that matters here.
-import type { LogFields, RelayLog } from '../server/log';
+import type { LogFields, RelayLog } from '../server/base/log';
 import { redact, secretsPattern } from '../shared/redact';
 
 export type LogFormat = 'text' | 'json';

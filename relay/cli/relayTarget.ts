@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import { DEFAULT_DATA_DIR } from '../server/index';
 import { RelayApi } from '../client/api';
 import { UsageError, type CliIO } from './io';
-import { tlsHint } from '../client/probe';
+import { tlsHint } from '../shared/probe';
 import { isUntrustedCert, untrustedCertMessage } from './tlsTrust';
 
 export const RELAY_TARGET_OPTIONS = {

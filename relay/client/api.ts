@@ -1,6 +1,7 @@
 // REST client of the relay API (token in the Authorization header, never the URL).
 import { request, type Dispatcher } from 'undici';
 import { REPLAY_TO_SUBSCRIBERS } from '../../src/core/relay/protocol';
+import { restPath } from '../../src/core/relay/restPaths';
 import type {
   ChannelInfo,
   ChannelList,
@@ -73,26 +74,26 @@ export class RelayApi {
 
   /** GET /healthz: liveness only (no seq: it needs no token). */
   health(): Promise<{ ok: boolean; warning?: string }> {
-    return this.call('GET', '/healthz', undefined, false);
+    return this.call('GET', restPath('health'), undefined, false);
   }
 
   status(): Promise<RelayStatus> {
-    return this.call('GET', '/api/status');
+    return this.call('GET', restPath('status'));
   }
 
   listDeliveries(query: DeliveryListQuery = {}): Promise<DeliveryList> {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== '') q.set(k, String(v));
     const s = q.toString();
-    return this.call('GET', `/api/deliveries${s ? `?${s}` : ''}`);
+    return this.call('GET', `${restPath('deliveries')}${s ? `?${s}` : ''}`);
   }
 
   getDelivery(seq: number): Promise<RelayDelivery> {
-    return this.call('GET', `/api/deliveries/${seq}`);
+    return this.call('GET', restPath('delivery', { seq }));
   }
 
   replay(seq: number, options: ReplayRequest = {}): Promise<ReplayResponse> {
-    return this.call('POST', `/api/deliveries/${seq}/replay`, options);
+    return this.call('POST', restPath('replay', { seq }), options);
   }
 
   /**
@@ -101,7 +102,7 @@ export class RelayApi {
    * how many it went to; 409 (RelayApiError) when none is connected.
    */
   replayToSubscribers(seq: number): Promise<SubscriberReplayResponse> {
-    return this.call('POST', `/api/deliveries/${seq}/replay`, { to: REPLAY_TO_SUBSCRIBERS } satisfies ReplayRequest);
+    return this.call('POST', restPath('replay', { seq }), { to: REPLAY_TO_SUBSCRIBERS } satisfies ReplayRequest);
   }
 
   /**
@@ -110,26 +111,26 @@ export class RelayApi {
    * many were queued; the attempts then run in the background (watch them on the WebSocket).
    */
   retryPending(filter: RetryPendingRequest = {}): Promise<RetryPendingResponse> {
-    return this.call('POST', '/api/forward/retry', filter);
+    return this.call('POST', restPath('retryPending'), filter);
   }
 
   prune(options: PruneRequest): Promise<PruneResponse> {
-    return this.call('POST', '/api/prune', options);
+    return this.call('POST', restPath('prune'), options);
   }
 
   /** Admin token only. The answer holds the channel's token, shown this once. */
   createChannel(request: CreateChannelRequest): Promise<CreatedChannel> {
-    return this.call('POST', '/api/channels', request);
+    return this.call('POST', restPath('channels'), request);
   }
 
   /** Admin token only. */
   async listChannels(): Promise<ChannelInfo[]> {
-    return (await this.call<ChannelList>('GET', '/api/channels')).channels;
+    return (await this.call<ChannelList>('GET', restPath('channels'))).channels;
   }
 
   /** The admin token, or the channel's own token. */
   getChannel(name: string): Promise<ChannelInfo> {
-    return this.call('GET', `/api/channels/${encodeURIComponent(name)}`);
+    return this.call('GET', restPath('channel', { name }));
   }
 
   /**
@@ -137,11 +138,11 @@ export class RelayApi {
    * (rotation starts: both verify), `{ secrets }` replaces (rotation ends: only the new one).
    */
   updateChannelSecrets(name: string, change: UpdateChannelSecrets): Promise<ChannelInfo & { warning?: string }> {
-    return this.call('PATCH', `/api/channels/${encodeURIComponent(name)}`, change);
+    return this.call('PATCH', restPath('channel', { name }), change);
   }
 
   /** Admin token only. The channel's token stops working and its ingress answers 404. */
   async deleteChannel(name: string): Promise<void> {
-    await this.call('DELETE', `/api/channels/${encodeURIComponent(name)}`);
+    await this.call('DELETE', restPath('channel', { name }));
   }
 }

@@ -3,10 +3,10 @@
 // answer cap) applied to a DeliveryMessage, over one keep-alive pool per process.
 import { Agent, type Dispatcher } from 'undici';
 import type { DeliveryMessage } from '../../src/core/relay/protocol';
-import { DEFAULT_FORWARD_TIMEOUT_MS, forwardHeaders, postOnce } from './attempt';
+import { DEFAULT_FORWARD_TIMEOUT_MS, forwardHeaders, postOnce } from '../shared/attempt';
 import { deliveryBody } from './serverMessage';
 
-export { DEFAULT_FORWARD_TIMEOUT_MS } from './attempt';
+export { DEFAULT_FORWARD_TIMEOUT_MS } from '../shared/attempt';
 
 export interface ForwardResult {
   ok: boolean;

@@ -25,7 +25,7 @@ import { breaksTheStream, serverMessageProblem } from './serverMessageCheck';
 import { escapeControls } from '../../src/core/text/controls';
 import { bodyToFollow, FollowingBody } from './followingBody';
 import { InOrder } from './inOrder';
-import { watchPort } from './probe';
+import { watchPort } from '../shared/probe';
 import type { DeliveryHandled, SubscribeOptions, Subscription, SubscriptionState } from './subscription';
 
 type Delivery = DeliveryMessage['delivery'];

@@ -5,7 +5,7 @@ import { DEFAULT_SERVICE_PORT, DEMO_SECRET } from '../../src/core/defaults';
 import { forbiddenTarget } from '../../src/core/net/address';
 import { defineCommand, port, size, type ParsedValues } from '../cli/args';
 import { EXIT, UsageError, type CliIO } from '../cli/io';
-import { DEFAULT_DEMO_RELAY_URL, DEFAULT_MAX_BODY, startEmulator, type EmulatorOptions } from '../emulator';
+import { DEFAULT_DEMO_RELAY_URL, EMULATOR_MAX_BODY, startEmulator, type EmulatorOptions } from '../emulator';
 
 const TOKEN_ENV = 'SERVICE_HOOKS_EMULATOR_TOKEN';
 
@@ -92,7 +92,7 @@ function emulatorOptions(values: Values, io: Pick<CliIO, 'env' | 'cwd' | 'stderr
   const token = values.token ?? (envToken ? envToken : undefined) ?? randomToken(24);
   const generated = values.token === undefined && !envToken;
 
-  const maxBody = size(values['max-body'], DEFAULT_MAX_BODY, '--max-body');
+  const maxBody = size(values['max-body'], EMULATOR_MAX_BODY, '--max-body');
   if (maxBody < 1) throw new UsageError('--max-body must be at least 1 byte');
   const options: EmulatorOptions = {
     port: port(values.port, DEFAULT_SERVICE_PORT),

@@ -10,7 +10,7 @@ import { runTool, toolDefinition, TOOLS } from '../../src/core/agentTools';
 import type { RepoRef } from '../../src/core/client/types';
 import { defineCommand } from '../cli/args';
 import { EXIT, UsageError } from '../cli/io';
-import { mcpBackend } from '../cli/mcpBackend';
+import { mcpBackend } from './mcpBackend';
 
 const help = `Usage: service-hooks mcp [--allow-actions] [--repo OWNER/REPO]… [--service URL] [--token-file FILE] [--relay URL] [--data DIR]
 

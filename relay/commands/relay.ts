@@ -11,7 +11,7 @@ import { PUBLIC_HELP, PUBLIC_OPTIONS, publicRelayOptions } from '../cli/publicOp
 import {
   DataDirLockedError,
   DEFAULT_DATA_DIR,
-  DEFAULT_MAX_BODY,
+  RELAY_MAX_BODY,
   RelayConfigError,
   startRelay,
   startingError,
@@ -21,10 +21,10 @@ import {
 } from '../server';
 import { loadTls } from '../server/tls';
 import { CIDR_PRESETS, SourceAllowList } from '../server/access/access';
-import type { RelayLog } from '../server/log';
+import type { RelayLog } from '../server/base/log';
 import { LOG_FORMATS, relayLogger, type LogFormat, type RelayLogger } from '../cli/relayLog';
 import { DEFAULT_RELAY_PORT, RELAY_RETENTION } from '../../src/core/defaults';
-import { storeBackend } from '../server/store/storeBackends';
+import { storeBackend } from '../server/storeBackends';
 import { formatRelayReady, tokenFilePath } from '../../src/core/relay/ready';
 
 const help = `Usage: service-hooks relay [options]
@@ -140,7 +140,7 @@ const PENDING_STAY: Record<string, string> = {
   memory: 'pending forwards are lost with the memory store',
 };
 
-/** --store URL (relay/server/store/storeBackends.ts) and the options of its backend; nothing for the file journal. */
+/** --store URL (relay/server/storeBackends.ts) and the options of its backend; nothing for the file journal. */
 function storeChoice(store: string | undefined, creds: string | undefined, replicas: string | undefined, cwd: string): Pick<RelayOptions, 'store'> {
   let kind: string;
   try {
@@ -250,7 +250,7 @@ function relayOptions(values: Values, io: CliIO, logger: RelayLogger): RelayOpti
     forward: [...(cfg.forward ?? []), ...(values.forward ?? [])],
     channels: cfg.channels,
     trustProxy,
-    maxBody: size(values['max-body'], DEFAULT_MAX_BODY, '--max-body'),
+    maxBody: size(values['max-body'], RELAY_MAX_BODY, '--max-body'),
     retrySchedule: values['retry-schedule'] ? parseSchedule(values['retry-schedule']) : undefined,
     timeScale: timeScaleOf(values['time-scale']),
     forwardTimeoutMs: values['forward-timeout'] === undefined ? undefined : positiveDuration(values['forward-timeout'], '--forward-timeout'),

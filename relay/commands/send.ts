@@ -11,7 +11,7 @@ import { testDeliveryId } from '../../src/core/testSend';
 import { defineCommand } from '../cli/args';
 import { EXIT, UsageError, type CliIO } from '../cli/io';
 import { isUntrustedCert, untrustedCertMessage } from '../cli/tlsTrust';
-import { tlsHint } from '../client/probe';
+import { tlsHint } from '../shared/probe';
 import { redact } from '../shared/redact';
 
 const EVENTS = [...EVENT_TYPES, 'ping'] as const;

@@ -6,12 +6,12 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { RETRY_SCHEDULE_MS } from '../../src/core/defaults';
-import { scaledWait } from '../../src/core/relay/forwardPolicy';
+import { scaledWait, scheduledDelay } from '../../src/core/relay/forwardPolicy';
 import { sign, DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER } from '../../src/core/signing';
 import { forbiddenAddress } from '../../src/core/net/address';
 import { guardedLookup, refusedTarget } from './guard';
 import { isoSecond, toDeliveryRecord, type EmulatorStore } from './store';
-import type { DeliveryAttempt, DeliveryRecord, StoredDelivery, StoredWebhook } from './types';
+import type { DeliveryAttempt, DeliveryRecord, EmulatedDelivery, StoredWebhook } from './types';
 
 /** Delay before each automatic attempt (spec §8): the relay forwards on the same schedule. */
 export { RETRY_SCHEDULE_MS };
@@ -64,7 +64,7 @@ export class DeliveryEngine {
   }
 
   /** Records a new delivery of `payload` to `webhook` and queues its first attempt (`done`: recorded). */
-  create(webhook: StoredWebhook, event: string, payload: unknown): { delivery: StoredDelivery; done: Promise<void> } {
+  create(webhook: StoredWebhook, event: string, payload: unknown): { delivery: EmulatedDelivery; done: Promise<void> } {
     const id = randomUUID();
     const body = JSON.stringify(payload);
     const headers: Record<string, string> = {
@@ -75,7 +75,7 @@ export class DeliveryEngine {
     };
     if (webhook.secret) headers[SIGNATURE_HEADER] = sign(webhook.secret, body);
     const now = this.o.now();
-    const d: StoredDelivery = {
+    const d: EmulatedDelivery = {
       id,
       webhook_id: webhook.id,
       event,
@@ -93,7 +93,7 @@ export class DeliveryEngine {
   }
 
   /** A manual retry: one more attempt on the same record, outside the automatic schedule. */
-  retry(d: StoredDelivery): Promise<void> {
+  retry(d: EmulatedDelivery): Promise<void> {
     d.redelivery = true;
     this.o.store.deliveryChanged();
     return this.enqueue(d, 'manual');
@@ -109,7 +109,7 @@ export class DeliveryEngine {
   }
 
   /** Cancels the timers of deliveries that no longer exist (their webhook was deleted). */
-  forget(deliveries: readonly StoredDelivery[]): void {
+  forget(deliveries: readonly EmulatedDelivery[]): void {
     for (const d of deliveries) this.cancel(d.id);
   }
 
@@ -125,7 +125,7 @@ export class DeliveryEngine {
   }
 
   /** Attempts on one delivery run one after another; the returned promise settles when this one is recorded. */
-  private enqueue(d: StoredDelivery, kind: 'auto' | 'manual'): Promise<void> {
+  private enqueue(d: EmulatedDelivery, kind: 'auto' | 'manual'): Promise<void> {
     const prev = this.chains.get(d.id) ?? Promise.resolve();
     const p = prev.then(() => this.attempt(d, kind)).catch((err: Error) => this.o.log(`delivery ${d.id}: ${err.message}`));
     this.chains.set(d.id, p);
@@ -135,7 +135,7 @@ export class DeliveryEngine {
     return p;
   }
 
-  private schedule(d: StoredDelivery, delayMs: number): void {
+  private schedule(d: EmulatedDelivery, delayMs: number): void {
     this.cancel(d.id);
     if (this.closed) return;
     // Node timers hold at most ~24.8 days; a longer delay (a tiny time scale) waits in steps.
@@ -166,13 +166,13 @@ export class DeliveryEngine {
     this.waiting.shift()?.();
   }
 
-  private async attempt(d: StoredDelivery, kind: 'auto' | 'manual'): Promise<void> {
+  private async attempt(d: EmulatedDelivery, kind: 'auto' | 'manual'): Promise<void> {
     await this.acquire();
     try {
       if (this.closed) return;
       const webhook = this.o.store.webhook(d.webhook_id);
       if (!webhook || this.o.store.delivery(d.webhook_id, d.id) !== d) return; // deleted meanwhile
-      if (kind === 'auto' && d.auto_attempts >= RETRY_SCHEDULE_MS.length) return;
+      if (kind === 'auto' && scheduledDelay(d.auto_attempts, RETRY_SCHEDULE_MS) === undefined) return;
       if (d.success) {
         // Already delivered (e.g. a manual retry succeeded first): nothing more is due.
         if (d.next_attempt_at !== null) {
@@ -199,7 +199,7 @@ export class DeliveryEngine {
   }
 
   /** Puts an attempt on the delivery and decides what comes next (nothing, or the next automatic attempt). */
-  private record(d: StoredDelivery, attempt: DeliveryAttempt, kind: 'auto' | 'manual'): void {
+  private record(d: EmulatedDelivery, attempt: DeliveryAttempt, kind: 'auto' | 'manual'): void {
     d.attempts.push(attempt);
     d.delivered_at = attempt.at;
     d.success = attempt.success;
@@ -221,12 +221,12 @@ export class DeliveryEngine {
   }
 
   /** After a failed automatic attempt: the next one after the schedule's delay / time scale, or none after the last. */
-  private scheduleNextAuto(d: StoredDelivery): void {
-    if (d.auto_attempts >= RETRY_SCHEDULE_MS.length) {
+  private scheduleNextAuto(d: EmulatedDelivery): void {
+    const delay = scheduledDelay(d.auto_attempts, RETRY_SCHEDULE_MS);
+    if (delay === undefined) {
       d.next_attempt_at = null;
       return;
     }
-    const delay = RETRY_SCHEDULE_MS[d.auto_attempts]!;
     const scaled = scaledWait(delay, this.o.timeScale);
     d.next_attempt_at = new Date(this.o.now().getTime() + scaled).toISOString();
     this.schedule(d, scaled);
@@ -239,7 +239,7 @@ export class DeliveryEngine {
     });
   }
 
-  private async post(url: string, d: StoredDelivery): Promise<PostResult> {
+  private async post(url: string, d: EmulatedDelivery): Promise<PostResult> {
     const why = forbiddenAddress(new URL(url).hostname);
     if (why) return { status: null, error: describe(refusedTarget(why)) };
     const ac = new AbortController();

@@ -3,8 +3,7 @@
 // with its handlers (handlers/*) behind the dispatch (router.ts), the demo data (demo.ts) and an
 // optional state file (persist.ts).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { sendError } from '../shared/http';
+import { listen, sendError } from '../shared/http';
 import { DeliveryEngine, type RetryScheduled } from './engine';
 import { checkStateWritable, loadState, StateWriter } from './persist';
 import { createRouter } from './router';
@@ -18,7 +17,7 @@ export { DEFAULT_DEMO_RELAY_URL, DEMO_SECRET } from './demo';
 export type { DeliveryAttempt, DeliveryDetail, DeliveryRecord, IssueRecord, WebhookRecord } from './types';
 
 /** Request bodies above this many bytes get 413 (the spec states no limit; this is the emulator's). */
-export const DEFAULT_MAX_BODY = 1024 * 1024;
+export const EMULATOR_MAX_BODY = 1024 * 1024;
 export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
 export const DEFAULT_CONCURRENCY = 8;
 
@@ -95,7 +94,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<EmulatorServ
       store,
       engine,
       token: opts.token,
-      maxBody: opts.maxBody ?? DEFAULT_MAX_BODY,
+      maxBody: opts.maxBody ?? EMULATOR_MAX_BODY,
       replyWaitMs: opts.replyWaitMs ?? 5_000,
       deliveriesEndpoint: opts.deliveriesEndpoint ?? true,
       now,
@@ -104,7 +103,7 @@ export async function startEmulator(opts: EmulatorOptions): Promise<EmulatorServ
     }),
     log,
   );
-  const port = await listen(server, opts.port ?? DEFAULT_SERVICE_PORT, host).catch(async (err: Error) => {
+  const port = await listenOn(server, opts.port ?? DEFAULT_SERVICE_PORT, host).catch(async (err: Error) => {
     await engine.close();
     throw err;
   });
@@ -141,17 +140,10 @@ function httpServer(route: (req: IncomingMessage, res: ServerResponse) => Promis
 }
 
 /** Listens; resolves with the port (the one picked for port 0). */
-async function listen(server: Server, port: number, host: string): Promise<number> {
+async function listenOn(server: Server, port: number, host: string): Promise<number> {
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+    return await listen(server, port, host);
   } catch (err) {
     throw new Error(`cannot listen on ${host}:${port}: ${(err as Error).message}`, { cause: err });
   }
-  return (server.address() as AddressInfo).port;
 }

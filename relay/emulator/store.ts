@@ -8,7 +8,7 @@ import type {
   IssueRecord,
   RepoData,
   StateFile,
-  StoredDelivery,
+  EmulatedDelivery,
   StoredSecret,
   StoredWebhook,
   WebhookFields,
@@ -36,7 +36,7 @@ export function toWebhookRecord(w: StoredWebhook): WebhookRecord {
   };
 }
 
-export function toDeliveryRecord(d: StoredDelivery): DeliveryRecord {
+export function toDeliveryRecord(d: EmulatedDelivery): DeliveryRecord {
   const r: DeliveryRecord = {
     id: d.id,
     webhook_id: d.webhook_id,
@@ -52,7 +52,7 @@ export function toDeliveryRecord(d: StoredDelivery): DeliveryRecord {
   return r;
 }
 
-export function toDeliveryDetail(d: StoredDelivery): DeliveryDetail {
+export function toDeliveryDetail(d: EmulatedDelivery): DeliveryDetail {
   return { ...toDeliveryRecord(d), request: { headers: { ...d.request.headers }, body: d.request.body } };
 }
 
@@ -153,7 +153,7 @@ export class EmulatorStore {
   }
 
   /** Removes the webhook and its deliveries; returns the removed deliveries. */
-  deleteWebhook(id: string): StoredDelivery[] {
+  deleteWebhook(id: string): EmulatedDelivery[] {
     this.data.webhooks = this.data.webhooks.filter((w) => w.id !== id);
     const gone = this.data.deliveries[id] ?? [];
     delete this.data.deliveries[id];
@@ -192,19 +192,19 @@ export class EmulatorStore {
   }
 
   /** Oldest first. */
-  deliveriesOf(webhookId: string): StoredDelivery[] {
+  deliveriesOf(webhookId: string): EmulatedDelivery[] {
     return this.data.deliveries[webhookId] ?? [];
   }
 
-  delivery(webhookId: string, id: string): StoredDelivery | undefined {
+  delivery(webhookId: string, id: string): EmulatedDelivery | undefined {
     return this.deliveriesOf(webhookId).find((d) => d.id === id);
   }
 
   /** Adds a delivery; returns the deliveries dropped to stay within the per-webhook cap. */
-  addDelivery(d: StoredDelivery): StoredDelivery[] {
+  addDelivery(d: EmulatedDelivery): EmulatedDelivery[] {
     const list = (this.data.deliveries[d.webhook_id] ??= []);
     list.push(d);
-    const dropped: StoredDelivery[] = [];
+    const dropped: EmulatedDelivery[] = [];
     for (let i = 0; list.length > this.maxDeliveries && i < list.length;) {
       if (list[i]!.next_attempt_at === null) dropped.push(...list.splice(i, 1));
       else i++;
@@ -219,7 +219,7 @@ export class EmulatorStore {
   }
 
   /** Every delivery with an automatic attempt due. */
-  pending(): StoredDelivery[] {
+  pending(): EmulatedDelivery[] {
     return Object.values(this.data.deliveries).flatMap((list) => list.filter((d) => d.next_attempt_at !== null));
   }
 }

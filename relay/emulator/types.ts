@@ -37,7 +37,7 @@ export interface StoredWebhook extends Omit<WebhookRecord, 'secret_set'> {
 }
 
 /** A delivery as stored: the record, the exact request, and how many automatic attempts ran. */
-export interface StoredDelivery extends DeliveryRecord {
+export interface EmulatedDelivery extends DeliveryRecord {
   request: DeliveryRequest;
   auto_attempts: number;
 }
@@ -65,5 +65,5 @@ export interface StateFile {
   repos: Record<string, RepoData>;
   webhooks: StoredWebhook[];
   /** Per webhook id, oldest first. */
-  deliveries: Record<string, StoredDelivery[]>;
+  deliveries: Record<string, EmulatedDelivery[]>;
 }

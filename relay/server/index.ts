@@ -1,11 +1,13 @@
-// The relay server: wiring of ingress (./ingress), the REST API (./api), the WebSocket subscribers
-// (./subscribers) and forwarding (./forwarder) over the journaled store (./store).
+// The relay server: startRelay() locks the data folder, listens, opens the store the `--store` URL
+// names (./storeBackends.ts), and wires the rooms over it: ingress (./ingress), the REST API (./api),
+// the WebSocket subscribers (./subscribers), forwarding (./forwarding), the page (./page) and
+// metrics (./metrics). It is the top floor of relay/server (docs/architecture.md, Floors).
 import { chmodSync, mkdirSync } from 'node:fs';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { refuseRaw, sendError, sendJson } from '../shared/http';
+import { listen, refuseRaw, sendError, sendJson } from '../shared/http';
 import { SourceRefusals } from './ingress/refusals';
 import { RefusalLog, type RefusalReason, type Refused } from './access/refusalLog';
 import { bearer, hostAllowed, SourceAllowList } from './access/access';
@@ -14,36 +16,38 @@ import { openChannelDirectory, type ChannelDirectory } from './channels/channelD
 import { clientErrors, type ClientErrors } from './ingress/clientErrors';
 import { ChannelConfigs, type ChannelDefaults } from './channels/channels';
 import { Forwarder } from './forwarding/forwarder';
-import { createIngress, hookChannel, PLAIN_HOOK_RE, type IngressHandler } from './ingress/ingress';
+import { createIngress, PLAIN_HOOK_RE, type IngressHandler } from './ingress/ingress';
 import { lockDataDir, type DataLock } from './dataLock';
-import { listen, stopper } from './lifecycle';
+import { stopper } from './lifecycle';
 import { RejectLimiter, type RejectLimits } from './ingress/rateLimit';
-import { openStore, storeBackend, type StoreChoice } from './store/storeBackends';
+import { openStore, storeBackend, type StoreChoice } from './storeBackends';
 import { metering, type MetricsOption } from './metrics';
 import { createPage, type Page } from './page';
 import { recordSubscriberForward, recordSubscriberSkip } from './subscribers/subscriberForward';
 import { authenticate } from './access/scope';
-import type { RelayLog } from './log';
-import type { RelayStore } from './store/storeTypes';
+import type { RelayLog } from './base/log';
+import type { RelayStore } from './base/storeTypes';
 import type { JournalFs } from './journal/journalFs';
 import { JournalFailedError } from './journal/journalErrors';
 import { SubscriberHub, type SubscriberOptions } from './subscribers/subscribers';
 import { createHttpServer, useTls, type TlsMaterial } from './tls';
 import { ensureToken } from './access/token';
 import { WS_PATH, type ForwardStatus } from '../../src/core/relay/protocol';
+import { REST_PATHS } from '../../src/core/relay/restPaths';
+import { hookChannel, isHookPath, requestTarget as parseTarget } from '../../src/core/relay/ingressChannel';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 
 export { CIDR_PRESETS } from './access/access';
 export { CHANNEL_RE, type ChannelConfig } from './channels/channels';
 export { DataDirLockedError, LOCK_FILE } from './dataLock';
-export { RelayConfigError } from './errors';
-import { StoreUnavailableError } from './errors';
+export { RelayConfigError } from './base/errors';
+import { StoreUnavailableError } from './base/errors';
 export { DEFAULT_REJECT_LIMITS, type RejectLimits } from './ingress/rateLimit';
-export { REJECTED_BODY_KEEP } from './store/rejected';
+export { REJECTED_BODY_KEEP } from './base/rejected';
 export { ensureToken } from './access/token';
 
 export const DEFAULT_DATA_DIR = join(homedir(), '.service-hooks', 'relay');
-export const DEFAULT_MAX_BODY = 25 * 1024 * 1024;
+export const RELAY_MAX_BODY = 25 * 1024 * 1024;
 
 export interface RelayOptions extends ChannelDefaults {
   port?: number;
@@ -88,7 +92,7 @@ export interface RelayOptions extends ChannelDefaults {
   log?: RelayLog;
   /** Stops the start-up's waits (for a NATS cluster not there yet): startRelay then rejects. */
   signal?: AbortSignal;
-  /** Where deliveries are kept (`--store`): the file journal in dataDir (default), NATS JetStream, memory (./store/storeBackends.ts). */
+  /** Where deliveries are kept (`--store`): the file journal in dataDir (default), NATS JetStream, memory (./storeBackends.ts). */
   store?: StoreChoice;
   /** The file journal's file operations (tests inject failures); default node:fs. */
   journalFs?: JournalFs;
@@ -188,8 +192,8 @@ function starting(error: string): Serving {
     request: (req, res) => {
       req.resume();
       const path = parseTarget(req.url)?.pathname;
-      if (path === '/healthz') return sendJson(res, 200, { ok: true, starting: true });
-      if (path === '/readyz') return sendJson(res, 503, { ready: false, error });
+      if (path === REST_PATHS.health) return sendJson(res, 200, { ok: true, starting: true });
+      if (path === REST_PATHS.ready) return sendJson(res, 503, { ready: false, error });
       sendError(res, 503, error, undefined, { 'retry-after': '1' });
     },
     // Retry-After: a subscriber back after an outage tries again in a second, not after its grown backoff.
@@ -235,7 +239,7 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
   const rejectLimiter = new RejectLimiter(options.rejectLimits, options.now);
   // On JetStream the consumers forward; the local forwarder still replays.
   const forwarding: Pick<Forwarder, 'deliver' | 'retryNow'> = sharedForwarding ?? forwarder;
-  const ingress = createIngress({ store: meter ? meter.ingressStore(store) : store, forwarder: forwarding, subscribers: hub, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? DEFAULT_MAX_BODY, rejectLimiter, refusals, refusalLog, log });
+  const ingress = createIngress({ store: meter ? meter.ingressStore(store) : store, forwarder: forwarding, subscribers: hub, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? RELAY_MAX_BODY, rejectLimiter, refusals, refusalLog, log });
   const page = createPage({ store, authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], tls: !!options.tls, trustProxy, signInLimiter: new RejectLimiter(options.rejectLimits, options.now), assetsDir: options.pageDir, now: options.now, refused, secretsOf: (key) => directory.secretsOfKey(key) });
   const onChannelDeleted = (name: string) => (hub.revoke(name), page.revoke());
   // On a shared store a deletion at another instance closes this one's streams of the channel too.
@@ -373,10 +377,10 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
     if (!url) return sendError(res, 400, 'bad request target');
     const path = url.pathname;
     const handle = async () => {
-      if (path === '/healthz' || path === '/readyz') return health(res, path, r);
+      if (path === REST_PATHS.health || path === REST_PATHS.ready) return health(res, path, r);
       // At once, and with Retry-After: the service (or a load balancer) sends it to another instance or later.
       if (!r.accepting()) return sendError(res, 503, 'relay is stopping', undefined, { connection: 'close', 'retry-after': '5' });
-      if (path === '/hooks' || path.startsWith('/hooks/')) {
+      if (isHookPath(path)) {
         if (req.method !== 'POST') return sendError(res, 405, 'use POST', undefined, { allow: 'POST' });
         const channel = hookChannel(path);
         if (channel === undefined) return sendError(res, 400, 'invalid channel name (bad percent-encoding)');
@@ -404,7 +408,8 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
 function health(res: ServerResponse, path: string, r: Routes): void {
   const h = r.store.health();
   const warning = h.warning ? { warning: h.warning } : {};
-  if (path === '/healthz') return h.fatal ? sendJson(res, 503, { ok: false, error: h.notReady, ...warning }) : sendJson(res, 200, { ok: true, ...warning });
+  if (path === REST_PATHS.health)
+    return h.fatal ? sendJson(res, 503, { ok: false, error: h.notReady, ...warning }) : sendJson(res, 200, { ok: true, ...warning });
   if (!r.accepting()) return sendJson(res, 503, { ready: false, error: 'relay is stopping' });
   return h.notReady ? sendJson(res, 503, { ready: false, error: h.notReady, ...warning }) : sendJson(res, 200, { ready: true, ...warning });
 }
@@ -416,12 +421,4 @@ function wsReason(status: number, phrase: string): RefusalReason {
   if (status === 400) return 'bad-request';
   if (phrase === 'Forbidden Host') return 'host';
   return phrase === 'Forbidden Origin' ? 'browser' : 'token';
-}
-
-function parseTarget(target: string | undefined): URL | undefined {
-  try {
-    return new URL(target ?? '/', 'http://relay.invalid');
-  } catch {
-    return undefined;
-  }
 }

@@ -1,23 +1,11 @@
-// Starting to listen and stopping in order: stop accepting, close subscribers, let in-flight
+// Stopping in order: stop accepting, close subscribers, let in-flight
 // requests finish (cut after a grace period), stop forwarding, flush and close the journal, and
 // only then give the data folder's lock back.
 import type { Server } from 'node:http';
 import type { DataLock } from './dataLock';
 import type { Forwarder } from './forwarding/forwarder';
-import type { RelayStore } from './store/storeTypes';
+import type { RelayStore } from './base/storeTypes';
 import type { SubscriberHub } from './subscribers/subscribers';
-
-/** Listens on host:port and resolves with the bound port (a listen error such as EADDRINUSE rejects, with its `code`). */
-export async function listen(server: Server, port: number, host: string): Promise<number> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return (server.address() as { port: number }).port;
-}
 
 export interface Stoppable {
   server: Server;

@@ -1,8 +1,8 @@
 // The small HTTP vocabulary the relay and the emulator share: JSON answers, the error body
 // { error, field? }, raw refusals on a socket the HTTP layer gave up on, the bearer check in
-// constant time, and capped body readers that return result values instead of throwing.
+// constant time, capped body readers that return result values instead of throwing, and listen().
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { BodyBytes } from './bodyBytes';
 
@@ -135,7 +135,37 @@ export async function readJson(req: IncomingMessage, max: number, options: ReadJ
   }
 }
 
+/**
+ * readJson, answering a refusal itself (413 through sendTooLarge, which closes the connection; 415
+ * and 400 with the reason): `{ value }`, or undefined once answered or the request aborted.
+ */
+export async function readJsonOrRefuse(
+  req: IncomingMessage,
+  res: ServerResponse,
+  max: number,
+  options: ReadJsonOptions = {},
+): Promise<{ value: unknown } | undefined> {
+  const r = await readJson(req, max, options);
+  if (r === 'aborted') return undefined;
+  if (r.ok) return { value: r.value };
+  if (r.status === 413) sendTooLarge(req, res, r.error);
+  else sendError(res, r.status, r.error);
+  return undefined;
+}
+
 /** A plain JSON object (not null, an array, a string, a number or a boolean). */
 export function isJsonObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Listens on host:port and resolves with the bound port (a listen error such as EADDRINUSE rejects, with its `code`). */
+export async function listen(server: Server, port: number, host: string): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return (server.address() as { port: number }).port;
 }

@@ -12,7 +12,7 @@
 // Keyed by origin, not URL: two paths of one app are down and up together. No attempt is spent
 // while a target is down, so an app that restarts (nodemon, --watch) never uses up a delivery's
 // retry schedule, and what the service sent meanwhile reaches it within a probe of its return.
-import { probePort } from '../client/probe';
+import { probePort } from './probe';
 
 /** Timers and time, injectable (a test's fake clock). */
 export interface OutageClock {

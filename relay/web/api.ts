@@ -4,6 +4,7 @@
 // belongs to this relay's origin (scheme, host and port): the cookie goes to every port of the
 // host, the key does not, and the relay takes no cookie without it (relay/server/page/sessions.ts).
 import { filterParams, type DeliveryFilter } from '../../src/core/relay/deliveryFilter';
+import { restPath } from '../../src/core/relay/restPaths';
 import type { DeliveryList, RelayDelivery, RelayStatus, ReplayResponse, SubscriberReplayResponse } from '../../src/core/relay/protocol';
 
 export interface Who {
@@ -69,18 +70,18 @@ export const api = {
   whoAmI: () => call<Who>('GET', '/page/session').then(remember),
   signIn: (token: string) => call<Who>('POST', '/page/session', { token }).then(remember),
   signOut: () => call<unknown>('DELETE', '/page/session').finally(forget),
-  status: () => call<RelayStatus>('GET', '/api/status'),
+  status: () => call<RelayStatus>('GET', restPath('status')),
   /** Newest first, filtered by the relay over the whole channel (src/core/relay/deliveryFilter.ts). */
   list: (q: { channel?: string; before?: number; limit?: number; filter?: DeliveryFilter }) => {
     const p = filterParams(q.filter ?? {}, new URLSearchParams());
     if (q.channel) p.set('channel', q.channel);
     if (q.before) p.set('before', String(q.before));
     p.set('limit', String(q.limit ?? 50));
-    return call<DeliveryList>('GET', `/api/deliveries?${p}`);
+    return call<DeliveryList>('GET', `${restPath('deliveries')}?${p}`);
   },
-  detail: (seq: number) => call<RelayDelivery>('GET', `/api/deliveries/${seq}`),
+  detail: (seq: number) => call<RelayDelivery>('GET', restPath('delivery', { seq })),
   explain: (seq: number) => call<{ ok: boolean; findings: string[] }>('GET', `/page/explain/${seq}`),
-  replay: (seq: number, to?: string) => call<ReplayResponse>('POST', `/api/deliveries/${seq}/replay`, to ? { to } : {}),
+  replay: (seq: number, to?: string) => call<ReplayResponse>('POST', restPath('replay', { seq }), to ? { to } : {}),
   /** Sends it again to the subscribers connected to its channel (as `service-hooks replay` does for a delivery only subscribers took). */
-  replayToSubscribers: (seq: number) => call<SubscriberReplayResponse>('POST', `/api/deliveries/${seq}/replay`, { to: 'subscribers' }),
+  replayToSubscribers: (seq: number) => call<SubscriberReplayResponse>('POST', restPath('replay', { seq }), { to: 'subscribers' }),
 };

@@ -3,7 +3,7 @@
 // for 127.0.0.1 and localhost (subjectAltName), valid for a day, and a key that belongs to no
 // certificate. Clients trust the CA only when told to (`ca` option, or NODE_EXTRA_CA_CERTS: the
 // in-editor suite's extension host and the emulator in it). The one maker: the unit tests call it
-// through test/unit/relay/certs.ts.
+// through test/unit/relay/support/certs.ts.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -52,7 +52,7 @@ export function takeLastError(): ErrorRecord | undefined {
   return e;
 }
 
-export function classify(err: unknown): ErrorRecord['kind'] {
+export function errorKind(err: unknown): ErrorRecord['kind'] {
   if (err instanceof UserError) return 'user';
   if (err instanceof NotSignedInError) return 'signedOut';
   if (isServiceError(err)) {
@@ -73,7 +73,7 @@ function unreachable(err: unknown): string {
   return `Cannot reach the relay (${networkErrorText(networkErrorCode(err))}).`;
 }
 
-export function shortMessage(err: unknown, kind: ErrorRecord['kind'] = classify(err)): string {
+export function shortMessage(err: unknown, kind: ErrorRecord['kind'] = errorKind(err)): string {
   switch (kind) {
     case 'auth':
       return 'The service rejected the token (401). Sign in again.';
@@ -132,7 +132,7 @@ export function wrapCommand<A extends unknown[], R>(id: string, handler: (...arg
 }
 
 export function reportError(id: string, err: unknown, retry?: ErrorAction): void {
-  const kind = classify(err);
+  const kind = errorKind(err);
   const message = shortMessage(err, kind);
   lastError = { command: id, message, kind };
   // Expected outcomes (a choice the user can fix, not signed in) are not faults: no stack.

@@ -3,11 +3,11 @@
 import { baseUrlProblem } from '../core/input';
 import { ROW_COMMANDS, type MessageNode } from '../core/tree';
 import { settings } from './config';
-import { OPEN_SETTINGS, classify, shortMessage } from './errors';
+import { OPEN_SETTINGS, errorKind, shortMessage } from './errors';
 import { SETTINGS } from './ids';
 
 export function problemRow(id: string, err: unknown): MessageNode {
-  const kind = classify(err);
+  const kind = errorKind(err);
   const text = shortMessage(err, kind);
   const detail = (err as Error)?.message ?? String(err);
   switch (kind) {

@@ -40,7 +40,7 @@ import { ForwardLease } from './relay/lease';
 import { LocalRelay } from './relay/localRelay';
 import { RemoteMemory } from './relay/remoteMemory';
 import { RelayActions } from './relay/relayActions';
-import { RelayProcess, RelayStartError } from './relay/process';
+import { lastLines, RelayProcess, RelayStartError } from './relay/process';
 import { RelaySecrets, type GeneratedSecret, type HeldSecret } from './relay/relaySecrets';
 import { ingressUrlOf, ingressUrlsOf, payloadUrlChoices } from './relay/relayUrls';
 import { ForwardSetups } from './relay/setups';
@@ -130,12 +130,7 @@ export class RelayManager implements vscode.Disposable {
     this.local = new LocalRelay(this.process, { extensionPath: o.extensionPath, dataDir: o.dataDir, localSecret: () => this.localSecret() });
     this.lease = new ForwardLease(join(dirname(o.dataDir), 'forward-owner.json'));
     this.process.onExit((code, output) => {
-      const last = output
-        .trim()
-        .split(/\r?\n/)
-        .filter((l) => !/token/i.test(l))
-        .slice(-2)
-        .join(' ');
+      const last = lastLines(output);
       void this.detach().then(() => this.setPhase(code === 0 || code === null ? 'stopped' : 'failed', `Relay exited with code ${code}. ${last}`));
     });
   }

@@ -25,7 +25,7 @@ import {
 } from '../core/tree';
 import { settings } from './config';
 import { deliveriesFingerprint, loadDeliveryPage, loadFirstPage, type DeliveryState } from './deliveryState';
-import { classify, shortMessage } from './errors';
+import { errorKind, shortMessage } from './errors';
 import { CONTEXT } from './ids';
 import { log } from './log';
 import { configProblemRow, problemRow } from './problemRows';
@@ -226,7 +226,7 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
           const client = await this.services.client();
           return { ok: true, hooks: await client.listWebhooks(repo) };
         } catch (err) {
-          const kind = classify(err);
+          const kind = errorKind(err);
           if (kind === 'network' || kind === 'internal') log().error(`listing webhooks of ${key}: ${(err as Error).stack ?? err}`);
           else log().info(`listing webhooks of ${key}: ${shortMessage(err, kind)}`);
           return { ok: false, row: problemRow(`err:${key}`, err), error: err };
@@ -298,7 +298,7 @@ export class WebhooksTree implements vscode.TreeDataProvider<WebhookTreeNode>, v
     if (!before.ok) {
       this.hooks.delete(key);
       const after = await this.webhooksOf(repo);
-      if (after.ok || classify(after.error) !== classify(before.error)) this.changed.fire(this.repoNodes.get(key));
+      if (after.ok || errorKind(after.error) !== errorKind(before.error)) this.changed.fire(this.repoNodes.get(key));
       return after.ok ? undefined : after.error;
     }
     try {

@@ -1,5 +1,6 @@
 // Structure rules of the codebase that a reviewer would otherwise have to re-check by hand
-// (issue 9): no function in src/ or relay/ over 100 lines.
+// (issue 9): no function in src/ or relay/ over 100 lines; every test file opens with a comment
+// line saying what it pins (issue 37 item 4).
 import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -30,6 +31,24 @@ function functionLengths(file: string): { where: string; lines: number }[] {
   return out;
 }
 
+/** Test files: every `*.test.ts` / `*.test.mjs` under test/ (fixtures aside). */
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? (e.name === 'fixtures' ? [] : testFiles(join(dir, e.name))) : /\.test\.(ts|mjs)$/.test(e.name) ? [join(dir, e.name)] : [],
+  );
+}
+
+/**
+ * A test file's first line is a comment in words saying what it pins: not code, not a blank line,
+ * not a tool's directive (eslint, ts, prettier), and a phrase rather than a word or two.
+ */
+function opensWithWhatItPins(text: string): boolean {
+  const first = text.split('\n', 1)[0];
+  const m = /^\/\/ (.*)$/.exec(first);
+  if (!m || /^(eslint|@ts-|prettier|#region)/.test(m[1])) return false;
+  return m[1].trim().split(/\s+/).length >= 5;
+}
+
 describe('code structure', () => {
   it(`no function in src/ or relay/ is over ${MAX_FUNCTION_LINES} lines`, () => {
     const files = [...sources(join(ROOT, 'src')), ...sources(join(ROOT, 'relay'))];
@@ -37,5 +56,20 @@ describe('code structure', () => {
     assert.ok(all.length > 500, `found the functions (${all.length})`);
     const long = all.filter((f) => f.lines > MAX_FUNCTION_LINES).map((f) => `${f.where} (${f.lines} lines)`);
     assert.deepEqual(long, []);
+  });
+
+  it('the opening-line rule refuses code, a directive or a bare word first, and takes a sentence', () => {
+    assert.equal(opensWithWhatItPins("import { strict as assert } from 'node:assert';\n"), false);
+    assert.equal(opensWithWhatItPins('\n// Pins the journal.\n'), false);
+    assert.equal(opensWithWhatItPins('// eslint-disable-next-line no-console\nimport x from "y";\n'), false);
+    assert.equal(opensWithWhatItPins('// helpers\n'), false);
+    assert.equal(opensWithWhatItPins('// The journal truncates a torn tail at start-up.\nimport x from "y";\n'), true);
+  });
+
+  it('every test file opens with a comment line saying what it pins', () => {
+    const files = testFiles(join(ROOT, 'test'));
+    assert.ok(files.length > 150, `found the test files (${files.length})`);
+    const bare = files.filter((f) => !opensWithWhatItPins(readFileSync(f, 'utf8'))).map((f) => relative(ROOT, f));
+    assert.deepEqual(bare, [], 'open each of these with a `// …` line saying what it pins');
   });
 });

@@ -2,9 +2,9 @@
 // body, finding a webhook (404 otherwise), answering with a delivery once its attempt is recorded.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DeliveryEngine } from '../engine';
-import { readJson, sendError, sendJson, sendTooLarge } from '../../shared/http';
+import { readJsonOrRefuse, sendError, sendJson } from '../../shared/http';
 import { toDeliveryRecord, type EmulatorStore } from '../store';
-import type { StoredDelivery, StoredWebhook } from '../types';
+import type { EmulatedDelivery, StoredWebhook } from '../types';
 import type { Checked } from '../validate';
 
 export interface RouterContext {
@@ -30,13 +30,8 @@ export const repoKey = (p: Params): string => `${p[0]}/${p[1]}`;
 
 /** Reads and validates a JSON body; on failure answers (413 / 415 / 400) and returns undefined. */
 export async function readChecked<T>(ctx: RouterContext, req: IncomingMessage, res: ServerResponse, check: (v: unknown) => Checked<T>): Promise<T | undefined> {
-  const r = await readJson(req, ctx.maxBody);
-  if (r === 'aborted') return undefined;
-  if (!r.ok) {
-    if (r.status === 413) sendTooLarge(req, res, r.error);
-    else sendError(res, r.status, r.error);
-    return undefined;
-  }
+  const r = await readJsonOrRefuse(req, res, ctx.maxBody);
+  if (!r) return undefined;
   const c = check(r.value);
   if (!c.ok) {
     sendError(res, 400, c.error, c.field);
@@ -56,7 +51,7 @@ export function webhookIn(ctx: RouterContext, res: ServerResponse, id: string, r
 }
 
 /** Waits for `done` at most replyWaitMs, then answers 202 with the delivery as it stands. */
-export async function replyWithDelivery(ctx: RouterContext, res: ServerResponse, d: StoredDelivery, done: Promise<void>): Promise<void> {
+export async function replyWithDelivery(ctx: RouterContext, res: ServerResponse, d: EmulatedDelivery, done: Promise<void>): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([done, new Promise<void>((r) => (timer = setTimeout(r, ctx.replyWaitMs)))]);
   clearTimeout(timer);

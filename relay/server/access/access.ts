@@ -2,7 +2,7 @@
 // Origin checks that stop DNS rebinding on the API and WebSocket, and the bearer token.
 import { BlockList, isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
-import { RelayConfigError } from '../errors';
+import { RelayConfigError } from '../base/errors';
 
 /** Named allow-list entries. `service`: the networks deliveries come from (spec §5). */
 export const CIDR_PRESETS: Record<string, string[]> = {

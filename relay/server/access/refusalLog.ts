@@ -5,7 +5,7 @@
 // The line names what was refused and why, never what was presented (a wrong token is not shown).
 import type { IncomingMessage } from 'node:http';
 import { clientAddress, type SourceAllowList } from './access';
-import type { RelayLog } from '../log';
+import type { RelayLog } from '../base/log';
 
 /** Why a request was refused, as the metrics label it. */
 export type RefusalReason = 'signature' | 'token' | 'host' | 'browser' | 'too-large' | 'rate-limit' | 'allow-list' | 'unknown-channel' | 'bad-request';

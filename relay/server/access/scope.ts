@@ -1,6 +1,6 @@
 // What a bearer token may do. The admin token (the relay token) may do everything; a channel
 // token (relay/server/channels/channelRegistry.ts) sees only its own channel's deliveries and stream, and
-// only those of its own generation (relay/server/channels/channelKey.ts): never what an earlier channel of
+// only those of its own generation (relay/server/base/channelKey.ts): never what an earlier channel of
 // the same name received.
 import { tokenMatches } from './access';
 import type { ChannelRegistry } from '../channels/channelRegistry';

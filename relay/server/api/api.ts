@@ -31,7 +31,7 @@ import {
   type SubscriberReplayResponse,
   type Verification,
 } from '../../../src/core/relay/protocol';
-import { bearer, isJsonObject, readJson, sendError, sendJson, sendTooLarge } from '../../shared/http';
+import { bearer, isJsonObject, readJsonOrRefuse, sendError, sendJson } from '../../shared/http';
 import { hostAllowed } from '../access/access';
 import { explainRejected } from './explainRejected';
 import { adminOnly, channelRoutes, requireAdmin as admin } from './channelApi';
@@ -40,8 +40,9 @@ import { scopedChannel, sees, type Scope } from '../access/scope';
 import type { Forwarder, RetryFilter } from '../forwarding/forwarder';
 import { parseRetryRequest } from './retryRequest';
 import { parseDeliveryFilter } from '../../../src/core/relay/deliveryFilter';
-import type { KeyedChannelStatus, RelayStore, StoreListQuery } from '../store/storeTypes';
-import type { RelayLog } from '../log';
+import { restPattern } from '../../../src/core/relay/restPaths';
+import type { KeyedChannelStatus, RelayStore, StoreListQuery } from '../base/storeTypes';
+import type { RelayLog } from '../base/log';
 import type { Route } from './apiRoute';
 import type { Refused } from '../access/refusalLog';
 
@@ -111,7 +112,7 @@ function apiRoutes(ctx: ApiContext): Route[] {
   const lastSeqFor = (scope: Scope) => (scope.kind === 'admin' ? store.lastSeq : store.lastSeqOf(scope.key));
   return [
     {
-      pattern: /^\/api\/status$/,
+      pattern: restPattern('status'),
       methods: {
         GET: (_req, res, _p, _u, scope) => {
           // Only channels the relay serves, as GET /api/channels: a deleted channel's deliveries stay
@@ -127,7 +128,7 @@ function apiRoutes(ctx: ApiContext): Route[] {
       },
     },
     {
-      pattern: /^\/api\/deliveries$/,
+      pattern: restPattern('deliveries'),
       methods: {
         GET: (_req, res, _p, url, scope) => {
           const q = listQuery(url.searchParams);
@@ -143,7 +144,7 @@ function apiRoutes(ctx: ApiContext): Route[] {
       },
     },
     {
-      pattern: /^\/api\/deliveries\/(\d+)$/,
+      pattern: restPattern('delivery'),
       methods: {
         GET: async (_req, res, p, _u, scope) => {
           const d = visible(Number(p[0]), scope) ? await store.detail(Number(p[0])) : undefined;
@@ -156,13 +157,13 @@ function apiRoutes(ctx: ApiContext): Route[] {
       },
     },
     {
-      pattern: /^\/api\/deliveries\/(\d+)\/replay$/,
+      pattern: restPattern('replay'),
       methods: {
         POST: (req, res, p, _u, scope) => replay(ctx, req, res, Number(p[0]), visible(Number(p[0]), scope) ? scope : undefined),
       },
     },
     {
-      pattern: /^\/api\/forward\/retry$/,
+      pattern: restPattern('retryPending'),
       methods: {
         POST: async (req, res, _p, _u, scope) => {
           const body = await objectBody(req, res);
@@ -179,7 +180,7 @@ function apiRoutes(ctx: ApiContext): Route[] {
       },
     },
     {
-      pattern: /^\/api\/prune$/,
+      pattern: restPattern('prune'),
       methods: {
         POST: admin(async (req, res) => {
           const body = await objectBody(req, res);
@@ -236,13 +237,8 @@ function byName(rows: readonly KeyedChannelStatus[]): ChannelStatus[] {
 
 /** Reads a JSON object body (an empty body is {}); on failure answers and returns undefined. */
 async function objectBody(req: IncomingMessage, res: ServerResponse): Promise<Record<string, unknown> | undefined> {
-  const r = await readJson(req, MAX_API_BODY, { requireJsonType: false, empty: () => ({}) });
-  if (r === 'aborted') return undefined;
-  if (!r.ok) {
-    if (r.status === 413) sendTooLarge(req, res, r.error);
-    else sendError(res, r.status, r.error);
-    return undefined;
-  }
+  const r = await readJsonOrRefuse(req, res, MAX_API_BODY, { requireJsonType: false, empty: () => ({}) });
+  if (!r) return undefined;
   if (!isJsonObject(r.value)) {
     sendError(res, 400, 'body must be a JSON object');
     return undefined;

@@ -15,7 +15,7 @@
 //   DELETE /api/channels/<name>   → 204; its token stops working, its streams close, its URL
 //            answers 404 · 404 no such channel · 409 a --config or the default channel  (admin)
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RelayLog } from '../log';
+import type { RelayLog } from '../base/log';
 import type { CreateChannelRequest } from '../../../src/core/relay/protocol';
 import { sendEmpty, sendError, sendJson } from '../../shared/http';
 import { CHANNEL_RE, MIN_SECRET_BYTES } from '../channels/channels';
@@ -23,8 +23,9 @@ import { CHANNEL_NAME_RULE } from '../../../src/core/relay/channelName';
 import { ChannelError } from '../channels/channelRegistry';
 import type { ChannelDirectory } from '../channels/channelDirectory';
 import type { Scope } from '../access/scope';
-import type { KeyedChannelStatus, RelayStore } from '../store/storeTypes';
+import type { KeyedChannelStatus, RelayStore } from '../base/storeTypes';
 import type { Handler, Route } from './apiRoute';
+import { restPattern } from '../../../src/core/relay/restPaths';
 
 export interface ChannelApiContext {
   directory: ChannelDirectory;
@@ -92,14 +93,14 @@ export const requireAdmin =
 export function channelRoutes(ctx: ChannelApiContext): Route[] {
   return [
     {
-      pattern: /^\/api\/channels$/,
+      pattern: restPattern('channels'),
       methods: {
         GET: requireAdmin((_req, res) => listChannels(ctx, res)),
         POST: requireAdmin((req, res) => createChannel(ctx, req, res)),
       },
     },
     {
-      pattern: /^\/api\/channels\/([^/]+)$/,
+      pattern: restPattern('channel'),
       methods: {
         GET: (_req, res, p, _u, scope) => getChannel(ctx, res, decodeName(p[0]!), scope),
         PATCH: requireAdmin((req, res, p) => patchChannel(ctx, req, res, decodeName(p[0]!))),

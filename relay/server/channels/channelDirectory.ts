@@ -9,10 +9,10 @@
 // (--public) serves no implicit channel and no channel without a secret.
 import type { ChannelInfo, ChannelSource, CreatedChannel } from '../../../src/core/relay/protocol';
 import { ingressUrl } from '../../../src/core/relay/ingressChannel';
-import type { KeyedChannelStatus } from '../store/storeTypes';
+import type { KeyedChannelStatus } from '../base/storeTypes';
 import { ChannelRegistry } from './channelRegistry';
-import { channelOfKey } from './channelKey';
-import { RelayConfigError } from '../errors';
+import { channelOfKey } from '../base/channelKey';
+import { RelayConfigError } from '../base/errors';
 
 export interface ChannelSettings {
   secrets: string[];

@@ -9,7 +9,7 @@ import { randomToken } from '../../../src/core/randomToken';
 import { readFileSync } from 'node:fs';
 import { writeFileAtomicSync } from '../../../src/core/writeFileAtomic';
 import { join } from 'node:path';
-import { channelKey } from './channelKey';
+import { channelKey } from '../base/channelKey';
 
 export const CHANNELS_FILE = 'channels.json';
 /** A channel token: recognisable in a leak scan, and never confused with the admin token. */

@@ -1,6 +1,6 @@
 // Channel settings: each channel's secrets and forward targets, from its own entry in the config or
 // the relay-wide defaults. Checked once at start-up (RelayConfigError), then resolved per delivery.
-import { RelayConfigError } from '../errors';
+import { RelayConfigError } from '../base/errors';
 
 import { CHANNEL_NAME_RE } from '../../../src/core/relay/channelName';
 

@@ -4,75 +4,20 @@
 // deliveries that have them. Summaries are built on demand for the rows asked for. Per-channel
 // counters and the set of pending seqs are kept up to date as rows arrive, are forwarded and are
 // dropped, so status and pending() never walk every row.
-import type { ChannelStatus, ForwardAttempt, ForwardState, ForwardStatus, RelayDeliverySummary, Verification } from '../../../src/core/relay/protocol';
-import type { RecordLocation } from '../journal/journal';
-import type { StoreListQuery } from '../store/storeTypes';
+import type { ChannelStatus, ForwardAttempt, ForwardState, ForwardStatus, RelayDeliverySummary } from '../../../src/core/relay/protocol';
+import type { StoreListQuery } from '../base/storeTypes';
 import { Interner } from './interner';
 import { AttemptArena, type AttemptFields } from './attemptArena';
-import { sizeFields } from '../store/rejected';
+import { sizeFields } from '../base/rejected';
 import { StringColumn } from './stringColumn';
-import { channelKey, channelOfKey } from '../channels/channelKey';
+import { channelKey, channelOfKey } from '../base/channelKey';
+import { ALL_OK, Columns, FAILED, flagsOf, HIDDEN, PENDING, REJECTED, stateObject, STATUSES, VERIFICATIONS } from './indexColumns';
+import { LazyRow, NO_REF, type IndexedDelivery, type IndexRow, type RecordRef, type StateFields } from './indexRows';
 
 export type { AttemptFields } from './attemptArena';
-
-/** A target's new forward state, as recorded with an attempt. */
-export interface StateFields {
-  target: string;
-  status: ForwardStatus;
-  lastStatus?: number;
-  attempts: number;
-  nextAttemptMs?: number;
-}
-
-/** What the index keeps of a delivery (also its entry in a segment index file). */
-export interface IndexedDelivery {
-  seq: number;
-  receivedMs: number;
-  channel: string;
-  /** The API channel's generation (../channels/channelKey.ts). */
-  gen?: string;
-  verification: Verification;
-  reason?: string;
-  event?: string;
-  deliveryId?: string;
-  /** The delivery id as UTF-8 bytes instead of `deliveryId` (read from an index file: no string made). */
-  deliveryIdUtf8?: Uint8Array;
-  /** The meta's bytes in the file journal's record (its index entry keeps it); 0 from other logs. The index keeps the body size instead. */
-  metaLength: number;
-  targets: string[];
-  /** Set when only a prefix of the body is stored (a rejected delivery): what was received. */
-  received?: { size: number; sha256: string };
-}
-
-/** Where a backend keeps a delivery's record, kept in the index for it (the file journal: segment, offset, length). */
-export type RecordRef = RecordLocation;
-
-/** The ref of a backend that reads records by seq alone. */
-export const NO_REF: RecordRef = Object.freeze({ segment: 0, offset: 0, length: 0 });
-
-export interface IndexRow {
-  seq: number;
-  summary: RelayDeliverySummary;
-  attempts: ForwardAttempt[];
-  receivedMs: number;
-  /** Where the backend keeps its record (NO_REF for a backend that reads by seq). */
-  loc: RecordRef;
-  /** Body bytes stored. */
-  size: number;
-  /** Its channel's identity (../channels/channelKey.ts). */
-  readonly channelKey: string;
-}
+export { NO_REF, type IndexedDelivery, type IndexRow, type RecordRef, type StateFields } from './indexRows';
 
 type Counts = Omit<ChannelStatus, 'name'> & { pending: number };
-
-const VERIFICATIONS: Verification[] = ['verified', 'unverified', 'rejected'];
-const STATUSES: ForwardStatus[] = ['pending', 'ok', 'failed', 'skipped']; // appended: the codes are journaled
-const PENDING = 1;
-const FAILED = 2;
-const ALL_OK = 4;
-/** A rejected delivery past the rejected deliveries' own retention: out of every list and count. */
-const HIDDEN = 8;
-const REJECTED = 2; // VERIFICATIONS.indexOf('rejected')
 
 /** The counter of rows a status filter matches (see matches()). */
 const COUNTED = new Map<string, (c: Counts) => number>([
@@ -83,58 +28,6 @@ const COUNTED = new Map<string, (c: Counts) => number>([
   ['unverified', (c) => c.unverified],
   ['rejected', (c) => c.rejected],
 ]);
-
-function flagsOf(states: readonly { status: ForwardStatus }[]): number {
-  let f = 0;
-  for (const s of states) f |= s.status === 'pending' ? PENDING : s.status === 'failed' ? FAILED : 0;
-  if (states.length > 0 && states.every((s) => s.status === 'ok')) f |= ALL_OK;
-  return f;
-}
-
-function stateObject(target: string, s: StateFields): ForwardState {
-  return {
-    target,
-    status: s.status,
-    ...(s.lastStatus !== undefined ? { lastStatus: s.lastStatus } : {}),
-    attempts: s.attempts,
-    ...(s.nextAttemptMs !== undefined ? { nextAttemptAt: new Date(s.nextAttemptMs).toISOString() } : {}),
-  };
-}
-
-class Columns {
-  seq = new Float64Array(0);
-  segment = new Uint32Array(0);
-  offset = new Float64Array(0);
-  length = new Uint32Array(0);
-  size = new Uint32Array(0);
-  receivedMs = new Float64Array(0);
-  channel = new Uint16Array(0);
-  event = new Uint16Array(0);
-  targets = new Uint16Array(0);
-  verification = new Uint8Array(0);
-  flags = new Uint8Array(0);
-  // The forward state of a delivery with exactly one target (others keep objects).
-  fStatus = new Uint8Array(0);
-  fAttempts = new Uint32Array(0);
-  fLastStatus = new Uint16Array(0);
-  fNextMs = new Float64Array(0);
-  // Its attempts: a chain in the attempt arena.
-  aHead = new Int32Array(0);
-  aTail = new Int32Array(0);
-  aCount = new Uint32Array(0);
-
-  /** Copies rows [from, to) to a fresh set of columns of `capacity` rows. */
-  resized(capacity: number, from: number, to: number): Columns {
-    const next = new Columns();
-    for (const key of Object.keys(this) as (keyof Columns)[]) {
-      const col = this[key] as Float64Array | Uint32Array | Uint16Array | Uint8Array;
-      const fresh = new (col.constructor as new (n: number) => typeof col)(capacity);
-      fresh.set(col.subarray(from, to));
-      (next as unknown as Record<string, unknown>)[key] = fresh;
-    }
-    return next;
-  }
-}
 
 export class CompactIndex {
   private cols = new Columns();
@@ -147,7 +40,7 @@ export class CompactIndex {
   private readonly reasons = new Map<number, string>();
   /** Rejected deliveries stored as a prefix (rare): their received size and sha256. */
   private readonly received = new Map<number, { size: number; sha256: string }>();
-  /** Channel identities (name and generation: ../channels/channelKey.ts), and the name of each id. */
+  /** Channel identities (name and generation: ../base/channelKey.ts), and the name of each id. */
   private readonly channels = new Interner();
   private readonly channelNames: string[] = [];
   /** The highest seq each channel identity received (by channel id). */
@@ -487,7 +380,7 @@ export class CompactIndex {
     return this.arena.list(this.cols.aHead[i]!);
   }
 
-  /** Rows with seq > since, ascending, optionally one channel identity (../channels/channelKey.ts). */
+  /** Rows with seq > since, ascending, optionally one channel identity (../base/channelKey.ts). */
   *after(since: number, channel?: string): Generator<IndexRow> {
     const ch = channel === undefined ? -1 : this.channels.find(channel);
     if (channel !== undefined && ch < 0) return;
@@ -543,40 +436,5 @@ export class CompactIndex {
     const out: (ChannelStatus & { key: string })[] = [];
     for (const [ch, c] of this.counts.entries()) if (c && c.received > 0) out.push({ name: this.channelNames[ch]!, key: this.channels.name(ch), ...c });
     return out.sort((a, b) => a.name.localeCompare(b.name));
-  }
-}
-
-/**
- * A row as handed out: where its record is at once; its summary and attempts built on first read,
- * from the index as it is then (callers read them right away), and kept.
- */
-class LazyRow implements IndexRow {
-  private builtSummary: RelayDeliverySummary | undefined;
-  private builtAttempts: ForwardAttempt[] | undefined;
-
-  constructor(
-    private readonly index: CompactIndex,
-    readonly seq: number,
-    readonly receivedMs: number,
-    readonly loc: RecordRef,
-    readonly size: number,
-  ) {}
-
-  get summary(): RelayDeliverySummary {
-    return (this.builtSummary ??= this.index.summary(this.rowIndex()));
-  }
-
-  get attempts(): ForwardAttempt[] {
-    return (this.builtAttempts ??= this.index.attemptsAt(this.rowIndex()));
-  }
-
-  get channelKey(): string {
-    return this.index.channelKeyAt(this.rowIndex());
-  }
-
-  private rowIndex(): number {
-    const i = this.index.find(this.seq);
-    if (i < 0) throw new Error(`delivery ${this.seq} was pruned before its row was read`);
-    return i;
   }
 }

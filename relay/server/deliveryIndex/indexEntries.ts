@@ -10,8 +10,9 @@
 //                | str state.target]
 //   prune:    f64 minSeq
 import type { ForwardStatus, Verification } from '../../../src/core/relay/protocol';
-import { ByteWriter, type ByteReader } from '../journal/bytes';
-import type { AttemptFields, IndexedDelivery, StateFields } from './compactIndex';
+import { ByteWriter, type ByteReader } from '../base/bytes';
+import type { AttemptFields } from './attemptArena';
+import type { IndexedDelivery, StateFields } from './indexRows';
 
 const VERIFICATIONS: readonly Verification[] = ['verified', 'unverified', 'rejected'];
 const STATUSES: readonly ForwardStatus[] = ['pending', 'ok', 'failed', 'skipped']; // appended: codes 0-2 stay as journaled
@@ -31,7 +32,7 @@ const A_STATE = 16;
 const S_LAST = 32;
 const S_NEXT = 64;
 
-// Fields whose values repeat from record to record (decoded once, then reused: ../journal/bytes.ts).
+// Fields whose values repeat from record to record (decoded once, then reused: ../base/bytes.ts).
 const K_CHANNEL = 0;
 const K_EVENT = 1;
 const K_TARGET = 2;

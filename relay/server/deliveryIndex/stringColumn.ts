@@ -2,7 +2,7 @@
 // bytes in one growable buffer with per-row start and length: no JS string per row to allocate,
 // promote and trace (at a restart with 100k deliveries, ~20 MB less RSS than an array of strings).
 // Rows are appended at the end and dropped from the front; a string is decoded when asked for.
-import { writeUtf8 } from '../journal/bytes';
+import { writeUtf8 } from '../base/bytes';
 
 const ABSENT = -1;
 

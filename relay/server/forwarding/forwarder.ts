@@ -10,14 +10,14 @@
 import { Agent, type Dispatcher } from 'undici';
 import { SUBSCRIBER_TARGET, type ForwardAttempt, type ForwardState } from '../../../src/core/relay/protocol';
 import { Lane } from './lanes';
-import { DEFAULT_FORWARD_TIMEOUT_MS, forwardHeaders, postOnce } from '../../client/attempt';
+import { DEFAULT_FORWARD_TIMEOUT_MS, forwardHeaders, postOnce } from '../../shared/attempt';
 import { JournalClosedError } from '../journal/journalErrors';
-import type { RelayStore } from '../store/storeTypes';
-import type { RelayLog } from '../log';
-import { classify, nextRetryDelay, parseRetryAfter, retrySchedule, scaledWait } from '../../../src/core/relay/forwardPolicy';
+import type { RelayStore } from '../base/storeTypes';
+import type { RelayLog } from '../base/log';
+import { classify, nextRetryDelay, parseRetryAfter, retrySchedule, scaledWait, scheduledDelay } from '../../../src/core/relay/forwardPolicy';
 import { Outages } from '../../shared/outages';
 
-export { DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, forwardHeaders, postOnce } from '../../client/attempt';
+export { DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, forwardHeaders, postOnce } from '../../shared/attempt';
 
 /** Attempts in flight at once over every target. */
 export const DEFAULT_FORWARD_CONCURRENCY = 64;
@@ -198,7 +198,7 @@ export class Forwarder {
   }
 
   private delay(attemptsDone: number): number {
-    return scaledWait(this.schedule[attemptsDone] ?? 0, this.timeScale);
+    return scaledWait(scheduledDelay(attemptsDone, this.schedule) ?? 0, this.timeScale);
   }
 
   private hasSlot(lane: Lane): boolean {

@@ -1,6 +1,6 @@
 // Ingress: POST /hooks/<channel>. Allow-list, body cap, signature check on the raw bytes, the
 // durable journal write, and only then the answer (200 { seq, verification } or 401 { error }).
-// A rejected delivery is journaled without most of its body (../store/rejected.ts), at a limited rate per
+// A rejected delivery is journaled without most of its body (../base/rejected.ts), at a limited rate per
 // source address (./rateLimit.ts: 429 past it).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { DELIVERY_HEADER, describeVerifyFailure, SIGNATURE_HEADER, verify } from '../../../src/core/signing';
@@ -14,10 +14,10 @@ import type { Forwarder } from '../forwarding/forwarder';
 import type { RejectLimiter } from './rateLimit';
 import type { SourceRefusals } from './refusals';
 import type { RefusalLog, RefusalReason } from '../access/refusalLog';
-import { keepOfRejected } from '../store/rejected';
-import type { RelayStore } from '../store/storeTypes';
-import { StoreUnavailableError } from '../errors';
-import type { LogFields } from '../log';
+import { keepOfRejected } from '../base/rejected';
+import type { RelayStore } from '../base/storeTypes';
+import { StoreUnavailableError } from '../base/errors';
+import type { LogFields } from '../base/log';
 
 export interface IngressContext {
   /** Only writes (the metrics count and time them: relay/server/metrics). */
@@ -44,16 +44,6 @@ export type IngressHandler = (req: IncomingMessage, res: ServerResponse, channel
 
 /** POST /hooks/<name> with a name needing no decoding (no '%', '.', query): routed without a URL object. */
 export const PLAIN_HOOK_RE = /^\/hooks\/([A-Za-z0-9][A-Za-z0-9_-]{0,63})$/;
-
-/** The channel a /hooks path names ('default' for /hooks and /hooks/), or undefined for bad percent-encoding. */
-export function hookChannel(path: string): string | undefined {
-  if (path === '/hooks' || path === '/hooks/') return 'default';
-  try {
-    return decodeURIComponent(path.slice('/hooks/'.length));
-  } catch {
-    return undefined;
-  }
-}
 
 export function createIngress(ctx: IngressContext): IngressHandler {
   const tooLarge = `body exceeds the ${ctx.maxBody}-byte limit`;
@@ -114,7 +104,7 @@ export function createIngress(ctx: IngressContext): IngressHandler {
     if (stored) accepted(res, stored.seq, verification);
   };
 
-  /** 401 after journaling what the doctor needs (../store/rejected.ts), or 429 and nothing journaled past the rate. */
+  /** 401 after journaling what the doctor needs (../base/rejected.ts), or 429 and nothing journaled past the rate. */
   async function rejected(
     req: IncomingMessage,
     res: ServerResponse,

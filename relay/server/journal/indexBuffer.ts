@@ -2,8 +2,8 @@
 // offset | u32 payload length | u32 entry length | entry bytes — which is, as is, the body of the
 // segment's index file: a checkpoint writes a view of it, with its crc32 carried on over the bytes
 // added since the last one (nothing is re-encoded). No JS object per record.
-import { ByteReader } from './bytes';
-import { crc32 } from './crc32';
+import { ByteReader } from '../base/bytes';
+import { crc32 } from '../base/crc32';
 import { HEADER_BYTES } from './journalScan';
 
 /** Bytes before each record's entry. */

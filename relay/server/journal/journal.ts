@@ -8,7 +8,7 @@
 import { mkdirSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeBatch } from './batchWrite';
-import { crc32 } from './crc32';
+import { crc32 } from '../base/crc32';
 import { JournalClosedError, JournalCorruptError, JournalFailedError } from './journalErrors';
 import { nodeFs, readFully, readFullySync, type JournalFile, type JournalFs } from './journalFs';
 import { HEADER_BYTES } from './journalScan';

@@ -3,7 +3,7 @@
 // does not cover are scanned — all of a segment whose index is missing or bad (e.g. after a kill
 // between sealing and indexing), whose index is then written again.
 import { join } from 'node:path';
-import { ByteReader } from './bytes';
+import { ByteReader } from '../base/bytes';
 import { forEachRecord, IndexBuffer, type IndexSnapshot } from './indexBuffer';
 import type { CorruptRegion, JournalOptions } from './journalTypes';
 import { readFully, type JournalFs } from './journalFs';

@@ -3,7 +3,7 @@
 // write never completed, so nothing after it was acknowledged) or corruption in the middle (a
 // valid frame follows): then the scan resynchronises on the next valid frame and keeps every
 // later record, reporting the skipped region.
-import { crc32 } from './crc32';
+import { crc32 } from '../base/crc32';
 
 export const HEADER_BYTES = 9;
 

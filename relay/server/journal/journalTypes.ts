@@ -1,7 +1,7 @@
 // The journal's shapes that its readers share (where a record is, what it is opened with, what it
 // reports), apart from the Journal class so journalLoad.ts and recordReader.ts import them without
 // importing the journal that imports them. journal.ts re-exports them.
-import type { ByteReader } from './bytes';
+import type { ByteReader } from '../base/bytes';
 import type { JournalFs } from './journalFs';
 
 export interface RecordLocation {

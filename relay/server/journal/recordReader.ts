@@ -2,7 +2,7 @@
 // delivery streamed to a subscriber): the frame's length is checked at open and its checksum as
 // the last part is read, so a damaged record throws JournalCorruptError before its end is given
 // out (a subscriber's message is then cut off instead of completed with wrong bytes).
-import { crc32 } from './crc32';
+import { crc32 } from '../base/crc32';
 import { JournalCorruptError } from './journalErrors';
 import { readFully, type JournalFile } from './journalFs';
 import { HEADER_BYTES } from './journalScan';

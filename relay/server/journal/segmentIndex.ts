@@ -11,7 +11,7 @@
 //   | u32 corrupt regions n | f64 body length | u32 crc32(body) | n × (f64 offset, f64 bytes)
 //   | u32 crc32(header so far)
 import { join } from 'node:path';
-import { crc32 } from './crc32';
+import { crc32 } from '../base/crc32';
 import { wellFormed, type IndexSnapshot } from './indexBuffer';
 import { EndOfFileError, readFully, type JournalFs } from './journalFs';
 

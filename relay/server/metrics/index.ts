@@ -5,12 +5,11 @@
 // (a web page's script must not read it through DNS rebinding).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { sendError } from '../../shared/http';
+import { listen, sendError } from '../../shared/http';
 import { hostAllowed } from '../access/access';
 import type { RefusalReason, Refused } from '../access/refusalLog';
 import type { SyncedBatch } from '../journal/journal';
-import { listen } from '../lifecycle';
-import type { RelayStore } from '../store/storeTypes';
+import type { RelayStore } from '../base/storeTypes';
 import { watchJetStream, type JetStreamHandles } from './jetstream';
 import { RelayMetrics, type MetricsSources } from './relayMetrics';
 

@@ -6,7 +6,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { ForwardAttempt, Verification } from '../../../src/core/relay/protocol';
 import type { SyncedBatch } from '../journal/journal';
-import type { NewDelivery, RelayStore, StoredDelivery } from '../store/storeTypes';
+import type { NewDelivery, RelayStore, StoredDelivery } from '../base/storeTypes';
 import { registerProcessMetrics } from './process';
 import { BoundedLabels, Tally } from './tally';
 import { redactUrlPath } from '../../shared/redact';

@@ -4,7 +4,8 @@
 // fails atomically (KV create), and a watch applies the other instances' changes here, so every
 // instance accepts the same channel tokens and refuses a deleted channel's at once.
 import type { JetStreamClient } from '@nats-io/jetstream';
-import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
+import type { KV, KvEntry } from '@nats-io/kv';
+import { encoded, followBucket } from './kvBucket';
 import { isApiError, JetStreamApiCodes } from './apiErrors';
 import { ChannelError, type ChannelRegistry, type StoredChannel } from '../channels/channelRegistry';
 
@@ -19,25 +20,9 @@ const DEL = 'del.';
 
 /** Loads the bucket into `registry`, keeps it in step, and makes the registry write there. Returns a stop function. */
 export async function shareChannels(registry: ChannelRegistry, js: JetStreamClient, o: ChannelKvOptions): Promise<() => void> {
-  const kv = await new Kvm(js).create(`${o.prefix}_CHANNELS`, { replicas: o.replicas, history: 1 });
-  // Loaded once the watch has handed over the bucket's last message as it was before the watch
-  // began (or a later one): the watch hands over each key's last value in the stream's order, and
-  // the stream's last message is always one of them. (The client no longer says when the initial
-  // values end.)
-  const { last_seq: last, messages } = (await kv.status()).streamInfo.state;
-  let loaded!: () => void;
-  const initial = new Promise<void>((r) => (loaded = r));
-  if (messages === 0) loaded();
-  const watch = await kv.watch({ key: '>' });
-  void (async () => {
-    for await (const e of watch) {
-      apply(registry, e, o.log);
-      if (e.revision >= last) loaded();
-    }
-  })();
-  await initial;
+  const { kv, stop } = await followBucket(js, `${o.prefix}_CHANNELS`, { replicas: o.replicas, history: 1 }, (e) => apply(registry, e, o.log));
   registry.persistIn(persistence(kv));
-  return () => watch.stop();
+  return stop;
 }
 
 function apply(registry: ChannelRegistry, e: KvEntry, log?: (line: string) => void): void {
@@ -55,7 +40,7 @@ function persistence(kv: KV) {
   return {
     async created(c: StoredChannel): Promise<void> {
       try {
-        await kv.create(CH + c.name, new TextEncoder().encode(JSON.stringify(c)));
+        await kv.create(CH + c.name, encoded(c));
       } catch (err) {
         if (isApiError(err, JetStreamApiCodes.StreamWrongLastSequence, JetStreamApiCodes.StreamWrongLastSequenceUnknown))
           throw new ChannelError('exists', `channel '${c.name}' already exists`);
@@ -68,7 +53,7 @@ function persistence(kv: KV) {
       await kv.delete(CH + name);
     },
     async updated(c: StoredChannel): Promise<void> {
-      await kv.put(CH + c.name, new TextEncoder().encode(JSON.stringify(c)));
+      await kv.put(CH + c.name, encoded(c));
     },
   };
 }

@@ -2,11 +2,11 @@
 // direct get (any current replica answers, not only the leader, so subscribers get bodies while
 // the stream elects a leader), with the stream leader's word when the answer is not the delivery
 // the index holds at that seq.
-import type { DeliveryMeta } from '../store/storeTypes';
+import type { DeliveryMeta } from '../base/storeTypes';
 import type { ReadRecord } from '../store/deliveryLog';
 import type { IndexRow } from '../deliveryIndex/compactIndex';
-import { sizeFields } from '../store/rejected';
-import { StoreUnavailableError } from '../errors';
+import { sizeFields } from '../base/rejected';
+import { StoreUnavailableError } from '../base/errors';
 import { readMessage, type MessageReaders } from './hedged';
 import { describe, found, isNotFound, transient } from './apiErrors';
 import { META_HEADER } from './storeOptions';

@@ -4,7 +4,7 @@
 // held for a delivery not indexed yet with them.
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
-import { StoreUnavailableError } from '../errors';
+import { StoreUnavailableError } from '../base/errors';
 import { LogStore } from '../store/logStore';
 import { NatsLog } from './natsLog';
 import type { NatsStoreOptions } from './storeOptions';

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JetStreamClient } from '@nats-io/jetstream';
 import type { MsgHdrs } from '@nats-io/transport-node';
-import { StoreUnavailableError } from '../errors';
+import { StoreUnavailableError } from '../base/errors';
 import { hedged } from './hedged';
 import { describe, noResponders, transient } from './apiErrors';
 

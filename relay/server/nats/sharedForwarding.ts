@@ -14,9 +14,9 @@ import { AckPolicy, DeliverPolicy, type Consumer, type ConsumerMessages, type Js
 import type { Dispatcher } from 'undici';
 import { SUBSCRIBER_TARGET, type ForwardAttempt, type ForwardState } from '../../../src/core/relay/protocol';
 import type { RetryFilter } from '../forwarding/forwarder';
-import { forwardHeaders, postOnce } from '../../client/attempt';
-import { classify, parseRetryAfter, scaledWait } from '../../../src/core/relay/forwardPolicy';
-import type { DeliveryMeta } from '../store/storeTypes';
+import { forwardHeaders, postOnce } from '../../shared/attempt';
+import { classify, nextRetryDelay, parseRetryAfter, scaledWait } from '../../../src/core/relay/forwardPolicy';
+import type { DeliveryMeta } from '../base/storeTypes';
 import { META_HEADER, type NatsStore } from './natsStore';
 import { ForwardingStopped, Outages } from '../../shared/outages';
 import { isApiError, JetStreamApiCodes } from './apiErrors';
@@ -242,7 +242,7 @@ export class SharedForwarding {
     const last = attemptNo >= this.options.schedule.length || (!attempt.ok && classify(attempt) === 'final');
     const status = attempt.ok ? 'ok' : last ? 'failed' : 'pending';
     const retryAfterMs = parseRetryAfter(attempt.retryAfter, Date.now());
-    const nextDelay = retryAfterMs !== undefined ? Math.round(scaledWait(retryAfterMs, this.options.timeScale)) : this.delay(attemptNo);
+    const nextDelay = Math.round(scaledWait(nextRetryDelay(attemptNo, { schedule: this.options.schedule, retryAfterMs }) ?? 0, this.options.timeScale));
     const state: ForwardState = {
       target,
       status,
@@ -320,11 +320,6 @@ export class SharedForwarding {
     } finally {
       this.retrying.delete(`${seq} ${target}`);
     }
-  }
-
-  /** The wait after attempt `n` (1-based) before attempt n + 1. */
-  private delay(n: number): number {
-    return Math.round(scaledWait(this.options.schedule[n] ?? 0, this.options.timeScale));
   }
 
   stop(): void {

@@ -7,7 +7,7 @@
 // a quorum (until one succeeds or the stream looks whole again), or when nothing has shown the
 // stream able to accept for longer than a post is held (the publish budget, 7 s).
 import type { StreamInfo } from '@nats-io/jetstream';
-import { StoreUnavailableError } from '../errors';
+import { StoreUnavailableError } from '../base/errors';
 
 export class StreamReadiness {
   /** When the stream was last seen able to accept (an acknowledged publish or a whole stream's info). */

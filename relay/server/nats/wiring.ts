@@ -5,7 +5,7 @@ import { DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_PER_TARGET_CONCURRENCY } from '../f
 import { retrySchedule } from '../../../src/core/relay/forwardPolicy';
 import { RELAY_RETENTION } from '../../../src/core/defaults';
 import type { ChannelConfigs } from '../channels/channels';
-import type { RelayStore } from '../store/storeTypes';
+import type { RelayStore } from '../base/storeTypes';
 import { connectNats } from './connect';
 import { NatsStore } from './natsStore';
 import { SharedForwarding } from './sharedForwarding';

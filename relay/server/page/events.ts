@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RelayDeliverySummary } from '../../../src/core/relay/protocol';
 import { sendError } from '../../shared/http';
 import { sees, type Scope } from '../access/scope';
-import type { RelayStore, StoredDelivery } from '../store/storeTypes';
+import type { RelayStore, StoredDelivery } from '../base/storeTypes';
 
 const MAX_QUEUED = 1024 * 1024;
 /** Deliveries sent on (re)connect at most; older ones are paged with before=. */

@@ -7,7 +7,7 @@ import { channelGone, explainSignature } from '../../../src/core/doctor';
 import { SIGNATURE_HEADER } from '../../../src/core/signing';
 import { sendError, sendJson } from '../../shared/http';
 import { sees, type Scope } from '../access/scope';
-import type { RelayStore } from '../store/storeTypes';
+import type { RelayStore } from '../base/storeTypes';
 
 export async function explainDelivery(
   res: ServerResponse,

@@ -10,7 +10,7 @@ import { clientAddress, hostAllowed, type SourceAllowList } from '../access/acce
 import type { RejectLimiter } from '../ingress/rateLimit';
 import type { Scope } from '../access/scope';
 import type { Refused } from '../access/refusalLog';
-import type { RelayStore } from '../store/storeTypes';
+import type { RelayStore } from '../base/storeTypes';
 import { findAssets, PageAssets } from './assets';
 import { LiveStreams, resumeFrom } from './events';
 import { explainDelivery } from './explain';

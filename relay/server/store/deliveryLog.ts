@@ -6,7 +6,7 @@
 // How to add a backend: docs/store-backends.md.
 import type { ForwardAttempt, ForwardState } from '../../../src/core/relay/protocol';
 import type { AttemptFields, IndexedDelivery, IndexRow, RecordRef, StateFields } from '../deliveryIndex/compactIndex';
-import type { BodyReader, DeliveryMeta, NewDelivery, RecordAttemptOptions, StoreHealth, StoreIntegrity } from './storeTypes';
+import type { BodyReader, DeliveryMeta, NewDelivery, RecordAttemptOptions, StoreHealth, StoreIntegrity } from '../base/storeTypes';
 
 export type { RecordRef } from '../deliveryIndex/compactIndex';
 

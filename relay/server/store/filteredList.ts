@@ -3,7 +3,7 @@
 // not only the newest page: the index is read back in chunks, newest first, until `limit` match.
 import { matchesFilter, type DeliveryFilter } from '../../../src/core/relay/deliveryFilter';
 import type { RelayDeliverySummary } from '../../../src/core/relay/protocol';
-import type { StoreListQuery } from './storeTypes';
+import type { StoreListQuery } from '../base/storeTypes';
 
 /** Rows read from the index at a time. */
 const CHUNK = 1000;

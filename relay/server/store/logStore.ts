@@ -5,11 +5,11 @@
 import { EventEmitter } from 'node:events';
 import type { ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary } from '../../../src/core/relay/protocol';
 import { CompactIndex, NO_REF, type AttemptFields, type IndexedDelivery, type IndexRow, type RecordRef, type StateFields } from '../deliveryIndex/compactIndex';
-import { channelKey, channelOfKey } from '../channels/channelKey';
+import { channelKey, channelOfKey } from '../base/channelKey';
 import type { DeliveryLog, LogSink } from './deliveryLog';
 import { filtering } from '../../../src/core/relay/deliveryFilter';
 import { filteredList } from './filteredList';
-import { REJECTED_KEEP, sizeFields } from './rejected';
+import { REJECTED_KEEP, sizeFields } from '../base/rejected';
 import { attemptFields, indexedDelivery, stateFields } from './storeRecords';
 import type {
   BodyReader,
@@ -23,7 +23,7 @@ import type {
   StoreHealth,
   StoreIntegrity,
   StoreListQuery,
-} from './storeTypes';
+} from '../base/storeTypes';
 
 /** A delivery as the index gives it out: a summary built for this call, its attempts, where its record is. */
 export type Entry = IndexRow;

@@ -4,7 +4,7 @@
 // index, the queries and the events are LogStore's (./logStore.ts).
 import type { AttemptToRecord, DeliveryLog, LogSink, ReadRecord } from './deliveryLog';
 import { LogStore, type LogStoreOptions } from './logStore';
-import type { DeliveryMeta, NewDelivery, StoreHealth, StoreIntegrity } from './storeTypes';
+import type { DeliveryMeta, NewDelivery, StoreHealth, StoreIntegrity } from '../base/storeTypes';
 
 export class MemoryLog implements DeliveryLog {
   readonly kind = 'memory';

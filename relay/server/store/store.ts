@@ -1,11 +1,11 @@
 // The relay's default store: the file journal (../journalLog.ts) under the index every backend
 // shares (../logStore.ts). At open it rebuilds the index from the sealed segments' index files and
 // a scan of the current segment only; headers and bodies stay on disk.
-import { JournalLog, type JournalLogOptions } from '../journal/journalLog';
+import { JournalLog, type JournalLogOptions } from './journalLog';
 import { LogStore, type LogStoreOptions } from './logStore';
 
 export { headerRecord, type Entry } from './logStore';
-export type { DeliveryMeta, RelayStore, StoreEvents, StoredDelivery } from './storeTypes';
+export type { DeliveryMeta, RelayStore, StoreEvents, StoredDelivery } from '../base/storeTypes';
 
 export type StoreOptions = JournalLogOptions & LogStoreOptions;
 

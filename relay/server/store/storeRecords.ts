@@ -11,9 +11,9 @@
 import { DELIVERY_HEADER, EVENT_HEADER } from '../../../src/core/signing';
 import type { ForwardAttempt, ForwardState } from '../../../src/core/relay/protocol';
 import type { AttemptFields, IndexedDelivery, StateFields } from '../deliveryIndex/compactIndex';
-import type { DeliveryMeta, NewDelivery } from './storeTypes';
+import type { DeliveryMeta, NewDelivery } from '../base/storeTypes';
 import { decodeDelivery, encodeAttempt, encodeDelivery, encodePrune } from '../deliveryIndex/indexEntries';
-import { ByteReader, ByteWriter } from '../journal/bytes';
+import { ByteReader, ByteWriter } from '../base/bytes';
 
 export const T_DELIVERY = 1;
 export const T_ATTEMPT = 2;

@@ -5,9 +5,9 @@
 // subscribers stuck at different large deliveries do not hold a message each.
 import type { DeliveryMessage, ReplayDeliveryMessage } from '../../../src/core/relay/protocol';
 import { BoundedCache } from './boundedCache';
-import { StoreUnavailableError } from '../errors';
+import { StoreUnavailableError } from '../base/errors';
 import { headerRecord } from '../store/store';
-import type { RelayStore, StoredDelivery } from '../store/storeTypes';
+import type { RelayStore, StoredDelivery } from '../base/storeTypes';
 
 /**
  * A body that cannot be read: a damaged record goes without it (it never will be readable), but a

@@ -11,7 +11,7 @@ import type { DeliveryMessage } from '../../../src/core/relay/protocol';
 import { bodyGone } from './deliveryMessages';
 import { bodyBytesPassed } from '../../shared/largeBodyGc';
 import { headerRecord } from '../store/store';
-import type { BodyReader, RelayStore, StoredDelivery } from '../store/storeTypes';
+import type { BodyReader, RelayStore, StoredDelivery } from '../base/storeTypes';
 
 /** Body bytes per fragment: a multiple of 3, so the fragments' base64 joins into the body's. */
 export const PART_BYTES = 48 * 1024;

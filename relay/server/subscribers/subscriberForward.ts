@@ -5,8 +5,8 @@
 // (src/core/relay/forwardPolicy) unless the subscriber says (it gave up, or the user skipped it).
 import { subscriberState } from '../../../src/core/relay/forwardPolicy';
 import { SUBSCRIBER_TARGET, type ForwardState, type ForwardStatus } from '../../../src/core/relay/protocol';
-import type { RelayStore } from '../store/storeTypes';
-import type { RelayLog } from '../log';
+import type { RelayStore } from '../base/storeTypes';
+import type { RelayLog } from '../base/log';
 
 export function recordSubscriberForward(store: RelayStore, seq: number, status: number, log: RelayLog, said?: ForwardStatus, replay = false): void {
   const d = store.get(seq);

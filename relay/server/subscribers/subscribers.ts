@@ -12,24 +12,24 @@
 // and a subscriber waits to write while its token's or the relay's queued bytes are over their bound.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer } from 'ws';
 import {
   TOKEN_SUBPROTOCOL_PREFIX,
-  WS_CLOSE_SLOW_SUBSCRIBER,
   WS_TOO_MANY_SUBSCRIBERS_STATUS,
   type ForwardStatus,
   type ForwardAttempt,
   type ForwardState,
   type ServerMessage,
-  type TokenScope,
 } from '../../../src/core/relay/protocol';
 import { bearer, hostAllowed, originAllowed } from '../access/access';
 import { DeliveryMessages } from './deliveryMessages';
 import { DeliveryStreams, PART_BYTES } from './deliveryStream';
-import { ADMIN, scopedChannel, type Scope } from '../access/scope';
+import { scopedChannel, type Scope } from '../access/scope';
+import { FlowControl } from './flowControl';
+import { Subscriber } from './subscriber';
 import { helloMessage, tokenScope } from './hello';
 import { ackRefusal, clientMessage } from './clientMessages';
-import type { RelayStore, StoredDelivery } from '../store/storeTypes';
+import type { RelayStore, StoredDelivery } from '../base/storeTypes';
 
 export const DEFAULT_MAX_UNSENT_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_MAX_SUBSCRIBERS_PER_TOKEN = 64;
@@ -47,7 +47,7 @@ export const STREAM_BODY_BYTES = 4 * PART_BYTES;
 export interface SubscriberOptions {
   /** The scope of a presented token; undefined: 401. */
   authenticate: (given: string | undefined) => Scope | undefined;
-  /** The current identity of a channel name (relay/server/channels/channelKey.ts): what a stream of one channel follows. */
+  /** The current identity of a channel name (relay/server/base/channelKey.ts): what a stream of one channel follows. */
   keyOf?: (name: string) => string;
   boundHost: string;
   allowedHosts: readonly string[];
@@ -84,58 +84,6 @@ export interface SubscriberOptions {
   readRetryMs?: number;
 }
 
-class Subscriber {
-  sent = 0;
-  acked = 0;
-  unacked: number[] = [];
-  caughtUp = false;
-  pumping = false;
-  alive = true;
-  dropped = false;
-  /** What its token reads: all channels, or one channel identity (HelloMessage.scope). */
-  scope: TokenScope = ADMIN;
-  /** The channels it posts to an app (`posts=`), when it said; undefined: every channel it streams. */
-  posts: ReadonlySet<string> | undefined;
-  /** The pump waits for the connection to drain. */
-  stalled = false;
-  /** Live delivery bytes that arrived while stalled (not queued: read from the journal later). */
-  lagBytes = 0;
-  /** Bytes of our messages handed to the connection and not yet written to the kernel. */
-  queued = 0;
-  /** Size of a delivery allowed past the bound (larger than it on its own) until it is written out. */
-  oversize = 0;
-  /** Resolves when everything written so far has gone to the kernel. */
-  lastWrite: Promise<void> = Promise.resolve();
-  /** A streamed delivery is being written: other messages wait in `deferred` until its last fragment or part. */
-  fragmenting = false;
-  deferred: Buffer[] = [];
-  deferredBytes = 0;
-
-  constructor(
-    readonly ws: WebSocket,
-    readonly token: string,
-    readonly channel: string | undefined,
-    readonly bodies: boolean,
-    since: number,
-    /** Sent ForwardMessages (`forwards=0`: not). */
-    readonly forwards = true,
-    /** A streamed body goes as raw binary messages after its message (`bodies=binary`). */
-    readonly binary = false,
-  ) {
-    this.sent = since;
-    this.acked = since;
-  }
-
-  get open(): boolean {
-    return !this.dropped && this.ws.readyState === this.ws.OPEN;
-  }
-
-  /** Bytes queued on the connection or deferred, not counting one oversize delivery. */
-  get unsent(): number {
-    return Math.max(0, this.queued - this.oversize) + this.deferredBytes;
-  }
-}
-
 export interface SubscriberStats {
   subscribers: number;
   /** Subscribers dropped for being too slow, since start. */
@@ -164,18 +112,11 @@ export class SubscriberHub {
   private readonly byChannel = new Map<string, Set<Subscriber>>();
   private readonly perToken = new Map<string, number>();
   private readonly window: number;
-  private readonly maxUnsent: number;
-  /** The pump writes while less than this is queued (a delivery larger than it waits for an empty queue). */
-  private readonly lowWater: number;
   private readonly maxPerToken: number;
-  private readonly maxQueuedPerToken: number;
-  private readonly maxQueued: number;
-  private queuedTotal = 0;
-  private readonly queuedByToken = new Map<string, number>();
+  private readonly flow: FlowControl;
   private readonly messages: DeliveryMessages;
   private readonly streams: DeliveryStreams;
   private readonly pinger: ReturnType<typeof setInterval>;
-  private droppedCount = 0;
   private wakeups = 0;
 
   constructor(
@@ -183,13 +124,20 @@ export class SubscriberHub {
     private readonly options: SubscriberOptions,
   ) {
     this.window = options.window ?? 256;
-    this.maxUnsent = Math.max(1, options.maxUnsentBytes ?? DEFAULT_MAX_UNSENT_BYTES);
-    this.lowWater = Math.min(1024 * 1024, Math.ceil(this.maxUnsent / 4));
+    const maxUnsent = Math.max(1, options.maxUnsentBytes ?? DEFAULT_MAX_UNSENT_BYTES);
     this.maxPerToken = Math.max(1, options.maxSubscribersPerToken ?? DEFAULT_MAX_SUBSCRIBERS_PER_TOKEN);
-    this.maxQueuedPerToken = Math.max(1, options.maxQueuedBytesPerToken ?? DEFAULT_MAX_QUEUED_BYTES_PER_TOKEN);
-    this.maxQueued = Math.max(1, options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES);
+    const maxQueued = Math.max(1, options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES);
+    this.flow = new FlowControl(
+      {
+        maxUnsent,
+        lowWater: Math.min(1024 * 1024, Math.ceil(maxUnsent / 4)),
+        maxQueuedPerToken: Math.max(1, options.maxQueuedBytesPerToken ?? DEFAULT_MAX_QUEUED_BYTES_PER_TOKEN),
+        maxQueued,
+      },
+      (sub) => this.remove(sub),
+    );
     this.messages = new DeliveryMessages(store);
-    this.streams = new DeliveryStreams(store, this.maxQueued);
+    this.streams = new DeliveryStreams(store, maxQueued);
     store.on('delivery', (entry) => this.wake(entry));
     store.on('forward', (seq, attempt, state) => {
       this.messages.invalidate(seq);
@@ -226,7 +174,7 @@ export class SubscriberHub {
       maxQueuedBytes = Math.max(maxQueuedBytes, s.queued);
       if (s.stalled) stalled++;
     }
-    return { subscribers: this.subs.size, dropped: this.droppedCount, wakeups: this.wakeups, maxQueuedBytes, queuedBytes: this.queuedTotal, stalled };
+    return { subscribers: this.subs.size, dropped: this.flow.dropped, wakeups: this.wakeups, maxQueuedBytes, queuedBytes: this.flow.queued, stalled };
   }
 
   /** Handles an HTTP upgrade on /ws; refuses with a plain HTTP status on any failed check. */
@@ -301,7 +249,7 @@ export class SubscriberHub {
       if (!msg) return;
       if (msg.type === 'ack') {
         const refused = ackRefusal(msg);
-        if (refused) return this.write(sub, Buffer.from(JSON.stringify({ type: 'error', error: refused } satisfies ServerMessage)));
+        if (refused) return this.flow.write(sub, Buffer.from(JSON.stringify({ type: 'error', error: refused } satisfies ServerMessage)));
         const status = msg.forwarded?.status;
         if (status !== undefined && sub.unacked.includes(msg.seq)) this.options.onForwarded?.(msg.seq, status);
         else if (msg.skipped === 'filter' && sub.unacked.includes(msg.seq)) this.options.onSkipped?.(msg.seq);
@@ -312,7 +260,7 @@ export class SubscriberHub {
         if (msg.seq <= sub.sent && this.inScope(sub, msg.seq)) this.options.onForwarded?.(msg.seq, msg.status, msg.state, msg.replay === true);
       }
     });
-    this.write(sub, helloMessage(sub.scope, this.lastSeqFor(sub), sub.sent, this.store.lastSeq));
+    this.flow.write(sub, helloMessage(sub.scope, this.lastSeqFor(sub), sub.sent, this.store.lastSeq));
     void this.pump(sub);
   }
 
@@ -365,87 +313,12 @@ export class SubscriberHub {
         if (s.stalled) {
           // Not queued anywhere (the pump reads it from the journal later), but owed to a connection
           // that does not drain: past the bound, the subscriber goes and resumes by seq.
-          s.lagBytes += entry.size * (s.bodies ? 4 / 3 : 0) + 512;
-          if (s.unsent + s.lagBytes > this.maxUnsent) this.drop(s);
+          this.flow.owe(s, entry.size * (s.bodies ? 4 / 3 : 0) + 512);
           continue;
         }
         void this.pump(s);
       }
     }
-  }
-
-  /** Drops a subscriber that fell too far behind, with a close code that says to resume by seq. */
-  private drop(sub: Subscriber): void {
-    if (sub.dropped) return;
-    sub.dropped = true;
-    this.droppedCount++;
-    this.remove(sub);
-    sub.ws.close(WS_CLOSE_SLOW_SUBSCRIBER, `too slow: over ${this.maxUnsent} bytes waiting; resume with since=${sub.acked}`);
-    // The close frame waits behind what is queued; a client that never reads is cut after a grace.
-    setTimeout(() => sub.ws.terminate(), 5_000).unref();
-  }
-
-  /**
-   * Queues bytes on the connection; a message that would pass the bound drops the subscriber. A
-   * `fragment` (fin: it ends a WebSocket message) belongs to the delivery being streamed; any other
-   * message written meanwhile waits until that delivery's end (WebSocket messages cannot
-   * interleave, and the binary parts of a body must follow its message).
-   */
-  private write(sub: Subscriber, msg: Buffer, options: { delivery?: boolean; fragment?: { fin: boolean } } = {}): void {
-    if (!sub.open) return;
-    if (!options.delivery && !options.fragment && sub.unsent + msg.length > this.maxUnsent) return this.drop(sub);
-    if (sub.fragmenting && !options.fragment) {
-      sub.deferred.push(msg);
-      sub.deferredBytes += msg.length;
-      return;
-    }
-    const big = options.delivery && msg.length > this.lowWater ? msg.length : 0;
-    if (big) sub.oversize = big;
-    this.account(sub, msg.length);
-    // Callbacks run in write order (also with an error when the connection closes), so once the
-    // last write's has run, `queued` is back to 0.
-    sub.lastWrite = new Promise<void>((resolve) =>
-      sub.ws.send(msg, { binary: true, fin: options.fragment?.fin ?? true }, () => {
-        this.account(sub, -msg.length);
-        if (big && sub.oversize === big) sub.oversize = 0;
-        resolve();
-      }),
-    );
-  }
-
-  /** Counts bytes queued on a subscriber's connection, for it, its token and the relay. */
-  private account(sub: Subscriber, bytes: number): void {
-    sub.queued += bytes;
-    this.queuedTotal += bytes;
-    const t = (this.queuedByToken.get(sub.token) ?? 0) + bytes;
-    if (t > 0) this.queuedByToken.set(sub.token, t);
-    else this.queuedByToken.delete(sub.token);
-  }
-
-  /** Writes the messages that waited for a fragmented delivery to end. */
-  private flushDeferred(sub: Subscriber): void {
-    sub.fragmenting = false;
-    const msgs = sub.deferred.splice(0);
-    sub.deferredBytes = 0;
-    for (const m of msgs) this.write(sub, m);
-  }
-
-  /**
-   * Waits until `bytes` more may be queued for `sub`: under its low-water mark and its token's and
-   * the relay's bounds. A subscriber with nothing queued always may (so every one makes progress).
-   */
-  private async room(sub: Subscriber, bytes: number): Promise<void> {
-    const over = () =>
-      sub.queued > 0 &&
-      (sub.queued + bytes > this.lowWater ||
-        (this.queuedByToken.get(sub.token) ?? 0) + bytes > this.maxQueuedPerToken ||
-        this.queuedTotal + bytes > this.maxQueued);
-    while (sub.open && over()) {
-      sub.stalled = true;
-      await sub.lastWrite;
-    }
-    sub.stalled = false;
-    sub.lagBytes = 0;
   }
 
   /** Writes a large delivery as fragments (or binary parts) read from the store as the connection drains; false if its body cannot be read. */
@@ -454,7 +327,7 @@ export class SubscriberHub {
     if (!parts) return false;
     try {
       for await (const part of parts) {
-        await this.room(sub, part.data.length);
+        await this.flow.room(sub, part.data.length);
         if (!sub.open) break;
         if (!sub.fragmenting) {
           // The delivery counts as sent from its first fragment (a reconnect resumes after the last acked one).
@@ -463,14 +336,14 @@ export class SubscriberHub {
           sub.sent = entry.seq;
           sub.unacked.push(entry.seq);
         }
-        this.write(sub, part.data, { fragment: { fin: part.fin } });
+        this.flow.write(sub, part.data, { fragment: { fin: part.fin } });
       }
     } catch {
       // The body failed part-way (damaged, or pruned meanwhile): cut the connection rather than
       // end the message with wrong bytes; the subscriber resumes by seq.
       sub.ws.terminate();
     } finally {
-      if (sub.fragmenting) this.flushDeferred(sub);
+      if (sub.fragmenting) this.flow.flushDeferred(sub);
     }
     return true;
   }
@@ -485,7 +358,7 @@ export class SubscriberHub {
         if (!next) {
           if (!sub.caughtUp) {
             sub.caughtUp = true;
-            this.write(sub, Buffer.from(JSON.stringify({ type: 'caught-up', lastSeq: this.lastSeqFor(sub) } satisfies ServerMessage)));
+            this.flow.write(sub, Buffer.from(JSON.stringify({ type: 'caught-up', lastSeq: this.lastSeqFor(sub) } satisfies ServerMessage)));
           }
           break;
         }
@@ -501,11 +374,11 @@ export class SubscriberHub {
           continue;
         }
         // Flow control: wait until the connection has drained enough for this message.
-        await this.room(sub, msg.length);
+        await this.flow.room(sub, msg.length);
         if (!sub.open || next.seq <= sub.sent) continue;
         sub.sent = next.seq;
         sub.unacked.push(next.seq);
-        this.write(sub, msg, { delivery: true });
+        this.flow.write(sub, msg, { delivery: true });
       }
     } finally {
       sub.pumping = false;
@@ -534,7 +407,7 @@ export class SubscriberHub {
     const current = state ??
       e.summary.forward.find((f) => f.target === attempt.target) ?? { target: attempt.target, status: attempt.ok ? 'ok' : 'failed', attempts: 1 };
     const msg = Buffer.from(JSON.stringify({ type: 'forward', seq, attempt, state: current } satisfies ServerMessage));
-    for (const set of subs) for (const s of set ?? []) if (s.forwards && seq <= s.sent) this.write(s, msg);
+    for (const set of subs) for (const s of set ?? []) if (s.forwards && seq <= s.sent) this.flow.write(s, msg);
   }
 
   /**
@@ -553,7 +426,7 @@ export class SubscriberHub {
     const again = subs.filter((s) => seq <= s.sent);
     if (again.length > 0) {
       const msg = await this.messages.replay(e, true);
-      for (const s of again) this.write(s, msg, { delivery: true });
+      for (const s of again) this.flow.write(s, msg, { delivery: true });
     }
     return subs.length;
   }

@@ -2,7 +2,8 @@
 // retries (idempotent methods only) and typed, redacted errors.
 import { request } from 'undici';
 import { ServiceError, excerpt, networkErrorCode, redact } from './errors';
-import { IDEMPOTENT_METHODS, RETRYABLE_STATUSES, backoff, parseRetryAfter } from './retry';
+import { parseRetryAfter } from '../net/retryAfter';
+import { IDEMPOTENT_METHODS, RETRYABLE_STATUSES, backoff } from './retry';
 import type { ServiceClientOptions } from './types';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';

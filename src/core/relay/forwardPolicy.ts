@@ -61,25 +61,8 @@ export function classify(a: AttemptFacts): ForwardOutcome {
   return 'retry'; // a time-out, or an answer cut short: the app is there but did not answer in time
 }
 
-/** Retry-After is honoured up to this (a longer one is cut to it). */
-export const MAX_RETRY_AFTER_MS = 60 * 60_000;
-
-/**
- * A Retry-After header value in ms from `nowMs`: delta-seconds or an HTTP date; undefined when
- * absent or malformed. Negative (a date in the past) is 0; more than MAX_RETRY_AFTER_MS is cut to it.
- */
-export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
-  if (value === undefined) return undefined;
-  const v = value.trim();
-  let ms: number;
-  if (/^\d+$/.test(v)) ms = Number(v) * 1000;
-  else {
-    const at = Date.parse(v);
-    if (!/[A-Za-z]/.test(v) || Number.isNaN(at)) return undefined;
-    ms = at - nowMs;
-  }
-  return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, ms));
-}
+// A Retry-After the app sent replaces the schedule's wait (cut to MAX_RETRY_AFTER_MS).
+export { MAX_RETRY_AFTER_MS, parseRetryAfter } from '../net/retryAfter';
 
 /**
  * The retry schedule a forwarder uses: the one given (--retry-schedule), else the service's
@@ -90,15 +73,25 @@ export function retrySchedule(given?: readonly number[]): readonly number[] {
 }
 
 /**
+ * The schedule's wait before attempt `attemptsDone + 1`, or undefined when the schedule is used up
+ * (the delivery has failed). The one place that indexes a schedule: `schedule[0]` is the wait
+ * before the first attempt, so after `n` failed attempts the next waits `schedule[n]`. The schedule
+ * is the given one, else the service's (RETRY_SCHEDULE_MS: at once, then 1, 5 and 30 minutes after
+ * the previous attempt).
+ */
+export function scheduledDelay(attemptsDone: number, schedule?: readonly number[]): number | undefined {
+  const s = retrySchedule(schedule);
+  return attemptsDone < s.length ? s[attemptsDone] : undefined;
+}
+
+/**
  * The wait before the next attempt after `attemptsDone` attempts failed with a retryable outcome,
- * or undefined when the schedule is used up (the delivery has failed). The schedule is the
- * service's (RETRY_SCHEDULE_MS: at once, then 1, 5 and 30 minutes after the previous attempt);
- * a Retry-After the app sent replaces the schedule's wait for that one retry.
+ * or undefined when the schedule is used up (scheduledDelay); a Retry-After the app sent replaces
+ * the schedule's wait for that one retry.
  */
 export function nextRetryDelay(attemptsDone: number, options: { schedule?: readonly number[]; retryAfterMs?: number } = {}): number | undefined {
-  const schedule = retrySchedule(options.schedule);
-  if (attemptsDone >= schedule.length) return undefined;
-  return options.retryAfterMs ?? schedule[attemptsDone]!;
+  const wait = scheduledDelay(attemptsDone, options.schedule);
+  return wait === undefined ? undefined : (options.retryAfterMs ?? wait);
 }
 
 /**

@@ -12,7 +12,8 @@ export * from './webhookUrlChoices';
 export * from './connectError';
 export * from './relayMenu';
 export * from './relayGroups';
-export * from './relayMatch';
+// which channel a webhook URL delivers to: read back where ingress URLs are built
+export { relayChannelFor, relayUrlsOf, type RelayUrls } from '../relay/ingressChannel';
 export * from './webhookDeliveries';
 export * from './retryRoute';
 export * from './sampleTargets';

@@ -17,10 +17,10 @@ export interface TickResult {
   ok: boolean;
 }
 
-export const MAX_BACKOFF_MS = 5 * 60_000;
+export const MAX_REFRESH_BACKOFF_MS = 5 * 60_000;
 
 /** The delay before the next tick: the interval, doubled per consecutive failure, at most `max` (never below the interval). */
-export function nextDelay(intervalMs: number, failures: number, max = MAX_BACKOFF_MS): number {
+export function nextDelay(intervalMs: number, failures: number, max = MAX_REFRESH_BACKOFF_MS): number {
   if (failures <= 0) return intervalMs;
   return Math.max(intervalMs, Math.min(max, intervalMs * 2 ** Math.min(failures, 30)));
 }
@@ -38,7 +38,7 @@ export class RefreshLoop {
     intervalSeconds: number,
     private readonly timers: Timers = realTimers,
     /** The longest wait after failures (0: never longer than the interval). */
-    private readonly maxBackoffMs = MAX_BACKOFF_MS,
+    private readonly maxBackoffMs = MAX_REFRESH_BACKOFF_MS,
   ) {
     this.intervalMs = Math.max(0, intervalSeconds * 1000);
   }

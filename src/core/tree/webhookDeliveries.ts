@@ -9,7 +9,7 @@
 import { isSecretCheckId, isTestDeliveryId } from '../testSend';
 import { byCreatedDesc } from './labels';
 import { relayToDelivery } from './relayModel';
-import { relayChannelFor, type RelayUrls } from './relayMatch';
+import { relayChannelFor, type RelayUrls } from '../relay/ingressChannel';
 import type { DeliveryCounts, DeliveryView, RelayDeliveryView, WebhookView } from './types';
 
 export interface WebhookRelayView {

@@ -24,12 +24,12 @@ export class LocalRelay {
 
   /** The token of the relay of this editor's on `port`: its own data folder's, or the one it started there for that port. */
   async readToken(port: number): Promise<string> {
-    const client = await loadRelayClient();
+    const relayClient = await loadRelayClient();
     let last: unknown;
     for (const dir of [this.o.dataDir, this.portDataDir(port)]) {
       try {
         const token = (await readFile(tokenFilePath(dir), 'utf8')).trim();
-        await new client.RelayApi({ baseUrl: localBase(port), token, timeoutMs: 2000 }).status();
+        await new relayClient.RelayApi({ baseUrl: localBase(port), token, timeoutMs: 2000 }).status();
         return token;
       } catch (err) {
         last = err;

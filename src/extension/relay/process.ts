@@ -76,7 +76,7 @@ export class RelayProcess {
     const ready = await new Promise<{ port: number; tokenFile: string | null }>((resolve, reject) => {
       const timer = setTimeout(() => {
         child.kill('SIGKILL');
-        reject(new RelayStartError(`The relay did not start within ${(o.startTimeoutMs ?? 15_000) / 1000} s: ${tail(output)}`, null));
+        reject(new RelayStartError(`The relay did not start within ${(o.startTimeoutMs ?? 15_000) / 1000} s: ${lastLines(output) || 'no output'}`, null));
       }, o.startTimeoutMs ?? 15_000);
       const onData = (chunk: Buffer) => {
         const text = chunk.toString('utf8');
@@ -141,26 +141,20 @@ export function startFailure(code: number | null, output: string, port: number):
   if (code === EXIT_PORT_IN_USE) {
     return `Port ${port} is already in use: another relay or program listens there. Stop it, or set serviceHooks.relay.port to a free port (0 picks one). To use a relay started elsewhere, run "Connect to Relay…".`;
   }
-  const lines = output
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    .filter((l) => l && !/^\s*at /.test(l));
-  const said = lines
-    .filter((l) => !/token/i.test(l))
-    .slice(-2)
-    .join(' ');
-  return `The relay exited during start-up (code ${code ?? 'signal'}): ${said || 'no output'}`;
+  return `The relay exited during start-up (code ${code ?? 'signal'}): ${lastLines(output) || 'no output'}`;
 }
 
-function tail(output: string): string {
-  return (
-    output
-      .trim()
-      .split(/\r?\n/)
-      .filter((l) => !/token/i.test(l))
-      .slice(-2)
-      .join(' ') || 'no output'
-  );
+/**
+ * What the relay said last, for a message: its last two lines on one line, without blank lines,
+ * stack frames (`at …`) or any line that mentions the token; '' when nothing is left.
+ */
+export function lastLines(output: string): string {
+  return output
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l && !/^at /.test(l) && !/token/i.test(l))
+    .slice(-2)
+    .join(' ');
 }
 
 /** The relay prints its token once (`relay token (shown once; stored in PATH): TOKEN`): the last word after the last `: ` goes, whatever PATH holds (c:\\…). */

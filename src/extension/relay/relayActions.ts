@@ -44,8 +44,8 @@ export class RelayActions {
         );
       return { response: await conn.replay(seq, opts.resignSecret !== undefined ? { resignSecret: opts.resignSecret } : {}) };
     }
-    const client = await loadRelayClient();
-    const r = await client.forwardDelivery(d, to, { timeoutMs: 10_000, ...(opts.resignSecret !== undefined ? { resignSecret: opts.resignSecret } : {}) });
+    const relayClient = await loadRelayClient();
+    const r = await relayClient.forwardDelivery(d, to, { timeoutMs: 10_000, ...(opts.resignSecret !== undefined ? { resignSecret: opts.resignSecret } : {}) });
     // The relay records the replay's outcome as the subscriber's forward state: the row follows it.
     if (r.status !== undefined) conn.report(seq, { status: r.status, state: r.ok ? 'ok' : 'failed', replay: true });
     const attempt = { target: to, at: new Date().toISOString(), status: r.status, ok: r.ok, durationMs: r.durationMs, error: r.error, replay: true };

@@ -3,7 +3,6 @@
 // that its deliveries verify at the relay (a new channel created with it, when the token may).
 import { newSecret } from '../../core/randomToken';
 import type * as vscode from 'vscode';
-import { ingressChannel } from '../../core/relay/ingressChannel';
 import { settings } from '../config';
 import { UserError } from '../errors';
 import { RELAY_STORAGE } from '../ids';
@@ -96,7 +95,7 @@ export class RelaySecrets {
     | { problem: string }
   > {
     const base = this.relay.base ?? localBase(settings().relayPort);
-    const channel = ingressChannel(url, base, this.relay.status?.channels ?? []);
+    const channel = this.channelOf(url);
     if (channel === undefined) return { how: 'plain' };
     const own = this.relay.conn ? await this.ownSecret(base, channel) : undefined;
     if (own) return { how: 'channel', secret: own, channel };

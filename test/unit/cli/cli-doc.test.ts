@@ -4,8 +4,8 @@ import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { COMMANDS } from '../../../relay/cli/commands';
-import { cli } from '../relay/helpers';
+import { COMMANDS } from '../../../relay/commandTable';
+import { cli } from '../relay/support/helpers';
 
 const DOC = readFileSync(resolve(__dirname, '../../../docs/cli.md'), 'utf8');
 

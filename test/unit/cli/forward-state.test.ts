@@ -4,7 +4,7 @@ import { strict as assert } from 'node:assert';
 import { statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { defaultStateFile, forwardState, readStateFile, scopedStateFile, StateFileError, writeStateFile } from '../../../relay/cli/forwardState';
-import { tempDir } from '../relay/helpers';
+import { tempDir } from '../relay/support/helpers';
 
 describe('forward state file', () => {
   it('one file per relay and channel, under XDG_STATE_HOME (else ~/.local/state)', () => {

@@ -6,8 +6,8 @@ import { execFile } from 'node:child_process';
 import { readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Metafile } from 'esbuild';
-import { COMMANDS } from '../../../relay/cli/commands';
-import { tempDir } from '../relay/helpers';
+import { COMMANDS } from '../../../relay/commandTable';
+import { tempDir } from '../relay/support/helpers';
 
 type Built = { dispatcher: { metafile: Metafile }; commands: { metafile: Metafile } };
 

@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { DEMO_SECRET } from '../../../src/core/defaults';
 import { EXIT_PORT_IN_USE } from '../../../src/core/relay/ready';
 import { verify } from '../../../src/core/signing';
-import { makeTestCerts } from '../relay/certs';
-import { cli, post, signed, spawnRelay, startTarget, tempDir, type RelayProcess, type TargetApp } from '../relay/helpers';
-import { spawnRelayWith } from '../relay/publicHelpers';
+import { makeTestCerts } from '../relay/support/certs';
+import { cli, post, signed, spawnRelay, startTarget, tempDir, type RelayProcess, type TargetApp } from '../relay/support/helpers';
+import { spawnRelayWith } from '../relay/support/publicHelpers';
 
 interface Proc {
   child: ChildProcess;

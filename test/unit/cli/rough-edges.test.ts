@@ -8,9 +8,9 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { makeTestCerts, type TestCerts } from '../relay/certs';
-import { relayProcesses, tempDir, until, type RelayProcess } from '../relay/helpers';
-import { runCli, spawnRelayWith } from '../relay/publicHelpers';
+import { makeTestCerts, type TestCerts } from '../relay/support/certs';
+import { relayProcesses, tempDir, until, type RelayProcess } from '../relay/support/helpers';
+import { runCli, spawnRelayWith } from '../relay/support/publicHelpers';
 
 /** The relay's stdout once it holds a line matching `re` (it prints the allow-list after its ready line). */
 function printed(relay: RelayProcess, re: RegExp): Promise<string> {

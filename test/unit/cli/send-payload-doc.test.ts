@@ -4,7 +4,7 @@ import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { cli, startTarget, tempDir } from '../relay/helpers';
+import { cli, startTarget, tempDir } from '../relay/support/helpers';
 
 async function run(args: string[]): Promise<{ code: number | null; stderr: string }> {
   const child = spawn(process.execPath, [await cli(), ...args], { stdio: ['pipe', 'pipe', 'pipe'], env: { PATH: process.env.PATH } });

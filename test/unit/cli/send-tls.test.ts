@@ -6,8 +6,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { makeTestCerts } from '../relay/certs';
-import { cli } from '../relay/helpers';
+import { makeTestCerts } from '../relay/support/certs';
+import { cli } from '../relay/support/helpers';
 
 async function send(url: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
   const child = spawn(process.execPath, [await cli(), 'send', 'push', '--to', url], {

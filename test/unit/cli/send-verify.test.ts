@@ -8,8 +8,8 @@ import fc from 'fast-check';
 import { jsonErrorOffset } from '../../../relay/commands/send';
 import { EVENT_TYPES } from '../../../src/core/events';
 import { sign } from '../../../src/core/signing';
-import { startPeer } from '../client/peer';
-import { cli, startTarget, tempDir, type TargetApp } from '../relay/helpers';
+import { startPeer } from '../core/client/peer';
+import { cli, startTarget, tempDir, type TargetApp } from '../relay/support/helpers';
 
 interface Run {
   code: number | null;

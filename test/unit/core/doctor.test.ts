@@ -1,3 +1,6 @@
+// The signature doctor (src/core/doctor.ts): what it says of a re-serialized body, a newline, a
+// charset or BOM change, another known secret, a malformed header or digest, and the exit code of
+// `verify --explain` (relay/commands/verify-explain.ts).
 import { strict as assert } from 'node:assert';
 import { explainSignature } from '../../../src/core/doctor';
 import { sign } from '../../../src/core/signing';

@@ -1,3 +1,5 @@
+// randomToken (src/core/randomToken.ts) never starts with "-" (so `--token <it>` parses), drawing
+// again when it would, and keeps the length asked for.
 import { strict as assert } from 'node:assert';
 import { randomToken } from '../../../src/core/randomToken';
 

@@ -4,7 +4,7 @@ import { strict as assert } from 'node:assert';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic, writeFileAtomicSync } from '../../../src/core/writeFileAtomic';
-import { tempDir } from '../relay/helpers';
+import { tempDir } from '../relay/support/helpers';
 
 for (const [name, write] of [
   ['writeFileAtomic', writeFileAtomic],

@@ -169,4 +169,4 @@ export async function fire(h: Harness, repo: string, event: string, payload?: un
 }
 
 /** The CLI bundle, built once per test run and shared with the relay and CLI tests. */
-export { cli as cliBundle } from '../relay/helpers';
+export { cli as cliBundle } from '../relay/support/helpers';

@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cli } from '../relay/helpers';
+import { cli } from '../relay/support/helpers';
 import { makeTempDir } from '../tempDirs';
 
 interface Run {

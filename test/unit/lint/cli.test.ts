@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import lintCommand from '../../../relay/commands/lint';
 import { applyFixes, BUILTIN_RULES, lintText, NOTE_RULES } from '../../../src/core/lint';
-import { cli } from '../relay/helpers';
+import { cli } from '../relay/support/helpers';
 import { makeTempDir } from '../tempDirs';
 
 interface Run {

@@ -13,8 +13,8 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { startRelay, type RelayServer } from '../../../relay/server';
-import { FaultyFs } from '../relay/faultyFs';
-import { post, tempDir } from '../relay/helpers';
+import { FaultyFs } from '../relay/support/faultyFs';
+import { post, tempDir } from '../relay/support/helpers';
 import { relayOnNatsPerSuite } from '../nats/relayOnNats';
 import { ensurePrometheus, MONITORING, pollUntil, startPrometheus, testConfig, writeConfig, type Alert, type PrometheusProcess } from './prometheus';
 

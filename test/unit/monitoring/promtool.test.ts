@@ -6,8 +6,8 @@ import { strict as assert } from 'node:assert';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startRelay, type RelayServer } from '../../../relay/server';
-import { post, settled, signed, startTarget, tempDir, within, type TargetApp } from '../relay/helpers';
-import { sample, scrape, scrapeUntil } from '../relay/metricsText';
+import { post, settled, signed, startTarget, tempDir, within, type TargetApp } from '../relay/support/helpers';
+import { sample, scrape, scrapeUntil } from '../relay/support/metricsText';
 import { relayOnNatsPerSuite } from '../nats/relayOnNats';
 import { commentedJob, ensurePrometheus, promtool, shippedConfig, SHIPPED_CONFIG, SHIPPED_RULES, writeConfig } from './prometheus';
 

@@ -7,7 +7,7 @@ import { connectNats } from '../../../relay/server/nats/connect';
 import { NatsStore } from '../../../relay/server/nats/natsStore';
 import { shareChannels } from '../../../relay/server/nats/channelKv';
 import { ChannelError, ChannelRegistry } from '../../../relay/server/channels/channelRegistry';
-import { tempDir } from '../relay/helpers';
+import { tempDir } from '../relay/support/helpers';
 import { startNats, type NatsCluster } from './natsServers';
 
 const meta = { channel: 'default', verification: 'verified' as const, headers: [['X-Service-Delivery', 'e-1']] as [string, string][], targets: [] };

@@ -15,7 +15,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { cli, spawnRelay, tempDir, type RelayProcess } from '../relay/helpers';
+import { cli, spawnRelay, tempDir, type RelayProcess } from '../relay/support/helpers';
 import { burst, countingApp, longestGap, tally, type CountingApp } from './burst';
 import { explainMissing, heldAtAckedSeq, locate, serverDefects } from './missing';
 import { startNats, waitForStreamQuorum, type NatsCluster, type NatsNode } from './natsServers';

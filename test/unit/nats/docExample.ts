@@ -6,7 +6,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, tempDir } from '../relay/helpers';
+import { ROOT, tempDir } from '../relay/support/helpers';
 import { ensureNatsServer, NATS_SERVER, routePort as freePort } from './natsServers';
 
 const DOC = join(ROOT, 'docs/team-relay.md');

@@ -3,8 +3,8 @@
 // delivery and attempt counters as on the file store, moving with real deliveries; and its
 // --log-format json lines.
 import { strict as assert } from 'node:assert';
-import { post, signed, within } from '../relay/helpers';
-import { sample, scrape, scrapeUntil } from '../relay/metricsText';
+import { post, signed, within } from '../relay/support/helpers';
+import { sample, scrape, scrapeUntil } from '../relay/support/metricsText';
 import { relayOnNatsPerSuite } from './relayOnNats';
 
 const SECRET = 'nats-metrics-secret-0123456789';

@@ -4,7 +4,7 @@ import { strict as assert } from 'node:assert';
 import { once } from 'node:events';
 import { connectNats, parseNatsServers, NatsUrlError } from '../../../relay/server/nats/connect';
 import { NatsStore, StoreUnavailableError } from '../../../relay/server/nats/natsStore';
-import type { StoredDelivery } from '../../../relay/server/store/storeTypes';
+import type { StoredDelivery } from '../../../relay/server/base/storeTypes';
 import { startNats, waitForStreamQuorum, type NatsCluster } from './natsServers';
 
 const meta = (channel = 'default', targets = ['http://127.0.0.1:9/app']) => ({

@@ -6,8 +6,8 @@ import { strict as assert } from 'node:assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { RelayApi } from '../../../relay/client';
-import { cli, post, runCliBare, spawnRelay, startTarget, tempDir, within, type RelayProcess, type TargetApp } from '../relay/helpers';
-import { sample, scrape } from '../relay/metricsText';
+import { cli, post, runCliBare, spawnRelay, startTarget, tempDir, within, type RelayProcess, type TargetApp } from '../relay/support/helpers';
+import { sample, scrape } from '../relay/support/metricsText';
 import { startNats, type NatsCluster } from './natsServers';
 
 const ADMIN = 'one-service-admin-token-0123456789';

@@ -4,7 +4,7 @@
 // store: test/unit/page/browser.test.ts; the page code does not depend on the store.)
 import { strict as assert } from 'node:assert';
 import { request } from 'undici';
-import { post } from '../relay/helpers';
+import { post } from '../relay/support/helpers';
 import { relayOnNatsPerSuite } from './relayOnNats';
 
 const ADMIN = 'nats-page-admin-token-0123456789';

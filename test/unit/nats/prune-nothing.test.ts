@@ -3,8 +3,8 @@
 // first sync of the stream's first seq) must keep every delivery readable. nats-server 2.9 answers
 // a purge up to seq 1 by purging the whole stream.
 import { strict as assert } from 'node:assert';
-import { post, relayProcesses, spawnRelay, tempDir } from '../relay/helpers';
-import { call, childEnv } from '../relay/publicHelpers';
+import { post, relayProcesses, spawnRelay, tempDir } from '../relay/support/helpers';
+import { call, childEnv } from '../relay/support/publicHelpers';
 import { startNats, type NatsCluster } from './natsServers';
 
 const ADMIN = 'prune-nothing-admin-token-0123456789';

@@ -4,8 +4,8 @@
 // logged with its delivery id and the lost quorum named; a JetStream relay never speaks of a journal.
 import { strict as assert } from 'node:assert';
 import { request } from 'undici';
-import { post, signed, spawnRelay, tempDir, type RelayProcess } from '../relay/helpers';
-import { sample, scrape } from '../relay/metricsText';
+import { post, signed, spawnRelay, tempDir, type RelayProcess } from '../relay/support/helpers';
+import { sample, scrape } from '../relay/support/metricsText';
 import { startNats, waitForStreamQuorum, type NatsCluster } from './natsServers';
 
 const SECRET = 'quorum-secret-0123456789';

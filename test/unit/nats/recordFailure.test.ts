@@ -10,7 +10,7 @@ import { NatsStore } from '../../../relay/server/nats/natsStore';
 import { SharedForwarding } from '../../../relay/server/nats/sharedForwarding';
 import { createHash } from 'node:crypto';
 import { AckPolicy, DeliverPolicy, StorageType } from '@nats-io/jetstream';
-import { startTarget, until, type TargetApp } from '../relay/helpers';
+import { startTarget, until, type TargetApp } from '../relay/support/helpers';
 import { startNats, type NatsCluster } from './natsServers';
 
 const HOUR = 3_600_000;

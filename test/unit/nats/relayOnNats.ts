@@ -4,7 +4,7 @@
 import { EventEmitter, once } from 'node:events';
 import { subscribe, type Subscription } from '../../../relay/client';
 import type { ForwardMessage } from '../../../src/core/relay/protocol';
-import { spawnRelay, startTarget, tempDir, type RelayProcess, type TargetApp } from '../relay/helpers';
+import { spawnRelay, startTarget, tempDir, type RelayProcess, type TargetApp } from '../relay/support/helpers';
 import { startNats, type NatsCluster } from './natsServers';
 
 export interface RelayOnNats {

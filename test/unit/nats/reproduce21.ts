@@ -4,7 +4,7 @@
 // were answered 200, of relay B after 800. Prints what was answered, what reached each app within
 // 60 s and what is missing. Exit status 1 when anything acknowledged is missing.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { cli, spawnRelay, tempDir, type RelayProcess } from '../relay/helpers';
+import { cli, spawnRelay, tempDir, type RelayProcess } from '../relay/support/helpers';
 import { writeFileSync } from 'node:fs';
 import { burst, countingApp, longestGap, tally } from './burst';
 import { startNats } from './natsServers';

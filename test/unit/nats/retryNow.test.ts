@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import { once } from 'node:events';
 import { RelayApi, type Subscription } from '../../../relay/client';
-import { post } from '../relay/helpers';
+import { post } from '../relay/support/helpers';
 import { relayOnNatsPerSuite, watchForwards } from './relayOnNats';
 
 const ADMIN = 'retry-now-admin-token-0123456789';

@@ -1,10 +1,10 @@
-// The store contract (../relay/storeContract.ts) over NATS JetStream (relay/server/nats/natsStore.ts)
+// The store contract (../relay/server/store/storeContract.ts) over NATS JetStream (relay/server/nats/natsStore.ts)
 // on a real nats-server this test starts: a fresh stream prefix per store; "another" is a second
 // relay instance on the same streams; the fault is the server killed and started again.
 import { NatsStore } from '../../../relay/server/nats/natsStore';
 import { connectNats } from '../../../relay/server/nats/connect';
 import type { LogStoreOptions } from '../../../relay/server/store/logStore';
-import { storeContract, type ContractStore } from '../relay/storeContract';
+import { storeContract, type ContractStore } from '../relay/server/store/storeContract';
 import { startNats, type NatsCluster } from './natsServers';
 
 let nats: NatsCluster | undefined;

@@ -9,13 +9,13 @@ import { strict as assert } from 'node:assert';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { StoreUnavailableError } from '../../../relay/server/errors';
+import { StoreUnavailableError } from '../../../relay/server/base/errors';
 import { DeliveryStore } from '../../../relay/server/store/store';
-import type { RelayStore } from '../../../relay/server/store/storeTypes';
+import type { RelayStore } from '../../../relay/server/base/storeTypes';
 import { SubscriberHub } from '../../../relay/server/subscribers/subscribers';
 import { subscribe, type Subscription, type SubscriptionState } from '../../../relay/client';
 import type { DeliveryMessage } from '../../../src/core/relay/protocol';
-import { tempDir } from '../relay/helpers';
+import { tempDir } from '../relay/support/helpers';
 
 const TOKEN = 'read-retry-token';
 type Delivery = DeliveryMessage['delivery'];

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { connect } from '@nats-io/transport-node';
 import { Agent, request } from 'undici';
 import { sign } from '../../../src/core/signing';
-import { relayProcesses, spawnRelay, tempDir, type RelayProcess } from '../relay/helpers';
+import { relayProcesses, spawnRelay, tempDir, type RelayProcess } from '../relay/support/helpers';
 import { exampleCerts, exampleRelay, startExampleNats, type ExampleCerts, type ExampleNats, type ExampleRelaySetup } from './docExample';
 
 describe("docs/team-relay.md's safe set-up, run as written (3 nats-servers, 2 relays)", function () {

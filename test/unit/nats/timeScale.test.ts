@@ -3,7 +3,7 @@
 // under --time-scale 1e7 (0.36 ms); read the other way round (an hour × 1e7) it would never come.
 import { strict as assert } from 'node:assert';
 import type { Subscription } from '../../../relay/client';
-import { post } from '../relay/helpers';
+import { post } from '../relay/support/helpers';
 import { relayOnNatsPerSuite, watchForwards } from './relayOnNats';
 
 const ADMIN = 'time-scale-admin-token-0123456789';

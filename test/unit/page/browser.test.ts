@@ -17,7 +17,7 @@ import { startRelay, type RelayServer } from '../../../relay/server';
 import { verify } from '../../../src/core/signing';
 import { forwardDelivery, subscribe } from '../../../relay/client';
 import { SUBSCRIBER_TARGET } from '../../../src/core/relay/protocol';
-import { post, ROOT, signed, startTarget, tempDir, until } from '../relay/helpers';
+import { post, ROOT, signed, startTarget, tempDir, until } from '../relay/support/helpers';
 
 const SECRET = 'page-channel-secret-0123456789';
 const EMULATOR_TOKEN = 'page-emulator-token';

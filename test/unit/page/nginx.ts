@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { ROOT, tempDir } from '../relay/helpers';
+import { ROOT, tempDir } from '../relay/support/helpers';
 
 export const NGINX = '/usr/sbin/nginx';
 

@@ -5,8 +5,8 @@
 import { strict as assert } from 'node:assert';
 import { Agent, request } from 'undici';
 import { startRelay, type RelayServer } from '../../../relay/server';
-import { signed, tempDir } from '../relay/helpers';
-import { makeTestCerts } from '../relay/certs';
+import { signed, tempDir } from '../relay/support/helpers';
+import { makeTestCerts } from '../relay/support/certs';
 import { startNginx, type Nginx } from './nginx';
 import { call, readEvents, signIn } from './pageHelpers';
 

@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import type { IncomingMessage } from 'node:http';
 import { request, type Dispatcher } from 'undici';
 import { startRelay, type RelayServer } from '../../../relay/server';
-import { post, signed, startTarget, tempDir, type TargetApp } from '../relay/helpers';
+import { post, signed, startTarget, tempDir, type TargetApp } from '../relay/support/helpers';
 import { MAX_STREAMS_PER_TOKEN } from '../../../relay/server/page/events';
 import { MAX_SESSIONS, MAX_SESSIONS_PER_TOKEN, Sessions } from '../../../relay/server/page/sessions';
 import { call, readEvents, signIn } from './pageHelpers';

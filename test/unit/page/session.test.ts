@@ -6,9 +6,9 @@ import { Agent, request } from 'undici';
 import { startRelay, type RelayServer } from '../../../relay/server';
 import { call, readEvents, signIn } from './pageHelpers';
 import { loadTls } from '../../../relay/server/tls';
-import { makeTestCerts } from '../relay/certs';
+import { makeTestCerts } from '../relay/support/certs';
 import { join } from 'node:path';
-import { post, ROOT, tempDir } from '../relay/helpers';
+import { post, ROOT, tempDir } from '../relay/support/helpers';
 
 const SECRET = 'page-session-secret-0123456789';
 

@@ -3,7 +3,7 @@
 // each), so the driver runs them once, at the end of a sequence.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { cli, runCliBare, startTarget, tempDir, within } from '../relay/helpers';
+import { cli, runCliBare, startTarget, tempDir, within } from '../relay/support/helpers';
 import type { Model, Token } from './model';
 import { ids, type Reader } from './readers';
 

@@ -9,7 +9,7 @@
 // a delivery that came after each other channel's first one: a leak cannot hide behind the end.
 import { Agent, request, type Dispatcher } from 'undici';
 import { subscribe, type Subscription } from '../../../relay/client';
-import { within } from '../relay/helpers';
+import { within } from '../relay/support/helpers';
 import { NAMES, tokenText, type Difference, type Model, type Name, type Sig, type Token } from './model';
 import { http, ids, type World } from './readers';
 

@@ -4,7 +4,7 @@
 import { request } from 'undici';
 import { subscribe } from '../../../relay/client';
 import { NAMES, type Delivery, type Model, type Token } from './model';
-import { within } from '../relay/helpers';
+import { within } from '../relay/support/helpers';
 
 /** A running relay as the readers see it. */
 export interface RelayHandle {

@@ -8,8 +8,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { startRelay, type RelayServer } from '../../../relay/server';
-import { spawnRelay, tempDir, type RelayProcess } from '../relay/helpers';
-import { childEnv } from '../relay/publicHelpers';
+import { spawnRelay, tempDir, type RelayProcess } from '../relay/support/helpers';
+import { childEnv } from '../relay/support/publicHelpers';
 import { startNats, type NatsCluster } from '../nats/natsServers';
 import { configSecret } from './model';
 

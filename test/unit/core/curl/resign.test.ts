@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { buildResignCommand } from '../../../../src/core/curl';
 import { sign } from '../../../../src/core/signing';
-import { cli, startTarget, type TargetApp } from '../../relay/helpers';
+import { cli, startTarget, type TargetApp } from '../../relay/support/helpers';
 
 const run = promisify(execFile);
 

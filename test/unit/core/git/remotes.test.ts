@@ -1,3 +1,6 @@
+// Finding the service's repositories in .git/config (src/core/git): remote sections only, hosts
+// matching the base URL (origin first, .git stripped), https, ssh:// and scp-like URLs, IPv6 hosts,
+// and empty or CRLF files.
 import { strict as assert } from 'node:assert';
 import { detectReposFromGitConfig, parseGitConfigRemotes, repoFromRemoteUrl, splitRemoteUrl } from '../../../../src/core/git';
 

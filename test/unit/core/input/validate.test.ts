@@ -1,3 +1,5 @@
+// Input checks (src/core/input): webhook URLs, secret names, the service base URL (control
+// characters refused) and owner/repo names (../x and ./x refused before any path is built).
 import { strict as assert } from 'node:assert';
 import { baseUrlProblem, validateRepoText, validateSecretName, validateWebhookUrl } from '../../../../src/core/input';
 

@@ -1,3 +1,6 @@
+// Issue import files (src/core/issues): every problem listed by record and issue number before
+// anything is sent, defaults filled, chunking without loss, gh's "OPEN" normalised, and a service
+// error mapped back to the file's record.
 import { strict as assert } from 'node:assert';
 import { chunk, chunkFailureReason, fileRecordOfServerError, formatImportReport, formatProblems, validateIssueFile } from '../../../../src/core/issues';
 

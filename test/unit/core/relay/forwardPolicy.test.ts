@@ -1,3 +1,6 @@
+// The forwarding rules every forwarder shares (src/core/relay/forwardPolicy.ts): which answers are
+// delivered, final or retried, Retry-After parsed and capped, the retry schedule and its time
+// scale, waits in words, and the Relay view's summary of an app's answer.
 import { strict as assert } from 'node:assert';
 import {
   classify,
@@ -7,6 +10,7 @@ import {
   nextRetryDelay,
   parseRetryAfter,
   retrySchedule,
+  scheduledDelay,
   scaledWait,
 } from '../../../../src/core/relay/forwardPolicy';
 import { RETRY_SCHEDULE_MS } from '../../../../src/core/defaults';
@@ -40,6 +44,9 @@ describe('forwarding rules (src/core/relay/forwardPolicy)', () => {
     assert.equal(parseRetryAfter('soon', now), undefined);
     assert.equal(parseRetryAfter('-5', now), undefined);
     assert.equal(parseRetryAfter(undefined, now), undefined);
+    assert.equal(parseRetryAfter('', now), undefined);
+    assert.equal(parseRetryAfter(['7', '9'], now), 7_000, 'repeated headers: the first');
+    assert.equal(parseRetryAfter('120', now, 30_000), 30_000, "a caller's own cap (the service client's)");
   });
 
   it("the schedule: the service's 1, 5, 30 minutes after the first attempt, then given up; Retry-After replaces one wait", () => {
@@ -51,6 +58,8 @@ describe('forwarding rules (src/core/relay/forwardPolicy)', () => {
     assert.equal(nextRetryDelay(1, { retryAfterMs: 7000 }), 7000);
     assert.equal(nextRetryDelay(4, { retryAfterMs: 7000 }), undefined, 'Retry-After does not extend the schedule');
     assert.equal(nextRetryDelay(1, { schedule: [0, 10, 20] }), 10);
+    assert.equal(scheduledDelay(0), 0, 'schedule[0]: the wait before the first attempt');
+    assert.equal(scheduledDelay(3, [0, 10, 20]), undefined, 'used up');
   });
 
   it("the retry schedule is the one given, else the service's", () => {

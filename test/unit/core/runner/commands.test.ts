@@ -1,3 +1,6 @@
+// The runner set-up line (src/core/runner): download, configure and run each only if the step
+// before worked, base URLs with control characters refused, quoting that keeps a quote data, and
+// the line run in a real shell against the emulator writing nothing in the workspace.
 import { strict as assert } from 'node:assert';
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';

@@ -1,3 +1,5 @@
+// Tree labels, descriptions and tooltips (src/core/tree): URLs shown without scheme, credentials or
+// query, never a secret, delivery rows ✓/✗ with status, findings as sentences, one UTC timestamp format.
 import { strict as assert } from 'node:assert';
 import {
   deliveriesLabel,

@@ -1,3 +1,5 @@
+// The webhooks tree model (src/core/tree): repository → webhook → deliveries rows with counts,
+// context values per outcome, pages with "Load more…", unique row ids, and message rows that act.
 import { strict as assert } from 'node:assert';
 import {
   ROW_COMMANDS,

@@ -1,6 +1,6 @@
 // The Webhooks view's live refresh loop, stepped through time with fake timers (no sleeping).
 import { strict as assert } from 'node:assert';
-import { MAX_BACKOFF_MS, RefreshLoop, nextDelay, type Timers } from '../../../../src/core/tree';
+import { MAX_REFRESH_BACKOFF_MS, RefreshLoop, nextDelay, type Timers } from '../../../../src/core/tree';
 
 class FakeTimers implements Timers {
   pending = new Map<number, { fn: () => void; ms: number }>();
@@ -74,7 +74,7 @@ describe('Webhooks view refresh loop', () => {
       delays.push(timers.delay!);
     }
     assert.deepEqual(delays, [20_000, 40_000, 80_000, 10_000, 20_000], 'a thrown tick counts as a failure too');
-    assert.equal(nextDelay(10_000, 20), MAX_BACKOFF_MS);
+    assert.equal(nextDelay(10_000, 20), MAX_REFRESH_BACKOFF_MS);
     assert.equal(nextDelay(600_000, 3), 600_000, 'never shorter than the interval');
   });
 

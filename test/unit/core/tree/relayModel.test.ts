@@ -1,3 +1,6 @@
+// The Relay view's model (src/core/tree): the live list newest first with updates replacing rows
+// and the highest seq as resume point, rows' verification and forward status, and relay journal
+// entries shown as webhook deliveries.
 import { strict as assert } from 'node:assert';
 import { SUBSCRIBER_TARGET } from '../../../../src/core/relay/protocol';
 import { RelayLiveList, channelDescription, relayRow, relayToDelivery, type RelayDeliveryView } from '../../../../src/core/tree';

@@ -1,3 +1,4 @@
+// parseRepoRef (src/core/tree): "owner/repo" (a .git suffix dropped) and nothing else.
 import { strict as assert } from 'node:assert';
 import { parseRepoRef } from '../../../../src/core/tree';
 

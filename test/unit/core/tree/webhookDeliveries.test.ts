@@ -1,3 +1,6 @@
+// A webhook's own deliveries from a relay channel (src/core/tree): own or shared channel, test
+// sends marked and not counted, a delivery's retries as one row, sorting by creation time, and
+// Add Webhook's signed secret check never shown as a delivery.
 import { strict as assert } from 'node:assert';
 import {
   channelNote,
@@ -93,7 +96,7 @@ describe("a webhook's own deliveries from a relay channel", () => {
     const m = webhooksByChannel(
       [
         { id: 'w1', url: 'https://relay.example.com/hooks/alice' },
-        { id: 'w2', url: 'https://relay.example.com:443/hooks/alice/' },
+        { id: 'w2', url: 'https://relay.example.com:443/hooks/alice?from=ci' },
         { id: 'w3', url: 'https://relay.example.com/hooks/bob' },
         { id: 'w4', url: 'https://elsewhere.example.com/hooks/alice' },
       ],

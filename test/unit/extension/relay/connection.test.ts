@@ -10,8 +10,8 @@ import { SUBSCRIBER_TARGET } from '../../../../src/core/relay/protocol';
 import { forwardSummary, seqKey } from '../../../../src/core/tree';
 import { extraCa, RelayConnection, type RelayEndpoint } from '../../../../src/extension/relay/connection';
 import { EditorForwarder } from '../../../../src/extension/relay/forwarding';
-import { makeTestCerts } from '../../relay/certs';
-import { signed, startTarget, tempDir, until as untilWoken, type TargetApp } from '../../relay/helpers';
+import { makeTestCerts } from '../../relay/support/certs';
+import { signed, startTarget, tempDir, until as untilWoken, type TargetApp } from '../../relay/support/helpers';
 
 const SECRET = 'connection-test-secret-0123456789';
 

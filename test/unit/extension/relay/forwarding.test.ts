@@ -10,7 +10,7 @@ import { startRelay, type RelayServer } from '../../../../relay/server';
 import { forwardSummary, seqKey } from '../../../../src/core/tree';
 import { RelayConnection } from '../../../../src/extension/relay/connection';
 import { EditorForwarder } from '../../../../src/extension/relay/forwarding';
-import { signed, startTarget, tempDir, type TargetApp } from '../../relay/helpers';
+import { signed, startTarget, tempDir, type TargetApp } from '../../relay/support/helpers';
 
 const SECRET = 'forwarding-test-secret-0123456789';
 

@@ -5,8 +5,8 @@ import { readFileSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { CONFIG_FILE, RelayProcess, RelayStartError, redactToken } from '../../../../src/extension/relay/process';
-import { cli, post, signed, tempDir } from '../../relay/helpers';
+import { CONFIG_FILE, lastLines, RelayProcess, RelayStartError, redactToken } from '../../../../src/extension/relay/process';
+import { cli, post, signed, tempDir } from '../../relay/support/helpers';
 
 const SECRET = 'process-test-secret-0123456789abcdef';
 
@@ -73,5 +73,12 @@ describe('editor relay process (Start Relay)', function () {
       'relay token (shown once; stored in c:\\Users\\u\\token): <redacted>',
     );
     assert.equal(redactToken('relay listening on http://127.0.0.1:8788'), 'relay listening on http://127.0.0.1:8788');
+  });
+
+  it("an exit's last lines: two, without the token line, blank lines or stack frames", () => {
+    const output =
+      'relay token (shown once; stored in /x/token): abcDEF123\nrelay listening on http://127.0.0.1:1\n\nError: EACCES: open /data/journal\n    at open (node:fs:1)\n';
+    assert.equal(lastLines(output), 'relay listening on http://127.0.0.1:1 Error: EACCES: open /data/journal');
+    assert.equal(lastLines('relay token: abcDEF123\r\n'), '', 'nothing but the token line');
   });
 });

@@ -7,7 +7,7 @@ import * as client from '../../../../relay/client';
 import { startRelay, type RelayServer } from '../../../../relay/server';
 import { RelayConnection, tokenScope } from '../../../../src/extension/relay/connection';
 import { ForwardLease } from '../../../../src/extension/relay/lease';
-import { tempDir } from '../../relay/helpers';
+import { tempDir } from '../../relay/support/helpers';
 
 describe('editor relay connection: a refused token', function () {
   this.timeout(30_000);
