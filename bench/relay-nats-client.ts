@@ -13,6 +13,8 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { Agent } from 'undici';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { startNats, type NatsCluster } from '../test/unit/nats/natsServers';
 import { bundleCli, RELAY_READY, ROOT, spawnListening } from './relayChild';
 import { CONCURRENCY, load, median, SECRET, type Side } from './relayLoad';
@@ -39,12 +41,15 @@ async function main(): Promise<void> {
   await once(app, 'listening');
   const appUrl = `http://127.0.0.1:${(app.address() as { port: number }).port}/hook`;
   const clusters: NatsCluster[] = [];
+  const clusterOf = new Map<Side, NatsCluster>();
   const start = async (name: string, which: keyof typeof cli, servers: number): Promise<Side> => {
     const nats = await startNats(servers);
     clusters.push(nats);
     const args = ['relay', '--port', '0', '--ready', 'json', '--secret', SECRET, '--forward', appUrl, '--data', mkdtempSync(join(tmp, 'd'))];
     const relay = await spawnListening([], cli[which], [...args, '--store', nats.urls], RELAY_READY, 'pipe');
-    return { name, relay, rates: [], latencies: [] };
+    const side: Side = { name, relay, rates: [], latencies: [] };
+    clusterOf.set(side, nats);
+    return side;
   };
   // Pairs: [baseline, this] at R1, then at R3.
   const pairs: [Side, Side][] = [
@@ -56,6 +61,9 @@ async function main(): Promise<void> {
   try {
     for (const s of sides) await load(s, 200, agent); // warm-up
     for (const s of sides) s.latencies.length = 0;
+    // On R3, a relay connected to the deliveries stream's leader saves a hop per publish: said per relay.
+    const placement = new Map<Side, string>();
+    for (const s of sides) placement.set(s, await leaderPlacement(s, clusterOf.get(s)!));
     // The relay process's CPU per delivery: steadier than the rate on a machine shared with other work.
     const cpu = new Map<Side, number>(sides.map((s) => [s, 0]));
     for (let round = 0; round < ROUNDS; round++)
@@ -66,12 +74,26 @@ async function main(): Promise<void> {
           cpu.set(s, cpu.get(s)! + cpuMs(s.relay.child.pid!) - before);
         }
     report(pairs, (s) => (cpu.get(s)! * 1000) / (N * ROUNDS));
+    for (const s of sides) console.log(`${s.name}: ${placement.get(s)}`);
   } finally {
     for (const s of sides) s.relay.child.kill('SIGKILL');
     for (const c of clusters) await c.stop();
     app.close();
     await agent.close();
     rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** Which server the relay is connected to, and which leads its deliveries stream. */
+async function leaderPlacement(s: Side, nats: NatsCluster): Promise<string> {
+  const port = /NATS JetStream at [^:\s]+:(\d+)/.exec(s.relay.err())?.[1];
+  const connected = nats.nodes.find((n) => String(n.port) === port)?.name ?? `port ${port}`;
+  const nc = await connect({ servers: nats.urls.split(',') });
+  try {
+    const leader = (await (await jetstreamManager(nc)).streams.info('SH_DELIVERIES')).cluster?.leader ?? 'n/a';
+    return `connected to ${connected}, the deliveries stream's leader is ${leader}`;
+  } finally {
+    await nc.close();
   }
 }
 
