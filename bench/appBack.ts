@@ -14,42 +14,23 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { RELAY_READY } from './relayChild';
-import { freePort } from './relayProbe';
+import { childOutput } from '../test/support/childOutput';
+import { freePort } from '../test/support/freePort';
 
 interface Proc {
   child: ChildProcess;
-  /** Resolves once stderr (from now on) matches `re`. */
+  /** Resolves once its output (from now on) matches `re`. */
   saw(re: RegExp): Promise<void>;
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
 function run(cli: string, args: string[]): Proc {
   const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  /** stdout and stderr in the order they came. */
-  let printed = '';
-  const wakes = new Set<() => void>();
-  const take = (c: Buffer) => {
-    printed += c.toString();
-    for (const w of [...wakes]) w();
-  };
-  child.stderr!.on('data', take);
-  child.stdout!.on('data', take);
+  const output = childOutput(child, args[0]);
   const exited = once(child, 'exit');
   return {
     child,
-    saw: (re) => {
-      const from = printed.length;
-      return new Promise<void>((resolve, reject) => {
-        const check = () => {
-          if (!re.test(printed.slice(from))) return;
-          wakes.delete(check);
-          resolve();
-        };
-        wakes.add(check);
-        void exited.then(() => reject(new Error(`exited before printing ${re}: ${printed.slice(-400)}`)));
-        check();
-      });
-    },
+    saw: (re) => output.saw(re, { from: output.out().length }),
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       await exited;

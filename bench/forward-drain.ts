@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { request } from 'undici';
 import { startRelay } from '../relay/server';
+import { childOutput } from '../test/support/childOutput';
+import { freePort } from '../test/support/freePort';
 import { bundleCli } from './relayChild';
 
 const N = Number(process.env.BENCH_N ?? 200);
@@ -19,11 +21,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 
 async function round(cli: string, i: number): Promise<{ firstMs: number; lastMs: number }> {
   const relay = await startRelay({ port: 0, dataDir: mkdtempSync(join(tmpdir(), 'sh-bench-fd-')), forward: [] });
-  const probe = createServer();
-  probe.listen(0, '127.0.0.1');
-  await once(probe, 'listening');
-  const port = (probe.address() as { port: number }).port;
-  await new Promise<void>((r) => probe.close(() => r()));
+  const port = await freePort();
   const fwd = spawn(
     process.execPath,
     [
@@ -40,15 +38,7 @@ async function round(cli: string, i: number): Promise<{ firstMs: number; lastMs:
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
-  let err = '';
-  const wakes = new Set<() => void>();
-  fwd.stderr!.on('data', (c: Buffer) => ((err += c.toString()), [...wakes].forEach((w) => w())));
-  const saw = (re: RegExp) =>
-    new Promise<void>((r) => {
-      const check = () => re.test(err) && (wakes.delete(check), r());
-      wakes.add(check);
-      check();
-    });
+  const { saw } = childOutput(fwd, 'forward');
   await saw(/connected/);
   for (let k = 0; k < N; k++) await (await request(`${relay.url}/hooks/default`, { method: 'POST', body: `{"k":${k}}` })).body.dump();
   await saw(/unreachable/);

@@ -16,6 +16,8 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { sign } from '../src/core/signing';
 import { tokenFilePath } from '../src/core/relay/ready';
+import { childOutput } from '../test/support/childOutput';
+import { Signal } from '../test/support/until';
 import { cpuMs } from './procStats';
 import { bundleCli, listenLocal, RELAY_READY, spawnListening } from './relayChild';
 
@@ -25,34 +27,24 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const EVENTS = ['push', 'issue', 'pull_request'] as const;
 
 const counts = new Map<string, number>();
-let wake: (() => void) | undefined;
+const answered = new Signal();
 const app = createServer((req, res) => {
   req.resume();
   req.on('end', () => {
     const who = req.url === '/single' ? 'single' : 'routed';
     counts.set(who, (counts.get(who) ?? 0) + 1);
     res.writeHead(200, { 'content-length': '2' }).end('ok');
-    wake?.();
+    answered.wake();
   });
 });
 
-function until(pred: () => boolean): Promise<void> {
-  return new Promise((resolve) => {
-    const check = () => (pred() ? ((wake = undefined), resolve()) : (wake = check));
-    check();
-  });
-}
+const until = (pred: () => boolean): Promise<unknown> => answered.until(pred, 'the apps', Infinity);
 
 function forwarder(cli: string, args: string[]): Promise<ChildProcess> {
   const child = spawn(process.execPath, [cli, 'forward', ...args], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let err = '';
-  return new Promise((resolve, reject) => {
-    child.stderr!.on('data', (c: Buffer) => {
-      err += c.toString();
-      if (/connected/.test(err)) resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`forward exited with ${code}: ${err}`)));
-  });
+  return childOutput(child, 'forward')
+    .saw(/connected/)
+    .then(() => child);
 }
 
 async function main(): Promise<void> {

@@ -14,6 +14,7 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
+import { Signal } from '../test/support/until';
 import { cpuMs } from './procStats';
 import { measureAppBack } from './appBack';
 import { bundleCli, listenLocal, RELAY_READY, ROOT, spawnListening, type Child } from './relayChild';
@@ -44,21 +45,18 @@ function note(set: Set<string>, id: string): void {
 function countIn(set: Set<string>, label: string): number {
   return counts.get(set)!.get(label) ?? 0;
 }
-let waiter: { pred: () => boolean; resolve: () => void } | undefined;
+const answered = new Signal();
 const app = createServer((req, res) => {
   req.resume();
   req.on('end', () => {
     const id = String(req.headers['x-service-delivery']);
     note(up ? accepted : refused, id);
     res.writeHead(up ? 200 : 503, { 'content-length': '2' }).end('ok');
-    if (waiter?.pred()) waiter.resolve();
+    answered.wake();
   });
 });
 
-function until(pred: () => boolean): Promise<void> {
-  if (pred()) return Promise.resolve();
-  return new Promise((resolve) => (waiter = { pred, resolve }));
-}
+const until = (pred: () => boolean): Promise<unknown> => answered.until(pred, 'the app', Infinity);
 
 function body(id: string): Buffer {
   return Buffer.from(JSON.stringify({ action: 'opened', id, pad: 'x'.repeat(960) }));

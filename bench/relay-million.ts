@@ -25,7 +25,8 @@ import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 import { DeliveryStore } from '../relay/server/store/store';
 import { cpuMs, memKb } from './procStats';
-import { deliveryHeaders, freePort, get, healthy, kill9, p50, ready } from './relayProbe';
+import { freePort } from '../test/support/freePort';
+import { deliveryHeaders, get, healthy, kill9, p50, ready } from './relayProbe';
 import { bundleCli, ROOT } from './relayChild';
 import { tokenFilePath } from '../src/core/relay/ready';
 

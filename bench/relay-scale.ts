@@ -14,7 +14,8 @@ import { parseArgs } from 'node:util';
 import { Agent } from 'undici';
 import { DeliveryStore } from '../relay/server/store/store';
 import { cpuMs, memKb } from './procStats';
-import { deliveryHeaders, freePort, get, kill9, p50, ready } from './relayProbe';
+import { freePort } from '../test/support/freePort';
+import { deliveryHeaders, get, kill9, p50, ready } from './relayProbe';
 import { bundleCli, ROOT } from './relayChild';
 import { tokenFilePath } from '../src/core/relay/ready';
 

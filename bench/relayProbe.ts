@@ -2,17 +2,7 @@
 // the headers of the deliveries they journal, a port for it, whether it serves (/healthz), a GET
 // of its API, kill -9, and a p50 of a call.
 import type { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { Agent, request } from 'undici';
-
-/** A port to start the relay on (a bench, not a test: the relay is started right after). */
-export async function freePort(): Promise<number> {
-  const srv = createServer().listen(0, '127.0.0.1');
-  await new Promise((r) => srv.once('listening', r));
-  const port = (srv.address() as { port: number }).port;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 /** Whether the relay at `url` answers GET /healthz 200 (listening: it may still be loading its store). */
 export function healthy(url: string, agent: Agent): Promise<boolean> {

@@ -15,7 +15,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ROOT, ensureCodeServer, ensureSystemPackages, freePort, installVsix, log, prepareDataDir, startCodeServer, stopChild } from './lib/code-server.mjs';
+import { ROOT, ensureCodeServer, ensureSystemPackages, installVsix, log, prepareDataDir, startCodeServer, stopChild } from './lib/code-server.mjs';
+import { freePort } from './lib/freePort.mjs';
 
 export const DEMO_DIR = join(ROOT, '.cache', 'demo');
 const DEFAULTS = JSON.parse(readFileSync(join(ROOT, 'src', 'core', 'defaults.json'), 'utf8')); // src/core/defaults.ts reads the same file

@@ -9,14 +9,8 @@ import { Agent } from 'undici';
 import { forwardDelivery, type ForwardResult } from '../client/forward';
 import type { ForwardEngineOptions } from '../client/forwardEngine';
 import { UsageError } from './io';
+import { isUntrustedCert } from './tlsTrust';
 
-/** Certificate errors --ca FILE cures (the CA that signed the app's certificate is not known here). */
-const UNKNOWN_CA = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-]);
 /** Certificate errors only --skip-verify gets past (a CA does not help). */
 const BAD_CERT = new Set(['ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'HOSTNAME_MISMATCH']);
 
@@ -63,9 +57,10 @@ function readCa(file: string): string {
 /** An app's certificate error, with the flag that fits it. */
 function explained(r: ForwardResult, to: string, f: TlsFlags): ForwardResult {
   const code = r.error === undefined ? undefined : /^([A-Z_]+):/.exec(r.error)?.[1];
-  if (code === undefined || (!UNKNOWN_CA.has(code) && !BAD_CERT.has(code))) return r;
+  if (code === undefined || (!isUntrustedCert(code) && !BAD_CERT.has(code))) return r;
   const canSkip = isLoopback(to) && !f.skipVerify;
-  const how = UNKNOWN_CA.has(code)
+  // An unknown CA (tlsTrust.ts) is what --ca FILE cures.
+  const how = isUntrustedCert(code)
     ? `its CA is not trusted here: pass --ca FILE (the PEM of the CA that signed it)${canSkip ? ' or --skip-verify (an app on this machine)' : ''}`
     : `it does not fit the app's address or date (--ca does not help): ${canSkip ? 'pass --skip-verify (an app on this machine)' : 'fix the certificate'}`;
   return { ...r, error: `${code}: the app's certificate at ${new URL(to).host}: ${how}` };

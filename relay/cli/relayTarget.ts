@@ -2,6 +2,7 @@
 // --relay URL (default http://127.0.0.1:8788), then --token, env SERVICE_HOOKS_RELAY_TOKEN, or <data>/token.
 import { readFileSync } from 'node:fs';
 import { tokenFilePath } from '../../src/core/relay/ready';
+import { DEFAULT_RELAY_URL } from '../../src/core/defaults';
 import { resolve } from 'node:path';
 import { DEFAULT_DATA_DIR } from '../server/index';
 import { RelayApi } from '../client/api';
@@ -20,7 +21,7 @@ export const RELAY_TARGET_HELP = `  --relay URL         the relay's address (def
   --data DIR          read the token from DIR/token instead (default ~/.service-hooks/relay)`;
 
 export function relayApi(values: { relay?: string; token?: string; data?: string }, io: CliIO): RelayApi {
-  const baseUrl = values.relay ?? 'http://127.0.0.1:8788';
+  const baseUrl = values.relay ?? DEFAULT_RELAY_URL;
   if (!/^https?:\/\/[^\s/]+/.test(baseUrl)) throw new UsageError(`--relay must be an http(s) URL, got '${baseUrl}'`);
   let token = values.token ?? io.env.SERVICE_HOOKS_RELAY_TOKEN;
   if (!token) {
@@ -41,14 +42,14 @@ export async function callRelay<T>(baseUrl: string | undefined, call: () => Prom
   } catch (err) {
     const code = (err as { code?: string; cause?: { code?: string } }).code ?? (err as { cause?: { code?: string } }).cause?.code;
     if (code === 'ECONNREFUSED')
-      throw new Error(`no relay answers at ${baseUrl ?? 'http://127.0.0.1:8788'}: start one with \`service-hooks relay\` or pass --relay URL`, { cause: err });
+      throw new Error(`no relay answers at ${baseUrl ?? DEFAULT_RELAY_URL}: start one with \`service-hooks relay\` or pass --relay URL`, { cause: err });
     if (code === 'UND_ERR_SOCKET' && baseUrl?.startsWith('http://')) {
       const hint = await tlsHint(new URL(baseUrl)).catch(() => undefined);
       throw new Error(`the relay at ${baseUrl} closed the connection without answering; ${hint ?? 'if it serves TLS (--tls-cert), use https://'}`, {
         cause: err,
       });
     }
-    if (code !== undefined && isUntrustedCert(code)) throw new Error(untrustedCertMessage(baseUrl ?? 'http://127.0.0.1:8788', code), { cause: err });
+    if (code !== undefined && isUntrustedCert(code)) throw new Error(untrustedCertMessage(baseUrl ?? DEFAULT_RELAY_URL, code), { cause: err });
     throw err;
   }
 }

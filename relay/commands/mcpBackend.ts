@@ -7,9 +7,10 @@ import { readFile, realpath } from 'node:fs/promises';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { describeToolError, ToolSetupError, type RelaySide, type ServiceSide, type ToolBackend } from '../../src/core/agentTools';
 import type { RepoRef } from '../../src/core/client/types';
-import { DEFAULT_BASE_URL } from '../../src/core/defaults';
+import { DEFAULT_BASE_URL, DEFAULT_RELAY_URL } from '../../src/core/defaults';
 import { writeFileAtomic } from '../../src/core/writeFileAtomic';
 import { tokenFilePath } from '../../src/core/relay/ready';
+import { ingressUrl } from '../../src/core/relay/ingressChannel';
 import { loadConfig } from '../lint/config';
 import { DEFAULT_DATA_DIR } from '../server/index';
 import type { CliIO } from '../cli/io';
@@ -59,13 +60,13 @@ export function mcpBackend(o: McpOptions, io: CliIO): ToolBackend {
       } catch (err) {
         throw new ToolSetupError(`${(err as Error).message}; ${HINTS.relay}.`);
       }
-      const base = o.relay ?? 'http://127.0.0.1:8788';
+      const base = o.relay ?? DEFAULT_RELAY_URL;
       return {
         label: `the relay at ${base}`,
         listDeliveries: (q) => api.listDeliveries(q),
         getDelivery: (seq) => api.getDelivery(seq),
         replay: async (seq) => api.replay(seq),
-        ingressUrl: (channel) => `${base.replace(/\/+$/, '')}/hooks/${encodeURIComponent(channel)}`,
+        ingressUrl: (channel) => ingressUrl(base, channel),
       };
     },
     repositories: async () => o.repo,

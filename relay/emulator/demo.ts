@@ -1,11 +1,12 @@
 // The demo data (`emulate --demo`): org acme, repo widgets, a webhook to the relay (every event,
 // signed with DEMO_SECRET) and one to the emulator's always-failing endpoint, then one push.
-import { DEMO_SECRET } from '../../src/core/defaults';
+import { DEFAULT_RELAY_URL, DEMO_SECRET } from '../../src/core/defaults';
+import { ingressUrl } from '../../src/core/relay/ingressChannel';
 import { EVENT_TYPES, samplePayload } from '../../src/core/events';
 import type { DeliveryEngine } from './engine';
 import type { EmulatorStore } from './store';
 
-export const DEFAULT_DEMO_RELAY_URL = 'http://127.0.0.1:8788/hooks/default';
+export const DEFAULT_DEMO_RELAY_URL = ingressUrl(DEFAULT_RELAY_URL);
 export { DEMO_SECRET };
 
 /** Seeds the demo when the state is empty (so only once per state file). */

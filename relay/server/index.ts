@@ -16,7 +16,7 @@ import { openChannelDirectory, type ChannelDirectory } from './channels/channelD
 import { clientErrors, type ClientErrors } from './ingress/clientErrors';
 import { ChannelConfigs, type ChannelDefaults } from './channels/channels';
 import { Forwarder } from './forwarding/forwarder';
-import { createIngress, PLAIN_HOOK_RE, type IngressHandler } from './ingress/ingress';
+import { createIngress, type IngressHandler } from './ingress/ingress';
 import { lockDataDir, type DataLock } from './dataLock';
 import { stopper } from './lifecycle';
 import { RejectLimiter, type RejectLimits } from './ingress/rateLimit';
@@ -34,7 +34,7 @@ import { createHttpServer, useTls, type TlsMaterial } from './tls';
 import { ensureToken } from './access/token';
 import { WS_PATH, type ForwardStatus } from '../../src/core/relay/protocol';
 import { REST_PATHS } from '../../src/core/relay/restPaths';
-import { hookChannel, isHookPath, requestTarget as parseTarget } from '../../src/core/relay/ingressChannel';
+import { hookChannel, isHookPath, PLAIN_HOOK_RE, requestTarget as parseTarget } from '../../src/core/relay/ingressChannel';
 import { DEFAULT_RELAY_PORT } from '../../src/core/defaults';
 
 export { CIDR_PRESETS } from './access/access';

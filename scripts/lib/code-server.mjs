@@ -7,10 +7,10 @@
 // Nothing here skips silently: a step that cannot be done throws an Error that says why.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './freePort.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CODE_SERVER_VERSION = '4.100.3'; // the last one whose engines accept Node 20 (VS Code 1.100.3)
@@ -120,20 +120,6 @@ export function installCodeServer(dir) {
   link('code-linux.sh', join(vscodeDir, 'bin', 'remote-cli', 'code-server'));
   link('browser-linux.sh', join(vscodeDir, 'bin', 'helpers', 'browser.sh'));
   run('npm', ['install', '--omit=dev'], { cwd: join(vscodeDir, 'extensions'), env });
-}
-
-/** A free TCP port on 127.0.0.1 (asks the OS).
- * @returns {Promise<number>} */
-export function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const s = createServer();
-    s.unref();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = /** @type {import('node:net').AddressInfo} */ (s.address());
-      s.close(() => resolvePort(port));
-    });
-  });
 }
 
 /** The per-instance folders: extensions, user data (with settings), XDG config/data. */

@@ -6,6 +6,8 @@ import defaults from './defaults.json';
 export const DEFAULT_SERVICE_PORT: number = defaults.servicePort;
 /** The local relay's port. */
 export const DEFAULT_RELAY_PORT: number = defaults.relayPort;
+/** The local relay's address: the CLI's default --relay. */
+export const DEFAULT_RELAY_URL = `http://127.0.0.1:${DEFAULT_RELAY_PORT}`;
 /** The extension's default `serviceHooks.baseUrl`: the local emulator. */
 export const DEFAULT_BASE_URL = `http://127.0.0.1:${DEFAULT_SERVICE_PORT}`;
 /** The secret of the demo's relay webhook (`emulate --demo`, `npm start`); never for real use. */

@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Agent, request } from 'undici';
-import { freePort } from '../../scripts/lib/code-server.mjs';
+import { freePort } from '../../scripts/lib/freePort.mjs';
 import { CLI, WORKFLOW, mergeJsonFile, startChild } from '../../scripts/start.mjs';
 import { verifySignature } from '../../scripts/demo/receiver.mjs';
 import { resendFlows } from './flowsResend.mjs';

@@ -7,7 +7,8 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, freePort, installVsix, prepareDataDir, startCodeServer } from '../../scripts/lib/code-server.mjs';
+import { ROOT, installVsix, prepareDataDir, startCodeServer } from '../../scripts/lib/code-server.mjs';
+import { freePort } from '../../scripts/lib/freePort.mjs';
 import { WORKFLOW, mergeJsonFile } from '../../scripts/start.mjs';
 import { Workbench } from './workbench.mjs';
 

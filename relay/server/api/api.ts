@@ -32,6 +32,7 @@ import {
   type Verification,
 } from '../../../src/core/relay/protocol';
 import { bearer, isJsonObject, readJsonOrRefuse, sendError, sendJson } from '../../shared/http';
+import { matchRoute } from '../../shared/routes';
 import { hostAllowed } from '../access/access';
 import { explainRejected } from './explainRejected';
 import { adminOnly, channelRoutes, requireAdmin as admin } from './channelApi';
@@ -79,16 +80,10 @@ export function createApi(ctx: ApiContext): (req: IncomingMessage, res: ServerRe
       return (ctx.refused?.(req, 'host', 'an API request'), refuse(req, res, 403, 'forbidden Host header'));
     const scope = ctx.authenticate(bearer(req));
     if (!scope) return (ctx.refused?.(req, 'token', 'an API request'), refuse(req, res, 401, 'missing or wrong relay token', { 'www-authenticate': 'Bearer' }));
-    const path = url.pathname;
-    for (const r of routes) {
-      const m = r.pattern.exec(path);
-      if (!m) continue;
-      const handler = r.methods[req.method ?? 'GET'];
-      if (handler) return handler(req, res, m.slice(1), url, scope);
-      const allow = Object.keys(r.methods).join(', ');
-      return refuse(req, res, 405, `method ${req.method} is not allowed here; use ${allow}`, { allow });
-    }
-    return refuse(req, res, 404, 'not found');
+    const found = matchRoute(routes, url.pathname, req.method ?? 'GET');
+    if (!found) return refuse(req, res, 404, 'not found');
+    if (found.handler) return found.handler(req, res, found.params, url, scope);
+    return refuse(req, res, 405, `method ${req.method} is not allowed here; use ${found.allow}`, { allow: found.allow });
   };
 }
 

@@ -42,9 +42,6 @@ export interface IngressContext {
 
 export type IngressHandler = (req: IncomingMessage, res: ServerResponse, channel: string) => Promise<void>;
 
-/** POST /hooks/<name> with a name needing no decoding (no '%', '.', query): routed without a URL object. */
-export const PLAIN_HOOK_RE = /^\/hooks\/([A-Za-z0-9][A-Za-z0-9_-]{0,63})$/;
-
 export function createIngress(ctx: IngressContext): IngressHandler {
   const tooLarge = `body exceeds the ${ctx.maxBody}-byte limit`;
   /** Logged and counted; the channel is named only once it passed CHANNEL_RE (nothing else reaches a log line). */

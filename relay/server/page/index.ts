@@ -6,6 +6,7 @@
 // token sees its channel only; replay to another URL is admin-only). Live updates: ./events.ts.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJson, sendError, sendJson } from '../../shared/http';
+import { matchRoute, type Route } from '../../shared/routes';
 import { clientAddress, hostAllowed, type SourceAllowList } from '../access/access';
 import type { RejectLimiter } from '../ingress/rateLimit';
 import type { Scope } from '../access/scope';
@@ -51,6 +52,10 @@ export interface Page {
 }
 
 const SAFE = new Set(['GET', 'HEAD']);
+
+/** A page route's handler: params are the route pattern's groups. */
+type PageHandler = (req: IncomingMessage, res: ServerResponse, params: string[], url: URL) => void;
+
 export function createPage(ctx: PageContext): Page {
   const sessions = new Sessions(ctx.sessionMs, ctx.now);
   const sessionOf = (req: IncomingMessage) => sessions.of(req, secureRequest(ctx, req));
@@ -79,6 +84,8 @@ export function createPage(ctx: PageContext): Page {
     streams.open(req, res, scope, resumeFrom(req, url, ctx.store.lastSeq), session!);
   }
 
+  const routes = pageRoutes(ctx, { assets, sessionOf, scopeOf, signIn, signOut, events });
+
   return {
     handle(req, res, url) {
       const path = url.pathname;
@@ -88,22 +95,10 @@ export function createPage(ctx: PageContext): Page {
         sendError(res, 403, 'forbidden Host header');
         return true;
       }
-      const method = req.method ?? 'GET';
-      if (path === '/' && SAFE.has(method)) assets.html(res);
-      else if ((path === '/page/app.js' || path === '/page/app.css') && SAFE.has(method)) assets.file(res, path.slice(6));
-      else if (path === '/page/session' && method === 'POST') void signIn(req, res).catch((err: Error) => sendError(res, 500, err.message));
-      else if (path === '/page/session' && method === 'DELETE') signOut(req, res);
-      else if (path === '/page/session' && method === 'GET') {
-        const session = sessionOf(req);
-        const scope = scopeOf(session);
-        if (scope) sendJson(res, 200, who(scope, session!), { 'cache-control': 'no-store' });
-        else sendError(res, 401, 'signed out');
-      } else if (path === '/page/events' && method === 'GET') events(req, res, url);
-      else if (/^\/page\/explain\/\d{1,15}$/.test(path) && method === 'GET') {
-        const scope = scopeOf(sessionOf(req));
-        if (!scope) sendError(res, 401, 'signed out');
-        else void explainDelivery(res, ctx.store, scope, Number(path.slice(14)), ctx.secretsOf).catch((err: Error) => sendError(res, 500, err.message));
-      } else {
+      // A known path asked with another method is not found either: the page has no 405.
+      const found = matchRoute(routes, path, req.method ?? 'GET');
+      if (found?.handler) found.handler(req, res, found.params, url);
+      else {
         req.resume();
         sendError(res, 404, 'not found');
       }
@@ -134,6 +129,52 @@ export function createPage(ctx: PageContext): Page {
       streams.close();
     },
   };
+}
+
+/** What the page's routes call into (createPage makes them). */
+interface PageParts {
+  assets: PageAssets;
+  sessionOf: (req: IncomingMessage) => Session | undefined;
+  scopeOf: (session: Session | undefined) => Scope | undefined;
+  signIn: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  signOut: (req: IncomingMessage, res: ServerResponse) => void;
+  events: (req: IncomingMessage, res: ServerResponse, url: URL) => void;
+}
+
+/** The page's route table: GET / and the assets, the session, live events, a delivery explained. */
+function pageRoutes(ctx: PageContext, p: PageParts): Route<PageHandler>[] {
+  const { assets, sessionOf, scopeOf, signIn, signOut, events } = p;
+  return [
+    { pattern: /^\/$/, methods: { GET: (_req, res) => assets.html(res), HEAD: (_req, res) => assets.html(res) } },
+    {
+      pattern: /^\/page\/(app\.js|app\.css)$/,
+      methods: { GET: (_req, res, [name]) => assets.file(res, name!), HEAD: (_req, res, [name]) => assets.file(res, name!) },
+    },
+    {
+      pattern: /^\/page\/session$/,
+      methods: {
+        POST: (req, res) => void signIn(req, res).catch((err: Error) => sendError(res, 500, err.message)),
+        DELETE: signOut,
+        GET: (req, res) => {
+          const session = sessionOf(req);
+          const scope = scopeOf(session);
+          if (scope) sendJson(res, 200, who(scope, session!), { 'cache-control': 'no-store' });
+          else sendError(res, 401, 'signed out');
+        },
+      },
+    },
+    { pattern: /^\/page\/events$/, methods: { GET: (req, res, _params, url) => events(req, res, url) } },
+    {
+      pattern: /^\/page\/explain\/(\d{1,15})$/,
+      methods: {
+        GET: (req, res, [seq]) => {
+          const scope = scopeOf(sessionOf(req));
+          if (!scope) sendError(res, 401, 'signed out');
+          else void explainDelivery(res, ctx.store, scope, Number(seq), ctx.secretsOf).catch((err: Error) => sendError(res, 500, err.message));
+        },
+      },
+    },
+  ];
 }
 
 /** Who the session is; `key` only in the sign-in's answer (the tab that signed in keeps it). */

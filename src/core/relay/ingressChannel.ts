@@ -29,6 +29,9 @@ export function requestTarget(target: string | undefined): URL | undefined {
   }
 }
 
+/** POST /hooks/<name> with a name needing no decoding (no '%', '.', query): the relay routes it without a URL object. */
+export const PLAIN_HOOK_RE = /^\/hooks\/([A-Za-z0-9][A-Za-z0-9_-]{0,63})$/;
+
 /** Whether the relay's ingress answers `path` (a request's path): `/hooks` and `/hooks/…`. */
 export function isHookPath(path: string): boolean {
   return path === '/hooks' || path.startsWith('/hooks/');

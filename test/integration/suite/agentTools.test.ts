@@ -5,7 +5,6 @@
 // confirms without showing the dialog, so the steps the extension recorded are checked).
 import { strict as assert } from 'node:assert';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { TOOLS } from '../../../src/core/agentTools/definitions';
@@ -13,18 +12,10 @@ import type { ServiceHooksApi } from '../../../src/extension/activate';
 import { COMMANDS, SETTINGS } from '../../../src/extension/ids';
 import { activated, run } from './editor';
 import { HOOK_SECRET, TOKEN, emulatorCall, startApp, startEmulatorFixture, startRelayFixture, until, type App, type Emulator, type Relay } from './fixtures';
+import { freePort } from '../../support/freePort';
 
 const REPO = 'acme/agents';
 const WORKFLOW = 'on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n      - run: echo ${{ secrets.GITHUB_TOKEN }}\n';
-
-/** A loopback port nothing listens on: a webhook there fails (connection refused). */
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as { port: number };
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 describe('Agent tools through vscode.lm (issue 39)', function () {
   let api: ServiceHooksApi;
@@ -95,7 +86,7 @@ describe('Agent tools through vscode.lm (issue 39)', function () {
     assert.deepEqual(await run(COMMANDS.signIn, { token: TOKEN }), { signedIn: true, validated: true });
     relayHook = await hook(`http://127.0.0.1:${relay.port}/hooks/default`, ['push']);
     appHook = await hook(app.url, ['issue']);
-    brokenHook = await hook(`http://127.0.0.1:${await closedPort()}/hook`, ['release']);
+    brokenHook = await hook(`http://127.0.0.1:${await freePort()}/hook`, ['release']);
     await fire('push');
     failedDelivery = (await fire('release')).find((d) => d.webhook_id === brokenHook)!.id;
     workflowDir = join(vscode.workspace.workspaceFolders![0]!.uri.fsPath, '.github', 'agent-tools');

@@ -6,7 +6,6 @@
 // under that webhook (a rejected one: the secret is fixed, then Retry), and a second webhook with
 // other events on the same channel showing only its own.
 import { strict as assert } from 'node:assert';
-import { createServer, type AddressInfo } from 'node:net';
 import * as vscode from 'vscode';
 import { RelayApi } from '../../../relay/client';
 import type { CreatedChannel } from '../../../src/core/relay/protocol';
@@ -16,21 +15,12 @@ import { COMMANDS, SETTINGS } from '../../../src/extension/ids';
 import { activated, relayView, run } from './editor';
 import { TOKEN, emulatorCall, startEmulatorFixture, type Emulator } from './fixtures';
 import { startTlsRelay, type TlsRelay } from './tlsRelay';
+import { freePort } from '../../support/freePort';
 
 const REPO = 'acme/widgets';
 const CHANNEL_SECRET = 'alice-channel-secret-0123456789';
 /** The secret the webhook is first created with: not the channel's, so its deliveries are rejected. */
 const WEBHOOK_SECRET = 'webhook-secret-not-yet-on-the-relay';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 describe('the tree with the documented service, a TLS relay under a host name and a channel token', function () {
   let api: ServiceHooksApi;

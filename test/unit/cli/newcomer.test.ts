@@ -12,6 +12,7 @@ import { verify } from '../../../src/core/signing';
 import { makeTestCerts } from '../relay/support/certs';
 import { cli, post, signed, spawnRelay, startTarget, tempDir, type RelayProcess, type TargetApp } from '../relay/support/helpers';
 import { spawnRelayWith } from '../relay/support/publicHelpers';
+import { freePort } from '../../support/freePort';
 
 interface Proc {
   child: ChildProcess;
@@ -47,15 +48,6 @@ async function run(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code:
   const p = await start(args, env);
   const code = await p.code;
   return { code, stdout: p.stdout(), stderr: p.stderr() };
-}
-
-/** A loopback port nothing listens on (bound, then closed). */
-async function closedPort(): Promise<number> {
-  const s = createServer().listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
 }
 
 describe('newcomer: the CLI with wrong input and end to end', function () {
@@ -114,7 +106,7 @@ describe('newcomer: the CLI with wrong input and end to end', function () {
   });
 
   it('relay --store nats://… stops on SIGTERM while it waits for a NATS server that is not there', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const relay = await start(['relay', '--port', '0', '--data', tempDir(), '--store', `nats://user:pw-not-shown@127.0.0.1:${port}`]);
     procs.push(relay);
     await relay.saw(/connecting to NATS/);

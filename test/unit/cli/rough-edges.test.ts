@@ -9,18 +9,12 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { makeTestCerts, type TestCerts } from '../relay/support/certs';
-import { relayProcesses, tempDir, until, type RelayProcess } from '../relay/support/helpers';
+import { relayProcesses, tempDir, type RelayProcess } from '../relay/support/helpers';
 import { runCli, spawnRelayWith } from '../relay/support/publicHelpers';
 
 /** The relay's stdout once it holds a line matching `re` (it prints the allow-list after its ready line). */
 function printed(relay: RelayProcess, re: RegExp): Promise<string> {
-  return until(
-    () => (re.test(relay.stdout()) ? relay.stdout() : undefined),
-    (wake) => {
-      relay.child.stdout!.on('data', wake);
-      return () => relay.child.stdout!.off('data', wake);
-    },
-  );
+  return relay.saw(re, { in: 'stdout' }).then(() => relay.stdout());
 }
 
 describe('CLI rough edges: empty channel list, http:// to a TLS port, the --public allow-list', function () {

@@ -6,27 +6,12 @@ import { request } from 'undici';
 import { startEmulator, type EmulatorOptions, type EmulatorServer, type RetryScheduled } from '../../../relay/emulator';
 import type { DeliveryAttempt, DeliveryRecord } from '../../../relay/emulator/types';
 import { makeTempDir } from '../tempDirs';
+import { Signal } from '../../support/until';
 
 export const TOKEN = 'emulator-test-token';
 
 export function tempDir(prefix = 'sh-emu-test-'): string {
   return makeTempDir(prefix);
-}
-
-/** Wakes waiters whenever something is recorded; `until` re-checks its condition on each wake. */
-export class Signal {
-  private waiters: (() => void)[] = [];
-  wake(): void {
-    for (const w of this.waiters.splice(0)) w();
-  }
-  async until<T>(check: () => T | undefined | false, what = 'a condition', limit = 10_000): Promise<T> {
-    for (let i = 0; i < limit; i++) {
-      const v = check();
-      if (v !== undefined && v !== false) return v;
-      await new Promise<void>((r) => this.waiters.push(r));
-    }
-    throw new Error(`gave up waiting for ${what}`);
-  }
 }
 
 export interface Reply {

@@ -4,8 +4,11 @@
 //                   err/<case>.pinned.yml where there are suggestions), optional
 //                   err/<case>.config.json in the .service-hooks.json format for extra rules.
 // To add a case, drop the .yml in ok/ or err/ and (for err/) run with UPDATE_GOLDEN=1, then review.
+// ok/starter-workflows/ and err/starter-workflows/ hold real workflows copied from the
+// starter-workflows corpus (MIT, their LICENSE beside them): the ok/ ones must stay clean as the
+// rules grow (a golden could be re-recorded; "no finding" cannot).
 import { strict as assert } from 'node:assert';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseConfig } from '../../../src/core/lint/config';
 import { applyFixes, BUILTIN_RULES, lintText, NOTE_RULES } from '../../../src/core/lint';
@@ -14,10 +17,21 @@ import { checkGolden, UPDATE } from './golden';
 const OK_DIR = resolve(__dirname, '../../fixtures/lint/ok');
 const ERR_DIR = resolve(__dirname, '../../fixtures/lint/err');
 
-const sources = (dir: string) => readdirSync(dir).filter((f) => /\.ya?ml$/.test(f) && !/\.(fixed|pinned)\.ya?ml$/.test(f));
+/** The cases under `dir`, as paths relative to it (subfolders included). */
+const sources = (dir: string, under = ''): string[] =>
+  readdirSync(join(dir, under)).flatMap((f) => {
+    const rel = under ? `${under}/${f}` : f;
+    if (statSync(join(dir, rel)).isDirectory()) return sources(dir, rel);
+    return /\.ya?ml$/.test(f) && !/\.(fixed|pinned)\.ya?ml$/.test(f) ? [rel] : [];
+  });
 
 describe('lint golden files (test/fixtures/lint/ok)', () => {
-  for (const file of sources(OK_DIR)) {
+  const cases = sources(OK_DIR);
+  it('holds real workflows that must stay clean, with their licence', () => {
+    assert.ok(cases.filter((c) => c.startsWith('starter-workflows/')).length >= 30, cases.join(', '));
+    assert.ok(existsSync(join(OK_DIR, 'starter-workflows', 'LICENSE')));
+  });
+  for (const file of cases) {
     it(file.replace(/\.ya?ml$/, ''), () => {
       const text = readFileSync(join(OK_DIR, file), 'utf8');
       const findings = lintText(text);

@@ -16,7 +16,8 @@ import { startRelay, type RelayServer } from '../../../relay/server';
 import { FaultyFs } from '../relay/support/faultyFs';
 import { post, tempDir } from '../relay/support/helpers';
 import { relayOnNatsPerSuite } from '../nats/relayOnNats';
-import { ensurePrometheus, MONITORING, pollUntil, startPrometheus, testConfig, writeConfig, type Alert, type PrometheusProcess } from './prometheus';
+import { pollUntil } from '../../support/poll';
+import { ensurePrometheus, MONITORING, startPrometheus, testConfig, writeConfig, type Alert, type PrometheusProcess } from './prometheus';
 
 const ADMIN = 'alerts-admin-token-0123456789';
 const FOR = '2s';

@@ -191,17 +191,3 @@ export function testConfig(target: string, tokenFile: string): PromConfig {
   config.global = { ...config.global, scrape_interval: '1s', evaluation_interval: '1s' };
   return config;
 }
-
-/**
- * Polls `check` every 250 ms until it returns a value (not undefined); past `withinMs` it throws
- * with `what` and `saw()` (what the last poll saw), so a wait that does not end says why.
- */
-export async function pollUntil<T>(what: string, check: () => Promise<T | undefined>, saw: () => string, withinMs = 30_000): Promise<T> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${withinMs} ms. Last seen:\n${saw()}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}

@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, tempDir } from '../relay/support/helpers';
-import { ensureNatsServer, NATS_SERVER, routePort as freePort } from './natsServers';
+import { ensureNatsServer, NATS_SERVER } from './natsServers';
+import { freePort } from '../../support/freePort';
 
 const DOC = join(ROOT, 'docs/team-relay.md');
 

@@ -4,10 +4,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
+import { freePort } from '../../support/freePort';
 
 export const NATS_SERVER = '/usr/sbin/nats-server';
 
@@ -48,33 +48,18 @@ export interface NatsCluster {
 }
 
 /**
- * A free loopback port for a cluster node's routes, probed and released: nats-server is given it
- * a moment later, so another process could take it meanwhile (rare on loopback; the cost of
- * JetStream clustering's configured routes). Client and monitoring ports never go this way.
- */
-export function routePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/**
  * Starts `size` nats-server processes with JetStream; with size > 1 they form one cluster. With
  * `monitor`, each also serves its monitoring API (`-m`) on a loopback port of its own. The client
  * and monitoring ports are chosen by nats-server itself at the first start (-1, read from its
  * log: no port is probed and released here for another process to take meanwhile); a restarted
- * node keeps its ports. Only a cluster's route ports are reserved beforehand (routePort), since a
- * JetStream cluster node must be told its routes before it starts.
+ * node keeps its ports. Only a cluster's route ports are reserved beforehand (freePort), since a
+ * JetStream cluster node must be told its routes before it starts: probed and released, so another
+ * process could take one meanwhile (rare on loopback; the cost of configured routes).
  */
 export async function startNats(size = 1, o: { monitor?: boolean } = {}): Promise<NatsCluster> {
   ensureNatsServer();
   const root = mkdtempSync(join(tmpdir(), 'sh-nats-'));
-  const routePorts = size > 1 ? await Promise.all(Array.from({ length: size }, () => routePort())) : [];
+  const routePorts = size > 1 ? await Promise.all(Array.from({ length: size }, () => freePort())) : [];
   const nodes: NatsNode[] = Array.from({ length: size }, (_, i) => {
     const name = `n${i + 1}`;
     const args = () => {

@@ -7,6 +7,7 @@ import { request } from 'undici';
 import { post, signed, spawnRelay, tempDir, type RelayProcess } from '../relay/support/helpers';
 import { sample, scrape } from '../relay/support/metricsText';
 import { startNats, waitForStreamQuorum, type NatsCluster } from './natsServers';
+import { pollUntil } from '../../support/poll';
 
 const SECRET = 'quorum-secret-0123456789';
 const ADMIN = 'quorum-admin-token-0123456789';
@@ -18,14 +19,18 @@ async function readyz(relay: RelayProcess): Promise<{ status: number; body: stri
 
 /** Asks /readyz until it answers `status` (and a body matching `body`; bounded: 40 s); says what it last saw otherwise. */
 async function readyzUntil(relay: RelayProcess, status: number, body = /./): Promise<{ status: number; body: string }> {
-  const deadline = Date.now() + 40_000;
-  for (;;) {
-    const r = await readyz(relay);
-    if (r.status === status && body.test(r.body)) return r;
-    if (Date.now() > deadline)
-      throw new Error(`/readyz of ${relay.url} did not answer ${status} ${body} within 40 s; last ${r.status} ${r.body}\n${relay.stderr().slice(-3000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200)); // poll interval of a bounded wait
-  }
+  let last = { status: 0, body: '' };
+  const ask = async () => {
+    last = await readyz(relay);
+    return last.status === status && body.test(last.body) ? last : undefined;
+  };
+  return pollUntil(
+    `/readyz of ${relay.url} answering ${status} ${body}`,
+    ask,
+    () => `${last.status} ${last.body}\n${relay.stderr().slice(-3000)}`,
+    40_000,
+    200,
+  );
 }
 
 describe('readiness on a JetStream cluster that loses its quorum (3 nats-server, 2 relays)', function () {

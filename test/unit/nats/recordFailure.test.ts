@@ -10,7 +10,8 @@ import { NatsStore } from '../../../relay/server/nats/natsStore';
 import { SharedForwarding } from '../../../relay/server/nats/sharedForwarding';
 import { createHash } from 'node:crypto';
 import { AckPolicy, DeliverPolicy, StorageType } from '@nats-io/jetstream';
-import { startTarget, until, type TargetApp } from '../relay/support/helpers';
+import { startTarget, type TargetApp } from '../relay/support/helpers';
+import { until } from '../../support/until';
 import { startNats, type NatsCluster } from './natsServers';
 
 const HOUR = 3_600_000;

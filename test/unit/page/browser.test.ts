@@ -17,7 +17,8 @@ import { startRelay, type RelayServer } from '../../../relay/server';
 import { verify } from '../../../src/core/signing';
 import { forwardDelivery, subscribe } from '../../../relay/client';
 import { SUBSCRIBER_TARGET } from '../../../src/core/relay/protocol';
-import { post, ROOT, signed, startTarget, tempDir, until } from '../relay/support/helpers';
+import { post, ROOT, signed, startTarget, tempDir } from '../relay/support/helpers';
+import { until } from '../../support/until';
 
 const SECRET = 'page-channel-secret-0123456789';
 const EMULATOR_TOKEN = 'page-emulator-token';

@@ -4,9 +4,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { ROOT, tempDir } from '../relay/support/helpers';
+import { freePort } from '../../support/freePort'; // nginx cannot be told to pick a port
 
 export const NGINX = '/usr/sbin/nginx';
 
@@ -32,15 +32,6 @@ export interface Nginx {
   /** https://localhost:<port> */
   url: string;
   stop(): Promise<void>;
-}
-
-/** A free loopback port (nginx cannot be told to pick one). */
-async function freePort(): Promise<number> {
-  const s = createServer().listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 /** Replaces `from` (which must be there: a changed block fails loudly) in `text`. */

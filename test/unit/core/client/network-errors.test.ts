@@ -1,19 +1,11 @@
 // Network failures are recognised by their error code (on the error or its cause), not by message text.
 import { strict as assert } from 'node:assert';
-import { createServer } from 'node:net';
 import { ServiceClient, networkErrorCode, networkErrorText } from '../../../../src/core/client';
-
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as { port: number };
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
+import { freePort } from '../../../support/freePort';
 
 describe('network error classification', () => {
   it("fetch to a closed port: the code is on the error's cause", async () => {
-    const err = await fetch(`http://127.0.0.1:${await closedPort()}/`).then(
+    const err = await fetch(`http://127.0.0.1:${await freePort()}/`).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -32,7 +24,7 @@ describe('network error classification', () => {
 
 describe('ServiceError of a network failure', () => {
   it('carries the code, and networkErrorText says it in words', async () => {
-    const client = new ServiceClient({ baseUrl: `http://127.0.0.1:${await closedPort()}`, token: 't', retries: 0 });
+    const client = new ServiceClient({ baseUrl: `http://127.0.0.1:${await freePort()}`, token: 't', retries: 0 });
     const err = await client.listWebhooks({ owner: 'a', repo: 'b' }).then(
       () => undefined,
       (e: unknown) => e as { kind: string; code?: string },

@@ -1,7 +1,7 @@
 // Pins the one reading of `<base>/hooks/<name>`: relayChannelFor names the channel a running relay
 // routes that URL to, edge cases included, so the tree and the signing secret never disagree.
 import { strict as assert } from 'node:assert';
-import { hookChannel, ingressUrl, relayChannelFor, relayUrlsOf, type RelayUrls } from '../../../../src/core/relay/ingressChannel';
+import { hookChannel, ingressUrl, PLAIN_HOOK_RE, relayChannelFor, relayUrlsOf, type RelayUrls } from '../../../../src/core/relay/ingressChannel';
 import { startRelay, type RelayServer } from '../../../../relay/server';
 import { tempDir } from '../../relay/support/helpers';
 
@@ -107,6 +107,9 @@ describe('the channel a webhook URL delivers to (relayChannelFor)', () => {
     assert.equal(hookChannel('/hooks/'), 'default');
     assert.equal(hookChannel('/hooks/a%2Eb'), 'a.b');
     assert.equal(hookChannel('/hooks/%E0%A4%A'), undefined, 'bad percent-encoding');
+    const plain = CASES.filter(([path]) => PLAIN_HOOK_RE.test(path));
+    assert.ok(plain.length > 0);
+    for (const [path] of plain) assert.equal(PLAIN_HOOK_RE.exec(path)![1], hookChannel(path), `the fast path reads ${path} as hookChannel does`);
   });
   it('relayUrlsOf drops missing parts and duplicates', () => {
     assert.deepEqual(relayUrlsOf(undefined, undefined, 'http://127.0.0.1:1'), { bases: ['http://127.0.0.1:1'], channels: [] });

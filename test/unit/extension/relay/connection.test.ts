@@ -11,7 +11,8 @@ import { forwardSummary, seqKey } from '../../../../src/core/tree';
 import { extraCa, RelayConnection, type RelayEndpoint } from '../../../../src/extension/relay/connection';
 import { EditorForwarder } from '../../../../src/extension/relay/forwarding';
 import { makeTestCerts } from '../../relay/support/certs';
-import { signed, startTarget, tempDir, until as untilWoken, type TargetApp } from '../../relay/support/helpers';
+import { signed, startTarget, tempDir, type TargetApp } from '../../relay/support/helpers';
+import { until as untilWoken } from '../../../support/until';
 
 const SECRET = 'connection-test-secret-0123456789';
 

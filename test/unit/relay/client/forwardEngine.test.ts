@@ -7,6 +7,7 @@ import { createServer } from 'node:http';
 import { ForwardEngine, type EngineClock, type ForwardCursor, type ForwardEvent } from '../../../../relay/client/forwardEngine';
 import type { DeliveryMessage } from '../../../../src/core/relay/protocol';
 import { startTarget, type TargetApp } from '../support/helpers';
+import { Signal } from '../../../support/until';
 
 type Delivery = DeliveryMessage['delivery'];
 
@@ -57,21 +58,10 @@ function memoryCursor(initial?: ForwardCursor) {
 
 /** Resolves once an event of `kind` (for `seq`) was emitted. */
 function eventsOf(list: ForwardEvent[]) {
-  const waiters = new Set<() => void>();
+  const emitted = new Signal();
   return {
-    push: (e: ForwardEvent) => (list.push(e), [...waiters].forEach((w) => w())),
-    when: (pred: (e: ForwardEvent) => boolean) =>
-      new Promise<ForwardEvent>((resolve) => {
-        const check = () => {
-          const e = list.find(pred);
-          if (e) {
-            waiters.delete(check);
-            resolve(e);
-          }
-        };
-        waiters.add(check);
-        check();
-      }),
+    push: (e: ForwardEvent) => (list.push(e), emitted.wake()),
+    when: (pred: (e: ForwardEvent) => boolean) => emitted.until(() => list.find(pred)),
   };
 }
 

@@ -13,6 +13,7 @@ import { startRelay, type RelayServer } from '../../../../relay/server';
 import type { DeliveryMessage } from '../../../../src/core/relay/protocol';
 import { nodeFs, type JournalFs } from '../../../../relay/server/journal/journalFs';
 import { post, tempDir } from '../support/helpers';
+import { Signal } from '../../../support/until';
 
 /** node:fs, but the journal's open (its first readdir) waits until release(). */
 function heldJournal(): { fs: JournalFs; release: () => void; reached: Promise<void> } {
@@ -42,32 +43,25 @@ describe('subscribe(): reconnect when the relay is back', function () {
     relay = await startRelay({ port: 0, dataDir, forward: [] });
     const { port, token } = relay;
     const states: SubscriptionState['state'][] = [];
-    const waiters = new Set<() => void>();
     const got: DeliveryMessage['delivery'][] = [];
-    const wake = () => waiters.forEach((w) => w());
-    const until = (pred: () => boolean) =>
-      new Promise<void>((resolve) => {
-        const check = () => pred() && (waiters.delete(check), resolve());
-        waiters.add(check);
-        check();
-      });
+    const changed = new Signal();
     const sub = subscribe({
       url: `ws://127.0.0.1:${port}`,
       token,
       backoff: { initialMs: 60_000, maxMs: 60_000 },
-      onState: (s) => (states.push(s.state), wake()),
-      onDelivery: (d) => void (got.push(d), wake()),
+      onState: (s) => (states.push(s.state), changed.wake()),
+      onDelivery: (d) => void (got.push(d), changed.wake()),
     });
     try {
-      await until(() => states.includes('open'));
+      await changed.until(() => states.includes('open'));
       await relay.close();
       relay = undefined;
-      await until(() => states.includes('reconnecting'));
+      await changed.until(() => states.includes('reconnecting'));
       relay = await startRelay({ port, dataDir, forward: [] });
       assert.equal(relay.token, token, 'the same relay, back');
-      await until(() => states.filter((s) => s === 'open').length === 2);
+      await changed.until(() => states.filter((s) => s === 'open').length === 2);
       assert.equal((await post(`http://127.0.0.1:${port}/hooks/default`, '{"back":true}')).status, 200);
-      await until(() => got.length === 1);
+      await changed.until(() => got.length === 1);
       assert.equal(got[0]!.channel, 'default');
     } finally {
       sub.close();
@@ -116,26 +110,25 @@ describe('subscribe(): reconnect when the relay is back', function () {
     relay = await startRelay({ port: 0, dataDir, forward: [] });
     const { port, token } = relay;
     const states: SubscriptionState[] = [];
-    let wake = () => {};
-    const until = (pred: () => boolean) => new Promise<void>((resolve) => ((wake = () => pred() && resolve()), wake()));
+    const changed = new Signal();
     const sub = subscribe({
       url: `ws://127.0.0.1:${port}`,
       token,
       backoff: { initialMs: 60_000, maxMs: 60_000 },
-      onState: (s) => (states.push(s), wake()),
+      onState: (s) => (states.push(s), changed.wake()),
       onDelivery: () => undefined,
     });
     try {
-      await until(() => states.some((s) => s.state === 'open'));
+      await changed.until(() => states.some((s) => s.state === 'open'));
       await relay.close();
       relay = undefined;
       const held = heldJournal();
       const started = startRelay({ port, dataDir, forward: [], journalFs: held.fs });
       await held.reached;
-      await until(() => states.some((s) => s.state === 'reconnecting' && s.refused === 503));
+      await changed.until(() => states.some((s) => s.state === 'reconnecting' && s.refused === 503));
       held.release();
       relay = await started;
-      await until(() => states.filter((s) => s.state === 'open').length === 2);
+      await changed.until(() => states.filter((s) => s.state === 'open').length === 2);
     } finally {
       sub.close();
       await sub.closed;

@@ -3,7 +3,7 @@
 // stream, which drains once its port answers) and issue 20 item 11 (a restart without --since
 // resumes from the state file: nothing missed, nothing twice, the retrying set kept).
 import { strict as assert } from 'node:assert';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync, statSync, watch } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -13,7 +13,9 @@ import { startRelay, type RelayServer } from '../../../../relay/server';
 import { Forwarder } from '../../../../relay/server/forwarding/forwarder';
 import { RelayApi } from '../../../../relay/client/api';
 import { subscribe } from '../../../../relay/client/subscribe';
-import { cli, post, runCliBare, settled, signed, startTarget, tempDir, until, within } from '../support/helpers';
+import { post, runCliBare, settled, signed, startTarget, tempDir, within } from '../support/helpers';
+import { until } from '../../../support/until';
+import { forwarder as forwardChild } from '../support/forwarderProcess';
 
 /** Resolves once the forward state file's content satisfies `pred` (checked at each change of its folder). */
 async function stateFileSays(file: string, pred: (k: { lastSeq?: number; retrying: unknown[] }) => boolean): Promise<void> {
@@ -31,44 +33,6 @@ async function stateFileSays(file: string, pred: (k: { lastSeq?: number; retryin
   } finally {
     watcher.close();
   }
-}
-
-interface ForwardChild {
-  child: ChildProcess;
-  out: () => string;
-  /** Resolves once stdout + stderr match `re`. */
-  saw(re: RegExp): Promise<void>;
-  exited: Promise<number | null>;
-}
-
-async function forwardChild(args: string[]): Promise<ForwardChild> {
-  const child = spawn(process.execPath, [await cli(), 'forward', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const waiters = new Set<() => void>();
-  const onData = (c: Buffer) => {
-    out += c.toString();
-    for (const w of [...waiters]) w();
-  };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  return {
-    child,
-    out: () => out,
-    exited,
-    saw: (re) =>
-      new Promise<void>((resolve, reject) => {
-        const check = () => {
-          if (re.test(out)) {
-            waiters.delete(check);
-            resolve();
-          }
-        };
-        waiters.add(check);
-        check();
-        void exited.then((code) => (re.test(out) ? resolve() : reject(new Error(`forward exited (${code}) before ${re}:\n${out}`))));
-      }),
-  };
 }
 
 /** Resolves once delivery `seq`'s subscriber forward state satisfies `pred`. */

@@ -5,47 +5,16 @@
 // instead of a warning followed by a skip (believed when the relay says it twice running: an
 // instance sharing JetStream may lag a moment). Real relay and forwarders (child processes), real apps.
 import { strict as assert } from 'node:assert';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { WebSocketServer } from 'ws';
-import { cli, post, relayProcesses, signed, spawnRelayWithData, startTarget, tempDir, within, type TargetApp } from '../support/helpers';
-import { call, childEnv, runCli } from '../support/publicHelpers';
+import { post, relayProcesses, signed, spawnRelayWithData, startTarget, tempDir, within, type TargetApp } from '../support/helpers';
+import { call, runCli } from '../support/publicHelpers';
 import { defaultStateFile, writeStateFile } from '../../../../relay/cli/forwardState';
-import { processesPerTest } from '../support/forwarderProcess';
+import { forwarder, processesPerTest } from '../support/forwarderProcess';
 
 const SECRET = 'scope-secret-0123456789';
-
-interface Forwarder {
-  child: ChildProcess;
-  out: () => string;
-  saw(re: RegExp): Promise<void>;
-  exited: Promise<number | null>;
-}
-
-function forwarder(args: string[], env: Record<string, string>): Promise<Forwarder> {
-  return cli().then((path) => {
-    const child = spawn(process.execPath, [path, 'forward', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(env) });
-    let out = '';
-    const waiters = new Set<() => void>();
-    const onData = (c: Buffer) => {
-      out += c.toString();
-      for (const w of [...waiters]) w();
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    const saw = (re: RegExp) =>
-      new Promise<void>((resolve, reject) => {
-        const check = () => re.test(out) && (waiters.delete(check), resolve());
-        waiters.add(check);
-        check();
-        void exited.then((code) => (re.test(out) ? resolve() : reject(new Error(`forward exited (${code}) before ${re}:\n${out}`))));
-      });
-    return { child, out: () => out, saw, exited };
-  });
-}
 
 /** Posts deliveries `from`..`to` (exclusive) to `channel`, one after another. */
 async function send(url: string, channel: string, from: number, to: number): Promise<void> {

@@ -8,27 +8,13 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { startRelay, type RelayServer } from '../../../../relay/server';
 import { FaultyFs } from '../support/faultyFs';
-import { post, relayProcesses, spawnRelay, tempDir, type RelayProcess } from '../support/helpers';
+import { post, relayProcesses, spawnRelay, tempDir } from '../support/helpers';
 import { call } from '../support/publicHelpers';
 import { startNats, type NatsCluster } from '../../nats/natsServers';
 
 async function get(url: string): Promise<{ status: number; json: { ok?: boolean; ready?: boolean; error?: string; lastSeq?: number } }> {
   const res = await request(url);
   return { status: res.statusCode, json: (await res.body.json()) as { ok?: boolean; ready?: boolean; error?: string } };
-}
-
-/** Resolves once the relay process's output (stdout and stderr, as it grows) matches `re`. */
-function output(relay: RelayProcess, re: RegExp): Promise<void> {
-  return new Promise((resolve) => {
-    const streams = [relay.child.stdout!, relay.child.stderr!];
-    const check = () => {
-      if (!re.test(relay.stdout() + relay.stderr())) return;
-      for (const s of streams) s.off('data', check);
-      resolve();
-    };
-    for (const s of streams) s.on('data', check);
-    check();
-  });
 }
 
 describe('relay health: /healthz and /readyz', function () {
@@ -107,13 +93,13 @@ describe('relay health: /healthz and /readyz', function () {
       procs.push(relay);
       assert.equal((await get(`${relay.url}/readyz`)).status, 200);
       await nats.nodes[0]!.kill();
-      await output(relay, /lost the connection to NATS/);
+      await relay.saw(/lost the connection to NATS/);
       const ready = await get(`${relay.url}/readyz`);
       assert.equal(ready.status, 503);
       assert.match(ready.json.error!, /NATS/);
       assert.equal((await get(`${relay.url}/healthz`)).status, 200);
       await nats.nodes[0]!.start();
-      await output(relay, /connected to NATS again/);
+      await relay.saw(/connected to NATS again/);
       assert.equal((await get(`${relay.url}/readyz`)).status, 200);
     });
   });

@@ -36,13 +36,7 @@ describe('a relay told to stop (real process, SIGTERM)', function () {
         `POST /hooks/default HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n`,
       );
       await within(got.until(/HTTP\/1\.1 100 Continue/), 10_000, () => `no 100 Continue: ${got.text()}`);
-      const stderrSays = (re: RegExp) =>
-        new Promise<void>((resolve) => {
-          const check = () => re.test(relay.stderr()) && (relay.child.stderr!.off('data', check), resolve());
-          relay.child.stderr!.on('data', check);
-          check();
-        });
-      const stopping = stderrSays(/stopping \(pending forwards stay in the journal\)/);
+      const stopping = relay.saw(/stopping \(pending forwards stay in the journal\)/, { in: 'stderr' });
       relay.child.kill('SIGTERM');
       await within(stopping, 10_000, () => `the relay never said it is stopping:\n${relay.stderr()}`);
       const late = '{"new":"post"}';

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cli, type TargetApp } from './helpers';
 import { childEnv } from './publicHelpers';
+import { childOutput } from '../../../support/childOutput';
 
 export interface Forwarder {
   child: ChildProcess;
@@ -16,24 +17,9 @@ export interface Forwarder {
 
 export async function forwarder(args: string[], env: Record<string, string> = {}): Promise<Forwarder> {
   const child = spawn(process.execPath, [await cli(), 'forward', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: childEnv(env) });
-  let out = '';
-  let stdout = '';
-  let stderr = '';
-  const waiters = new Set<() => void>();
-  const wake = () => {
-    for (const w of [...waiters]) w();
-  };
-  child.stdout!.on('data', (c: Buffer) => ((out += c.toString()), (stdout += c.toString()), wake()));
-  child.stderr!.on('data', (c: Buffer) => ((out += c.toString()), (stderr += c.toString()), wake()));
+  const output = childOutput(child, 'forward');
   const exited = new Promise<number | null>((r) => child.once('close', (code) => r(code)));
-  const saw = (re: RegExp) =>
-    new Promise<void>((resolve, reject) => {
-      const check = () => re.test(out) && (waiters.delete(check), resolve());
-      waiters.add(check);
-      check();
-      void exited.then((code) => (re.test(out) ? resolve() : reject(new Error(`forward exited (${code}) before ${re}:\n${out}`))));
-    });
-  return { child, out: () => out, stdout: () => stdout, stderr: () => stderr, saw, exited };
+  return { child, out: output.out, stdout: output.stdout, stderr: output.stderr, saw: (re) => output.saw(re), exited };
 }
 
 /** Child processes and apps a test starts, killed and closed after each test (registers mocha's afterEach). */

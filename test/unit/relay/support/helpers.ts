@@ -8,6 +8,8 @@ import { Agent, request } from 'undici';
 import WebSocket from 'ws';
 import { sign } from '../../../../src/core/signing';
 import { makeTempDir } from '../../tempDirs';
+import { until } from '../../../support/until';
+import { childOutput, type ChildOutput } from '../../../support/childOutput';
 import { formatRelayReady, parseRelayReady, tokenFilePath, type RelayReady } from '../../../../src/core/relay/ready';
 import { startRelay, type RelayServer } from '../../../../relay/server';
 
@@ -119,6 +121,8 @@ export interface RelayProcess {
   /** What the relay printed on stdout for people (its ready line for programs left out). */
   stdout: () => string;
   stderr: () => string;
+  /** Resolves once what it printed matches `re` (see ChildOutput.saw); rejects if it exits first. */
+  saw: ChildOutput['saw'];
   exited: Promise<number | null>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
@@ -129,17 +133,14 @@ export async function spawnRelay(args: string[], env?: NodeJS.ProcessEnv): Promi
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(env ? { env } : {}),
   });
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  const output = childOutput(child, 'relay');
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   const ready = await new Promise<RelayReady>((resolve, reject) => {
-    child.stdout!.on('data', (c: Buffer) => {
-      out += c.toString();
-      const r = parseRelayReady(out);
+    child.stdout!.on('data', () => {
+      const r = parseRelayReady(output.stdout());
       if (r) resolve(r);
     });
-    void exited.then((code) => reject(new Error(`relay exited with ${code}: ${err}`)));
+    void exited.then((code) => reject(new Error(`relay exited with ${code}: ${output.stderr()}`)));
   });
   const readyLine = formatRelayReady(ready) + '\n';
   return {
@@ -147,8 +148,9 @@ export async function spawnRelay(args: string[], env?: NodeJS.ProcessEnv): Promi
     port: Number(new URL(ready.url).port),
     url: ready.url,
     ready,
-    stdout: () => out.replace(readyLine, ''),
-    stderr: () => err,
+    stdout: () => output.stdout().replace(readyLine, ''),
+    stderr: output.stderr,
+    saw: output.saw,
     exited,
     stop: (signal = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
@@ -171,21 +173,6 @@ export async function post(url: string, body: Uint8Array | string, headers: Reco
 
 export function signed(secret: string, body: Uint8Array | string, extra: Record<string, string> = {}): Record<string, string> {
   return { 'x-service-signature': sign(secret, body), ...extra };
-}
-
-/** Waits for an emitter-style condition by polling on events from `poke` (no timers). */
-export function until<T>(check: () => T | undefined, subscribe: (wake: () => void) => () => void): Promise<T> {
-  return new Promise((resolve) => {
-    const v = check();
-    if (v !== undefined) return resolve(v);
-    const off = subscribe(() => {
-      const r = check();
-      if (r !== undefined) {
-        off();
-        resolve(r);
-      }
-    });
-  });
 }
 
 /** Resolves once every forward of delivery `seq` has reached a final state ('ok' or 'failed'). */

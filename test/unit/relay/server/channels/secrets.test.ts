@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHmac } from 'node:crypto';
 import { RelayConfigError, startRelay } from '../../../../../relay/server';
-import { cli, post, spawnRelay, tempDir, until } from '../../support/helpers';
+import { cli, post, spawnRelay, tempDir } from '../../support/helpers';
 
 async function run(args: string[]): Promise<{ code: number; stderr: string }> {
   const child = spawn(process.execPath, [await cli(), 'relay', '--port', '0', '--data', tempDir(), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -63,10 +63,7 @@ describe('relay secrets', function () {
     const relay = await spawnRelay(['--data', tempDir(), '--secret', 'shorty', '--secret', 'a-long-enough-secret-1234']);
     try {
       // stderr and stdout are separate pipes: the warning may arrive after the listening line.
-      await until(
-        () => (/warning/.test(relay.stderr()) ? true : undefined),
-        (wake) => (relay.child.stderr!.on('data', wake), () => relay.child.stderr!.off('data', wake)),
-      );
+      await relay.saw(/warning/, { in: 'stderr' });
       assert.match(relay.stderr(), /relay: warning: secret #1 of the relay-wide secrets has 6 bytes; use at least 16/);
       assert.doesNotMatch(relay.stderr(), /shorty|a-long-enough/);
       assert.doesNotMatch(relay.stderr(), /secret #2/);

@@ -6,7 +6,8 @@ import { strict as assert } from 'node:assert';
 import { execFile } from 'node:child_process';
 import { startRelay, type RelayServer } from '../../../../../relay/server';
 import { RelayApi } from '../../../../../relay/client';
-import { cli, post, settled, startTarget, tempDir, until, type TargetApp } from '../../support/helpers';
+import { cli, post, settled, startTarget, tempDir, type TargetApp } from '../../support/helpers';
+import { until } from '../../../../support/until';
 
 /** The service's first retry is a minute away; an hour makes any wait for the schedule fail the test. */
 const HOUR_LATER = [0, 3_600_000, 3_600_000];

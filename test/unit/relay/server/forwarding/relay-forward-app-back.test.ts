@@ -13,17 +13,7 @@ const N = 20;
 
 /** Resolves once the relay's stderr has a line matching `re` after the first `from` characters. */
 function logged(relay: RelayProcess, re: RegExp, from = 0): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const check = () => {
-      if (!re.test(relay.stderr().slice(from))) return false;
-      relay.child.stderr!.off('data', check);
-      resolve();
-      return true;
-    };
-    if (check()) return;
-    relay.child.stderr!.on('data', check);
-    void relay.exited.then((code) => reject(new Error(`relay exited (${code}) before logging ${re}:\n${relay.stderr()}`)));
-  });
+  return relay.saw(re, { in: 'stderr', from });
 }
 
 const UNREACHABLE = /is unreachable \(ECONNREFUSED/;

@@ -7,11 +7,7 @@ const SECRET = 'browser-refusal-secret-0123';
 
 /** Resolves once the relay's stderr matches `re` (it is written before the listening line, on another pipe). */
 function stderrMatching(relay: RelayProcess, re: RegExp): Promise<string> {
-  return new Promise((resolve) => {
-    const check = () => re.test(relay.stderr()) && (relay.child.stderr!.off('data', check), resolve(relay.stderr()));
-    relay.child.stderr!.on('data', check);
-    check();
-  });
+  return relay.saw(re, { in: 'stderr' }).then(() => relay.stderr());
 }
 
 describe('relay: unsigned-delivery warning and browser refusal (relay process)', function () {

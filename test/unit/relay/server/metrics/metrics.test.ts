@@ -10,7 +10,8 @@ import { targetLabel } from '../../../../../relay/server/metrics';
 import { TOKEN_SUBPROTOCOL_PREFIX } from '../../../../../src/core/relay/protocol';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { post, ROOT, settled, signed, startTarget, tempDir, until, type TargetApp } from '../../support/helpers';
+import { post, ROOT, settled, signed, startTarget, tempDir, type TargetApp } from '../../support/helpers';
+import { until } from '../../../../support/until';
 import { sample, scrape, scrapeUntil } from '../../support/metricsText';
 
 const SECRET = 'metrics-secret-0123456789';

@@ -3,7 +3,8 @@
 import { strict as assert } from 'node:assert';
 import WebSocket from 'ws';
 import { startRelay, type RelayServer } from '../../../../../relay/server';
-import { post, tempDir, until } from '../../support/helpers';
+import { post, tempDir } from '../../support/helpers';
+import { until } from '../../../../support/until';
 
 describe('relay: subscriber ack status', function () {
   this.timeout(30_000);

@@ -4,37 +4,18 @@
 // app a second time through the subscriber (its resume point stays: the next delivery arrives
 // once); another channel's token gets 404; with no subscriber connected, 409.
 import { strict as assert } from 'node:assert';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { SUBSCRIBER_TARGET, type ForwardAttempt } from '../../../../../src/core/relay/protocol';
 import { startRelay, type RelayServer } from '../../../../../relay/server';
 import { RelayApi } from '../../../../../relay/client/api';
-import { cli, post, runCliBare, signed, startTarget, tempDir, until, type TargetApp } from '../../support/helpers';
+import { post, runCliBare, signed, startTarget, tempDir, type TargetApp } from '../../support/helpers';
+import { until } from '../../../../support/until';
+import { forwarder as forwardChild } from '../../support/forwarderProcess';
 
 const ALICE = 'alice-replay-secret-0123456789abcdef';
 const BOB = 'bob-replay-secret-0123456789abcdef';
-
-/** A `service-hooks forward` child; `saw(re)` resolves once its output matches. */
-async function forwardChild(args: string[]): Promise<{ child: ChildProcess; out: () => string; saw: (re: RegExp) => Promise<void> }> {
-  const child = spawn(process.execPath, [await cli(), 'forward', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  const waiters = new Set<() => void>();
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  for (const s of [child.stdout!, child.stderr!])
-    s.on('data', (c: Buffer) => {
-      out += c.toString();
-      for (const w of [...waiters]) w();
-    });
-  const saw = (re: RegExp) =>
-    new Promise<void>((resolve, reject) => {
-      const check = () => re.test(out) && (waiters.delete(check), resolve());
-      waiters.add(check);
-      check();
-      void exited.then((code) => (re.test(out) ? resolve() : reject(new Error(`forward exited (${code}) before ${re}:\n${out}`))));
-    });
-  return { child, out: () => out, saw };
-}
 
 /** POST /api/deliveries/<seq>/replay with `body` and `token`: the status and error. */
 async function replayApi(

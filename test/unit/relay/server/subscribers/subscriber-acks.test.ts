@@ -11,7 +11,8 @@ import { startRelay, type RelayServer } from '../../../../../relay/server';
 import { subscribe, type ServerMessage } from '../../../../../relay/client';
 import { SUBSCRIBER_TARGET } from '../../../../../src/core/relay/protocol';
 import WebSocket from 'ws';
-import { post, tempDir, until } from '../../support/helpers';
+import { post, tempDir } from '../../support/helpers';
+import { until } from '../../../../support/until';
 
 /** A TCP proxy to the relay whose connections the test can cut. */
 async function cuttableProxy(port: number): Promise<{ port: number; cut: () => void; close: () => void }> {

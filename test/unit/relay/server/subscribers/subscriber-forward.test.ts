@@ -5,7 +5,8 @@ import { strict as assert } from 'node:assert';
 import { execFile, spawn } from 'node:child_process';
 import { SUBSCRIBER_TARGET } from '../../../../../src/core/relay/protocol';
 import { startRelay, type RelayServer } from '../../../../../relay/server';
-import { cli, post, startTarget, tempDir, until, type TargetApp } from '../../support/helpers';
+import { cli, post, startTarget, tempDir, type TargetApp } from '../../support/helpers';
+import { until } from '../../../../support/until';
 
 function deliveriesCli(relay: RelayServer): Promise<string> {
   return cli().then(

@@ -1,12 +1,12 @@
-// Choosing the store by the `--store` URL (relay/server/store/storeBackends.ts): one table of schemes,
+// Choosing the store by the `--store` URL (relay/server/storeBackends.ts): one table of schemes,
 // a usage error (exit 2) for a URL no backend takes, and a relay on the in-memory log.
 import { strict as assert } from 'node:assert';
 import { execFile } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { request } from 'undici';
-import { startRelay } from '../../../../../relay/server';
-import { storeBackend, StoreUrlError } from '../../../../../relay/server/storeBackends';
-import { cli, post, spawnRelay, tempDir, type RelayProcess } from '../../support/helpers';
+import { startRelay } from '../../../../relay/server';
+import { storeBackend, StoreUrlError } from '../../../../relay/server/storeBackends';
+import { cli, post, spawnRelay, tempDir, type RelayProcess } from '../support/helpers';
 
 function runRelay(args: string[]): Promise<{ code: number; stderr: string }> {
   return cli().then(
