@@ -194,7 +194,7 @@ async function publicPath(
   await new Promise<void>((resolve, reject) => {
     forward.stderr!.on('data', (c: Buffer) => {
       err += c.toString();
-      if (/forward: connected/.test(err)) resolve();
+      if (/: connected \(relay at seq/.test(err)) resolve();
     });
     forward.once('exit', (code) => reject(new Error(`forward exited with ${code}: ${err}`)));
   });

@@ -1,14 +1,16 @@
 // One channel's forwarder of `service-hooks forward` (several run in one process with
 // `--channel a,b` or `'*'`): its subscription, its forward loop (relay/client/forwardEngine.ts)
-// and its state file, one resume point per relay and token scope (./forwardState.ts). A failure
-// of one (a refused token, a state file of another scope) stops them all through `run.fail`.
+// and its state file, one resume point per relay identity and token scope (./forwardState.ts),
+// over one or several addresses of the relay (failing over between them). A failure of one (a
+// refused token, a state file of another scope, another relay at one address) stops them all
+// through `run.fail`.
 import { forwardState, StateFileError } from './forwardState';
 import { EXIT, type CliIO } from './io';
 import { isUntrustedCert, untrustedCertMessage } from './tlsTrust';
 import type { Router } from './forwardRoutes';
-import type { OutputMode } from './forwardOutput';
+import type { LineSource, OutputMode } from './forwardOutput';
 import { ForwardEngine, type CursorStore, type ForwardEngineOptions, type ForwardEvent } from '../client/forwardEngine';
-import type { HelloMessage } from '../../src/core/relay/protocol';
+import type { HelloMessage, TokenScope } from '../../src/core/relay/protocol';
 import { escapeControls } from '../../src/core/text/controls';
 import { originOf } from '../shared/outages';
 import { subscribe, type SubscriptionState } from '../client/subscribe';
@@ -22,7 +24,8 @@ import { subscribe, type SubscriptionState } from '../client/subscribe';
 const STATE_SAVE_SPACING_MS = 50;
 
 export interface ForwardArgs {
-  relayUrl: string;
+  /** --relay: the relay's addresses, ws(s)://…, tried in order (one relay's instances, or a balancer). */
+  relayUrls: string[];
   token: string;
   /** Where each delivery goes (--to, --route), undefined when the filter (--events, …) leaves it out. */
   route: Router;
@@ -48,11 +51,17 @@ export interface ForwardRun {
   stop: AbortSignal;
   /** Stops every forwarder; the process exits with `exit` (default 1) after printing `why`. */
   fail(why: string, exit?: number): void;
-  onEvent(e: ForwardEvent): void;
+  onEvent(e: ForwardEvent, from: LineSource): void;
   /** A line for a person about the forwarder (stderr). */
-  note(line: string): void;
+  note(line: string, from?: LineSource): void;
   /** A line for a person that --output quiet leaves out (connected, resuming). */
-  chatter(line: string): void;
+  chatter(line: string, from?: LineSource): void;
+}
+
+/** A relay address as lines name it: host:port. */
+export function relayLabel(url: string): string {
+  const u = new URL(url);
+  return `${u.hostname.includes(':') ? `[${u.hostname}]` : u.hostname}:${u.port || (u.protocol === 'wss:' || u.protocol === 'https:' ? 443 : 80)}`;
 }
 
 /** Why the subscription cannot go on (a refused token, an untrusted certificate), or undefined; with its exit code. */
@@ -82,9 +91,18 @@ function aheadOfRelay(seq: number, a: ForwardArgs, stateFile: string): string {
   return `the relay has not reached ${where}: its data was reset, or it is another relay; restart with --since 0 to take every delivery it holds (or --since SEQ)`;
 }
 
+/** Who speaks in a channel's lines: `forward: channel dev:` (a channel token's, or --channel), `forward: every channel:` (the admin token's whole stream). */
+function speaker(channel: string | undefined, scope: TokenScope | undefined): string {
+  const named = channel ?? (scope?.kind === 'channel' ? scope.channel : undefined);
+  return named === undefined ? 'forward: every channel:' : `forward: channel ${named}:`;
+}
+
 /** Forwards `channel`'s deliveries (undefined: the token's whole stream) until `run.stop`; resolves to the last seq handled and how many are still being retried. */
 export async function forwardChannel(a: ForwardArgs, channel: string | undefined, io: CliIO, run: ForwardRun): Promise<{ last: number; retrying: number }> {
-  const said = (a.channels?.length ?? 0) > 1 ? `forward: channel ${channel}:` : 'forward:';
+  let said = speaker(channel, undefined);
+  /** The relay address connected to (or being connected to): every line names it. */
+  let at = a.relayUrls[0]!;
+  const from = (): LineSource => ({ relay: relayLabel(at), said });
   let failed = false;
   const fail = (why: string, exit?: number) => {
     failed = true;
@@ -95,11 +113,25 @@ export async function forwardChannel(a: ForwardArgs, channel: string | undefined
   let stateFile = '';
   /** At the relay's hello, which names what the token reads: that scope's state file, and where to resume. */
   const start = (hello: HelloMessage): number | undefined => {
+    said = speaker(channel, hello.scope);
     try {
-      const state = forwardState({ env: io.env, cwd: io.cwd, relayUrl: a.relayUrl, channel, file: a.stateFile, scope: hello.scope, since: a.since });
+      const others = a.relayUrls.filter((u) => u !== at);
+      const state = forwardState({
+        env: io.env,
+        cwd: io.cwd,
+        relayUrl: at,
+        channel,
+        file: a.stateFile,
+        scope: hello.scope,
+        since: a.since,
+        relay: hello.relay,
+        others,
+      });
       stateFile = state.path;
-      engine = engineOf(a, run, state.store, (seq, r) => sub.report(seq, r));
-      if (state.adopted) run.note(`${said} taking over ${state.adopted}, an older version's state for --channel ${channel}`);
+      engine = engineOf(a, run, from, state.store, (seq, r) => sub.report(seq, r));
+      if (state.adopted) run.note(`${said} taking over ${state.adopted}, an older version's state for --channel ${channel}`, from());
+      else if (state.migrated)
+        run.note(`${said} taking over ${state.migrated}, an older version's state kept for ${at}, whose relay is ${hello.relay}; now in ${stateFile}`, from());
     } catch (err) {
       if (!(err instanceof StateFileError)) throw err;
       fail(err.message);
@@ -108,12 +140,12 @@ export async function forwardChannel(a: ForwardArgs, channel: string | undefined
     if (a.since !== undefined) engine.startAfter(a.since);
     else if (engine.lastSeq !== undefined) {
       const n = engine.retrying().length;
-      run.chatter(`${said} resuming after seq ${engine.lastSeq}${n ? ` (${n} still being retried)` : ''}; state in ${stateFile}`);
+      run.chatter(`${said} resuming after seq ${engine.lastSeq}${n ? ` (${n} still being retried)` : ''}; state in ${stateFile}`, from());
     }
     return engine.since;
   };
   const sub = subscribe({
-    url: a.relayUrl,
+    url: a.relayUrls,
     token: a.token,
     since: a.since,
     resumeFrom: start,
@@ -121,7 +153,11 @@ export async function forwardChannel(a: ForwardArgs, channel: string | undefined
     forwards: false, // the relay's own forward attempts are not shown here
     concurrency: a.parallel,
     onState: (s) => {
-      const f = fatal(s, a.relayUrl) ?? (s.state === 'open' && s.sinceAhead ? { why: aheadOfRelay(sub.lastSeq, a, stateFile) } : undefined);
+      if (s.state === 'connecting') at = s.url;
+      const f =
+        fatal(s, at) ??
+        (s.state === 'open' && s.sinceAhead ? { why: aheadOfRelay(sub.lastSeq, a, stateFile) } : undefined) ??
+        (s.state === 'closed' && s.error ? { why: s.reason } : undefined);
       if (f) return fail(f.why, f.exit);
       if (failed) return;
       if (s.state === 'open' && engine) {
@@ -129,14 +165,22 @@ export async function forwardChannel(a: ForwardArgs, channel: string | undefined
         if (s.scope === undefined && engine.lastSeq !== undefined && s.lastSeq < engine.lastSeq) {
           run.note(
             `${said} the relay is at seq ${s.lastSeq}, before the resume point ${engine.lastSeq} in ${stateFile}: if the relay's data was reset, restart with --since 0`,
+            from(),
           );
         }
         engine.opened(s.lastSeq);
-        run.chatter(`${said} connected (relay at seq ${s.lastSeq})`);
-      } else if (s.state === 'reconnecting' && !run.stop.aborted)
-        run.note(`${said} ${escapeControls(s.reason)}; reconnecting in ${s.delayMs} ms, or once the relay's port answers again`);
+        run.chatter(`${said} connected (relay at seq ${s.lastSeq})${s.relay ? `; relay ${s.relay}` : ''}`, from());
+      } else if (s.state === 'reconnecting' && !run.stop.aborted) {
+        const lost = { relay: relayLabel(s.url), said };
+        if (s.next) run.note(`${said} ${escapeControls(s.reason)}; going on at once at ${relayLabel(s.next)}`, lost);
+        else
+          run.note(
+            `${said} ${escapeControls(s.reason)}; reconnecting in ${s.delayMs} ms, or once ${a.relayUrls.length > 1 ? 'a' : 'the'} relay's port answers again`,
+            lost,
+          );
+      }
     },
-    onBadMessage: (line) => run.note(`${said} ${escapeControls(line)}`),
+    onBadMessage: (line) => run.note(`${said} ${escapeControls(line)}`, from()),
     onDelivery: (d) => engine!.handle(d),
     onReplay: (d) => engine!.replay(d),
   });
@@ -148,8 +192,8 @@ export async function forwardChannel(a: ForwardArgs, channel: string | undefined
   return { last: engine?.lastSeq ?? sub.lastSeq, retrying: engine?.retrying().length ?? 0 };
 }
 
-/** The forward loop of one channel, over the cursor in its state file. */
-function engineOf(a: ForwardArgs, run: ForwardRun, cursor: CursorStore, report: ForwardEngineOptions['report']): ForwardEngine {
+/** The forward loop of one channel, over the cursor in its state file; its lines name the relay address of `from()`. */
+function engineOf(a: ForwardArgs, run: ForwardRun, from: () => LineSource, cursor: CursorStore, report: ForwardEngineOptions['report']): ForwardEngine {
   return new ForwardEngine({
     target: a.route,
     skipsByFilter: a.filtered,
@@ -158,9 +202,9 @@ function engineOf(a: ForwardArgs, run: ForwardRun, cursor: CursorStore, report: 
     timeoutMs: a.timeoutMs,
     schedule: a.schedule,
     ...(a.attempt ? { attempt: a.attempt } : {}),
-    onEvent: (e) => run.onEvent(e),
+    onEvent: (e) => run.onEvent(e, from()),
     report,
-    log: (line) => run.note(line),
+    log: (line) => run.note(line, from()),
     saveSpacingMs: STATE_SAVE_SPACING_MS,
   });
 }

@@ -1,5 +1,7 @@
 // How `service-hooks forward` shows its outcomes (--output, issue 38 item 5):
-//   text    one line per delivery on stdout (relay/client/forwardLines.ts), notes on stderr
+//   text    one line per delivery on stdout (relay/client/forwardLines.ts), notes on stderr, each
+//           after the time and the relay address it came through (issue 42 item 7):
+//             2026-11-27T16:04:05.123Z relay-a.example:443 #12 dev push → 200 3.1 ms
 //   json    one JSON object per line per outcome on stdout, and nothing else there
 //   quiet   only what needs a person: refused or given up, an app that is unreachable, and notes
 // The delivery lines are gathered and written once per turn of the event loop; when stdout pushes
@@ -66,6 +68,12 @@ function jsonLine(j: OutcomeJson): string {
   return /[\u007f-\u009f]/.test(s) ? s.replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : s;
 }
 
+/** Where a line comes from: the relay address (host:port) and, for the forwarder's own lines about an app, who says it (`forward: channel dev:`). */
+export interface LineSource {
+  relay: string;
+  said?: string;
+}
+
 export class ForwardOutput {
   private lines: string[] = [];
   private scheduled = false;
@@ -75,32 +83,40 @@ export class ForwardOutput {
     private readonly mode: OutputMode,
     private readonly io: CliIO,
     private readonly totalAttempts: number,
+    /** The relay address of a line that names none (host:port of the first --relay). */
+    private readonly relay: string,
     /** --output interactive: the live list every event and note goes to. */
     private readonly view?: InteractiveView,
+    private readonly now: () => number = Date.now,
   ) {}
 
-  event(e: ForwardEvent): void {
+  event(e: ForwardEvent, from?: LineSource): void {
     if (this.view) return this.view.event(e);
     if (this.mode === 'json') {
       const j = outcomeJson(e);
       if (j) return this.out(jsonLine(j));
-      return this.note(forwardLine(e, this.totalAttempts).line);
+      return this.note(forwardLine(e, this.totalAttempts, from?.said).line, from);
     }
     if (this.mode === 'quiet' && !(e.kind === 'final' || e.kind === 'failed' || e.kind === 'paused' || e.kind === 'resumed')) return;
-    const { line, stream } = forwardLine(e, this.totalAttempts);
-    if (stream === 'stdout') this.out(line);
-    else this.note(line);
+    const { line, stream } = forwardLine(e, this.totalAttempts, from?.said);
+    if (stream === 'stdout') this.out(this.stamped(line, from));
+    else this.note(line, from);
   }
 
   /** A line for a person about the forwarder (stderr), in every mode. */
-  note(line: string): void {
+  note(line: string, from?: LineSource): void {
     if (this.view) return this.view.note(line);
-    this.io.stderr.write(line + '\n');
+    this.io.stderr.write(this.stamped(line, from) + '\n');
   }
 
   /** A line for a person that only text output shows (connected, resuming). */
-  chatter(line: string): void {
-    if (this.mode !== 'quiet') this.note(line);
+  chatter(line: string, from?: LineSource): void {
+    if (this.mode !== 'quiet') this.note(line, from);
+  }
+
+  /** `line` after the time and the relay address (not a JSON outcome: that line is the object alone). */
+  private stamped(line: string, from: LineSource | undefined): string {
+    return `${new Date(this.now()).toISOString()} ${from?.relay ?? this.relay} ${line}`;
   }
 
   /** Resolves once every line is written to stdout. */

@@ -37,8 +37,8 @@ export class ForwardTally {
     }
   }
 
-  /** The summary line; `retrying`: the deliveries still waiting for an attempt at the stop. */
-  line(retrying: number): string {
-    return `forward: ${this.posted} posted, ${this.ok} 2xx, ${this.refused} refused, ${retrying} retrying, ${this.skippedByFilter} skipped by the filter`;
+  /** The summary line; `retrying`: the deliveries still waiting for an attempt at the stop; `said`: who says it (`forward: channel dev:`). */
+  line(retrying: number, said = 'forward:'): string {
+    return `${said} ${this.posted} posted, ${this.ok} 2xx, ${this.refused} refused, ${retrying} retrying, ${this.skippedByFilter} skipped by the filter`;
   }
 }

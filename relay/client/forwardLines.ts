@@ -13,14 +13,15 @@ import { escapeControls } from '../../src/core/text/controls';
  * The line for an event, and whether it is about a delivery (stdout) or the forwarder (stderr);
  * its channel, event name, reason and error (a sender's or a relay's text) with control characters escaped.
  */
-export function forwardLine(e: ForwardEvent, totalAttempts: number): { line: string; stream: 'stdout' | 'stderr' } {
-  const { line, stream } = eventLine(e, totalAttempts);
+export function forwardLine(e: ForwardEvent, totalAttempts: number, said = 'forward:'): { line: string; stream: 'stdout' | 'stderr' } {
+  const { line, stream } = eventLine(e, totalAttempts, said);
   return { line: escapeControls(line), stream };
 }
 
-function eventLine(e: ForwardEvent, totalAttempts: number): { line: string; stream: 'stdout' | 'stderr' } {
-  if (e.kind === 'paused') return { stream: 'stderr', line: `forward: ${e.to} is unreachable (${e.error}); holding deliveries in order until it answers` };
-  if (e.kind === 'resumed') return { stream: 'stderr', line: `forward: ${e.to} answers again after ${(e.pausedMs / 1000).toFixed(1)} s; going on` };
+/** `said`: who speaks in a line about an app (`forward:`, or `forward: channel dev:` naming the stream held). */
+function eventLine(e: ForwardEvent, totalAttempts: number, said: string): { line: string; stream: 'stdout' | 'stderr' } {
+  if (e.kind === 'paused') return { stream: 'stderr', line: `${said} ${e.to} is unreachable (${e.error}); holding deliveries in order until it answers` };
+  if (e.kind === 'resumed') return { stream: 'stderr', line: `${said} ${e.to} answers again after ${(e.pausedMs / 1000).toFixed(1)} s; going on` };
   const head = `#${e.seq} ${e.channel}${e.kind === 'skipped' ? '' : ` ${e.event ?? '-'}`}`;
   const answer = (x: { status?: number; error?: string }) => (x.status !== undefined ? String(x.status) : `failed (${x.error ?? 'no answer'})`);
   switch (e.kind) {

@@ -69,8 +69,11 @@ const SCOPE: Field = [
   "{ kind: 'admin' } or { kind: 'channel', channel: a channel name, generation?: letters, digits, '_', '-' }",
 ];
 
+/** The relay's identity goes into a line for a person and a file's content: printable, and short. */
+const RELAY_IDENTITY: Field = [(v) => typeof v === 'string' && /^[\x21-\x7e]{1,200}$/.test(v), 'printable ASCII without spaces, at most 200 characters'];
+
 const SHAPES: Readonly<Record<ServerMessage['type'], Shape>> = {
-  hello: { lastSeq: SEQ, since: SEQ, scope: optional(SCOPE), sinceAhead: optional([(v) => v === true, 'true']) },
+  hello: { lastSeq: SEQ, since: SEQ, scope: optional(SCOPE), relay: optional(RELAY_IDENTITY), sinceAhead: optional([(v) => v === true, 'true']) },
   'caught-up': { lastSeq: SEQ },
   delivery: { delivery: shaped(DELIVERY, 'a delivery') },
   replay: { delivery: shaped(DELIVERY, 'a delivery') },

@@ -4,7 +4,9 @@
 // handled while more wait go together: ACK_BATCH), resume from the last acknowledged seq after a
 // disconnect as soon as the relay's port answers again (probed while a reconnect waits), with
 // exponential backoff while it answers but the connection fails, and ping/pong dead-connection
-// detection.
+// detection. With several addresses of one relay (its instances), a lost connection goes on at
+// once at the next that answers (./relayAddresses.ts), and every hello must name the relay's
+// identity the first named: another is refused, naming both.
 // A relay that drops a subscriber for falling behind (close code 4008, WS_CLOSE_SLOW_SUBSCRIBER)
 // or refuses it for having too many on its token (HTTP 429) is just another disconnect: the state
 // goes 'reconnecting' with the reason, and the subscription resumes by seq, losing nothing.
@@ -25,7 +27,7 @@ import { breaksTheStream, serverMessageProblem } from './serverMessageCheck';
 import { escapeControls } from '../../src/core/text/controls';
 import { bodyToFollow, FollowingBody } from './followingBody';
 import { InOrder } from './inOrder';
-import { watchPort } from '../shared/probe';
+import { RelayAddresses } from './relayAddresses';
 import type { DeliveryHandled, SubscribeOptions, Subscription, SubscriptionState } from './subscription';
 
 type Delivery = DeliveryMessage['delivery'];
@@ -114,6 +116,9 @@ class Subscriber implements Subscription {
   private aheadOnce = false;
   /** Asked at the first hello (SubscribeOptions.resumeFrom). */
   private resumeFrom: SubscribeOptions['resumeFrom'];
+  private readonly addresses: RelayAddresses;
+  /** The identity the first hello named (HelloMessage.relay), and the address that named it. */
+  private relay: { identity: string | undefined; url: string } | undefined;
   readonly closed = new Promise<void>((r) => (this.resolveClosed = r));
 
   constructor(private readonly options: SubscribeOptions) {
@@ -122,6 +127,7 @@ class Subscriber implements Subscription {
     const n = options.concurrency ?? 1;
     if (!Number.isInteger(n) || n < 1 || n > MAX_CONCURRENCY) throw new RangeError(`concurrency must be an integer from 1 to ${MAX_CONCURRENCY}, got ${n}`);
     this.concurrency = n;
+    this.addresses = new RelayAddresses(typeof options.url === 'string' ? [options.url] : options.url);
     this.connect();
   }
 
@@ -145,7 +151,7 @@ class Subscriber implements Subscription {
   }
 
   private endpoint(): string {
-    const u = new URL(this.options.url);
+    const u = new URL(this.addresses.current);
     if (u.pathname === '/' || u.pathname === '') u.pathname = WS_PATH;
     if (this.last >= 0) u.searchParams.set('since', String(this.last));
     if (this.options.channel) u.searchParams.set('channel', this.options.channel);
@@ -159,7 +165,7 @@ class Subscriber implements Subscription {
     if (this.stopped) return;
     this.stopWatching();
     this.attempt++;
-    this.state({ state: 'connecting', attempt: this.attempt });
+    this.state({ state: 'connecting', attempt: this.attempt, url: this.addresses.current });
     const o = this.options;
     const viaProto = o.tokenIn === 'subprotocol';
     const sock = new WebSocket(this.endpoint(), viaProto ? [TOKEN_SUBPROTOCOL_PREFIX + o.token] : [], {
@@ -249,6 +255,10 @@ class Subscriber implements Subscription {
 
   /** A connection's first message: where to resume (asked once: resumeFrom), then the state 'open'. */
   private hello(c: Connection, msg: HelloMessage): void {
+    const url = this.addresses.current;
+    const other = this.otherRelay(msg, url);
+    if (other) return this.fail(c, other);
+    if (this.relay?.identity === undefined) this.relay = { identity: msg.relay, url };
     const resumeFrom = this.resumeFrom;
     this.resumeFrom = undefined;
     const at = resumeFrom?.(msg);
@@ -268,8 +278,43 @@ class Subscriber implements Subscription {
       return;
     }
     if (this.last < 0) this.last = msg.since;
+    this.addresses.opened();
     this.sendReports();
-    this.state({ state: 'open', lastSeq: msg.lastSeq, ...(msg.scope ? { scope: msg.scope } : {}), ...(msg.sinceAhead === true ? { sinceAhead: true } : {}) });
+    this.state({
+      state: 'open',
+      lastSeq: msg.lastSeq,
+      url,
+      ...(msg.relay ? { relay: msg.relay } : {}),
+      ...(msg.scope ? { scope: msg.scope } : {}),
+      ...(msg.sinceAhead === true ? { sinceAhead: true } : {}),
+    });
+  }
+
+  /**
+   * Why the relay that sent `msg` at `url` is not the one this subscription follows: it names
+   * another identity than the first hello did, or (with several addresses, which only an identity
+   * can show to be one relay) none. Undefined: it is the same.
+   */
+  private otherRelay(msg: HelloMessage, url: string): string | undefined {
+    const several = this.addresses.list.length > 1;
+    if (several && msg.relay === undefined)
+      return `the relay at ${url} does not name its identity (it predates it): several --relay addresses need relays that do; give one address`;
+    const first = this.relay;
+    // One address whose relay names none (it predates it, or was upgraded since): nothing to compare.
+    if (!first || first.identity === undefined || msg.relay === undefined || first.identity === msg.relay) return undefined;
+    if (first.url === url)
+      return `the relay at ${url} is ${msg.relay} now, not ${first.identity}: its store was replaced (its data reset, or another relay at that address), where the resume point means nothing; restart forward (--since 0 takes every delivery it holds)`;
+    return `the relay at ${url} is ${msg.relay}, not ${first.identity} as the relay at ${first.url} said: they are not one relay (another store), so the resume point of one means nothing at the other; give the addresses of one relay's instances`;
+  }
+
+  /** Cannot go on (another relay answered): the subscription ends with the state 'closed' and the reason, `error` set. */
+  private fail(c: Connection, reason: string): void {
+    this.stopped = true;
+    this.stopWatching();
+    c.restart = true; // its messages are dropped
+    c.sock.terminate();
+    this.state({ state: 'closed', reason, error: true });
+    this.resolveClosed();
   }
 
   /**
@@ -370,23 +415,50 @@ class Subscriber implements Subscription {
     this.keepUnsentAcks(c);
     if (c.restart) return this.connect();
     const why = c.failure || `closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`;
+    this.addresses.lost(c.code);
+    if (this.addresses.list.length > 1) return void this.failover(c, why);
+    this.wait(c, why);
+  }
+
+  /** Another address that answers now, connected to at once; none: the backoff's wait (wait()). */
+  private async failover(c: Connection, why: string): Promise<void> {
+    const from = this.addresses.current;
+    const next = await this.addresses.failover();
+    if (this.stopped) return;
+    if (next === undefined) return this.wait(c, why);
+    this.state({
+      state: 'reconnecting',
+      delayMs: 0,
+      reason: why,
+      url: from,
+      next,
+      ...(c.refused ? { refused: c.refused } : {}),
+      ...(c.code ? { code: c.code } : {}),
+    });
+    if (!this.stopped) this.connect();
+  }
+
+  /** Connects again after a backoff with jitter, or as soon as a relay address's port answers again. */
+  private wait(c: Connection, why: string): void {
     const initial = this.options.backoff?.initialMs ?? 250;
     const max = this.options.backoff?.maxMs ?? 30_000;
     const backoff = Math.min(max, initial * 2 ** Math.min(Math.max(this.attempt, this.strikes), 16)) * (0.5 + Math.random() / 2);
     const delay = c.retryAfterMs === undefined ? backoff : Math.min(backoff, Math.max(c.retryAfterMs, RELAY_PROBE_EVERY_MS));
+    const url = this.addresses.current;
     this.state({
       state: 'reconnecting',
       delayMs: Math.round(delay),
       reason: why,
+      url,
       ...(c.refused ? { refused: c.refused } : {}),
       ...(c.code ? { code: c.code } : {}),
     });
     if (this.stopped) return; // close() from onState
-    this.retryTimer = setTimeout(() => this.connect(), delay);
+    this.retryTimer = setTimeout(() => (this.addresses.rotate(), this.connect()), delay);
     // Refused: the port was closed then; else the first probe tells.
     // Back: the backoff grown while it was down starts again.
     const back = () => ((this.attempt = 0), this.connect());
-    this.unwatch = watchPort(this.options.url, { everyMs: RELAY_PROBE_EVERY_MS, down: c.code === 'ECONNREFUSED', back });
+    this.unwatch = this.addresses.watch(RELAY_PROBE_EVERY_MS, back);
   }
 
   /** Ends the wait for a reconnect: its timer and its port probes. */

@@ -3,27 +3,36 @@
 import type { AckMessage, DeliveryMessage, ForwardMessage, ForwardStatus, HelloMessage, TokenScope } from '../../src/core/relay/protocol';
 
 export type SubscriptionState =
-  | { state: 'connecting'; attempt: number }
+  /** `url`: the relay address connected to. */
+  | { state: 'connecting'; attempt: number; url: string }
   /**
    * `scope`: what the token reads (relays before it: absent); `sinceAhead`: the relay never gave
    * out the seq this connection resumed after (its data was reset): nothing of what it takes next
-   * would come. Said only when two connections running were told so.
+   * would come. Said only when two connections running were told so. `url`: the relay address
+   * connected to; `relay`: the identity its hello named (relays before it: absent).
    */
-  | { state: 'open'; lastSeq: number; scope?: TokenScope; sinceAhead?: true }
+  | { state: 'open'; lastSeq: number; url: string; relay?: string; scope?: TokenScope; sinceAhead?: true }
   | { state: 'caught-up'; lastSeq: number }
   /**
    * `refused`: the HTTP status the relay answered the upgrade with (401: wrong token), if it did;
-   * `code`: the socket error's code (DEPTH_ZERO_SELF_SIGNED_CERT: a certificate not trusted here).
+   * `code`: the socket error's code (DEPTH_ZERO_SELF_SIGNED_CERT: a certificate not trusted here);
+   * `url`: the address lost; `next`: another address of the relay that answered, connected to at
+   * once (delayMs 0).
    */
-  | { state: 'reconnecting'; delayMs: number; reason: string; refused?: number; code?: string }
-  | { state: 'closed'; reason: string };
+  | { state: 'reconnecting'; delayMs: number; reason: string; url: string; next?: string; refused?: number; code?: string }
+  /** `error`: the subscription cannot go on (another relay answered: the reason names both); else close() was called. */
+  | { state: 'closed'; reason: string; error?: true };
 
 /** What a delivery handler resolves to: nothing, or the 2xx status of the app it forwarded the delivery to (sent with the ack). */
 export type DeliveryHandled = void | Pick<AckMessage, 'forwarded' | 'skipped'>;
 
 export interface SubscribeOptions {
-  /** ws(s)://HOST:PORT/ws (the /ws path is added when missing). */
-  url: string;
+  /**
+   * ws(s)://HOST:PORT/ws (the /ws path is added when missing); several: addresses of one relay
+   * (its instances), tried in order, a lost connection going on at once at the next that answers.
+   * Each must name the same identity in its hello (HelloMessage.relay), or the subscription ends.
+   */
+  url: string | readonly string[];
   token: string;
   /** Resume after this seq (default: only new deliveries). */
   since?: number;

@@ -6,13 +6,13 @@ import { readFileSync } from 'node:fs';
 import { tokenFilePath } from '../../src/core/relay/ready';
 import { resolve } from 'node:path';
 import { defineCommand, parseSchedule, positiveDuration, type ParsedValues } from '../cli/args';
-import { ForwardOutput, outputMode } from '../cli/forwardOutput';
+import { ForwardOutput, outputMode, type LineSource } from '../cli/forwardOutput';
 import { EXIT, UsageError, type CliIO } from '../cli/io';
 import { DEFAULT_FORWARD_TIMEOUT_MS } from '../client/forward';
 import { retrySchedule } from '../../src/core/relay/forwardPolicy';
 import { escapeControls } from '../../src/core/text/controls';
 import { routerOf } from '../cli/forwardRoutes';
-import { forwardChannel, type ForwardArgs, type ForwardRun } from '../cli/forwardChannel';
+import { forwardChannel, relayLabel, type ForwardArgs, type ForwardRun } from '../cli/forwardChannel';
 import { RelayApi, RelayApiError } from '../client/api';
 import { MAX_CONCURRENCY } from '../client/subscribe';
 import { ForwardTally } from '../cli/forwardSummary';
@@ -22,7 +22,7 @@ import { InteractiveView } from '../cli/forwardInteractive';
 
 /** The relay's channel names (relay/server/channels/channels.ts CHANNEL_RE; not imported: this bundle stays small). */
 const CHANNEL_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const help = `Usage: service-hooks forward --relay ws(s)://HOST:PORT (--token T | --data DIR) (--to URL | --route EVENT=URL …)
+const help = `Usage: service-hooks forward --relay ws(s)://HOST:PORT[,…] (--token T | --data DIR) (--to URL | --route EVENT=URL …)
          [--events E,… | --exclude-events E,…] [--channel C,… | --channel '*'] [--ca FILE | --skip-verify]
          [--output text|json|quiet|interactive] [--since SEQ] [--timeout D] [--retry-schedule L] [--state FILE] [--parallel N]
 
@@ -36,23 +36,31 @@ decides (the relay records it):
   nothing listens at URL   deliveries wait, in order, until the app's port answers again
 After a disconnect the forwarder reconnects as soon as the relay's port answers again (probed
 every 200 ms; with backoff while the port answers but the connection fails) and resumes from
-the last handled seq.
+the last handled seq; with several --relay addresses it goes on at once at the next that
+answers. In text output every line starts with the time (UTC) and the relay address (host:port)
+and names the channel.
 Rejected deliveries are skipped. A delivery the relay sends again (\`service-hooks replay SEQ\` of one
 this forwarder took) is posted to URL once more, printed with "(replay)", without moving the
 resume point. The last handled seq and the deliveries still being retried are
-kept in a 0600 state file per relay and per what the token reads (the admin token, with its
---channel; or a channel token's channel), so a restart misses nothing and repeats nothing:
+kept in a 0600 state file per relay identity (which the relay names, the same at each of its
+instances) and per what the token reads (the admin token, with its --channel; or a channel
+token's channel), so a restart misses nothing and repeats nothing, at any address of the relay:
 $XDG_STATE_HOME/service-hooks/forward/ (default ~/.local/state/service-hooks/forward/). The file
-records that scope; one written for another is refused, and so is one of an older version
-(which does not record it) until --since says where to start, except the one it kept for
---channel C, which is taken over. A resume point the relay never
+records both; one written for another scope or relay is refused, and so is one of an older
+version that records no scope until --since says where to start, except the one it kept for
+--channel C, which is taken over. An older version's file for the address connected to (they
+were per address) is taken over; one for another --relay address is refused until --since or
+--relay (that address first) says which. A resume point the relay never
 reached (its data was reset) stops forward: --since 0 takes every delivery it holds. The file
 is written while the next deliveries go on: after a crash (not a stop), those handled during
 its last write are posted again.
 
 Options:
   --relay URL     the relay's address: ws(s)://HOST:PORT, or the http(s):// address the relay
-                  prints (used as ws(s)://); /ws is added when missing
+                  prints (used as ws(s)://); /ws is added when missing. Several addresses of one
+                  relay (its instances, a balancer): repeat --relay or separate them with commas;
+                  tried in order, failed over at once; each must name the same relay identity,
+                  else forward exits 1 naming both
   --token T       the relay token (or env SERVICE_HOOKS_RELAY_TOKEN); sent in a header, never the URL
   --data DIR      a relay on this machine: read its token from DIR/token (the relay's --data)
   --to URL        local target, e.g. http://127.0.0.1:3000/webhook (the default of --route)
@@ -129,12 +137,24 @@ function channelList(value: string): string[] {
   return names;
 }
 
+/** --relay A --relay B,C: the addresses in order, each a ws(s):// URL, none twice. */
+function relayList(given: string[] | undefined): string[] {
+  const values = (given ?? []).flatMap((v) => v.split(',')).map((v) => v.trim());
+  if (values.length === 0) throw new UsageError('--relay ws(s)://HOST:PORT is required');
+  const urls = values.map((v) => {
+    const url = webSocketUrl(v);
+    if (!url) throw new UsageError(`--relay must be a ws(s):// or http(s):// URL, got '${v}' (several: repeat --relay, or separate them with commas)`);
+    return url.replace(/\/ws\/?$|\/$/, '');
+  });
+  const twice = urls.find((u, i) => urls.indexOf(u) !== i);
+  if (twice) throw new UsageError(`--relay names ${twice} twice`);
+  return urls;
+}
+
 /** Checks the flags; throws UsageError with what is wrong. */
 function parseArgs(values: ParsedValues<typeof options>, io: CliIO): ForwardArgs {
   const token = values.token ?? io.env.SERVICE_HOOKS_RELAY_TOKEN ?? tokenIn(values.data, io.cwd);
-  if (!values.relay) throw new UsageError('--relay ws(s)://HOST:PORT is required');
-  const relayUrl = webSocketUrl(values.relay);
-  if (!relayUrl) throw new UsageError(`--relay must be a ws(s):// or http(s):// URL, got '${values.relay}'`);
+  const relayUrls = relayList(values.relay);
   const channels = values.channel === undefined ? undefined : channelList(values.channel);
   if (channels && channels.length > 1 && values.state !== undefined)
     throw new UsageError('--state names one file: it goes with one --channel (each channel keeps its own)');
@@ -154,28 +174,33 @@ function parseArgs(values: ParsedValues<typeof options>, io: CliIO): ForwardArgs
     throw new UsageError(`--${values.ca !== undefined ? 'ca' : 'skip-verify'} is for https:// targets, and none is`);
   const attempt = https ? appAttempt({ ca: values.ca, skipVerify: values['skip-verify'], cwd: io.cwd, targets, timeoutMs }) : undefined;
   const output = outputMode(values.output, io);
-  return { output, relayUrl, token, route, filtered, targets, channels, attempt, since, timeoutMs, schedule, stateFile: values.state, parallel };
+  return { output, relayUrls, token, route, filtered, targets, channels, attempt, since, timeoutMs, schedule, stateFile: values.state, parallel };
 }
 
-/** The channels to forward: those of --channel, every channel the admin token reads for '*', or the token's stream. */
+/**
+ * The channels to forward: those of --channel, every channel the admin token reads for '*' (asked
+ * of the --relay addresses in order until one answers), or the token's stream.
+ */
 async function channelsOf(a: ForwardArgs): Promise<(string | undefined)[]> {
   if (a.channels === undefined) return [undefined];
   if (!a.channels.includes('*')) return a.channels;
-  const api = new RelayApi({ baseUrl: httpBase(a.relayUrl), token: a.token });
-  try {
-    return (await api.listChannels()).map((c) => c.name);
-  } catch (err) {
-    if (err instanceof RelayApiError && err.status === 403) return [undefined]; // a channel token: its own channel's stream
-    throw err;
+  for (const [i, url] of a.relayUrls.entries()) {
+    try {
+      return (await new RelayApi({ baseUrl: httpBase(url), token: a.token }).listChannels()).map((c) => c.name);
+    } catch (err) {
+      if (err instanceof RelayApiError && err.status === 403) return [undefined]; // a channel token: its own channel's stream
+      if (err instanceof RelayApiError || i === a.relayUrls.length - 1) throw err; // the relay answered: another would say the same
+    }
   }
+  return [undefined]; // not reached: relayUrls is never empty
 }
 
 /** The relay's http(s) address, from its ws(s) one. */
 const httpBase = (relayUrl: string) => relayUrl.replace(/^ws/, 'http').replace(/\/ws\/?$/, '');
 
 function interactiveView(a: ForwardArgs, io: CliIO, quit: () => void): InteractiveView {
-  const api = new RelayApi({ baseUrl: httpBase(a.relayUrl), token: a.token });
-  return new InteractiveView({ io, api, pageUrl: `${httpBase(a.relayUrl)}/`, totalAttempts: a.schedule.length, quit });
+  const api = new RelayApi({ baseUrl: httpBase(a.relayUrls[0]!), token: a.token });
+  return new InteractiveView({ io, api, pageUrl: `${httpBase(a.relayUrls[0]!)}/`, totalAttempts: a.schedule.length, quit });
 }
 
 async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
@@ -184,19 +209,21 @@ async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
   let failure: { why: string; exit: number } | undefined;
   const tally = new ForwardTally();
   const view = a.output === 'interactive' ? interactiveView(a, io, () => stop.abort()) : undefined;
-  const output = new ForwardOutput(a.output, io, a.schedule.length, view);
+  const output = new ForwardOutput(a.output, io, a.schedule.length, relayLabel(a.relayUrls[0]!), view);
+  /** The relay address of the last line: the summary names it too. */
+  let last: LineSource | undefined;
   const run: ForwardRun = {
     stop: stop.signal,
     fail: (why, exit = EXIT.failure) => {
       failure ??= { why, exit };
       stop.abort();
     },
-    onEvent: (e) => {
+    onEvent: (e, from) => {
       tally.add(e);
-      output.event(e);
+      output.event(e, (last = from));
     },
-    note: (line) => output.note(line),
-    chatter: (line) => output.chatter(line),
+    note: (line, from) => output.note(line, (last = from ?? last)),
+    chatter: (line, from) => output.chatter(line, (last = from ?? last)),
   };
   let channels: (string | undefined)[];
   try {
@@ -216,14 +243,26 @@ async function forward(a: ForwardArgs, io: CliIO): Promise<number> {
     io.stderr.write(`service-hooks forward: ${escapeControls(failure.why)}\n`);
     return failure.exit;
   }
-  const last = Math.max(...ends.map((e) => e.last));
-  io.stderr.write(channels.length === 1 && last >= 0 ? `forward: stopped after seq ${last}\n` : 'forward: stopped\n');
-  io.stderr.write(tally.line(ends.reduce((n, e) => n + e.retrying, 0)) + '\n');
+  const after = Math.max(...ends.map((e) => e.last));
+  const said =
+    channels.length === 1 ? (channels[0] === undefined ? 'forward:' : `forward: channel ${channels[0]}:`) : `forward: channels ${channels.join(', ')}:`;
+  const lines = [
+    channels.length === 1 && after >= 0 ? `${said} stopped after seq ${after}` : `${said} stopped`,
+    tally.line(
+      ends.reduce((n, e) => n + e.retrying, 0),
+      said,
+    ),
+  ];
+  // The list has gone (view.close): its lines go to stderr as they are.
+  for (const line of lines) {
+    if (view) io.stderr.write(line + '\n');
+    else output.note(line, last);
+  }
   return EXIT.ok;
 }
 
 const options = {
-  relay: { type: 'string' },
+  relay: { type: 'string', multiple: true },
   token: { type: 'string' },
   data: { type: 'string' },
   to: { type: 'string' },

@@ -215,7 +215,7 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
   const scopeOf = (given: string | undefined) => authenticate(given, token, directory.registry);
   const allowedHosts = options.allowedHosts ?? [];
   const meter = metering(options.metrics, { allowedHosts, refused: (req, reason, what) => refusalLog.refused(req, reason, what) });
-  const { store, kind, shared, shareChannels, shareReplays, jetstream } = await openStore(options.store, { ...options, dataDir, log, onSync: meter?.synced });
+  const { store, kind, identity, shared, shareChannels, shareSessions, shareReplays, jetstream } = await openStore(options.store, { ...options, dataDir, log, onSync: meter?.synced });
   const stopSharingChannels = await shareChannels?.(directory.registry);
   const allow = new SourceAllowList(options.allowCidr ?? []);
   const refusals = new SourceRefusals();
@@ -231,7 +231,7 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
   });
   const onForwarded = (seq: number, status: number, state?: ForwardStatus, replay?: boolean) => recordSubscriberForward(store, seq, status, log, state, replay);
   const onSkipped = (seq: number) => recordSubscriberSkip(store, seq, log);
-  const hubOptions = { onSkipped, authenticate: scopeOf, keyOf: (name: string) => directory.registry.keyOf(name), boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, onForwarded, onRefused: (req: IncomingMessage, status: number, phrase: string) => refused(req, wsReason(status, phrase), 'a WebSocket') };
+  const hubOptions = { relay: identity, onSkipped, authenticate: scopeOf, keyOf: (name: string) => directory.registry.keyOf(name), boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], pingIntervalMs: options.pingIntervalMs, onForwarded, onRefused: (req: IncomingMessage, status: number, phrase: string) => refused(req, wsReason(status, phrase), 'a WebSocket') };
   const hub = new SubscriberHub(store, { ...hubOptions, ...options.subscriberLimits });
   const state = { accepting: true, port: listening.port };
   // On JetStream, forwarding is shared work of every instance (durable consumers), not this process's.
@@ -241,6 +241,7 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
   const forwarding: Pick<Forwarder, 'deliver' | 'retryNow'> = sharedForwarding ?? forwarder;
   const ingress = createIngress({ store: meter ? meter.ingressStore(store) : store, forwarder: forwarding, subscribers: hub, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? RELAY_MAX_BODY, rejectLimiter, refusals, refusalLog, log });
   const page = createPage({ store, authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], tls: !!options.tls, trustProxy, signInLimiter: new RejectLimiter(options.rejectLimits, options.now), assetsDir: options.pageDir, now: options.now, refused, secretsOf: (key) => directory.secretsOfKey(key) });
+  const stopSharingSessions = await shareSessions?.(page.sessions);
   const onChannelDeleted = (name: string) => (hub.revoke(name), page.revoke());
   // On a shared store a deletion at another instance closes this one's streams of the channel too.
   directory.registry.onDeletedElsewhere((name) => (onChannelDeleted(name), log(`channel '${name}' deleted at another relay instance; its streams here are closed`, { channel: name })));
@@ -256,7 +257,7 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
     forwarder,
     store,
     lock,
-    beforeStop: () => ((state.accepting = false), clearInterval(retention), sharedForwarding?.stop(), stopSharingChannels?.(), replays?.stop(), void meter?.close(), page.close()),
+    beforeStop: () => ((state.accepting = false), clearInterval(retention), sharedForwarding?.stop(), stopSharingChannels?.(), stopSharingSessions?.(), replays?.stop(), void meter?.close(), page.close()),
   });
   if (allow.enabled) log(`accepting deliveries only from ${allow.entries.join(', ')}${trustProxy ? ' (the last X-Forwarded-For address)' : ''}; others get 403, counted per channel as 'refused'`);
   if (sharedForwarding) await sharedForwarding.start();
@@ -387,7 +388,7 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
         return r.ingress(req, res, channel);
       }
       if (path.startsWith('/api/')) {
-        if (!r.page.apiAuth(req, res)) return;
+        if (!(await r.page.apiAuth(req, res))) return;
         await r.api(req, res, url);
         if (res.statusCode === 413) r.refused(req, 'too-large', 'an API request');
         return;

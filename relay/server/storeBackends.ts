@@ -7,6 +7,7 @@ import { DeliveryStore, type StoreOptions } from './store/store';
 import { openMemoryStore } from './store/memoryLog';
 import { describeRanges, rangeCount } from './journal/journalLoss';
 import { parseNatsServers } from './nats/urls';
+import { retrying } from './nats/clusterRetry';
 import type { ChannelConfigs } from './channels/channels';
 import type { ChannelRegistry } from './channels/channelRegistry';
 import type { SharedReplays } from './nats/replayShare';
@@ -15,6 +16,8 @@ import type { SharedForwarding } from './nats/sharedForwarding';
 import type { SharedForwardingSettings } from './nats/wiring';
 import type { JournalFs } from './journal/journalFs';
 import type { RelayStore } from './base/storeTypes';
+import type { Sessions } from './page/sessions';
+import { fileStoreIdentity, jetStreamIdentity, memoryStoreIdentity } from './store/storeIdentity';
 
 /** `--store` and the options that go with its backend. */
 export interface StoreChoice {
@@ -44,12 +47,16 @@ export interface StoreContext extends SharedForwardingSettings {
 
 export interface OpenedStore {
   store: RelayStore;
+  /** The same on every instance of this store, another for another store (./store/storeIdentity.ts): the relay's hello names it. */
+  identity: string;
   /** What the metrics and the log call it. */
   kind: string;
   /** Shared forwarding (JetStream): every instance's consumers forward; without it this process's forwarder does. */
   shared?: (channels: ChannelConfigs) => SharedForwarding;
   /** Keeps the API's channels in the store, shared by every instance; returns a stop function. */
   shareChannels?: (registry: ChannelRegistry) => Promise<() => void>;
+  /** Keeps the page's sessions in the store, valid at every instance; returns a stop function. */
+  shareSessions?: (sessions: Sessions) => Promise<() => void>;
   /** JetStream only: what the metrics read. */
   jetstream?: JetStreamHandles;
   /** Replays to subscribers reach every instance's (`local` sends to this one's); absent: this process's only. */
@@ -84,16 +91,17 @@ const BACKENDS: StoreBackend[] = [
       }
     },
     // Loaded only for --store nats://…: the file journal never loads the NATS client.
-    open: async (ctx) => ({
-      kind: 'jetstream',
-      ...(await (await import('./nats/wiring')).openNatsStore({ servers: ctx.url, ...ctx.choice.nats }, ctx, ctx.log, ctx.signal)),
-    }),
+    open: async (ctx) => {
+      const opened = await (await import('./nats/wiring')).openNatsStore({ servers: ctx.url, ...ctx.choice.nats }, ctx, ctx.log, ctx.signal);
+      const { manager, deliveryStream } = opened.jetstream;
+      return { kind: 'jetstream', identity: jetStreamIdentity(await retrying(() => manager.streams.info(deliveryStream), ctx.log)), ...opened };
+    },
   },
   {
     kind: 'memory',
     schemes: ['memory:'],
     usage: 'memory: (gone when the relay stops)',
-    open: async (ctx) => ({ kind: 'memory', store: await openMemoryStore({ retention: retentionOr(ctx.retention) }) }),
+    open: async (ctx) => ({ kind: 'memory', identity: memoryStoreIdentity(), store: await openMemoryStore({ retention: retentionOr(ctx.retention) }) }),
   },
 ];
 
@@ -137,7 +145,7 @@ async function openFileStore(ctx: StoreContext): Promise<OpenedStore> {
     onSync: ctx.onSync,
   });
   await store.applyRetention();
-  return { store, kind: 'file' };
+  return { store, kind: 'file', identity: fileStoreIdentity(dataDir) };
 }
 
 function writeErrorLine(dataDir: string, err: Error | undefined, fatal: boolean): string {

@@ -1,6 +1,6 @@
 // A JetStream KV bucket every relay instance keeps in step with: opened (made at first use), its
 // entries applied as they are and then as they change. The one place the bucket and watch calls of
-// the NATS client are made (the shared channels: ./channelKv.ts).
+// the NATS client are made: the shared channels (./channelKv.ts) and page sessions (./sessionKv.ts).
 import type { JetStreamClient } from '@nats-io/jetstream';
 import { Kvm, type KV, type KvEntry, type KvOptions } from '@nats-io/kv';
 

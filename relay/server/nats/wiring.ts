@@ -10,6 +10,8 @@ import { connectNats } from './connect';
 import { NatsStore } from './natsStore';
 import { SharedForwarding } from './sharedForwarding';
 import { shareChannels } from './channelKv';
+import { shareSessions } from './sessionKv';
+import type { SharedSessions as Sessions } from '../base/sessionShare';
 import { shareReplays, type SharedReplays } from './replayShare';
 import type { ChannelRegistry } from '../channels/channelRegistry';
 import type { JetStreamHandles } from '../metrics/jetstream';
@@ -38,6 +40,7 @@ export async function openNatsStore(
   store: RelayStore;
   shared: (channels: ChannelConfigs) => SharedForwarding;
   shareChannels: (registry: ChannelRegistry) => Promise<() => void>;
+  shareSessions: (sessions: Sessions) => Promise<() => void>;
   /** What the metrics read: the connection's state and the forward consumers. */
   jetstream: JetStreamHandles;
   shareReplays: (local: (seq: number) => Promise<number>) => SharedReplays;
@@ -49,6 +52,7 @@ export async function openNatsStore(
     store,
     shared: (channels) => sharedForwarding(store, channels, settings, log),
     shareChannels: (registry) => shareChannels(registry, store.client, { prefix: choice.prefix ?? 'SH', replicas: store.replicas, log }),
+    shareSessions: (sessions) => shareSessions(sessions, store.client, { prefix: choice.prefix ?? 'SH', replicas: store.replicas, log }),
     jetstream: { connection: nc, manager: store.manager, deliveryStream: store.deliveryStream },
     shareReplays: (local) => shareReplays(nc, choice.prefix ?? 'SH', local, log),
   };

@@ -12,10 +12,11 @@ import type { RejectLimiter } from '../ingress/rateLimit';
 import type { Scope } from '../access/scope';
 import type { Refused } from '../access/refusalLog';
 import type { RelayStore } from '../base/storeTypes';
+import { StoreUnavailableError } from '../base/errors';
 import { findAssets, PageAssets } from './assets';
 import { LiveStreams, resumeFrom } from './events';
 import { explainDelivery } from './explain';
-import { csrfMatches, keyMatches, PAGE_KEY_HEADER, Sessions, type Session } from './sessions';
+import { ADMIN_SCOPE, csrfMatches, keyMatches, PAGE_KEY_HEADER, Sessions, type Session } from './sessions';
 
 export interface PageContext {
   store: RelayStore;
@@ -45,9 +46,11 @@ export interface Page {
    * An /api request without Authorization but with a session cookie: checks Origin and CSRF for
    * state changes and hands the session's token on as the bearer. False when it answered (refused).
    */
-  apiAuth(req: IncomingMessage, res: ServerResponse): boolean;
+  apiAuth(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
   /** A channel was deleted (or a token rotated): its sessions and live streams end. */
   revoke(): void;
+  /** The sessions (a shared store shares them with its other instances: SessionShare). */
+  sessions: Sessions;
   close(): void;
 }
 
@@ -58,33 +61,50 @@ type PageHandler = (req: IncomingMessage, res: ServerResponse, params: string[],
 
 export function createPage(ctx: PageContext): Page {
   const sessions = new Sessions(ctx.sessionMs, ctx.now);
-  const sessionOf = (req: IncomingMessage) => sessions.of(req, secureRequest(ctx, req));
   const assets = new PageAssets(findAssets(ctx.assetsDir));
   const streams = new LiveStreams(ctx.store);
+  // Ended here or at another instance of a shared store: its live streams here end too.
+  sessions.onEnded(() => streams.endWhere((s) => !sessions.has(s.id)));
   const scopeOf = (s: Session | undefined) => (s ? ctx.authenticate(s.token) : undefined);
+  /** The request's session and what its token may see now; a session whose token no longer authenticates is ended. */
+  const signedIn = async (req: IncomingMessage) => {
+    const session = await sessions.find(req, secureRequest(ctx, req));
+    const scope = scopeOf(session);
+    // Only tidying (the token is refused everywhere already), so not waited for and not an error.
+    if (session && !scope) void sessions.end(session).catch(() => undefined);
+    return scope && session ? { session, scope } : undefined;
+  };
 
   const stateChangeOk = (req: IncomingMessage, res: ServerResponse, session: Session | undefined) => checkStateChange(ctx, req, res, session);
   const signIn = (req: IncomingMessage, res: ServerResponse) => signInRequest(ctx, sessions, req, res);
 
-  function signOut(req: IncomingMessage, res: ServerResponse) {
+  async function signOut(req: IncomingMessage, res: ServerResponse) {
     req.resume();
-    const session = sessionOf(req);
+    const session = await sessions.find(req, secureRequest(ctx, req));
     if (!stateChangeOk(req, res, session)) return;
-    if (session) {
-      sessions.end(session);
-      streams.endWhere((s) => s.id === session.id);
-    }
+    if (session) await sessions.end(session);
     sendJson(res, 200, { signedOut: true }, { 'set-cookie': sessions.clearCookie(secureRequest(ctx, req)) });
   }
 
-  function events(req: IncomingMessage, res: ServerResponse, url: URL) {
-    const session = sessionOf(req);
-    const scope = scopeOf(session);
-    if (!scope) return sendError(res, 401, 'signed out');
-    streams.open(req, res, scope, resumeFrom(req, url, ctx.store.lastSeq), session!);
+  async function events(req: IncomingMessage, res: ServerResponse, url: URL) {
+    const s = await signedIn(req);
+    if (!s) return sendError(res, 401, 'signed out');
+    streams.open(req, res, s.scope, resumeFrom(req, url, ctx.store.lastSeq), s.session);
   }
 
-  const routes = pageRoutes(ctx, { assets, sessionOf, scopeOf, signIn, signOut, events });
+  async function whoAmI(req: IncomingMessage, res: ServerResponse) {
+    const s = await signedIn(req);
+    if (s) sendJson(res, 200, who(s.scope, s.session), { 'cache-control': 'no-store' });
+    else sendError(res, 401, 'signed out');
+  }
+
+  async function explain(req: IncomingMessage, res: ServerResponse, seq: number) {
+    const s = await signedIn(req);
+    if (!s) sendError(res, 401, 'signed out');
+    else await explainDelivery(res, ctx.store, s.scope, seq, ctx.secretsOf);
+  }
+
+  const routes = pageRoutes({ assets, signIn, signOut, whoAmI, events, explain });
 
   return {
     handle(req, res, url) {
@@ -104,9 +124,9 @@ export function createPage(ctx: PageContext): Page {
       }
       return true;
     },
-    apiAuth(req, res) {
+    async apiAuth(req, res) {
       if (req.headers.authorization !== undefined) return true;
-      const session = sessions.named(req, secureRequest(ctx, req));
+      const session = await sessions.findNamed(req, secureRequest(ctx, req));
       if (!session) return true; // the API answers 401
       if (!SAFE.has(req.method ?? 'GET') && !stateChangeOk(req, res, session)) {
         req.resume();
@@ -122,28 +142,39 @@ export function createPage(ctx: PageContext): Page {
       return true;
     },
     revoke() {
-      sessions.prune((token) => ctx.authenticate(token) !== undefined);
-      streams.endWhere((s) => !sessions.has(s.id));
+      // A failure to tell the shared store leaves records no request can use: each authenticates its token again.
+      void sessions.prune((scope) => scope === ADMIN_SCOPE || ctx.secretsOf(scope) !== undefined).catch(() => undefined);
+      streams.endWhere((s) => ctx.authenticate(s.token) === undefined);
     },
+    sessions,
     close() {
       streams.close();
     },
   };
 }
 
-/** What the page's routes call into (createPage makes them). */
+/** What the page's routes call into (createPage makes them); each async one is answered by failed() if it throws. */
 interface PageParts {
   assets: PageAssets;
-  sessionOf: (req: IncomingMessage) => Session | undefined;
-  scopeOf: (session: Session | undefined) => Scope | undefined;
   signIn: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-  signOut: (req: IncomingMessage, res: ServerResponse) => void;
-  events: (req: IncomingMessage, res: ServerResponse, url: URL) => void;
+  signOut: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  whoAmI: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  events: (req: IncomingMessage, res: ServerResponse, url: URL) => Promise<void>;
+  explain: (req: IncomingMessage, res: ServerResponse, seq: number) => Promise<void>;
+}
+
+/** A request that failed after it was taken: 503 with Retry-After while the shared store does not answer, else 500. */
+function failed(res: ServerResponse) {
+  return (err: Error) => {
+    if (res.headersSent) res.destroy();
+    else if (err instanceof StoreUnavailableError) sendError(res, 503, err.message, undefined, { 'retry-after': '5' });
+    else sendError(res, 500, err.message);
+  };
 }
 
 /** The page's route table: GET / and the assets, the session, live events, a delivery explained. */
-function pageRoutes(ctx: PageContext, p: PageParts): Route<PageHandler>[] {
-  const { assets, sessionOf, scopeOf, signIn, signOut, events } = p;
+function pageRoutes(p: PageParts): Route<PageHandler>[] {
+  const { assets, signIn, signOut, whoAmI, events, explain } = p;
   return [
     { pattern: /^\/$/, methods: { GET: (_req, res) => assets.html(res), HEAD: (_req, res) => assets.html(res) } },
     {
@@ -153,27 +184,13 @@ function pageRoutes(ctx: PageContext, p: PageParts): Route<PageHandler>[] {
     {
       pattern: /^\/page\/session$/,
       methods: {
-        POST: (req, res) => void signIn(req, res).catch((err: Error) => sendError(res, 500, err.message)),
-        DELETE: signOut,
-        GET: (req, res) => {
-          const session = sessionOf(req);
-          const scope = scopeOf(session);
-          if (scope) sendJson(res, 200, who(scope, session!), { 'cache-control': 'no-store' });
-          else sendError(res, 401, 'signed out');
-        },
+        POST: (req, res) => void signIn(req, res).catch(failed(res)),
+        DELETE: (req, res) => void signOut(req, res).catch(failed(res)),
+        GET: (req, res) => void whoAmI(req, res).catch(failed(res)),
       },
     },
-    { pattern: /^\/page\/events$/, methods: { GET: (req, res, _params, url) => events(req, res, url) } },
-    {
-      pattern: /^\/page\/explain\/(\d{1,15})$/,
-      methods: {
-        GET: (req, res, [seq]) => {
-          const scope = scopeOf(sessionOf(req));
-          if (!scope) sendError(res, 401, 'signed out');
-          else void explainDelivery(res, ctx.store, scope, Number(seq), ctx.secretsOf).catch((err: Error) => sendError(res, 500, err.message));
-        },
-      },
-    },
+    { pattern: /^\/page\/events$/, methods: { GET: (req, res, _params, url) => void events(req, res, url).catch(failed(res)) } },
+    { pattern: /^\/page\/explain\/(\d{1,15})$/, methods: { GET: (req, res, [seq]) => void explain(req, res, Number(seq)).catch(failed(res)) } },
   ];
 }
 
@@ -223,7 +240,7 @@ async function signInRequest(ctx: PageContext, sessions: Sessions, req: Incoming
     }
     return sendError(res, 401, 'that is not a token of this relay (use the admin token or a channel token)');
   }
-  const session = sessions.create(token);
+  const session = await sessions.start(token, scope.kind === 'admin' ? ADMIN_SCOPE : scope.key);
   if (!session) return sendError(res, 503, 'the relay holds as many page sessions as it keeps; try again once some expire');
   sendJson(res, 200, who(scope, session, session.key), { 'set-cookie': sessions.setCookie(session, secureRequest(ctx, req)), 'cache-control': 'no-store' });
 }

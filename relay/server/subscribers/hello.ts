@@ -1,6 +1,8 @@
 // The first message of a subscriber's stream: where the relay stands, where the stream starts,
-// and what the token reads. A forwarder keys its resume point by that scope
-// (relay/cli/forwardState.ts), so two tokens on one relay never share one; and it is told when it
+// which store it serves (the same on every instance of it: ../store/storeIdentity.ts) and what
+// the token reads. A forwarder keys its resume point by that identity and scope
+// (relay/cli/forwardState.ts), so two tokens never share one and every instance of one relay
+// resumes it alike; and it is told when it
 // asked to resume beyond every seq the relay ever gave out (its data was reset), which would
 // otherwise stream nothing of what the relay takes next.
 import type { HelloMessage, TokenScope } from '../../../src/core/relay/protocol';
@@ -13,8 +15,18 @@ export function tokenScope(scope: Scope): TokenScope {
   return { kind: 'channel', channel: scope.channel, ...(generation ? { generation } : {}) };
 }
 
-/** The hello of a stream from `since` for a token of `scope`; `relayLastSeq` is the relay-wide last seq (told to the token only as `sinceAhead`). */
-export function helloMessage(scope: TokenScope, lastSeq: number, since: number, relayLastSeq: number): Buffer {
-  const hello: HelloMessage = { type: 'hello', lastSeq, since, scope, ...(since > relayLastSeq ? { sinceAhead: true as const } : {}) };
+/**
+ * The hello of a stream from `since` for a token of `scope`; `relayLastSeq` is the relay-wide last
+ * seq (told to the token only as `sinceAhead`); `relay` the store's identity.
+ */
+export function helloMessage(scope: TokenScope, lastSeq: number, since: number, relayLastSeq: number, relay?: string): Buffer {
+  const hello: HelloMessage = {
+    type: 'hello',
+    lastSeq,
+    since,
+    scope,
+    ...(relay ? { relay } : {}),
+    ...(since > relayLastSeq ? { sinceAhead: true as const } : {}),
+  };
   return Buffer.from(JSON.stringify(hello));
 }

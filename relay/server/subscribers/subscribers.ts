@@ -80,6 +80,8 @@ export interface SubscriberOptions {
   onSkipped?: (seq: number) => void;
   /** Told of each upgrade refused, with its status and reason phrase (the relay logs and counts it). */
   onRefused?: (req: IncomingMessage, status: number, phrase: string) => void;
+  /** The identity of the relay's store (../store/storeIdentity.ts), which the hello names (HelloMessage.relay). */
+  relay?: string;
   /** After a delivery's body could not be read (the store did not answer in time), wait this long before reading it again (default 500 ms). */
   readRetryMs?: number;
 }
@@ -260,7 +262,7 @@ export class SubscriberHub {
         if (msg.seq <= sub.sent && this.inScope(sub, msg.seq)) this.options.onForwarded?.(msg.seq, msg.status, msg.state, msg.replay === true);
       }
     });
-    this.flow.write(sub, helloMessage(sub.scope, this.lastSeqFor(sub), sub.sent, this.store.lastSeq));
+    this.flow.write(sub, helloMessage(sub.scope, this.lastSeqFor(sub), sub.sent, this.store.lastSeq, this.options.relay));
     void this.pump(sub);
   }
 

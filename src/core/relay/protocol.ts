@@ -265,6 +265,12 @@ export interface HelloMessage {
   /** What the token reads. Relays before it: absent. */
   scope?: TokenScope;
   /**
+   * The store this relay serves, the same on every instance of it (a file journal's id kept in
+   * its data folder; a JetStream stream, its cluster and when it was created): a forwarder keeps
+   * its resume point per relay identity and scope, not per address. Relays before it: absent.
+   */
+  relay?: string;
+  /**
    * Set when the asked `since` is beyond every seq this relay ever gave out: its data was reset,
    * or it is another relay. Nothing with a seq at or before `since` will be streamed, so a client
    * resuming there would miss what the relay takes next. Relays before it: absent.

@@ -1,9 +1,17 @@
 // `service-hooks forward`'s state file (relay/cli/forwardState.ts): one per relay and token scope
 // (issue 36 item 1), 0600, written whole, and a damaged one named with what to do.
 import { strict as assert } from 'node:assert';
-import { statSync, writeFileSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { defaultStateFile, forwardState, readStateFile, scopedStateFile, StateFileError, writeStateFile } from '../../../relay/cli/forwardState';
+import {
+  defaultStateFile,
+  forwardState,
+  readStateFile,
+  relayStateFile,
+  scopedStateFile,
+  StateFileError,
+  writeStateFile,
+} from '../../../relay/cli/forwardState';
 import { tempDir } from '../relay/support/helpers';
 
 describe('forward state file', () => {
@@ -101,6 +109,57 @@ describe('forward state file', () => {
       () => forwardState({ ...o, channel: undefined, scope: { kind: 'admin' } }),
       new RegExp(`${all} was written by an older service-hooks .*--since 9`),
     );
+  });
+
+  it("keyed by the relay's identity and scope: every address of one relay shares the file; another relay has its own", () => {
+    const env = { HOME: '/home/dev' };
+    const admin = { kind: 'admin' as const };
+    const one = relayStateFile(env, 'jetstream:c1/SH_DELIVERIES@2026-11-27T10:00:00Z', admin, undefined);
+    assert.match(one, /^\/home\/dev\/\.local\/state\/service-hooks\/forward\/relay-[0-9a-f]{8}-all-[0-9a-f]{12}\.json$/);
+    const a = forwardState({ env, cwd: '/', relayUrl: 'ws://relay-a:8788', scope: admin, relay: 'jetstream:c1/SH_DELIVERIES@2026-11-27T10:00:00Z' });
+    const b = forwardState({ env, cwd: '/', relayUrl: 'wss://balancer.example', scope: admin, relay: 'jetstream:c1/SH_DELIVERIES@2026-11-27T10:00:00Z' });
+    assert.equal(a.path, one);
+    assert.equal(b.path, one, 'another address of the same relay: the same file');
+    assert.notEqual(relayStateFile(env, 'jetstream:c1/SH_DELIVERIES@2026-11-28T10:00:00Z', admin, undefined), one, 'a stream created again: another relay');
+    assert.notEqual(relayStateFile(env, 'jetstream:c1/SH_DELIVERIES@2026-11-27T10:00:00Z', admin, 'dev'), one, 'another scope');
+  });
+
+  it("an older version's file of the address connected to is taken over (moved to the identity's name); one of another address is refused", async () => {
+    const env = { XDG_STATE_HOME: tempDir() };
+    const relay = 'file:0b7e0c1c-4f4e-4a52-9d0e-6d2b8a0f1f00';
+    const admin = { kind: 'admin' as const };
+    const old = scopedStateFile(env, 'ws://127.0.0.1:8788', admin, undefined);
+    writeStateFile(old, { scope: 'admin', lastSeq: 41, retrying: [{ seq: 40, channel: 'dev', attempts: 1, nextAt: 1 }] });
+    const o = { env, cwd: '/', scope: admin, relay };
+    // Connected to another address of the list first: whether 8788 is this relay is not known.
+    assert.throws(() => forwardState({ ...o, relayUrl: 'ws://127.0.0.1:8789', others: ['ws://127.0.0.1:8788'] }), {
+      message: `the forward state ${old} was kept by an older service-hooks for ws://127.0.0.1:8788 (it resumes after seq 41), and forward connected to ws://127.0.0.1:8789: whether they are one relay is known only from ws://127.0.0.1:8788's own answer, so it is not taken over: put ws://127.0.0.1:8788 first in --relay (its file is taken over once its relay names itself), or pass --since 41, or delete it`,
+    });
+    assert.equal(
+      forwardState({ ...o, relayUrl: 'ws://127.0.0.1:8789', others: ['ws://127.0.0.1:8788'], since: 0 }).store.load(),
+      undefined,
+      '--since: nothing of it',
+    );
+    const taken = forwardState({ ...o, relayUrl: 'ws://127.0.0.1:8788', others: ['ws://127.0.0.1:8789'] });
+    assert.equal(taken.migrated, old);
+    assert.equal(taken.path, relayStateFile(env, relay, admin, undefined));
+    assert.deepEqual(taken.store.load(), { lastSeq: 41, retrying: [{ seq: 40, channel: 'dev', attempts: 1, nextAt: 1 }] });
+    await taken.store.save({ lastSeq: 42, retrying: [] });
+    assert.deepEqual(readStateFile(taken.path), { scope: 'admin', lastSeq: 42, retrying: [], relay });
+    assert.equal(existsSync(old), false, 'the older file is gone once its content is in the new one');
+    assert.deepEqual(forwardState({ ...o, relayUrl: 'ws://127.0.0.1:8789' }).store.load(), { lastSeq: 42, retrying: [] }, 'at the other address now');
+  });
+
+  it('--state FILE written for another relay is refused naming both, unless --since starts over in it', () => {
+    const dir = tempDir();
+    const file = join(dir, 's.json');
+    writeStateFile(file, { scope: 'admin', lastSeq: 9, retrying: [], relay: 'file:one' });
+    const o = { env: {}, cwd: dir, file: 's.json', relayUrl: 'ws://127.0.0.1:1', scope: { kind: 'admin' as const }, relay: 'file:two' };
+    assert.throws(() => forwardState(o), {
+      message: `the forward state ${file} was written for relay file:one, and the relay at ws://127.0.0.1:1 is file:two: another store, where its resume point (seq 9) means nothing; pass another --state FILE, or --since SEQ to start over in it, or delete it`,
+    });
+    assert.deepEqual(forwardState({ ...o, since: 0 }).store.load(), { retrying: [] });
+    assert.deepEqual(forwardState({ ...o, relay: 'file:one' }).store.load(), { lastSeq: 9, retrying: [] });
   });
 
   it('a seq that is no non-negative safe integer makes the file damaged', () => {

@@ -125,7 +125,7 @@ describe('newcomer: the CLI with wrong input and end to end', function () {
     const token = readFileSync(join(data, 'token'), 'utf8').trim();
     const fwd = await start(['forward', '--relay', relay.url, '--data', data, '--to', app.url]);
     procs.push(fwd);
-    await fwd.saw(/forward: connected/);
+    await fwd.saw(/: connected \(relay at seq/);
     const body = JSON.stringify({ hello: 'newcomer' });
     assert.equal((await post(`${relay.url}/hooks/default`, body, signed(DEMO_SECRET, body))).status, 200);
     await app.waitFor(1);

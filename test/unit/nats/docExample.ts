@@ -57,7 +57,8 @@ export async function startExampleNats(certs: ExampleCerts): Promise<ExampleNats
   const conf = exampleBlock('nats.conf');
   const ports = [await freePort(), await freePort(), await freePort()];
   const routes = [await freePort(), await freePort(), await freePort()];
-  const password = randomBytes(16).toString('hex');
+  // Starting with a letter, as the page says: nats-server reads a value like 0e12… or 123 as a number.
+  const password = 'p' + randomBytes(16).toString('hex');
   const processes: ChildProcess[] = [];
   const ready: Promise<void>[] = [];
   for (let i = 0; i < 3; i++) {

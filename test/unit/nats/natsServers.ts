@@ -1,25 +1,20 @@
 // Real nats-server processes for the JetStream store's tests: one server, or a three-node
 // JetStream cluster on loopback ports, each in its own temporary store folder. Installs Debian's
 // nats-server with apt when it is missing (as the code-server harness does for its packages).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { freePort } from '../../support/freePort';
+import { ensureDebianPackage } from '../debianPackage';
 
 export const NATS_SERVER = '/usr/sbin/nats-server';
 
 /** Makes sure nats-server is installed (apt-get as root); throws with the reason otherwise. */
 export function ensureNatsServer(): void {
-  if (existsSync(NATS_SERVER)) return;
-  const run = (args: string[]) =>
-    spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  run(['update', '-qq']);
-  const r = run(['install', '-y', '-qq', 'nats-server']);
-  if (!existsSync(NATS_SERVER))
-    throw new Error(`nats-server is not installed and apt-get could not install it: ${r.stderr?.toString().trim() || r.error?.message}`);
+  ensureDebianPackage(NATS_SERVER, 'nats-server');
 }
 
 export interface NatsNode {

@@ -86,7 +86,7 @@ describe('two relay instances on one JetStream store act as one service', functi
     }
     const f = await spawnForward(b, created.token, app.url);
     forwards.push(f.child);
-    await within(f.says(/forward: connected/), 30_000, () => `forward never connected:\n${f.output()}`);
+    await within(f.says(/: connected \(relay at seq/), 30_000, () => `forward never connected:\n${f.output()}`);
 
     await new RelayApi({ baseUrl: a.url, token: ADMIN }).deleteChannel('gone');
     const [code] = (await within(
@@ -102,7 +102,7 @@ describe('two relay instances on one JetStream store act as one service', functi
   it('a replay to subscribers asked of one instance reaches the forward connected to the other', async () => {
     const f = await spawnForward(a, ADMIN, app.url);
     forwards.push(f.child);
-    await within(f.says(/forward: connected/), 30_000, () => `forward never connected:\n${f.output()}`);
+    await within(f.says(/: connected \(relay at seq/), 30_000, () => `forward never connected:\n${f.output()}`);
     const body = JSON.stringify({ replay: 'across instances' });
     const stored = await post(`${b.url}/hooks/default`, body);
     assert.equal(stored.status, 200);

@@ -1,24 +1,15 @@
 // Debian's nginx for the page's tests: installed with apt-get when missing (as ../nats/natsServers.ts
 // does for nats-server), run in the foreground from a temporary folder with the server block that
 // docs/public-relay.md documents, taken from that file, so the documented block is the one tested.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ensureDebianPackage } from '../debianPackage';
 import { ROOT, tempDir } from '../relay/support/helpers';
 import { freePort } from '../../support/freePort'; // nginx cannot be told to pick a port
 
 export const NGINX = '/usr/sbin/nginx';
-
-/** Makes sure nginx is installed (apt-get as root); throws with the reason otherwise. */
-export function ensureNginx(): void {
-  if (existsSync(NGINX)) return;
-  const run = (args: string[]) =>
-    spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-  run(['update', '-qq']);
-  const r = run(['install', '-y', '-qq', '--no-install-recommends', 'nginx']);
-  if (!existsSync(NGINX)) throw new Error(`nginx is not installed and apt-get could not install it: ${r.stderr?.toString().trim() || r.error?.message}`);
-}
 
 /** The nginx block of docs/public-relay.md. */
 export function documentedBlock(): string {
@@ -46,7 +37,7 @@ function swap(text: string, from: RegExp, to: string): string {
  * after its sockets are open).
  */
 export async function startNginx(relayPort: number, cert: string, key: string): Promise<Nginx> {
-  ensureNginx();
+  ensureDebianPackage(NGINX, 'nginx');
   const dir = tempDir('sh-nginx-');
   for (const d of ['body', 'proxy', 'fastcgi', 'uwsgi', 'scgi']) mkdirSync(join(dir, d));
   const port = await freePort();

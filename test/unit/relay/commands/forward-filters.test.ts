@@ -6,7 +6,7 @@
 import { strict as assert } from 'node:assert';
 import { post, relayProcesses, signed, spawnRelayWithData, startTarget, within, type TargetApp } from '../support/helpers';
 import { call, runCli } from '../support/publicHelpers';
-import { forwarder, processesPerTest } from '../support/forwarderProcess';
+import { bare, forwarder, processesPerTest } from '../support/forwarderProcess';
 
 const SECRET = 'filters-secret-0123456789';
 
@@ -151,7 +151,7 @@ describe('service-hooks forward: event filters and routes (relay, forwarder and 
     await f.saw(new RegExp(`#${comment} dev comment skipped by the filter`));
     f.child.kill('SIGTERM');
     assert.equal(await f.exited, 0, f.out());
-    const lines = f.stderr().trim().split('\n');
+    const lines = bare(f.stderr()).trim().split('\n');
     assert.equal(lines.at(-1), 'forward: 3 posted, 1 2xx, 1 refused, 1 retrying, 1 skipped by the filter');
   });
 });

@@ -118,9 +118,10 @@ describe('service-hooks forward --output interactive (tmux, relay, forwarder and
 
   it('a dumb terminal gets text lines', async () => {
     const { t, send } = await setUp('dumb');
-    await t.shows(/^forward: connected \(relay at seq \d+\)$/m);
+    // Text lines: each after the time and the relay address (issue 42 item 7).
+    await t.shows(/^\d{4}-[\d-]+T[\d:.]+Z 127\.0\.0\.1:\d+ forward: channel dev: connected \(relay at seq \d+\)/m);
     const seq = await send(1);
-    const screen = await t.shows(new RegExp(`^#${seq} dev push → 200`, 'm'));
+    const screen = await t.shows(new RegExp(`^\\d{4}-[\\d-]+T[\\d:.]+Z 127\\.0\\.0\\.1:\\d+ #${seq} dev push → 200`, 'm'));
     assert.doesNotMatch(screen, /↑↓ select/);
   });
 

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { cli, post, relayProcesses, signed, spawnRelayWithData, startTarget, tempDir, within } from '../support/helpers';
 import { call, childEnv, runCli } from '../support/publicHelpers';
 import type { OutcomeJson } from '../../../../relay/cli/forwardOutput';
-import { processesPerTest } from '../support/forwarderProcess';
+import { bare, processesPerTest } from '../support/forwarderProcess';
 
 const SECRET = 'output-secret-0123456789';
 
@@ -124,7 +124,7 @@ describe('service-hooks forward --output (relay, forwarder and app as processes)
     f.child.kill('SIGTERM');
     const { code, stdout, stderr } = await f.read();
     assert.equal(code, 0, stderr);
-    assert.equal(stdout, `#${refused} dev push → 400 (not retried: service-hooks replay ${refused})\n`);
+    assert.equal(bare(stdout), `#${refused} dev push → 400 (not retried: service-hooks replay ${refused})\n`);
     assert.doesNotMatch(stderr, /connected/);
     assert.match(stderr, /forward: 3 posted, 2 2xx, 1 refused, 0 retrying, 0 skipped by the filter/);
 

@@ -11,11 +11,12 @@ import { dirname, join } from 'node:path';
 import { SUBSCRIBER_TARGET } from '../../../../src/core/relay/protocol';
 import { startRelay, type RelayServer } from '../../../../relay/server';
 import { Forwarder } from '../../../../relay/server/forwarding/forwarder';
+import { RELAY_ID_FILE } from '../../../../relay/server/store/storeIdentity';
 import { RelayApi } from '../../../../relay/client/api';
 import { subscribe } from '../../../../relay/client/subscribe';
 import { post, runCliBare, settled, signed, startTarget, tempDir, within } from '../support/helpers';
 import { until } from '../../../support/until';
-import { forwarder as forwardChild } from '../support/forwarderProcess';
+import { bare, forwarder as forwardChild, STAMP } from '../support/forwarderProcess';
 
 /** Resolves once the forward state file's content satisfies `pred` (checked at each change of its folder). */
 async function stateFileSays(file: string, pred: (k: { lastSeq?: number; retrying: unknown[] }) => boolean): Promise<void> {
@@ -60,6 +61,8 @@ describe('service-hooks forward: the forwarding rules (real relay, app and child
     await relay.close();
   });
   const base = () => ['--relay', `ws://127.0.0.1:${relay.port}`, '--token', relay.token];
+  /** The relay's identity, as its hello names it and the state file records it: the id kept in its data folder. */
+  const identity = () => `file:${readFileSync(join(relay.dataDir, RELAY_ID_FILE), 'utf8').trim()}`;
 
   it('a 400 is final and a 500 is retried later: neither holds back the next delivery', async () => {
     const app = await startTarget();
@@ -71,8 +74,8 @@ describe('service-hooks forward: the forwarding rules (real relay, app and child
     await fwd.saw(/connected/);
     for (const n of [1, 2, 3]) assert.equal((await post(`${relay.url}/hooks/default`, `{"n":${n}}`, { 'x-service-event': 'push' })).status, 200);
     await fwd.saw(/#3 default push → 200/);
-    assert.match(fwd.out(), /^#1 default push → 400 \(not retried: service-hooks replay 1\)$/m);
-    assert.match(fwd.out(), /^#2 default push → 500 \(retrying in 1 min, attempt 1 of 4\)$/m);
+    assert.match(bare(fwd.out()), /^#1 default push → 400 \(not retried: service-hooks replay 1\)$/m);
+    assert.match(bare(fwd.out()), /^#2 default push → 500 \(retrying in 1 min, attempt 1 of 4\)$/m);
     assert.deepEqual(
       app.received.map((r) => r.body.toString()),
       ['{"n":1}', '{"n":2}', '{"n":3}'],
@@ -168,11 +171,11 @@ describe('service-hooks forward: the forwarding rules (real relay, app and child
     });
     for (const seq of [1, 2, 3]) await second.saw(new RegExp(`#${seq} default - → 200`));
     assert.deepEqual(Object.fromEntries(answered), { '{"n":1}': 1, '{"n":2}': 1, '{"n":3}': 1 }, 'each answered 2xx once');
-    for (const seq of [2, 3]) assert.equal(second.out().match(new RegExp(`^#${seq} `, 'gm'))?.length, 1, `#${seq}: one line, one forward`);
+    for (const seq of [2, 3]) assert.equal(bare(second.out()).match(new RegExp(`^#${seq} `, 'gm'))?.length, 1, `#${seq}: one line, one forward`);
     second.child.kill('SIGTERM');
     assert.equal(await second.exited, 0);
     const kept = JSON.parse(readFileSync(state, 'utf8')) as { lastSeq: number; retrying: unknown[] };
-    assert.deepEqual(kept, { scope: 'admin', lastSeq: 3, retrying: [] });
+    assert.deepEqual(kept, { scope: 'admin', lastSeq: 3, retrying: [], relay: identity() });
   });
 
   it('--parallel 4: four posted at once; stopped while one is at the app, it resumes before it and posts what came after it again', async () => {
@@ -188,24 +191,28 @@ describe('service-hooks forward: the forwarding rules (real relay, app and child
     children.push(first.child);
     await first.saw(/connected/);
     for (const n of [1, 2, 3, 4]) assert.equal((await post(`${relay.url}/hooks/default`, `{"n":${n}}`)).status, 200);
-    for (const seq of [1, 3, 4]) await first.saw(new RegExp(`^#${seq} default - → 200`, 'm'));
+    for (const seq of [1, 3, 4]) await first.saw(new RegExp(`${STAMP.source}#${seq} default - → 200`, 'm'));
     assert.equal(app.received.length, 4, '3 and 4 were posted while 2 was at the app');
     first.child.kill('SIGTERM'); // stop() writes the resume point as it is
     assert.equal(await first.exited, 0);
-    assert.deepEqual(JSON.parse(readFileSync(state, 'utf8')), { scope: 'admin', lastSeq: 1, retrying: [] }, 'not past 2, which never finished');
+    assert.deepEqual(
+      JSON.parse(readFileSync(state, 'utf8')),
+      { scope: 'admin', lastSeq: 1, retrying: [], relay: identity() },
+      'not past 2, which never finished',
+    );
 
     holding = false;
     release();
     const second = await forwardChild(args);
     children.push(second.child);
     await second.saw(/resuming after seq 1/);
-    for (const seq of [2, 3, 4]) await second.saw(new RegExp(`^#${seq} default - → 200`, 'm'));
+    for (const seq of [2, 3, 4]) await second.saw(new RegExp(`${STAMP.source}#${seq} default - → 200`, 'm'));
     await app.waitFor(7);
     const times = (n: number) => app.received.filter((r) => r.body.toString() === `{"n":${n}}`).length;
     assert.deepEqual([1, 2, 3, 4].map(times), [1, 2, 2, 2], '1 once; 2 (cut off) and 3, 4 (done after it) again: at least once, none lost');
     second.child.kill('SIGTERM');
     assert.equal(await second.exited, 0);
-    assert.deepEqual(JSON.parse(readFileSync(state, 'utf8')), { scope: 'admin', lastSeq: 4, retrying: [] });
+    assert.deepEqual(JSON.parse(readFileSync(state, 'utf8')), { scope: 'admin', lastSeq: 4, retrying: [], relay: identity() });
   });
 
   it('--parallel 8 killed with SIGKILL mid-burst while the app holds some, then restarted: every delivery answered 200 reaches the app (counted)', async () => {

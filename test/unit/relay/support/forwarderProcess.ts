@@ -32,3 +32,19 @@ export function processesPerTest(): { children: ChildProcess[]; apps: TargetApp[
   });
   return { children, apps };
 }
+
+/** What starts every text line of `forward` (issue 42 item 7): the time (ISO, UTC) and the relay address (host:port). */
+export const STAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (?:\[[0-9a-f:]+\]|[\w.-]+):\d+ /;
+
+/** The stamp of a line that came through the relay at `url` (its host:port), as a pattern's source. */
+export function stampOf(url: string): string {
+  return `^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z ${new URL(url).host.replace(/[.[\]]/g, '\\$&')} `;
+}
+
+/** `text` with every line's stamp taken off (asserted apart, once): what the line says. */
+export function bare(text: string): string {
+  return text
+    .split('\n')
+    .map((l) => l.replace(STAMP, ''))
+    .join('\n');
+}

@@ -12,7 +12,7 @@ import { startRelay, type RelayServer } from '../../../../../relay/server';
 import { RelayApi } from '../../../../../relay/client/api';
 import { post, runCliBare, signed, startTarget, tempDir, type TargetApp } from '../../support/helpers';
 import { until } from '../../../../support/until';
-import { forwarder as forwardChild } from '../../support/forwarderProcess';
+import { forwarder as forwardChild, STAMP } from '../../support/forwarderProcess';
 
 const ALICE = 'alice-replay-secret-0123456789abcdef';
 const BOB = 'bob-replay-secret-0123456789abcdef';
@@ -93,7 +93,7 @@ describe("replay to the channel's subscribers (real relay, forward child and app
       'the app got the same bytes a second time',
     );
     assert.equal(app.received[1]!.headers['x-service-signature'], signed(ALICE, '{"n":1}')['x-service-signature'], 'as received: the original signature');
-    await fwd.saw(/^#1 alice push → 200 [\d.]+ ms \(replay\)$/m);
+    await fwd.saw(new RegExp(`${STAMP.source}#1 alice push → 200 [\\d.]+ ms \\(replay\\)$`, 'm'));
     const recorded = await replayed;
     assert.equal(recorded.status, 200);
     assert.equal(recorded.ok, true);
@@ -101,7 +101,7 @@ describe("replay to the channel's subscribers (real relay, forward child and app
     // The resume point did not move back: the next delivery arrives once, and #1 no third time.
     await deliver('{"n":2}');
     await app.waitFor(3);
-    await fwd.saw(/^#2 alice push → 200/m);
+    await fwd.saw(new RegExp(`${STAMP.source}#2 alice push → 200`, 'm'));
     assert.deepEqual(
       app.received.map((x) => x.body.toString()),
       ['{"n":1}', '{"n":1}', '{"n":2}'],
