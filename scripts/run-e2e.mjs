@@ -11,7 +11,8 @@
 //
 //   node scripts/run-e2e.mjs [--no-build] [--keep] [--grep TEXT] [--update-docs]
 //   --keep: leave the scratch folder for inspection; --grep: run only the flows whose name contains
-//   TEXT (for working on one flow; the summary says how many were left out); --update-docs: after a
+//   TEXT (for working on one flow; repeat it for several, e.g. a sign-in flow first; the summary says
+//   how many were left out); --update-docs: after a
 //   fully passing run, copy the screenshots of README.md and docs/*.md (DOC_SHOTS) into docs/.
 // Env: SERVICE_HOOKS_E2E_TIMEOUT_MS (default 360000) — hard limit for the whole run;
 //      SERVICE_HOOKS_E2E_FLOW_TIMEOUT_MS (default 90000) — limit per flow (a flow's `slow` factor multiplies it).
@@ -37,8 +38,9 @@ const DOC_SHOTS = {
 const TIMEOUT_MS = Number(process.env.SERVICE_HOOKS_E2E_TIMEOUT_MS ?? 360_000);
 const FLOW_TIMEOUT_MS = Number(process.env.SERVICE_HOOKS_E2E_FLOW_TIMEOUT_MS ?? 90_000);
 const args = process.argv.slice(2);
-const grep = args.includes('--grep') ? (args[args.indexOf('--grep') + 1] ?? '') : undefined;
-const selected = grep === undefined ? flows : flows.filter((f) => f.name.includes(grep));
+const greps = args.flatMap((a, i) => (a === '--grep' ? [args[i + 1] ?? ''] : []));
+const grep = greps.length > 0 ? greps.join(' | ') : undefined;
+const selected = greps.length === 0 ? flows : flows.filter((f) => greps.some((g) => f.name.includes(g)));
 
 const t0 = Date.now();
 const secs = (t = t0) => ((Date.now() - t) / 1000).toFixed(1);

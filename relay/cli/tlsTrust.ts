@@ -1,15 +1,7 @@
-// TLS verification failures that mean "the CA is not known here" (Node's error codes): the CLI
-// says NODE_EXTRA_CA_CERTS and stops, instead of retrying what cannot succeed.
-const UNTRUSTED_CERT = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
-  'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
-]);
-
-export function isUntrustedCert(code: string | undefined): boolean {
-  return code !== undefined && UNTRUSTED_CERT.has(code);
-}
+// TLS verification failures that mean "the CA is not known here" (Node's error codes, kept in
+// src/core/relay/appTrust.ts with the forward trust rules): the CLI says NODE_EXTRA_CA_CERTS and
+// stops, instead of retrying what cannot succeed.
+export { isUntrustedCert } from '../../src/core/relay/appTrust';
 
 /** `whose`: whose certificate it is (`send` posts to any receiver, not only a relay). */
 export function untrustedCertMessage(where: string, code: string, whose = "the relay's"): string {

@@ -147,7 +147,8 @@ export class ForwardEngine {
       const about = { kind: 'skipped', seq: d.seq, channel: d.channel, event: d.event, id: d.deliveryId } as const;
       this.advance(d.seq);
       if (d.verification === 'rejected') return this.emit({ ...about, reason: `rejected: ${d.reason ?? 'bad signature'}` });
-      if (!this.o.skipsByFilter) return this.emit({ ...about, reason: 'no forward URL for this channel' });
+      const byFilter = typeof this.o.skipsByFilter === 'function' ? this.o.skipsByFilter(d.channel) : this.o.skipsByFilter;
+      if (!byFilter) return this.emit({ ...about, reason: 'no forward URL for this channel' });
       this.emit({ ...about, reason: 'skipped by the filter', filter: true });
       return { skipped: 'filter' };
     }

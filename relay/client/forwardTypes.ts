@@ -52,9 +52,10 @@ export interface ForwardEngineOptions {
   /**
    * A delivery with no target was left out by the forwarder's filter (`forward --events`,
    * `--route`): acknowledged with `skipped: 'filter'`, which the relay records (default false: a
-   * plain ack, as for a channel the editor does not forward).
+   * plain ack, as for a channel the editor does not forward). A function: per channel (the editor
+   * filters the channels of its set-ups with a filter, and acks the others plainly).
    */
-  skipsByFilter?: boolean;
+  skipsByFilter?: boolean | ((channel: string) => boolean);
   /**
    * Several targets (`forward --route`): a delivery for a target that is unreachable is held for
    * it (acknowledged and kept with the retrying ones, attempted in order once it answers) instead

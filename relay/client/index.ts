@@ -14,4 +14,5 @@ export {
   type ForwardEvent,
   type RetryingDelivery,
 } from './forwardEngine';
+export { trustedAttempt, type AppAttempt, type AppTrust } from './appAttempt';
 export { forwardLine } from './forwardLines';

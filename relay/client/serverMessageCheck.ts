@@ -25,7 +25,7 @@ const STRINGS: Field = [(v) => isObject(v) && Object.values(v).every((x) => type
 
 const FORWARD_STATE: Shape = {
   target: STRING,
-  status: oneOf('pending', 'ok', 'failed'),
+  status: oneOf('pending', 'ok', 'failed', 'skipped'), // skipped: a forwarder's filter left it out (ForwardStatus)
   lastStatus: optional(INT),
   attempts: SEQ,
   nextAttemptAt: optional(STRING),

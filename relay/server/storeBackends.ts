@@ -16,7 +16,7 @@ import type { SharedForwarding } from './nats/sharedForwarding';
 import type { SharedForwardingSettings } from './nats/wiring';
 import type { JournalFs } from './journal/journalFs';
 import type { RelayStore } from './base/storeTypes';
-import type { Sessions } from './page/sessions';
+import type { SharedSessions } from './base/sessionShare';
 import { fileStoreIdentity, jetStreamIdentity, memoryStoreIdentity } from './store/storeIdentity';
 
 /** `--store` and the options that go with its backend. */
@@ -56,7 +56,7 @@ export interface OpenedStore {
   /** Keeps the API's channels in the store, shared by every instance; returns a stop function. */
   shareChannels?: (registry: ChannelRegistry) => Promise<() => void>;
   /** Keeps the page's sessions in the store, valid at every instance; returns a stop function. */
-  shareSessions?: (sessions: Sessions) => Promise<() => void>;
+  shareSessions?: (sessions: SharedSessions) => Promise<() => void>;
   /** JetStream only: what the metrics read. */
   jetstream?: JetStreamHandles;
   /** Replays to subscribers reach every instance's (`local` sends to this one's); absent: this process's only. */

@@ -67,9 +67,9 @@ function forget(): void {
 }
 
 export const api = {
-  whoAmI: () => call<Who>('GET', '/page/session').then(remember),
-  signIn: (token: string) => call<Who>('POST', '/page/session', { token }).then(remember),
-  signOut: () => call<unknown>('DELETE', '/page/session').finally(forget),
+  whoAmI: () => call<Who>('GET', restPath('pageSession')).then(remember),
+  signIn: (token: string) => call<Who>('POST', restPath('pageSession'), { token }).then(remember),
+  signOut: () => call<unknown>('DELETE', restPath('pageSession')).finally(forget),
   status: () => call<RelayStatus>('GET', restPath('status')),
   /** Newest first, filtered by the relay over the whole channel (src/core/relay/deliveryFilter.ts). */
   list: (q: { channel?: string; before?: number; limit?: number; filter?: DeliveryFilter }) => {
@@ -80,7 +80,7 @@ export const api = {
     return call<DeliveryList>('GET', `${restPath('deliveries')}?${p}`);
   },
   detail: (seq: number) => call<RelayDelivery>('GET', restPath('delivery', { seq })),
-  explain: (seq: number) => call<{ ok: boolean; findings: string[] }>('GET', `/page/explain/${seq}`),
+  explain: (seq: number) => call<{ ok: boolean; findings: string[] }>('GET', restPath('pageExplain', { seq })),
   replay: (seq: number, to?: string) => call<ReplayResponse>('POST', restPath('replay', { seq }), to ? { to } : {}),
   /** Sends it again to the subscribers connected to its channel (as `service-hooks replay` does for a delivery only subscribers took). */
   replayToSubscribers: (seq: number) => call<SubscriberReplayResponse>('POST', restPath('replay', { seq }), { to: 'subscribers' }),

@@ -2,6 +2,7 @@
 // every request of the page carries the tab's key of the session in a header, which EventSource
 // cannot send. After a disconnect it reconnects and resumes after the last seq it got (?since=).
 import { sessionHeaders } from './api';
+import { restPath } from '../../src/core/relay/restPaths';
 
 /** Wait before reconnecting after the stream ended or failed. */
 const RETRY_MS = 2000;
@@ -37,7 +38,12 @@ export function openFeed(since: number, on: FeedHandlers): Feed {
   };
   const once = async (): Promise<boolean> => {
     abort = new AbortController();
-    const res = await fetch(`/page/events?since=${last}`, { headers: sessionHeaders(), credentials: 'same-origin', cache: 'no-store', signal: abort.signal });
+    const res = await fetch(`${restPath('pageEvents')}?since=${last}`, {
+      headers: sessionHeaders(),
+      credentials: 'same-origin',
+      cache: 'no-store',
+      signal: abort.signal,
+    });
     if (res.status === 401) return (on.state({ state: 'signed-out' }), false);
     if (!res.ok || !res.body) {
       const answer = (await res.json().catch(() => ({}))) as { error?: string };

@@ -61,6 +61,7 @@ export const SETTINGS = {
   repositories: 'serviceHooks.repositories',
   relayPort: 'serviceHooks.relay.port',
   relayForwardUrl: 'serviceHooks.relay.forwardUrl',
+  relayForwardCa: 'serviceHooks.relay.forwardCa',
   workflowGlobs: 'serviceHooks.lint.workflowGlobs',
   eventHeader: 'serviceHooks.eventHeader',
   deliveryHeader: 'serviceHooks.deliveryHeader',

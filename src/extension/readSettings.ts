@@ -8,6 +8,8 @@ export interface Settings {
   repositories: string[];
   relayPort: number;
   relayForwardUrl: string;
+  /** A CA (PEM file) trusted for forwarding to local https apps; '' none. */
+  relayForwardCa: string;
   workflowGlobs: string[];
   eventHeader: string;
   deliveryHeader: string;
@@ -27,6 +29,7 @@ export function readSettings(c: ConfigurationSource): Settings {
     repositories: c.get<string[]>(SETTINGS.repositories) ?? [],
     relayPort: c.get<number>(SETTINGS.relayPort) ?? DEFAULTS.relayPort,
     relayForwardUrl: c.get<string>(SETTINGS.relayForwardUrl) ?? '',
+    relayForwardCa: (c.get<string>(SETTINGS.relayForwardCa) ?? '').trim(),
     workflowGlobs: c.get<string[]>(SETTINGS.workflowGlobs) ?? [...DEFAULTS.workflowGlobs],
     eventHeader: c.get<string>(SETTINGS.eventHeader) || DEFAULTS.eventHeader,
     deliveryHeader: c.get<string>(SETTINGS.deliveryHeader) || DEFAULTS.deliveryHeader,

@@ -35,6 +35,8 @@ import { COMMANDS, CONTEXT } from './ids';
 import { log } from './log';
 import { extraCa, RelayConnection, tokenScope, type RelayDeliveryMessage, type RelayEndpoint, type TokenScope } from './relay/connection';
 import { EditorForwarder } from './relay/forwarding';
+import { setupOptions } from './relay/setupForwarding';
+import { routeOf } from '../core/relay/forwardRouting';
 import { localBase, type RelayInUse } from './relay/inUse';
 import { ForwardLease } from './relay/lease';
 import { LocalRelay } from './relay/localRelay';
@@ -80,6 +82,7 @@ export class RelayManager implements vscode.Disposable {
   private restoring: Promise<void> | undefined;
   /** Connection changes, one at a time (restore, probe, connect, set-ups). */
   private queue: Promise<unknown> = Promise.resolve();
+  private queued = 0;
   private readonly lease: ForwardLease;
   private readonly refusedListeners = new Set<RefusedListener>();
   private readonly process = new RelayProcess();
@@ -126,7 +129,11 @@ export class RelayManager implements vscode.Disposable {
     };
     this.secrets = new RelaySecrets(this.inUse, this.setups, o.secrets, (url) => this.channelOf(url));
     this.remembered = new RemoteMemory(o.globalState, o.secrets);
-    this.actions = new RelayActions({ connection: () => this.api(), targetFor: (channel) => this.targetFor(channel), forwarder: () => this.forwarder });
+    this.actions = new RelayActions({
+      connection: () => this.api(),
+      targetFor: (channel, event) => this.targetFor(channel, undefined, undefined, event),
+      forwarder: () => this.forwarder,
+    });
     this.local = new LocalRelay(this.process, { extensionPath: o.extensionPath, dataDir: o.dataDir, localSecret: () => this.localSecret() });
     this.lease = new ForwardLease(join(dirname(o.dataDir), 'forward-owner.json'));
     this.process.onExit((code, output) => {
@@ -137,9 +144,20 @@ export class RelayManager implements vscode.Disposable {
 
   /** Runs `fn` after every connection change before it: two never interleave (Reload Window restores while the Relay view probes). */
   private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(fn, fn);
+    this.queued++;
+    const run = this.queue.then(fn, fn).finally(() => this.queued--);
     this.queue = run.catch(() => undefined);
     return run;
+  }
+
+  /** A connection change is queued or running (whenConnected.ts waits it out). */
+  get changing(): boolean {
+    return this.queued > 0;
+  }
+
+  /** Resolves once the connection changes queued now have run. */
+  settled(): Promise<void> {
+    return this.queue.then(() => undefined);
   }
 
   onRefused(listener: RefusedListener): { dispose(): void } {
@@ -196,10 +214,10 @@ export class RelayManager implements vscode.Disposable {
     return this.forwardTargets[0];
   }
 
-  /** The app a delivery of `channel` goes to: its set-up's, or (a channel token's own channel) the forward URL setting. */
-  targetFor(channel: string, relay = this.relayBase, scope = this.tokenScope): string | undefined {
+  /** The app a delivery of `channel` (and `event`) goes to: its set-up's (routes, filter), or (a channel token's own channel) the forward URL setting. */
+  targetFor(channel: string, relay = this.relayBase, scope = this.tokenScope, event?: string): string | undefined {
     const session = this.setups.of(relay).find((f) => f.channel === channel);
-    if (session) return session.to;
+    if (session) return routeOf(session, event);
     if (scope?.kind === 'channel' && (scope.channel === undefined || scope.channel === channel)) return settings().relayForwardUrl || undefined;
     return undefined;
   }
@@ -347,7 +365,8 @@ export class RelayManager implements vscode.Disposable {
     const forwarder = forwards
       ? new EditorForwarder({
           client,
-          targetFor: (channel) => this.targetFor(channel, relay, scope),
+          targetFor: (channel, event) => this.targetFor(channel, relay, scope, event),
+          ...setupOptions(client, sessions),
           store: { get: (k) => this.o.globalState.get<number>(k), set: (k, v) => this.o.globalState.update(k, v) },
           key: seqKey(relay),
           onProblem: (p) => {
@@ -399,7 +418,7 @@ export class RelayManager implements vscode.Disposable {
       void this.serial(() => this.leaseLost(forwarder));
       throw new Error('another window forwards these deliveries now');
     }
-    const to = this.targetFor(d.channel, relay, scope);
+    const to = this.targetFor(d.channel, relay, scope, d.event);
     const why = to ? alreadyForwarded(d.forward, to) : undefined;
     if (why) {
       log().info(

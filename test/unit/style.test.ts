@@ -1,6 +1,7 @@
 // Structure rules of the codebase that a reviewer would otherwise have to re-check by hand
 // (issue 9): no function in src/ or relay/ over 100 lines; every test file opens with a comment
-// line saying what it pins (issue 37 item 4).
+// line saying what it pins (issue 37 item 4); every unreleased CHANGELOG entry is one line, its
+// details in docs/ (issue 37 item 6).
 import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -49,6 +50,14 @@ function opensWithWhatItPins(text: string): boolean {
   return m[1].trim().split(/\s+/).length >= 5;
 }
 
+/** The lines of the CHANGELOG's [Unreleased] section that continue an entry on a second line. */
+function wrappedEntries(changelog: string): string[] {
+  const start = changelog.indexOf('## [Unreleased]');
+  const end = changelog.indexOf('\n## [', start + 1);
+  const section = changelog.slice(start, end < 0 ? undefined : end);
+  return section.split('\n').filter((line) => /^\s+\S/.test(line));
+}
+
 describe('code structure', () => {
   it(`no function in src/ or relay/ is over ${MAX_FUNCTION_LINES} lines`, () => {
     const files = [...sources(join(ROOT, 'src')), ...sources(join(ROOT, 'relay'))];
@@ -71,5 +80,16 @@ describe('code structure', () => {
     assert.ok(files.length > 150, `found the test files (${files.length})`);
     const bare = files.filter((f) => !opensWithWhatItPins(readFileSync(f, 'utf8'))).map((f) => relative(ROOT, f));
     assert.deepEqual(bare, [], 'open each of these with a `// …` line saying what it pins');
+  });
+
+  it('the changelog rule finds an entry wrapped onto a second line, in [Unreleased] only', () => {
+    const text = '## [Unreleased]\n\n### Added\n\n- One line.\n- Two\n  lines.\n\n## [0.1.0] - 2026-01-01\n\n- Old\n  wrapped.\n';
+    assert.deepEqual(wrappedEntries(text), ['  lines.']);
+  });
+
+  it('every unreleased CHANGELOG entry is one line (details go in docs/)', () => {
+    const changelog = readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8');
+    assert.ok(changelog.includes('## [Unreleased]'), 'found the unreleased section');
+    assert.deepEqual(wrappedEntries(changelog), [], 'join these onto their entry, or move the details into docs/');
   });
 });

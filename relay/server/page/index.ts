@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { readJson, sendError, sendJson } from '../../shared/http';
 import { matchRoute, type Route } from '../../shared/routes';
+import { restPattern } from '../../../src/core/relay/restPaths';
 import { clientAddress, hostAllowed, type SourceAllowList } from '../access/access';
 import type { RejectLimiter } from '../ingress/rateLimit';
 import type { Scope } from '../access/scope';
@@ -182,15 +183,15 @@ function pageRoutes(p: PageParts): Route<PageHandler>[] {
       methods: { GET: (_req, res, [name]) => assets.file(res, name!), HEAD: (_req, res, [name]) => assets.file(res, name!) },
     },
     {
-      pattern: /^\/page\/session$/,
+      pattern: restPattern('pageSession'),
       methods: {
         POST: (req, res) => void signIn(req, res).catch(failed(res)),
         DELETE: (req, res) => void signOut(req, res).catch(failed(res)),
         GET: (req, res) => void whoAmI(req, res).catch(failed(res)),
       },
     },
-    { pattern: /^\/page\/events$/, methods: { GET: (req, res, _params, url) => void events(req, res, url).catch(failed(res)) } },
-    { pattern: /^\/page\/explain\/(\d{1,15})$/, methods: { GET: (req, res, [seq]) => void explain(req, res, Number(seq)).catch(failed(res)) } },
+    { pattern: restPattern('pageEvents'), methods: { GET: (req, res, _params, url) => void events(req, res, url).catch(failed(res)) } },
+    { pattern: restPattern('pageExplain'), methods: { GET: (req, res, [seq]) => void explain(req, res, Number(seq)).catch(failed(res)) } },
   ];
 }
 

@@ -1,7 +1,8 @@
 // The relay's REST paths, once: the server matches requests against them (restPattern, in
-// relay/server/api), the clients build their URLs from them (restPath: relay/client/api.ts, the
-// relay page's relay/web/api.ts). A path parameter is `:seq` (digits) or `:name` (one segment,
-// percent-encoded). Pure: no I/O.
+// relay/server/api and relay/server/page), the clients build their URLs from them (restPath:
+// relay/client/api.ts, the relay page's relay/web). A path parameter is `:seq` (1 to 15 digits: a
+// seq beyond is no delivery, and Number() would round it) or `:name` (one segment, percent-encoded).
+// Pure: no I/O.
 
 export const REST_PATHS = {
   health: '/healthz',
@@ -14,12 +15,16 @@ export const REST_PATHS = {
   prune: '/api/prune',
   channels: '/api/channels',
   channel: '/api/channels/:name',
+  // the relay page's own (relay/server/page), with its session cookie
+  pageSession: '/page/session',
+  pageEvents: '/page/events',
+  pageExplain: '/page/explain/:seq',
 } as const;
 
 export type RestRoute = keyof typeof REST_PATHS;
 
 /** How each parameter reads in a path: a delivery's seq is digits, a channel's name one segment. */
-const PARAMS = { seq: '(\\d+)', name: '([^/]+)' } as const;
+const PARAMS = { seq: '(\\d{1,15})', name: '([^/]+)' } as const;
 type Param = keyof typeof PARAMS;
 
 type ParamsOf<P extends string> = P extends `${string}:${infer N}/${infer Rest}` ? N | ParamsOf<`/${Rest}`> : P extends `${string}:${infer N}` ? N : never;

@@ -1,5 +1,6 @@
 // A "Forward Webhooks to Local App" set-up as plain data: the session, where a connected relay's
 // deliveries go, the resume seq's key, a fresh channel name and the local app URL's problems.
+import { routingTargets, type ForwardRouting } from '../relay/forwardRouting';
 
 /**
  * One "Forward Webhooks to Local App" set-up: a channel on a relay (remote, or the local one at
@@ -17,16 +18,22 @@ export interface ForwardSession {
   webhookId: string;
   /** The relay's last seq when the set-up was made: forwarding never starts later than this. */
   since?: number;
-  /** The local app (http://localhost:3000/webhook). */
+  /** The local app (http://localhost:3000/webhook): the default one when some events have their own (`routes`). */
   to: string;
+  /** Only these events are forwarded (the rest are skipped by the filter); absent: all the webhook sends. */
+  events?: string[];
+  /** An event's own app (src/core/relay/forwardRouting.ts). */
+  routes?: Record<string, string>;
+  /** No certificate check for the set-up's https apps on this machine. */
+  skipVerify?: boolean;
 }
 
 /**
  * Where a connected relay's deliveries go: each Forward Webhooks to Local App session's app (its
  * channel), then serviceHooks.relay.forwardUrl (every other channel); each app once.
  */
-export function forwardTargets(sessions: readonly { to: string }[], setting: string | undefined): string[] {
-  return [...new Set([...sessions.map((f) => f.to), ...(setting ? [setting] : [])])];
+export function forwardTargets(sessions: readonly ForwardRouting[], setting: string | undefined): string[] {
+  return [...new Set([...sessions.flatMap((f) => routingTargets(f)), ...(setting ? [setting] : [])])];
 }
 
 /** globalState key of the last acknowledged seq for a relay and a channel (`*`: every channel the token sees). */

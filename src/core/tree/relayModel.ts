@@ -5,6 +5,7 @@ import type { TreeRow } from './nodes';
 import { shortUrl } from './relayAddress';
 import type { ForwardSession } from './forwardSession';
 import { SUBSCRIBER_TARGET } from '../relay/protocol';
+import { routingDescription } from '../relay/forwardRouting';
 
 export type RelayState = 'stopped' | 'starting' | 'running' | 'connecting' | 'offline' | 'failed';
 
@@ -67,16 +68,30 @@ export function forwardSummary(d: RelayDeliveryView): string {
       const state =
         f.status === 'ok'
           ? `→ ${f.lastStatus ?? 'ok'}`
-          : f.status === 'pending'
-            ? f.lastStatus
-              ? `→ ${f.lastStatus} · retrying`
-              : '→ pending'
-            : f.lastStatus
-              ? `→ ${f.lastStatus}`
-              : '→ failed';
+          : f.status === 'skipped'
+            ? 'skipped by the filter'
+            : f.status === 'pending'
+              ? f.lastStatus
+                ? `→ ${f.lastStatus} · retrying`
+                : '→ pending'
+              : f.lastStatus
+                ? `→ ${f.lastStatus}`
+                : '→ failed';
       return f.target === SUBSCRIBER_TARGET ? `${state} (subscriber)` : state;
     })
     .join(', ');
+}
+
+/** Where a set-up forwards, a line per app, and what its filter leaves out. */
+function forwardingTooltip(f: ForwardSession): string {
+  const own = Object.entries(f.routes ?? {}).filter(([event]) => f.events === undefined || f.events.includes(event));
+  const lines =
+    own.length === 0
+      ? [`the editor forwards each delivery to ${f.to}.`]
+      : [`the editor forwards ${own.map(([e, u]) => `${e} to ${u}`).join(', ')}, and the rest to ${f.to}.`];
+  if (f.events !== undefined) lines.push(`Only ${f.events.join(', ')}: other events are skipped by the filter (recorded so at the relay).`);
+  if (f.skipVerify) lines.push("The app's certificate is not checked (an app on this machine).");
+  return lines.join('\n');
 }
 
 /** A forward state's target in words: the relay's own target URL, or the subscriber that forwarded it. */
@@ -108,11 +123,12 @@ export function relayRow(node: RelayTreeNode): TreeRow {
       };
     case 'relayForwarding': {
       const f = node.session;
+      const choices = routingDescription(f, shortUrl);
       return {
         id: `relay:forwarding:${f.relay}#${f.channel}`,
         label: `${f.repo || `channel ${f.channel}`} → ${shortUrl(f.to)}`,
-        description: `channel ${f.channel}`,
-        tooltip: `${f.webhookId ? `Webhook ${f.webhookId} of ${f.repo}` : 'The service'} delivers to ${f.ingressUrl};\nthe editor forwards each delivery to ${f.to}.`,
+        description: `channel ${f.channel}${choices ? ` · ${choices}` : ''}`,
+        tooltip: `${f.webhookId ? `Webhook ${f.webhookId} of ${f.repo}` : 'The service'} delivers to ${f.ingressUrl};\n${forwardingTooltip(f)}`,
         contextValue: 'relayForwarding',
         collapsible: 'none',
         icon: { id: 'arrow-swap' },

@@ -3,7 +3,8 @@
 // A secret is checked against the relay channel the URL names before anything is created: a
 // generated one is not offered where it could not verify (a channel token's channel), and a typed
 // one is sent as a signed test ping through the ingress; a 401 asks for the secret again (the URL
-// and events kept), or, given as an argument, is an error.
+// and events kept), or, given as an argument, is an error. A reconnect of the relay at that
+// moment is waited out first (relay/relayReady.ts), so it neither hides the channel nor re-asks.
 import { randomBytes } from 'node:crypto';
 import { newSecret } from '../../core/randomToken';
 import { RelayApiError } from '../../../relay/client/apiError';
@@ -14,6 +15,7 @@ import { COMMANDS } from '../ids';
 import { UserError } from '../errors';
 import { asArgs, pickRepo } from '../pickers';
 import { withProgress } from '../progress';
+import { relayReady } from '../relay/relayReady';
 import { secretMismatch } from '../relay/servicePost';
 import { BACK, askEvents, askSecret, askUrl, type UrlChoice } from '../webhookInputs';
 import type { CommandContext, CommandModule } from './context';
@@ -31,6 +33,8 @@ const command: CommandModule = {
   async run(ctx, arg) {
     const args = asArgs<AddWebhookArgs>(arg);
     const repo = await pickRepo(ctx, arg);
+    // A reconnect at this moment is waited out: its channels are the URLs offered, and the secret is checked at them.
+    await relayReady(ctx.services.relay);
     // Each webhook gets a channel of its own by default, so the rows and counts under it are its own
     // (on a remote relay only with a token that may create channels: a channel token offers its channel).
     const own = (await mayCreateChannels(ctx)) ? channelNameFor(repoKey(repo), randomBytes(4).toString('hex')) : undefined;
@@ -149,6 +153,7 @@ async function checkedSecret(
   for (;;) {
     if (choice === 'generate') return choice;
     const typed = choice === 'none' ? '' : choice; // none: an unsigned ping tells whether the channel takes unsigned deliveries
+    await relayReady(ctx.services.relay); // the channel the URL names is known once connected
     const problem = await withProgress('Checking the secret against the relay channel…', () => secretMismatch(ctx.services.relay, url, typed));
     if (!problem) return choice;
     if (given) throw new UserError(problem);

@@ -3,17 +3,20 @@
 // token in the editor's data folder). With the admin token: a channel with a fresh strong secret,
 // the service webhook pointing at the channel's ingress URL with that secret, and the editor
 // forwarding the channel's deliveries to the local app. With a channel token: that channel, to the
-// local app (the only question). Without a relay it offers Connect to Relay… or Start Relay, and
+// local app. Then, as `service-hooks forward --events/--route/--ca/--skip-verify` (forwardChoices.ts):
+// which events go to which app (or are skipped by the filter), and an https app's trust. Without a relay it offers Connect to Relay… or Start Relay, and
 // goes on here once connected.
 import { randomBytes } from 'node:crypto';
 import { newSecret } from '../../core/randomToken';
 import * as vscode from 'vscode';
-import { channelNameFor, forwardableChannels, localAppUrlProblem, repoKey, serviceIsLocal } from '../../core/tree';
+import { routingChoicesProblem, type ForwardRouting } from '../../core/relay/forwardRouting';
+import { SUBSCRIBABLE_EVENTS, channelNameFor, forwardableChannels, localAppUrlProblem, repoKey, serviceIsLocal } from '../../core/tree';
 import { settings } from '../config';
 import { Cancelled, UserError } from '../errors';
 import { COMMANDS, RELAY_STORAGE } from '../ids';
 import { asArgs, pickRepo } from '../pickers';
 import { BACK, askEvents } from '../webhookInputs';
+import { askRouting, askTrust } from './forwardChoices';
 import type { CommandContext, CommandModule } from './context';
 
 export interface ForwardToLocalAppArgs {
@@ -23,6 +26,12 @@ export interface ForwardToLocalAppArgs {
   to?: string;
   /** An existing channel of the relay to forward (admin token): no channel or webhook is created. */
   channel?: string;
+  /** Only these events are forwarded (the others are skipped by the filter); default: all the webhook sends. */
+  forward?: string[];
+  /** An event's own app (EVENT → URL); `to` is the default. */
+  routes?: Record<string, string>;
+  /** No certificate check for https apps on this machine. */
+  skipVerify?: boolean;
 }
 
 const command: CommandModule = {
@@ -33,23 +42,24 @@ const command: CommandModule = {
     if (!relay.connected) return explainMissingRelay(relay.remoteLabel);
     const args = asArgs<ForwardToLocalAppArgs>(arg);
     const { scope } = relay.relayApi();
-    if (scope.kind === 'channel') return forwardChannel(ctx, scope.channel, args.to, 'channel');
+    if (scope.kind === 'channel') return forwardChannel(ctx, scope.channel, args, 'channel');
     if (relay.port !== undefined) warnLoopbackOnce(ctx);
     // The admin token: a new channel and webhook (the default), or a channel the relay already has.
     const existing = args.channel ?? (args.repo || args.events || args.to ? undefined : await pickChannel(ctx));
-    if (existing !== undefined) return forwardChannel(ctx, existing, args.to, 'admin');
+    if (existing !== undefined) return forwardChannel(ctx, existing, args, 'admin');
     const repo = await pickRepo(ctx, arg);
-    const picked = args.events ?? (await askEvents([], 'Forward Webhooks to Local App (2/3): Events'));
+    const picked = args.events ?? (await askEvents([], 'Forward Webhooks to Local App (2/4): Events'));
     const events = picked === BACK ? [] : picked;
     if (events.length === 0) throw new UserError('Pick at least one event.');
     const to = (args.to ?? (await askLocalUrl())).trim();
     const problem = localAppUrlProblem(to);
     if (problem) throw new UserError(problem);
+    const routing = await choices(args, events, to, 'Forward Webhooks to Local App (4/4)');
     const client = await ctx.services.client(); // signed out: fails before anything is created
     // In the status bar: a progress toast here, next to Connect to Relay's, could crowd out the
     // message with Copy Signing Secret (VS Code lets 3 toasts through per 800 ms).
     return vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Setting up forwarding…' }, () =>
-      setUp(ctx, repo, events, to, client),
+      setUp(ctx, repo, events, routing, client),
     );
   },
 };
@@ -59,7 +69,7 @@ async function setUp(
   ctx: CommandContext,
   repo: Parameters<typeof repoKey>[0],
   events: string[],
-  to: string,
+  routing: ForwardRouting,
   client: Awaited<ReturnType<CommandContext['services']['client']>>,
 ) {
   const relay = ctx.services.relay;
@@ -75,15 +85,37 @@ async function setUp(
   }
   if (!webhook) throw new UserError('The service did not return the new webhook.');
   await relay.startSession(
-    { relay: address.httpUrl, channel: channel.name, ingressUrl: channel.ingressUrl, repo: repoKey(repo), webhookId: webhook.id, to },
+    { relay: address.httpUrl, channel: channel.name, ingressUrl: channel.ingressUrl, repo: repoKey(repo), webhookId: webhook.id, ...routing },
     secret,
   );
   ctx.webhooks.refresh();
   offerSecret(
-    `Forwarding ${repoKey(repo)} webhooks (${events.join(', ')}) through ${address.label} to ${to}. Stop with "Stop Forwarding". Your app verifies X-Service-Signature with this webhook's signing secret.`,
+    `Forwarding ${repoKey(repo)} webhooks (${events.join(', ')}) through ${address.label} to ${whereTo(routing)}. Stop with "Stop Forwarding". Your app verifies X-Service-Signature with this webhook's signing secret.`,
     secret,
   );
-  return { channel: channel.name, ingressUrl: channel.ingressUrl, webhookId: webhook.id, to };
+  return { channel: channel.name, ingressUrl: channel.ingressUrl, webhookId: webhook.id, ...routing };
+}
+
+/** The set-up's choices: from the arguments (checked), or asked after the local URL (events and apps, then https trust). */
+async function choices(args: ForwardToLocalAppArgs, events: readonly string[], to: string, title: string): Promise<ForwardRouting> {
+  const given = args.to !== undefined || args.forward !== undefined || args.routes !== undefined || args.skipVerify !== undefined;
+  const asked = given
+    ? {
+        to,
+        ...(args.forward !== undefined ? { events: args.forward } : {}),
+        ...(args.routes !== undefined ? { routes: args.routes } : {}),
+        ...(args.skipVerify ? { skipVerify: true } : {}),
+      }
+    : await askTrust(await askRouting(events, to, `${title}: Events and apps`), `${title}: HTTPS trust`);
+  const problem = routingChoicesProblem(asked, SUBSCRIBABLE_EVENTS, localAppUrlProblem);
+  if (problem) throw new UserError(problem);
+  return asked;
+}
+
+/** The apps in words: the default one, and the events with their own. */
+function whereTo(r: ForwardRouting): string {
+  const own = Object.entries(r.routes ?? {}).filter(([event]) => r.events === undefined || r.events.includes(event));
+  return own.length === 0 ? r.to : `${r.to} (${own.map(([event, url]) => `${event} to ${url}`).join(', ')})`;
 }
 
 /**
@@ -102,7 +134,7 @@ function offerSecret(text: string, secret: string): void {
  * A channel token forwards its own channel: the local URL is the only question, and its prompt says
  * what the token can and cannot do.
  */
-async function forwardChannel(ctx: CommandContext, channel: string | undefined, given: string | undefined, token: 'channel' | 'admin') {
+async function forwardChannel(ctx: CommandContext, channel: string | undefined, args: ForwardToLocalAppArgs, token: 'channel' | 'admin') {
   const relay = ctx.services.relay;
   if (!channel)
     throw new UserError('The relay did not say which channel this token belongs to. Ask for the channel token again, or connect with the admin token.');
@@ -112,12 +144,15 @@ async function forwardChannel(ctx: CommandContext, channel: string | undefined, 
     token === 'channel'
       ? `A channel token forwards and replays channel ${channel} only. It cannot create channels or webhooks: the service webhook to ${ingressUrl} is set up with the admin token. Your app's webhook endpoint on this machine:`
       : `Channel ${channel}'s deliveries (webhooks to ${ingressUrl}) go to your app's webhook endpoint on this machine:`;
-  const to = (given ?? (await askLocalUrl(`Forward channel ${channel} of ${address.label} to Local App`, prompt))).trim();
+  const title = `Forward channel ${channel} of ${address.label} to Local App`;
+  const to = (args.to ?? (await askLocalUrl(title, prompt))).trim();
   const problem = localAppUrlProblem(to);
   if (problem) throw new UserError(problem);
-  await relay.startSession({ relay: address.httpUrl, channel, ingressUrl, repo: '', webhookId: '', to });
-  void vscode.window.showInformationMessage(`Forwarding channel ${channel} of ${address.label} to ${to}. Stop with "Stop Forwarding".`);
-  return { channel, ingressUrl, to };
+  // The webhooks to the channel are not known here: every event the service sends may come.
+  const routing = await choices(args, SUBSCRIBABLE_EVENTS, to, title);
+  await relay.startSession({ relay: address.httpUrl, channel, ingressUrl, repo: '', webhookId: '', ...routing });
+  void vscode.window.showInformationMessage(`Forwarding channel ${channel} of ${address.label} to ${whereTo(routing)}. Stop with "Stop Forwarding".`);
+  return { channel, ingressUrl, ...routing };
 }
 
 const NEW_CHANNEL = '$(add) A new channel and webhook';
@@ -166,7 +201,10 @@ function explainMissingRelay(remote: string | undefined): { needsRelay: true } {
   return { needsRelay: true };
 }
 
-async function askLocalUrl(title = 'Forward Webhooks to Local App (3/3): Local URL', prompt = "Your app's webhook endpoint on this machine"): Promise<string> {
+async function askLocalUrl(
+  title = 'Forward Webhooks to Local App (3/4): Local URL',
+  prompt = "Your app's webhook endpoint on this machine (the default one: some events may go to another in the next step)",
+): Promise<string> {
   const value = await vscode.window.showInputBox({
     title,
     prompt,

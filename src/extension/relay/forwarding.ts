@@ -6,7 +6,8 @@
 // set are kept per relay and channel in the extension's global state, so a restart resumes there.
 //
 // The editor-side API (what relayManager and the commands use; keep it small):
-//   new EditorForwarder(options)   options: client, targetFor, store, key, onProblem, onHandled, onEvent, log
+//   new EditorForwarder(options)   options: client, targetFor, skipsByFilter, holdPerTarget, attempt, store, key,
+//                                  onProblem, onHandled, onEvent, log
 //   .since                         the seq to subscribe after (undefined: start at the relay's head)
 //   .remember(head)                the subscription opened at the relay's head (the first resume point)
 //   .handle                        the subscription's delivery handler
@@ -19,7 +20,7 @@
 //   .skip(seq)                     stop retrying one (Replay sends it again)
 //   .stop()                        ends it; a delivery in flight is not acknowledged (sent again later)
 import type { DeliveryHandled, ForwardStatus } from '../../../relay/client';
-import type { EngineClock, ForwardEngine, ForwardEvent, RetryingDelivery } from '../../../relay/client/forwardEngine';
+import type { EngineClock, ForwardEngine, ForwardEngineOptions, ForwardEvent, RetryingDelivery } from '../../../relay/client/forwardEngine';
 import type { RelayClientModule, RelayDeliveryMessage } from './connection';
 
 /** Where the resume point and the retrying set live (the extension's globalState). */
@@ -30,8 +31,14 @@ export interface SeqStore {
 
 export interface ForwardingOptions {
   client: RelayClientModule;
-  /** Where a delivery of `channel` goes; undefined: not forwarded (acknowledged as handled). */
-  targetFor: (channel: string) => string | undefined;
+  /** Where a delivery of `channel` and `event` goes; undefined: not forwarded (acknowledged as handled, or as skipped: skipsByFilter). */
+  targetFor: (channel: string, event?: string) => string | undefined;
+  /** The channels whose set-up has a filter: a delivery it leaves out is recorded at the relay as skipped. */
+  skipsByFilter?: (channel: string) => boolean;
+  /** Several apps (routes): one that is down holds back only its own deliveries. */
+  holdPerTarget?: boolean;
+  /** The attempt with the set-ups' https trust (forwardTrust.ts); default: the usual roots. */
+  attempt?: ForwardEngineOptions['attempt'];
   store: SeqStore;
   /** seqKey(relay, channel filter); the retrying set is kept under `${key}#retrying`. */
   key: string;
@@ -64,6 +71,9 @@ export class EditorForwarder {
     const retryKey = `${o.key}#retrying`;
     this.engine = new o.client.ForwardEngine({
       target: o.targetFor,
+      ...(o.skipsByFilter ? { skipsByFilter: o.skipsByFilter } : {}),
+      ...(o.holdPerTarget ? { holdPerTarget: true } : {}),
+      ...(o.attempt ? { attempt: o.attempt } : {}),
       cursor: {
         load: () => {
           const lastSeq = o.store.get(o.key);

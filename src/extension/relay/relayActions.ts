@@ -14,8 +14,8 @@ import type { EditorForwarder } from './forwarding';
 export interface ActionsHost {
   /** The connection in use; a UserError when there is none. */
   connection(): RelayConnection;
-  /** The app a delivery of `channel` goes to (RelayManager.targetFor). */
-  targetFor(channel: string): string | undefined;
+  /** The app a delivery of `channel` and `event` goes to (RelayManager.targetFor). */
+  targetFor(channel: string, event?: string): string | undefined;
   /** The editor's forwarder on the connection in use, when it forwards. */
   forwarder(): EditorForwarder | undefined;
 }
@@ -35,7 +35,7 @@ export class RelayActions {
       throw new UserError(
         `Delivery #${seq} was rejected and the relay kept only the first ${d.truncated.kept} of its ${d.size} bytes: it cannot be replayed re-signed. Send the event again from the service.`,
       );
-    const to = this.relay.targetFor(d.channel);
+    const to = this.relay.targetFor(d.channel, d.event);
     if (!to) {
       const targets = d.forward.filter((f) => f.target !== SUBSCRIBER_TARGET);
       if (targets.length === 0)

@@ -38,7 +38,7 @@ export interface ChannelLookup {
  */
 export async function secretMismatch(relay: ChannelLookup, url: string, secret: string): Promise<string | undefined> {
   const channel = relay.channelOf(url);
-  if (channel === undefined) return undefined; // while the connection reconnects too: the ping needs only the ingress
+  if (channel === undefined) return undefined; // callers wait out a reconnect first (relayReady.ts): the channel is known once connected
   const req = secretCheckRequest(secret, randomUUID());
   const answer = await postAsService(url, req.headers, req.body);
   if (!answer.ok) {

@@ -101,6 +101,7 @@ describe('package.json contributes ↔ src/extension/ids.ts', () => {
     assert.ok(!Object.keys(props).some((k) => /token/i.test(k)), 'no setting holds a token');
     assert.equal(props[SETTINGS.baseUrl].scope, 'machine', 'a workspace cannot redirect the token to another address');
     assert.equal(props[SETTINGS.relayForwardUrl].scope, 'machine', 'a workspace cannot redirect relayed deliveries to another app');
+    assert.equal(props[SETTINGS.relayForwardCa].scope, 'machine', 'a workspace cannot change whom the editor trusts for local https apps');
   });
 
   it('commands referenced by tree rows are declared', () => {

@@ -25,7 +25,7 @@ describe('workspace trust: package.json capabilities', () => {
     }
     for (const key of [SETTINGS.relayPort, SETTINGS.repositories, SETTINGS.eventHeader, SETTINGS.deliveryHeader])
       assert.ok(RESTRICTED_SETTINGS.includes(key), key);
-    for (const key of [SETTINGS.baseUrl, SETTINGS.relayForwardUrl]) assert.equal(props[key]?.scope, 'machine', key);
+    for (const key of [SETTINGS.baseUrl, SETTINGS.relayForwardUrl, SETTINGS.relayForwardCa]) assert.equal(props[key]?.scope, 'machine', key);
   });
 
   it('virtual workspaces: limited, saying the linter works', () => {

@@ -13,6 +13,7 @@ import { sign } from '../../../src/core/signing';
 import { cli, relayProcesses, runCliBare, spawnRelay, startTarget, tempDir, within, type RelayProcess, type TargetApp } from '../relay/support/helpers';
 import { exampleCerts, exampleRelay, startExampleNats, type ExampleCerts, type ExampleNats, type ExampleRelaySetup } from './docExample';
 import { sample } from '../relay/support/metricsText';
+import { pollUntil } from '../../support/poll';
 import { startHaproxy, type Haproxy, type ServerStat } from './haproxy';
 
 describe("docs/team-relay.md's haproxy in front of two relays (3 nats-servers, round robin)", function () {
@@ -54,11 +55,11 @@ describe("docs/team-relay.md's haproxy in front of two relays (3 nats-servers, r
   /** Until haproxy's health checks (/readyz) have both relays UP (bounded). */
   async function bothUp(): Promise<void> {
     let seen: Record<string, ServerStat> = {};
-    for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
+    const up = async () => {
       seen = await lb.servers().catch(() => ({}));
-      if (seen.relay1?.status === 'UP' && seen.relay2?.status === 'UP') return;
-    }
-    assert.fail(`haproxy never had both relays UP: ${JSON.stringify(seen)}\n${lb.output()}`);
+      return seen.relay1?.status === 'UP' && seen.relay2?.status === 'UP' ? true : undefined;
+    };
+    await pollUntil('haproxy has both relays UP', up, () => `${JSON.stringify(seen)}\n${lb.output()}`);
   }
 
   async function call(
@@ -106,12 +107,12 @@ describe("docs/team-relay.md's haproxy in front of two relays (3 nats-servers, r
     // Ended at both: asked of each instance directly, then through the balancer (bounded: "within moments").
     for (const relay of relays) {
       let status = 0;
-      for (const deadline = Date.now() + 10_000; Date.now() < deadline && status !== 401;) {
+      const signedOut = async () => {
         const r = await request(`https://127.0.0.1:${relay.port}/page/session`, { headers: page, dispatcher: https });
         await r.body.dump();
-        status = r.statusCode;
-      }
-      assert.equal(status, 401, `signed out at ${relay.url}`);
+        return (status = r.statusCode) === 401 ? true : undefined;
+      };
+      await pollUntil(`signed out at ${relay.url}`, signedOut, () => `answered ${status}`, 10_000, 50);
     }
     const afterOut: number[] = [];
     for (let i = 0; i < 4; i++) afterOut.push((await call('/page/session', 'GET', page)).status);

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { existsSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
-import { ensureDebianPackage } from '../debianPackage';
+import { ensureDebianPackage } from '../../support/debianPackage';
 import { tempDir } from '../relay/support/helpers';
 import { exampleBlock, type ExampleCerts } from './docExample';
 import { freePort } from '../../support/freePort';

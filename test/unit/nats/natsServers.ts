@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
+import { ensureDebianPackage } from '../../support/debianPackage';
 import { freePort } from '../../support/freePort';
-import { ensureDebianPackage } from '../debianPackage';
 
 export const NATS_SERVER = '/usr/sbin/nats-server';
 

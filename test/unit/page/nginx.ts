@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, mkdirSync, readFileSync, watch, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureDebianPackage } from '../debianPackage';
+import { ensureDebianPackage } from '../../support/debianPackage';
 import { ROOT, tempDir } from '../relay/support/helpers';
 import { freePort } from '../../support/freePort'; // nginx cannot be told to pick a port
 

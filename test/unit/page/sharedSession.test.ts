@@ -11,6 +11,7 @@ import { RelayApi } from '../../../relay/client';
 import { MAX_SESSIONS_PER_TOKEN } from '../../../relay/server/page/sessions';
 import { spawnRelay, tempDir, within, type RelayProcess } from '../relay/support/helpers';
 import { startNats, type NatsCluster } from '../nats/natsServers';
+import { pollUntil } from '../../support/poll';
 
 const ADMIN = 'shared-session-admin-token-0123456789';
 const SECRET = 'shared-session-secret-0123456789';
@@ -40,11 +41,16 @@ async function status(url: string, headers: Record<string, string>): Promise<num
   return r.statusCode;
 }
 
-/** Asks until `url` answers `want` (bounded by `ms`); the last status otherwise. */
-async function answers(url: string, headers: Record<string, string>, want: number, ms = 10_000): Promise<number> {
+/** Asks until `url` answers `want` (bounded: it throws with the last status past 10 s); resolves with it. */
+async function answers(url: string, headers: Record<string, string>, want: number): Promise<number> {
   let got = 0;
-  for (const deadline = Date.now() + ms; Date.now() < deadline;) if ((got = await status(url, headers)) === want) break;
-  return got;
+  return pollUntil(
+    `${url} answering ${want}`,
+    async () => ((got = await status(url, headers)) === want ? got : undefined),
+    () => `answered ${got}`,
+    10_000,
+    50,
+  );
 }
 
 /** Resolves once the live feed opened with `headers` at `url` ends (the relay closed it). */

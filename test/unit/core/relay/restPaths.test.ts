@@ -5,7 +5,7 @@ import { REST_PATHS, restPath, restPattern, type RestRoute } from '../../../../s
 
 describe('the relay REST paths (one table for server and clients)', () => {
   it('builds each path, and its own pattern (only its own) matches it', () => {
-    const params: Partial<Record<RestRoute, object>> = { delivery: { seq: 7 }, replay: { seq: 7 }, channel: { name: 'team.a' } };
+    const params: Partial<Record<RestRoute, object>> = { delivery: { seq: 7 }, replay: { seq: 7 }, pageExplain: { seq: 7 }, channel: { name: 'team.a' } };
     for (const route of Object.keys(REST_PATHS) as RestRoute[]) {
       const path = (restPath as (r: RestRoute, p?: object) => string)(route, params[route]);
       const matching = (Object.keys(REST_PATHS) as RestRoute[]).filter((r) => restPattern(r).test(path));
@@ -18,6 +18,8 @@ describe('the relay REST paths (one table for server and clients)', () => {
     assert.deepEqual(restPattern('channel').exec('/api/channels/a%20b%2Fc')?.slice(1), ['a%20b%2Fc']);
     assert.deepEqual(restPattern('replay').exec('/api/deliveries/42/replay')?.slice(1), ['42']);
     assert.equal(restPattern('delivery').test('/api/deliveries/x'), false, 'a seq is digits');
+    assert.equal(restPattern('pageExplain').test(`/page/explain/${'9'.repeat(15)}`), true);
+    assert.equal(restPattern('delivery').test(`/api/deliveries/${'9'.repeat(16)}`), false, 'at most 15 digits: Number() would round more');
     assert.equal(restPattern('channels').test('/api/channels/'), false, 'exact: no trailing slash');
     assert.equal(restPattern('status').test('/api/statusX'), false);
   });

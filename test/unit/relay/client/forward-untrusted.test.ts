@@ -56,6 +56,18 @@ describe('a relay is not trusted: its messages are checked', function () {
       [{ type: 'delivery', delivery: delivery(3, { event: 7 }) }, /^delivery\.event must be a string or absent, got 7$/],
       [{ type: 'delivery', delivery: delivery(3, { headers: { a: 1 } }) }, /^delivery\.headers must be an object of strings or absent/],
       [{ type: 'delivery', delivery: delivery(3, { channel: 'x\u009b2J' }) }, undefined],
+      // A filter's skip, as the relay records it (issue 38): a state like the others, in a delivery and in a forward message.
+      [{ type: 'delivery', delivery: delivery(4, { forward: [{ target: 'subscriber', status: 'skipped', attempts: 0 }] }) }, undefined],
+      [
+        {
+          type: 'forward',
+          seq: 4,
+          attempt: { target: 'subscriber', at: '2026-11-27T00:00:00.000Z', ok: false, durationMs: 0, error: 'skipped by the filter' },
+          state: { target: 'subscriber', status: 'skipped', attempts: 0 },
+        },
+        undefined,
+      ],
+      [{ type: 'delivery', delivery: delivery(4, { forward: [{ target: 'subscriber', status: 'gone', attempts: 0 }] }) }, /^delivery\.forward must be/],
       [{ type: 'hello', lastSeq: '0', since: 0 }, /^lastSeq must be a non-negative safe integer, got "0"$/],
       [{ ...HELLO, scope: { kind: 'channel' } }, /^scope must be/],
       [{ ...HELLO, scope: { kind: 'channel', channel: 'dev', generation: 'sdKWmwd_w_g' } }, undefined],
