@@ -13,7 +13,8 @@
 import { strict as assert } from 'node:assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { connect, type NatsConnection } from 'nats';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { cli, spawnRelay, tempDir, type RelayProcess } from '../relay/support/helpers';
 import { burst, countingApp, longestGap, tally, type CountingApp } from './burst';
 import { explainMissing, heldAtAckedSeq, locate, serverDefects } from './missing';
@@ -113,7 +114,7 @@ describe('team relay fail-over under a burst (3 nats-server, 2 relays; bounded c
   async function lastSeq(): Promise<number> {
     for (;;) {
       try {
-        return (await (await nc.jetstreamManager({ timeout: 2000 })).streams.info(STREAM)).state.last_seq;
+        return (await (await jetstreamManager(nc, { timeout: 2000 })).streams.info(STREAM)).state.last_seq;
       } catch {
         await new Promise((r) => setTimeout(r, 250)); // no leader this instant: ask again
       }
@@ -160,7 +161,7 @@ describe('team relay fail-over under a burst (3 nats-server, 2 relays; bounded c
     let byServer: string[] = [];
     if (atApp.missing.length + atSub.missing.length > 0) {
       console.log(`${name}: missing at the app ${atApp.missing.join(' ')}; at the subscriber ${atSub.missing.join(' ')}`);
-      const probe = { jsm: await nc.jetstreamManager(), stream: STREAM, from: seqBefore, to: await lastSeq(), relayUrl: a.url, token: TOKEN };
+      const probe = { jsm: await jetstreamManager(nc), stream: STREAM, from: seqBefore, to: await lastSeq(), relayUrl: a.url, token: TOKEN };
       const ids = [...new Set([...atApp.missing, ...atSub.missing])];
       const seqOf = await locate(probe, ids);
       const logs = `${a.stderr()}\n${bAlive ? b.stderr() : ''}`;
