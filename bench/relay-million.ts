@@ -2,8 +2,9 @@
 // 10 GB), written through the store by this bench and deleted at the end. All but the newest
 // 10,000 were forwarded (one attempt each); those 10,000 are pending to a local app that answers
 // 503. Then the real relay process on it:
-//   - restart: kill -9, spawn, first /healthz 200 (listening; median of 3) and first /readyz 200
-//     (the journal loaded, deliveries accepted), its CPU time by then, RSS after it;
+//   - restart: kill -9, spawn, then from the spawn (median of 3): first /healthz 200 (listening),
+//     first delivery answered 200 (taken while the index loads, issue 40), first /api/status 200
+//     (the index built), /readyz 200, its CPU time by then; RSS one second after the API answered;
 //   - GET /api/status, a page of 50 newest, a page 10,000+ back, a filter nothing matches (p50
 //     from a keep-alive client on loopback, so the HTTP round trip is in: /healthz shows it), once
 //     the forward attempts that follow the restart have stopped (the pending whose 503s the
@@ -11,7 +12,7 @@
 //   - the same while the relay retries every pending forward (POST /api/forward/retry): the
 //     pages during a backlog drain;
 //   - drain: the app answers 200 again, kill -9, spawn; the 10,000 pending arrive, timed from the spawn.
-// Goals: restart ≤ 1 s, RSS after restart ≤ 200 MB, status and pages ≤ 2 ms p50, drain ≥ 2,000/s.
+// Goals: a delivery taken ≤ 0.5 s and the API ≤ 1 s after the spawn, RSS ≤ 200 MB, status and pages ≤ 2 ms p50, drain ≥ 2,000/s.
 //
 //   npm run bench:million [-- --n 1000000 --body 10240 --pending 10000]
 // It checks the free space of the temp folder first: when N does not fit (with 10 % to spare) it
@@ -29,6 +30,7 @@ import { freePort } from '../test/support/freePort';
 import { deliveryHeaders, get, healthy, kill9, p50, ready } from './relayProbe';
 import { bundleCli, ROOT } from './relayChild';
 import { tokenFilePath } from '../src/core/relay/ready';
+import { sign } from '../src/core/signing';
 
 const { values } = parseArgs({
   options: {
@@ -112,9 +114,41 @@ async function build(dir: string, n: number, target: string): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
+const SECRET = 'bench-secret-0123456789';
+
+/** Posts one signed delivery; whether the relay answered 200 (it takes deliveries while its index loads). */
+async function accepts(url: string, agent: Agent, i: number): Promise<boolean> {
+  const body = `{"restart":${i}}`;
+  try {
+    const res = await request(`${url}/hooks/default`, {
+      method: 'POST',
+      dispatcher: agent,
+      body,
+      headers: { 'content-type': 'application/json', 'x-service-signature': sign(SECRET, body) },
+    });
+    await res.body.dump();
+    return res.statusCode === 200;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether GET /api/status answers 200 (the index built). */
+async function apiAnswers(url: string, dir: string, agent: Agent): Promise<boolean> {
+  try {
+    await get(`${url}/api/status`, readFileSync(tokenFilePath(dir), 'utf8').trim(), agent);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+let posted = 0;
+
 /**
- * Spawns the relay; resolves once /readyz answers 200 (the journal loaded: it accepts deliveries),
- * with when /healthz first answered 200 (listening: it answers `starting` while the journal loads).
+ * Spawns the relay; resolves once /readyz answers 200 (the journal loaded), with when /healthz
+ * first answered 200 (listening), when a delivery was first answered 200 (taken while the index
+ * loads), and when GET /api/status first answered 200 (the index built), each from the spawn.
  * Polled every 2 ms: a bench, not a test.
  */
 async function start(
@@ -123,17 +157,22 @@ async function start(
   port: number,
   appUrl: string,
   agent: Agent,
-): Promise<{ child: ChildProcess; ms: number; readyMs: number; cpuMs: number; t0: number }> {
+): Promise<{ child: ChildProcess; ms: number; acceptMs: number; apiMs: number; readyMs: number; cpuMs: number; t0: number }> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [cli, 'relay', '--port', String(port), '--data', dir, '--secret', 'bench-secret-0123456789', '--forward', appUrl], {
+  const child = spawn(process.execPath, [cli, 'relay', '--port', String(port), '--data', dir, '--secret', SECRET, '--forward', appUrl], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  const url = `http://127.0.0.1:${port}`;
   let ms: number | undefined;
+  let acceptMs: number | undefined;
+  let apiMs: number | undefined;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`relay exited with ${child.exitCode}`);
-    if (ms === undefined && (await healthy(`http://127.0.0.1:${port}`, agent))) ms = performance.now() - t0;
-    if (ms !== undefined && (await ready(`http://127.0.0.1:${port}`, agent)))
-      return { child, ms, readyMs: performance.now() - t0, cpuMs: cpuMs(child.pid!), t0 };
+    if (ms === undefined && (await healthy(url, agent))) ms = performance.now() - t0;
+    if (ms !== undefined && acceptMs === undefined && (await accepts(url, agent, posted++))) acceptMs = performance.now() - t0;
+    if (acceptMs !== undefined && apiMs === undefined && (await apiAnswers(url, dir, agent))) apiMs = performance.now() - t0;
+    if (ms !== undefined && acceptMs !== undefined && apiMs !== undefined && (await ready(url, agent)))
+      return { child, ms, acceptMs, apiMs, readyMs: performance.now() - t0, cpuMs: cpuMs(child.pid!), t0 };
     await new Promise((r) => setTimeout(r, 2));
   }
 }
@@ -194,15 +233,21 @@ async function measure(cli: string, n: number, appUrl: string): Promise<Record<s
     let { child } = await start(cli, dir, port, appUrl, agent);
     const runs: number[] = [];
     const ready: number[] = [];
+    const accept: number[] = [];
+    const api: number[] = [];
     const cpu: number[] = [];
     for (let i = 0; i < 3; i++) {
       await kill9(child);
       const r = await start(cli, dir, port, appUrl, agent);
       child = r.child;
       runs.push(r.ms);
+      accept.push(r.acceptMs);
+      api.push(r.apiMs);
       ready.push(r.readyMs);
       cpu.push(r.cpuMs);
     }
+    // As issue 40 measures it: one second after the API first answered.
+    await new Promise((r) => setTimeout(r, 1000));
     const rssAfterRestartMb = memKb(child.pid!).rss / 1024;
     const token = readFileSync(tokenFilePath(dir), 'utf8').trim();
     const wave = await attemptsSettled();
@@ -226,6 +271,10 @@ async function measure(cli: string, n: number, appUrl: string): Promise<Record<s
       buildS,
       restartMs: median(runs),
       restartRunsMs: runs,
+      acceptMs: median(accept),
+      acceptRunsMs: accept,
+      apiMs: median(api),
+      apiRunsMs: api,
       readyMs: median(ready),
       readyRunsMs: ready,
       restartCpuMs: median(cpu),
@@ -258,6 +307,10 @@ async function main(): Promise<void> {
   const r = row as {
     restartMs: number;
     restartRunsMs: number[];
+    acceptMs: number;
+    acceptRunsMs: number[];
+    apiMs: number;
+    apiRunsMs: number[];
     readyMs: number;
     readyRunsMs: number[];
     restartCpuMs: number;
@@ -274,16 +327,21 @@ async function main(): Promise<void> {
   };
   const pages = Math.max(r.statusP50Ms, r.pageNewest50P50Ms, r.pageOlderP50Ms, r.pageNoMatchP50Ms);
   const goals = {
-    restartAtMost1s: r.restartMs <= 1000,
+    acceptAtMost500ms: r.acceptMs <= 500,
+    apiAtMost1s: r.apiMs <= 1000,
     rssAtMost200Mb: r.rssAfterRestartMb <= 200,
     statusAndPagesAtMost2MsP50: pages <= 2,
     drainAtLeast2000PerS: r.drain.perSecond >= 2000,
   };
+  const runsOf = (xs: number[]) => `runs ${xs.map((x) => (x / 1000).toFixed(2)).join(', ')}`;
+  console.log('restart = kill -9, spawn the relay process on the same journal; times from the spawn, median of 3:');
+  console.log(`  /healthz 200 (listening)               ${(r.restartMs / 1000).toFixed(2)} s (${runsOf(r.restartRunsMs)}) — goal: shown`);
+  console.log(`  first delivery answered 200            ${(r.acceptMs / 1000).toFixed(2)} s (${runsOf(r.acceptRunsMs)}) — goal ≤ 0.5 s`);
+  console.log(`  first /api/status 200 (index built)    ${(r.apiMs / 1000).toFixed(2)} s (${runsOf(r.apiRunsMs)}) — goal ≤ 1 s`);
   console.log(
-    `restart ${(r.restartMs / 1000).toFixed(2)} s to /healthz 200 (runs ${r.restartRunsMs.map((x) => (x / 1000).toFixed(2)).join(', ')}) — goal ≤ 1 s; ` +
-      `${(r.readyMs / 1000).toFixed(2)} s to /readyz 200, the journal loaded (runs ${r.readyRunsMs.map((x) => (x / 1000).toFixed(2)).join(', ')}; CPU by then ${(r.restartCpuMs / 1000).toFixed(2)} s)`,
+    `  /readyz 200                            ${(r.readyMs / 1000).toFixed(2)} s (${runsOf(r.readyRunsMs)}; CPU by then ${(r.restartCpuMs / 1000).toFixed(2)} s)`,
   );
-  console.log(`RSS after restart ${r.rssAfterRestartMb.toFixed(0)} MB — goal ≤ 200 MB`);
+  console.log(`  RSS 1 s after the API answered         ${r.rssAfterRestartMb.toFixed(0)} MB — goal ≤ 200 MB`);
   console.log(
     `the forward attempts after the restart: ${r.waveAfterRestart.attempts.toLocaleString('en')} in ${r.waveAfterRestart.seconds.toFixed(1)} s; then, quiet, ` +
       `p50: /api/status ${r.statusP50Ms.toFixed(2)} ms, /healthz ${r.healthzP50Ms.toFixed(2)} ms, newest 50 ${r.pageNewest50P50Ms.toFixed(2)} ms, a page 10,000+ back ${r.pageOlderP50Ms.toFixed(2)} ms, a filter nothing matches ${r.pageNoMatchP50Ms.toFixed(2)} ms — goal ≤ 2 ms (load average ${r.loadAtQueries})`,

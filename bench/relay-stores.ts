@@ -11,25 +11,15 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { once } from 'node:events';
-import { Agent, request } from 'undici';
-import { sign } from '../src/core/signing';
+import { Agent } from 'undici';
 import { startNats, type NatsCluster } from '../test/unit/nats/natsServers';
-import { bundleCli, RELAY_READY, ROOT, spawnListening, type Child } from './relayChild';
+import { bundleCli, RELAY_READY, ROOT, spawnListening } from './relayChild';
 import { fileJournalRate, jetStreamRates, type PublishRates } from './storePublish';
+import { CONCURRENCY, load, median, SECRET, type Side } from './relayLoad';
 
-const SECRET = 'bench-secret-0123456789';
 const N = Number(process.env.BENCH_N ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CONCURRENCY = 16;
-
-interface Side {
-  name: string;
-  relay: Child;
-  rates: number[];
-  latencies: number[];
-}
 
 const pids = (c: NatsCluster) => c.nodes.flatMap((n) => (n.process?.pid ? [n.process.pid] : []));
 
@@ -74,36 +64,6 @@ async function main(): Promise<void> {
     await agent.close();
     rmSync(tmp, { recursive: true, force: true });
   }
-}
-
-/** Posts `n` deliveries at CONCURRENCY; returns acknowledged deliveries per second. */
-async function load(side: Side, n: number, agent: Agent): Promise<number> {
-  const url = `http://127.0.0.1:${side.relay.port}/hooks/default`;
-  let next = 0;
-  const t0 = performance.now();
-  const worker = async () => {
-    while (next < n) {
-      const i = next++;
-      const body = Buffer.from(JSON.stringify({ i, pad: 'x'.repeat(1000) }));
-      const s = performance.now();
-      const r = await request(url, {
-        method: 'POST',
-        body,
-        dispatcher: agent,
-        headers: { 'content-type': 'application/json', 'x-service-signature': sign(SECRET, body) },
-      });
-      await r.body.dump();
-      if (r.statusCode !== 200) throw new Error(`${side.name}: ${r.statusCode}`);
-      side.latencies.push(performance.now() - s);
-    }
-  };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  return (n / (performance.now() - t0)) * 1000;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? NaN;
 }
 
 function report(sides: Side[], publish: PublishRates[]): void {

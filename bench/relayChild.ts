@@ -8,11 +8,14 @@ import { parseRelayReady } from '../src/core/relay/ready';
 
 export const ROOT = resolve(__dirname, '..');
 
-/** Bundles relay/cli.ts into `dir`/cli.js (one file: the commands are inlined). */
-export async function bundleCli(dir: string): Promise<string> {
+/**
+ * Bundles relay/cli.ts into `dir`/cli.js (one file: the commands are inlined); of the checkout at
+ * `root` (default this one), with that checkout's node_modules.
+ */
+export async function bundleCli(dir: string, root = ROOT): Promise<string> {
   const cli = join(dir, 'cli.js');
   await esbuild.build({
-    entryPoints: [join(ROOT, 'relay/cli.ts')],
+    entryPoints: [join(root, 'relay/cli.ts')],
     outfile: cli,
     bundle: true,
     platform: 'node',
@@ -28,6 +31,8 @@ export interface Child {
   port: number;
   /** Everything the child printed on stdout so far. */
   out: () => string;
+  /** Everything it printed on stderr so far, when spawned with `stderr: 'pipe'` (else ''). */
+  err: () => string;
 }
 
 /** A ready check over a child's stdout so far: the port it listens on, or undefined (not yet). */
@@ -40,7 +45,13 @@ export const RELAY_READY: ReadyCheck = (out) => {
 };
 
 /** Spawns `node [nodeArgs] script args…` and waits until `ready` finds the port it listens on (a RegExp: its group 1). */
-export async function spawnListening(nodeArgs: string[], script: string, args: string[], ready: RegExp | ReadyCheck): Promise<Child> {
+export async function spawnListening(
+  nodeArgs: string[],
+  script: string,
+  args: string[],
+  ready: RegExp | ReadyCheck,
+  stderr: 'inherit' | 'pipe' = 'inherit',
+): Promise<Child> {
   const portOf: ReadyCheck =
     typeof ready === 'function'
       ? ready
@@ -48,8 +59,10 @@ export async function spawnListening(nodeArgs: string[], script: string, args: s
           const m = ready.exec(out);
           return m ? Number(m[1]) : undefined;
         };
-  const child = spawn(process.execPath, [...nodeArgs, script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs, script, ...args], { stdio: ['ignore', 'pipe', stderr] });
   let out = '';
+  let err = '';
+  child.stderr?.on('data', (c: Buffer) => (err += c.toString()));
   const port = await new Promise<number>((resolveP, reject) => {
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
@@ -58,7 +71,7 @@ export async function spawnListening(nodeArgs: string[], script: string, args: s
     });
     child.once('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
-  return { child, port, out: () => out };
+  return { child, port, out: () => out, err: () => err };
 }
 
 /** Starts a benchmark's app on a free loopback port (keep-alive 30 s); resolves with its URL for `path`. */

@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect, StorageType, type JetStreamClient } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { jetstream, jetstreamManager, StorageType, type JetStreamClient } from '@nats-io/jetstream';
 import { DeliveryStore } from '../relay/server/store/store';
 
 export interface PublishRates {
@@ -66,9 +67,9 @@ export async function jetStreamRates(urls: string, replicas: number, n: number, 
   const name = `BENCH_PUBLISH_R${replicas}`;
   const subject = `benchpublish${replicas}.x`;
   try {
-    const jsm = await nc.jetstreamManager();
+    const jsm = await jetstreamManager(nc);
     await jsm.streams.add({ name, subjects: [`benchpublish${replicas}.>`], num_replicas: replicas, storage: StorageType.File });
-    const js = nc.jetstream();
+    const js = jetstream(nc);
     const store = `JetStream R${replicas}`;
     const publish = () => js.publish(subject, BODY, { msgID: randomUUID() });
     await rate(200, 16, publish); // warm-up

@@ -19,6 +19,7 @@ import { Forwarder } from './forwarding/forwarder';
 import { createIngress, type IngressHandler } from './ingress/ingress';
 import { lockDataDir, type DataLock } from './dataLock';
 import { stopper } from './lifecycle';
+import { LoadGate } from './loadGate';
 import { RejectLimiter, type RejectLimits } from './ingress/rateLimit';
 import { openStore, storeBackend, type StoreChoice } from './storeBackends';
 import { metering, type MetricsOption } from './metrics';
@@ -146,8 +147,9 @@ export async function startRelay(options: RelayOptions = {}): Promise<RelayServe
 
 /**
  * Everything after the data folder is locked: listening first, answering as `starting` (below)
- * while the store loads what it holds, then the wired relay. Nothing is accepted before the
- * store is open, so ingress keeps its seq order and durability; a sender gets a 503 with
+ * while the store opens, then the wired relay. The file journal opens for appends once its last
+ * segment is read (seqs follow its last record), and the relay takes deliveries while the index
+ * is built (./loadGate.ts; the API answers 503 until then). Before that a sender gets a 503 with
  * Retry-After instead of a refused connection.
  */
 async function serve(dataDir: string, lock: DataLock, channels: ChannelConfigs, options: RelayOptions): Promise<RelayServer> {
@@ -215,7 +217,7 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
   const scopeOf = (given: string | undefined) => authenticate(given, token, directory.registry);
   const allowedHosts = options.allowedHosts ?? [];
   const meter = metering(options.metrics, { allowedHosts, refused: (req, reason, what) => refusalLog.refused(req, reason, what) });
-  const { store, kind, identity, shared, shareChannels, shareSessions, shareReplays, jetstream } = await openStore(options.store, { ...options, dataDir, log, onSync: meter?.synced });
+  const { store, kind, identity, shared, shareChannels, shareSessions, shareReplays, jetstream, loading } = await openStore(options.store, { ...options, dataDir, log, onSync: meter?.synced });
   const stopSharingChannels = await shareChannels?.(directory.registry);
   const allow = new SourceAllowList(options.allowCidr ?? []);
   const refusals = new SourceRefusals();
@@ -237,9 +239,10 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
   // On JetStream, forwarding is shared work of every instance (durable consumers), not this process's.
   const sharedForwarding = shared?.(channels);
   const rejectLimiter = new RejectLimiter(options.rejectLimits, options.now);
+  const gate = new LoadGate(loading); // the file journal: deliveries are taken while its index is built
   // On JetStream the consumers forward; the local forwarder still replays.
   const forwarding: Pick<Forwarder, 'deliver' | 'retryNow'> = sharedForwarding ?? forwarder;
-  const ingress = createIngress({ store: meter ? meter.ingressStore(store) : store, forwarder: forwarding, subscribers: hub, channels: directory, allow, trustProxy, maxBody: options.maxBody ?? RELAY_MAX_BODY, rejectLimiter, refusals, refusalLog, log });
+  const ingress = createIngress({ store: meter ? meter.ingressStore(store) : store, forwarder: gate.forwarder(forwarding), subscribers: gate.subscribers(hub), channels: directory, allow, trustProxy, maxBody: options.maxBody ?? RELAY_MAX_BODY, rejectLimiter, refusals, refusalLog, log });
   const page = createPage({ store, authenticate: scopeOf, boundHost: host, allowedHosts, allowedOrigins: options.allowedOrigins ?? [], tls: !!options.tls, trustProxy, signInLimiter: new RejectLimiter(options.rejectLimits, options.now), assetsDir: options.pageDir, now: options.now, refused, secretsOf: (key) => directory.secretsOfKey(key) });
   const stopSharingSessions = await shareSessions?.(page.sessions);
   const onChannelDeleted = (name: string) => (hub.revoke(name), page.revoke());
@@ -248,7 +251,7 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
   const replays = shareReplays?.((seq) => hub.replay(seq)); // on a shared store, every instance's subscribers
   const api = createApi({ store, forwarder, replayToSubscribers: replays?.replay ?? ((seq) => hub.replay(seq)), retryNow: (filter) => forwarding.retryNow(filter), authenticate: scopeOf, channels: directory, onChannelDeleted, log, boundHost: host, allowedHosts, port: () => state.port, refused, withRefusals: (c, blank) => refusals.merge(c, blank) });
   const metrics = meter?.route && adminOnlyRoute(meter.route, (req) => (hostAllowed(req.headers.host, host, allowedHosts) ? scopeOf(bearer(req))?.kind === 'admin' || 'token' : 'host'), refused);
-  serving.current = wired({ store, ingress, api, log, accepting: () => state.accepting, metrics, refused, page, track: listening.track }, hub);
+  serving.current = wired({ store, ingress, api, log, accepting: () => state.accepting, loading: () => gate.isLoading, metrics, refused, page, track: listening.track }, hub);
 
   let retention: NodeJS.Timeout | undefined;
   const close = stopper({
@@ -260,11 +263,12 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
     beforeStop: () => ((state.accepting = false), clearInterval(retention), sharedForwarding?.stop(), stopSharingChannels?.(), stopSharingSessions?.(), replays?.stop(), void meter?.close(), page.close()),
   });
   if (allow.enabled) log(`accepting deliveries only from ${allow.entries.join(', ')}${trustProxy ? ' (the last X-Forwarded-For address)' : ''}; others get 403, counted per channel as 'refused'`);
+  if (loading) log('accepting deliveries; loading the journal\'s index (the API answers once it is built)');
+  await gate.open(() => (sharedForwarding ? undefined : resumeForwards(forwarder, log))).catch(async (err) => {
+    await close();
+    throw err;
+  });
   if (sharedForwarding) await sharedForwarding.start();
-  else {
-    const resumed = forwarder.resume();
-    if (resumed > 0) log(`resuming ${resumed} pending forward(s) from the journal`);
-  }
   retention = setInterval(() => void store.applyRetention().catch(() => undefined), 60_000);
   retention.unref();
   const reserved = (name: string) => ownChannel(directory, name);
@@ -274,6 +278,12 @@ async function wire(dataDir: string, lock: DataLock, channels: ChannelConfigs, o
   });
   const metricsUrl = meter ? (ownMetricsUrl ?? `${baseUrl()}/metrics`) : undefined;
   return { port: state.port, host, url: baseUrl(), token, dataDir, store, metricsUrl, useTls: (tls) => useTls(server, tls), close };
+}
+
+/** After a restart: the pending forwards the journal holds. */
+function resumeForwards(forwarder: Forwarder, log: RelayLog): void {
+  const resumed = forwarder.resume();
+  if (resumed > 0) log(`resuming ${resumed} pending forward(s) from the journal`);
 }
 
 /** A configured, default or API channel (not an implicit one): its metric label is reserved. */
@@ -312,6 +322,7 @@ function wired(routes: Routes, hub: SubscriberHub): Serving {
       const url = parseTarget(req.url);
       if (!url) return refuseRaw(socket, 400, { destroy: true });
       if (url.pathname !== WS_PATH || !routes.accepting()) return refuseRaw(socket, 404, { destroy: true });
+      if (routes.loading()) return refuseRaw(socket, 503, { destroy: true, retryAfter: 1 });
       hub.upgrade(req, socket, head, url);
     },
   };
@@ -356,6 +367,8 @@ interface Routes {
   refused: Refused;
   log: RelayLog;
   accepting: () => boolean;
+  /** The file journal's index is being built: deliveries are taken, nothing else is answered yet. */
+  loading: () => boolean;
   track: ClientErrors['track'];
 }
 
@@ -381,6 +394,7 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
       if (path === REST_PATHS.health || path === REST_PATHS.ready) return health(res, path, r);
       // At once, and with Retry-After: the service (or a load balancer) sends it to another instance or later.
       if (!r.accepting()) return sendError(res, 503, 'relay is stopping', undefined, { connection: 'close', 'retry-after': '5' });
+      if (r.loading() && !isHookPath(path)) return sendError(res, 503, STARTING_ERROR, undefined, { 'retry-after': '1' });
       if (isHookPath(path)) {
         if (req.method !== 'POST') return sendError(res, 405, 'use POST', undefined, { allow: 'POST' });
         const channel = hookChannel(path);
@@ -407,12 +421,19 @@ function requestHandler(r: Routes): (req: IncomingMessage, res: ServerResponse) 
  * last journal write failed, the relay stopping). Each 503 says why.
  */
 function health(res: ServerResponse, path: string, r: Routes): void {
+  if (r.loading()) return loadingHealth(res, path);
   const h = r.store.health();
   const warning = h.warning ? { warning: h.warning } : {};
   if (path === REST_PATHS.health)
     return h.fatal ? sendJson(res, 503, { ok: false, error: h.notReady, ...warning }) : sendJson(res, 200, { ok: true, ...warning });
   if (!r.accepting()) return sendJson(res, 503, { ready: false, error: 'relay is stopping' });
   return h.notReady ? sendJson(res, 503, { ready: false, error: h.notReady, ...warning }) : sendJson(res, 200, { ready: true, ...warning });
+}
+
+/** While the index is built: alive and taking deliveries (`accepting`), not ready (the API does not answer yet). */
+function loadingHealth(res: ServerResponse, path: string): void {
+  if (path === REST_PATHS.health) return sendJson(res, 200, { ok: true, starting: true, accepting: true });
+  sendJson(res, 503, { ready: false, error: STARTING_ERROR });
 }
 
 /** The reason of a refused WebSocket upgrade (relay/server/subscribers/subscribers.ts upgrade()). */

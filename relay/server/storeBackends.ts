@@ -47,6 +47,11 @@ export interface StoreContext extends SharedForwardingSettings {
 
 export interface OpenedStore {
   store: RelayStore;
+  /**
+   * The file journal: resolves once the index is built. Until then the store takes appends (their
+   * seqs follow the journal's last) but answers no query (relay/server/index.ts serves ingress only).
+   */
+  loading?: Promise<void>;
   /** The same on every instance of this store, another for another store (./store/storeIdentity.ts): the relay's hello names it. */
   identity: string;
   /** What the metrics and the log call it. */
@@ -123,7 +128,7 @@ export function openStore(choice: StoreChoice | undefined, ctx: Omit<StoreContex
 
 async function openFileStore(ctx: StoreContext): Promise<OpenedStore> {
   const { dataDir, log } = ctx;
-  const store = await DeliveryStore.open(dataDir, {
+  const { store, loaded } = await DeliveryStore.openAppending(dataDir, {
     segmentBytes: ctx.segmentBytes,
     retention: retentionOr(ctx.retention),
     onTruncate: (t) =>
@@ -144,8 +149,7 @@ async function openFileStore(ctx: StoreContext): Promise<OpenedStore> {
     fs: ctx.journalFs,
     onSync: ctx.onSync,
   });
-  await store.applyRetention();
-  return { store, kind: 'file', identity: fileStoreIdentity(dataDir) };
+  return { store, kind: 'file', identity: fileStoreIdentity(dataDir), loading: loaded.then(() => store.applyRetention()) };
 }
 
 function writeErrorLine(dataDir: string, err: Error | undefined, fatal: boolean): string {

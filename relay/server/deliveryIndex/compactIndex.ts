@@ -142,6 +142,15 @@ export class CompactIndex {
     return id < 0 ? 0 : (this.channelLast[id] ?? 0);
   }
 
+  /** Each channel identity whose newest seq is below `seq` (its deliveries all go with a prune to `seq`), with that seq. */
+  lastsBelow(seq: number): [string, number][] {
+    const out: [string, number][] = [];
+    this.channelLast.forEach((last, id) => {
+      if (last > 0 && last < seq) out.push([this.channels.name(id), last]);
+    });
+    return out;
+  }
+
   /** The channel identity of row `i`. */
   channelKeyAt(i: number): string {
     return this.channels.name(this.cols.channel[i]!);

@@ -12,7 +12,7 @@ import { crc32 } from '../base/crc32';
 import { JournalClosedError, JournalCorruptError, JournalFailedError } from './journalErrors';
 import { nodeFs, readFully, readFullySync, type JournalFile, type JournalFs } from './journalFs';
 import { HEADER_BYTES } from './journalScan';
-import { IndexBuffer, type IndexSnapshot } from './indexBuffer';
+import { forEachRecord, IndexBuffer, type IndexSnapshot } from './indexBuffer';
 import { indexName, writeIndex } from './segmentIndex';
 import { loadSegment, readSegment, segmentName, type LoadContext, type SegmentRead } from './journalLoad';
 import { RecordReader } from './recordReader';
@@ -88,6 +88,8 @@ export class Journal {
   /** Bytes of the current segment covered by its last index checkpoint. */
   private checkpointed = 0;
   private onSync: JournalOptions['onSync'];
+  /** What openTail() left for loadRest(): the sealed segments, and the last one's records as found. */
+  private unloaded: { ctx: LoadContext; sealed: number[]; tail: IndexSnapshot | undefined } | undefined;
 
   private constructor(
     readonly dir: string,
@@ -100,7 +102,31 @@ export class Journal {
     private readonly onProblem: (line: string) => void = () => undefined,
   ) {}
 
+  /** Opens the journal, feeding every record it holds to the options (onEntry, onRecord, …) in order. */
   static async open(dir: string, options: JournalOptions = {}): Promise<Journal> {
+    const j = await Journal.listed(dir, options);
+    const ctx = j.loadContext(options);
+    await j.loadSealed(ctx, j.segments.slice(0, -1));
+    await j.openLast(ctx);
+    return j;
+  }
+
+  /**
+   * Opens the journal for appends after reading only its last segment (its torn tail cut), whose
+   * records go to `options.onTailEntry` (not onEntry): what a relay needs to number new deliveries
+   * before the rest is loaded. loadRest() then feeds every record present at this point, in order,
+   * to onEntry, exactly once; records appended meanwhile are not fed (their appender has them).
+   */
+  static async openTail(dir: string, options: JournalOptions = {}): Promise<Journal> {
+    const j = await Journal.listed(dir, options);
+    const ctx = j.loadContext(options);
+    const tail = await j.openLast({ ...ctx, options: { ...options, onEntry: options.onTailEntry } });
+    j.unloaded = { ctx, sealed: j.segments.slice(0, -1), tail };
+    return j;
+  }
+
+  /** A journal of `dir`'s segments, nothing read yet. */
+  private static async listed(dir: string, options: JournalOptions): Promise<Journal> {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     chmodSync(dir, 0o700);
     const j = new Journal(
@@ -115,42 +141,65 @@ export class Journal {
     j.onSync = options.onSync;
     const names = (await j.fs.readdir(dir)).filter((n) => SEGMENT_RE.test(n)).sort();
     for (const name of names) j.segments.push(Number(SEGMENT_RE.exec(name)![1]));
-    const last = j.segments.at(-1);
-    const ctx: LoadContext = {
-      fs: j.fs,
-      dir,
-      indexing: j.indexing,
-      options,
-      corrupt: (region) => {
-        j.corruption.regions++;
-        j.corruption.bytes += region.bytes;
-        options.onCorrupt?.(region);
-      },
-    };
-    // Segments' index files are read a few ahead of the one being fed (./journalLoad.ts readSegment).
+    return j;
+  }
+
+  /** Loads the last segment (its torn tail cut) and opens it for appends; returns its records as found. */
+  private async openLast(ctx: LoadContext): Promise<IndexSnapshot | undefined> {
+    const last = this.segments.at(-1);
+    if (last === undefined) {
+      await this.openSegment(1);
+      return undefined;
+    }
+    const loaded = await loadSegment(ctx, last, true);
+    if (loaded.indexWriteFailed) this.indexWriteErrors++;
+    this.tail = loaded.index;
+    this.checkpointed = loaded.checkpointed;
+    this.fh = await this.fs.open(join(this.dir, segmentName(last)), 'append');
+    this.segment = last;
+    this.size = (await this.fh.stat()).size;
+    return loaded.index.snapshot(loaded.index.bytes);
+  }
+
+  /** Feeds sealed segments in order, their index files read a few ahead (./journalLoad.ts readSegment). */
+  private async loadSealed(ctx: LoadContext, sealed: number[]): Promise<void> {
     const reads: Promise<SegmentRead>[] = [];
     const readAhead = (k: number) => {
-      for (let m = reads.length; m < Math.min(k + READ_AHEAD, j.segments.length); m++) {
-        reads.push(readSegment(ctx, j.segments[m]!));
+      for (let m = reads.length; m < Math.min(k + READ_AHEAD, sealed.length); m++) {
+        reads.push(readSegment(ctx, sealed[m]!));
         reads[m]!.catch(() => undefined); // (awaited, and so thrown, when its turn comes)
       }
     };
-    for (const [k, seg] of j.segments.entries()) {
+    for (const [k, seg] of sealed.entries()) {
       readAhead(k);
-      const loaded = await loadSegment(ctx, seg, seg === last, await reads[k]!);
-      if (loaded.indexWriteFailed) j.indexWriteErrors++;
-      if (seg === last) {
-        j.tail = loaded.index;
-        j.checkpointed = loaded.checkpointed;
-      }
+      const loaded = await loadSegment(ctx, seg, false, await reads[k]!);
+      if (loaded.indexWriteFailed) this.indexWriteErrors++;
     }
-    if (last === undefined) await j.openSegment(1);
-    else {
-      j.fh = await j.fs.open(join(dir, segmentName(last)), 'append');
-      j.segment = last;
-      j.size = (await j.fh.stat()).size;
-    }
-    return j;
+  }
+
+  /** After openTail(): feeds the sealed segments, then the last segment's records as openTail found them, to onEntry (once). */
+  async loadRest(): Promise<void> {
+    const rest = this.unloaded;
+    this.unloaded = undefined;
+    if (!rest) return;
+    const { ctx, sealed, tail } = rest;
+    await this.loadSealed(ctx, sealed);
+    const onEntry = ctx.options.onEntry;
+    if (tail && onEntry) forEachRecord(tail.body, (type, entry, offset, length) => onEntry(type, entry, { segment: tail.segment, offset, length }));
+  }
+
+  private loadContext(options: JournalOptions): LoadContext {
+    return {
+      fs: this.fs,
+      dir: this.dir,
+      indexing: this.indexing,
+      options,
+      corrupt: (region) => {
+        this.corruption.regions++;
+        this.corruption.bytes += region.bytes;
+        options.onCorrupt?.(region);
+      },
+    };
   }
 
   private async openSegment(n: number): Promise<void> {

@@ -29,6 +29,8 @@ export interface JournalOptions {
    * file or summarize); the reader is only good during the call.
    */
   onEntry?: (type: number, entry: ByteReader, loc: RecordLocation) => void;
+  /** Journal.openTail(): the last segment's records, read before the rest (Journal.loadRest feeds them to onEntry again, in order). */
+  onTailEntry?: (type: number, entry: ByteReader, loc: RecordLocation) => void;
   /**
    * Told about truncated tails (segment, offset, bytes dropped). `sealed`: not the newest segment,
    * where no write was in progress, so the cut is damage, not a torn write.

@@ -2,7 +2,8 @@
 // events) and each forward target's durable consumer: messages not yet delivered (num_pending) and
 // delivered but not yet acknowledged (num_ack_pending), read from JetStream at scrape time.
 import { Gauge } from 'prom-client';
-import type { JetStreamManager, NatsConnection } from 'nats';
+import type { JetStreamManager } from '@nats-io/jetstream';
+import type { NatsConnection } from '@nats-io/transport-node';
 import type { RelayMetrics } from './relayMetrics';
 
 /** What the shared forwarding's consumers are described as (relay/server/nats/sharedForwarding.ts). */

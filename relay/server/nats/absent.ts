@@ -9,10 +9,10 @@
 // the relay's own forward did (issue 21). A seq is gone only when the leader's own stream state
 // says it was written and removed: below the first seq (purged by retention), or inside the
 // stream's range and still not there when asked again after that state.
-import { isApiError, NO_MESSAGE_FOUND, STREAM_NOT_FOUND } from './apiErrors';
+import { isNotFound } from './apiErrors';
 
 export interface StreamLookups {
-  /** The stream leader's STREAM.MSG.GET of `seq` (resolves when found, rejects with its API error). */
+  /** The stream leader's STREAM.MSG.GET of `seq`: the message, or null when it holds none (as the client answers). */
   message(seq: number): Promise<unknown>;
   /** The stream leader's state. */
   state(): Promise<{ first_seq: number; last_seq: number }>;
@@ -33,9 +33,8 @@ export async function goneFromStream(look: StreamLookups, seq: number): Promise<
 
 async function notFound(look: StreamLookups, seq: number): Promise<boolean> {
   try {
-    await look.message(seq);
-    return false;
+    return (await look.message(seq)) === null;
   } catch (err) {
-    return isApiError(err, NO_MESSAGE_FOUND, STREAM_NOT_FOUND);
+    return isNotFound(err); // the stream itself not found
   }
 }

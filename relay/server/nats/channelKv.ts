@@ -3,9 +3,10 @@
 // `del.<name>` (a deleted name's tombstone). Creating a name that another instance already created
 // fails atomically (KV create), and a watch applies the other instances' changes here, so every
 // instance accepts the same channel tokens and refuses a deleted channel's at once.
-import type { JetStreamClient, KV, KvEntry } from 'nats';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { KV, KvEntry } from '@nats-io/kv';
 import { encoded, followBucket } from './kvBucket';
-import { isApiError, WRONG_LAST_SEQUENCE } from './apiErrors';
+import { isApiError, JetStreamApiCodes } from './apiErrors';
 import { ChannelError, type ChannelRegistry, type StoredChannel } from '../channels/channelRegistry';
 
 export interface ChannelKvOptions {
@@ -41,7 +42,8 @@ function persistence(kv: KV) {
       try {
         await kv.create(CH + c.name, encoded(c));
       } catch (err) {
-        if (isApiError(err, WRONG_LAST_SEQUENCE)) throw new ChannelError('exists', `channel '${c.name}' already exists`);
+        if (isApiError(err, JetStreamApiCodes.StreamWrongLastSequence, JetStreamApiCodes.StreamWrongLastSequenceUnknown))
+          throw new ChannelError('exists', `channel '${c.name}' already exists`);
         throw err;
       }
       await kv.delete(DEL + c.name);

@@ -1,4 +1,5 @@
 // Asking a JetStream cluster that is still forming (or lost a peer) again, within a bound.
+import { clusterNotReady, describe } from './apiErrors';
 
 /**
  * A cluster that has just started (or lost a peer) answers "no suitable peers for placement" or
@@ -11,9 +12,8 @@ export async function retrying<T>(fn: () => Promise<T>, log?: (line: string) => 
     try {
       return await fn();
     } catch (err) {
-      const msg = (err as Error).message;
-      if (!/no suitable peers|TIMEOUT|timeout|503|insufficient resources/i.test(msg) || Date.now() > deadline) throw err;
-      if (!said) log?.(`store: JetStream is not ready (${msg}); waiting for the cluster`);
+      if (!clusterNotReady(err) || Date.now() > deadline) throw err;
+      if (!said) log?.(`store: JetStream is not ready (${describe(err)}); waiting for the cluster`);
       said = true;
       await new Promise((r) => setTimeout(r, 500));
     }

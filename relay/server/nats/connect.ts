@@ -2,7 +2,8 @@
 // credentials by `--nats-creds FILE` or in the URL (nats://user:pass@host), TLS by the scheme
 // (tls://). Waits for the cluster (and its JetStream) and says so, instead of failing at start.
 import { readFileSync } from 'node:fs';
-import { connect, credsAuthenticator, type ConnectionOptions, type NatsConnection } from 'nats';
+import { AuthorizationError, connect, credsAuthenticator, type NatsConnection, type NodeConnectionOptions } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { parseNatsServers } from './urls';
 
 export { NatsUrlError, parseNatsServers } from './urls';
@@ -20,7 +21,7 @@ export interface NatsConnectOptions {
 /** Connects (waiting as long as it takes, logging every 10 s), then waits for JetStream to answer. */
 export async function connectNats(o: NatsConnectOptions): Promise<NatsConnection> {
   const { servers, user, pass, tls } = parseNatsServers(o.servers);
-  const opts: ConnectionOptions = {
+  const opts: NodeConnectionOptions = {
     servers,
     name: 'service-hooks-relay',
     maxReconnectAttempts: -1,
@@ -60,7 +61,7 @@ export async function connectNats(o: NatsConnectOptions): Promise<NatsConnection
  * Tries the servers every 500 ms until one answers. Not the client's own waitOnFirstConnect: that
  * wait cannot be stopped, so SIGINT/SIGTERM did not stop a relay whose cluster was not there yet.
  */
-async function firstConnect(opts: ConnectionOptions, signal: AbortSignal | undefined): Promise<NatsConnection> {
+async function firstConnect(opts: NodeConnectionOptions, signal: AbortSignal | undefined): Promise<NatsConnection> {
   for (;;) {
     if (signal?.aborted) throw new NatsWaitAborted();
     const attempt = connect(opts);
@@ -74,8 +75,7 @@ async function firstConnect(opts: ConnectionOptions, signal: AbortSignal | undef
         );
         throw err;
       }
-      if ((err as { code?: string }).code === 'AUTHORIZATION_VIOLATION')
-        throw new Error(`NATS refused the credentials (${(err as Error).message})`, { cause: err });
+      if (err instanceof AuthorizationError) throw new Error(`NATS refused the credentials (${(err as Error).message})`, { cause: err });
     }
     await untilAborted(new Promise((r) => setTimeout(r, 500)), signal);
   }
@@ -104,8 +104,7 @@ async function waitForJetStream(nc: NatsConnection, o: NatsConnectOptions): Prom
   for (;;) {
     if (o.signal?.aborted) throw new NatsWaitAborted();
     try {
-      const jsm = await nc.jetstreamManager({ timeout: 2000 });
-      await jsm.getAccountInfo();
+      await jetstreamManager(nc, { timeout: 2000 }); // asks for the account's JetStream info
       return;
     } catch (err) {
       if (!said) o.log?.(`store: waiting for JetStream (${(err as Error).message}); is it enabled (-js) and does the cluster have a leader?`);

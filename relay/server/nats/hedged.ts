@@ -6,7 +6,9 @@
 // paused-leader runs one read in two went to it and waited out its 1 s time-out, so a subscriber,
 // which reads its deliveries one after the other, fell 15 s and more behind the burst. Asked
 // again after a short wait, another replica answers.
-import { isApiError, isDirectGetNotFound, NO_MESSAGE_FOUND, STREAM_NOT_FOUND } from './apiErrors';
+import { found, isNotFound } from './apiErrors';
+
+export { isNotFound };
 
 export interface HedgeOptions {
   /** How long an unanswered call runs alone before the next is sent beside it. */
@@ -66,25 +68,22 @@ export interface StreamMessage {
   header: { get(name: string): string };
 }
 
+/** Reads by seq, answering null for a message the one asked does not hold (as the client does). */
 export interface MessageReaders {
   /** Direct get: one of the stream's replicas, picked by nats-server. */
-  direct(stream: string, seq: number): Promise<StreamMessage>;
+  direct(stream: string, seq: number): Promise<StreamMessage | null>;
   /** The stream leader's STREAM.MSG.GET. */
-  leader(stream: string, seq: number): Promise<StreamMessage>;
+  leader(stream: string, seq: number): Promise<StreamMessage | null>;
 }
 
 /**
  * Message `seq` of `stream`, asked of a replica, then beside it of another every 120 ms while
  * none answers, the third time of the stream's leader (once elected, it answers even when both
  * other replicas are stuck or behind): five requests at most. Rejects with a replica's "not
- * found" (it may only be behind) or the last error when none answered.
+ * found" (NoMessageError: it may only be behind) or the last error when none answered.
  */
 export function readMessage(r: MessageReaders, stream: string, seq: number): Promise<StreamMessage> {
   let n = 0;
-  return hedged(() => (n++ === 2 ? r.leader(stream, seq) : r.direct(stream, seq)), { afterMs: 120, calls: 5, preferred: isNotFound });
-}
-
-/** "No such message", by code: a direct get's 404, or the stream API's no message / no stream. */
-export function isNotFound(err: unknown): boolean {
-  return isDirectGetNotFound(err) || isApiError(err, NO_MESSAGE_FOUND, STREAM_NOT_FOUND);
+  const call = () => (n++ === 2 ? r.leader(stream, seq) : r.direct(stream, seq));
+  return hedged(async () => found(await call(), stream, seq), { afterMs: 120, calls: 5, preferred: isNotFound });
 }

@@ -1,9 +1,11 @@
 // How the JetStream store publishes durably: until JetStream acknowledges, within a budget, sent
 // again while unanswered, and with a bound on the publishes that wait for a stream leader.
 import { randomUUID } from 'node:crypto';
-import type { JetStreamClient, MsgHdrs } from 'nats';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { MsgHdrs } from '@nats-io/transport-node';
 import { StoreUnavailableError } from '../base/errors';
 import { hedged } from './hedged';
+import { describe, noResponders, transient } from './apiErrors';
 
 /** A publish unanswered this long is sent again beside the first (same message id). */
 const PUBLISH_AGAIN_MS = 1000;
@@ -55,8 +57,8 @@ export class DurablePublisher {
           const calls = Math.max(1, Math.floor((this.options.ackTimeoutMs ?? 5000) / PUBLISH_AGAIN_MS));
           return (await hedged(publish, { afterMs: PUBLISH_AGAIN_MS, calls, final: noResponders })).seq;
         } catch (err) {
-          const why = (err as Error).message;
-          if (this.closed() || Date.now() + 250 >= deadline || !retryablePublish(err))
+          const why = describe(err);
+          if (this.closed() || Date.now() + 250 >= deadline || !transient(err))
             throw new StoreUnavailableError(`JetStream did not acknowledge ${what}: ${why}`);
           if (!waiting) {
             const others = this.waitingPublishes.get(what) ?? 0;
@@ -72,17 +74,4 @@ export class DurablePublisher {
       if (waiting) this.waitingPublishes.set(what, this.waitingPublishes.get(what)! - 1);
     }
   }
-}
-
-/** Nobody has the subjects now (no stream leader): another publish at once fails the same way. */
-function noResponders(err: unknown): boolean {
-  const { code, message } = err as { code?: string; message?: string };
-  return code === '503' || /no responders/i.test(message ?? '');
-}
-
-/** A publish that may succeed when tried again: no stream leader yet (503), no answer in time, a reconnect. */
-export function retryablePublish(err: unknown): boolean {
-  const { code, message } = err as { code?: string; message?: string };
-  if (/maximum (payload|messages|bytes)|exceeded|too large|not permitted|permissions/i.test(message ?? '')) return false;
-  return code === '503' || code === 'TIMEOUT' || /503|no responders|timeout|disconnect|reconnect|connection/i.test(`${code} ${message}`);
 }

@@ -5,7 +5,7 @@
 // stream message, since a replay nobody is connected for has nothing to keep). Each instance
 // answers with how many of its subscribers it sent the delivery to; the sum is the API's answer.
 import { randomUUID } from 'node:crypto';
-import { RequestStrategy, type NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/transport-node';
 
 /** How long the instance asked waits for the others' answers at most, and after the last one. */
 const MAX_WAIT_MS = 2000;
@@ -38,7 +38,10 @@ export function shareReplays(nc: NatsConnection, prefix: string, local: (seq: nu
       }
       // The asker answers itself at once (0: it counts its own apart), so its wait ends
       // AFTER_LAST_MS after the last answer rather than at MAX_WAIT_MS when it is alone.
-      if (r.from === me) return m.respond(JSON.stringify({ n: 0 }));
+      if (r.from === me) {
+        m.respond(JSON.stringify({ n: 0 }));
+        return;
+      }
       if (!Number.isSafeInteger(r.seq)) return;
       local(r.seq).then(
         (n) => m.respond(JSON.stringify({ n })),
@@ -61,9 +64,9 @@ async function askOthers(nc: NatsConnection, subject: string, request: ReplayReq
   let n = 0;
   try {
     const replies = await nc.requestMany(subject, JSON.stringify(request), {
-      strategy: RequestStrategy.JitterTimer,
+      strategy: 'stall',
       maxWait: MAX_WAIT_MS,
-      jitter: AFTER_LAST_MS,
+      stall: AFTER_LAST_MS,
     });
     for await (const m of replies) n += Math.max(0, Number(m.json<{ n?: unknown }>().n) || 0);
   } catch (err) {

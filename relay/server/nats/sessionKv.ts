@@ -4,10 +4,12 @@
 // keeps each instance's copy in step, so a sign-out, or a session ended by a deleted channel or by
 // its token's limit, ends it everywhere within moments; a session made a moment ago at another
 // instance is read from the bucket when a request brings its cookie before the watch does.
-import type { JetStreamClient, KvEntry } from 'nats';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import type { KvEntry } from '@nats-io/kv';
 import type { SessionShare, SharedSessions as Sessions, StoredSession } from '../base/sessionShare';
 import { encoded, followBucket } from './kvBucket';
 import { StoreUnavailableError } from '../base/errors';
+import { describe } from './apiErrors';
 
 export interface SessionKvOptions {
   prefix: string;
@@ -39,7 +41,7 @@ async function answered<T>(what: string, op: () => Promise<T>): Promise<T> {
   try {
     return await op();
   } catch (err) {
-    throw new StoreUnavailableError(`page sessions: JetStream did not take ${what} (${(err as Error).message}); try again`);
+    throw new StoreUnavailableError(`page sessions: JetStream did not take ${what} (${describe(err)}); try again`);
   }
 }
 

@@ -10,7 +10,7 @@
 // this instance holds wait (their claims kept alive), no more are taken, and its port is probed
 // every 200 ms; when it answers they go at once.
 import { createHash } from 'node:crypto';
-import { AckPolicy, DeliverPolicy, type Consumer, type ConsumerMessages, type JsMsg } from 'nats';
+import { AckPolicy, DeliverPolicy, type Consumer, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import type { Dispatcher } from 'undici';
 import { SUBSCRIBER_TARGET, type ForwardAttempt, type ForwardState } from '../../../src/core/relay/protocol';
 import type { RetryFilter } from '../forwarding/forwarder';
@@ -19,6 +19,8 @@ import { classify, nextRetryDelay, parseRetryAfter, scaledWait } from '../../../
 import type { DeliveryMeta } from '../base/storeTypes';
 import { META_HEADER, type NatsStore } from './natsStore';
 import { ForwardingStopped, Outages } from '../../shared/outages';
+import { isApiError, JetStreamApiCodes } from './apiErrors';
+import { shortPull } from './shortPull';
 
 export interface SharedForwardingOptions {
   /** Every forward target of any channel (the relay's --forward and --config). */
@@ -129,7 +131,7 @@ export class SharedForwarding {
         if (this.stopped) return;
         consumer ??= await this.store.client.consumers.get(this.store.deliveryStream, name);
         const free = this.options.perTarget - (this.inFlight.get(target) ?? 0);
-        const batch = await consumer.fetch({ max_messages: free, expires: 2000 });
+        const { messages: batch } = await shortPull(consumer, { max_messages: free, expires: 2000 });
         this.running.add(batch);
         try {
           for await (const m of batch) this.begin(m, target);
@@ -142,7 +144,7 @@ export class SharedForwarding {
         if (err instanceof ForwardingStopped) return;
         consumer = undefined;
         if (failures++ === 0) this.options.log?.(`forward: taking deliveries for ${target} failed (${(err as Error).message}); trying again`);
-        if (/consumer not found/i.test((err as Error).message)) await this.ensureConsumer(name, target).catch(() => undefined);
+        if (isApiError(err, JetStreamApiCodes.ConsumerNotFound)) await this.ensureConsumer(name, target).catch(() => undefined);
         await new Promise((r) => setTimeout(r, 500));
       }
     }

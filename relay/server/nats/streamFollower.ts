@@ -9,8 +9,10 @@
 // and more in issue 21's runs. A consumer with the stream's replicas has a leader as long as the
 // stream has a quorum.
 import { randomUUID } from 'node:crypto';
-import { AckPolicy, DeliverPolicy, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg } from 'nats';
+import { AckPolicy, DeliverPolicy, type Consumer, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import type { MessageReaders, StreamMessage } from './hedged';
+import { found, isApiError, JetStreamApiCodes } from './apiErrors';
+import { shortPull, type ShortPull } from './shortPull';
 
 /** What a follower hands over: a consumer's message, or one read by seq while the consumer is stuck. */
 export type FollowedMessage = Pick<JsMsg, 'seq' | 'json'> & { headers?: { get(name: string): string } };
@@ -65,10 +67,11 @@ export class StreamFollower {
   /** Pulls until stopped. */
   async run(): Promise<void> {
     while (!this.stopped) {
+      let pull: ShortPull | undefined;
       try {
         const consumer = this.consumer ?? (await this.create());
-        const batch = await consumer.fetch({ max_messages: 512, expires: 1000 });
-        for await (const m of batch) {
+        pull = await shortPull(consumer, { max_messages: 512, expires: 1000 });
+        for await (const m of pull.messages) {
           if (this.stopped || this.consumer !== consumer) break;
           this.progressAt = Date.now();
           if (m.seq <= this.last) continue;
@@ -95,7 +98,7 @@ export class StreamFollower {
       } catch (err) {
         if (this.failures++ === 0) this.h.log?.(`store: following ${this.stream} failed (${(err as Error).message}); trying again`);
         this.checkNext(); // a failed pull: its consumer's leader may have moved to another copy
-        if (/consumer not found|consumer deleted/i.test((err as Error).message)) this.consumer = undefined;
+        if (isApiError(err, JetStreamApiCodes.ConsumerNotFound) || (await pull?.deleted())) this.consumer = undefined;
         if (!this.consumer) void this.fill(); // no consumer to be had now: read what is known by seq
         await new Promise((r) => setTimeout(r, 500));
       }
@@ -131,7 +134,7 @@ export class StreamFollower {
         const from = this.last + 1;
         const seqs = Array.from({ length: Math.min(FILL_BATCH, this.known - this.last) }, (_, i) => from + i);
         // From the stream's leader, not any replica: what is indexed must be what the stream holds.
-        const read = await Promise.allSettled(seqs.map((seq) => readers.leader(this.stream, seq)));
+        const read = await Promise.allSettled(seqs.map(async (seq) => found(await readers.leader(this.stream, seq), this.stream, seq)));
         for (const [i, r] of read.entries()) {
           const seq = seqs[i]!;
           if (seq <= this.last) continue; // the consumer got there first
@@ -182,8 +185,8 @@ export class StreamFollower {
     if (!this.h.readers) return m;
     // The manager's own time-out (5 s), not the quick readers' 1 s: on a loaded machine a check
     // that timed out dropped the consumer, and the next one's checks timed out again.
-    const leader = await this.h.jsm.streams.getMessage(this.stream, { seq: m.seq }).catch(() => undefined);
-    if (!leader) return undefined;
+    const leader = await this.h.jsm.streams.getMessage(this.stream, { seq: m.seq }).catch(() => null);
+    if (!leader) return undefined; // no answer, or none held there: not checked
     if (leader.header.get('Nats-Msg-Id') === (m.headers?.get('Nats-Msg-Id') ?? '')) return m;
     this.h.log?.(`store: a consumer of ${this.stream} handed over another message at seq ${m.seq} than the stream's leader holds; the leader's is indexed`);
     return followed(m.seq, leader);

@@ -6,7 +6,7 @@
 // leader with a quorum of current replicas; it turns not ready when a publish failed for want of
 // a quorum (until one succeeds or the stream looks whole again), or when nothing has shown the
 // stream able to accept for longer than a post is held (the publish budget, 7 s).
-import type { StreamInfo } from 'nats';
+import type { StreamInfo } from '@nats-io/jetstream';
 import { StoreUnavailableError } from '../base/errors';
 
 export class StreamReadiness {

@@ -1,5 +1,6 @@
 // How startRelay runs on a JetStream store (`--store nats://…`): the store, and forwarding as the
 // durable consumers' shared work (ingress starts no attempt of its own).
+import { join } from 'node:path';
 import { Agent } from 'undici';
 import { DEFAULT_FORWARD_TIMEOUT_MS, DEFAULT_PER_TARGET_CONCURRENCY } from '../forwarding/forwarder';
 import { retrySchedule } from '../../../src/core/relay/forwardPolicy';
@@ -8,6 +9,7 @@ import type { ChannelConfigs } from '../channels/channels';
 import type { RelayStore } from '../base/storeTypes';
 import { connectNats } from './connect';
 import { NatsStore } from './natsStore';
+import { CHANNEL_LASTS_FILE } from '../store/channelLasts';
 import { SharedForwarding } from './sharedForwarding';
 import { shareChannels } from './channelKv';
 import { shareSessions } from './sessionKv';
@@ -33,7 +35,7 @@ export interface SharedForwardingSettings {
 
 export async function openNatsStore(
   choice: NatsChoice,
-  settings: SharedForwardingSettings,
+  settings: SharedForwardingSettings & { dataDir?: string },
   log: (line: string) => void,
   signal?: AbortSignal,
 ): Promise<{
@@ -47,7 +49,9 @@ export async function openNatsStore(
 }> {
   const nc = await connectNats({ servers: choice.servers, credsFile: choice.credsFile, log, signal });
   const retention = settings.retention ?? RELAY_RETENTION;
-  const store = await NatsStore.open(nc, { replicas: choice.replicas, prefix: choice.prefix, retention, log });
+  // Per stream prefix: each prefix is a store of its own.
+  const lastsFile = settings.dataDir ? join(settings.dataDir, `${choice.prefix ?? 'SH'}-${CHANNEL_LASTS_FILE}`) : undefined;
+  const store = await NatsStore.open(nc, { replicas: choice.replicas, prefix: choice.prefix, retention, log, lastsFile });
   return {
     store,
     shared: (channels) => sharedForwarding(store, channels, settings, log),

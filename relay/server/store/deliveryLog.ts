@@ -52,6 +52,10 @@ export interface DeliveryLog {
    * feeds it the records appended (by this process, or by another one on a shared log: follow).
    */
   open(sink: LogSink): Promise<void>;
+  /** Instead of open(): opens for appends first (their records are fed after what the log held), ... */
+  openTail?(sink: LogSink): Promise<void>;
+  /** ... then feeds what the log held, and what was appended meanwhile, to the sink. */
+  loadRest?(): Promise<void>;
   /**
    * Stores a delivery: the seq at once when the log assigns it (0 when it comes with durability,
    * as on JetStream), and `durable`, resolving to the stored meta once it is safe. The record

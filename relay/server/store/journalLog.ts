@@ -29,7 +29,7 @@ import {
   parseMeta,
   summarize,
 } from './storeRecords';
-import { decodeAttemptInto, decodeDelivery, decodePrune, encodeAttempt, encodePrune } from '../deliveryIndex/indexEntries';
+import { decodeAttempt, decodeAttemptInto, decodeDelivery, decodePrune, encodeAttempt, encodePrune } from '../deliveryIndex/indexEntries';
 import type { ByteReader } from '../base/bytes';
 import type { AttemptFields, IndexRow, StateFields } from '../deliveryIndex/compactIndex';
 import type { AttemptToRecord, DeliveryLog, LogSink, ReadRecord } from './deliveryLog';
@@ -89,6 +89,12 @@ export class JournalLog implements DeliveryLog {
   };
   /** While opening: the delivery seqs of each segment. */
   private loading: Map<number, SegmentSeqs> | undefined;
+  /** Sealed segments cut short (or read in full) at open. */
+  private readonly cut = new Set<number>();
+  /** The segments there at open (those a loss is looked for in). */
+  private segmentsAtOpen: number[] = [];
+  /** Between openTail() and the end of loadRest(): the sink calls of records appended meanwhile, in order. */
+  private deferred: (() => void)[] | undefined;
 
   constructor(
     private readonly dir: string,
@@ -98,42 +104,71 @@ export class JournalLog implements DeliveryLog {
   }
 
   async open(sink: LogSink): Promise<void> {
+    await this.openTail(sink);
+    await this.loadRest();
+  }
+
+  /**
+   * Opens the journal for appends after reading its last segment and the seq mark only: new
+   * deliveries follow the last seq given out. Their records reach the sink once loadRest() has
+   * fed everything the journal held before them (each once, in order). With a damaged seq mark
+   * the last segment may not tell the last seq: everything is loaded first.
+   */
+  async openTail(sink: LogSink): Promise<void> {
     const { dir, options } = this;
     this.sink = sink;
-    const cut = new Set<number>();
-    const deliveries = new Map<number, SegmentSeqs>();
-    this.loading = deliveries;
-    this.journal = await Journal.open(dir, {
+    this.deferred = [];
+    this.journal = await Journal.openTail(dir, {
       segmentBytes: options.segmentBytes,
       checkpointBytes: options.checkpointBytes,
       fs: options.fs,
       onTruncate: (info) => {
         this.truncatedBytes += info.dropped;
-        if (info.sealed) cut.add(info.segment);
+        if (info.sealed) this.cut.add(info.segment);
         options.onTruncate?.(info);
       },
       onCorrupt: options.onCorrupt,
       onRebuild: (info) => {
-        cut.add(info.segment); // a sealed segment without its index: maybe cut at a record boundary
+        this.cut.add(info.segment); // a sealed segment without its index: maybe cut at a record boundary
         options.onRebuild?.(info);
       },
       onProblem: options.onProblem,
       onSync: options.onSync,
       summarize,
       onEntry: (type, entry, loc) => this.apply(type, entry, loc),
+      onTailEntry: (type, entry) => (this.lastSeq = Math.max(this.lastSeq, lastSeqOf(type, entry))),
     });
-    this.loading = undefined;
-    this.lost = rememberLoss(
-      dir,
-      lostRanges({ segments: this.journal.segments, deliveries, cut, minSeq: this.minSeq, rejectedUpTo: this.rejectedUpTo }),
-      this.minSeq,
-    );
-    if (this.lost.length > 0) options.onLoss?.(this.lost);
+    this.segmentsAtOpen = [...this.journal.segments];
     this.mark = await SeqMark.open(dir, options.fs ?? nodeFs);
     // Seqs above the last record may have been given out (its record damaged, or a crash inside
     // a reserved block): the durable mark says how far.
     this.lastSeq = Math.max(this.lastSeq, this.mark.found);
-    if (this.mark.damaged) options.onSeqDamaged?.({ path: join(dir, SEQ_FILE), resumedAt: this.lastSeq });
+    if (this.mark.damaged) await this.loadRest();
+  }
+
+  /** Feeds what the journal held at openTail() to the sink, then the deliveries appended since. */
+  async loadRest(): Promise<void> {
+    const deferred = this.deferred;
+    if (!deferred) return;
+    const deliveries = new Map<number, SegmentSeqs>();
+    this.loading = deliveries;
+    await this.journal.loadRest();
+    this.loading = undefined;
+    this.lost = rememberLoss(
+      this.dir,
+      lostRanges({ segments: this.segmentsAtOpen, deliveries, cut: this.cut, minSeq: this.minSeq, rejectedUpTo: this.rejectedUpTo }),
+      this.minSeq,
+    );
+    if (this.lost.length > 0) this.options.onLoss?.(this.lost);
+    if (this.mark.damaged) this.options.onSeqDamaged?.({ path: join(this.dir, SEQ_FILE), resumedAt: this.lastSeq });
+    this.deferred = undefined;
+    for (const feed of deferred) feed();
+  }
+
+  /** Feeds a record written by this process to the sink, after what was there before it (loadRest). */
+  private feed(fn: () => void): void {
+    if (this.deferred) this.deferred.push(fn);
+    else fn();
   }
 
   /** Takes one record's index entry at open (decoded straight into the index). */
@@ -199,8 +234,8 @@ export class JournalLog implements DeliveryLog {
     const durable = Promise.all([append, this.mark.cover(full.seq)]).then(
       ([loc]) => {
         this.wrote();
-        this.sink.delivery(indexed, body.length, loc);
         this.touchDelivery(loc.segment, full.seq, full.verification === 'rejected');
+        this.feed(() => this.sink.delivery(indexed, body.length, loc));
         return full;
       },
       (err: Error) => this.writeFailed(err),
@@ -242,7 +277,7 @@ export class JournalLog implements DeliveryLog {
     const entry = encodeAttempt(seq, attemptFields(attempt), stateFields(state));
     const loc = await this.journal.append(T_ATTEMPT_ENTRY, [entry], { lazy: options?.lazy, entry });
     this.touchSegment(loc.segment, seq);
-    this.sink.attempt(seq, attempt, state);
+    this.feed(() => this.sink.attempt(seq, attempt, state));
   }
 
   /** The stored request: meta (with raw header pairs) and the body bytes, read from disk. */
@@ -335,6 +370,13 @@ export class JournalLog implements DeliveryLog {
       await this.mark.close(this.lastSeq);
     }
   }
+}
+
+/** The seq a record's index entry names (a delivery's, an attempt's, below a prune floor), 0 for others. */
+function lastSeqOf(type: number, entry: ByteReader): number {
+  if (type === T_DELIVERY) return decodeDelivery(entry, true).seq;
+  if (isAttempt(type)) return decodeAttempt(entry).seq;
+  return type === T_PRUNE ? decodePrune(entry) - 1 : 0;
 }
 
 /** Body bytes of a delivery record: u32 meta length | meta | body. */

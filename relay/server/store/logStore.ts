@@ -11,6 +11,7 @@ import { filtering } from '../../../src/core/relay/deliveryFilter';
 import { filteredList } from './filteredList';
 import { REJECTED_KEEP, sizeFields } from '../base/rejected';
 import { attemptFields, indexedDelivery, stateFields } from './storeRecords';
+import { ChannelLasts } from './channelLasts';
 import type {
   BodyReader,
   DeliveryMeta,
@@ -36,6 +37,8 @@ export interface LogStoreOptions {
    */
   retention?: { maxCount?: number; maxAgeMs?: number; maxRejected?: number };
   now?: () => number;
+  /** Where each channel identity's last seq is kept once its deliveries are gone (./channelLasts.ts); none: for this process only. */
+  lastsFile?: string;
 }
 
 /** An attempt that arrived before its delivery (a log that follows deliveries and attempts apart). */
@@ -66,6 +69,8 @@ export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<
   /** False while the log replays what it holds: no events then (nobody listens yet), no rows built. */
   private opened = false;
   private readonly now: () => number;
+  /** Channel identities' last seqs whose records a prune took (kept across restarts). */
+  private readonly lasts: ChannelLasts;
   /** The body in parts, when the log can read it so (RelayStore.openBody). */
   readonly openBody?: (seq: number) => Promise<BodyReader | undefined>;
 
@@ -75,6 +80,7 @@ export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<
   ) {
     super();
     this.now = options.now ?? Date.now;
+    this.lasts = new ChannelLasts(options.lastsFile);
     if (log.openBody) this.openBody = (seq) => log.openBody!(seq, this.get(seq));
   }
 
@@ -86,9 +92,25 @@ export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<
   }
 
   protected async start(): Promise<void> {
+    await this.startAppending();
+    await this.finishLoad();
+  }
+
+  /**
+   * Opens the log so far that appends work (a log with openTail: before what it holds is
+   * indexed); finishLoad() then builds the index. Queries before that see an empty store.
+   */
+  protected async startAppending(): Promise<void> {
     // What the log holds arrives in bulk: the pending set is built once at the end (CompactIndex.deferPendingSet).
     this.index.deferPendingSet();
-    await this.log.open(this.sink());
+    if (this.log.openTail) await this.log.openTail(this.sink());
+    else await this.log.open(this.sink());
+  }
+
+  /** Indexes what the log held at open, then what was appended since; from then on events are emitted. */
+  async finishLoad(): Promise<void> {
+    if (this.opened) return;
+    await this.log.loadRest?.();
     this.index.buildPendingSet();
     this.opened = true;
   }
@@ -164,7 +186,7 @@ export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<
   }
 
   lastSeqOf(key: string): number {
-    return this.index.lastSeqOf(key);
+    return Math.max(this.index.lastSeqOf(key), this.lasts.of(key));
   }
 
   add(meta: NewDelivery, body: Buffer): Promise<Entry> {
@@ -245,6 +267,7 @@ export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<
     const minSeq = this.pruneFloor(opts);
     if (minSeq <= this.minSeq) return { removed: 0, remaining: this.index.size };
     const before = this.index.size;
+    await this.lasts.keep(this.index.lastsBelow(minSeq));
     await this.log.prune(minSeq);
     return { removed: before - this.index.size, remaining: this.index.size };
   }
@@ -254,6 +277,7 @@ export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<
     const upTo = this.index.floorKeeping(keep, true);
     if (upTo <= this.rejectedUpTo || !this.log.dropRejected) return 0;
     const before = this.index.size;
+    await this.lasts.keep(this.index.lastsBelow(upTo + 1));
     await this.log.dropRejected(upTo);
     return before - this.index.size;
   }

@@ -26,7 +26,10 @@ export function describeToolError(err: unknown, hints: ErrorHints): string {
     return `The service answered something that is not its API: ${err.message}`;
   }
   const status = (err as { name?: string; status?: number }).name === 'RelayApiError' ? (err as { status: number }).status : undefined;
-  if (status === 401 || status === 403) return `The relay refused the token (${status}): ${hints.relay}.`;
+  if (status === 401) return `The relay refused the token (401): it was revoked, or its channel was deleted; ${hints.relay}.`;
+  // A channel token asked for another channel's deliveries (or an admin-only call).
+  if (status === 403)
+    return "The relay's token reaches only its own channel (403): ask for that channel's deliveries, or give the relay's admin token for every channel.";
   if (status === 404) return 'The relay has no such delivery or channel (404): list the deliveries again with serviceHooks_listDeliveries and a channel.';
   if (status !== undefined) return `The relay answered ${status}: ${(err as Error).message}`;
   const code = networkErrorCode(err);

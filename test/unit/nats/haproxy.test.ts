@@ -126,7 +126,7 @@ describe("docs/team-relay.md's haproxy in front of two relays (3 nats-servers, r
     });
     let out = '';
     const connected = new Promise<void>((resolve) => {
-      const keep = (c: Buffer) => ((out += c.toString()), /forward: connected/.test(out) && resolve());
+      const keep = (c: Buffer) => ((out += c.toString()), /: connected \(relay at seq/.test(out) && resolve());
       child.stdout!.on('data', keep);
       child.stderr!.on('data', keep);
     });
@@ -194,6 +194,6 @@ describe("docs/team-relay.md's haproxy in front of two relays (3 nats-servers, r
       [],
       'none twice',
     );
-    assert.match(forward.output(), /forward: connected[\s\S]*forward: connected/, 'it reconnected through the balancer');
+    assert.match(forward.output(), /: connected \(relay at seq[\s\S]*: connected \(relay at seq/, 'it reconnected through the balancer');
   });
 });

@@ -1,8 +1,9 @@
 // Reads asked again while unanswered (relay/server/nats/hedged.ts, issue 21): a direct get that a
 // hung replica swallowed no longer holds a subscriber's delivery for the request's time-out.
 import { strict as assert } from 'node:assert';
-import { NatsError } from 'nats';
+import { NoRespondersError, RequestError } from '@nats-io/transport-node';
 import { hedged, isNotFound, readMessage, type StreamMessage } from '../../../relay/server/nats/hedged';
+import { NoMessageError, noResponders } from '../../../relay/server/nats/apiErrors';
 
 const never = <T>() => new Promise<T>(() => undefined);
 const msg = (text: string): StreamMessage => ({ data: Buffer.from(text), header: { get: () => '' } });
@@ -23,7 +24,7 @@ describe('hedged reads (a replica that hangs)', () => {
 
   it('a call that fails starts the next at once; when all fail, a preferred error ("not found") is kept over the others', async () => {
     let n = 0;
-    const errors = [new Error('TIMEOUT'), new NatsError('no message found', '404'), new Error('TIMEOUT')];
+    const errors = [new Error('TIMEOUT'), new NoMessageError('S', 7), new Error('TIMEOUT')];
     await assert.rejects(
       hedged(() => Promise.reject(errors[n++]!), { afterMs: 60_000, calls: 3, preferred: isNotFound }),
       /no message found/,
@@ -34,7 +35,7 @@ describe('hedged reads (a replica that hangs)', () => {
   it('a final error (no responders) starts no further call: the caller backs off instead', async () => {
     let n = 0;
     await assert.rejects(
-      hedged(() => (n++, Promise.reject(new NatsError('503', '503'))), { afterMs: 5, calls: 5, final: (err) => (err as NatsError).code === '503' }),
+      hedged(() => (n++, Promise.reject(new RequestError('503', { cause: new NoRespondersError('s') }))), { afterMs: 5, calls: 5, final: noResponders }),
       /503/,
     );
     assert.equal(n, 1);

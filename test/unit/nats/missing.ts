@@ -2,7 +2,7 @@
 // failing run says where it was lost: its seq in the stream (the leader's copy), whether relay A's
 // index has that seq and with which delivery, whether `service-hooks forward` was sent it, and the
 // relay's lines about passing over, diverged copies and restarted followers.
-import type { JetStreamManager } from 'nats';
+import type { JetStreamManager } from '@nats-io/jetstream';
 import { request } from 'undici';
 
 export interface MissingProbe {
@@ -24,7 +24,7 @@ export async function locate(p: Pick<MissingProbe, 'jsm' | 'stream' | 'from' | '
   const seqOf = new Map<string, number>();
   for (let seq = p.from + 1; seq <= p.to && seqOf.size < wanted.size; seq++) {
     const id = await p.jsm.streams.getMessage(p.stream, { seq }).then(
-      (m) => idOf(Buffer.from(m.data)),
+      (m) => (m ? idOf(Buffer.from(m.data)) : undefined),
       () => undefined,
     );
     if (id && wanted.has(id)) seqOf.set(id, seq);
@@ -45,7 +45,7 @@ export async function heldAtAckedSeq(
     held.set(
       id,
       await p.jsm.streams.getMessage(p.stream, { seq }).then(
-        (m) => idOf(Buffer.from(m.data)),
+        (m) => (m ? idOf(Buffer.from(m.data)) : undefined),
         () => undefined,
       ),
     );

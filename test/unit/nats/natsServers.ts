@@ -5,7 +5,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { ensureDebianPackage } from '../../support/debianPackage';
 import { freePort } from '../../support/freePort';
 
@@ -140,10 +141,10 @@ function killNode(node: NatsNode, signal: NodeJS.Signals = 'SIGKILL'): Promise<v
 export async function waitForJetStream(servers: string[]): Promise<void> {
   const nc = await connect({ servers, maxReconnectAttempts: -1 });
   try {
-    const jsm = await nc.jetstreamManager({ timeout: 1000 }).catch(() => undefined);
+    const jsm = await jetstreamManager(nc, { timeout: 1000 }).catch(() => undefined);
     for (let tries = 0; ; tries++) {
       try {
-        await (jsm ?? (await nc.jetstreamManager({ timeout: 1000 }))).getAccountInfo();
+        await (jsm ?? (await jetstreamManager(nc, { timeout: 1000 }))).getAccountInfo();
         return;
       } catch (err) {
         if (tries > 60) throw new Error(`JetStream did not become available: ${(err as Error).message}`, { cause: err });
@@ -165,8 +166,7 @@ export async function waitForStreamQuorum(servers: string[], stream: string, rep
   try {
     const deadline = Date.now() + 30_000;
     for (;;) {
-      const info = await nc
-        .jetstreamManager({ timeout: 1000 })
+      const info = await jetstreamManager(nc, { timeout: 1000 })
         .then((jsm) => jsm.streams.info(stream))
         .catch(() => undefined);
       const current = info?.cluster?.replicas?.filter((r) => r.current && !r.offline).length ?? 0;

@@ -62,6 +62,6 @@ describe('JetStream ingress while the stream leader hangs (3 nats-server, SIGSTO
     const info = await store.manager.streams.info(STREAM);
     assert.equal(info.state.last_seq - before, 1, 'the copies sent again are one message');
     const m = await store.manager.streams.getMessage(STREAM, { seq: stored.seq });
-    assert.equal(Buffer.from(m.data).toString(), '{"id":"pl-1"}');
+    assert.equal(Buffer.from(m?.data ?? []).toString(), '{"id":"pl-1"}');
   });
 });

@@ -9,7 +9,7 @@ import { connectNats } from '../../../relay/server/nats/connect';
 import { NatsStore } from '../../../relay/server/nats/natsStore';
 import { SharedForwarding } from '../../../relay/server/nats/sharedForwarding';
 import { createHash } from 'node:crypto';
-import { AckPolicy, DeliverPolicy, StorageType } from 'nats';
+import { AckPolicy, DeliverPolicy, StorageType } from '@nats-io/jetstream';
 import { startTarget, type TargetApp } from '../relay/support/helpers';
 import { until } from '../../support/until';
 import { startNats, type NatsCluster } from './natsServers';

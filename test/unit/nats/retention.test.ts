@@ -3,7 +3,8 @@
 // limit (max_msgs) counted both, so a flood of unsigned posts pushed accepted deliveries out of
 // the stream. Real nats-server.
 import { strict as assert } from 'node:assert';
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { connectNats } from '../../../relay/server/nats/connect';
 import { NatsStore } from '../../../relay/server/nats/natsStore';
 import { startNats, type NatsCluster } from './natsServers';
@@ -33,7 +34,7 @@ describe('JetStream store retention: accepted and rejected apart (real nats-serv
       assert.deepEqual(kept.sort(), ['rejected bad 10', 'rejected bad 9', 'verified ok 2', 'verified ok 3', 'verified ok 4']);
       // What the stream itself holds: the same five, read by another client.
       const nc = await connect({ servers: nats.urls.split(',') });
-      const info = await (await nc.jetstreamManager()).streams.info('RET_DELIVERIES');
+      const info = await (await jetstreamManager(nc)).streams.info('RET_DELIVERIES');
       await nc.close();
       assert.equal(info.state.messages, 5);
     } finally {

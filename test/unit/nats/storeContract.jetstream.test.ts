@@ -6,10 +6,14 @@ import { connectNats } from '../../../relay/server/nats/connect';
 import type { LogStoreOptions } from '../../../relay/server/store/logStore';
 import { storeContract, type ContractStore } from '../relay/server/store/storeContract';
 import { startNats, type NatsCluster } from './natsServers';
+import { join } from 'node:path';
+import { tempDir } from '../relay/support/helpers';
 
 let nats: NatsCluster | undefined;
 let prefix = '';
 let n = 0;
+/** Where each prefix's store keeps its channel identities' last seqs (as a relay does in its --data folder). */
+const dataDir = tempDir('sh-contract-js-');
 /** Log lines of the stores (health changes are said there). */
 const seen: { line: string; wake: (() => void)[] } = { line: '', wake: [] };
 const log = (line: string) => {
@@ -28,6 +32,7 @@ async function openOn(p: string, o: LogStoreOptions = {}): Promise<ContractStore
     prefix: p,
     log,
     publishBudgetMs: 3000,
+    lastsFile: join(dataDir, `${p}-lasts.json`),
     ...(o.retention ? { retention: o.retention } : {}),
   });
 }

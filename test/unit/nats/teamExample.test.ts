@@ -6,7 +6,7 @@
 // channels, share one store through the authenticated NATS, and never print a secret.
 import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
 import { Agent, request } from 'undici';
 import { sign } from '../../../src/core/signing';
 import { relayProcesses, spawnRelay, tempDir, type RelayProcess } from '../relay/support/helpers';

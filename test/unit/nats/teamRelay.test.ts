@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { RelayApi, subscribe } from '../../../relay/client';
 import { cli, post, signed, spawnRelay, startTarget, tempDir, within, type RelayProcess, type TargetApp } from '../relay/support/helpers';
 import { request } from 'undici';
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { startNats, waitForStreamQuorum, type NatsCluster, type NatsNode } from './natsServers';
 
 const SECRET = 'team-relay-secret-0123456789';
@@ -31,7 +32,7 @@ async function spawnForward(relayUrl: string, tok: string, to: string): Promise<
 async function follower(nats: NatsCluster, stream: string): Promise<NatsNode> {
   const nc = await connect({ servers: nats.urls.split(',') });
   try {
-    const info = await (await nc.jetstreamManager()).streams.info(stream);
+    const info = await (await jetstreamManager(nc)).streams.info(stream);
     return nats.nodes.find((n) => n.name !== info.cluster?.leader)!;
   } finally {
     await nc.close();

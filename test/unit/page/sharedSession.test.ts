@@ -4,7 +4,8 @@
 // its live feed); deleting the channel ends its sessions everywhere; the per-token limit counts
 // the sessions of every instance.
 import { strict as assert } from 'node:assert';
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { Kvm } from '@nats-io/kv';
 import { request } from 'undici';
 import { RelayApi } from '../../../relay/client';
 import { MAX_SESSIONS_PER_TOKEN } from '../../../relay/server/page/sessions';
@@ -100,7 +101,7 @@ describe('page sessions across relay instances on one JetStream store (real nats
     const id = s.headers.cookie!.split('=')[1]!;
     const nc = await connect({ servers: nats.urls });
     try {
-      const kv = await nc.jetstream().views.kv('SH_SESSIONS');
+      const kv = await new Kvm(nc).open('SH_SESSIONS');
       const stored: string[] = [];
       for await (const k of await kv.keys()) stored.push(k, (await kv.get(k))?.string() ?? '');
       assert.ok(stored.length > 0, 'the session is in the bucket');

@@ -65,7 +65,7 @@ export const cliReplay: Reader = {
 
 /**
  * `service-hooks forward --since 0` to an app of its own: every delivery the token sees gets a line
- * (`#SEQ … → 200`, or `skipped` for a rejected one); a deleted channel's token ends with exit 1 and 401.
+ * (`[TIME RELAY ]#SEQ … → 200`, or `skipped` for a rejected one); a deleted channel's token ends with exit 1 and 401.
  * Read until the line of the newest delivery it must see (after it, the WebSocket reader's
  * caught-up check covers what a leak past the end would be).
  */
@@ -85,7 +85,8 @@ export const cliForward: Reader = {
     const want = w.model.visible(t)?.map((d) => d.seq) ?? [];
     const last = want.length ? Math.max(...want) : undefined;
     const lines = () =>
-      [...stdout.matchAll(/^#(\d+) .*?(skipped|→ \d+)/gm)].map((m) => [Number(m[1]), m[2]!.startsWith('skipped') ? 'skipped' : 'app'] as const);
+      // (a line may start with the time and the relay's address)
+      [...stdout.matchAll(/^(?:\S+ \S+ )?#(\d+) .*?(skipped|→ \d+)/gm)].map((m) => [Number(m[1]), m[2]!.startsWith('skipped') ? 'skipped' : 'app'] as const);
     const enough = new Promise<void>((resolve) => {
       const check = () => {
         if (last === undefined ? /connected/.test(stderr) : lines().some(([s]) => s === last)) resolve();

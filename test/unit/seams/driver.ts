@@ -25,6 +25,7 @@ import {
 import { pageDoctor, pageList, pageReplay, pageSignIn } from './pageReaders';
 import { ADMIN_TOKEN, type RelayUnderTest, type StoreUnderTest } from './relayUnderTest';
 import { readLive, watch, type Stream } from './live';
+import { testCerts, trustTestCa, type Mode } from './modes';
 
 export const READERS: readonly Reader[] = [
   apiList,
@@ -52,6 +53,8 @@ export interface RunOptions {
   store: StoreUnderTest;
   /** Readers through child processes, run once at the end (./cliReaders.ts). */
   cliReaders?: readonly Reader[];
+  /** --public, TLS, --allow-cidr (./modes.ts); default plain HTTP, none of them. */
+  mode?: Mode;
 }
 
 /** What a run did: for the test's summary line. */
@@ -62,9 +65,10 @@ export interface RunStats {
 
 /** One sequence on a fresh relay; throws SeamFailure on the first step or read that disagrees. */
 export async function runSequence(steps: readonly Step[], o: RunOptions): Promise<RunStats> {
-  const run = new Run(o.store.relay());
-  await run.relay.start(run.model.config);
+  const run = new Run(o.store.relay(o.mode), new Model({ strict: o.mode?.public ?? false }), o.mode?.tls ? testCerts().ca : undefined);
+  const untrust = o.mode?.tls ? trustTestCa() : undefined;
   try {
+    await run.relay.start(run.model.config);
     for (const s of steps) await run.step(s);
     const world = run.world;
     const reads = (await run.readAll(world, READERS)) + (await readLive(run, world)) + (o.cliReaders ? await run.readAll(world, o.cliReaders) : 0);
@@ -73,20 +77,24 @@ export async function runSequence(steps: readonly Step[], o: RunOptions): Promis
   } finally {
     await run.closeWatchers();
     await run.relay.close();
+    untrust?.();
   }
 }
 
 /** One sequence's relay, model, real tokens and transcript. */
 export class Run {
-  readonly model = new Model();
   readonly transcript: string[] = [];
   private readonly tokens = new Map<string, string>([['admin', ADMIN_TOKEN]]);
   private readonly differences: Difference[] = [];
   watchers: Stream[] = [];
   readonly world: World;
 
-  constructor(readonly relay: RelayUnderTest) {
-    this.world = { relay, model: this.model, secretOf: (t) => this.tokens.get(t.id)!, seen: [] };
+  constructor(
+    readonly relay: RelayUnderTest,
+    readonly model: Model,
+    ca?: Buffer,
+  ) {
+    this.world = { relay, model, secretOf: (t) => this.tokens.get(t.id)!, seen: [], ...(ca ? { ca } : {}) };
   }
 
   /** A restart ends the watchers' streams (the relay's port changes): they are closed unchecked. */
@@ -124,13 +132,11 @@ export class Run {
         this.model.configure(s.name, s.on);
         const closed = await this.closeWatchers();
         await this.relay.restart(this.model.config);
-        this.model.restarted();
         return void line(`--config: ${[...this.model.config].sort().join(', ') || '(none)'}${closed}`);
       }
       case 'restart': {
         const closed = await this.closeWatchers();
         await this.relay.restart(this.model.config);
-        this.model.restarted();
         return void line(`restarted${closed}`);
       }
       case 'prune': {

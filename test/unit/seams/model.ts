@@ -6,6 +6,7 @@
 //   - every API creation is a new identity (name@generation); other channels are keyed by their bare name;
 //   - the admin token sees every stored delivery (rejected ones too); a channel token only those of its
 //     own identity; a deleted channel's token is no token (401).
+//   - --public (./modes.ts): a name without a secret (implicit, the secretless `default`) is no channel (404);
 // The driver (./driver.ts) runs the same steps on a real relay; the readers (./readers.ts) compare.
 
 /** Channel names the steps pick from: few, so names collide (a name re-created, configured, posted to). */
@@ -98,17 +99,16 @@ interface ApiChannel {
 
 export type Source = 'api' | 'config' | 'deleted' | 'default' | 'implicit';
 
-/** Issue 36 cases the model knows the relay gets wrong today; printed on every run (never skipped silently). */
-export const KNOWN_SEAMS: readonly string[] = [
-  "1: a channel token's lastSeq (GET /api/status, /api/deliveries, the WebSocket's hello) after a prune took its " +
-    "channel's newest delivery and the relay restarted: the pruned seq while its segment file is still on disk, 0 once " +
-    'the prune deleted the segment (keep 0), so the answer depends on segment layout (e.g. create alice, post to alice, ' +
-    'post to bob, prune keep 1, restart: d1; the same with keep 0: 0). Without a restart it is the pruned seq. Not compared ' +
-    'in that state (shown as "lastSeq excluded (known seam 1)"); a fix must persist each channel identity\'s last seq, as ' +
-    'the seq file does the relay-wide one.',
-];
+/**
+ * Issue 36 cases the model knows the relay gets wrong today; printed on every run (never skipped
+ * silently). None now: the last one (a channel token's lastSeq after a prune and a restart depended on
+ * the journal's segment files) is fixed by relay/server/store/channelLasts.ts and walked.
+ */
+export const KNOWN_SEAMS: readonly string[] = [];
 
 export class Model {
+  /** --public: a name without a secret (implicit, or the secretless `default`) is no channel: 404, not listed. */
+  readonly strict: boolean;
   readonly admin: Token = { id: 'admin', live: true };
   readonly tokens: Token[] = [this.admin];
   readonly deliveries: Delivery[] = [];
@@ -119,12 +119,14 @@ export class Model {
   private readonly deleted = new Set<Name>();
   private readonly generations = new Map<Name, number>();
   private rotations = 0;
-  /** Each identity's newest seq (a channel token's lastSeq; a prune does not lower it). */
+  /** Each identity's newest seq (a channel token's lastSeq; neither a prune nor a restart lowers it). */
   private readonly lastOfKey = new Map<string, number>();
-  /** Identities whose newest delivery was pruned before a restart: their lastSeq is KNOWN_SEAMS 1. */
-  private readonly lastUnsure = new Set<string>();
   /** The secret each name had before its current one (for `previous`). */
   private readonly before = new Map<Name, string>();
+
+  constructor(o: { strict?: boolean } = {}) {
+    this.strict = o.strict ?? false;
+  }
 
   /** Where a delivery to `name` goes (relay/server/channels/channelDirectory.ts order, as documented). */
   source(name: Name): Source {
@@ -207,8 +209,8 @@ export class Model {
   /** What POST /hooks/<name> must answer, and the delivery it stores (none for 404). */
   deliver(name: Name, sig: Sig): { status: 200 | 401 | 404; verification?: Verification; key?: string } {
     const source = this.source(name);
-    if (source === 'deleted') return { status: 404 };
     const secret = this.secretOf(name);
+    if (source === 'deleted' || (this.strict && secret === undefined)) return { status: 404 };
     const verification: Verification = secret === undefined ? 'unverified' : this.signingSecret(name, sig) === secret ? 'verified' : 'rejected';
     return { status: verification === 'rejected' ? 401 : 200, verification, key: this.keyOf(name) };
   }
@@ -218,7 +220,6 @@ export class Model {
     const d: Delivery = { id: `d${this.deliveries.length + 1}`, seq, name, key, verification };
     this.deliveries.push(d);
     this.lastOfKey.set(key, Math.max(seq, this.lastOfKey.get(key) ?? 0));
-    this.lastUnsure.delete(key);
     return d;
   }
 
@@ -232,16 +233,6 @@ export class Model {
       .reverse();
     const floor = keep === 0 ? Infinity : (accepted[keep]?.seq ?? 0);
     for (const d of this.held()) if (d.seq <= floor) d.pruned = true;
-  }
-
-  /** A restart: an identity whose newest delivery was pruned gets the lastSeq of KNOWN_SEAMS 1. */
-  restarted(): void {
-    for (const d of this.deliveries) if (d.pruned && d.seq === this.lastOfKey.get(d.key)) this.lastUnsure.add(d.key);
-  }
-
-  /** Whether `t`'s lastSeq is not compared (KNOWN_SEAMS 1). */
-  lastSeqUnsure(t: Token): boolean {
-    return t.key !== undefined && this.lastUnsure.has(t.key);
   }
 
   /** Deliveries not pruned, by seq. */
@@ -273,7 +264,7 @@ export class Model {
   listed(): Name[] {
     return NAMES.filter((n) => {
       const s = this.source(n);
-      if (s === 'deleted') return false;
+      if (s === 'deleted' || (this.strict && this.secretOf(n) === undefined)) return false;
       return s !== 'implicit' || this.held().some((d) => d.key === n);
     });
   }

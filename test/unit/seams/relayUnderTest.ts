@@ -12,6 +12,7 @@ import { spawnRelay, tempDir, type RelayProcess } from '../relay/support/helpers
 import { childEnv } from '../relay/support/publicHelpers';
 import { startNats, type NatsCluster } from '../nats/natsServers';
 import { configSecret } from './model';
+import { ALLOW_CIDR, PLAIN, testCerts, tlsMaterial, type Mode } from './modes';
 
 export const ADMIN_TOKEN = 'seams-admin-token-0123456789abcdef';
 
@@ -30,20 +31,22 @@ export interface RelayUnderTest {
 export interface StoreUnderTest {
   /** What the output calls it. */
   name: string;
-  /** A relay for one sequence, on a fresh data folder (and store). */
-  relay(): RelayUnderTest;
+  /** A relay for one sequence, on a fresh data folder (and store), listening as `mode` says (./modes.ts). */
+  relay(mode?: Mode): RelayUnderTest;
 }
 
 const channelsOf = (config: Iterable<string>) => Object.fromEntries([...config].map((n) => [n, { secrets: [configSecret(n)] }]));
 
-export const FILE_JOURNAL: StoreUnderTest = { name: 'file journal', relay: () => new InProcessRelay() };
+export const FILE_JOURNAL: StoreUnderTest = { name: 'file journal', relay: (mode = PLAIN) => new InProcessRelay(mode) };
 
-export const JETSTREAM: StoreUnderTest = { name: 'JetStream', relay: () => new JetStreamRelay() };
+export const JETSTREAM: StoreUnderTest = { name: 'JetStream', relay: (mode = PLAIN) => new JetStreamRelay(mode) };
 
 class InProcessRelay implements RelayUnderTest {
   private relay!: RelayServer;
   private readonly dataDir = tempDir('sh-seams-');
   private readonly lines: string[] = [];
+
+  constructor(private readonly mode: Mode) {}
 
   logged(): string[] {
     return this.lines;
@@ -65,6 +68,10 @@ class InProcessRelay implements RelayUnderTest {
       // Small segments: a restart reads sealed segments through their index files too.
       segmentBytes: 2048,
       channels: channelsOf(config),
+      // (what --public, --tls-cert/--tls-key and --allow-cidr turn into)
+      ...(this.mode.public ? { requireVerified: true } : {}),
+      ...(this.mode.tls ? { tls: tlsMaterial() } : {}),
+      ...(this.mode.allowCidr ? { allowCidr: ALLOW_CIDR } : {}),
       log: (line, fields) => void this.lines.push(`${line} ${JSON.stringify(fields ?? {})}`),
       // The steps post many rejected deliveries from one address: no 429 in the way of the model.
       rejectLimits: { perSource: { burst: 10_000, perMinute: 10_000 }, total: { burst: 10_000, perMinute: 10_000 } },
@@ -76,8 +83,9 @@ class InProcessRelay implements RelayUnderTest {
     await this.start(config);
   }
 
-  close(): Promise<void> {
-    return this.relay.close();
+  async close(): Promise<void> {
+    // (undefined when start failed: its error is the one told)
+    await (this.relay as RelayServer | undefined)?.close();
   }
 }
 
@@ -87,6 +95,8 @@ class JetStreamRelay implements RelayUnderTest {
   private relay?: RelayProcess;
   private readonly dir = tempDir('sh-seams-js-');
   private readonly output: string[] = [];
+
+  constructor(private readonly mode: Mode) {}
 
   logged(): string[] {
     return this.relay ? [...this.output, this.relay.stdout(), this.relay.stderr()] : this.output;
@@ -105,7 +115,7 @@ class JetStreamRelay implements RelayUnderTest {
     this.nats ??= await startNats(1);
     const file = join(this.dir, 'config.json');
     writeFileSync(file, JSON.stringify({ channels: channelsOf(config) }));
-    const args = ['--data', join(this.dir, 'data'), '--config', file, '--store', this.nats.urls];
+    const args = ['--data', join(this.dir, 'data'), '--config', file, '--store', this.nats.urls, ...modeArgs(this.mode)];
     this.relay = await spawnRelay(args, childEnv({ SERVICE_HOOKS_RELAY_TOKEN: ADMIN_TOKEN }));
   }
 
@@ -124,4 +134,11 @@ class JetStreamRelay implements RelayUnderTest {
     await this.stopRelay();
     await this.nats?.stop();
   }
+}
+
+/** The relay command's flags for `mode` (--public's own default allow-list, the service's networks, would refuse loopback: it always comes with one here). */
+function modeArgs(mode: Mode): string[] {
+  const tls = mode.tls ? ['--tls-cert', testCerts().serverCert, '--tls-key', testCerts().serverKey, '--host', '127.0.0.1'] : [];
+  const cidr = mode.allowCidr || mode.public ? ALLOW_CIDR.flatMap((c) => ['--allow-cidr', c]) : [];
+  return [...(mode.public ? ['--public'] : []), ...tls, ...cidr];
 }

@@ -53,9 +53,10 @@ describe('relay visibility: seqs and weak secrets (relay process)', function () 
     const fromNow = await hello(relay.url, alice, '');
     const generation = fromNow.scope?.kind === 'channel' ? fromNow.scope.generation : undefined;
     assert.match(generation ?? '', /^[\w-]+$/, JSON.stringify(fromNow.scope));
+    assert.match(fromNow.relay ?? '', /^file:[\w-]+$/, 'the relay names its identity');
     assert.deepEqual(
       fromNow,
-      { type: 'hello', lastSeq: aliceSeq, since: aliceSeq, scope: { kind: 'channel', channel: 'alice', generation } },
+      { type: 'hello', lastSeq: aliceSeq, since: aliceSeq, scope: { kind: 'channel', channel: 'alice', generation }, relay: fromNow.relay },
       "from now: its channel's last seq; the scope names the channel and its generation",
     );
     assert.equal((await hello(relay.url, admin)).lastSeq, aliceSeq + 3);

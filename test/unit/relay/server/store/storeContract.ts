@@ -298,6 +298,21 @@ export function storeContract(b: StoreUnderTest): void {
         const next = await again.add(delivery(9), bodyOf(9, 10));
         assert.ok(next.seq > before.lastSeq);
       });
+
+      it("keeps each channel identity's lastSeq across a prune that took its deliveries and a restart", async () => {
+        const store = await track(b.open());
+        const mine = await store.add(delivery(0, { channel: 'ch', gen: 'g1' }), bodyOf(0, 10));
+        const other = await store.add(delivery(1, { channel: 'other' }), bodyOf(1, 10));
+        await store.prune({ keep: 1 }); // ch@g1's only delivery goes, other's stays
+        assert.equal(store.lastSeqOf(channelKey('ch', 'g1')), mine.seq);
+        await store.close();
+        const again = await track(b.reopen!());
+        assert.equal(again.lastSeqOf(channelKey('ch', 'g1')), mine.seq);
+        await again.prune({ keep: 0 }); // every delivery goes (the file journal's segments too)
+        await again.close();
+        const third = await track(b.reopen!());
+        assert.deepEqual([third.lastSeqOf(channelKey('ch', 'g1')), third.lastSeqOf('other'), third.lastSeqOf('never')], [mine.seq, other.seq, 0]);
+      });
     }
 
     if (b.fault) {
