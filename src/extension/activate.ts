@@ -55,7 +55,7 @@ export function activate(context: vscode.ExtensionContext): ServiceHooksApi {
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (!vscode.workspace.isTrusted) return; // Restricted Mode: the relay stays off (trust/trust.ts)
       if (e.affectsConfiguration(SETTINGS.relayPort)) void relay.probe({ force: true });
-      if (e.affectsConfiguration(SETTINGS.relayForwardUrl)) void relay.restoreRemote();
+      if (e.affectsConfiguration(SETTINGS.relayForwardUrl)) void relay.forwardUrlChanged().catch((err: Error) => log().warn(`relay: ${err.message}`));
     }),
     { dispose: disposeLog },
   );

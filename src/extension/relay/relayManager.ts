@@ -426,9 +426,19 @@ export class RelayManager implements vscode.Disposable {
     return ended;
   }
 
-  /** Reconnects to the remote relay remembered from an earlier session (activation, forward URL change). */
+  /** Reconnects to the remote relay remembered from an earlier session (activation). */
   restoreRemote(): Promise<boolean> {
     return this.remoteRelay.restore();
+  }
+
+  /**
+   * serviceHooks.relay.forwardUrl changed: the remote relay in use reopens with it (never the one
+   * remembered, which during Connect to Relay… is still the relay before); none in use: the
+   * remembered one comes back.
+   */
+  async forwardUrlChanged(): Promise<void> {
+    if (this.owner.conn && this.owner.remote) await this.owner.reopen();
+    else if (!this.owner.conn) await this.restoreRemote();
   }
 
   /** Closes the connection as closing the editor does (RemoteRelay.close): the next activation resumes. */

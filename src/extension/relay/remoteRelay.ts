@@ -30,14 +30,17 @@ export class RemoteRelay {
     if (!token.trim()) throw new UserError('Enter the relay token.');
     if (this.processRunning()) throw new UserError('The relay started here is running. Stop Relay before connecting to another relay.');
     await this.remembered.typed(input.trim());
-    try {
-      await this.owner.serial(() => this.owner.openRelay(address, token.trim(), { kind: 'remote', address }));
-    } catch (err) {
-      throw new UserError(
-        describeConnectError(address.label, err as { status?: number; code?: string; cause?: { code?: string }; message?: string }, address.tls),
-      );
-    }
-    await this.remembered.remember(address.httpUrl, token.trim());
+    await this.owner.serial(async () => {
+      try {
+        await this.owner.openRelay(address, token.trim(), { kind: 'remote', address });
+      } catch (err) {
+        throw new UserError(
+          describeConnectError(address.label, err as { status?: number; code?: string; cause?: { code?: string }; message?: string }, address.tls),
+        );
+      }
+      // In the same step: a restore queued meanwhile (Reload Window) finds this relay, not the one before.
+      await this.remembered.remember(address.httpUrl, token.trim());
+    });
   }
 
   /** Reconnects to the remote relay remembered from an earlier session (activation, forward URL change). */
