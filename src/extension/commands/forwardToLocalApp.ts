@@ -90,7 +90,7 @@ async function setUp(
   );
   ctx.webhooks.refresh();
   offerSecret(
-    `Forwarding ${repoKey(repo)} webhooks (${events.join(', ')}) through ${address.label} to ${whereTo(routing)}. Stop with "Stop Forwarding". Your app verifies X-Service-Signature with this webhook's signing secret.`,
+    `Forwarding ${repoKey(repo)} webhooks (${forwardedEvents(events, routing)}) through ${address.label} to ${whereTo(routing)}. Stop with "Stop Forwarding". Your app verifies X-Service-Signature with this webhook's signing secret.`,
     secret,
   );
   return { channel: channel.name, ingressUrl: channel.ingressUrl, webhookId: webhook.id, ...routing };
@@ -113,6 +113,13 @@ async function choices(args: ForwardToLocalAppArgs, events: readonly string[], t
 }
 
 /** The apps in words: the default one, and the events with their own. */
+/** The webhook's events the set-up forwards, and those its filter leaves out (recorded as skipped). */
+function forwardedEvents(events: readonly string[], r: ForwardRouting): string {
+  const left = events.filter((e) => r.events !== undefined && !r.events.includes(e));
+  const sent = events.filter((e) => !left.includes(e));
+  return left.length === 0 ? sent.join(', ') : `${sent.join(', ')}; ${left.join(', ')} skipped`;
+}
+
 function whereTo(r: ForwardRouting): string {
   const own = Object.entries(r.routes ?? {}).filter(([event]) => r.events === undefined || r.events.includes(event));
   return own.length === 0 ? r.to : `${r.to} (${own.map(([event, url]) => `${event} to ${url}`).join(', ')})`;
