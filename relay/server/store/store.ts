@@ -13,7 +13,7 @@ export type StoreOptions = JournalLogOptions & LogStoreOptions;
 
 export class DeliveryStore extends LogStore<JournalLog> {
   static async open(dir: string, options: StoreOptions = {}): Promise<DeliveryStore> {
-    const store = new DeliveryStore(new JournalLog(dir, options), { lastsFile: join(dir, CHANNEL_LASTS_FILE), ...options });
+    const store = new DeliveryStore(new JournalLog(dir, options), withLasts(dir, options));
     await store.start();
     return store;
   }
@@ -23,7 +23,7 @@ export class DeliveryStore extends LogStore<JournalLog> {
    * index holds everything (queries answer from it only then: see relay/server/index.ts).
    */
   static async openAppending(dir: string, options: StoreOptions = {}): Promise<{ store: DeliveryStore; loaded: Promise<void> }> {
-    const store = new DeliveryStore(new JournalLog(dir, options), options);
+    const store = new DeliveryStore(new JournalLog(dir, options), withLasts(dir, options));
     await store.startAppending();
     return { store, loaded: store.finishLoad() };
   }
@@ -32,4 +32,9 @@ export class DeliveryStore extends LogStore<JournalLog> {
   release(): Promise<void> {
     return this.log.release();
   }
+}
+
+/** Both ways of opening keep each channel identity's last seq in the data folder (./channelLasts.ts). */
+function withLasts(dir: string, options: StoreOptions): StoreOptions {
+  return { lastsFile: join(dir, CHANNEL_LASTS_FILE), ...options };
 }
