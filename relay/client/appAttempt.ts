@@ -6,7 +6,7 @@ import { rootCertificates } from 'node:tls';
 import { Agent } from 'undici';
 import { isLoopback, isUntrustedCert } from '../../src/core/relay/appTrust';
 import type { DeliveryMessage } from '../../src/core/relay/protocol';
-import { forwardDelivery, type ForwardResult } from './forward';
+import { forwardDelivery, type ForwardOptions, type ForwardResult } from './forward';
 
 /** Certificate errors only skipping the check gets past (${words.caName} does not help). */
 const BAD_CERT = new Set(['ERR_TLS_CERT_ALTNAME_INVALID', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'HOSTNAME_MISMATCH']);
@@ -23,13 +23,20 @@ export interface AppTrust {
 
 const FLAG_WORDS = { ca: 'pass --ca FILE (the PEM of the CA that signed it)', skip: 'pass --skip-verify (an app on this machine)', caName: '--ca' };
 
-export type AppAttempt = (d: DeliveryMessage['delivery'], to: string, signal: AbortSignal) => Promise<ForwardResult>;
+/** `extra.resignSecret`: a replay re-signed (the editor's Replay Delivery) goes with the same trust. */
+export type AppAttempt = (
+  d: DeliveryMessage['delivery'],
+  to: string,
+  signal: AbortSignal,
+  extra?: Pick<ForwardOptions, 'resignSecret'>,
+) => Promise<ForwardResult>;
 
 /** The attempt with `t`'s trust; certificate errors are explained in `t.words`. */
 export function trustedAttempt(t: AppTrust): AppAttempt {
   const connect = t.skipVerify ? { rejectUnauthorized: false } : t.caPem !== undefined ? { ca: [...rootCertificates, t.caPem] } : undefined;
   const dispatcher = connect ? new Agent({ keepAliveTimeout: 4_000, connect }) : undefined;
-  return async (d, to, signal) => explained(await forwardDelivery(d, to, { timeoutMs: t.timeoutMs, signal, ...(dispatcher ? { dispatcher } : {}) }), to, t);
+  return async (d, to, signal, extra = {}) =>
+    explained(await forwardDelivery(d, to, { ...extra, timeoutMs: t.timeoutMs, signal, ...(dispatcher ? { dispatcher } : {}) }), to, t);
 }
 
 /** An app's certificate error, with the way out that fits it. */

@@ -2,7 +2,7 @@
 // Webhooks to Local App… with the choices of a `service-hooks forward` set-up: a route per event
 // and an event filter, against the emulator and the demo relay, with two local apps: one over
 // https with a certificate of a local CA the editor does not know (not run-e2e's), trusted through
-// the CA file step.
+// the CA file step, which Replay Delivery to that app uses too.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,6 +129,19 @@ export const forwardFlows = [
         );
         await page.mouse.move(5, 5);
         await shot('forward-routes-relay');
+
+        // Replay Delivery of the release goes to the https app with the set-up's trust (the CA file
+        // setting), as forwarding does: the app gets it again, verified.
+        const release = (await listed()).find((d) => d.event === 'release');
+        assert(release, `the relay lists no release delivery on channel ${channel.name}`);
+        const releasesBefore = releases.seen.length;
+        await wb.clearNotifications();
+        await wb.runCommand(`${PALETTE}: Replay Delivery`);
+        await wb.waitForQuickInput('Replay Delivery');
+        await wb.pick(`#${release.seq} release`);
+        await wb.seeNotification(`Replayed #${release.seq} to ${releases.url}: HTTP 204`);
+        const replayed = await until('the release app to get the replay', releases.events, 'delivery', () => releases.seen[releasesBefore]);
+        assert(replayed.valid && replayed.event === 'release', `the replay arrived as ${JSON.stringify(replayed)}`);
       } finally {
         await main.close();
         await releases.close();

@@ -57,5 +57,5 @@ export function forwardAttempt(
     current = { path, attempt: client.trustedAttempt({ ...(caPem !== undefined ? { caPem } : {}), timeoutMs, words: WORDS }) };
     return current.attempt;
   };
-  return (d, to, signal) => (skip.has(to) ? skipping : verified())(d, to, signal);
+  return (d, to, signal, extra) => (skip.has(to) ? skipping : verified())(d, to, signal, extra);
 }

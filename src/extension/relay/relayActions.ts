@@ -1,15 +1,18 @@
 // What the editor asks of the relay in use beyond reading it: Replay Delivery (to the app that
-// forwards its channel, posted byte-exact as forwarding does, else by the relay to its own targets;
-// re-signed with a secret for a delivery the relay rejected) and Retry pending now (the relay's
-// pending forwards, and the editor's own retrying ones). A replay the editor posts itself is
-// reported to the relay, so the delivery's row shows its outcome (✓ after a refusal).
+// forwards its channel, posted byte-exact and with the https trust forwarding has, else by the
+// relay to its own targets; re-signed with a secret for a delivery the relay rejected) and Retry
+// pending now (the relay's pending forwards, and the editor's own retrying ones). A replay the
+// editor posts itself is reported to the relay, so the delivery's row shows its outcome (✓ after
+// a refusal).
 import { RelayApiError } from '../../../relay/client/apiError';
 import type { ReplayResponse } from '../../../relay/client';
 import { SUBSCRIBER_TARGET } from '../../core/relay/protocol';
+import type { ForwardSession } from '../../core/tree';
 import { loadRelayClient } from '../deps';
 import { UserError } from '../errors';
 import type { RelayConnection } from './connection';
 import type { EditorForwarder } from './forwarding';
+import { setupAttempt } from './setupForwarding';
 
 export interface ActionsHost {
   /** The connection in use; a UserError when there is none. */
@@ -18,6 +21,8 @@ export interface ActionsHost {
   targetFor(channel: string, event?: string): string | undefined;
   /** The editor's forwarder on the connection in use, when it forwards. */
   forwarder(): EditorForwarder | undefined;
+  /** The forward set-ups of the relay in use (their apps' https trust). */
+  sessions(): readonly ForwardSession[];
 }
 
 export class RelayActions {
@@ -25,7 +30,8 @@ export class RelayActions {
 
   /**
    * Replay Delivery: to the app that forwards the delivery's channel (its set-up's, or a channel
-   * token's forward URL), posted by the editor byte-exact as forwarding does (any token may); a
+   * token's forward URL), posted by the editor byte-exact and with the https trust forwarding has
+   * (setupAttempt: the CA file setting, the set-up's Skip verification; any token may); a
    * delivery of a channel nobody here forwards goes to the relay's own targets (POST …/replay).
    */
   async replayDelivery(seq: number, opts: { resignSecret?: string } = {}): Promise<{ to?: string; response: ReplayResponse }> {
@@ -45,7 +51,8 @@ export class RelayActions {
       return { response: await conn.replay(seq, opts.resignSecret !== undefined ? { resignSecret: opts.resignSecret } : {}) };
     }
     const relayClient = await loadRelayClient();
-    const r = await relayClient.forwardDelivery(d, to, { timeoutMs: 10_000, ...(opts.resignSecret !== undefined ? { resignSecret: opts.resignSecret } : {}) });
+    const send = setupAttempt(relayClient, this.relay.sessions());
+    const r = await send(d, to, new AbortController().signal, opts.resignSecret !== undefined ? { resignSecret: opts.resignSecret } : {});
     // The relay records the replay's outcome as the subscriber's forward state: the row follows it.
     if (r.status !== undefined) conn.report(seq, { status: r.status, state: r.ok ? 'ok' : 'failed', replay: true });
     const attempt = { target: to, at: new Date().toISOString(), status: r.status, ok: r.ok, durationMs: r.durationMs, error: r.error, replay: true };

@@ -100,6 +100,7 @@ export class RelayManager implements vscode.Disposable {
       connection: () => this.api(),
       targetFor: (channel, event) => this.targetFor(channel, undefined, undefined, event),
       forwarder: () => this.owner.forwarder,
+      sessions: () => this.sessions(),
     });
     this.local = new LocalRelay(this.process, { extensionPath: o.extensionPath, dataDir: o.dataDir, localSecret: () => this.localSecret() });
     this.process.onExit((code, output) => {

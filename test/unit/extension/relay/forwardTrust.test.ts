@@ -2,7 +2,8 @@
 // against a real https app whose certificate a test CA (openssl) signed: the CA file setting is
 // trusted (read at each attempt), a set-up with Skip verification reaches its app on this machine
 // without it, and an untrusted certificate says which of the two fits, in the editor's words.
-// A CA file that is missing or no certificate is refused in words.
+// A CA file that is missing or no certificate is refused in words. A replay re-signed (the
+// editor's Replay Delivery) goes with the same trust.
 import { strict as assert } from 'node:assert';
 import { once } from 'node:events';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { createServer, type Server } from 'node:https';
 import { join } from 'node:path';
 import * as client from '../../../../relay/client';
 import type { DeliveryMessage } from '../../../../src/core/relay/protocol';
+import { sign, SIGNATURE_HEADER } from '../../../../src/core/signing';
 import { caFileProblem, forwardAttempt } from '../../../../src/extension/relay/forwardTrust';
 import { makeTestCerts, type TestCerts } from '../../relay/support/certs';
 import { tempDir } from '../../relay/support/helpers';
@@ -35,12 +37,13 @@ describe('forward set-ups: https trust (CA file setting, Skip verification)', fu
   let server: Server;
   let url: string;
   const got: string[] = [];
+  const signatures: (string | undefined)[] = [];
   before(async () => {
     certs = makeTestCerts();
     server = createServer({ cert: readFileSync(certs.serverCert), key: readFileSync(certs.serverKey) }, (req, res) => {
       let body = '';
       req.on('data', (c: Buffer) => (body += c.toString()));
-      req.on('end', () => (got.push(body), res.writeHead(204).end()));
+      req.on('end', () => (got.push(body), signatures.push(req.headers[SIGNATURE_HEADER.toLowerCase()] as string | undefined), res.writeHead(204).end()));
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
@@ -70,6 +73,14 @@ describe('forward set-ups: https trust (CA file setting, Skip verification)', fu
   it('a set-up with Skip verification reaches its app on this machine with no CA', async () => {
     const r = await attempt(() => '', true)(delivery(), url, new AbortController().signal);
     assert.equal(r.status, 204, JSON.stringify(r));
+  });
+
+  it('a replay re-signed goes with the same trust (CA file, Skip verification) and the new signature', async () => {
+    for (const send of [attempt(() => certs.caCert), attempt(() => '', true)]) {
+      const r = await send(delivery(), url, new AbortController().signal, { resignSecret: 'fresh-secret' });
+      assert.equal(r.status, 204, JSON.stringify(r));
+      assert.equal(signatures.at(-1), sign('fresh-secret', Buffer.from('{"n":1}')));
+    }
   });
 
   it('a CA setting that went bad is told and left out (the usual roots only)', async () => {
