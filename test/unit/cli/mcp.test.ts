@@ -4,19 +4,14 @@
 import { strict as assert } from 'node:assert';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { TOOLS } from '../../../src/core/agentTools';
+import { callTool, mcpClient, type Called } from './mcpClient';
 import { addHook, fire, start, TOKEN, type Harness } from '../emulator/helpers';
-import { cli, spawnRelay, startTarget, tempDir, type RelayProcess, type TargetApp } from '../relay/support/helpers';
+import { spawnRelay, startTarget, tempDir, type RelayProcess, type TargetApp } from '../relay/support/helpers';
 
 const SECRET = 'mcp-test-signing-secret';
 const WORKFLOW = 'on: push\njobs:\n  a:\n    runs-on: x\n    steps:\n      - run: echo ${{ secrets.GITHUB_TOKEN }}\n';
-
-interface Called {
-  text: string;
-  isError: boolean;
-}
 
 describe('service-hooks mcp (MCP SDK client over stdio)', function () {
   this.timeout(60_000);
@@ -60,25 +55,16 @@ describe('service-hooks mcp (MCP SDK client over stdio)', function () {
   });
 
   async function connect(extra: string[] = []): Promise<Client> {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [await cli(), 'mcp', '--repo', 'acme/widgets', '--service', emu.url, '--relay', relay.url, ...extra],
-      env: { PATH: process.env.PATH ?? '', SERVICE_HOOKS_TOKEN: TOKEN, SERVICE_HOOKS_RELAY_TOKEN: relayToken, SERVICE_HOOKS_SECRET: SECRET },
+    const env = { SERVICE_HOOKS_TOKEN: TOKEN, SERVICE_HOOKS_RELAY_TOKEN: relayToken, SERVICE_HOOKS_SECRET: SECRET };
+    const client = await mcpClient(['--repo', 'acme/widgets', '--service', emu.url, '--relay', relay.url, ...extra], env, {
+      name: 'mcp-test',
       cwd: join(work, 'repo'),
-      stderr: 'pipe',
     });
-    const client = new Client({ name: 'mcp-test', version: '1.0.0' });
-    await client.connect(transport);
     clients.push(client);
     return client;
   }
 
-  async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Called> {
-    const r = (await client.callTool({ name, arguments: args })) as { content: { type: string; text: string }[]; isError?: boolean };
-    const text = r.content.map((c) => c.text).join('\n');
-    for (const secret of [TOKEN, relayToken, SECRET]) assert.ok(!text.includes(secret), `${name} returned a secret: ${text}`);
-    return { text, isError: r.isError === true };
-  }
+  const call = (client: Client, name: string, args: Record<string, unknown>): Promise<Called> => callTool(client, name, args, [TOKEN, relayToken, SECRET]);
 
   it('without --allow-actions: lists the reading tools only, and an acting one says how to turn it on', async () => {
     const client = await connect();

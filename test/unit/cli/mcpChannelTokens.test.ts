@@ -5,19 +5,14 @@
 // CLI, the emulator as the service and a real relay.
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { start, TOKEN, type Harness } from '../emulator/helpers';
-import { cli, post, signed, spawnRelay, tempDir, type RelayProcess } from '../relay/support/helpers';
+import { post, signed, spawnRelay, tempDir, type RelayProcess } from '../relay/support/helpers';
 import { call as api } from '../relay/support/publicHelpers';
+import { callTool, mcpClient, type Called } from './mcpClient';
 
 const ADMIN = 'mcp-channel-admin-token-0123456789';
 const SECRET = 'mcp-channel-secret-0123456789';
-
-interface Called {
-  text: string;
-  isError: boolean;
-}
 
 describe('service-hooks mcp with a channel token and a deleted channel token', function () {
   this.timeout(60_000);
@@ -48,24 +43,14 @@ describe('service-hooks mcp with a channel token and a deleted channel token', f
   });
 
   async function connect(relayToken: string): Promise<Client> {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [await cli(), 'mcp', '--repo', 'acme/widgets', '--service', emu.url, '--relay', relay.url, '--allow-actions'],
-      env: { PATH: process.env.PATH ?? '', SERVICE_HOOKS_TOKEN: TOKEN, SERVICE_HOOKS_RELAY_TOKEN: relayToken },
-      stderr: 'pipe',
-    });
-    const client = new Client({ name: 'mcp-tokens-test', version: '1.0.0' });
-    await client.connect(transport);
+    const args = ['--repo', 'acme/widgets', '--service', emu.url, '--relay', relay.url, '--allow-actions'];
+    const client = await mcpClient(args, { SERVICE_HOOKS_TOKEN: TOKEN, SERVICE_HOOKS_RELAY_TOKEN: relayToken }, { name: 'mcp-tokens-test' });
     clients.push(client);
     return client;
   }
 
-  async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Called> {
-    const r = (await client.callTool({ name, arguments: args })) as { content: { type: string; text: string }[]; isError?: boolean };
-    const text = r.content.map((c) => c.text).join('\n');
-    for (const secret of [TOKEN, ADMIN, SECRET, ...Object.values(tokens)]) assert.ok(!text.includes(secret), `${name} returned a secret: ${text}`);
-    return { text, isError: r.isError === true };
-  }
+  const call = (client: Client, name: string, args: Record<string, unknown>): Promise<Called> =>
+    callTool(client, name, args, [TOKEN, ADMIN, SECRET, ...Object.values(tokens)]);
 
   it("a channel token: its own channel's deliveries; another channel's are refused, saying why", async () => {
     const client = await connect(tokens.dev!);
