@@ -8,16 +8,14 @@
 //
 //   BENCH_BASELINE=/path/to/other/checkout npm run bench:nats-client
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { once } from 'node:events';
 import { Agent } from 'undici';
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { startNats, type NatsCluster } from '../test/unit/nats/natsServers';
 import { bundleCli, RELAY_READY, ROOT, spawnListening } from './relayChild';
-import { CONCURRENCY, load, median, SECRET, type Side } from './relayLoad';
+import { CONCURRENCY, load, median, okApp, SECRET, type Side } from './relayLoad';
 import { cpuMs } from './procStats';
 
 const N = Number(process.env.BENCH_N ?? 1000);
@@ -33,13 +31,7 @@ async function main(): Promise<void> {
   mkdirSync(join(tmp, 'this'));
   mkdirSync(join(tmp, 'baseline'));
   const cli = { this: await bundleCli(join(tmp, 'this')), baseline: await bundleCli(join(tmp, 'baseline'), BASELINE) };
-  const app = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-length': '2' }).end('ok'));
-  });
-  app.listen(0, '127.0.0.1');
-  await once(app, 'listening');
-  const appUrl = `http://127.0.0.1:${(app.address() as { port: number }).port}/hook`;
+  const { app, appUrl } = await okApp();
   const clusters: NatsCluster[] = [];
   const clusterOf = new Map<Side, NatsCluster>();
   const start = async (name: string, which: keyof typeof cli, servers: number): Promise<Side> => {

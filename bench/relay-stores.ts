@@ -8,15 +8,13 @@
 // R1 and R3, against the file journal; issue 24's goals: R1 as fast as the file journal, R3 at
 // least 0.75×. A benchmark, not a test: writes bench/results/relay-stores.json.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { once } from 'node:events';
 import { Agent } from 'undici';
 import { startNats, type NatsCluster } from '../test/unit/nats/natsServers';
 import { bundleCli, RELAY_READY, ROOT, spawnListening } from './relayChild';
 import { fileJournalRate, jetStreamRates, type PublishRates } from './storePublish';
-import { CONCURRENCY, load, median, SECRET, type Side } from './relayLoad';
+import { CONCURRENCY, load, median, okApp, SECRET, type Side } from './relayLoad';
 
 const N = Number(process.env.BENCH_N ?? 1000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -26,13 +24,7 @@ const pids = (c: NatsCluster) => c.nodes.flatMap((n) => (n.process?.pid ? [n.pro
 async function main(): Promise<void> {
   const tmp = mkdtempSync(join(tmpdir(), 'sh-bench-stores-'));
   const cli = await bundleCli(tmp);
-  const app = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(200, { 'content-length': '2' }).end('ok'));
-  });
-  app.listen(0, '127.0.0.1');
-  await once(app, 'listening');
-  const appUrl = `http://127.0.0.1:${(app.address() as { port: number }).port}/hook`;
+  const { app, appUrl } = await okApp();
   const clusters: NatsCluster[] = [await startNats(1), await startNats(3)];
   const start = (name: string, extra: string[]) =>
     spawnListening(

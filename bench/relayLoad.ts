@@ -1,4 +1,6 @@
 // Bench helper: signed 1 KB deliveries posted to a relay child at a fixed concurrency, timed.
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { request, type Agent } from 'undici';
 import { sign } from '../src/core/signing';
@@ -43,4 +45,15 @@ export async function load(side: Side, n: number, agent: Agent): Promise<number>
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)] ?? NaN;
+}
+
+/** The local app the relays forward to: answers every post 200 "ok"; its URL is …/hook. */
+export async function okApp(): Promise<{ app: Server; appUrl: string }> {
+  const app = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(200, { 'content-length': '2' }).end('ok'));
+  });
+  app.listen(0, '127.0.0.1');
+  await once(app, 'listening');
+  return { app, appUrl: `http://127.0.0.1:${(app.address() as { port: number }).port}/hook` };
 }
