@@ -11,7 +11,9 @@ import { AttemptArena, type AttemptFields } from './attemptArena';
 import { sizeFields } from '../base/rejected';
 import { StringColumn } from './stringColumn';
 import { channelKey, channelOfKey } from '../base/channelKey';
-import { ALL_OK, Columns, FAILED, flagsOf, HIDDEN, PENDING, REJECTED, stateObject, STATUSES, VERIFICATIONS } from './indexColumns';
+import type { ImageReader, ImageWriter } from '../base/imageParts';
+import { checkIndexImage, type IndexImage } from './indexImage';
+import { ALL_OK, capacityFor, Columns, FAILED, flagsOf, HIDDEN, PENDING, REJECTED, stateObject, STATUSES, VERIFICATIONS } from './indexColumns';
 import { LazyRow, NO_REF, type IndexedDelivery, type IndexRow, type RecordRef, type StateFields } from './indexRows';
 
 export type { AttemptFields } from './attemptArena';
@@ -34,24 +36,24 @@ export class CompactIndex {
   /** Live rows are [head, end). */
   private head = 0;
   private end = 0;
-  private readonly deliveryIds = new StringColumn();
+  private deliveryIds = new StringColumn();
   /** Forward states of deliveries with several targets, once one was recorded. */
   private forward: (ForwardState[] | undefined)[] = [];
-  private readonly reasons = new Map<number, string>();
+  private reasons = new Map<number, string>();
   /** Rejected deliveries stored as a prefix (rare): their received size and sha256. */
-  private readonly received = new Map<number, { size: number; sha256: string }>();
+  private received = new Map<number, { size: number; sha256: string }>();
   /** Channel identities (name and generation: ../base/channelKey.ts), and the name of each id. */
-  private readonly channels = new Interner();
+  private channels = new Interner();
   private readonly channelNames: string[] = [];
   /** The highest seq each channel identity received (by channel id). */
-  private readonly channelLast: number[] = [];
-  private readonly events = new Interner();
-  private readonly targetLists = new Interner();
+  private channelLast: number[] = [];
+  private events = new Interner();
+  private targetLists = new Interner();
   /** Parsed target lists, by targetLists id. */
-  private readonly targetArrays: string[][] = [];
-  private readonly targetNames = new Interner();
+  private targetArrays: string[][] = [];
+  private targetNames = new Interner();
   /** Counters by channel id (dense). */
-  private readonly counts: (Counts | undefined)[] = [];
+  private counts: (Counts | undefined)[] = [];
   /** The last row's channel, event and target list with their ids: rows mostly repeat them (a restart inserts a million). */
   private last = {
     channel: '',
@@ -65,7 +67,7 @@ export class CompactIndex {
   private readonly pendingSeqs = new Set<number>();
   /** While a journal loads: the pending set is left alone and built once at the end (buildPendingSet). */
   private pendingDeferred = false;
-  private readonly arena = new AttemptArena(this.targetNames);
+  private arena = new AttemptArena(this.targetNames);
 
   /** Live rows that are hidden (HIDDEN). */
   private hidden = 0;
@@ -444,6 +446,46 @@ export class CompactIndex {
   channelStatus(): (ChannelStatus & { key: string })[] {
     const out: (ChannelStatus & { key: string })[] = [];
     for (const [ch, c] of this.counts.entries()) if (c && c.received > 0) out.push({ name: this.channelNames[ch]!, key: this.channels.name(ch), ...c });
-    return out.sort((a, b) => a.name.localeCompare(b.name));
+    return out.sort((a, b) => a.name.localeCompare(b.name) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  /** Writes the live rows and all that answers for them, copied (an index snapshot: ../base/imageParts.ts, ./indexImage.ts). */
+  save(w: ImageWriter): void {
+    const forward: [number, ForwardState[]][] = [];
+    this.forward.forEach((f, k) => f && forward.push([k, f]));
+    const maps = { reasons: [...this.reasons], received: [...this.received], forward, targetArrays: this.targetArrays };
+    w.json({ rows: this.end - this.head, hidden: this.hidden, hiddenUpTo: this.hiddenUpTo, channelLast: this.channelLast, counts: this.counts, ...maps });
+    this.cols.save(w, this.head, this.end);
+    this.deliveryIds.save(w);
+    for (const t of [this.channels, this.events, this.targetLists, this.targetNames]) t.save(w);
+    this.arena.save(w);
+  }
+
+  /** The index save() wrote, its pending set deferred (call buildPendingSet()). */
+  static async load(r: ImageReader): Promise<CompactIndex> {
+    const x = new CompactIndex();
+    const m = await r.json<IndexImage>();
+    checkIndexImage(m);
+    x.cols = await Columns.load(r, capacityFor, m.rows);
+    x.end = m.rows;
+    x.deliveryIds = await StringColumn.load(r, capacityFor(m.rows));
+    [x.channels, x.events, x.targetLists, x.targetNames] = [await Interner.load(r), await Interner.load(r), await Interner.load(r), await Interner.load(r)];
+    x.arena = await AttemptArena.load(r, x.targetNames);
+    x.restore(m);
+    return x;
+  }
+
+  private restore(m: IndexImage): void {
+    this.hidden = m.hidden;
+    this.hiddenUpTo = m.hiddenUpTo;
+    this.channelLast = m.channelLast;
+    this.counts = m.counts.map((c) => c ?? undefined);
+    this.reasons = new Map(m.reasons);
+    this.received = new Map(m.received);
+    this.targetArrays = m.targetArrays.map((list) => list.map((t) => this.targetNames.intern(t)));
+    this.forward = new Array<ForwardState[] | undefined>(m.rows).fill(undefined);
+    for (const [k, states] of m.forward) this.forward[k] = states.map((f) => ({ ...f, target: this.targetNames.intern(f.target) }));
+    this.channels.forEach((key, id) => (this.channelNames[id] = channelOfKey(key)));
+    this.pendingDeferred = true;
   }
 }

@@ -1,6 +1,7 @@
 // The index's typed-array columns, one element per row, and the codes and flags stored in them.
 import type { ForwardState, ForwardStatus, Verification } from '../../../src/core/relay/protocol';
 import type { StateFields } from './indexRows';
+import { imageCheck, type ArrayType, type ImageReader, type ImageWriter, type TypedArray } from '../base/imageParts';
 
 export const VERIFICATIONS: Verification[] = ['verified', 'unverified', 'rejected'];
 export const STATUSES: ForwardStatus[] = ['pending', 'ok', 'failed', 'skipped']; // appended: the codes are journaled
@@ -26,6 +27,13 @@ export function stateObject(target: string, s: StateFields): ForwardState {
     attempts: s.attempts,
     ...(s.nextAttemptMs !== undefined ? { nextAttemptAt: new Date(s.nextAttemptMs).toISOString() } : {}),
   };
+}
+
+/** The room for `rows` rows when a snapshot is read: what growing by doubling from 1,024 would have made. */
+export function capacityFor(rows: number): number {
+  let n = 1024;
+  while (n <= rows) n *= 2;
+  return n;
 }
 
 export class Columns {
@@ -58,6 +66,23 @@ export class Columns {
       const fresh = new (col.constructor as new (n: number) => typeof col)(capacity);
       fresh.set(col.subarray(from, to));
       (next as unknown as Record<string, unknown>)[key] = fresh;
+    }
+    return next;
+  }
+
+  /** Writes rows [from, to) of every column, copied (an index snapshot: ../base/imageParts.ts). */
+  save(w: ImageWriter, from: number, to: number): void {
+    for (const key of Object.keys(this) as (keyof Columns)[]) w.array((this[key] as TypedArray).slice(from, to));
+  }
+
+  /** The `rows` rows save() wrote, in arrays of `capacity(rows)` rows. */
+  static async load(r: ImageReader, capacity: (rows: number) => number, rows: number): Promise<Columns> {
+    const next = new Columns();
+    for (const key of Object.keys(next) as (keyof Columns)[]) {
+      const col = next[key] as TypedArray;
+      const { array, length } = await r.array(col.constructor as ArrayType<TypedArray>, capacity(rows));
+      imageCheck(length === rows, `column ${key} holds ${length} rows, not ${rows}`);
+      (next as unknown as Record<string, unknown>)[key] = array;
     }
     return next;
   }
