@@ -33,8 +33,11 @@ export interface LogSink {
    * attempt waiting for its delivery).
    */
   save(w: ImageWriter): boolean;
-  /** Replaces the sink's state, before any record is fed, by what save() wrote; throws ImageError when it does not fit. */
-  restore(r: ImageReader): Promise<void>;
+  /**
+   * Reads what save() wrote (throws ImageError when it does not fit); the function returned puts
+   * it in place of the sink's state, before any record is fed.
+   */
+  restore(r: ImageReader): Promise<() => void>;
 }
 
 /** An attempt to record, with the channel of its delivery when the index knows it. */

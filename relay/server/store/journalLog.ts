@@ -143,6 +143,7 @@ export class JournalLog implements DeliveryLog {
     const { dir, options } = this;
     this.sink = sink;
     this.deferred = [];
+    if (options.snapshot !== false) this.snapshots.readAhead(); // while the tail is read
     this.journal = await Journal.openTail(dir, {
       segmentBytes: options.segmentBytes,
       checkpointBytes: options.checkpointBytes,

@@ -24,6 +24,8 @@ import type { LogSink } from './deliveryLog';
 export interface SnapshotOptions {
   /** Records journaled between snapshots (default: max(50,000, deliveries held / 10)). */
   every?: number;
+  /** Told of each snapshot written: its bytes, the time its state was copied on the event loop, the time its write took. */
+  onWritten?: (info: { bytes: number; copyMs: number; writeMs: number }) => void;
   /** Test only: awaited in the middle of writing a snapshot's temporary file (a test kills the process then). */
   hold?: () => Promise<void>;
 }
@@ -64,6 +66,13 @@ export interface Restored {
 
 const CLOSE_MIN = 1000;
 
+/** A snapshot read, not yet in place. */
+interface Read {
+  head: SnapshotHead;
+  fields: LogFields;
+  commit: () => void;
+}
+
 export class SnapshotKeeper {
   /** The store's appends not yet through (written and fed, or failed). */
   private busy = 0;
@@ -73,6 +82,7 @@ export class SnapshotKeeper {
   /** The last record the index holds (the fingerprint). */
   private last: RecordLocation | undefined;
   private writing: Promise<void> | undefined;
+  private reading: Promise<Read | string | undefined> | undefined;
   /** A snapshot came due while one was being written: taken once that one is done. */
   private again = false;
   private live = false;
@@ -142,13 +152,14 @@ export class SnapshotKeeper {
     }
     if (!this.last) return;
     const { segment, size } = this.host.journal();
+    const t0 = performance.now();
     const w = new ImageWriter();
     w.json(this.host.fields());
     if (!this.host.sink().save(w)) return;
     const at = { segment, offset: size };
     const last = this.last;
     this.since = 0;
-    this.writing = this.write(at, last, w).finally(() => {
+    this.writing = this.write(at, last, w, performance.now() - t0).finally(() => {
       this.writing = undefined;
       if (!this.again || this.busy > 0) return;
       this.again = false;
@@ -156,14 +167,16 @@ export class SnapshotKeeper {
     });
   }
 
-  private async write(at: JournalPosition, last: RecordLocation, w: ImageWriter): Promise<void> {
+  private async write(at: JournalPosition, last: RecordLocation, w: ImageWriter, copyMs: number): Promise<void> {
     const { fs, dir } = this.host;
+    const t0 = performance.now();
     try {
       const fingerprint = await fingerprintOf(fs, dir, segmentName(last.segment), last);
       if (!fingerprint) throw new Error(`the record at segment ${last.segment} offset ${last.offset} cannot be read back`);
       const head: SnapshotHead = { at, fingerprint };
-      await writeSnapshot(fs, dir, head, w.parts, { hold: this.options ? this.options.hold : undefined });
+      const bytes = await writeSnapshot(fs, dir, head, w.parts, { hold: this.options ? this.options.hold : undefined });
       this.have = true;
+      if (this.options) this.options.onWritten?.({ bytes, copyMs, writeMs: performance.now() - t0 });
     } catch (err) {
       if (this.failed++ === 0)
         this.host.problem(`cannot write the index snapshot in ${dir} (${(err as Error).message}); the next start reads the index files instead`);
@@ -189,28 +202,43 @@ export class SnapshotKeeper {
   }
 
   /**
-   * Restores the sink and reads the journal's fields from the snapshot, when there is one that
-   * matches the journal; undefined otherwise (said once why, when there was one).
+   * Starts reading the snapshot, while the journal's tail is read: its parts are decoded into a
+   * state not yet in place (restore() puts it there once it matches the journal).
    */
-  async restore(): Promise<Restored | undefined> {
-    const { fs, dir } = this.host;
-    const opened = await openSnapshot(fs, dir);
-    if (opened === undefined) return undefined;
-    if (typeof opened === 'string') return this.refused(opened);
+  readAhead(): void {
+    this.reading = this.read();
+    this.reading.catch(() => undefined);
+  }
+
+  private async read(): Promise<Read | string | undefined> {
+    const opened = await openSnapshot(this.host.fs, this.host.dir);
+    if (opened === undefined || typeof opened === 'string') return opened;
     try {
       const fields = await readFields(opened.reader);
-      const why = await this.mismatch(opened.head, fields);
-      if (why) return this.refused(why);
-      await this.host.sink().restore(opened.reader);
-      this.note(opened.head.fingerprint);
-      this.have = true;
-      return { at: opened.head.at, fields };
+      const commit = await this.host.sink().restore(opened.reader);
+      return { head: opened.head, fields, commit };
     } catch (err) {
-      if (err instanceof ImageError || err instanceof Error) return this.refused(err.message);
-      throw err;
+      return (err as Error).message;
     } finally {
       await opened.close();
     }
+  }
+
+  /**
+   * Puts the snapshot's state in place when it matches the journal (its sink part; the journal's
+   * fields are returned); undefined otherwise (said once why, when there was one).
+   */
+  async restore(): Promise<Restored | undefined> {
+    const read = await (this.reading ?? this.read());
+    this.reading = undefined;
+    if (read === undefined) return undefined;
+    if (typeof read === 'string') return this.refused(read);
+    const why = await this.mismatch(read.head, read.fields).catch((err: Error) => err.message);
+    if (why) return this.refused(why);
+    read.commit();
+    this.note(read.head.fingerprint);
+    this.have = true;
+    return { at: read.head.at, fields: read.fields };
   }
 
   private refused(why: string): undefined {

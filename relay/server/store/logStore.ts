@@ -154,16 +154,18 @@ export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<
     return true;
   }
 
-  private async restore(r: ImageReader): Promise<void> {
+  private async restore(r: ImageReader): Promise<() => void> {
     const f = await r.json<{ minSeq: number; rejectedUpTo: number; indexedUpTo: number }>();
     imageCheck(
       [f.minSeq, f.rejectedUpTo, f.indexedUpTo].every((n) => Number.isSafeInteger(n) && n >= 0),
       'store fields',
     );
     const index = await CompactIndex.load(r);
-    if (this.index.rows.last > 0 || this.held.size > 0) throw new Error('an index snapshot is restored before any record is fed');
-    this.index = index;
-    ({ minSeq: this.minSeq, rejectedUpTo: this.rejectedUpTo, indexedUpTo: this.indexedUpTo } = f);
+    return () => {
+      if (this.index.rows.last > 0 || this.held.size > 0) throw new Error('an index snapshot is restored before any record is fed');
+      this.index = index;
+      ({ minSeq: this.minSeq, rejectedUpTo: this.rejectedUpTo, indexedUpTo: this.indexedUpTo } = f);
+    };
   }
 
   private indexDelivery(d: IndexedDelivery, size: number, ref: RecordRef | undefined): void {
