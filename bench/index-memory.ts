@@ -3,11 +3,12 @@
 // delivery id, one target; one attempt each: 95% ok at once, 4% failed then ok, 1% still pending)
 // and prints RSS, V8 heap and array buffers after a GC; the slope between the sizes is the bytes
 // per indexed delivery (issue 40 asks for ≤ 48 end to end). Sizes from BENCH_SIZES (default
-// 1000000,4000000). A benchmark, not a test.
+// 1000000,4000000). BENCH_INDEX: another compactIndex.ts to measure (another checkout's, to
+// compare). A benchmark, not a test.
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { CompactIndex } from '../relay/server/deliveryIndex/compactIndex';
+import type { CompactIndex } from '../relay/server/deliveryIndex/compactIndex';
 
 interface Mem {
   rows: number;
@@ -17,6 +18,7 @@ interface Mem {
   arrayBuffers: number;
   external: number;
   ms: number;
+  cpuMs: number;
 }
 
 const TARGETS = ['http://127.0.0.1:3000/a', 'http://127.0.0.1:3000/b', 'http://127.0.0.1:3001/hook'];
@@ -25,13 +27,14 @@ const EVENTS = ['push', 'pull_request', 'issues', 'ping', 'release'];
 function measure(): Mem {
   (globalThis as { gc?: () => void }).gc?.();
   const m = process.memoryUsage();
-  return { rows: 0, rss: m.rss, heap: m.heapUsed, heapTotal: m.heapTotal, arrayBuffers: m.arrayBuffers, external: m.external, ms: 0 };
+  return { rows: 0, rss: m.rss, heap: m.heapUsed, heapTotal: m.heapTotal, arrayBuffers: m.arrayBuffers, external: m.external, ms: 0, cpuMs: 0 };
 }
 
-function fill(n: number): Mem {
+function fill(n: number, Index: new () => CompactIndex): Mem {
   const before = measure();
   const t0 = performance.now();
-  const ix = new CompactIndex();
+  const cpu0 = process.cpuUsage();
+  const ix = new Index();
   ix.deferPendingSet();
   const base = Date.UTC(2026, 0, 1);
   let offset = 0;
@@ -73,6 +76,7 @@ function fill(n: number): Mem {
   }
   ix.buildPendingSet();
   const ms = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
   const after = measure();
   if (ix.size !== n) throw new Error(`indexed ${ix.size} of ${n}`);
   return {
@@ -83,12 +87,14 @@ function fill(n: number): Mem {
     arrayBuffers: after.arrayBuffers - before.arrayBuffers,
     external: after.external - before.external,
     ms,
+    cpuMs: (cpu.user + cpu.system) / 1000,
   };
 }
 
-function main(): void {
+async function main(): Promise<void> {
   if (process.argv[2]) {
-    process.stdout.write(JSON.stringify(fill(Number(process.argv[2]))));
+    const mod = (await import(process.env.BENCH_INDEX ?? '../relay/server/deliveryIndex/compactIndex')) as { CompactIndex: new () => CompactIndex };
+    process.stdout.write(JSON.stringify(fill(Number(process.argv[2]), mod.CompactIndex)));
     return;
   }
   const sizes = (process.env.BENCH_SIZES ?? '1000000,4000000').split(',').map(Number);
@@ -101,7 +107,7 @@ function main(): void {
   const mb = (b: number) => `${(b / 1e6).toFixed(1)} MB`;
   for (const r of runs)
     console.log(
-      `${r.rows} rows in ${(r.ms / 1000).toFixed(1)} s: RSS +${mb(r.rss)} (${(r.rss / r.rows).toFixed(1)} B/row), heap +${mb(r.heap)}, arrayBuffers +${mb(r.arrayBuffers)}`,
+      `${r.rows} rows in ${(r.ms / 1000).toFixed(1)} s (CPU ${(r.cpuMs / 1000).toFixed(1)} s): RSS +${mb(r.rss)} (${(r.rss / r.rows).toFixed(1)} B/row), heap +${mb(r.heap)}, arrayBuffers +${mb(r.arrayBuffers)}`,
     );
   const [a, b] = [runs[0]!, runs[runs.length - 1]!];
   const per = (k: 'rss' | 'heap' | 'heapTotal' | 'arrayBuffers') => ((b[k] - a[k]) / (b.rows - a.rows)).toFixed(1);
@@ -115,4 +121,4 @@ function main(): void {
   );
 }
 
-main();
+void main();

@@ -16,6 +16,7 @@ import { ALL_OK, Columns, FAILED, HIDDEN, PENDING, REJECTED, StatusCodes, VERIFI
 import { Shapes } from './shapes';
 import { ForwardStates } from './forwardStates';
 import { RowAttempts } from './rowAttempts';
+import { RecordSizes } from './recordSizes';
 import { LazyRow, NO_REF, type IndexedDelivery, type IndexRow, type RecordRef, type StateFields } from './indexRows';
 
 export type { AttemptFields } from './attemptArena';
@@ -70,6 +71,7 @@ export class CompactIndex {
   private readonly codes = new StatusCodes();
   private readonly states = new ForwardStates(this.codes, this.targetNames);
   private readonly attempts = new RowAttempts(this.targetNames, this.codes);
+  private readonly sizes = new RecordSizes();
   private readonly pendingSeqs = new Set<number>();
   /** While a journal loads: the pending set is left alone and built once at the end (buildPendingSet). */
   private pendingDeferred = false;
@@ -97,8 +99,7 @@ export class CompactIndex {
     c.seq.push(i, d.seq);
     c.segment.push(i, loc.segment);
     c.offset.set(i, loc.offset, this.head);
-    c.length[i] = loc.length;
-    c.size[i] = size;
+    this.sizes.set(c, i, d.seq, size >>> 0, loc.length >>> 0);
     c.receivedMs.set(i, d.receivedMs, this.head);
     const last = this.last;
     let same = true;
@@ -294,6 +295,7 @@ export class CompactIndex {
       this.reasons.delete(seq);
       this.received.delete(seq);
       this.states.drop(seq);
+      this.sizes.drop(seq);
       this.attempts.drop(seq);
     }
     this.deliveryIds.dropFront(dropped);
@@ -336,7 +338,7 @@ export class CompactIndex {
       ...(reason ? { reason } : {}),
       event,
       deliveryId,
-      ...sizeFields({ received: this.received.get(seq) }, c.size[i]!),
+      ...sizeFields({ received: this.received.get(seq) }, this.sizes.size(c, i, seq)),
       forward: this.forwardOf(i).map((f) => ({ ...f })),
     };
   }
@@ -344,8 +346,9 @@ export class CompactIndex {
   /** Row `i`; its summary and attempts are built when first read (most callers need neither). */
   row(i: number): IndexRow {
     const c = this.cols;
-    const loc = { segment: c.segment.get(i), offset: c.offset.get(i), length: c.length[i]! };
-    return new LazyRow(this, c.seq.get(i), c.receivedMs.get(i), loc, c.size[i]!);
+    const seq = c.seq.get(i);
+    const loc = { segment: c.segment.get(i), offset: c.offset.get(i), length: this.sizes.length(c, i, seq) };
+    return new LazyRow(this, seq, c.receivedMs.get(i), loc, this.sizes.size(c, i, seq));
   }
 
   /** The forward state of one target of row `i` (for a one-target row, no summary built). */

@@ -83,8 +83,9 @@ export class Columns {
   seq = new RunColumn(1);
   segment = new RunColumn(0);
   offset = new RelColumn(32, true);
-  length = new Uint32Array(0);
-  size = new Uint32Array(0);
+  /** Body size and record length (./recordSizes.ts). */
+  size = new Uint16Array(0);
+  extra = new Uint16Array(0);
   receivedMs = new RelColumn(32);
   shape = new RelColumn(16, true);
   flags = new Uint8Array(0);
@@ -106,7 +107,7 @@ export class Columns {
    * the heap, zeroed there page by page, and left holes (~20 bytes a row of RSS at 4M rows).
    */
   resized(capacity: number, from: number, to: number): Columns {
-    type Col = RunColumn | RelColumn | Uint32Array | Uint8Array;
+    type Col = RunColumn | RelColumn | Uint32Array | Uint16Array | Uint8Array;
     const next = new Columns();
     const cols = this as unknown as Record<string, Col>;
     const keys = Object.keys(this);

@@ -7,16 +7,10 @@ import { AttemptArena, type AttemptFields } from './attemptArena';
 import { type Columns, INLINE, INLINE_OK, INLINE_REPLAY, OVER, type StatusCodes } from './indexColumns';
 import type { Interner } from './interner';
 
-interface Chain {
-  head: number;
-  tail: number;
-  count: number;
-}
-
 export class RowAttempts {
   readonly arena: AttemptArena;
-  /** Attempts not held in their row, by seq. */
-  private readonly chains = new Map<number, Chain>();
+  /** The first arena row of the attempts not held in their row, by seq (chains are short: their ends are walked to). */
+  private readonly chains = new Map<number, number>();
 
   constructor(
     targetNames: Interner,
@@ -28,11 +22,9 @@ export class RowAttempts {
   /** Appends an attempt of row `i` (`seq`; `target`: its one target, if it has one). */
   push(c: Columns, i: number, seq: number, target: string | undefined, a: AttemptFields): void {
     if (target !== undefined && !(c.flags[i]! & INLINE) && !this.chains.has(seq) && this.inline(c, i, target, a)) return;
-    let chain = this.chains.get(seq);
-    if (!chain) this.chains.set(seq, (chain = { head: -1, tail: -1, count: 0 }));
-    chain.tail = this.arena.push(a, chain.tail);
-    if (chain.head < 0) chain.head = chain.tail;
-    chain.count++;
+    const head = this.chains.get(seq);
+    const r = this.arena.push(a, head === undefined ? -1 : this.arena.chainEnd(head).tail);
+    if (head === undefined) this.chains.set(seq, r);
   }
 
   /** Holds `a` in row `i` if each part fits exactly. */
@@ -55,8 +47,8 @@ export class RowAttempts {
 
   /** The attempts of row `i` (`seq`; `target`: its one target), oldest first. */
   list(c: Columns, i: number, seq: number, target: string | undefined): ForwardAttempt[] {
-    const chain = this.chains.get(seq);
-    const out = chain ? this.arena.list(chain.head) : [];
+    const head = this.chains.get(seq);
+    const out = head === undefined ? [] : this.arena.list(head);
     const f = c.flags[i]!;
     if (f & INLINE) {
       const status = this.codes.value(c.iStatus[i]!);
@@ -74,22 +66,16 @@ export class RowAttempts {
 
   /** Forgets the attempts of row `seq`. */
   drop(seq: number): void {
-    const chain = this.chains.get(seq);
-    if (!chain) return;
-    this.arena.live -= chain.count;
+    const head = this.chains.get(seq);
+    if (head === undefined) return;
+    this.arena.live -= this.arena.chainEnd(head).count;
     this.chains.delete(seq);
   }
 
   /** Reclaims the arena's rows of dropped deliveries once they are most of it. */
   compact(): void {
     if (this.arena.rows <= 4096 || this.arena.live * 2 >= this.arena.rows) return;
-    const chains = [...this.chains.values()];
-    this.arena.compact(
-      Int32Array.from(chains, (ch) => ch.head),
-      (k, head, tail) => {
-        chains[k]!.head = head;
-        chains[k]!.tail = tail;
-      },
-    );
+    const seqs = [...this.chains.keys()];
+    this.arena.compact(Int32Array.from(this.chains.values()), (k, head) => this.chains.set(seqs[k]!, head));
   }
 }
