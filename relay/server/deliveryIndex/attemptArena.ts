@@ -4,8 +4,6 @@
 // when asked for. Rows of dropped deliveries are reclaimed by compact().
 import type { ForwardAttempt } from '../../../src/core/relay/protocol';
 import type { Interner } from './interner';
-import { imageCheck, type ArrayType, type ImageReader, type ImageWriter } from '../base/imageParts';
-import { capacityFor } from './indexColumns';
 
 export interface AttemptFields {
   target: string;
@@ -68,6 +66,14 @@ export class AttemptArena {
     this.next = grow(this.next);
   }
 
+  /** The last row of the chain starting at `head`, and its length. */
+  chainEnd(head: number): { tail: number; count: number } {
+    let tail = head;
+    let count = 1;
+    for (let r = this.next[head]!; r >= 0; r = this.next[r]!, count++) tail = r;
+    return { tail, count };
+  }
+
   /** The attempts of the chain starting at `head`. */
   list(head: number): ForwardAttempt[] {
     const out: ForwardAttempt[] = [];
@@ -123,34 +129,5 @@ export class AttemptArena {
       }
       if (first >= 0) moved(index, first, tail);
     });
-  }
-
-  /** Writes the rows, copied, with the error texts and the count of live rows. */
-  save(w: ImageWriter): void {
-    w.json({ rows: this.used, live: this.live, errors: [...this.errors] });
-    for (const col of [this.at, this.duration, this.status, this.flags, this.target, this.next]) w.array(col.slice(0, this.used));
-  }
-
-  /** The arena save() wrote (its target ids are `targets`'). */
-  static async load(r: ImageReader, targets: Interner): Promise<AttemptArena> {
-    const { rows, live, errors } = await r.json<{ rows: number; live: number; errors: [number, string][] }>();
-    imageCheck(Number.isSafeInteger(rows) && Number.isSafeInteger(live) && Array.isArray(errors), 'attempt arena');
-    const a = new AttemptArena(targets);
-    const room = capacityFor(rows);
-    const col = async <T extends Float64Array | Uint16Array | Uint8Array | Int32Array>(type: ArrayType<T>): Promise<T> => {
-      const { array, length } = await r.array(type, room);
-      imageCheck(length === rows, 'attempt rows');
-      return array;
-    };
-    a.at = await col(Float64Array);
-    a.duration = await col(Float64Array);
-    a.status = await col(Uint16Array);
-    a.flags = await col(Uint8Array);
-    a.target = await col(Uint16Array);
-    a.next = await col(Int32Array);
-    a.used = rows;
-    a.live = live;
-    a.errors = new Map(errors);
-    return a;
   }
 }

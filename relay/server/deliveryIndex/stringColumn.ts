@@ -3,7 +3,6 @@
 // promote and trace (at a restart with 100k deliveries, ~20 MB less RSS than an array of strings).
 // Rows are appended at the end and dropped from the front; a string is decoded when asked for.
 import { writeUtf8 } from '../base/bytes';
-import { imageCheck, type ImageReader, type ImageWriter } from '../base/imageParts';
 
 const ABSENT = -1;
 
@@ -85,34 +84,5 @@ export class StringColumn {
     this.used -= from;
     for (let r = this.first; r < this.rows; r++) this.start[r] = this.start[r]! - from;
     this.resizeRows(Math.max(1024, this.size * 2));
-  }
-
-  /** Writes the live rows, copied: their bytes and each one's start (from the first live byte) and length. */
-  save(w: ImageWriter): void {
-    const base = this.first < this.rows ? this.start[this.first]! : this.used;
-    const start = this.start.slice(this.first, this.rows);
-    for (let k = 0; k < start.length; k++) start[k] = start[k]! - base;
-    w.array(new Uint8Array(this.bytes.subarray(base, this.used)));
-    w.array(start);
-    w.array(this.length.slice(this.first, this.rows));
-  }
-
-  /** The column save() wrote, with room for `capacity` rows. */
-  static async load(r: ImageReader, capacity: number): Promise<StringColumn> {
-    const c = new StringColumn();
-    const bytes = await r.array(Uint8Array);
-    const start = await r.array(Float64Array, capacity);
-    const length = await r.array(Int32Array, capacity);
-    imageCheck(start.length === length.length, 'string column rows');
-    for (let k = 0; k < start.length; k++) {
-      const n = length.array[k]!;
-      imageCheck(n >= -1 && start.array[k]! + Math.max(n, 0) <= bytes.length, 'string column row inside its bytes');
-    }
-    c.bytes = Buffer.from(bytes.array.buffer, bytes.array.byteOffset, bytes.length);
-    c.used = bytes.length;
-    c.start = start.array;
-    c.length = length.array;
-    c.rows = start.length;
-    return c;
   }
 }

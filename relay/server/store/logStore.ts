@@ -8,6 +8,7 @@ import { CompactIndex, NO_REF, type AttemptFields, type IndexedDelivery, type In
 import { channelKey, channelOfKey } from '../base/channelKey';
 import type { DeliveryLog, LogSink } from './deliveryLog';
 import { imageCheck, type ImageReader, type ImageWriter } from '../base/imageParts';
+import { loadObject, saveObject } from '../base/objectImage';
 import { filtering } from '../../../src/core/relay/deliveryFilter';
 import { filteredList } from './filteredList';
 import { REJECTED_KEEP, sizeFields } from '../base/rejected';
@@ -150,7 +151,7 @@ export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<
   private save(w: ImageWriter): boolean {
     if (this.held.size > 0) return false;
     w.json({ minSeq: this.minSeq, rejectedUpTo: this.rejectedUpTo, indexedUpTo: this.indexedUpTo });
-    this.index.save(w);
+    saveObject(w, this.index);
     return true;
   }
 
@@ -160,10 +161,11 @@ export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<
       [f.minSeq, f.rejectedUpTo, f.indexedUpTo].every((n) => Number.isSafeInteger(n) && n >= 0),
       'store fields',
     );
-    const index = await CompactIndex.load(r);
+    const index = await loadObject(r, this.index);
     return () => {
       if (this.index.rows.last > 0 || this.held.size > 0) throw new Error('an index snapshot is restored before any record is fed');
       this.index = index;
+      index.deferPendingSet(); // built once the records after the snapshot are in (finishLoad)
       ({ minSeq: this.minSeq, rejectedUpTo: this.rejectedUpTo, indexedUpTo: this.indexedUpTo } = f);
     };
   }
