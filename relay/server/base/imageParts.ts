@@ -45,6 +45,8 @@ export interface ImageReader {
   /** The next part, an array of `type`, in a fresh array of max(`capacity`, its length) elements; `length`: the elements it held. */
   array<T extends TypedArray>(type: ArrayType<T>, capacity?: number): Promise<{ array: T; length: number }>;
   json<T>(): Promise<T>;
+  /** The next part, bytes, read into the views `into`, one after another (throws ImageError unless their lengths add up to the part's). */
+  bytesInto(into: Uint8Array[]): Promise<void>;
 }
 
 /** Throws ImageError unless `ok`. */

@@ -23,7 +23,25 @@ interface Graph {
   nodes: Node[];
   /** Each class's fields, sorted, joined with ','. */
   classes: string[];
-  buffers: number;
+  /** Each ArrayBuffer: its length, and where its bytes are not all zero ([offset, length], ascending; only those are written). */
+  buffers: { length: number; extents: [number, number][] }[];
+}
+
+/** Zero pages are neither written nor read back (nor so made resident): an index's spare capacity costs nothing. */
+const PAGE = 4096;
+const ZERO = new Uint8Array(PAGE);
+
+/** The extents of `bytes` that are not whole zero pages, adjacent ones joined. */
+function nonZero(bytes: Uint8Array): [number, number][] {
+  const out: [number, number][] = [];
+  for (let at = 0; at < bytes.length; at += PAGE) {
+    const end = Math.min(bytes.length, at + PAGE);
+    if (Buffer.compare(bytes.subarray(at, end), ZERO.subarray(0, end - at)) === 0) continue;
+    const last = out.at(-1);
+    if (last && last[0] + last[1] === at) last[1] += end - at;
+    else out.push([at, end - at]);
+  }
+  return out;
 }
 
 const VIEWS: Record<string, { new (b: ArrayBuffer, o: number, n: number): ArrayBufferView; BYTES_PER_ELEMENT: number }> = {
@@ -89,8 +107,19 @@ export function saveObject(w: ImageWriter, root: object): void {
       nodes[i] = { k: 'o', c, f };
     }
   }
-  w.json({ nodes, classes, buffers: buffers.size } satisfies Graph);
-  for (const b of buffers.keys()) w.array(new Uint8Array((b as ArrayBuffer).slice(0)));
+  const written: Graph['buffers'] = [];
+  const data: Uint8Array[] = [];
+  for (const b of buffers.keys()) {
+    const bytes = new Uint8Array(b);
+    const extents = nonZero(bytes);
+    const copy = new Uint8Array(extents.reduce((n, [, len]) => n + len, 0));
+    let at = 0;
+    for (const [o, len] of extents) copy.set(bytes.subarray(o, o + len), (at += len) - len);
+    written.push({ length: b.byteLength, extents });
+    data.push(copy);
+  }
+  w.json({ nodes, classes, buffers: written } satisfies Graph);
+  for (const copy of data) w.array(copy);
 }
 
 function fieldsOf(o: object): string {
@@ -120,7 +149,7 @@ function classesOf(template: object): Map<string, object | null> {
 /** Reads what saveObject() wrote: a new graph whose classes are `template`'s (throws ImageError when they differ). */
 export async function loadObject<T extends object>(r: ImageReader, template: T): Promise<T> {
   const g = await r.json<Graph>();
-  imageCheck(typeof g === 'object' && g !== null && Array.isArray(g.nodes) && g.nodes.length > 0 && Number.isSafeInteger(g.buffers), 'object graph');
+  imageCheck(typeof g === 'object' && g !== null && Array.isArray(g.nodes) && g.nodes.length > 0 && Array.isArray(g.buffers), 'object graph');
   const known = classesOf(template);
   imageCheck(Array.isArray(g.classes), 'classes');
   const protos = g.classes.map((fields) => {
@@ -129,7 +158,17 @@ export async function loadObject<T extends object>(r: ImageReader, template: T):
     return proto;
   });
   const buffers: ArrayBuffer[] = [];
-  for (let b = 0; b < g.buffers; b++) buffers.push((await r.array(Uint8Array)).array.buffer as ArrayBuffer);
+  for (const { length, extents } of g.buffers) {
+    imageCheck(Number.isSafeInteger(length) && length >= 0 && Array.isArray(extents), 'buffer');
+    let end = 0;
+    for (const [o, n] of extents) {
+      imageCheck(Number.isSafeInteger(o) && Number.isSafeInteger(n) && o >= end && n > 0 && o + n <= length, 'buffer extents');
+      end = o + n;
+    }
+    const buffer = new ArrayBuffer(length);
+    await r.bytesInto(extents.map(([o, n]) => new Uint8Array(buffer, o, n)));
+    buffers.push(buffer);
+  }
   const objects: unknown[] = g.nodes.map((n) => {
     if (n.k === 't') {
       const buf = buffers[n.b];

@@ -215,29 +215,39 @@ class FileImageReader implements ImageReader {
     this.position = dir.start;
   }
 
-  private async part(kind: number, elementBytes: number, into: (bytes: number) => Buffer): Promise<number> {
+  /** Reads the next part into the buffers `into` gives, one after another (their lengths add up to the part's). */
+  private async part(kind: number, elementBytes: number, into: (bytes: number) => Buffer[]): Promise<number> {
     const p = this.dir.parts[this.next++];
     if (!p || p.kind !== kind || p.elementBytes !== elementBytes || p.bytes % elementBytes !== 0)
       throw new ImageError(`part ${this.next - 1} is not the ${kind === PART_JSON ? 'JSON' : `array of ${elementBytes}-byte elements`} expected`);
-    const buf = into(p.bytes);
-    await readFully(this.fh, buf, this.position);
-    this.position += p.bytes;
-    if (crc32(buf) !== p.crc) throw new ImageError(`part ${this.next - 1} fails its checksum`);
+    const bufs = into(p.bytes);
+    if (bufs.reduce((n, b) => n + b.length, 0) !== p.bytes) throw new ImageError(`part ${this.next - 1} is not as long as expected`);
+    let crc = 0;
+    for (const buf of bufs) {
+      await readFully(this.fh, buf, this.position);
+      this.position += buf.length;
+      crc = crc32(buf, crc);
+    }
+    if (crc !== p.crc) throw new ImageError(`part ${this.next - 1} fails its checksum`);
     return p.bytes / elementBytes;
+  }
+
+  async bytesInto(into: Uint8Array[]): Promise<void> {
+    await this.part(PART_ARRAY, 1, () => into.map((v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength)));
   }
 
   async array<T extends TypedArray>(type: ArrayType<T>, capacity = 0): Promise<{ array: T; length: number }> {
     let array: T | undefined;
     const length = await this.part(PART_ARRAY, type.BYTES_PER_ELEMENT, (bytes) => {
       array = new type(Math.max(capacity, bytes / type.BYTES_PER_ELEMENT));
-      return Buffer.from(array.buffer, array.byteOffset, bytes);
+      return [Buffer.from(array.buffer, array.byteOffset, bytes)];
     });
     return { array: array!, length };
   }
 
   async json<T>(): Promise<T> {
     let buf: Buffer | undefined;
-    await this.part(PART_JSON, 1, (bytes) => (buf = Buffer.allocUnsafe(bytes)));
+    await this.part(PART_JSON, 1, (bytes) => [(buf = Buffer.allocUnsafe(bytes))]);
     try {
       return JSON.parse(buf!.toString('utf8')) as T;
     } catch {

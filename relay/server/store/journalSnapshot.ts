@@ -120,7 +120,17 @@ export class SnapshotKeeper {
 
   private settled(): void {
     for (const resolve of this.idle.splice(0)) resolve();
-    if (this.live && this.since >= this.every()) this.take();
+    if (this.live && this.since >= this.every()) this.takeSafely();
+  }
+
+  /** take(), which runs inside an append's settling: a failure to copy the state stops snapshots, never the append. */
+  private takeSafely(): void {
+    try {
+      this.take();
+    } catch (err) {
+      this.live = false;
+      this.host.problem(`cannot take an index snapshot (${(err as Error).message}); none is written until the next start`);
+    }
   }
 
   private every(): number {
@@ -163,7 +173,7 @@ export class SnapshotKeeper {
       this.writing = undefined;
       if (!this.again || this.busy > 0) return;
       this.again = false;
-      if (this.live) this.take();
+      if (this.live) this.takeSafely();
     });
   }
 
@@ -190,7 +200,7 @@ export class SnapshotKeeper {
     const live = this.live;
     this.live = false;
     if (live && this.since > 0 && (!this.have || this.since >= Math.min(CLOSE_MIN, this.every()))) {
-      this.take();
+      this.takeSafely();
       await this.writing;
     }
   }

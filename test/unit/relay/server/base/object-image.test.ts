@@ -23,6 +23,7 @@ class Root {
   again = this.shared;
   bytes = Buffer.alloc(0);
   words = new Uint16Array(0);
+  big = new Uint8Array(0);
   map = new Map<number, Leaf>();
   set = new Set<string>();
   list: (number | undefined | null | string)[] = [];
@@ -63,6 +64,9 @@ describe('object image (index snapshot)', () => {
     root.set.add('s');
     root.list = [1, undefined, null, 'z', -Infinity];
     root.self = root;
+    root.big = new Uint8Array(3 * 4096 + 10); // zero pages between bytes that are not
+    root.big[5] = 1;
+    root.big[3 * 4096 + 9] = 2;
     const back = await roundTrip(root, new Root());
     assert.ok(back instanceof Root && back.shared instanceof Leaf);
     assert.equal(back.self, back, 'a cycle stays one');
@@ -75,6 +79,8 @@ describe('object image (index snapshot)', () => {
     assert.equal(back.map.get(4)!.values[0], Infinity);
     assert.equal(back.map.get(3), back.shared);
     assert.deepEqual([...back.set], ['s']);
+    assert.equal(back.big.length, 3 * 4096 + 10);
+    assert.deepEqual([back.big[5], back.big[4096 + 7], back.big[3 * 4096 + 9], back.big.reduce((a, b) => a + b, 0)], [1, 0, 2, 3]);
     assert.deepEqual(back.list, [1, undefined, null, 'z', -Infinity]);
   });
 
