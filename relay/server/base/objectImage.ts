@@ -29,14 +29,21 @@ interface Graph {
 
 /** Zero pages are neither written nor read back (nor so made resident): an index's spare capacity costs nothing. */
 const PAGE = 4096;
-const ZERO = new Uint8Array(PAGE);
 
-/** The extents of `bytes` that are not whole zero pages, adjacent ones joined. */
-function nonZero(bytes: Uint8Array): [number, number][] {
+/** The extents of `buffer` that are not whole zero pages, adjacent ones joined. */
+function nonZero(buffer: ArrayBufferLike): [number, number][] {
+  const words = new Uint32Array(buffer, 0, buffer.byteLength >>> 2);
+  const bytes = new Uint8Array(buffer);
+  const zero = (at: number, end: number): boolean => {
+    const wordEnd = end >>> 2;
+    for (let i = at >>> 2; i < wordEnd; i++) if (words[i] !== 0) return false;
+    for (let i = wordEnd << 2; i < end; i++) if (bytes[i] !== 0) return false;
+    return true;
+  };
   const out: [number, number][] = [];
-  for (let at = 0; at < bytes.length; at += PAGE) {
-    const end = Math.min(bytes.length, at + PAGE);
-    if (Buffer.compare(bytes.subarray(at, end), ZERO.subarray(0, end - at)) === 0) continue;
+  for (let at = 0; at < buffer.byteLength; at += PAGE) {
+    const end = Math.min(buffer.byteLength, at + PAGE);
+    if (zero(at, end)) continue;
     const last = out.at(-1);
     if (last && last[0] + last[1] === at) last[1] += end - at;
     else out.push([at, end - at]);
@@ -111,7 +118,7 @@ export function saveObject(w: ImageWriter, root: object): void {
   const data: Uint8Array[] = [];
   for (const b of buffers.keys()) {
     const bytes = new Uint8Array(b);
-    const extents = nonZero(bytes);
+    const extents = nonZero(b);
     const copy = new Uint8Array(extents.reduce((n, [, len]) => n + len, 0));
     let at = 0;
     for (const [o, len] of extents) copy.set(bytes.subarray(o, o + len), (at += len) - len);
