@@ -43,6 +43,8 @@ export interface ForwardArgs {
   output: OutputMode;
   /** The attempt to an app (--ca, --skip-verify); default: forwardDelivery. */
   attempt?: ForwardEngineOptions['attempt'];
+  /** The CAs a wss:// relay address is checked against (--ca with the usual roots); default: Node's (NODE_EXTRA_CA_CERTS included). */
+  relayCa?: string[];
 }
 
 /** What the forwarders of one process share. */
@@ -81,7 +83,7 @@ function fatal(s: SubscriptionState, relayUrl: string): { why: string; exit?: nu
       };
     return { why: "the relay refused the connection (HTTP 403): the Host or Origin is not allowed (see the relay's --allow-host)" };
   }
-  if (isUntrustedCert(s.code)) return { why: untrustedCertMessage(relayUrl, s.code!) };
+  if (isUntrustedCert(s.code)) return { why: `${untrustedCertMessage(relayUrl, s.code!)}, or pass it with --ca FILE` };
   return undefined;
 }
 
@@ -147,6 +149,7 @@ export async function forwardChannel(a: ForwardArgs, channel: string | undefined
   const sub = subscribe({
     url: a.relayUrls,
     token: a.token,
+    ...(a.relayCa ? { ca: a.relayCa } : {}),
     since: a.since,
     resumeFrom: start,
     channel,

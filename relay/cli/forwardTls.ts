@@ -1,9 +1,10 @@
 // `forward`'s trust for local https apps (issue 38 item 4), like `stripe listen --skip-verify`:
-//   --ca FILE       trust this CA (PEM) for the targets, beside the usual roots
-//   --skip-verify   no certificate check at all; refused unless every target is loopback
+//   --ca FILE       trust this CA (PEM) for the targets and the wss:// relay addresses, beside the usual roots
+//   --skip-verify   no certificate check at all; refused unless every target is loopback (never for a relay)
 // The attempt and the words for an app's certificate error (which of the two fits) are
 // relay/client/appAttempt.ts's, shared with the editor's set-ups.
 import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
 import { resolve } from 'node:path';
 import { trustedAttempt } from '../client/appAttempt';
 import type { ForwardEngineOptions } from '../client/forwardEngine';
@@ -27,6 +28,11 @@ export function appAttempt(f: TlsFlags): ForwardEngineOptions['attempt'] {
     return trustedAttempt({ skipVerify: true, timeoutMs: f.timeoutMs });
   }
   return trustedAttempt({ ...(f.ca !== undefined ? { caPem: readCa(resolve(f.cwd, f.ca)) } : {}), timeoutMs: f.timeoutMs });
+}
+
+/** The CAs a wss:// relay address is checked against with --ca FILE: the usual roots and FILE's (as for an app). */
+export function relayCas(ca: string, cwd: string): string[] {
+  return [...rootCertificates, readCa(resolve(cwd, ca))];
 }
 
 function readCa(file: string): string {
