@@ -1,5 +1,6 @@
 // The refusals as a reader (./readers.ts): every REST route of src/core/relay/restPaths.ts (and
-// each method of the relay's route tables), /ws, the page's sign-in and session, and /metrics, asked
+// each method of the relay's route tables), /ws, the page's sign-in, session and cookie calls (no
+// CSRF token, another Origin, no tab's key, an admin route), and /metrics, asked
 // with a token that may not do it, each answer read as its status and its message. The expected
 // line is what the relay's documented contract says (the route table atop relay/server/api/api.ts,
 // docs/architecture.md "Tokens and scopes", docs/page-and-metrics.md): status and a message naming
@@ -12,6 +13,7 @@ import { WebSocket } from 'ws';
 import { NAMES, type Model, type Name, type Token } from './model';
 import { http, type World } from './readers';
 import type { Reader } from './readers';
+import { session } from './pageReaders';
 
 /** The documented messages, by reason. */
 const SAYS = {
@@ -25,6 +27,9 @@ const SAYS = {
   wsLimited: (c: string) => `Forbidden Channel (this token is limited to channel '${c}')`,
   signIn: "that is not a token of this relay: a wrong one, or a deleted channel's (use the admin token or a channel token)",
   signedOut: 'signed out',
+  csrf: 'missing or wrong CSRF token; reload the page',
+  crossSite: 'cross-site request refused (Origin is not this relay)',
+  tabKey: 'this tab has no key of the session (sign in again on the relay page)',
 } as const;
 
 /** A token outside the model: none sent, or one the relay never gave out. */
@@ -79,6 +84,38 @@ function wsAnswer(w: World, query: string, headers: Record<string, string>): Pro
 }
 
 const line = (what: string, got: string) => `${what}: ${got}`;
+
+/**
+ * What a live token's page session may not do through the page's cookie: a change without the CSRF
+ * token, or from another Origin; the cookie without the tab's key; and, a channel token's, an
+ * admin-only route (the API's own refusal).
+ */
+async function readPage(w: World, t: Token): Promise<string[]> {
+  const s = await session(w, t);
+  if (typeof s === 'number') return [line('page: sign in', String(s))];
+  const { 'x-csrf-token': _csrf, ...noCsrf } = s;
+  const retry = { what: '', method: 'POST', path: '/api/forward/retry', body: {} };
+  const out = [
+    line('page: POST /api/forward/retry without the CSRF token', await answer(w, retry, noCsrf)),
+    line('page: POST /api/forward/retry from another Origin', await answer(w, retry, { ...s, origin: 'https://elsewhere.example' })),
+    line(
+      "page: GET /api/deliveries with the cookie and no tab's key",
+      await answer(w, { what: '', method: 'GET', path: '/api/deliveries' }, { cookie: s.cookie! }),
+    ),
+  ];
+  if (t.key !== undefined) out.push(line('page: GET /api/channels', await answer(w, { what: '', method: 'GET', path: '/api/channels' }, s)));
+  return out;
+}
+
+function expectPage(t: Token): string[] {
+  const out = [
+    line('page: POST /api/forward/retry without the CSRF token', `403 ${SAYS.csrf}`),
+    line('page: POST /api/forward/retry from another Origin', `403 ${SAYS.crossSite}`),
+    line("page: GET /api/deliveries with the cookie and no tab's key", `401 ${SAYS.tabKey}`),
+  ];
+  if (t.key !== undefined) out.push(line('page: GET /api/channels', `403 ${SAYS.adminOnly}`));
+  return out;
+}
 
 /** What a token the relay does not take gets everywhere (a deleted channel's, a wrong one, none). */
 async function readUnknown(w: World, headers: Record<string, string>, token: string | undefined): Promise<string[]> {
@@ -172,15 +209,15 @@ export const refusals: Reader = {
   async read(w, t) {
     const secret = w.secretOf(t);
     if (!t.live) return (await readUnknown(w, { authorization: `Bearer ${secret}` }, secret)).join('\n    ');
-    if (t.key !== undefined) return (await readChannel(w, t, secret)).join('\n    ');
-    const out = await readAdmin(w, secret);
+    if (t.key !== undefined) return [...(await readChannel(w, t, secret)), ...(await readPage(w, t))].join('\n    ');
+    const out = [...(await readAdmin(w, secret)), ...(await readPage(w, t))];
     for (const [kind, s] of Object.entries(strangers)) out.push(...(await readUnknown(w, s.headers, s.token)).map((l) => `${kind} token, ${l}`));
     return out.join('\n    ');
   },
   expect(m, t) {
     if (!t.live) return expectUnknown().join('\n    ');
-    if (t.key !== undefined) return expectChannel(m, t).join('\n    ');
-    const out = expectAdmin();
+    if (t.key !== undefined) return [...expectChannel(m, t), ...expectPage(t)].join('\n    ');
+    const out = [...expectAdmin(), ...expectPage(t)];
     for (const kind of Object.keys(strangers)) out.push(...expectUnknown().map((l) => `${kind} token, ${l}`));
     return out.join('\n    ');
   },
