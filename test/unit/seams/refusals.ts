@@ -10,6 +10,7 @@
 // change the sequence's state; their answers are the driver's steps), and 400s for bad bodies (no
 // token kind changes them).
 import { WebSocket } from 'ws';
+import { TOKEN_SUBPROTOCOL_PREFIX } from '../../../src/core/relay/protocol';
 import { NAMES, type Model, type Name, type Token } from './model';
 import { http, type World } from './readers';
 import type { Reader } from './readers';
@@ -70,9 +71,9 @@ async function answer(w: World, a: Ask, headers: Record<string, string>): Promis
 }
 
 /** How the /ws upgrade ended: `open`, or `status message`. */
-function wsAnswer(w: World, query: string, headers: Record<string, string>): Promise<string> {
+function wsAnswer(w: World, query: string, headers: Record<string, string>, protocols: string[] = []): Promise<string> {
   return new Promise((resolve) => {
-    const ws = new WebSocket(`${w.relay.url.replace(/^http/, 'ws')}/ws${query}`, { headers, ...(w.ca ? { ca: w.ca } : {}) });
+    const ws = new WebSocket(`${w.relay.url.replace(/^http/, 'ws')}/ws${query}`, protocols, { headers, ...(w.ca ? { ca: w.ca } : {}) });
     ws.on('open', () => (ws.close(), resolve('open')));
     ws.on('unexpected-response', (_req, res) => {
       resolve(`${res.statusCode} ${res.statusMessage}`);
@@ -123,14 +124,17 @@ async function readUnknown(w: World, headers: Record<string, string>, token: str
   for (const a of everyRoute(1, 'alice')) out.push(line(a.what, await answer(w, a, headers)));
   out.push(line('GET /metrics', await answer(w, { what: '', method: 'GET', path: '/metrics' }, headers)));
   out.push(line('/ws', await wsAnswer(w, '?since=0', headers)));
+  if (token !== undefined) out.push(line('/ws (the token as subprotocol)', await wsAnswer(w, '?since=0', {}, [TOKEN_SUBPROTOCOL_PREFIX + token])));
   const signIn = await http(w, 'POST', '/page/session', { origin: w.relay.url }, token === undefined ? {} : { token });
   out.push(line('page: sign in', `${signIn.status} ${String(signIn.json.error)}`));
   return out;
 }
 
-function expectUnknown(): string[] {
+function expectUnknown(sent: boolean): string[] {
   const out = everyRoute(1, 'alice').map((a) => line(a.what, `401 ${SAYS.token}`));
-  out.push(line('GET /metrics', `401 ${SAYS.metrics}`), line('/ws', `401 ${SAYS.wsToken}`), line('page: sign in', `401 ${SAYS.signIn}`));
+  out.push(line('GET /metrics', `401 ${SAYS.metrics}`), line('/ws', `401 ${SAYS.wsToken}`));
+  if (sent) out.push(line('/ws (the token as subprotocol)', `401 ${SAYS.wsToken}`));
+  out.push(line('page: sign in', `401 ${SAYS.signIn}`));
   return out;
 }
 
@@ -215,10 +219,10 @@ export const refusals: Reader = {
     return out.join('\n    ');
   },
   expect(m, t) {
-    if (!t.live) return expectUnknown().join('\n    ');
+    if (!t.live) return expectUnknown(true).join('\n    ');
     if (t.key !== undefined) return [...expectChannel(m, t), ...expectPage(t)].join('\n    ');
     const out = [...expectAdmin(), ...expectPage(t)];
-    for (const kind of Object.keys(strangers)) out.push(...expectUnknown().map((l) => `${kind} token, ${l}`));
+    for (const [kind, s] of Object.entries(strangers)) out.push(...expectUnknown(s.token !== undefined).map((l) => `${kind} token, ${l}`));
     return out.join('\n    ');
   },
 };
