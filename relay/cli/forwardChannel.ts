@@ -6,7 +6,7 @@
 // through `run.fail`.
 import { forwardState, StateFileError } from './forwardState';
 import { EXIT, type CliIO } from './io';
-import { isUntrustedCert, untrustedCertMessage } from './tlsTrust';
+import { untrustedRelay } from './forwardTls';
 import type { Router } from './forwardRoutes';
 import type { LineSource, OutputMode } from './forwardOutput';
 import { ForwardEngine, type CursorStore, type ForwardEngineOptions, type ForwardEvent } from '../client/forwardEngine';
@@ -83,7 +83,8 @@ function fatal(s: SubscriptionState, relayUrl: string): { why: string; exit?: nu
       };
     return { why: "the relay refused the connection (HTTP 403): the Host or Origin is not allowed (see the relay's --allow-host)" };
   }
-  if (isUntrustedCert(s.code)) return { why: `${untrustedCertMessage(relayUrl, s.code!)}, or pass it with --ca FILE` };
+  const untrusted = untrustedRelay(relayUrl, s);
+  if (untrusted) return { why: untrusted };
   return undefined;
 }
 

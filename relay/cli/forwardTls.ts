@@ -10,6 +10,7 @@ import { trustedAttempt } from '../client/appAttempt';
 import type { ForwardEngineOptions } from '../client/forwardEngine';
 import { caTextProblem, farTarget } from '../../src/core/relay/appTrust';
 import { UsageError } from './io';
+import { isUntrustedCert, untrustedCertMessage } from './tlsTrust';
 
 export interface TlsFlags {
   ca?: string;
@@ -28,6 +29,13 @@ export function appAttempt(f: TlsFlags): ForwardEngineOptions['attempt'] {
     return trustedAttempt({ skipVerify: true, timeoutMs: f.timeoutMs });
   }
   return trustedAttempt({ ...(f.ca !== undefined ? { caPem: readCa(resolve(f.cwd, f.ca)) } : {}), timeoutMs: f.timeoutMs });
+}
+
+/** Why forward cannot go on at relay address `url` when `err` (or its cause) is a certificate whose CA is not trusted here; else undefined. */
+export function untrustedRelay(url: string, err: unknown): string | undefined {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  const code = typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
+  return isUntrustedCert(code) ? `${untrustedCertMessage(url, code!)}, or pass it with --ca FILE` : undefined;
 }
 
 /** The CAs a wss:// relay address is checked against with --ca FILE: the usual roots and FILE's (as for an app). */

@@ -18,7 +18,7 @@ import { RelayApi, RelayApiError } from '../client/api';
 import { MAX_CONCURRENCY } from '../client/subscribe';
 import { ForwardTally } from '../cli/forwardSummary';
 import { EVENT_TYPES } from '../../src/core/events/types';
-import { appAttempt, relayCas } from '../cli/forwardTls';
+import { appAttempt, relayCas, untrustedRelay } from '../cli/forwardTls';
 import { InteractiveView } from '../cli/forwardInteractive';
 
 /** The relay's channel names (relay/server/channels/channels.ts CHANNEL_RE; not imported: this bundle stays small). */
@@ -193,7 +193,8 @@ async function channelsOf(a: ForwardArgs): Promise<(string | undefined)[]> {
       return (await relayApi(a, url).listChannels()).map((c) => c.name);
     } catch (err) {
       if (err instanceof RelayApiError && err.status === 403) return [undefined]; // a channel token: its own channel's stream
-      if (err instanceof RelayApiError || i === a.relayUrls.length - 1) throw err; // the relay answered: another would say the same
+      const untrusted = untrustedRelay(url, err);
+      if (err instanceof RelayApiError || i === a.relayUrls.length - 1) throw untrusted ? new Error(untrusted, { cause: err }) : err; // the relay answered: another would say the same
     }
   }
   return [undefined]; // not reached: relayUrls is never empty

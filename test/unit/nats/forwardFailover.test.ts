@@ -4,7 +4,8 @@
 // posting anything again. Every delivery answered 200 reaches the app once: none missed, none twice.
 // The walk goes on over transports and tokens: instances served over plain HTTP and over TLS in one
 // --relay list, failed over both ways (http → tls, tls → http) with the admin token and a channel
-// token at once, and a channel deleted while its token's forward runs.
+// token at once (B's CA trusted through NODE_EXTRA_CA_CERTS, or --ca), --channel '*' listing the
+// channels over TLS, and a channel deleted while its token's forward runs.
 import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -234,6 +235,38 @@ describe('forward --relay over instances served over plain HTTP and over TLS: fa
     assert.match(f.stderr(), /HTTP 401\): the token is not accepted \(wrong, or its channel was deleted\)/, f.stderr());
     const attempts = f.stderr().match(/going on at once|reconnecting in/g) ?? [];
     assert.ok(attempts.length <= 1, `one fail-over at most, no retry loop:\n${f.stderr()}`);
+  });
+
+  it("--channel '*' at B (tls): without its CA a clear exit 1; with --ca the channel list is read over TLS too", async () => {
+    await api(a).createChannel({ name: 'listed', secrets: [SECRET] });
+    const app = await startTarget();
+    apps.push(app);
+    const untrusted = await forwarder(['--relay', ws(b), '--to', app.url, '--output', 'text', '--channel', '*'], {
+      XDG_STATE_HOME: tempDir(),
+      SERVICE_HOOKS_RELAY_TOKEN: ADMIN,
+    });
+    children.push(untrusted.child);
+    assert.equal(await untrusted.exited, 1, untrusted.out());
+    assert.match(
+      untrusted.stderr(),
+      /cannot list the relay's channels for --channel '\*': the relay's certificate at wss:\/\/127\.0\.0\.1:\d+ is not trusted \(\w+\): set NODE_EXTRA_CA_CERTS .*, or pass it with --ca FILE/,
+    );
+    // B alone: the list must come over TLS (with A beside it, a failed list at B would be asked of A).
+    const f = await forwarder(['--relay', ws(b), '--to', app.url, '--output', 'text', '--channel', '*', '--ca', certs.caCert], {
+      XDG_STATE_HOME: tempDir(),
+      SERVICE_HOOKS_RELAY_TOKEN: ADMIN,
+    });
+    children.push(f.child);
+    await within(f.saw(/channel listed: connected/), 30_000, f.out);
+    const body = batch('listed', 1);
+    await send(c, 'listed', body, SECRET);
+    await within(
+      app.waitUntil(() => times(app, body[0]!) === 1),
+      30_000,
+      () => `the app got ${app.received.length}:\n${f.out()}`,
+    );
+    f.child.kill('SIGTERM');
+    assert.equal(await f.exited, 0, f.out());
   });
 
   it('A (http) killed: on at B (tls) at once; B killed: on at C (http) at once; admin and channel token forwards, every delivery once', async () => {
