@@ -4,10 +4,12 @@
 // in through one instance works on the next request, which nginx sends to the other; signing out
 // ends it (and its live feed) at every instance; a channel token's session sees only its channel
 // (API and live feed); once the channel is deleted its session ends everywhere and its token's
-// sign-in gets the documented 401, naming a deleted channel's token.
+// sign-in gets the documented 401, naming a deleted channel's token. The page itself comes from either.
 import { strict as assert } from 'node:assert';
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { signed, spawnRelay, tempDir, type RelayProcess } from '../relay/support/helpers';
+import { cli, ROOT, signed, spawnRelay, tempDir, type RelayProcess } from '../relay/support/helpers';
 import { makeTestCerts, type TestCerts } from '../relay/support/certs';
 import { startNats, type NatsCluster } from '../nats/natsServers';
 import { pollUntil } from '../../support/poll';
@@ -30,9 +32,14 @@ describe("page sessions behind docs/team-relay.md's nginx: TLS to nginx and to t
     nats = await startNats(1);
     certs = makeTestCerts();
     agent = new Agent({ connect: { ca: certs.ca } });
+    // A copy of the bundled CLI with the page built beside it (dist/ has it so), for these relays alone.
+    const bundle = tempDir('sh-page-cli-');
+    copyFileSync(await cli(), join(bundle, 'cli.js'));
+    const { buildPage } = (await import(join(ROOT, 'scripts/pageBuild.mjs'))) as { buildPage: (dir: string) => Promise<unknown> };
+    await buildPage(join(bundle, 'page'));
     const env = { ...process.env, SERVICE_HOOKS_RELAY_TOKEN: ADMIN };
     const args = () => ['--store', nats.urls, '--data', tempDir(), '--tls-cert', certs.serverCert, '--tls-key', certs.serverKey, '--trust-proxy', '127.0.0.1'];
-    relays = [await spawnRelay(args(), env), await spawnRelay(args(), env)];
+    relays = [await spawnRelay(args(), env, { cli: join(bundle, 'cli.js') }), await spawnRelay(args(), env, { cli: join(bundle, 'cli.js') })];
     nginx = await startTeamNginx([relays[0]!.port, relays[1]!.port], { cert: certs.serverCert, key: certs.serverKey, ca: certs.caCert });
   });
   after(async () => {
@@ -98,6 +105,18 @@ describe("page sessions behind docs/team-relay.md's nginx: TLS to nginx and to t
     const setCookie = String(r.headers['set-cookie']);
     return { headers: { cookie: setCookie.split(';')[0]!, 'x-page-key': String(r.json.key) }, csrf: String(r.json.csrf), setCookie };
   }
+
+  it('serves the relay page from either instance through nginx, with its Content-Security-Policy', async () => {
+    const from = nginx.upstreams().length;
+    for (let i = 0; i < 2; i++) {
+      const r = await request(`${nginx.url}/`, { dispatcher: agent });
+      await r.body.dump();
+      assert.equal(r.statusCode, 200);
+      assert.match(String(r.headers['content-type']), /^text\/html/);
+      assert.match(String(r.headers['content-security-policy']), /default-src 'none'/);
+    }
+    assert.deepEqual((await served(from, 2)).sort(), [0, 1], 'one page from each instance');
+  });
 
   it('signed in through one instance, the next request lands on the other and is signed in; signing out ends it at both', async () => {
     const from = nginx.upstreams().length;
