@@ -1,14 +1,18 @@
 // The refusals as a reader (./readers.ts): every REST route of src/core/relay/restPaths.ts (and
-// each method of the relay's route tables), /ws, the page's sign-in, session and cookie calls (no
-// CSRF token, another Origin, no tab's key, an admin route), and /metrics, asked
-// with a token that may not do it, each answer read as its status and its message. The expected
-// line is what the relay's documented contract says (the route table atop relay/server/api/api.ts,
-// docs/architecture.md "Tokens and scopes", docs/page-and-metrics.md): status and a message naming
-// the reason. The model's tokens (admin, a live channel's, a deleted channel's) are the driver's;
-// the kinds outside the model, no token at all and a wrong one, are asked beside the admin token's
-// read. Left out on purpose: requests the admin token would carry out (create, delete, prune: they
-// change the sequence's state; their answers are the driver's steps), and 400s for bad bodies (no
-// token kind changes them).
+// each method of the relay's route tables), /ws (token in the header or as subprotocol), the page's
+// sign-in, session and cookie calls (no CSRF token, another Origin, no tab's key, an admin route),
+// and /metrics, asked with a token that may not do it, each answer read as its status and its
+// message. The expected line is what the relay's documented contract says (the route table atop
+// relay/server/api/api.ts, docs/architecture.md "Tokens and scopes", docs/page-and-metrics.md):
+// status and a message naming the reason. The model's tokens (admin, a live channel's, a deleted
+// channel's) are the driver's; the kinds outside the model, no token at all and a wrong one, are
+// asked beside the admin token's read. Left out on purpose:
+//   - requests the admin token would carry out (create, delete, prune): they change the sequence's
+//     state; their answers are the driver's steps;
+//   - 400s for bad bodies and queries: no token kind changes them;
+//   - /healthz and /readyz: they take no token, so there is nothing to refuse;
+//   - the CLI readers (./cliReaders.ts) and mcp with no token or a wrong one: their 401 is the API's,
+//     printed (mcp's walk over stores, TLS and every token: test/unit/cli/mcpChannelTokens.test.ts).
 import { WebSocket } from 'ws';
 import { TOKEN_SUBPROTOCOL_PREFIX } from '../../../src/core/relay/protocol';
 import { NAMES, type Model, type Name, type Token } from './model';
