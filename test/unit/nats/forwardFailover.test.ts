@@ -269,7 +269,7 @@ describe('forward --relay over instances served over plain HTTP and over TLS: fa
     assert.equal(await f.exited, 0, f.out());
   });
 
-  it('A (http) killed: on at B (tls) at once; B killed: on at C (http) at once; admin and channel token forwards, every delivery once', async () => {
+  it('A (http) killed mid-stream: on at B (tls) at once; B killed: on at C (http) at once; admin and channel token forwards, every delivery once', async () => {
     const { token } = await api(b).createChannel({ name: 'team', secrets: [SECRET] });
     const adminApp = await startTarget();
     const teamApp = await startTarget();
@@ -289,14 +289,20 @@ describe('forward --relay over instances served over plain HTTP and over TLS: fa
     const out = () => `admin:\n${admin.out()}\nteam:\n${team.out()}`;
     await within(Promise.all([admin.saw(/connected/), team.saw(/connected/)]), 30_000, out);
     const posted: { all: string[]; team: string[] } = { all: [], team: [] };
-    /** One round at `relay`: two to default (the admin's only), two to team (both); awaited at both apps. */
-    const round = async (relay: RelayProcess, name: string) => {
-      const toDefault = batch(`${name}Default`, 2);
-      const toTeam = batch(`${name}Team`, 2);
-      await send(relay, 'default', toDefault);
-      await send(relay, 'team', toTeam, SECRET);
-      posted.all.push(...toDefault, ...toTeam);
-      posted.team.push(...toTeam);
+    /**
+     * One round at `relay`: four to default (the admin's only) and four to team (both), in turn, with
+     * `midway` (a kill) after the first two pairs, while the forwards are busy; awaited at both apps.
+     */
+    const round = async (relay: RelayProcess, name: string, midway?: () => Promise<unknown>) => {
+      const toDefault = batch(`${name}Default`, 4);
+      const toTeam = batch(`${name}Team`, 4);
+      for (const [i, body] of toDefault.entries()) {
+        if (i === 2) await midway?.();
+        await send(relay, 'default', [body]);
+        await send(relay, 'team', [toTeam[i]!], SECRET);
+        posted.all.push(body, toTeam[i]!);
+        posted.team.push(toTeam[i]!);
+      }
       await within(
         Promise.all([
           adminApp.waitUntil(() => posted.all.every((x) => times(adminApp, x) >= 1)),
@@ -307,9 +313,9 @@ describe('forward --relay over instances served over plain HTTP and over TLS: fa
       );
     };
     await round(a, 'atA');
-    await a.stop('SIGKILL');
+    await round(c, 'whileAdies', () => a.stop('SIGKILL'));
     await round(b, 'atB');
-    await b.stop('SIGKILL');
+    await round(c, 'whileBdies', () => b.stop('SIGKILL'));
     await round(c, 'atC');
     for (const [name, f] of [
       ['admin', admin],
