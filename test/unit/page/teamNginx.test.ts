@@ -136,10 +136,14 @@ describe("page sessions behind docs/team-relay.md's nginx: TLS to nginx and to t
 
     const live = await feed(s.headers);
     assert.equal(live.opened, 200, 'the live feed through nginx');
+    const beforeOut = nginx.upstreams().length;
     const out = await via('/page/session', 'DELETE', { ...s.headers, origin: nginx.url, 'x-csrf-token': s.csrf });
     assert.equal(out.status, 200, JSON.stringify(out.json));
     await everywhere('/page/session', s.headers, 401);
     await within(live.ended, 10_000, () => 'the live feed stayed open after the sign-out');
+    // nginx logs a request when it ends: the sign-out, then the feed it ended.
+    const [signOutAt, feedAt] = await served(beforeOut, 2);
+    assert.notEqual(signOutAt, feedAt, 'signed out at one instance, the feed ended at the other');
     const after: number[] = [];
     for (let i = 0; i < 4; i++) after.push((await via(i % 2 ? '/api/deliveries' : '/page/session', 'GET', s.headers)).status);
     assert.deepEqual(after, [401, 401, 401, 401], 'signed out through nginx, at whichever instance');
