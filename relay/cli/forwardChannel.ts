@@ -83,7 +83,9 @@ function fatal(s: SubscriptionState, relayUrl: string): { why: string; exit?: nu
       };
     return { why: "the relay refused the connection (HTTP 403): the Host or Origin is not allowed (see the relay's --allow-host)" };
   }
-  const untrusted = untrustedRelay(relayUrl, s);
+  // An address whose certificate is not trusted here stops forward only when no other address goes on
+  // (with one, the fail-over's note says why it was passed over).
+  const untrusted = s.next === undefined ? untrustedRelay(relayUrl, s) : undefined;
   if (untrusted) return { why: untrusted };
   return undefined;
 }
@@ -176,7 +178,7 @@ export async function forwardChannel(a: ForwardArgs, channel: string | undefined
         run.chatter(`${said} connected (relay at seq ${s.lastSeq})${s.relay ? `; relay ${s.relay}` : ''}`, from());
       } else if (s.state === 'reconnecting' && !run.stop.aborted) {
         const lost = { relay: relayLabel(s.url), said };
-        if (s.next) run.note(`${said} ${escapeControls(s.reason)}; going on at once at ${relayLabel(s.next)}`, lost);
+        if (s.next) run.note(`${said} ${untrustedRelay(s.url, s) ?? escapeControls(s.reason)}; going on at once at ${relayLabel(s.next)}`, lost);
         else
           run.note(
             `${said} ${escapeControls(s.reason)}; reconnecting in ${s.delayMs} ms, or once ${a.relayUrls.length > 1 ? 'a' : 'the'} relay's port answers again`,

@@ -103,7 +103,8 @@ SIGINT or SIGTERM stops at once (exit 0) and prints one line: posted, 2xx, refus
 skipped by the filter. A forward in flight is cut off and stays unacknowledged, so the relay
 sends it again at the next start. A relay that refuses the token
 (HTTP 401 or 403), or whose TLS certificate is not trusted here (pass --ca or set NODE_EXTRA_CA_CERTS),
-stops it with exit 1: retrying would not help.
+stops it with exit 1: retrying would not help. With several --relay addresses, one whose
+certificate is not trusted is passed over (with that line) for the next that answers.
 `;
 
 /** ws(s)://… as given; http(s)://… (the address `relay` prints) as ws(s)://…; else undefined. */

@@ -4,8 +4,9 @@
 // posting anything again. Every delivery answered 200 reaches the app once: none missed, none twice.
 // The walk goes on over transports and tokens: instances served over plain HTTP and over TLS in one
 // --relay list, failed over both ways (http → tls, tls → http) with the admin token and a channel
-// token at once (B's CA trusted through NODE_EXTRA_CA_CERTS, or --ca), --channel '*' listing the
-// channels over TLS, and a channel deleted while its token's forward runs.
+// token at once (B's CA trusted through NODE_EXTRA_CA_CERTS, or --ca), an instance whose CA is not
+// trusted (said, and passed over for the next), --channel '*' listing the channels over TLS, and a
+// channel deleted while its token's forward runs.
 import { strict as assert } from 'node:assert';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -235,6 +236,35 @@ describe('forward --relay over instances served over plain HTTP and over TLS: fa
     assert.match(f.stderr(), /HTTP 401\): the token is not accepted \(wrong, or its channel was deleted\)/, f.stderr());
     const attempts = f.stderr().match(/going on at once|reconnecting in/g) ?? [];
     assert.ok(attempts.length <= 1, `one fail-over at most, no retry loop:\n${f.stderr()}`);
+  });
+
+  it('an instance whose CA is not trusted here: forward says so, with the fix, and goes on at the next address', async () => {
+    const app = await startTarget();
+    apps.push(app);
+    // B (TLS) first, its CA not given; C (plain HTTP) next.
+    const f = await forwarder(['--relay', `${ws(b)},${ws(c)}`, '--to', app.url, '--output', 'quiet'], {
+      XDG_STATE_HOME: tempDir(),
+      SERVICE_HOOKS_RELAY_TOKEN: ADMIN,
+    });
+    children.push(f.child);
+    await within(
+      f.saw(
+        new RegExp(
+          `certificate at wss://127\\.0\\.0\\.1:${b.port}\\S* is not trusted \\(\\w+\\): set NODE_EXTRA_CA_CERTS .*--ca FILE; going on at once at 127\\.0\\.0\\.1:${c.port}`,
+        ),
+      ),
+      30_000,
+      f.out,
+    );
+    const body = batch('pastUntrusted', 1);
+    await send(c, 'default', body);
+    await within(
+      app.waitUntil(() => times(app, body[0]!) === 1),
+      30_000,
+      () => `the app got ${app.received.length}:\n${f.out()}`,
+    );
+    f.child.kill('SIGTERM');
+    assert.equal(await f.exited, 0, f.out());
   });
 
   it("--channel '*' at B (tls): without its CA a clear exit 1; with --ca the channel list is read over TLS too", async () => {
