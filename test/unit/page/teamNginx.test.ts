@@ -5,11 +5,14 @@
 // ends it (and its live feed) at every instance; a channel token's session sees only its channel
 // (API and live feed); once the channel is deleted its session ends everywhere and its token's
 // sign-in gets the documented 401, naming a deleted channel's token. The page itself comes from either.
+// And the block's WebSocket: a forward through it keeps every delivery once past its instance's SIGKILL.
 import { strict as assert } from 'node:assert';
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Agent, request } from 'undici';
-import { cli, ROOT, signed, spawnRelay, tempDir, type RelayProcess } from '../relay/support/helpers';
+import { cli, ROOT, signed, spawnRelay, startTarget, tempDir, type RelayProcess } from '../relay/support/helpers';
+import { forwarder } from '../relay/support/forwarderProcess';
+import { sample } from '../relay/support/metricsText';
 import { makeTestCerts, type TestCerts } from '../relay/support/certs';
 import { startNats, type NatsCluster } from '../nats/natsServers';
 import { pollUntil } from '../../support/poll';
@@ -204,6 +207,47 @@ describe("page sessions behind docs/team-relay.md's nginx: TLS to nginx and to t
       const again = await via('/page/session', 'POST', { origin: nginx.url }, { token });
       assert.equal(again.status, 401, JSON.stringify(again.json));
       assert.match(String(again.json.error), /^that is not a token of this relay: a wrong one, or a deleted channel's/);
+    }
+  });
+
+  it('a forward through nginx (WebSocket, TLS on both sides) keeps every delivery once after its instance is killed (SIGKILL)', async () => {
+    const app = await startTarget();
+    const f = await forwarder(['--relay', nginx.url.replace(/^https/, 'wss'), '--to', app.url, '--output', 'text'], {
+      XDG_STATE_HOME: tempDir(),
+      SERVICE_HOOKS_RELAY_TOKEN: ADMIN,
+      NODE_EXTRA_CA_CERTS: certs.caCert,
+    });
+    try {
+      await within(f.saw(/connected \(relay at seq/), 30_000, f.out);
+      // The instance holding its WebSocket, by the relays' own count of their subscribers.
+      const held = await Promise.all(
+        relays.map(async (r) => {
+          const m = await request(`${r.url}/metrics`, { headers: { authorization: `Bearer ${ADMIN}` }, dispatcher: agent });
+          return sample(await m.body.text(), 'relay_subscribers_connected');
+        }),
+      );
+      assert.deepEqual([...held].sort(), [0, 1], `one instance holds the forward: ${held.join(', ')}`);
+      const bodies = Array.from({ length: 10 }, (_, i) => JSON.stringify({ throughNginx: i }));
+      for (const [i, body] of bodies.entries()) {
+        if (i === 5) await relays[held.indexOf(1)]!.stop('SIGKILL');
+        // Answered 200 (post checks it): a connection the killed instance refuses goes to the other (proxy_next_upstream).
+        await post('default', body);
+      }
+      const times = (body: string) => app.received.filter((r) => r.body.toString() === body).length;
+      await within(
+        app.waitUntil(() => bodies.every((b) => times(b) >= 1)),
+        30_000,
+        () => `the app got ${app.received.length}:\n${f.out()}`,
+      );
+      assert.deepEqual(
+        bodies.map(times),
+        bodies.map(() => 1),
+        'each once',
+      );
+      assert.match(f.out(), /connected \(relay at seq[\s\S]*connected \(relay at seq/, 'it reconnected through nginx');
+    } finally {
+      f.child.kill('SIGKILL');
+      await app.close();
     }
   });
 });
