@@ -89,9 +89,9 @@ describe("page sessions behind docs/team-relay.md's nginx: TLS to nginx and to t
     })();
     return { opened: r.statusCode, ended };
   };
-  /** Posts `body` to `channel` through nginx (signed for team); its seq. */
-  const post = async (channel: string, body: string): Promise<number> => {
-    const r = await request(`${nginx.url}/hooks/${channel}`, {
+  /** Posts `body` to `channel` through nginx, or straight to instance `at` (signed for team); its seq. */
+  const post = async (channel: string, body: string, at?: RelayProcess): Promise<number> => {
+    const r = await request(`${at?.url ?? nginx.url}/hooks/${channel}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(channel === 'team' ? signed(SECRET, body) : {}) },
       body,
@@ -162,18 +162,23 @@ describe("page sessions behind docs/team-relay.md's nginx: TLS to nginx and to t
       posted[channel]!.push(await post(channel, JSON.stringify({ channel, n: posted[channel]!.length })));
 
     const s = await signIn(token);
-    // Its live feed: a delivery to default posted first never shows, its own next one does.
+    // Its live feed (held by one instance): a delivery to default posted first never shows; its own
+    // next ones, one ingested at each instance, both do, in order.
     const events = await readEvents(
       `${nginx.url}/page/events`,
       s.headers,
-      1,
+      2,
       async () => {
         await post('default', '{"live":"default"}');
-        posted.team!.push(await post('team', '{"live":"team"}'));
+        for (const [i, at] of relays.entries()) posted.team!.push(await post('team', JSON.stringify({ live: 'team', at: i }), at));
       },
       agent,
     );
-    assert.equal(events[0]!.seq, posted.team!.at(-1), `the first live event is its own channel's: ${events[0]!.data}`);
+    assert.deepEqual(
+      events.map((e) => e.seq),
+      posted.team!.slice(-2),
+      `its own channel's, from both instances: ${events.map((e) => e.data).join(' | ')}`,
+    );
     const live = await feed(s.headers);
     assert.equal(live.opened, 200);
     const from = nginx.upstreams().length;
