@@ -242,7 +242,7 @@ describe('forward --relay over instances served over plain HTTP and over TLS: fa
     const app = await startTarget();
     apps.push(app);
     // B (TLS) first, its CA not given; C (plain HTTP) next.
-    const f = await forwarder(['--relay', `${ws(b)},${ws(c)}`, '--to', app.url, '--output', 'quiet'], {
+    const f = await forwarder(['--relay', `${ws(b)},${ws(c)}`, '--to', app.url, '--output', 'text'], {
       XDG_STATE_HOME: tempDir(),
       SERVICE_HOOKS_RELAY_TOKEN: ADMIN,
     });
@@ -256,6 +256,8 @@ describe('forward --relay over instances served over plain HTTP and over TLS: fa
       30_000,
       f.out,
     );
+    // A first start takes only what comes after it connected: post once it did, at C.
+    await within(f.saw(new RegExp(`127\\.0\\.0\\.1:${c.port} forward: every channel: connected`)), 30_000, f.out);
     const body = batch('pastUntrusted', 1);
     await send(c, 'default', body);
     await within(
