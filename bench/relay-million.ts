@@ -11,20 +11,23 @@
 //     kill -9 lost are attempted again at start: a wave of up to 10,000 attempts);
 //   - the same while the relay retries every pending forward (POST /api/forward/retry): the
 //     pages during a backlog drain;
-//   - drain: the app answers 200 again, kill -9, spawn; the 10,000 pending arrive, timed from the spawn.
+//   - drain: the app answers 200 again, kill -9, spawn; the 10,000 pending arrive, timed from the spawn;
+//   - the restarts above read the index snapshot the build's clean stop wrote (issue 40); a last
+//     one without it (moved away) shows the index rebuilt from the segments' index files.
 // Goals: a delivery taken ≤ 0.5 s and the API ≤ 1 s after the spawn, RSS ≤ 200 MB, status and pages ≤ 2 ms p50, drain ≥ 2,000/s.
 //
 //   npm run bench:million [-- --n 1000000 --body 10240 --pending 10000]
 // It checks the free space of the temp folder first: when N does not fit (with 10 % to spare) it
 // says so and runs the largest N that does. Writes bench/results/relay-million.json.
 import { execSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Agent, request } from 'undici';
 import { DeliveryStore } from '../relay/server/store/store';
+import { SNAPSHOT_FILE } from '../relay/server/journal/snapshotFile';
 import { cpuMs, memKb } from './procStats';
 import { freePort } from '../test/support/freePort';
 import { deliveryHeaders, get, healthy, kill9, p50, ready } from './relayProbe';
@@ -82,9 +85,12 @@ const app = createServer((req, res) => {
 });
 const untilAccepted = (want: number) => new Promise<void>((r) => (accepted.size >= want ? r() : (waiter = { want, resolve: r })));
 
+/** The index snapshot the build's clean stop wrote (issue 40): its size, the event loop's time copying the state, the write's time. */
+let snapshotWritten: { bytes: number; copyMs: number; writeMs: number } | undefined;
+
 /** Writes `n` deliveries of BODY bytes; all but the newest PENDING with one successful attempt. */
 async function build(dir: string, n: number, target: string): Promise<number> {
-  const store = await DeliveryStore.open(dir, { segmentBytes: 64 * 1024 * 1024 });
+  const store = await DeliveryStore.open(dir, { segmentBytes: 64 * 1024 * 1024, snapshot: { onWritten: (w) => (snapshotWritten = w) } });
   const body = Buffer.alloc(BODY, '{"action":"opened","padding":"'.padEnd(64, 'x'));
   const started = performance.now();
   const BATCH = 256;
@@ -159,7 +165,9 @@ async function start(
   agent: Agent,
 ): Promise<{ child: ChildProcess; ms: number; acceptMs: number; apiMs: number; readyMs: number; cpuMs: number; t0: number }> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [cli, 'relay', '--port', String(port), '--data', dir, '--secret', SECRET, '--forward', appUrl], {
+  // --keep: the default retention (100,000) would prune the journal to a tenth at the first start.
+  const args = ['relay', '--port', String(port), '--data', dir, '--secret', SECRET, '--forward', appUrl, '--keep', '100000000'];
+  const child = spawn(process.execPath, [cli, ...args], {
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
@@ -263,6 +271,11 @@ async function measure(cli: string, n: number, appUrl: string): Promise<Record<s
     const drainS = (performance.now() - d.t0) / 1000;
     const drainAfterReadyS = drainS - d.readyMs / 1000;
     await kill9(d.child);
+    // The same restart without the index snapshot: the index rebuilt from the segments' index files.
+    renameSync(join(dir, SNAPSHOT_FILE), join(dir, `${SNAPSHOT_FILE}.away`));
+    const rebuilt = await start(cli, dir, port, appUrl, agent);
+    const rssRebuiltMb = memKb(rebuilt.child.pid!).rss / 1024;
+    await kill9(rebuilt.child);
     await agent.close();
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[1]!;
     return {
@@ -283,6 +296,8 @@ async function measure(cli: string, n: number, appUrl: string): Promise<Record<s
       loadAtQueries,
       waveAfterRestart: wave,
       duringDrain,
+      snapshot: snapshotWritten,
+      withoutSnapshot: { acceptMs: rebuilt.acceptMs, apiMs: rebuilt.apiMs, rssAtReadyMb: rssRebuiltMb },
       drain: { pending: PENDING, seconds: drainS, perSecond: PENDING / drainS, readyS: d.readyMs / 1000, perSecondAfterReady: PENDING / drainAfterReadyS },
     };
   } finally {
@@ -324,6 +339,8 @@ async function main(): Promise<void> {
     waveAfterRestart: { attempts: number; seconds: number };
     duringDrain: { queued: number; healthzP50Ms: number; statusP50Ms: number; pageNewest50P50Ms: number; attemptsWhileMeasured: number };
     drain: { perSecond: number; perSecondAfterReady: number; seconds: number; readyS: number };
+    snapshot?: { bytes: number; copyMs: number; writeMs: number };
+    withoutSnapshot: { acceptMs: number; apiMs: number; rssAtReadyMb: number };
   };
   const pages = Math.max(r.statusP50Ms, r.pageNewest50P50Ms, r.pageOlderP50Ms, r.pageNoMatchP50Ms);
   const goals = {
@@ -342,6 +359,11 @@ async function main(): Promise<void> {
     `  /readyz 200                            ${(r.readyMs / 1000).toFixed(2)} s (${runsOf(r.readyRunsMs)}; CPU by then ${(r.restartCpuMs / 1000).toFixed(2)} s)`,
   );
   console.log(`  RSS 1 s after the API answered         ${r.rssAfterRestartMb.toFixed(0)} MB — goal ≤ 200 MB`);
+  const sn = r.snapshot;
+  console.log(
+    `  index snapshot (issue 40): ${sn ? `${(sn.bytes / 1048576).toFixed(0)} MiB, written at the build's stop in ${(sn.writeMs / 1000).toFixed(2)} s after ${sn.copyMs.toFixed(0)} ms copying on the event loop` : 'none written'}; ` +
+      `without it (rebuilt from the index files): first delivery ${(r.withoutSnapshot.acceptMs / 1000).toFixed(2)} s, /api/status ${(r.withoutSnapshot.apiMs / 1000).toFixed(2)} s, RSS at /readyz ${r.withoutSnapshot.rssAtReadyMb.toFixed(0)} MB`,
+  );
   console.log(
     `the forward attempts after the restart: ${r.waveAfterRestart.attempts.toLocaleString('en')} in ${r.waveAfterRestart.seconds.toFixed(1)} s; then, quiet, ` +
       `p50: /api/status ${r.statusP50Ms.toFixed(2)} ms, /healthz ${r.healthzP50Ms.toFixed(2)} ms, newest 50 ${r.pageNewest50P50Ms.toFixed(2)} ms, a page 10,000+ back ${r.pageOlderP50Ms.toFixed(2)} ms, a filter nothing matches ${r.pageNoMatchP50Ms.toFixed(2)} ms — goal ≤ 2 ms (load average ${r.loadAtQueries})`,

@@ -4,6 +4,7 @@
 // and a row here (docs/store-backends.md).
 import { RELAY_RETENTION } from '../../src/core/defaults';
 import { DeliveryStore, type StoreOptions } from './store/store';
+import type { SnapshotOptions } from './store/journalSnapshot';
 import { openMemoryStore } from './store/memoryLog';
 import { describeRanges, rangeCount } from './journal/journalLoss';
 import { parseNatsServers } from './nats/urls';
@@ -148,8 +149,24 @@ async function openFileStore(ctx: StoreContext): Promise<OpenedStore> {
       ),
     fs: ctx.journalFs,
     onSync: ctx.onSync,
+    snapshot: snapshotOptions(process.env),
   });
   return { store, kind: 'file', identity: fileStoreIdentity(dataDir), loading: loaded.then(() => store.applyRetention()) };
+}
+
+/**
+ * The index snapshot's interval from SERVICE_HOOKS_SNAPSHOT_EVERY (records; 0: no snapshots),
+ * and, for tests only, SERVICE_HOOKS_TEST_SNAPSHOT_HOLD=1: a snapshot write stops half-way
+ * through its temporary file and never ends (a test kills the relay then).
+ */
+function snapshotOptions(env: NodeJS.ProcessEnv): SnapshotOptions | false {
+  const every = env.SERVICE_HOOKS_SNAPSHOT_EVERY;
+  if (every !== undefined && !/^\d+$/.test(every)) throw new Error(`SERVICE_HOOKS_SNAPSHOT_EVERY: '${every}' is not a number of records`);
+  if (every === '0') return false;
+  return {
+    ...(every !== undefined ? { every: Number(every) } : {}),
+    ...(env.SERVICE_HOOKS_TEST_SNAPSHOT_HOLD === '1' ? { hold: () => new Promise<void>(() => undefined) } : {}),
+  };
 }
 
 function writeErrorLine(dataDir: string, err: Error | undefined, fatal: boolean): string {

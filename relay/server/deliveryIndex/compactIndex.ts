@@ -416,6 +416,6 @@ export class CompactIndex {
   channelStatus(): (ChannelStatus & { key: string })[] {
     const out: (ChannelStatus & { key: string })[] = [];
     for (const [ch, c] of this.counts.entries()) if (c && c.received > 0) out.push({ name: this.channelNames[ch]!, key: this.channels.name(ch), ...c });
-    return out.sort((a, b) => a.name.localeCompare(b.name));
+    return out.sort((a, b) => a.name.localeCompare(b.name) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 }

@@ -11,10 +11,11 @@ import { writeBatch } from './batchWrite';
 import { crc32 } from '../base/crc32';
 import { JournalClosedError, JournalCorruptError, JournalFailedError } from './journalErrors';
 import { nodeFs, readFully, readFullySync, type JournalFile, type JournalFs } from './journalFs';
-import { HEADER_BYTES } from './journalScan';
-import { forEachRecord, IndexBuffer, type IndexSnapshot } from './indexBuffer';
-import { indexName, writeIndex } from './segmentIndex';
-import { loadSegment, readSegment, segmentName, type LoadContext, type SegmentRead } from './journalLoad';
+import { HEADER_BYTES, typeCrc } from './journalScan';
+import { IndexBuffer, type IndexSnapshot } from './indexBuffer';
+import { indexName, writeIndex, type IndexHead } from './segmentIndex';
+import { feedRecords, loadSegment, readSegment, segmentName, type LoadContext, type SegmentRead } from './journalLoad';
+import type { JournalPosition } from './snapshotFile';
 import { RecordReader } from './recordReader';
 import type { JournalOptions, RecordLocation } from './journalTypes';
 
@@ -34,12 +35,6 @@ const SEGMENT_RE = /^journal-(\d{10})\.log$/;
 export const SYNC_READ_MAX_BYTES = 64 * 1024;
 /** Segments whose index files are read ahead of the one being fed at open. */
 const READ_AHEAD = 4;
-
-/** crc32 of each record type byte, the start of every record's checksum (computed once per type). */
-const TYPE_CRC: number[] = [];
-function typeCrc(type: number): number {
-  return (TYPE_CRC[type] ??= crc32(Buffer.of(type)));
-}
 
 export interface AppendOptions {
   /** Start no sync for this record: it joins the next one (at the latest after `lazyMs`). */
@@ -74,6 +69,8 @@ export class Journal {
   private failure: JournalFailedError | undefined;
   private readonly readers = new Map<number, Promise<JournalFile>>();
   readonly segments: number[] = [];
+  /** What each sealed segment's index file says of it (written, or being written): an index snapshot checks them. */
+  readonly indexes = new Map<number, IndexHead>();
   /** Number of fdatasync calls so far (group-commit evidence for tests and the benchmark). */
   syncs = 0;
   /** Damaged regions skipped while reading segments (each held at least one record). */
@@ -174,18 +171,21 @@ export class Journal {
       readAhead(k);
       const loaded = await loadSegment(ctx, seg, false, await reads[k]!);
       if (loaded.indexWriteFailed) this.indexWriteErrors++;
+      if (loaded.head) this.indexes.set(seg, loaded.head);
     }
   }
 
-  /** After openTail(): feeds the sealed segments, then the last segment's records as openTail found them, to onEntry (once). */
-  async loadRest(): Promise<void> {
+  /** After openTail(): feeds what the journal held to onEntry, once, in order (with `from`, an index snapshot's place: from there on). */
+  async loadRest(from?: JournalPosition): Promise<void> {
     const rest = this.unloaded;
     this.unloaded = undefined;
     if (!rest) return;
-    const { ctx, sealed, tail } = rest;
-    await this.loadSealed(ctx, sealed);
-    const onEntry = ctx.options.onEntry;
-    if (tail && onEntry) forEachRecord(tail.body, (type, entry, offset, length) => onEntry(type, entry, { segment: tail.segment, offset, length }));
+    const ctx = { ...rest.ctx, from };
+    await this.loadSealed(
+      ctx,
+      rest.sealed.filter((s) => s >= (from?.segment ?? 0)),
+    );
+    if (rest.tail) feedRecords(ctx, rest.tail);
   }
 
   private loadContext(options: JournalOptions): LoadContext {
@@ -239,6 +239,7 @@ export class Journal {
   /** Writes a segment's index file in the background (a failure only costs a scan at the next open). */
   private seal(index: IndexSnapshot): void {
     if (!this.indexing) return;
+    this.indexes.set(index.segment, { bytes: index.bytes, count: index.count, crc: index.crc });
     this.sealing = this.sealing
       .then(() => writeIndex(this.fs, this.dir, index))
       .catch((err: Error) => {
@@ -457,6 +458,7 @@ export class Journal {
       await this.fs.unlink(join(this.dir, indexName(seg))).catch(() => undefined);
       this.segments.splice(this.segments.indexOf(seg), 1);
       removed.push(seg);
+      this.indexes.delete(seg);
     }
     if (removed.length > 0) await this.fs.syncDir(this.dir).catch(() => undefined);
     return removed;

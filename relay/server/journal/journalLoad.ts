@@ -8,7 +8,8 @@ import { forEachRecord, IndexBuffer, type IndexSnapshot } from './indexBuffer';
 import type { CorruptRegion, JournalOptions } from './journalTypes';
 import { readFully, type JournalFs } from './journalFs';
 import { HEADER_BYTES, scanFrames } from './journalScan';
-import { readIndex, writeIndex } from './segmentIndex';
+import { readIndex, writeIndex, type IndexHead } from './segmentIndex';
+import type { JournalPosition } from './snapshotFile';
 
 export function segmentName(n: number): string {
   return `journal-${String(n).padStart(10, '0')}.log`;
@@ -27,6 +28,14 @@ export interface LoadContext {
    * megabyte or two per file); a segment's goes back once it is fed (nothing keeps a view of it).
    */
   buffers?: Buffer[];
+  /** An index snapshot holds every record and damage before this: only those from here on are fed and reported. */
+  from?: JournalPosition;
+}
+
+/** Whether what is at `offset` of segment `seg` is fed (it is not in the index snapshot loaded from). */
+export function fedFrom(ctx: LoadContext, seg: number, offset: number): boolean {
+  const from = ctx.from;
+  return !from || seg > from.segment || (seg === from.segment && offset >= from.offset);
 }
 
 function takeBuffer(ctx: LoadContext, size: number): Buffer {
@@ -62,6 +71,8 @@ export interface LoadedSegment {
   checkpointed: number;
   /** A rebuilt index file could not be written (the next open scans again). */
   indexWriteFailed: boolean;
+  /** A sealed segment's: what its index file's header says. */
+  head?: IndexHead;
 }
 
 /** Feeds one segment's records to the journal's options (onEntry, onRecord, …). */
@@ -79,20 +90,31 @@ export async function loadSegment(ctx: LoadContext, seg: number, current: boolea
 async function completeSegment(ctx: LoadContext, seg: number, current: boolean, segmentBytes: number, file: IndexSnapshot | undefined): Promise<LoadedSegment> {
   const complete = file !== undefined && file.bytes === segmentBytes;
   // A sealed segment fully indexed: nothing more to read or keep.
-  if (complete && !current) return { index: new IndexBuffer(seg), checkpointed: file.bytes, indexWriteFailed: false };
+  if (complete && !current)
+    return { index: new IndexBuffer(seg), checkpointed: file.bytes, indexWriteFailed: false, head: { bytes: file.bytes, count: file.count, crc: file.crc } };
   const index = file ? IndexBuffer.from(file) : new IndexBuffer(seg);
   if (!complete && !current && ctx.indexing) ctx.options.onRebuild?.({ segment: seg, bytes: segmentBytes - (file?.bytes ?? 0) });
   if (!complete) await scan(ctx, seg, index, current);
   let indexWriteFailed = false;
-  if (!current && ctx.indexing) await writeIndex(ctx.fs, ctx.dir, index.snapshot(index.bytes)).catch(() => (indexWriteFailed = true));
-  return { index, checkpointed: file?.bytes ?? 0, indexWriteFailed };
+  const written = index.snapshot(index.bytes);
+  if (!current && ctx.indexing) await writeIndex(ctx.fs, ctx.dir, written).catch(() => (indexWriteFailed = true));
+  const head = current ? undefined : { bytes: written.bytes, count: written.count, crc: written.crc };
+  return { index, checkpointed: file?.bytes ?? 0, indexWriteFailed, ...(head ? { head } : {}) };
 }
 
 /** Feeds a segment's records from its (valid) index file. */
 function feedIndex(ctx: LoadContext, seg: number, file: IndexSnapshot): void {
-  for (const [offset, bytes] of file.corrupt) ctx.corrupt({ segment: seg, offset, bytes });
+  for (const [offset, bytes] of file.corrupt) if (fedFrom(ctx, seg, offset)) ctx.corrupt({ segment: seg, offset, bytes });
+  feedRecords(ctx, file);
+}
+
+/** Feeds the records of a segment's index (those from `ctx.from` on) to onEntry. */
+export function feedRecords(ctx: LoadContext, index: IndexSnapshot): void {
   const onEntry = ctx.options.onEntry;
-  if (onEntry) forEachRecord(file.body, (type, entry, offset, length) => onEntry(type, entry, { segment: seg, offset, length }));
+  if (!onEntry) return;
+  forEachRecord(index.body, (type, entry, offset, length) => {
+    if (fedFrom(ctx, index.segment, offset)) onEntry(type, entry, { segment: index.segment, offset, length });
+  });
 }
 
 /**
@@ -110,18 +132,19 @@ async function scan(ctx: LoadContext, seg: number, index: IndexBuffer, current: 
     await readFully(fh, buf, from);
     const { frames, corrupt, end } = scanFrames(buf);
     for (const region of corrupt) {
-      ctx.corrupt({ segment: seg, offset: from + region.offset, bytes: region.bytes });
+      if (fedFrom(ctx, seg, from + region.offset)) ctx.corrupt({ segment: seg, offset: from + region.offset, bytes: region.bytes });
       index.corrupt.push([from + region.offset, region.bytes]);
     }
     const reader = new ByteReader();
     for (const f of frames) {
       const payload = buf.subarray(f.offset + HEADER_BYTES, f.offset + HEADER_BYTES + f.length);
       const loc = { segment: seg, offset: from + f.offset, length: f.length };
-      options.onRecord?.(f.type, payload, loc);
+      const fed = fedFrom(ctx, seg, loc.offset);
+      if (fed) options.onRecord?.(f.type, payload, loc);
       if (!ctx.indexing) continue;
       const entry = options.summarize!(f.type, payload, loc);
       index.push(f.type, loc.offset, f.length, entry);
-      options.onEntry?.(f.type, reader.at(entry), loc);
+      if (fed) options.onEntry?.(f.type, reader.at(entry), loc);
     }
     index.bytes = from + end;
     if (end < buf.length) {

@@ -7,6 +7,12 @@ import { crc32 } from '../base/crc32';
 
 export const HEADER_BYTES = 9;
 
+/** crc32 of each record type byte, the start of every record's checksum (computed once per type). */
+const TYPE_CRC: number[] = [];
+export function typeCrc(type: number): number {
+  return (TYPE_CRC[type] ??= crc32(Buffer.of(type)));
+}
+
 export interface Frame {
   type: number;
   /** Offset of the frame header. */

@@ -19,6 +19,30 @@ const MAGIC = 0x58494853; // "SHIX" little-endian
 const VERSION = 3;
 const FIXED = 44;
 
+/** What an index file's header says of its body: bytes of the segment covered, records, crc32. */
+export interface IndexHead {
+  bytes: number;
+  count: number;
+  crc: number;
+}
+
+/** The header of a segment's index file when it checks out (an index snapshot compares it with what it was taken with). */
+export async function readIndexHead(fs: JournalFs, dir: string, segment: number): Promise<IndexHead | undefined> {
+  try {
+    const fh = await fs.open(join(dir, indexName(segment)), 'read');
+    try {
+      const buf = Buffer.alloc(4096);
+      const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+      const h = decodeHeader(buf.subarray(0, bytesRead));
+      return h && h.segment === segment ? { bytes: h.bytes, count: h.count, crc: h.crc } : undefined;
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return undefined;
+  }
+}
+
 export function indexName(segment: number): string {
   return `journal-${String(segment).padStart(10, '0')}.idx`;
 }

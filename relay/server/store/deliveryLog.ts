@@ -6,6 +6,7 @@
 // How to add a backend: docs/store-backends.md.
 import type { ForwardAttempt, ForwardState } from '../../../src/core/relay/protocol';
 import type { AttemptFields, IndexedDelivery, IndexRow, RecordRef, StateFields } from '../deliveryIndex/compactIndex';
+import type { ImageReader, ImageWriter } from '../base/imageParts';
 import type { BodyReader, DeliveryMeta, NewDelivery, RecordAttemptOptions, StoreHealth, StoreIntegrity } from '../base/storeTypes';
 
 export type { RecordRef } from '../deliveryIndex/compactIndex';
@@ -26,6 +27,17 @@ export interface LogSink {
   dropBelow(minSeq: number): void;
   /** Every rejected delivery with seq <= `upTo` is gone (the rejected deliveries' own retention). */
   hideRejectedUpTo(upTo: number): void;
+  /**
+   * Writes what the records fed so far made of the sink (an index snapshot: ../base/imageParts.ts),
+   * copied; false, writing nothing, when it holds something that is not yet theirs alone (an
+   * attempt waiting for its delivery).
+   */
+  save(w: ImageWriter): boolean;
+  /**
+   * Reads what save() wrote (throws ImageError when it does not fit); the function returned puts
+   * it in place of the sink's state, before any record is fed.
+   */
+  restore(r: ImageReader): Promise<() => void>;
 }
 
 /** An attempt to record, with the channel of its delivery when the index knows it. */

@@ -33,6 +33,8 @@ import { decodeAttempt, decodeAttemptInto, decodeDelivery, decodePrune, encodeAt
 import type { ByteReader } from '../base/bytes';
 import type { AttemptFields, IndexRow, StateFields } from '../deliveryIndex/compactIndex';
 import type { AttemptToRecord, DeliveryLog, LogSink, ReadRecord } from './deliveryLog';
+import type { JournalPosition } from '../journal/snapshotFile';
+import { SnapshotKeeper, type LogFields, type Restored, type SnapshotOptions } from './journalSnapshot';
 import type { BodyReader, DeliveryMeta, NewDelivery, RecordAttemptOptions, StoreHealth, StoreIntegrity } from '../base/storeTypes';
 
 export interface JournalLogOptions {
@@ -57,6 +59,8 @@ export interface JournalLogOptions {
   onSeqDamaged?: (info: { path: string; resumedAt: number }) => void;
   /** Told after each group commit of the journal (the metrics). */
   onSync?: JournalOptions['onSync'];
+  /** When the index snapshot is written (./journalSnapshot.ts); false: never (none is read either). */
+  snapshot?: SnapshotOptions | false;
 }
 
 export class JournalLog implements DeliveryLog {
@@ -87,12 +91,21 @@ export class JournalLog implements DeliveryLog {
     state: { target: '', status: 'pending', attempts: 0 } as StateFields,
     hasState: false,
   };
-  /** While opening: the delivery seqs of each segment. */
-  private loading: Map<number, SegmentSeqs> | undefined;
+  /** The delivery seqs of each segment (for the loss check at open, and the index snapshot). */
+  private readonly segmentSeqs = new Map<number, SegmentSeqs>();
+  /** Damaged regions reported at open per segment, and those an index snapshot counted for segments not read. */
+  private readonly corruptBySegment = new Map<number, [offset: number, bytes: number][]>();
+  private readonly restoredCorrupt = { regions: 0, bytes: 0 };
+  /** Where openTail() found damage in the last segment. */
+  private readonly tailDamage: number[] = [];
+  private loadingRest = false;
+  private readonly snapshots: SnapshotKeeper;
   /** Sealed segments cut short (or read in full) at open. */
   private readonly cut = new Set<number>();
   /** The segments there at open (those a loss is looked for in). */
   private segmentsAtOpen: number[] = [];
+  /** Where the index snapshot this open restored was taken (undefined: none was used). */
+  snapshotUsed: JournalPosition | undefined;
   /** Between openTail() and the end of loadRest(): the sink calls of records appended meanwhile, in order. */
   private deferred: (() => void)[] | undefined;
 
@@ -101,6 +114,18 @@ export class JournalLog implements DeliveryLog {
     private readonly options: JournalLogOptions = {},
   ) {
     this.now = options.now ?? Date.now;
+    this.snapshots = new SnapshotKeeper(
+      {
+        fs: options.fs ?? nodeFs,
+        dir,
+        journal: () => ({ segments: this.journal.segments, segment: this.journal.currentSegment, size: this.journal.currentSize }),
+        damageBefore: (at) => (at.segment === this.segmentsAtOpen.at(-1) ? this.tailDamage.filter((offset) => offset < at.offset).length : undefined),
+        fields: () => this.fields(),
+        sink: () => this.sink,
+        problem: (line) => options.onProblem?.(line),
+      },
+      options.snapshot,
+    );
   }
 
   async open(sink: LogSink): Promise<void> {
@@ -118,6 +143,7 @@ export class JournalLog implements DeliveryLog {
     const { dir, options } = this;
     this.sink = sink;
     this.deferred = [];
+    if (options.snapshot !== false) this.snapshots.readAhead(); // while the tail is read
     this.journal = await Journal.openTail(dir, {
       segmentBytes: options.segmentBytes,
       checkpointBytes: options.checkpointBytes,
@@ -127,7 +153,10 @@ export class JournalLog implements DeliveryLog {
         if (info.sealed) this.cut.add(info.segment);
         options.onTruncate?.(info);
       },
-      onCorrupt: options.onCorrupt,
+      onCorrupt: (info) => {
+        if (!this.loadingRest) this.tailDamage.push(info.offset);
+        this.noteCorrupt(info);
+      },
       onRebuild: (info) => {
         this.cut.add(info.segment); // a sealed segment without its index: maybe cut at a record boundary
         options.onRebuild?.(info);
@@ -150,19 +179,70 @@ export class JournalLog implements DeliveryLog {
   async loadRest(): Promise<void> {
     const deferred = this.deferred;
     if (!deferred) return;
-    const deliveries = new Map<number, SegmentSeqs>();
-    this.loading = deliveries;
-    await this.journal.loadRest();
-    this.loading = undefined;
+    this.loadingRest = true;
+    const restored = this.options.snapshot === false ? undefined : await this.snapshots.restore();
+    if (restored) this.restoreFields(restored);
+    this.snapshotUsed = restored?.at;
+    await this.journal.loadRest(restored?.at);
     this.lost = rememberLoss(
       this.dir,
-      lostRanges({ segments: this.segmentsAtOpen, deliveries, cut: this.cut, minSeq: this.minSeq, rejectedUpTo: this.rejectedUpTo }),
+      lostRanges({ segments: this.segmentsAtOpen, deliveries: this.segmentSeqs, cut: this.cut, minSeq: this.minSeq, rejectedUpTo: this.rejectedUpTo }),
       this.minSeq,
     );
     if (this.lost.length > 0) this.options.onLoss?.(this.lost);
     if (this.mark.damaged) this.options.onSeqDamaged?.({ path: join(this.dir, SEQ_FILE), resumedAt: this.lastSeq });
     this.deferred = undefined;
     for (const feed of deferred) feed();
+    this.snapshots.rows = this.lastSeq - this.minSeq;
+    this.snapshots.start();
+  }
+
+  /** What an index snapshot keeps of this log (./journalSnapshot.ts). */
+  private fields(): LogFields {
+    const upTo = <T>(m: Map<number, T>) => [...m].filter(([seg]) => this.journal.segments.includes(seg));
+    return {
+      lastSeq: this.lastSeq,
+      minSeq: this.minSeq,
+      rejectedUpTo: this.rejectedUpTo,
+      segments: [...this.journal.segments],
+      segmentMaxSeq: upTo(this.segmentMaxSeq),
+      segmentMaxRejected: upTo(this.segmentMaxRejected),
+      segmentSeqs: upTo(this.segmentSeqs),
+      corrupt: upTo(this.corruptBySegment),
+      indexes: upTo(this.journal.indexes).filter(([seg]) => seg < this.journal.currentSegment),
+    };
+  }
+
+  /**
+   * Takes a snapshot's fields (its sink part restored): the records after its position then
+   * add to them. Damage in segments not read again counts as the snapshot says (the last
+   * segment, read by openTail, reported its own).
+   */
+  private restoreFields({ at, fields: f }: Restored): void {
+    this.lastSeq = Math.max(this.lastSeq, f.lastSeq);
+    this.minSeq = f.minSeq;
+    this.rejectedUpTo = f.rejectedUpTo;
+    for (const [seg, max] of f.segmentMaxSeq) this.segmentMaxSeq.set(seg, max);
+    for (const [seg, max] of f.segmentMaxRejected) this.segmentMaxRejected.set(seg, max);
+    for (const [seg, seqs] of f.segmentSeqs) this.segmentSeqs.set(seg, { ...seqs });
+    for (const [seg, head] of f.indexes) if (!this.journal.indexes.has(seg)) this.journal.indexes.set(seg, head);
+    const last = this.segmentsAtOpen.at(-1);
+    for (const [segment, regions] of f.corrupt) {
+      if (segment > at.segment || (segment === at.segment && segment === last)) continue;
+      for (const [offset, bytes] of regions) {
+        this.restoredCorrupt.regions++;
+        this.restoredCorrupt.bytes += bytes;
+        this.noteCorrupt({ segment, offset, bytes });
+      }
+    }
+  }
+
+  /** A damaged region reported at open (by the journal, or as an index snapshot kept it for a segment not read again). */
+  private noteCorrupt(info: CorruptRegion): void {
+    const list = this.corruptBySegment.get(info.segment) ?? [];
+    list.push([info.offset, info.bytes]);
+    this.corruptBySegment.set(info.segment, list);
+    this.options.onCorrupt?.(info);
   }
 
   /** Feeds a record written by this process to the sink, after what was there before it (loadRest). */
@@ -173,12 +253,11 @@ export class JournalLog implements DeliveryLog {
 
   /** Takes one record's index entry at open (decoded straight into the index). */
   private apply(type: number, entry: ByteReader, loc: RecordLocation): void {
+    this.snapshots.noted(loc);
     if (type === T_DELIVERY) {
       const d = decodeDelivery(entry, true);
       this.lastSeq = Math.max(this.lastSeq, d.seq);
-      const seqs = this.loading?.get(loc.segment);
-      if (seqs) seqs.maxSeq = d.seq;
-      else this.loading?.set(loc.segment, { minSeq: d.seq, maxSeq: d.seq });
+      this.noteSeq(loc.segment, d.seq);
       if (d.seq < this.minSeq) return;
       this.sink.delivery(d, bodySize(loc, d.metaLength), loc);
       this.touchDelivery(loc.segment, d.seq, d.verification === 'rejected');
@@ -199,6 +278,13 @@ export class JournalLog implements DeliveryLog {
       this.rejectedUpTo = Math.max(this.rejectedUpTo, upTo);
       this.sink.hideRejectedUpTo(upTo);
     }
+  }
+
+  /** Remembers that `segment` holds delivery `seq` (seqs ascend). */
+  private noteSeq(segment: number, seq: number): void {
+    const seqs = this.segmentSeqs.get(segment);
+    if (seqs) seqs.maxSeq = seq;
+    else this.segmentSeqs.set(segment, { minSeq: seq, maxSeq: seq });
   }
 
   private touchDelivery(segment: number, seq: number, rejected: boolean): void {
@@ -231,14 +317,25 @@ export class JournalLog implements DeliveryLog {
     const full: DeliveryMeta = { seq, receivedAt: new Date(receivedMs).toISOString(), ...meta };
     const { head, indexed, entry } = deliveryRecord(seq, receivedMs, meta);
     const append = this.journal.append(T_DELIVERY, [head, body], { entry });
-    const durable = Promise.all([append, this.mark.cover(full.seq)]).then(
-      ([loc]) => {
-        this.wrote();
-        this.touchDelivery(loc.segment, full.seq, full.verification === 'rejected');
-        this.feed(() => this.sink.delivery(indexed, body.length, loc));
-        return full;
-      },
-      (err: Error) => this.writeFailed(err),
+    const durable = this.snapshots.track(
+      Promise.all([append, this.mark.cover(full.seq)]).then(
+        ([loc]) => {
+          this.wrote();
+          this.touchDelivery(loc.segment, full.seq, full.verification === 'rejected');
+          this.noteSeq(loc.segment, full.seq);
+          this.snapshots.noted(loc);
+          this.feed(() => this.sink.delivery(indexed, body.length, loc));
+          return full;
+        },
+        (err: Error) => {
+          // Journaled but not indexed when only the seq mark failed: the index no longer matches the journal.
+          append.then(
+            () => this.snapshots.stop(),
+            () => undefined,
+          );
+          return this.writeFailed(err);
+        },
+      ),
     );
     return { seq: full.seq, durable };
   }
@@ -275,9 +372,13 @@ export class JournalLog implements DeliveryLog {
    */
   async recordAttempt({ seq, attempt, state }: AttemptToRecord, options?: RecordAttemptOptions): Promise<void> {
     const entry = encodeAttempt(seq, attemptFields(attempt), stateFields(state));
-    const loc = await this.journal.append(T_ATTEMPT_ENTRY, [entry], { lazy: options?.lazy, entry });
-    this.touchSegment(loc.segment, seq);
-    this.feed(() => this.sink.attempt(seq, attempt, state));
+    await this.snapshots.track(
+      this.journal.append(T_ATTEMPT_ENTRY, [entry], { lazy: options?.lazy, entry }).then((loc) => {
+        this.touchSegment(loc.segment, seq);
+        this.snapshots.noted(loc);
+        this.feed(() => this.sink.attempt(seq, attempt, state));
+      }),
+    );
   }
 
   /** The stored request: meta (with raw header pairs) and the body bytes, read from disk. */
@@ -312,28 +413,36 @@ export class JournalLog implements DeliveryLog {
   }
 
   /** Journals the prune floor, drops what is below it from the index, deletes whole segments no longer needed. */
-  async prune(minSeq: number): Promise<void> {
+  prune(minSeq: number): Promise<void> {
+    return this.snapshots.track(this.pruneNow(minSeq));
+  }
+
+  private async pruneNow(minSeq: number): Promise<void> {
     if (minSeq <= this.minSeq) return;
     // When nothing in the active segment is kept, seal it so it can be deleted too (the prune
     // record goes to the new one, which stays).
     if (this.unneeded(this.journal.currentSegment, minSeq) && this.journal.currentSize > 0) await this.journal.rotate();
-    await this.journal.append(T_PRUNE, [Buffer.from(JSON.stringify({ minSeq }), 'utf8')], { entry: encodePrune(minSeq) });
+    const loc = await this.journal.append(T_PRUNE, [Buffer.from(JSON.stringify({ minSeq }), 'utf8')], { entry: encodePrune(minSeq) });
+    this.snapshots.noted(loc);
     this.dropBelow(minSeq);
     await this.removeSegments(minSeq);
   }
 
   private async removeSegments(minSeq: number): Promise<void> {
     const gone = await this.journal.removeSegments((seg) => this.unneeded(seg, minSeq));
-    for (const seg of gone) {
-      this.segmentMaxSeq.delete(seg);
-      this.segmentMaxRejected.delete(seg);
-    }
+    for (const seg of gone) for (const m of [this.segmentMaxSeq, this.segmentMaxRejected, this.segmentSeqs, this.corruptBySegment]) m.delete(seg);
+    if (gone.length > 0) this.snapshots.removed();
   }
 
   /** Journals that the rejected deliveries up to `upTo` are gone; their segments go once nothing else in them is kept. */
-  async dropRejected(upTo: number): Promise<void> {
+  dropRejected(upTo: number): Promise<void> {
+    return this.snapshots.track(this.dropRejectedNow(upTo));
+  }
+
+  private async dropRejectedNow(upTo: number): Promise<void> {
     if (upTo <= this.rejectedUpTo) return;
     const loc = await this.journal.append(T_DROP_REJECTED, [Buffer.from(JSON.stringify({ upTo }), 'utf8')], { entry: encodePrune(upTo) });
+    this.snapshots.noted(loc);
     this.touchSegment(loc.segment, upTo);
     this.rejectedUpTo = upTo;
     this.sink.hideRejectedUpTo(upTo);
@@ -349,8 +458,8 @@ export class JournalLog implements DeliveryLog {
     let damagedBytes = 0;
     for (const bytes of this.damaged.values()) damagedBytes += bytes;
     return {
-      corruptRecords: c.regions + this.damaged.size,
-      corruptBytes: c.bytes + damagedBytes,
+      corruptRecords: c.regions + this.restoredCorrupt.regions + this.damaged.size,
+      corruptBytes: c.bytes + this.restoredCorrupt.bytes + damagedBytes,
       truncatedBytes: this.truncatedBytes,
       ...(this.mark.damaged ? { seqFileDamaged: true } : {}),
       ...(this.lost.length > 0 ? { lostDeliveries: rangeCount(this.lost), lost: describeRanges(this.lost) } : {}),
@@ -359,12 +468,15 @@ export class JournalLog implements DeliveryLog {
 
   /** Lets go of the files without a clean stop (no checkpoint, no exact seq mark): a kill, for tests. */
   async release(): Promise<void> {
+    await this.snapshots.release();
     await this.journal.release();
     await this.mark.release();
   }
 
   async close(): Promise<void> {
     try {
+      await this.journal.drain();
+      if (!this.journal.failed) await this.snapshots.close();
       await this.journal.close();
     } finally {
       await this.mark.close(this.lastSeq);

@@ -7,6 +7,8 @@ import type { ForwardAttempt, ForwardState, RelayDelivery, RelayDeliverySummary 
 import { CompactIndex, NO_REF, type AttemptFields, type IndexedDelivery, type IndexRow, type RecordRef, type StateFields } from '../deliveryIndex/compactIndex';
 import { channelKey, channelOfKey } from '../base/channelKey';
 import type { DeliveryLog, LogSink } from './deliveryLog';
+import { imageCheck, type ImageReader, type ImageWriter } from '../base/imageParts';
+import { loadObject, saveObject } from '../base/objectImage';
 import { filtering } from '../../../src/core/relay/deliveryFilter';
 import { filteredList } from './filteredList';
 import { REJECTED_KEEP, sizeFields } from '../base/rejected';
@@ -58,7 +60,7 @@ export function headerRecord(pairs: [string, string][]): Record<string, string> 
 }
 
 export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<StoreEvents> implements RelayStore {
-  protected readonly index = new CompactIndex();
+  protected index = new CompactIndex();
   /** Deliveries below this seq are gone. */
   private minSeq = 0;
   /** Rejected deliveries up to this seq are gone. */
@@ -141,6 +143,30 @@ export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<
         this.rejectedUpTo = Math.max(this.rejectedUpTo, upTo);
         this.index.hideRejectedUpTo(upTo);
       },
+      save: (w) => this.save(w),
+      restore: (r) => this.restore(r),
+    };
+  }
+
+  private save(w: ImageWriter): boolean {
+    if (this.held.size > 0) return false;
+    w.json({ minSeq: this.minSeq, rejectedUpTo: this.rejectedUpTo, indexedUpTo: this.indexedUpTo });
+    saveObject(w, this.index);
+    return true;
+  }
+
+  private async restore(r: ImageReader): Promise<() => void> {
+    const f = await r.json<{ minSeq: number; rejectedUpTo: number; indexedUpTo: number }>();
+    imageCheck(
+      [f.minSeq, f.rejectedUpTo, f.indexedUpTo].every((n) => Number.isSafeInteger(n) && n >= 0),
+      'store fields',
+    );
+    const index = await loadObject(r, this.index);
+    return () => {
+      if (this.index.rows.last > 0 || this.held.size > 0) throw new Error('an index snapshot is restored before any record is fed');
+      this.index = index;
+      index.deferPendingSet(); // built once the records after the snapshot are in (finishLoad)
+      ({ minSeq: this.minSeq, rejectedUpTo: this.rejectedUpTo, indexedUpTo: this.indexedUpTo } = f);
     };
   }
 

@@ -107,7 +107,7 @@ class Model {
       if (f & FAILED) c.failed++;
       if (f & PENDING) c.pending++;
     }
-    return [...by.values()].filter((c) => c.received > 0).sort((a, b) => a.name.localeCompare(b.name));
+    return [...by.values()].filter((c) => c.received > 0).sort((a, b) => a.name.localeCompare(b.name) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   }
 
   list(q: { before?: number; since?: number; channel?: string; status?: string; limit?: number }): RelayDeliverySummary[] {
