@@ -57,8 +57,8 @@ describe('relay killed while writing its index snapshot (real process, issue 40)
     // Run 1: the app holds every forward unanswered (no attempt is journaled: each is forwarded, answered 200, once, in run 2).
     target.status = 503;
     target.hold = () => new Promise<void>(() => undefined);
-    const args = ['--data', dir, '--secret', SECRET, '--forward', target.url];
-    const first = await spawnRelay(args, { ...process.env, SERVICE_HOOKS_SNAPSHOT_EVERY: '20', SERVICE_HOOKS_TEST_SNAPSHOT_HOLD: '1' });
+    const args = ['--data', dir, '--secret', SECRET, '--forward', target.url, '--snapshot-every', '20'];
+    const first = await spawnRelay(args, { ...process.env, SERVICE_HOOKS_TEST_SNAPSHOT_HOLD: '1' });
     const acked = new Map<number, string>();
     let n = 0;
     const post = async (relay: RelayProcess) => {
