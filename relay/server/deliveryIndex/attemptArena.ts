@@ -66,6 +66,14 @@ export class AttemptArena {
     this.next = grow(this.next);
   }
 
+  /** The last row of the chain starting at `head`, and its length. */
+  chainEnd(head: number): { tail: number; count: number } {
+    let tail = head;
+    let count = 1;
+    for (let r = this.next[head]!; r >= 0; r = this.next[r]!, count++) tail = r;
+    return { tail, count };
+  }
+
   /** The attempts of the chain starting at `head`. */
   list(head: number): ForwardAttempt[] {
     const out: ForwardAttempt[] = [];

@@ -1,17 +1,22 @@
-// The store's in-memory index, compact: one row per delivery in typed-array columns (seq, record
-// location, receipt time, channel / event / target-list ids, verification, forward flags), the
-// delivery id and the rare reason beside them, and forward states and attempts only for the
-// deliveries that have them. Summaries are built on demand for the rows asked for. Per-channel
+// The store's in-memory index, compact: one row per delivery in packed columns (seq, record
+// location, receipt time, shape: channel / event / target list / verification, forward flags,
+// a one-target row's forward state and first attempt: ./indexColumns.ts), the delivery id
+// (./idColumn.ts) and the rare reason beside them, and the rest of the forward states and
+// attempts by seq for the deliveries that have them (./forwardStates.ts, ./rowAttempts.ts). Summaries are built on demand for the rows asked for. Per-channel
 // counters and the set of pending seqs are kept up to date as rows arrive, are forwarded and are
 // dropped, so status and pending() never walk every row.
-import type { ChannelStatus, ForwardAttempt, ForwardState, ForwardStatus, RelayDeliverySummary } from '../../../src/core/relay/protocol';
+import type { ChannelStatus, ForwardAttempt, ForwardState, RelayDeliverySummary } from '../../../src/core/relay/protocol';
 import type { StoreListQuery } from '../base/storeTypes';
 import { Interner } from './interner';
-import { AttemptArena, type AttemptFields } from './attemptArena';
+import type { AttemptFields } from './attemptArena';
 import { sizeFields } from '../base/rejected';
-import { StringColumn } from './stringColumn';
+import { IdColumn } from './idColumn';
 import { channelKey, channelOfKey } from '../base/channelKey';
-import { ALL_OK, Columns, FAILED, flagsOf, HIDDEN, PENDING, REJECTED, stateObject, STATUSES, VERIFICATIONS } from './indexColumns';
+import { ALL_OK, Columns, FAILED, HIDDEN, PENDING, REJECTED, StatusCodes, VERIFICATIONS } from './indexColumns';
+import { Shapes } from './shapes';
+import { ForwardStates } from './forwardStates';
+import { RowAttempts } from './rowAttempts';
+import { RecordSizes } from './recordSizes';
 import { LazyRow, NO_REF, type IndexedDelivery, type IndexRow, type RecordRef, type StateFields } from './indexRows';
 
 export type { AttemptFields } from './attemptArena';
@@ -34,9 +39,7 @@ export class CompactIndex {
   /** Live rows are [head, end). */
   private head = 0;
   private end = 0;
-  private readonly deliveryIds = new StringColumn();
-  /** Forward states of deliveries with several targets, once one was recorded. */
-  private forward: (ForwardState[] | undefined)[] = [];
+  private readonly deliveryIds = new IdColumn();
   private readonly reasons = new Map<number, string>();
   /** Rejected deliveries stored as a prefix (rare): their received size and sha256. */
   private readonly received = new Map<number, { size: number; sha256: string }>();
@@ -60,12 +63,18 @@ export class CompactIndex {
     event: undefined as string | undefined,
     eventId: 0,
     target: '',
+    oneTarget: false,
     targetsId: -1,
+    shape: -1,
   };
+  private readonly shapes = new Shapes();
+  private readonly codes = new StatusCodes();
+  private readonly states = new ForwardStates(this.codes, this.targetNames);
+  private readonly attempts = new RowAttempts(this.targetNames, this.codes);
+  private readonly sizes = new RecordSizes();
   private readonly pendingSeqs = new Set<number>();
   /** While a journal loads: the pending set is left alone and built once at the end (buildPendingSet). */
   private pendingDeferred = false;
-  private readonly arena = new AttemptArena(this.targetNames);
 
   /** Live rows that are hidden (HIDDEN). */
   private hidden = 0;
@@ -77,57 +86,67 @@ export class CompactIndex {
   }
 
   get firstSeq(): number | undefined {
-    return this.size > 0 ? this.cols.seq[this.head] : undefined;
+    return this.size > 0 ? this.cols.seq.get(this.head) : undefined;
   }
 
   /** Adds a delivery of `size` body bytes; seqs arrive ascending (an older or repeated seq is ignored). */
   insert(d: IndexedDelivery, size: number, loc: RecordRef = NO_REF): boolean {
-    if (this.size > 0 && d.seq <= this.cols.seq[this.end - 1]!) return false;
-    if (this.end === this.cols.seq.length) this.grow();
+    if (this.size > 0 && d.seq <= this.cols.seq.get(this.end - 1)) return false;
+    if (this.end === this.cols.capacity) this.grow();
     const i = this.end++;
     const c = this.cols;
     const targets = d.verification === 'rejected' ? [] : d.targets;
-    c.seq[i] = d.seq;
-    c.segment[i] = loc.segment;
-    c.offset[i] = loc.offset;
-    c.length[i] = loc.length;
-    c.size[i] = size;
-    c.receivedMs[i] = d.receivedMs;
+    c.seq.push(i, d.seq);
+    c.segment.push(i, loc.segment);
+    c.offset.set(i, loc.offset, this.head);
+    this.sizes.set(c, i, d.seq, size >>> 0, loc.length >>> 0);
+    c.receivedMs.set(i, d.receivedMs, this.head);
     const last = this.last;
+    let same = true;
     if (d.channel !== last.channel || d.gen !== last.gen || last.channelId < 0) {
       last.channelId = this.channelId(channelKey(d.channel, d.gen));
       last.channel = d.channel;
       last.gen = d.gen;
+      same = false;
     }
-    c.channel[i] = last.channelId;
     this.channelLast[last.channelId] = d.seq;
     if (d.event !== last.event) {
       last.eventId = d.event === undefined ? 0 : this.events.id(d.event) + 1;
       last.event = d.event;
+      same = false;
     }
-    c.event[i] = last.eventId;
-    if (targets.length === 1 && targets[0] === last.target && last.targetsId >= 0) c.targets[i] = last.targetsId;
-    else {
-      c.targets[i] = this.targetListId(targets);
-      last.target = targets.length === 1 ? targets[0]! : '';
-      last.targetsId = targets.length === 1 ? c.targets[i]! : -1;
+    if (!(targets.length === 1 && last.oneTarget && targets[0] === last.target)) {
+      last.targetsId = this.targetListId(targets);
+      last.oneTarget = targets.length === 1;
+      last.target = last.oneTarget ? targets[0]! : '';
+      same = false;
     }
-    c.verification[i] = d.verification === 'verified' ? 0 : d.verification === 'unverified' ? 1 : REJECTED;
+    const verification = d.verification === 'verified' ? 0 : d.verification === 'unverified' ? 1 : REJECTED;
+    if (!same || last.shape < 0 || this.shapes.verification[last.shape] !== verification)
+      last.shape = this.shapes.id(last.channelId, last.eventId, last.targetsId, verification);
+    c.shape.set(i, last.shape, this.head);
     c.flags[i] = targets.length > 0 ? PENDING : 0;
     if (d.deliveryIdUtf8) this.deliveryIds.pushBytes(d.deliveryIdUtf8);
     else this.deliveryIds.push(d.deliveryId);
-    this.forward[i - this.head] = undefined;
-    c.fStatus[i] = 0;
     c.fAttempts[i] = 0;
-    c.fLastStatus[i] = 0;
-    c.fNextMs[i] = NaN;
-    c.aHead[i] = -1;
-    c.aTail[i] = -1;
-    c.aCount[i] = 0;
+    c.fLast[i] = 0;
     if (d.reason) this.reasons.set(d.seq, d.reason);
     if (d.received) this.received.set(d.seq, d.received);
     this.count(i, +1);
     return true;
+  }
+
+  /** Row `i`'s shape parts. */
+  private channelAt(i: number): number {
+    return this.shapes.channel[this.cols.shape.get(i)]!;
+  }
+
+  private verificationAt(i: number): number {
+    return this.shapes.verification[this.cols.shape.get(i)]!;
+  }
+
+  private targetsAt(i: number): string[] {
+    return this.targetArrays[this.shapes.targets[this.cols.shape.get(i)]!]!;
   }
 
   private channelId(key: string): number {
@@ -153,11 +172,11 @@ export class CompactIndex {
 
   /** The channel identity of row `i`. */
   channelKeyAt(i: number): string {
-    return this.channels.name(this.cols.channel[i]!);
+    return this.channels.name(this.channelAt(i));
   }
 
   private grow(): void {
-    const live = this.size;
+    const live = this.end - this.head; // (hidden rows too: this.size leaves them out, and so lost the newest rows)
     const capacity = Math.max(1024, live * 2);
     this.cols = this.cols.resized(capacity, this.head, this.end);
     this.head = 0;
@@ -174,9 +193,8 @@ export class CompactIndex {
   /** The row of `seq`, or -1. */
   find(seq: number): number {
     // Seqs are mostly consecutive: try the row `seq` would be at if none were missing after it.
-    const guess = this.end - 1 - (this.cols.seq[this.end - 1]! - seq);
-    const i = guess >= this.head && guess < this.end && this.cols.seq[guess] === seq ? guess : this.lowerBound(seq);
-    return i < this.end && this.cols.seq[i] === seq && !(this.cols.flags[i]! & HIDDEN) ? i : -1;
+    const i = this.lowerBound(seq);
+    return i < this.end && this.cols.seq.get(i) === seq && !(this.cols.flags[i]! & HIDDEN) ? i : -1;
   }
 
   /** Hides every rejected row with seq <= `upTo` (the rejected deliveries' own retention). */
@@ -184,7 +202,7 @@ export class CompactIndex {
     if (upTo <= this.hiddenUpTo) return;
     const stop = this.lowerBound(upTo + 1);
     for (let i = this.lowerBound(this.hiddenUpTo + 1); i < stop; i++) {
-      if (this.cols.verification[i] !== REJECTED || this.cols.flags[i]! & HIDDEN) continue;
+      if (this.verificationAt(i) !== REJECTED || this.cols.flags[i]! & HIDDEN) continue;
       this.count(i, -1);
       this.cols.flags[i]! |= HIDDEN;
       this.hidden++;
@@ -200,94 +218,47 @@ export class CompactIndex {
     let n = 0;
     for (let i = this.end - 1; i >= this.head; i--) {
       const f = this.cols.flags[i]!;
-      if (f & HIDDEN || (this.cols.verification[i] === REJECTED) !== rejected) continue;
-      if (n++ === keep) return this.cols.seq[i]!;
+      if (f & HIDDEN || (this.verificationAt(i) === REJECTED) !== rejected) continue;
+      if (n++ === keep) return this.cols.seq.get(i);
     }
     return 0;
   }
 
-  /** First row with seq >= `seq`. */
+  /** First row with seq >= `seq` (seqs mostly go one apart: ./packedColumns.ts RunColumn). */
   private lowerBound(seq: number): number {
-    let lo = this.head;
-    let hi = this.end;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.cols.seq[mid]! < seq) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return this.cols.seq.lowerBound(seq, this.head, this.end);
   }
 
   applyAttempt(seq: number, attempt: AttemptFields, state?: StateFields): boolean {
     const i = this.find(seq);
     if (i < 0) return false;
-    const c = this.cols;
-    c.aTail[i] = this.arena.push(attempt, c.aTail[i]!);
-    if (c.aHead[i]! < 0) c.aHead[i] = c.aTail[i]!;
-    c.aCount[i]!++;
-    if (state) this.applyState(i, state);
-    return true;
-  }
-
-  private applyState(i: number, state: StateFields): void {
-    const c = this.cols;
-    const k = i - this.head;
-    const targets = this.targetArrays[c.targets[i]!]!;
-    const t = targets.indexOf(state.target);
-    this.count(i, -1);
-    if (targets.length === 1 && t === 0 && !this.forward[k]) {
-      c.fStatus[i] = STATUSES.indexOf(state.status);
-      c.fAttempts[i] = state.attempts;
-      c.fLastStatus[i] = state.lastStatus ?? 0;
-      c.fNextMs[i] = state.nextAttemptMs ?? NaN;
-      c.flags[i] = state.status === 'ok' ? ALL_OK : state.status === 'pending' ? PENDING : FAILED;
-    } else {
-      // Several targets, or a target the delivery did not list (a subscriber that forwarded it,
-      // SUBSCRIBER_TARGET): the row keeps state objects from now on.
-      const states = this.forwardOf(i);
-      const at = states.findIndex((f) => f.target === state.target);
-      if (at < 0) states.push(stateObject(this.targetNames.intern(state.target), state));
-      else states[at] = stateObject(states[at]!.target, state);
-      this.forward[k] = states;
-      c.flags[i] = flagsOf(states);
+    const targets = this.targetsAt(i);
+    this.attempts.push(this.cols, i, seq, targets.length === 1 ? targets[0] : undefined, attempt);
+    if (state) {
+      this.count(i, -1);
+      this.states.apply(this.cols, i, seq, targets, state);
+      this.count(i, +1);
     }
-    this.count(i, +1);
+    return true;
   }
 
   /** The forward states of row `i`. */
   private forwardOf(i: number): ForwardState[] {
-    const c = this.cols;
-    const targets = this.targetArrays[c.targets[i]!]!;
-    const objects = this.forward[i - this.head];
-    if (objects) return objects;
-    if (targets.length === 1) {
-      const next = c.fNextMs[i]!;
-      const last = c.fLastStatus[i]!;
-      return [
-        stateObject(targets[0]!, {
-          target: targets[0]!,
-          status: STATUSES[c.fStatus[i]!]!,
-          attempts: c.fAttempts[i]!,
-          ...(last ? { lastStatus: last } : {}),
-          ...(Number.isNaN(next) ? {} : { nextAttemptMs: next }),
-        }),
-      ];
-    }
-    return targets.map((target) => ({ target: this.targetNames.intern(target), status: 'pending' as ForwardStatus, attempts: 0 }));
+    return this.states.of(this.cols, i, this.cols.seq.get(i), this.targetsAt(i));
   }
 
   private count(i: number, sign: 1 | -1): void {
-    const ch = this.cols.channel[i]!;
+    const ch = this.channelAt(i);
     let c = this.counts[ch];
     if (!c) this.counts[ch] = c = { received: 0, verified: 0, unverified: 0, rejected: 0, forwarded: 0, failed: 0, pending: 0 };
     const f = this.cols.flags[i]!;
     c.received += sign;
-    c[VERIFICATIONS[this.cols.verification[i]!]!] += sign;
+    c[VERIFICATIONS[this.verificationAt(i)]!] += sign;
     if (f & ALL_OK) c.forwarded += sign;
     if (f & FAILED) c.failed += sign;
     if (f & PENDING) c.pending += sign;
     if (this.pendingDeferred) return;
-    const seq = this.cols.seq[i]!;
+    const seq = this.cols.seq.get(i);
     if (f & PENDING && sign > 0) this.pendingSeqs.add(seq);
     else if (sign < 0) this.pendingSeqs.delete(seq);
   }
@@ -307,7 +278,7 @@ export class CompactIndex {
     this.pendingDeferred = false;
     this.pendingSeqs.clear();
     const { flags, seq } = this.cols;
-    for (let i = this.head; i < this.end; i++) if ((flags[i]! & (PENDING | HIDDEN)) === PENDING) this.pendingSeqs.add(seq[i]!);
+    for (let i = this.head; i < this.end; i++) if ((flags[i]! & (PENDING | HIDDEN)) === PENDING) this.pendingSeqs.add(seq.get(i));
   }
 
   /** Forgets every delivery below `minSeq` (O(dropped)); returns how many. */
@@ -320,33 +291,30 @@ export class CompactIndex {
         this.hidden--;
         visible--;
       } else this.count(i, -1);
-      this.reasons.delete(this.cols.seq[i]!);
-      this.received.delete(this.cols.seq[i]!);
-      this.arena.live -= this.cols.aCount[i]!;
+      const seq = this.cols.seq.get(i);
+      this.reasons.delete(seq);
+      this.received.delete(seq);
+      this.states.drop(seq);
+      this.sizes.drop(seq);
+      this.attempts.drop(seq);
     }
     this.deliveryIds.dropFront(dropped);
-    this.forward.splice(0, dropped);
     this.head = cut;
     if (this.head > 4096 && this.head * 2 > this.end) {
-      this.cols = this.cols.resized(this.cols.seq.length, this.head, this.end);
+      this.cols = this.cols.resized(this.cols.capacity, this.head, this.end);
       this.end -= this.head;
       this.head = 0;
     }
-    if (this.arena.rows > 4096 && this.arena.live * 2 < this.arena.rows) {
-      this.arena.compact(this.cols.aHead.slice(this.head, this.end), (k, first, tail) => {
-        this.cols.aHead[this.head + k] = first;
-        this.cols.aTail[this.head + k] = tail;
-      });
-    }
+    this.attempts.compact();
     return visible;
   }
 
   seqAt(i: number): number {
-    return this.cols.seq[i]!;
+    return this.cols.seq.get(i);
   }
 
   receivedMsAt(i: number): number {
-    return this.cols.receivedMs[i]!;
+    return this.cols.receivedMs.get(i);
   }
 
   /** Rows [first, last) in seq order. */
@@ -356,19 +324,21 @@ export class CompactIndex {
 
   summary(i: number): RelayDeliverySummary {
     const c = this.cols;
-    const seq = c.seq[i]!;
+    const seq = c.seq.get(i);
+    const shape = c.shape.get(i);
     const reason = this.reasons.get(seq);
-    const event = c.event[i]! > 0 ? this.events.name(c.event[i]! - 1) : undefined;
+    const eventId = this.shapes.event[shape]!;
+    const event = eventId > 0 ? this.events.name(eventId - 1) : undefined;
     const deliveryId = this.deliveryIds.get(i - this.head);
     return {
       seq,
-      channel: this.channelNames[c.channel[i]!]!,
-      receivedAt: new Date(c.receivedMs[i]!).toISOString(),
-      verification: VERIFICATIONS[c.verification[i]!]!,
+      channel: this.channelNames[this.shapes.channel[shape]!]!,
+      receivedAt: new Date(c.receivedMs.get(i)).toISOString(),
+      verification: VERIFICATIONS[this.shapes.verification[shape]!]!,
       ...(reason ? { reason } : {}),
       event,
       deliveryId,
-      ...sizeFields({ received: this.received.get(seq) }, c.size[i]!),
+      ...sizeFields({ received: this.received.get(seq) }, this.sizes.size(c, i, seq)),
       forward: this.forwardOf(i).map((f) => ({ ...f })),
     };
   }
@@ -376,7 +346,9 @@ export class CompactIndex {
   /** Row `i`; its summary and attempts are built when first read (most callers need neither). */
   row(i: number): IndexRow {
     const c = this.cols;
-    return new LazyRow(this, c.seq[i]!, c.receivedMs[i]!, { segment: c.segment[i]!, offset: c.offset[i]!, length: c.length[i]! }, c.size[i]!);
+    const seq = c.seq.get(i);
+    const loc = { segment: c.segment.get(i), offset: c.offset.get(i), length: this.sizes.length(c, i, seq) };
+    return new LazyRow(this, seq, c.receivedMs.get(i), loc, this.sizes.size(c, i, seq));
   }
 
   /** The forward state of one target of row `i` (for a one-target row, no summary built). */
@@ -386,15 +358,15 @@ export class CompactIndex {
 
   /** The attempts of row `i`, oldest first. */
   attemptsAt(i: number): ForwardAttempt[] {
-    return this.arena.list(this.cols.aHead[i]!);
+    const targets = this.targetsAt(i);
+    return this.attempts.list(this.cols, i, this.cols.seq.get(i), targets.length === 1 ? targets[0] : undefined);
   }
 
   /** Rows with seq > since, ascending, optionally one channel identity (../base/channelKey.ts). */
   *after(since: number, channel?: string): Generator<IndexRow> {
     const ch = channel === undefined ? -1 : this.channels.find(channel);
     if (channel !== undefined && ch < 0) return;
-    for (let i = this.lowerBound(since + 1); i < this.end; i++)
-      if ((ch < 0 || this.cols.channel[i] === ch) && !(this.cols.flags[i]! & HIDDEN)) yield this.row(i);
+    for (let i = this.lowerBound(since + 1); i < this.end; i++) if ((ch < 0 || this.channelAt(i) === ch) && !(this.cols.flags[i]! & HIDDEN)) yield this.row(i);
   }
 
   /** Rows still pending a forward, ascending by seq (O(pending)). */
@@ -412,7 +384,7 @@ export class CompactIndex {
     const start = q.before === undefined ? this.end : this.lowerBound(q.before);
     const stop = q.since === undefined ? this.head : this.lowerBound(q.since + 1);
     for (let i = start - 1; i >= stop && out.length < limit; i--) {
-      if (ch >= 0 && this.cols.channel[i] !== ch) continue;
+      if (ch >= 0 && this.channelAt(i) !== ch) continue;
       if (this.cols.flags[i]! & HIDDEN) continue;
       if (q.status && !this.matches(i, q.status)) continue;
       out.push(this.summary(i));
@@ -437,7 +409,7 @@ export class CompactIndex {
     if (status === 'pending') return (f & PENDING) !== 0;
     if (status === 'failed') return (f & FAILED) !== 0;
     if (status === 'ok') return (f & ALL_OK) !== 0;
-    return VERIFICATIONS[this.cols.verification[i]!] === status;
+    return VERIFICATIONS[this.verificationAt(i)] === status;
   }
 
   /** Per-channel counts (one row per channel identity), O(channels). */

@@ -1,6 +1,7 @@
 // The index's typed-array columns, one element per row, and the codes and flags stored in them.
 import type { ForwardState, ForwardStatus, Verification } from '../../../src/core/relay/protocol';
 import type { StateFields } from './indexRows';
+import { RelColumn, RunColumn } from './packedColumns';
 
 export const VERIFICATIONS: Verification[] = ['verified', 'unverified', 'rejected'];
 export const STATUSES: ForwardStatus[] = ['pending', 'ok', 'failed', 'skipped']; // appended: the codes are journaled
@@ -28,35 +29,108 @@ export function stateObject(target: string, s: StateFields): ForwardState {
   };
 }
 
-export class Columns {
-  seq = new Float64Array(0);
-  segment = new Uint32Array(0);
-  offset = new Float64Array(0);
-  length = new Uint32Array(0);
-  size = new Uint32Array(0);
-  receivedMs = new Float64Array(0);
-  channel = new Uint16Array(0);
-  event = new Uint16Array(0);
-  targets = new Uint16Array(0);
-  verification = new Uint8Array(0);
-  flags = new Uint8Array(0);
-  // The forward state of a delivery with exactly one target (others keep objects).
-  fStatus = new Uint8Array(0);
-  fAttempts = new Uint32Array(0);
-  fLastStatus = new Uint16Array(0);
-  fNextMs = new Float64Array(0);
-  // Its attempts: a chain in the attempt arena.
-  aHead = new Int32Array(0);
-  aTail = new Int32Array(0);
-  aCount = new Uint32Array(0);
+/** The one target's status of a one-target row (apart from PENDING, FAILED and ALL_OK): skipped (counted as failed). */
+export const SKIPPED = 16;
+/** The bits above that say a one-target row's forward state. */
+export const STATE_BITS = PENDING | FAILED | ALL_OK | SKIPPED;
+/** The row holds its first attempt (./rowAttempts.ts), ok or not, a replay or not. */
+export const INLINE = 32;
+export const INLINE_OK = 64;
+export const INLINE_REPLAY = 128;
 
-  /** Copies rows [from, to) to a fresh set of columns of `capacity` rows. */
+/** The flags of a one-target row whose target is in `status`. */
+export function stateFlags(status: ForwardStatus): number {
+  return status === 'ok' ? ALL_OK : status === 'pending' ? PENDING : status === 'skipped' ? FAILED | SKIPPED : FAILED;
+}
+
+/** The status of a one-target row from its flags. */
+export function statusOfFlags(f: number): ForwardStatus {
+  return f & SKIPPED ? 'skipped' : f & ALL_OK ? 'ok' : f & PENDING ? 'pending' : 'failed';
+}
+
+/** A code above every other: the value is kept beside the column (a map), not in it. */
+export const OVER = 255;
+
+/** HTTP statuses (as u16, 0 for none) as one-byte codes, 0 for 0; OVER once 254 others are taken. */
+export class StatusCodes {
+  private readonly codes = new Map<number, number>();
+  private readonly values: number[] = [0];
+
+  code(status: number | undefined): number {
+    const v = (status ?? 0) & 0xffff;
+    if (v === 0) return 0;
+    let c = this.codes.get(v);
+    if (c === undefined) {
+      if (this.values.length >= OVER) return OVER;
+      c = this.values.length;
+      this.codes.set(v, c);
+      this.values.push(v);
+    }
+    return c;
+  }
+
+  value(code: number): number {
+    return this.values[code]!;
+  }
+}
+
+/**
+ * One element per row. A row's channel, event, target list and verification are one shape id
+ * (./shapes.ts). A one-target row's forward state is its flags, attempt count (saturating at
+ * OVER) and last status code; its first attempt, when it fits, is held in the row (i*).
+ */
+export class Columns {
+  seq = new RunColumn(1);
+  segment = new RunColumn(0);
+  offset = new RelColumn(32, true);
+  /** Body size and record length (./recordSizes.ts). */
+  size = new Uint16Array(0);
+  extra = new Uint16Array(0);
+  receivedMs = new RelColumn(32);
+  shape = new RelColumn(16, true);
+  flags = new Uint8Array(0);
+  fAttempts = new Uint8Array(0);
+  fLast = new Uint8Array(0);
+  /** The first attempt held in the row: ms after the receipt, duration in µs, status code. */
+  iAt = new Uint32Array(0);
+  iDur = new Uint32Array(0);
+  iStatus = new Uint8Array(0);
+
+  get capacity(): number {
+    return this.flags.length;
+  }
+
+  /**
+   * Copies rows [from, to) to a fresh set of columns of `capacity` rows, all in one ArrayBuffer:
+   * one large allocation is mapped apart (malloc's mmap) and given back whole when the next
+   * growth frees it, and its untouched capacity takes no memory; a dozen smaller ones came from
+   * the heap, zeroed there page by page, and left holes (~20 bytes a row of RSS at 4M rows).
+   */
   resized(capacity: number, from: number, to: number): Columns {
+    type Col = RunColumn | RelColumn | Uint32Array | Uint16Array | Uint8Array;
     const next = new Columns();
-    for (const key of Object.keys(this) as (keyof Columns)[]) {
-      const col = this[key] as Float64Array | Uint32Array | Uint16Array | Uint8Array;
-      const fresh = new (col.constructor as new (n: number) => typeof col)(capacity);
-      fresh.set(col.subarray(from, to));
+    const cols = this as unknown as Record<string, Col>;
+    const keys = Object.keys(this);
+    const width = (col: Col): number => (col instanceof RunColumn ? 0 : col instanceof RelColumn ? col.bytes : col.BYTES_PER_ELEMENT);
+    // Widest first, so every view is aligned (capacity is a multiple of 4).
+    keys.sort((x, y) => width(cols[y]!) - width(cols[x]!));
+    const buffer = new ArrayBuffer(keys.reduce((n, k) => n + width(cols[k]!), 0) * Math.ceil(capacity / 4) * 4);
+    let at = 0;
+    for (const key of keys) {
+      const col = cols[key]!;
+      const w = width(col);
+      if (col instanceof RunColumn) {
+        (next as unknown as Record<string, Col>)[key] = col.resized(capacity, from, to);
+        continue;
+      }
+      const view = w === 4 ? new Uint32Array(buffer, at, capacity) : w === 2 ? new Uint16Array(buffer, at, capacity) : new Uint8Array(buffer, at, capacity);
+      at += w * Math.ceil(capacity / 4) * 4;
+      let fresh: Col;
+      if (col instanceof RelColumn) fresh = col.resized(capacity, from, to, view as Uint16Array | Uint32Array);
+      else {
+        view.set(col.subarray(from, to));
+        fresh = view as Uint8Array;
+      }
       (next as unknown as Record<string, unknown>)[key] = fresh;
     }
     return next;
