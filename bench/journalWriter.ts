@@ -8,9 +8,8 @@
 import { Journal } from '../relay/server/journal/journal';
 import { nodeFs } from '../relay/server/journal/journalFs';
 import { SeqMark } from '../relay/server/journal/seqMark';
-import { attemptFields, deliveryRecord, stateFields, summarize, T_ATTEMPT_ENTRY, T_DELIVERY, isAttempt } from '../relay/server/store/storeRecords';
+import { deliveryRecord, stateFields, summarize, T_ATTEMPT_ENTRY, T_DELIVERY, isAttempt } from '../relay/server/store/storeRecords';
 import { decodeAttempt, decodeDelivery, encodeAttempt } from '../relay/server/deliveryIndex/indexEntries';
-import type { ForwardAttempt, ForwardState } from '../src/core/relay/protocol';
 import { deliveryHeaders } from './relayProbe';
 
 /** Records per group commit. */
@@ -58,10 +57,9 @@ export async function growJournal(dir: string, g: JournalGrowth): Promise<{ seco
   last = Math.max(last, mark.found);
   const from = last;
   const body = Buffer.alloc(g.bodyBytes, '{"action":"opened","padding":"'.padEnd(64, 'x'));
-  const at = new Date().toISOString();
-  const attempt: ForwardAttempt = { target: g.target, at, status: 200, ok: true, durationMs: 2 };
-  const state: ForwardState = { target: g.target, status: 'ok', lastStatus: 200, attempts: 1 };
-  const attemptEntry = (seq: number) => encodeAttempt(seq, attemptFields(attempt), stateFields(state));
+  const state = stateFields({ target: g.target, status: 'ok', lastStatus: 200, attempts: 1 });
+  /** A successful forward of `seq` at `atMs` (2 ms after its receipt, for the new ones), as the relay journals it. */
+  const attemptEntry = (seq: number, atMs: number) => encodeAttempt(seq, { target: g.target, atMs, status: 200, ok: true, durationMs: 2 }, state);
   try {
     const writes: Promise<unknown>[] = [];
     const flush = async () => {
@@ -69,8 +67,9 @@ export async function growJournal(dir: string, g: JournalGrowth): Promise<{ seco
       writes.length = 0;
     };
     // What was left pending (by the last growth, or posted to a relay since) is forwarded now.
+    const now = Date.now();
     for (const seq of unsettled) {
-      const e = attemptEntry(seq);
+      const e = attemptEntry(seq, now);
       writes.push(journal.append(T_ATTEMPT_ENTRY, [e], { entry: e }));
     }
     await flush();
@@ -81,7 +80,7 @@ export async function growJournal(dir: string, g: JournalGrowth): Promise<{ seco
       const { head, entry } = deliveryRecord(seq, receivedMs, meta);
       writes.push(journal.append(T_DELIVERY, [head, body], { entry }));
       if (seq <= lastForwarded) {
-        const e = attemptEntry(seq);
+        const e = attemptEntry(seq, receivedMs + 2);
         writes.push(journal.append(T_ATTEMPT_ENTRY, [e], { entry: e }));
       }
       if (writes.length >= BATCH) {
