@@ -20,7 +20,7 @@ async function main(): Promise<void> {
   const mb = (n: number) => n / 1024 / 1024;
   console.log(
     JSON.stringify({
-      deliveries: store.lastSeq,
+      deliveries: (store as unknown as { index: { size: number } }).index.size,
       heapUsedMb: mb(after.heapUsed - before.heapUsed),
       arrayBuffersMb: mb(after.arrayBuffers - before.arrayBuffers),
       externalMb: mb(after.external - before.external),

@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'undici';
 import { tokenFilePath } from '../src/core/relay/ready';
+import type { RelayStatus } from '../src/core/relay/protocol';
 import { sign } from '../src/core/signing';
 import { cpuMs, memKb } from './procStats';
 import { get, healthy, kill9, p50, ready } from './relayProbe';
@@ -175,11 +176,15 @@ export interface Queries {
   pageNewest50P50Ms: number;
   pageOlderP50Ms: number;
   pageNoMatchP50Ms: number;
+  /** The relay's counters over every channel (GET /api/status): a filter whose counter is 0 is answered without a walk. */
+  counts: { received: number; forwarded: number; failed: number; pending: number };
 }
 
 /** The latencies of the status and list requests on a started relay holding about `n` deliveries. */
 export async function queries(s: RelaySetup, n: number): Promise<Queries> {
-  const status = (await get(`${url(s)}/api/status`, tokenOf(s), s.agent)) as { lastSeq: number };
+  const status = (await get(`${url(s)}/api/status`, tokenOf(s), s.agent)) as RelayStatus;
+  const counts = { received: 0, forwarded: 0, failed: 0, pending: 0 };
+  for (const c of status.channels) for (const k of Object.keys(counts) as (keyof typeof counts)[]) counts[k] += c[k] ?? 0;
   const before = Math.max(1, status.lastSeq - Math.min(10_000 + Math.floor(n / 4), n - 100));
   return {
     healthzP50Ms: await p50Get(s, '/healthz', 500),
@@ -187,6 +192,7 @@ export async function queries(s: RelaySetup, n: number): Promise<Queries> {
     pageNewest50P50Ms: await p50Get(s, '/api/deliveries?limit=50', 200),
     pageOlderP50Ms: await p50Get(s, `/api/deliveries?limit=50&before=${before}`, 200),
     pageNoMatchP50Ms: await p50Get(s, '/api/deliveries?limit=50&status=failed', 50),
+    counts,
   };
 }
 
