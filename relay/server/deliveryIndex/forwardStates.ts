@@ -22,18 +22,18 @@ export class ForwardStates {
 
   /** Records `state` for row `i` (`seq`, listing `targets`), and its flags. */
   apply(c: Columns, i: number, seq: number, targets: readonly string[], state: StateFields): void {
-    if (targets.length === 1 && targets[0] === state.target && !this.objects.has(seq)) {
+    if (targets.length === 1 && targets[0] === state.target && !(this.objects.size > 0 && this.objects.has(seq))) {
       c.flags[i] = (c.flags[i]! & ~STATE_BITS) | stateFlags(state.status);
       const attempts = state.attempts >>> 0;
       c.fAttempts[i] = Math.min(attempts, OVER);
       if (attempts >= OVER) this.attemptsOver.set(seq, attempts);
-      else this.attemptsOver.delete(seq);
+      else if (this.attemptsOver.size > 0) this.attemptsOver.delete(seq);
       const last = this.codes.code(state.lastStatus);
       c.fLast[i] = last;
       if (last === OVER) this.lastOver.set(seq, state.lastStatus! & 0xffff);
-      else this.lastOver.delete(seq);
+      else if (this.lastOver.size > 0) this.lastOver.delete(seq);
       if (state.nextAttemptMs !== undefined) this.nextMs.set(seq, state.nextAttemptMs);
-      else this.nextMs.delete(seq);
+      else if (this.nextMs.size > 0) this.nextMs.delete(seq);
       return;
     }
     // Several targets, or a target the delivery did not list (a subscriber that forwarded it,

@@ -1,43 +1,97 @@
-// The delivery ids of the index's rows. The service's ids are UUIDs: one written as 36 lowercase
-// characters is kept as its 16 bytes in one typed array (a third of its UTF-8, and no start and
-// length), and given back as the same text. Any other id (a test send's `test-<uuid>`, an
-// uppercase or other form, none) goes to a StringColumn beside, found by its row's ordinal.
-// Rows are appended at the end and dropped from the front, as in a StringColumn.
+// The delivery ids of the index's rows. The service's ids are UUIDs: ids of one form (the first
+// id of 16 to 64 lowercase hex digits and dashes sets it: its length and where its dashes are)
+// are kept as their hex digits, two to a byte, in one typed array: a UUID in 16 bytes (a third
+// of its UTF-8, and no start and length), given back as the same text. Any other id (a test
+// send's `test-<uuid>`, uppercase, another form, none) goes to a StringColumn beside, found by
+// its row's ordinal. Rows are appended at the end and dropped from the front, as in a StringColumn.
 import { StringColumn } from './stringColumn';
 
-const UUID_LENGTH = 36;
-const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
-/** Hex digit values by char code (lowercase only), -1 for any other. */
-const DIGIT = new Int8Array(128).fill(-1);
-for (let d = 0; d < 16; d++) DIGIT[d.toString(16).charCodeAt(0)] = d;
+const MIN_DIGITS = 16;
+const MAX_LENGTH = 64;
 const DASH = 0x2d;
+const HEX = '0123456789abcdef';
+/** Hex digit values by char code (lowercase only), -1 for any other. */
+const DIGIT = new Int8Array(256).fill(-1);
+for (let d = 0; d < 16; d++) DIGIT[HEX.charCodeAt(d)] = d;
 
-function isDash(at: number): boolean {
-  return at === 8 || at === 13 || at === 18 || at === 23;
+/** The form of the packed ids: their length and where their dashes are (every other char a hex digit). */
+class IdForm {
+  readonly width: number;
+
+  constructor(
+    readonly length: number,
+    /** 1 where a dash is. */
+    private readonly dashes: Uint8Array,
+  ) {
+    const digits = dashes.reduce((n, d) => n + (d ? 0 : 1), 0);
+    this.width = (digits + 1) >> 1;
+  }
+
+  /** The form of `id` (its chars' codes, `n` of them) if it may set one. */
+  static of(id: Uint8Array, n: number): IdForm | undefined {
+    if (n > MAX_LENGTH) return undefined;
+    const dashes = new Uint8Array(n);
+    let digits = 0;
+    for (let i = 0; i < n; i++) {
+      if (id[i] === DASH) dashes[i] = 1;
+      else if (DIGIT[id[i]!]! < 0) return undefined;
+      else digits++;
+    }
+    return digits >= MIN_DIGITS ? new IdForm(n, dashes) : undefined;
+  }
+
+  /** Packs `id` (`n` char codes) into `out` at `to`; false (out partly written) if it is not of this form. */
+  pack(id: Uint8Array, n: number, out: Uint8Array, to: number): boolean {
+    if (n !== this.length) return false;
+    let b = to * 2;
+    for (let i = 0; i < n; i++) {
+      const c = id[i]!;
+      if (this.dashes[i]) {
+        if (c !== DASH) return false;
+        continue;
+      }
+      const d = DIGIT[c]!;
+      if (d < 0) return false;
+      out[b >> 1] = b & 1 ? out[b >> 1]! | d : d << 4;
+      b++;
+    }
+    return true;
+  }
+
+  unpack(packed: Uint8Array, at: number): string {
+    let s = '';
+    let b = at * 2;
+    for (let i = 0; i < this.length; i++) {
+      if (this.dashes[i]) s += '-';
+      else {
+        const byte = packed[b >> 1]!;
+        s += HEX[b & 1 ? byte & 15 : byte >> 4];
+        b++;
+      }
+    }
+    return s;
+  }
 }
 
-/** Writes the 16 bytes of a lowercase UUID read through `code` into `out` at `to`; false (out partly written) if it is not one. */
-function parseUuid(code: (at: number) => number, out: Uint8Array, to: number): boolean {
-  let b = 0;
-  for (let at = 0; at < UUID_LENGTH; at++) {
-    const c = code(at);
-    if (isDash(at)) {
-      if (c !== DASH) return false;
-      continue;
-    }
-    const d = c < 128 ? DIGIT[c]! : -1;
-    if (d < 0) return false;
-    if (b % 2 === 0) out[to + (b >> 1)] = d << 4;
-    else out[to + (b >> 1)]! |= d;
-    b++;
+/** An id's char codes, when it is ASCII and short enough to be packed. */
+const chars = new Uint8Array(MAX_LENGTH);
+
+function charsOf(s: string): number {
+  if (s.length > MAX_LENGTH) return -1;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 127) return -1;
+    chars[i] = c;
   }
-  return true;
+  return s.length;
 }
 
 export class IdColumn {
-  /** 16 bytes per row: row with ordinal `o` at (o - physical) * 16. */
-  private uuids = new Uint8Array(0);
-  /** The ordinal of the first row in `uuids`. */
+  /** The packed ids' form, once an id set it. */
+  private form: IdForm | undefined;
+  /** form.width bytes per row: row with ordinal `o` at (o - physical) * width. */
+  private packed = new Uint8Array(0);
+  /** The ordinal of the first row in `packed`. */
   private physical = 0;
   /** Ordinals [first, next) are live (an ordinal counts every row ever pushed). */
   private first = 0;
@@ -54,8 +108,8 @@ export class IdColumn {
 
   /** Appends a row: an id, or undefined. */
   push(value: string | undefined): void {
-    const at = this.slot();
-    if (value === undefined || value.length !== UUID_LENGTH || !parseUuid((i) => value.charCodeAt(i), this.uuids, at)) {
+    const n = value === undefined ? -1 : charsOf(value);
+    if (n < 0 || !this.pack(chars, n)) {
       this.addOther();
       this.others.push(value);
     }
@@ -64,12 +118,24 @@ export class IdColumn {
 
   /** Appends a row from UTF-8 bytes (from an index file: no string made). */
   pushBytes(utf8: Uint8Array): void {
-    const at = this.slot();
-    if (utf8.length !== UUID_LENGTH || !parseUuid((i) => utf8[i]!, this.uuids, at)) {
+    if (!this.pack(utf8, utf8.length)) {
       this.addOther();
       this.others.pushBytes(utf8);
     }
     this.next++;
+  }
+
+  /** Packs the next row's id, `n` char codes in `id`, if it has the form (or sets it). */
+  private pack(id: Uint8Array, n: number): boolean {
+    if (!this.form) {
+      this.form = IdForm.of(id, n);
+      if (!this.form) return false;
+      this.physical = this.next;
+      this.packed = new Uint8Array(1024 * this.form.width);
+    }
+    const w = this.form.width;
+    if ((this.next - this.physical + 1) * w > this.packed.length) this.resizePacked(Math.max(1024, this.size * 2));
+    return this.form.pack(id, n, this.packed, (this.next - this.physical) * w);
   }
 
   /** Row k (0 = the first live row). */
@@ -77,14 +143,7 @@ export class IdColumn {
     const ord = this.first + k;
     const j = this.otherEnd > this.otherFirst ? this.otherIndex(ord) : -1;
     if (j >= 0) return this.others.get(j - this.otherFirst);
-    const at = (ord - this.physical) * 16;
-    const u = this.uuids;
-    let s = '';
-    for (let b = 0; b < 16; b++) {
-      if (b === 4 || b === 6 || b === 8 || b === 10) s += '-';
-      s += HEX[u[at + b]!];
-    }
-    return s;
+    return this.form!.unpack(this.packed, (ord - this.physical) * this.form!.width);
   }
 
   /** Drops the first `n` live rows (their bytes are reclaimed once they are most of the buffer). */
@@ -96,14 +155,9 @@ export class IdColumn {
       gone++;
     }
     if (gone > 0) this.others.dropFront(gone);
-    if (this.first - this.physical > 4096 && (this.first - this.physical) * 2 > this.next - this.physical) this.resizeUuids(Math.max(1024, this.size * 2));
+    if (this.form && this.first - this.physical > 4096 && (this.first - this.physical) * 2 > this.next - this.physical)
+      this.resizePacked(Math.max(1024, this.size * 2));
     if (this.otherFirst > 4096 && this.otherFirst * 2 > this.otherEnd) this.resizeOthers(Math.max(1024, (this.otherEnd - this.otherFirst) * 2));
-  }
-
-  /** The byte offset of the next row's 16 bytes (room made). */
-  private slot(): number {
-    if ((this.next - this.physical) * 16 === this.uuids.length) this.resizeUuids(Math.max(1024, this.size * 2));
-    return (this.next - this.physical) * 16;
   }
 
   private addOther(): void {
@@ -124,11 +178,13 @@ export class IdColumn {
   }
 
   /** Moves the live rows' bytes to the front of a fresh array of `capacity` rows. */
-  private resizeUuids(capacity: number): void {
-    const fresh = new Uint8Array(capacity * 16);
-    fresh.set(this.uuids.subarray((this.first - this.physical) * 16, (this.next - this.physical) * 16));
-    this.uuids = fresh;
-    this.physical = this.first;
+  private resizePacked(capacity: number): void {
+    const w = this.form!.width;
+    const from = Math.max(this.first, this.physical); // (rows before the form was set have no bytes)
+    const fresh = new Uint8Array(capacity * w);
+    fresh.set(this.packed.subarray((from - this.physical) * w, (this.next - this.physical) * w));
+    this.packed = fresh;
+    this.physical = from;
   }
 
   private resizeOthers(capacity: number): void {

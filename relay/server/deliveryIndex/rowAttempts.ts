@@ -21,7 +21,7 @@ export class RowAttempts {
 
   /** Appends an attempt of row `i` (`seq`; `target`: its one target, if it has one). */
   push(c: Columns, i: number, seq: number, target: string | undefined, a: AttemptFields): void {
-    if (target !== undefined && !(c.flags[i]! & INLINE) && !this.chains.has(seq) && this.inline(c, i, target, a)) return;
+    if (target !== undefined && !(c.flags[i]! & INLINE) && !(this.chains.size > 0 && this.chains.has(seq)) && this.inline(c, i, target, a)) return;
     const head = this.chains.get(seq);
     const r = this.arena.push(a, head === undefined ? -1 : this.arena.chainEnd(head).tail);
     if (head === undefined) this.chains.set(seq, r);
