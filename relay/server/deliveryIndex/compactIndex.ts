@@ -12,11 +12,12 @@ import type { AttemptFields } from './attemptArena';
 import { sizeFields } from '../base/rejected';
 import { IdColumn } from './idColumn';
 import { channelKey, channelOfKey } from '../base/channelKey';
-import { ALL_OK, Columns, FAILED, HIDDEN, PENDING, REJECTED, StatusCodes, VERIFICATIONS } from './indexColumns';
+import { ALL_OK, Columns, FAILED, HIDDEN, PENDING, REJECTED, VERIFICATIONS } from './indexColumns';
 import { Shapes } from './shapes';
 import { ForwardStates } from './forwardStates';
 import { RowAttempts } from './rowAttempts';
 import { RecordSizes } from './recordSizes';
+import { RowCodes } from './rowCodes';
 import { LazyRow, NO_REF, type IndexedDelivery, type IndexRow, type RecordRef, type StateFields } from './indexRows';
 
 export type { AttemptFields } from './attemptArena';
@@ -68,7 +69,7 @@ export class CompactIndex {
     shape: -1,
   };
   private readonly shapes = new Shapes();
-  private readonly codes = new StatusCodes();
+  private readonly codes = new RowCodes();
   private readonly states = new ForwardStates(this.codes, this.targetNames);
   private readonly attempts = new RowAttempts(this.targetNames, this.codes);
   private readonly sizes = new RecordSizes();
@@ -128,8 +129,7 @@ export class CompactIndex {
     c.flags[i] = targets.length > 0 ? PENDING : 0;
     if (d.deliveryIdUtf8) this.deliveryIds.pushBytes(d.deliveryIdUtf8);
     else this.deliveryIds.push(d.deliveryId);
-    c.fAttempts[i] = 0;
-    c.fLast[i] = 0;
+    c.code[i] = 0;
     if (d.reason) this.reasons.set(d.seq, d.reason);
     if (d.received) this.received.set(d.seq, d.received);
     this.count(i, +1);
@@ -296,6 +296,7 @@ export class CompactIndex {
       this.received.delete(seq);
       this.states.drop(seq);
       this.sizes.drop(seq);
+      this.codes.drop(seq);
       this.attempts.drop(seq);
     }
     this.deliveryIds.dropFront(dropped);

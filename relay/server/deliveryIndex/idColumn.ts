@@ -74,16 +74,12 @@ class IdForm {
 }
 
 /** An id's char codes, when it is ASCII and short enough to be packed. */
-const chars = new Uint8Array(MAX_LENGTH);
+const chars = Buffer.alloc(MAX_LENGTH * 3);
 
+/** Writes `s` to `chars` (natively); its length, or -1 when it is not ASCII or too long. */
 function charsOf(s: string): number {
   if (s.length > MAX_LENGTH) return -1;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c > 127) return -1;
-    chars[i] = c;
-  }
-  return s.length;
+  return chars.write(s, 0, 'utf8') === s.length ? s.length : -1;
 }
 
 export class IdColumn {
