@@ -22,7 +22,7 @@ export class ForwardStates {
   apply(c: Columns, i: number, seq: number, targets: readonly string[], state: StateFields): void {
     if (targets.length === 1 && targets[0] === state.target && !(this.objects.size > 0 && this.objects.has(seq))) {
       c.flags[i] = (c.flags[i]! & ~STATE_BITS) | stateFlags(state.status);
-      this.codes.set(c, i, seq, { attempts: state.attempts >>> 0, last: state.lastStatus ?? 0 });
+      this.codes.set(c, i, seq, state.attempts >>> 0, state.lastStatus ?? 0, this.codes.get(c, i, seq).held);
       if (state.nextAttemptMs !== undefined) this.nextMs.set(seq, state.nextAttemptMs);
       else if (this.nextMs.size > 0) this.nextMs.delete(seq);
       return;

@@ -17,18 +17,29 @@ for (let d = 0; d < 16; d++) DIGIT[HEX.charCodeAt(d)] = d;
 /** The form of the packed ids: their length and where their dashes are (every other char a hex digit). */
 class IdForm {
   readonly width: number;
+  /** Where the digits are, in order (an odd count padded with the last one's place, its nibble 0). */
+  private readonly digitAt: Uint8Array;
+  private readonly dashAt: Uint8Array;
+  private readonly odd: boolean;
 
   constructor(
     readonly length: number,
     /** 1 where a dash is. */
     private readonly dashes: Uint8Array,
   ) {
-    const digits = dashes.reduce((n, d) => n + (d ? 0 : 1), 0);
-    this.width = (digits + 1) >> 1;
+    const digits: number[] = [];
+    const dashAt: number[] = [];
+    dashes.forEach((d, i) => (d ? dashAt : digits).push(i));
+    this.width = (digits.length + 1) >> 1;
+    this.odd = digits.length % 2 === 1;
+    if (this.odd) digits.push(digits[digits.length - 1]!);
+    this.digitAt = Uint8Array.from(digits);
+    this.dashAt = Uint8Array.from(dashAt);
   }
 
-  /** The form of `id` (its chars' codes, `n` of them) if it may set one. */
-  static of(id: Uint8Array, n: number): IdForm | undefined {
+  /** The form of `id` (UTF-8 bytes) if it may set one. */
+  static of(id: Uint8Array): IdForm | undefined {
+    const n = id.length;
     if (n > MAX_LENGTH) return undefined;
     const dashes = new Uint8Array(n);
     let digits = 0;
@@ -40,21 +51,35 @@ class IdForm {
     return digits >= MIN_DIGITS ? new IdForm(n, dashes) : undefined;
   }
 
-  /** Packs `id` (`n` char codes) into `out` at `to`; false (out partly written) if it is not of this form. */
-  pack(id: Uint8Array, n: number, out: Uint8Array, to: number): boolean {
-    if (n !== this.length) return false;
-    let b = to * 2;
-    for (let i = 0; i < n; i++) {
-      const c = id[i]!;
-      if (this.dashes[i]) {
-        if (c !== DASH) return false;
-        continue;
-      }
-      const d = DIGIT[c]!;
-      if (d < 0) return false;
-      out[b >> 1] = b & 1 ? out[b >> 1]! | d : d << 4;
-      b++;
+  /** Packs `id` (UTF-8 bytes) into `out` at `to`; false (out partly written) if it is not of this form. */
+  pack(id: Uint8Array, out: Uint8Array, to: number): boolean {
+    if (id.length !== this.length) return false;
+    for (let k = 0; k < this.dashAt.length; k++) if (id[this.dashAt[k]!] !== DASH) return false;
+    const at = this.digitAt;
+    for (let j = 0; j < this.width; j++) {
+      const hi = DIGIT[id[at[2 * j]!]!]!;
+      const lo = DIGIT[id[at[2 * j + 1]!]!]!;
+      if ((hi | lo) < 0) return false;
+      out[to + j] = (hi << 4) | lo;
     }
+    if (this.odd) out[to + this.width - 1]! &= 0xf0;
+    return true;
+  }
+
+  /** The same from a string (the same loops over its char codes: a copy to bytes first cost more than the packing). */
+  packString(id: string, out: Uint8Array, to: number): boolean {
+    if (id.length !== this.length) return false;
+    for (let k = 0; k < this.dashAt.length; k++) if (id.charCodeAt(this.dashAt[k]!) !== DASH) return false;
+    const at = this.digitAt;
+    for (let j = 0; j < this.width; j++) {
+      const h = id.charCodeAt(at[2 * j]!);
+      const l = id.charCodeAt(at[2 * j + 1]!);
+      const hi = h < 256 ? DIGIT[h]! : -1;
+      const lo = l < 256 ? DIGIT[l]! : -1;
+      if ((hi | lo) < 0) return false;
+      out[to + j] = (hi << 4) | lo;
+    }
+    if (this.odd) out[to + this.width - 1]! &= 0xf0;
     return true;
   }
 
@@ -71,15 +96,6 @@ class IdForm {
     }
     return s;
   }
-}
-
-/** An id's char codes, when it is ASCII and short enough to be packed. */
-const chars = Buffer.alloc(MAX_LENGTH * 3);
-
-/** Writes `s` to `chars` (natively); its length, or -1 when it is not ASCII or too long. */
-function charsOf(s: string): number {
-  if (s.length > MAX_LENGTH) return -1;
-  return chars.write(s, 0, 'utf8') === s.length ? s.length : -1;
 }
 
 export class IdColumn {
@@ -104,8 +120,7 @@ export class IdColumn {
 
   /** Appends a row: an id, or undefined. */
   push(value: string | undefined): void {
-    const n = value === undefined ? -1 : charsOf(value);
-    if (n < 0 || !this.pack(chars, n)) {
+    if (value === undefined || !this.pack(value)) {
       this.addOther();
       this.others.push(value);
     }
@@ -114,24 +129,25 @@ export class IdColumn {
 
   /** Appends a row from UTF-8 bytes (from an index file: no string made). */
   pushBytes(utf8: Uint8Array): void {
-    if (!this.pack(utf8, utf8.length)) {
+    if (!this.pack(utf8)) {
       this.addOther();
       this.others.pushBytes(utf8);
     }
     this.next++;
   }
 
-  /** Packs the next row's id, `n` char codes in `id`, if it has the form (or sets it). */
-  private pack(id: Uint8Array, n: number): boolean {
+  /** Packs the next row's id (a string or its UTF-8) if it has the form (or sets it). */
+  private pack(id: string | Uint8Array): boolean {
     if (!this.form) {
-      this.form = IdForm.of(id, n);
+      this.form = IdForm.of(typeof id === 'string' ? Buffer.from(id, 'utf8') : id);
       if (!this.form) return false;
       this.physical = this.next;
       this.packed = new Uint8Array(1024 * this.form.width);
     }
     const w = this.form.width;
     if ((this.next - this.physical + 1) * w > this.packed.length) this.resizePacked(Math.max(1024, this.size * 2));
-    return this.form.pack(id, n, this.packed, (this.next - this.physical) * w);
+    const at = (this.next - this.physical) * w;
+    return typeof id === 'string' ? this.form.packString(id, this.packed, at) : this.form.pack(id, this.packed, at);
   }
 
   /** Row k (0 = the first live row). */

@@ -37,7 +37,8 @@ export class RowAttempts {
       return false;
     c.iAt[i] = at;
     c.iDur[i] = us;
-    this.codes.set(c, i, seq, { held: a.status ?? 0 });
+    const t = this.codes.get(c, i, seq);
+    this.codes.set(c, i, seq, t.attempts, t.last, a.status ?? 0);
     c.flags[i]! |= INLINE | (a.ok ? INLINE_OK : 0) | (a.replay ? INLINE_REPLAY : 0);
     return true;
   }

@@ -28,26 +28,24 @@ export class RowCodes {
     return k === OVER ? this.over.get(seq)! : this.triples[k]!;
   }
 
-  /** Sets row `i`'s (`seq`) triple, or part of it. */
-  set(c: Columns, i: number, seq: number, part: Partial<Triple>): void {
-    const t = { ...this.get(c, i, seq), ...part };
-    t.last &= 0xffff;
-    t.held &= 0xffff;
-    const k = this.codeOf(t);
+  /** Sets row `i`'s (`seq`) triple (no object made unless it is new or kept in the map). */
+  set(c: Columns, i: number, seq: number, attempts: number, last: number, held: number): void {
+    last &= 0xffff;
+    held &= 0xffff;
+    const k = attempts < U16 ? this.codeOf(attempts, last, held) : OVER;
     c.code[i] = k;
-    if (k === OVER) this.over.set(seq, t);
+    if (k === OVER) this.over.set(seq, { attempts, last, held });
     else if (this.over.size > 0) this.over.delete(seq);
   }
 
-  private codeOf(t: Triple): number {
-    if (t.attempts >= U16) return OVER;
-    const key = (t.attempts * U16 + t.last) * U16 + t.held;
+  private codeOf(attempts: number, last: number, held: number): number {
+    const key = (attempts * U16 + last) * U16 + held;
     let k = this.codes.get(key);
     if (k === undefined) {
       if (this.triples.length >= OVER) return OVER;
       k = this.triples.length;
       this.codes.set(key, k);
-      this.triples.push(t);
+      this.triples.push({ attempts, last, held });
     }
     return k;
   }
