@@ -10,6 +10,9 @@ const MIN_DIGITS = 16;
 const MAX_LENGTH = 64;
 const DASH = 0x2d;
 const HEX = '0123456789abcdef';
+const HEX_CODES = Uint8Array.from(HEX, (c) => c.charCodeAt(0));
+/** Where an id is spelled out before it is made a string. */
+const scratch = Buffer.alloc(MAX_LENGTH);
 /** Hex digit values by char code (lowercase only), -1 for any other. */
 const DIGIT = new Int8Array(256).fill(-1);
 for (let d = 0; d < 16; d++) DIGIT[HEX.charCodeAt(d)] = d;
@@ -25,7 +28,7 @@ class IdForm {
   constructor(
     readonly length: number,
     /** 1 where a dash is. */
-    private readonly dashes: Uint8Array,
+    dashes: Uint8Array,
   ) {
     const digits: number[] = [];
     const dashAt: number[] = [];
@@ -83,18 +86,18 @@ class IdForm {
     return true;
   }
 
+  /** The id packed at `at`: its chars written to a scratch buffer, made a string once (a string built char by char made 36 and their garbage). */
   unpack(packed: Uint8Array, at: number): string {
-    let s = '';
-    let b = at * 2;
-    for (let i = 0; i < this.length; i++) {
-      if (this.dashes[i]) s += '-';
-      else {
-        const byte = packed[b >> 1]!;
-        s += HEX[b & 1 ? byte & 15 : byte >> 4];
-        b++;
-      }
+    const out = scratch;
+    for (let k = 0; k < this.dashAt.length; k++) out[this.dashAt[k]!] = DASH;
+    const places = this.digitAt;
+    for (let j = 0; j < this.width; j++) {
+      const byte = packed[at + j]!;
+      out[places[2 * j]!] = HEX_CODES[byte >> 4]!;
+      out[places[2 * j + 1]!] = HEX_CODES[byte & 15]!; // (an odd count: the last place written twice, high nibble last)
     }
-    return s;
+    if (this.odd) out[places[places.length - 1]!] = HEX_CODES[packed[at + this.width - 1]! >> 4]!;
+    return out.toString('latin1', 0, this.length);
   }
 }
 
