@@ -384,10 +384,18 @@ export class CompactIndex {
     const out: RelayDeliverySummary[] = [];
     const start = q.before === undefined ? this.end : this.lowerBound(q.before);
     const stop = q.since === undefined ? this.head : this.lowerBound(q.since + 1);
+    // The filter per row: its flags against `need`, its shape against a table made for this query.
+    const need = q.status === 'pending' ? PENDING : q.status === 'failed' ? FAILED : q.status === 'ok' ? ALL_OK : 0;
+    const byVerification = q.status !== undefined && need === 0;
+    const shapes = this.shapes;
+    const shapeOk =
+      ch >= 0 || byVerification
+        ? Uint8Array.from(shapes.channel, (c, s) => ((ch < 0 || c === ch) && (!byVerification || VERIFICATIONS[shapes.verification[s]!] === q.status) ? 1 : 0))
+        : undefined;
+    const { flags, shape } = this.cols;
     for (let i = start - 1; i >= stop && out.length < limit; i--) {
-      if (ch >= 0 && this.channelAt(i) !== ch) continue;
-      if (this.cols.flags[i]! & HIDDEN) continue;
-      if (q.status && !this.matches(i, q.status)) continue;
+      const f = flags[i]!;
+      if (f & HIDDEN || (need && !(f & need)) || (shapeOk && !shapeOk[shape.get(i)])) continue;
       out.push(this.summary(i));
     }
     return out;
@@ -403,14 +411,6 @@ export class CompactIndex {
     let n = 0;
     for (const [id, c] of this.counts.entries()) if (c && (ch < 0 || id === ch)) n += count(c);
     return n === 0;
-  }
-
-  private matches(i: number, status: string): boolean {
-    const f = this.cols.flags[i]!;
-    if (status === 'pending') return (f & PENDING) !== 0;
-    if (status === 'failed') return (f & FAILED) !== 0;
-    if (status === 'ok') return (f & ALL_OK) !== 0;
-    return VERIFICATIONS[this.verificationAt(i)] === status;
   }
 
   /** Per-channel counts (one row per channel identity), O(channels). */
