@@ -36,6 +36,11 @@ const COUNTED = new Map<string, (c: Counts) => number>([
 ]);
 
 export class CompactIndex {
+  /** An instance of each class the index creates only once rows came, for its snapshot (../base/objectImage.ts loadObject). */
+  static imageSamples(): object[] {
+    return IdColumn.imageSamples();
+  }
+
   private cols = new Columns();
   /** Live rows are [head, end). */
   private head = 0;

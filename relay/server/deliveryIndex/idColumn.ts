@@ -102,6 +102,11 @@ class IdForm {
 }
 
 export class IdColumn {
+  /** An instance of each class a column creates only once an id came (an index snapshot must know them: ../base/objectImage.ts). */
+  static imageSamples(): object[] {
+    return [IdForm.of(HEX_CODES)!];
+  }
+
   /** The packed ids' form, once an id set it. */
   private form: IdForm | undefined;
   /** form.width bytes per row: row with ordinal `o` at (o - physical) * width. */
