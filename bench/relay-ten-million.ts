@@ -32,11 +32,11 @@ import { kill9 } from './relayProbe';
 import {
   bytesPerDelivery,
   emptyRelayMemory,
+  firstStart,
   printRestarts,
   queries,
   relayMemory,
   restarts,
-  startRelay,
   type RelayMemory,
   type RelaySetup,
 } from './relayRestart';
@@ -103,7 +103,11 @@ async function measure(cli: string, n: number, first: number, appUrl: string) {
   console.log(`an empty relay: RSS ${empty.rssMb.toFixed(0)} MB`);
 
   const small = await grow(dir, first, appUrl);
-  const r1 = await restarts(setup, (await startRelay(setup)).child, 1);
+  const upgrade1 = await firstStart(setup);
+  console.log(
+    `at ${count(first)}, the first start (no index snapshot yet): API ${(upgrade1.apiMs / 1000).toFixed(2)} s, its snapshot written ${upgrade1.snapshotS.toFixed(1)} s after the spawn`,
+  );
+  const r1 = await restarts(setup, upgrade1.child, 1);
   const at1 = await settledMemory(r1.child);
   const q1 = await queries(setup, first);
   console.log(
@@ -114,7 +118,11 @@ async function measure(cli: string, n: number, first: number, appUrl: string) {
 
   const big = await grow(dir, n, appUrl);
   const held = small.written + big.written;
-  const r10 = await restarts(setup, (await startRelay(setup)).child, 3);
+  const upgrade10 = await firstStart(setup);
+  console.log(
+    `at ${count(n)}, the first start (no index snapshot yet): API ${(upgrade10.apiMs / 1000).toFixed(2)} s, its snapshot written ${upgrade10.snapshotS.toFixed(1)} s after the spawn`,
+  );
+  const r10 = await restarts(setup, upgrade10.child, 3);
   const { child, ...restart } = r10;
   const at10 = await settledMemory(child);
   const q10 = await queries(setup, n);
@@ -130,6 +138,7 @@ async function measure(cli: string, n: number, first: number, appUrl: string) {
     buildS: { first: small.seconds, rest: big.seconds },
     rssEmpty: empty,
     at1M: { deliveries: small.written, journalMb: small.journalMb, apiMs: r1.apiMs, acceptMs: r1.acceptMs, healthzMs: r1.healthzMs, ...at1.memory, ...q1 },
+    firstStart: { at1M: { apiMs: upgrade1.apiMs, snapshotS: upgrade1.snapshotS }, at10M: { apiMs: upgrade10.apiMs, snapshotS: upgrade10.snapshotS } },
     ...restart,
     rssAfterRestartMb: at10.memory.rssMb,
     anonAfterRestartMb: at10.memory.anonMb,

@@ -5,7 +5,8 @@
 // 200 (the index built), when /readyz answers 200; then its RSS one second after the API answered,
 // and the p50 of the status and list requests.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { Agent, request } from 'undici';
 import { tokenFilePath } from '../src/core/relay/ready';
 import type { RelayStatus } from '../src/core/relay/protocol';
@@ -13,6 +14,7 @@ import { sign } from '../src/core/signing';
 import { cpuMs, memKb } from './procStats';
 import { get, healthy, kill9, p50, ready } from './relayProbe';
 import { owned } from './scratchSpace';
+import { SNAPSHOT_FILE } from '../relay/server/journal/snapshotFile';
 
 const SECRET = 'bench-secret-0123456789';
 /**
@@ -219,4 +221,27 @@ export async function emptyRelayMemory(s: Omit<RelaySetup, 'dir'>, dir: string):
 /** Bytes of RSS per delivery between two relays' RSS (MB) holding `from` and `to` deliveries. */
 export function bytesPerDelivery(fromMb: number, toMb: number, from: number, to: number): number {
   return ((toMb - fromMb) * 1024 * 1024) / (to - from);
+}
+
+/**
+ * The first start on a journal written offline (no index snapshot yet, as after an upgrade): its
+ * times, then the wait until the relay wrote its snapshot (it does once the index is built), so
+ * the timed restarts after it read one, as a relay that has run does. Polled every 50 ms: a bench.
+ */
+export async function firstStart(s: RelaySetup): Promise<Started & { snapshotS: number }> {
+  const spawnedAt = Date.now();
+  const started = await startRelay(s);
+  const mtime = () => {
+    try {
+      return statSync(join(s.dir, SNAPSHOT_FILE)).mtimeMs;
+    } catch {
+      return 0;
+    }
+  };
+  while (mtime() < spawnedAt) {
+    if (started.child.exitCode !== null) throw new Error(`relay exited with ${started.child.exitCode}`);
+    if (Date.now() - spawnedAt > 600_000) throw new Error('the relay wrote no index snapshot within 10 minutes');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { ...started, snapshotS: (mtime() - spawnedAt) / 1000 };
 }
