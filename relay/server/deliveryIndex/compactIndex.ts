@@ -228,6 +228,10 @@ export class CompactIndex {
    * false: verified or unverified) or visible rejected ones. 0 when no more than `keep` are held.
    */
   floorKeeping(keep: number, rejected: boolean): number {
+    // The counters say whether more than `keep` are held: a relay under its limit (most) walks no row.
+    let held = 0;
+    for (const c of this.counts) if (c) held += rejected ? c.rejected : c.verified + c.unverified;
+    if (held <= keep) return 0;
     let n = 0;
     for (let i = this.end - 1; i >= this.head; i--) {
       const f = this.cols.flags[i]!;

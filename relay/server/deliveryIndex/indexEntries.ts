@@ -74,6 +74,11 @@ export function encodeDelivery(d: IndexedDelivery): Buffer {
 }
 
 /** A delivery entry; with `rawId` its delivery id comes as bytes (deliveryIdUtf8), for the index to keep as such. */
+/** The seq of a delivery's or an attempt's entry (each starts with it), nothing else decoded. */
+export function entrySeq(r: ByteReader): number {
+  return r.f64();
+}
+
 export function decodeDelivery(r: ByteReader, rawId = false): IndexedDelivery {
   const seq = r.f64();
   const receivedMs = r.f64();

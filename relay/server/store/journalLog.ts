@@ -29,7 +29,7 @@ import {
   parseMeta,
   summarize,
 } from './storeRecords';
-import { decodeAttempt, decodeAttemptInto, decodeDelivery, decodePrune, encodeAttempt, encodePrune } from '../deliveryIndex/indexEntries';
+import { decodeAttemptInto, decodeDelivery, decodePrune, encodeAttempt, encodePrune, entrySeq } from '../deliveryIndex/indexEntries';
 import type { ByteReader } from '../base/bytes';
 import type { AttemptFields, IndexRow, StateFields } from '../deliveryIndex/compactIndex';
 import type { AttemptToRecord, DeliveryLog, LogSink, ReadRecord } from './deliveryLog';
@@ -486,8 +486,7 @@ export class JournalLog implements DeliveryLog {
 
 /** The seq a record's index entry names (a delivery's, an attempt's, below a prune floor), 0 for others. */
 function lastSeqOf(type: number, entry: ByteReader): number {
-  if (type === T_DELIVERY) return decodeDelivery(entry, true).seq;
-  if (isAttempt(type)) return decodeAttempt(entry).seq;
+  if (type === T_DELIVERY || isAttempt(type)) return entrySeq(entry);
   return type === T_PRUNE ? decodePrune(entry) - 1 : 0;
 }
 
