@@ -165,10 +165,14 @@ export class NatsSnapshots {
    * undefined otherwise, said in one line (but for a store that never had one).
    */
   async restore(): Promise<Restored | undefined> {
+    return this.restoreNow().catch((err: Error) => this.refused(err.message));
+  }
+
+  private async restoreNow(): Promise<Restored | undefined> {
     const { host } = this;
+    if (this.options === false) return undefined;
     const [d, a] = await Promise.all([host.jsm.streams.info(host.deliveries), host.jsm.streams.info(host.attempts)]);
     this.identity = { identity: jetStreamIdentity(d), attemptsCreated: a.created };
-    if (this.options === false) return undefined;
     let os: ObjectStore;
     try {
       os = this.os = await snapshotStore(host.nc, host.bucket, host.replicas());
