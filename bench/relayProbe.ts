@@ -48,6 +48,11 @@ export async function get(url: string, token: string, agent: Agent): Promise<unk
   return res.body.json();
 }
 
+/** The `i`th bench delivery's id: a lowercase UUID, as the service's are (the index keeps those in 16 bytes). */
+export function deliveryId(i: number): string {
+  return `7f1c2d3e-4a5b-4c9d-8e1f-${i.toString(16).padStart(12, '0')}`;
+}
+
 /** The raw headers of the `i`th bench delivery of `size` body bytes, as the service sends them (one in four an `issues` event). */
 export function deliveryHeaders(i: number, size: number): [string, string][] {
   return [
@@ -56,7 +61,7 @@ export function deliveryHeaders(i: number, size: number): [string, string][] {
     ['Content-Type', 'application/json'],
     ['Content-Length', String(size)],
     ['X-Service-Event', i % 4 ? 'push' : 'issues'],
-    ['X-Service-Delivery', `7f1c2d3e-${String(i).padStart(7, '0')}-4a5b-8c9d-0e1f2a3b4c5d`],
+    ['X-Service-Delivery', deliveryId(i)],
     ['X-Service-Signature', `sha256=${'ab'.repeat(32)}`],
   ];
 }

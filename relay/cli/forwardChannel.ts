@@ -6,7 +6,7 @@
 // through `run.fail`.
 import { forwardState, StateFileError } from './forwardState';
 import { EXIT, type CliIO } from './io';
-import { isUntrustedCert, untrustedCertMessage } from './tlsTrust';
+import { untrustedRelay } from './forwardTls';
 import type { Router } from './forwardRoutes';
 import type { LineSource, OutputMode } from './forwardOutput';
 import { ForwardEngine, type CursorStore, type ForwardEngineOptions, type ForwardEvent } from '../client/forwardEngine';
@@ -43,6 +43,8 @@ export interface ForwardArgs {
   output: OutputMode;
   /** The attempt to an app (--ca, --skip-verify); default: forwardDelivery. */
   attempt?: ForwardEngineOptions['attempt'];
+  /** The CAs a wss:// relay address is checked against (--ca with the usual roots); default: Node's (NODE_EXTRA_CA_CERTS included). */
+  relayCa?: string[];
 }
 
 /** What the forwarders of one process share. */
@@ -81,7 +83,10 @@ function fatal(s: SubscriptionState, relayUrl: string): { why: string; exit?: nu
       };
     return { why: "the relay refused the connection (HTTP 403): the Host or Origin is not allowed (see the relay's --allow-host)" };
   }
-  if (isUntrustedCert(s.code)) return { why: untrustedCertMessage(relayUrl, s.code!) };
+  // An address whose certificate is not trusted here stops forward only when no other address goes on
+  // (with one, the fail-over's note says why it was passed over).
+  const untrusted = s.next === undefined ? untrustedRelay(relayUrl, s) : undefined;
+  if (untrusted) return { why: untrusted };
   return undefined;
 }
 
@@ -147,6 +152,7 @@ export async function forwardChannel(a: ForwardArgs, channel: string | undefined
   const sub = subscribe({
     url: a.relayUrls,
     token: a.token,
+    ...(a.relayCa ? { ca: a.relayCa } : {}),
     since: a.since,
     resumeFrom: start,
     channel,
@@ -172,7 +178,7 @@ export async function forwardChannel(a: ForwardArgs, channel: string | undefined
         run.chatter(`${said} connected (relay at seq ${s.lastSeq})${s.relay ? `; relay ${s.relay}` : ''}`, from());
       } else if (s.state === 'reconnecting' && !run.stop.aborted) {
         const lost = { relay: relayLabel(s.url), said };
-        if (s.next) run.note(`${said} ${escapeControls(s.reason)}; going on at once at ${relayLabel(s.next)}`, lost);
+        if (s.next) run.note(`${said} ${untrustedRelay(s.url, s) ?? escapeControls(s.reason)}; going on at once at ${relayLabel(s.next)}`, lost);
         else
           run.note(
             `${said} ${escapeControls(s.reason)}; reconnecting in ${s.delayMs} ms, or once ${a.relayUrls.length > 1 ? 'a' : 'the'} relay's port answers again`,

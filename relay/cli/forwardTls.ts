@@ -1,14 +1,16 @@
 // `forward`'s trust for local https apps (issue 38 item 4), like `stripe listen --skip-verify`:
-//   --ca FILE       trust this CA (PEM) for the targets, beside the usual roots
-//   --skip-verify   no certificate check at all; refused unless every target is loopback
+//   --ca FILE       trust this CA (PEM) for the targets and the wss:// relay addresses, beside the usual roots
+//   --skip-verify   no certificate check at all; refused unless every target is loopback (never for a relay)
 // The attempt and the words for an app's certificate error (which of the two fits) are
 // relay/client/appAttempt.ts's, shared with the editor's set-ups.
 import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
 import { resolve } from 'node:path';
 import { trustedAttempt } from '../client/appAttempt';
 import type { ForwardEngineOptions } from '../client/forwardEngine';
 import { caTextProblem, farTarget } from '../../src/core/relay/appTrust';
 import { UsageError } from './io';
+import { isUntrustedCert, untrustedCertMessage } from './tlsTrust';
 
 export interface TlsFlags {
   ca?: string;
@@ -27,6 +29,18 @@ export function appAttempt(f: TlsFlags): ForwardEngineOptions['attempt'] {
     return trustedAttempt({ skipVerify: true, timeoutMs: f.timeoutMs });
   }
   return trustedAttempt({ ...(f.ca !== undefined ? { caPem: readCa(resolve(f.cwd, f.ca)) } : {}), timeoutMs: f.timeoutMs });
+}
+
+/** Why forward cannot go on at relay address `url` when `err` (or its cause) is a certificate whose CA is not trusted here; else undefined. */
+export function untrustedRelay(url: string, err: unknown): string | undefined {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  const code = typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
+  return isUntrustedCert(code) ? `${untrustedCertMessage(url, code!)}, or pass it with --ca FILE` : undefined;
+}
+
+/** The CAs a wss:// relay address is checked against with --ca FILE: the usual roots and FILE's (as for an app). */
+export function relayCas(ca: string, cwd: string): string[] {
+  return [...rootCertificates, readCa(resolve(cwd, ca))];
 }
 
 function readCa(file: string): string {

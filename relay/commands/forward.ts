@@ -13,11 +13,12 @@ import { retrySchedule } from '../../src/core/relay/forwardPolicy';
 import { escapeControls } from '../../src/core/text/controls';
 import { routerOf } from '../cli/forwardRoutes';
 import { forwardChannel, relayLabel, type ForwardArgs, type ForwardRun } from '../cli/forwardChannel';
+import { Agent } from 'undici';
 import { RelayApi, RelayApiError } from '../client/api';
 import { MAX_CONCURRENCY } from '../client/subscribe';
 import { ForwardTally } from '../cli/forwardSummary';
 import { EVENT_TYPES } from '../../src/core/events/types';
-import { appAttempt } from '../cli/forwardTls';
+import { appAttempt, relayCas, untrustedRelay } from '../cli/forwardTls';
 import { InteractiveView } from '../cli/forwardInteractive';
 
 /** The relay's channel names (relay/server/channels/channels.ts CHANNEL_RE; not imported: this bundle stays small). */
@@ -73,7 +74,8 @@ Options:
   --channel C     only this channel; C,D,... several in one process, each with its own resume
                   point; '*' every channel the token reads (the admin token: each channel listed
                   at the start). A channel token given another channel is a usage error.
-  --ca FILE       trust this CA (PEM) for https targets, beside the usual roots
+  --ca FILE       trust this CA (PEM) for https targets and wss:// relay addresses, beside the
+                  usual roots
   --skip-verify   check no certificate of an https target: only when every target is on this
                   machine (127.0.0.1, ::1, localhost); refused otherwise
   --output M      interactive (the default on a terminal that is not dumb): a live list of the
@@ -100,8 +102,9 @@ Options:
 SIGINT or SIGTERM stops at once (exit 0) and prints one line: posted, 2xx, refused, retrying,
 skipped by the filter. A forward in flight is cut off and stays unacknowledged, so the relay
 sends it again at the next start. A relay that refuses the token
-(HTTP 401 or 403), or whose TLS certificate is not trusted here (set NODE_EXTRA_CA_CERTS),
-stops it with exit 1: retrying would not help.
+(HTTP 401 or 403), or whose TLS certificate is not trusted here (pass --ca or set NODE_EXTRA_CA_CERTS),
+stops it with exit 1: retrying would not help. With several --relay addresses, one whose
+certificate is not trusted is passed over (with that line) for the next that answers.
 `;
 
 /** ws(s)://… as given; http(s)://… (the address `relay` prints) as ws(s)://…; else undefined. */
@@ -169,12 +172,14 @@ function parseArgs(values: ParsedValues<typeof options>, io: CliIO): ForwardArgs
     throw new UsageError(`--parallel must be a whole number from 1 to ${MAX_CONCURRENCY}, got '${values.parallel}'`);
   }
   const https = targets.some((t) => /^https:/i.test(t));
+  const wss = relayUrls.some((u) => u.startsWith('wss:'));
   if (values['skip-verify'] && values.ca !== undefined) throw new UsageError('--ca and --skip-verify: pass one (--skip-verify checks no certificate at all)');
-  if ((values['skip-verify'] || values.ca !== undefined) && !https)
-    throw new UsageError(`--${values.ca !== undefined ? 'ca' : 'skip-verify'} is for https:// targets, and none is`);
+  if (values['skip-verify'] && !https) throw new UsageError('--skip-verify is for https:// targets, and none is');
+  if (values.ca !== undefined && !https && !wss) throw new UsageError('--ca is for https:// targets and wss:// relay addresses, and none is');
   const attempt = https ? appAttempt({ ca: values.ca, skipVerify: values['skip-verify'], cwd: io.cwd, targets, timeoutMs }) : undefined;
+  const relayCa = wss && values.ca !== undefined ? relayCas(values.ca, io.cwd) : undefined;
   const output = outputMode(values.output, io);
-  return { output, relayUrls, token, route, filtered, targets, channels, attempt, since, timeoutMs, schedule, stateFile: values.state, parallel };
+  return { output, relayUrls, token, route, filtered, targets, channels, attempt, relayCa, since, timeoutMs, schedule, stateFile: values.state, parallel };
 }
 
 /**
@@ -186,10 +191,11 @@ async function channelsOf(a: ForwardArgs): Promise<(string | undefined)[]> {
   if (!a.channels.includes('*')) return a.channels;
   for (const [i, url] of a.relayUrls.entries()) {
     try {
-      return (await new RelayApi({ baseUrl: httpBase(url), token: a.token }).listChannels()).map((c) => c.name);
+      return (await relayApi(a, url).listChannels()).map((c) => c.name);
     } catch (err) {
       if (err instanceof RelayApiError && err.status === 403) return [undefined]; // a channel token: its own channel's stream
-      if (err instanceof RelayApiError || i === a.relayUrls.length - 1) throw err; // the relay answered: another would say the same
+      const untrusted = untrustedRelay(url, err);
+      if (err instanceof RelayApiError || i === a.relayUrls.length - 1) throw untrusted ? new Error(untrusted, { cause: err }) : err; // the relay answered: another would say the same
     }
   }
   return [undefined]; // not reached: relayUrls is never empty
@@ -198,8 +204,12 @@ async function channelsOf(a: ForwardArgs): Promise<(string | undefined)[]> {
 /** The relay's http(s) address, from its ws(s) one. */
 const httpBase = (relayUrl: string) => relayUrl.replace(/^ws/, 'http').replace(/\/ws\/?$/, '');
 
+/** The REST API at the relay address `url`, trusting --ca's CA for https as the WebSocket does. */
+const relayApi = (a: ForwardArgs, url: string) =>
+  new RelayApi({ baseUrl: httpBase(url), token: a.token, ...(a.relayCa ? { dispatcher: new Agent({ connect: { ca: a.relayCa } }) } : {}) });
+
 function interactiveView(a: ForwardArgs, io: CliIO, quit: () => void): InteractiveView {
-  const api = new RelayApi({ baseUrl: httpBase(a.relayUrls[0]!), token: a.token });
+  const api = relayApi(a, a.relayUrls[0]!);
   return new InteractiveView({ io, api, pageUrl: `${httpBase(a.relayUrls[0]!)}/`, totalAttempts: a.schedule.length, quit });
 }
 

@@ -62,6 +62,9 @@ Options:
                         (default 100000); rejected ones never push them out
   --keep-rejected N     retention of rejected (401) deliveries, apart: the newest N (default 1000)
   --max-age D           retention: drop deliveries older than D, e.g. 7d, 12h (default 30d)
+  --snapshot-every N    the file journal's index snapshot, for a fast restart: written after
+                        every N records (default: the larger of 50000 and a tenth of the
+                        deliveries held), after a prune and at a clean stop; 0: none
   --store URL           where deliveries are kept: file: (default: the journal in the data
                         folder); nats://HOST:PORT[,nats://HOST:PORT…] for NATS JetStream
                         (tls:// for TLS; user:pass@ in the URL), where several relays on one
@@ -175,6 +178,7 @@ const OPTIONS = {
   keep: { type: 'string' },
   'keep-rejected': { type: 'string' },
   'max-age': { type: 'string' },
+  'snapshot-every': { type: 'string' },
   store: { type: 'string' },
   'nats-creds': { type: 'string' },
   'nats-replicas': { type: 'string' },
@@ -186,6 +190,16 @@ const OPTIONS = {
 } as const;
 
 type Values = ParsedValues<typeof OPTIONS>;
+
+/**
+ * --snapshot-every; SERVICE_HOOKS_TEST_SNAPSHOT_HOLD=1 (tests only) stops a snapshot write half-way
+ * through its temporary file for good, so a test can kill the relay then.
+ */
+function snapshotChoice(every: string | undefined, env: CliIO['env']): Pick<RelayOptions, 'snapshot'> {
+  if (every === '0') return { snapshot: false };
+  const hold = env.SERVICE_HOOKS_TEST_SNAPSHOT_HOLD === '1' ? { hold: () => new Promise<void>(() => undefined) } : {};
+  return { snapshot: { ...(every === undefined ? {} : { every: positiveInt(every, '--snapshot-every') }), ...hold } };
+}
 
 function timeScaleOf(value: string | undefined): number {
   const timeScale = value === undefined ? 1 : Number(value);
@@ -260,6 +274,7 @@ function relayOptions(values: Values, io: CliIO, logger: RelayLogger): RelayOpti
       maxAgeMs: values['max-age'] === undefined ? RELAY_RETENTION.maxAgeMs : parseDuration(values['max-age'], '--max-age'),
       ...(values['keep-rejected'] === undefined ? {} : { maxRejected: positiveInt(values['keep-rejected'], '--keep-rejected') }),
     },
+    ...snapshotChoice(values['snapshot-every'], io.env),
     ...storeChoice(values.store ?? (io.env.SERVICE_HOOKS_STORE || undefined), values['nats-creds'], values['nats-replicas'], io.cwd),
     ...metricsChoice(values['metrics-listen'], values['no-metrics']),
     signal: io.stopSignal,

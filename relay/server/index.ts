@@ -22,6 +22,7 @@ import { stopper } from './lifecycle';
 import { LoadGate } from './loadGate';
 import { RejectLimiter, type RejectLimits } from './ingress/rateLimit';
 import { openStore, storeBackend, type StoreChoice } from './storeBackends';
+import type { SnapshotOptions } from './store/journalSnapshot';
 import { metering, type MetricsOption } from './metrics';
 import { createPage, type Page } from './page';
 import { recordSubscriberForward, recordSubscriberSkip } from './subscribers/subscriberForward';
@@ -72,6 +73,8 @@ export interface RelayOptions extends ChannelDefaults {
   allowedHosts?: string[];
   allowedOrigins?: string[];
   segmentBytes?: number;
+  /** The file journal's index snapshots: every N records (--snapshot-every), false for none; absent: the defaults. */
+  snapshot?: SnapshotOptions | false;
   pingIntervalMs?: number;
   /** Rate of rejected (401) deliveries journaled per source and in total; past it: 429 (./ingress/rateLimit.ts). */
   rejectLimits?: RejectLimits;

@@ -44,6 +44,8 @@ export interface StoreContext extends SharedForwardingSettings {
   retention?: { maxCount?: number; maxAgeMs?: number; maxRejected?: number };
   journalFs?: JournalFs;
   onSync?: StoreOptions['onSync'];
+  /** The file journal's index snapshots (./store/journalSnapshot.ts); false: none; absent: the defaults. */
+  snapshot?: SnapshotOptions | false;
 }
 
 export interface OpenedStore {
@@ -149,24 +151,9 @@ async function openFileStore(ctx: StoreContext): Promise<OpenedStore> {
       ),
     fs: ctx.journalFs,
     onSync: ctx.onSync,
-    snapshot: snapshotOptions(process.env),
+    snapshot: ctx.snapshot ?? {},
   });
   return { store, kind: 'file', identity: fileStoreIdentity(dataDir), loading: loaded.then(() => store.applyRetention()) };
-}
-
-/**
- * The index snapshot's interval from SERVICE_HOOKS_SNAPSHOT_EVERY (records; 0: no snapshots),
- * and, for tests only, SERVICE_HOOKS_TEST_SNAPSHOT_HOLD=1: a snapshot write stops half-way
- * through its temporary file and never ends (a test kills the relay then).
- */
-function snapshotOptions(env: NodeJS.ProcessEnv): SnapshotOptions | false {
-  const every = env.SERVICE_HOOKS_SNAPSHOT_EVERY;
-  if (every !== undefined && !/^\d+$/.test(every)) throw new Error(`SERVICE_HOOKS_SNAPSHOT_EVERY: '${every}' is not a number of records`);
-  if (every === '0') return false;
-  return {
-    ...(every !== undefined ? { every: Number(every) } : {}),
-    ...(env.SERVICE_HOOKS_TEST_SNAPSHOT_HOLD === '1' ? { hold: () => new Promise<void>(() => undefined) } : {}),
-  };
 }
 
 function writeErrorLine(dataDir: string, err: Error | undefined, fatal: boolean): string {

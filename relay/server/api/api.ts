@@ -79,7 +79,11 @@ export function createApi(ctx: ApiContext): (req: IncomingMessage, res: ServerRe
     if (!hostAllowed(req.headers.host, ctx.boundHost, ctx.allowedHosts))
       return (ctx.refused?.(req, 'host', 'an API request'), refuse(req, res, 403, 'forbidden Host header'));
     const scope = ctx.authenticate(bearer(req));
-    if (!scope) return (ctx.refused?.(req, 'token', 'an API request'), refuse(req, res, 401, 'missing or wrong relay token', { 'www-authenticate': 'Bearer' }));
+    if (!scope)
+      return (
+        ctx.refused?.(req, 'token', 'an API request'),
+        refuse(req, res, 401, "missing or wrong relay token (a deleted channel's token is refused too)", { 'www-authenticate': 'Bearer' })
+      );
     const found = matchRoute(routes, url.pathname, req.method ?? 'GET');
     if (!found) return refuse(req, res, 404, 'not found');
     if (found.handler) return found.handler(req, res, found.params, url, scope);

@@ -6,7 +6,8 @@
 // a template (a fresh instance of the same root class) and known by its fields, not its name (a
 // bundler renames classes): each class written must have the fields of exactly one of the
 // template's classes, or the image is refused (ImageError) — a snapshot written by a build with
-// another index layout is never used. A function found while writing throws ImageError.
+// another index layout is never used. A class the graph creates only later (not reached from a
+// fresh instance) is made known by a sample instance. A function found while writing throws ImageError.
 import { imageCheck, ImageError, type ImageReader, type ImageWriter } from './imageParts';
 
 type Ref = string | number | boolean | null | [number] | { u: 1 } | { n: string };
@@ -154,10 +155,10 @@ function classesOf(template: object): Map<string, object | null> {
 }
 
 /** Reads what saveObject() wrote: a new graph whose classes are `template`'s (throws ImageError when they differ). */
-export async function loadObject<T extends object>(r: ImageReader, template: T): Promise<T> {
+export async function loadObject<T extends object>(r: ImageReader, template: T, samples: readonly object[] = []): Promise<T> {
   const g = await r.json<Graph>();
   imageCheck(typeof g === 'object' && g !== null && Array.isArray(g.nodes) && g.nodes.length > 0 && Array.isArray(g.buffers), 'object graph');
-  const known = classesOf(template);
+  const known = classesOf([template, ...samples]);
   imageCheck(Array.isArray(g.classes), 'classes');
   const protos = g.classes.map((fields) => {
     const proto = known.get(fields);

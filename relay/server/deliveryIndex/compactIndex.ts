@@ -12,11 +12,12 @@ import type { AttemptFields } from './attemptArena';
 import { sizeFields } from '../base/rejected';
 import { IdColumn } from './idColumn';
 import { channelKey, channelOfKey } from '../base/channelKey';
-import { ALL_OK, Columns, FAILED, HIDDEN, PENDING, REJECTED, StatusCodes, VERIFICATIONS } from './indexColumns';
+import { ALL_OK, Columns, FAILED, HIDDEN, PENDING, REJECTED, VERIFICATIONS } from './indexColumns';
 import { Shapes } from './shapes';
 import { ForwardStates } from './forwardStates';
 import { RowAttempts } from './rowAttempts';
 import { RecordSizes } from './recordSizes';
+import { RowCodes } from './rowCodes';
 import { LazyRow, NO_REF, type IndexedDelivery, type IndexRow, type RecordRef, type StateFields } from './indexRows';
 
 export type { AttemptFields } from './attemptArena';
@@ -35,6 +36,11 @@ const COUNTED = new Map<string, (c: Counts) => number>([
 ]);
 
 export class CompactIndex {
+  /** An instance of each class the index creates only once rows came, for its snapshot (../base/objectImage.ts loadObject). */
+  static imageSamples(): object[] {
+    return IdColumn.imageSamples();
+  }
+
   private cols = new Columns();
   /** Live rows are [head, end). */
   private head = 0;
@@ -68,7 +74,7 @@ export class CompactIndex {
     shape: -1,
   };
   private readonly shapes = new Shapes();
-  private readonly codes = new StatusCodes();
+  private readonly codes = new RowCodes();
   private readonly states = new ForwardStates(this.codes, this.targetNames);
   private readonly attempts = new RowAttempts(this.targetNames, this.codes);
   private readonly sizes = new RecordSizes();
@@ -128,8 +134,7 @@ export class CompactIndex {
     c.flags[i] = targets.length > 0 ? PENDING : 0;
     if (d.deliveryIdUtf8) this.deliveryIds.pushBytes(d.deliveryIdUtf8);
     else this.deliveryIds.push(d.deliveryId);
-    c.fAttempts[i] = 0;
-    c.fLast[i] = 0;
+    c.code[i] = 0;
     if (d.reason) this.reasons.set(d.seq, d.reason);
     if (d.received) this.received.set(d.seq, d.received);
     this.count(i, +1);
@@ -296,6 +301,7 @@ export class CompactIndex {
       this.received.delete(seq);
       this.states.drop(seq);
       this.sizes.drop(seq);
+      this.codes.drop(seq);
       this.attempts.drop(seq);
     }
     this.deliveryIds.dropFront(dropped);
@@ -383,10 +389,18 @@ export class CompactIndex {
     const out: RelayDeliverySummary[] = [];
     const start = q.before === undefined ? this.end : this.lowerBound(q.before);
     const stop = q.since === undefined ? this.head : this.lowerBound(q.since + 1);
+    // The filter per row: its flags against `need`, its shape against a table made for this query.
+    const need = q.status === 'pending' ? PENDING : q.status === 'failed' ? FAILED : q.status === 'ok' ? ALL_OK : 0;
+    const byVerification = q.status !== undefined && need === 0;
+    const shapes = this.shapes;
+    const shapeOk =
+      ch >= 0 || byVerification
+        ? Uint8Array.from(shapes.channel, (c, s) => ((ch < 0 || c === ch) && (!byVerification || VERIFICATIONS[shapes.verification[s]!] === q.status) ? 1 : 0))
+        : undefined;
+    const { flags, shape } = this.cols;
     for (let i = start - 1; i >= stop && out.length < limit; i--) {
-      if (ch >= 0 && this.channelAt(i) !== ch) continue;
-      if (this.cols.flags[i]! & HIDDEN) continue;
-      if (q.status && !this.matches(i, q.status)) continue;
+      const f = flags[i]!;
+      if (f & HIDDEN || (need && !(f & need)) || (shapeOk && !shapeOk[shape.get(i)])) continue;
       out.push(this.summary(i));
     }
     return out;
@@ -402,14 +416,6 @@ export class CompactIndex {
     let n = 0;
     for (const [id, c] of this.counts.entries()) if (c && (ch < 0 || id === ch)) n += count(c);
     return n === 0;
-  }
-
-  private matches(i: number, status: string): boolean {
-    const f = this.cols.flags[i]!;
-    if (status === 'pending') return (f & PENDING) !== 0;
-    if (status === 'failed') return (f & FAILED) !== 0;
-    if (status === 'ok') return (f & ALL_OK) !== 0;
-    return VERIFICATIONS[this.verificationAt(i)] === status;
   }
 
   /** Per-channel counts (one row per channel identity), O(channels). */

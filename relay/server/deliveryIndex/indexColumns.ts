@@ -48,36 +48,10 @@ export function statusOfFlags(f: number): ForwardStatus {
   return f & SKIPPED ? 'skipped' : f & ALL_OK ? 'ok' : f & PENDING ? 'pending' : 'failed';
 }
 
-/** A code above every other: the value is kept beside the column (a map), not in it. */
-export const OVER = 255;
-
-/** HTTP statuses (as u16, 0 for none) as one-byte codes, 0 for 0; OVER once 254 others are taken. */
-export class StatusCodes {
-  private readonly codes = new Map<number, number>();
-  private readonly values: number[] = [0];
-
-  code(status: number | undefined): number {
-    const v = (status ?? 0) & 0xffff;
-    if (v === 0) return 0;
-    let c = this.codes.get(v);
-    if (c === undefined) {
-      if (this.values.length >= OVER) return OVER;
-      c = this.values.length;
-      this.codes.set(v, c);
-      this.values.push(v);
-    }
-    return c;
-  }
-
-  value(code: number): number {
-    return this.values[code]!;
-  }
-}
-
 /**
  * One element per row. A row's channel, event, target list and verification are one shape id
- * (./shapes.ts). A one-target row's forward state is its flags, attempt count (saturating at
- * OVER) and last status code; its first attempt, when it fits, is held in the row (i*).
+ * (./shapes.ts). A one-target row's forward state is its flags and code (./rowCodes.ts); its
+ * first attempt, when it fits, is held in the row (i*, ./rowAttempts.ts).
  */
 export class Columns {
   seq = new RunColumn(1);
@@ -89,12 +63,11 @@ export class Columns {
   receivedMs = new RelColumn(32);
   shape = new RelColumn(16, true);
   flags = new Uint8Array(0);
-  fAttempts = new Uint8Array(0);
-  fLast = new Uint8Array(0);
-  /** The first attempt held in the row: ms after the receipt, duration in µs, status code. */
+  /** A one-target row's attempt count, last status and held attempt's status, as one code (./rowCodes.ts). */
+  code = new Uint8Array(0);
+  /** The first attempt held in the row: ms after the receipt, duration in µs. */
   iAt = new Uint32Array(0);
   iDur = new Uint32Array(0);
-  iStatus = new Uint8Array(0);
 
   get capacity(): number {
     return this.flags.length;

@@ -239,7 +239,7 @@ async function signInRequest(ctx: PageContext, sessions: Sessions, req: Incoming
       const retry = String(ctx.signInLimiter.retryAfter(source));
       return sendError(res, 429, `too many wrong tokens from this address; try again in ${retry} s`, undefined, { 'retry-after': retry });
     }
-    return sendError(res, 401, 'that is not a token of this relay (use the admin token or a channel token)');
+    return sendError(res, 401, "that is not a token of this relay: a wrong one, or a deleted channel's (use the admin token or a channel token)");
   }
   const session = await sessions.start(token, scope.kind === 'admin' ? ADMIN_SCOPE : scope.key);
   if (!session) return sendError(res, 503, 'the relay holds as many page sessions as it keeps; try again once some expire');

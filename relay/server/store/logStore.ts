@@ -161,7 +161,7 @@ export class LogStore<L extends DeliveryLog = DeliveryLog> extends EventEmitter<
       [f.minSeq, f.rejectedUpTo, f.indexedUpTo].every((n) => Number.isSafeInteger(n) && n >= 0),
       'store fields',
     );
-    const index = await loadObject(r, this.index);
+    const index = await loadObject(r, this.index, CompactIndex.imageSamples());
     return () => {
       if (this.index.rows.last > 0 || this.held.size > 0) throw new Error('an index snapshot is restored before any record is fed');
       this.index = index;

@@ -23,6 +23,7 @@ import {
   type World,
 } from './readers';
 import { pageDoctor, pageList, pageReplay, pageSignIn } from './pageReaders';
+import { refusals } from './refusals';
 import { ADMIN_TOKEN, type RelayUnderTest, type StoreUnderTest } from './relayUnderTest';
 import { readLive, watch, type Stream } from './live';
 import { testCerts, trustTestCa, type Mode } from './modes';
@@ -43,6 +44,7 @@ export const READERS: readonly Reader[] = [
   pageList,
   pageDoctor,
   pageReplay,
+  refusals,
 ];
 
 export class SeamFailure extends Error {

@@ -5,7 +5,7 @@ import type { Model, Token } from './model';
 import { explanation, http, ids, type Reader, type World } from './readers';
 
 /** The headers of a page session of `t` (signed in once per world), or the sign-in's status. */
-async function session(w: World & { pages?: Map<string, Record<string, string> | number> }, t: Token): Promise<Record<string, string> | number> {
+export async function session(w: World & { pages?: Map<string, Record<string, string> | number> }, t: Token): Promise<Record<string, string> | number> {
   w.pages ??= new Map();
   const known = w.pages.get(t.id);
   if (known !== undefined) return known;

@@ -3,8 +3,10 @@
 // restart, prune), deliveries (signed with the current, an earlier, the --config or a wrong secret,
 // or unsigned), live watchers, and tokens (admin, each channel's, a deleted channel's), then a read
 // of every surface with every token against a small model of who may see what
-// (test/unit/seams/model.ts), on the file journal. A difference fails with the shortest sequence
-// fast-check finds, printed step by step with each surface and token that disagreed.
+// (test/unit/seams/model.ts), on the file journal, and every refusal (each REST route, /ws, the page,
+// /metrics: status and message) with those tokens and with none and a wrong one (./refusals.ts says
+// what it leaves out, and why). A difference fails with the shortest sequence fast-check finds,
+// printed step by step with each surface and token that disagreed.
 import { announceKnownSeams, checkSeams } from './steps';
 import { FILE_JOURNAL } from './relayUnderTest';
 import { CLI_READERS } from './cliReaders';

@@ -1,7 +1,8 @@
 // Pins issue 38 item 4: `service-hooks forward` posts to a local https app whose certificate a
 // test CA (made by openssl here) signed: with --ca FILE, or --skip-verify (loopback targets
 // only; refused for any other, exit 2); without either, the certificate error says which flag
-// fits. Real relay, forwarder and https app processes.
+// fits. --ca checks its file the same way when it trusts a wss:// relay address. Real relay,
+// forwarder and https app processes.
 import { strict as assert } from 'node:assert';
 import { type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -139,6 +140,17 @@ describe('service-hooks forward: a local https app (test CA, relay, forwarder an
       const r = await runCli(['forward', '--relay', relay.url, '--token', dev, '--to', 'https://127.0.0.1:9/x', '--ca', file]);
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, says);
+      // --ca also trusts a wss:// relay address (test/unit/nats/forwardFailover.test.ts): checked the same way there.
+      const wss = await runCli(['forward', '--relay', 'wss://127.0.0.1:9', '--token', dev, '--to', 'http://127.0.0.1:9/x', '--ca', file]);
+      assert.equal(wss.code, 2, wss.stderr);
+      assert.match(wss.stderr, says);
     }
+    // Neither an https app nor a wss:// relay: nothing for --ca to trust, nor for --skip-verify to skip.
+    const plainCa = await runCli(['forward', '--relay', relay.url, '--token', dev, '--to', 'http://127.0.0.1:9/x', '--ca', certs.caCert]);
+    assert.equal(plainCa.code, 2, plainCa.stderr);
+    assert.match(plainCa.stderr, /--ca is for https:\/\/ targets and wss:\/\/ relay addresses, and none is/);
+    const wssSkip = await runCli(['forward', '--relay', 'wss://127.0.0.1:9', '--token', dev, '--to', 'http://127.0.0.1:9/x', '--skip-verify']);
+    assert.equal(wssSkip.code, 2, wssSkip.stderr);
+    assert.match(wssSkip.stderr, /--skip-verify is for https:\/\/ targets, and none is/);
   });
 });

@@ -37,6 +37,7 @@ describe('relay process (dist-style CLI bundle, real signals)', function () {
     await assert.rejects(spawnRelay(['--data', tempDir(), '--max-body', 'lots']), /exited with 2/);
     await assert.rejects(spawnRelay(['--data', tempDir(), '--keep', '0']), /exited with 2/);
     await assert.rejects(spawnRelay(['--data', tempDir(), '--max-age', 'forever']), /exited with 2/);
+    await assert.rejects(spawnRelay(['--data', tempDir(), '--snapshot-every', 'often']), /exited with 2/);
   });
 
   it('--keep applies the count retention at start-up: the oldest deliveries go, the newest stay', async () => {

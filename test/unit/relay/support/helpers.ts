@@ -127,9 +127,12 @@ export interface RelayProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Spawns `node cli.js relay --port 0 --ready json …` (this process's environment, or `env`) and waits for its ready line. */
-export async function spawnRelay(args: string[], env?: NodeJS.ProcessEnv): Promise<RelayProcess> {
-  const child = spawn(process.execPath, [await cli(), 'relay', '--port', '0', '--ready', 'json', ...args], {
+/**
+ * Spawns `node cli.js relay --port 0 --ready json …` (this process's environment, or `env`) and waits
+ * for its ready line. `o.cli`: another copy of the bundle (one with the page's assets beside it).
+ */
+export async function spawnRelay(args: string[], env?: NodeJS.ProcessEnv, o: { cli?: string } = {}): Promise<RelayProcess> {
+  const child = spawn(process.execPath, [o.cli ?? (await cli()), 'relay', '--port', '0', '--ready', 'json', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(env ? { env } : {}),
   });

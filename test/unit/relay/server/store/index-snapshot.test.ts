@@ -87,6 +87,18 @@ describe('file store: index snapshot (issue 40)', function () {
     assert.equal(r.fromSnapshot, r.rebuilt);
   });
 
+  it('a state it cannot copy stops snapshots with one line, and never fails an append', async () => {
+    const problems: string[] = [];
+    const store = await DeliveryStore.open(tempDir(), worldOptions(random(9), { snapshot: { every: 1 }, onProblem: (l) => problems.push(l) }));
+    (store as unknown as { index: Record<string, unknown> }).index.notData = () => 1; // what an image cannot keep
+    const meta = { channel: 'default', verification: 'verified' as const, headers: [], targets: [] };
+    assert.equal((await store.add(meta, Buffer.from('a'))).seq, 1);
+    assert.equal((await store.add(meta, Buffer.from('b'))).seq, 2);
+    assert.equal(problems.length, 1, problems.join('\n'));
+    assert.match(problems[0]!, /cannot take an index snapshot \(cannot keep a function\); none is written until the next start/);
+    await store.close();
+  });
+
   describe('a snapshot that does not match is never used', () => {
     /** A cleanly stopped journal (its snapshot at the end), and its answers rebuilt. */
     async function stopped(seed: number): Promise<string> {

@@ -32,6 +32,12 @@ export function worldOptions(rnd: () => number, extra: StoreOptions = {}): Store
   return { segmentBytes: 3000, checkpointBytes: 1500, now: () => (clock += 1 + Math.floor(rnd() * 5000)), lastsFile: undefined, ...extra };
 }
 
+/** A lowercase UUID from `rnd` (the form of the service's delivery ids). */
+function uuid(rnd: () => number): string {
+  const hex = Array.from({ length: 32 }, () => Math.floor(rnd() * 16).toString(16)).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 /** Runs `steps` generated operations on `store` (without prunes and drops: `appendOnly`). */
 export async function run(store: LogStore, rnd: () => number, steps: number, appendOnly = false): Promise<void> {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
@@ -41,7 +47,9 @@ export async function run(store: LogStore, rnd: () => number, steps: number, app
       const ch = pick(CHANNELS);
       const v = rnd();
       const verification: Verification = v < 0.6 ? 'verified' : v < 0.8 ? 'unverified' : 'rejected';
-      const headers: [string, string][] = rnd() < 0.8 ? [['X-Service-Delivery', `d-${i}-${Math.floor(rnd() * 1e6)}`]] : [];
+      // Mostly the service's UUIDs (the index packs them), some ids of another form, some none.
+      const id = rnd() < 0.6 ? uuid(rnd) : `d-${i}-${Math.floor(rnd() * 1e6)}`;
+      const headers: [string, string][] = rnd() < 0.8 ? [['X-Service-Delivery', id]] : [];
       if (rnd() < 0.5) headers.push(['X-Service-Event', pick(['push', 'issue', 'ping'])]);
       await store.add(
         {
