@@ -6,6 +6,7 @@ import { strict as assert } from 'node:assert';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Objm } from '@nats-io/obj';
 import { connectNats } from '../../../relay/server/nats/connect';
+import { openNatsStore } from '../../../relay/server/nats/wiring';
 import { NatsStore, type NatsStoreOptions } from '../../../relay/server/nats/natsStore';
 import type { Position } from '../../../relay/server/nats/natsSnapshot';
 import { SNAPSHOT_OBJECT, snapshotBucket } from '../../../relay/server/nats/snapshotObject';
@@ -137,6 +138,19 @@ describe('JetStream store: joining from an index snapshot (issue 40)', function 
     await run(more.store, random(55), 30, true);
     await more.store.close();
     await refused('J5', /J5_DELIVERIES starts at seq \d+, the snapshot holds deliveries from seq \d+ on/);
+  });
+
+  it('--snapshot-every 0 writes none; without it a clean stop writes one', async () => {
+    const nc = await connectNats({ servers: nats.urls });
+    const os = await new Objm(nc).create(snapshotBucket('J8'));
+    for (const snapshot of [false, undefined] as const) {
+      const { store } = await openNatsStore({ servers: nats.urls, prefix: 'J8' }, snapshot === false ? { snapshot } : {}, () => undefined);
+      await store.add({ channel: 'ci', verification: 'verified', headers: [], targets: [] }, Buffer.from('x'));
+      await store.close();
+      const info = await os.info(SNAPSHOT_OBJECT);
+      assert.equal(info !== null, snapshot === undefined, `with snapshot ${String(snapshot)}`);
+    }
+    await nc.close();
   });
 
   for (const [prefix, what, change, why] of [
