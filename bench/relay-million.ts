@@ -15,8 +15,8 @@
 //   - drain: the app answers 200 again, kill -9, spawn; the 10,000 pending arrive, timed from the spawn;
 //   - the restarts above read the index snapshot the build's clean stop wrote (issue 40); a last
 //     one without it (moved away) shows the index rebuilt from the segments' index files.
-// Goals: a delivery taken ≤ 0.5 s and the API ≤ 1 s after the spawn, RSS ≤ 200 MB, ≤ 48 B per
-// delivery, status and pages ≤ 2 ms p50, drain ≥ 2,000/s. bench:ten-million goes on to 10M.
+// Goals: a delivery taken ≤ 0.5 s and the API ≤ 1 s after the spawn, RSS ≤ 200 MB, status and
+// pages ≤ 2 ms p50, drain ≥ 2,000/s. bench:ten-million goes on to 10M (and the memory per delivery).
 //
 //   npm run bench:million [-- --n 1000000 --body 10240 --pending 10000]
 // It checks the free space of the temp folder first: when N does not fit (with 10 % to spare) it
@@ -188,13 +188,12 @@ async function main(): Promise<void> {
     apiAtMost1s: r.apiMs <= 1000,
     rssAtMost200Mb: r.rssAfterRestartMb <= 200,
     statusAndPagesAtMost2MsP50: pages <= 2,
-    bytesPerDeliveryAtMost48: r.bytesPerDelivery <= 48,
     drainAtLeast2000PerS: r.drain.perSecond >= 2000,
   };
   printRestarts(r, { acceptMs: 500, apiMs: 1000 });
   console.log(`  RSS 1 s after the API answered         ${r.rssAfterRestartMb.toFixed(0)} MB — goal ≤ 200 MB`);
   console.log(
-    `  memory per delivery                    ${r.bytesPerDelivery.toFixed(0)} B (RSS above an empty relay's ${r.rssEmptyMb.toFixed(0)} MB, / ${n.toLocaleString('en')}; the slope to 10M: bench:ten-million) — goal ≤ 48 B`,
+    `  memory per delivery                    ${r.bytesPerDelivery.toFixed(0)} B (RSS above an empty relay's ${r.rssEmptyMb.toFixed(0)} MB, / ${n.toLocaleString('en')}) — shown: the goal of ≤ 48 B is the slope from 1M to 10M, bench:ten-million's`,
   );
   const sn = r.snapshot;
   console.log(

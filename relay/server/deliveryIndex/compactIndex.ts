@@ -18,10 +18,16 @@ import { ForwardStates } from './forwardStates';
 import { RowAttempts } from './rowAttempts';
 import { RecordSizes } from './recordSizes';
 import { RowCodes } from './rowCodes';
+import { SparseSeqs } from './sparseSeqs';
 import { LazyRow, NO_REF, type IndexedDelivery, type IndexRow, type RecordRef, type StateFields } from './indexRows';
 
 export type { AttemptFields } from './attemptArena';
 export { NO_REF, type IndexedDelivery, type IndexRow, type RecordRef, type StateFields } from './indexRows';
+
+/** Rows a filtered list walks before it looks up the rows of a rare status (pending, failed) by seq instead. */
+const WALK_FIRST = 4096;
+/** Failed rows kept by seq at most (past it the set gives up: ./sparseSeqs.ts). */
+const FAILED_SEQS_CAP = 65_536;
 
 type Counts = Omit<ChannelStatus, 'name'> & { pending: number };
 
@@ -79,7 +85,9 @@ export class CompactIndex {
   private readonly attempts = new RowAttempts(this.targetNames, this.codes);
   private readonly sizes = new RecordSizes();
   private readonly pendingSeqs = new Set<number>();
-  /** While a journal loads: the pending set is left alone and built once at the end (buildPendingSet). */
+  /** The failed rows' seqs while they are few (./sparseSeqs.ts): a list of failed deliveries reads them. */
+  private readonly failedSeqs = new SparseSeqs(FAILED_SEQS_CAP);
+  /** While a journal loads: the pending and failed sets are left alone and built once at the end (buildPendingSet). */
   private pendingDeferred = false;
 
   /** Live rows that are hidden (HIDDEN). */
@@ -266,6 +274,8 @@ export class CompactIndex {
     const seq = this.cols.seq.get(i);
     if (f & PENDING && sign > 0) this.pendingSeqs.add(seq);
     else if (sign < 0) this.pendingSeqs.delete(seq);
+    if (f & FAILED && sign > 0) this.failedSeqs.add(seq);
+    else if (sign < 0) this.failedSeqs.delete(seq);
   }
 
   /**
@@ -276,14 +286,21 @@ export class CompactIndex {
   deferPendingSet(): void {
     this.pendingDeferred = true;
     this.pendingSeqs.clear();
+    this.failedSeqs.reset();
   }
 
-  /** Builds the pending set from the rows' flags (one pass over a typed array) and keeps it again. */
+  /** Builds the pending and failed sets from the rows' flags (one pass over a typed array) and keeps them again. */
   buildPendingSet(): void {
     this.pendingDeferred = false;
     this.pendingSeqs.clear();
+    this.failedSeqs.reset();
     const { flags, seq } = this.cols;
-    for (let i = this.head; i < this.end; i++) if ((flags[i]! & (PENDING | HIDDEN)) === PENDING) this.pendingSeqs.add(seq.get(i));
+    for (let i = this.head; i < this.end; i++) {
+      const f = flags[i]! & (PENDING | FAILED | HIDDEN);
+      if (f === 0 || f & HIDDEN) continue;
+      if (f & PENDING) this.pendingSeqs.add(seq.get(i));
+      if (f & FAILED) this.failedSeqs.add(seq.get(i));
+    }
   }
 
   /** Forgets every delivery below `minSeq` (O(dropped)); returns how many. */
@@ -398,12 +415,34 @@ export class CompactIndex {
         ? Uint8Array.from(shapes.channel, (c, s) => ((ch < 0 || c === ch) && (!byVerification || VERIFICATIONS[shapes.verification[s]!] === q.status) ? 1 : 0))
         : undefined;
     const { flags, shape } = this.cols;
-    for (let i = start - 1; i >= stop && out.length < limit; i--) {
+    const wanted = (i: number) => {
       const f = flags[i]!;
-      if (f & HIDDEN || (need && !(f & need)) || (shapeOk && !shapeOk[shape.get(i)])) continue;
-      out.push(this.summary(i));
+      return !(f & HIDDEN || (need && !(f & need)) || (shapeOk && !shapeOk[shape.get(i)]));
+    };
+    for (let i = start - 1; i >= stop && out.length < limit; i--) {
+      // Rows with a rare flag are looked up by seq once a walk has not filled the page soon.
+      const rare = start - 1 - i === WALK_FIRST ? this.seqsFlagged(need, this.seqAt(stop) - 1, this.seqAt(i) + 1) : undefined;
+      if (rare) {
+        for (const seq of rare) {
+          const row = this.find(seq);
+          if (row >= 0 && wanted(row)) out.push(this.summary(row));
+          if (out.length === limit) break;
+        }
+        return out;
+      }
+      if (wanted(i)) out.push(this.summary(i));
     }
     return out;
+  }
+
+  /** The seqs in (after, below) of the rows with flag `need`, newest first, when a set keeps them (PENDING; FAILED while few). */
+  private seqsFlagged(need: number, after: number, below: number): number[] | undefined {
+    if (this.pendingDeferred) return undefined;
+    if (need === FAILED) return this.failedSeqs.between(after, below);
+    if (need !== PENDING) return undefined;
+    const out: number[] = [];
+    for (const seq of this.pendingSeqs) if (seq > after && seq < below) out.push(seq);
+    return out.sort((a, b) => b - a);
   }
 
   /**
