@@ -64,7 +64,9 @@ Options:
   --max-age D           retention: drop deliveries older than D, e.g. 7d, 12h (default 30d)
   --snapshot-every N    the file journal's index snapshot, for a fast restart: written after
                         every N records (default: the larger of 50000 and a tenth of the
-                        deliveries held), after a prune and at a clean stop; 0: none
+                        deliveries held), after a prune and at a clean stop; 0: none. On
+                        JetStream: every N deliveries (default 100000) and at a clean stop,
+                        for an instance that joins
   --store URL           where deliveries are kept: file: (default: the journal in the data
                         folder); nats://HOST:PORT[,nats://HOST:PORT…] for NATS JetStream
                         (tls:// for TLS; user:pass@ in the URL), where several relays on one

@@ -12,7 +12,8 @@
 // then the parts, one after another. Each part is checked against its crc before it is used.
 import { join } from 'node:path';
 import { crc32 } from '../base/crc32';
-import { ImageError, PART_ARRAY, PART_JSON, type ArrayType, type ImagePart, type ImageReader, type TypedArray } from '../base/imageParts';
+import type { ImagePart, ImageReader } from '../base/imageParts';
+import { crcOf, PartsReader } from '../base/partsReader';
 import { EndOfFileError, readFully, type JournalFile, type JournalFs } from './journalFs';
 import { HEADER_BYTES } from './journalScan';
 import type { RecordLocation } from './journalTypes';
@@ -22,8 +23,6 @@ const MAGIC = 0x4e534853; // "SHSN" little-endian
 const FORMAT = 1;
 const FIXED = 64;
 const PART = 24;
-/** crc32 is computed this many bytes at a time, the event loop let go between (a snapshot is ~150 bytes per delivery). */
-const CRC_CHUNK = 4 * 1024 * 1024;
 
 /** A place in the journal: records before it are in the snapshot, records from it on are not. */
 export interface JournalPosition {
@@ -89,16 +88,6 @@ function encodeHeader(head: SnapshotHead, parts: ImagePart[], crcs: number[]): B
   });
   h.writeUInt32LE(crc32(h.subarray(0, h.length - 4)), h.length - 4);
   return h;
-}
-
-/** crc32 of `bytes`, a chunk per turn of the event loop. */
-async function crcOf(bytes: Uint8Array): Promise<number> {
-  let crc = 0;
-  for (let at = 0; at < bytes.length; at += CRC_CHUNK) {
-    crc = crc32(bytes.subarray(at, at + CRC_CHUNK), crc);
-    if (at + CRC_CHUNK < bytes.length) await new Promise<void>((r) => setImmediate(r));
-  }
-  return crc;
 }
 
 export interface WriteSnapshotOptions {
@@ -200,58 +189,14 @@ async function opened(fh: JournalFile, dir: Directory | string, size: number): P
     await fh.close();
     return typeof dir === 'string' ? dir : 'its size does not match its header (cut short?)';
   }
-  return { head: { at: dir.at, fingerprint: dir.fingerprint }, reader: new FileImageReader(fh, dir), close: () => fh.close() };
+  return { head: { at: dir.at, fingerprint: dir.fingerprint }, reader: fileReader(fh, dir), close: () => fh.close() };
 }
 
-/** Reads parts from the file in order, each checked against its crc before it is handed out. */
-class FileImageReader implements ImageReader {
-  private next = 0;
-  private position: number;
-
-  constructor(
-    private readonly fh: JournalFile,
-    private readonly dir: Directory,
-  ) {
-    this.position = dir.start;
-  }
-
-  /** Reads the next part into the buffers `into` gives, one after another (their lengths add up to the part's). */
-  private async part(kind: number, elementBytes: number, into: (bytes: number) => Buffer[]): Promise<number> {
-    const p = this.dir.parts[this.next++];
-    if (!p || p.kind !== kind || p.elementBytes !== elementBytes || p.bytes % elementBytes !== 0)
-      throw new ImageError(`part ${this.next - 1} is not the ${kind === PART_JSON ? 'JSON' : `array of ${elementBytes}-byte elements`} expected`);
-    const bufs = into(p.bytes);
-    if (bufs.reduce((n, b) => n + b.length, 0) !== p.bytes) throw new ImageError(`part ${this.next - 1} is not as long as expected`);
-    let crc = 0;
-    for (const buf of bufs) {
-      await readFully(this.fh, buf, this.position);
-      this.position += buf.length;
-      crc = crc32(buf, crc);
-    }
-    if (crc !== p.crc) throw new ImageError(`part ${this.next - 1} fails its checksum`);
-    return p.bytes / elementBytes;
-  }
-
-  async bytesInto(into: Uint8Array[]): Promise<void> {
-    await this.part(PART_ARRAY, 1, () => into.map((v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength)));
-  }
-
-  async array<T extends TypedArray>(type: ArrayType<T>, capacity = 0): Promise<{ array: T; length: number }> {
-    let array: T | undefined;
-    const length = await this.part(PART_ARRAY, type.BYTES_PER_ELEMENT, (bytes) => {
-      array = new type(Math.max(capacity, bytes / type.BYTES_PER_ELEMENT));
-      return [Buffer.from(array.buffer, array.byteOffset, bytes)];
-    });
-    return { array: array!, length };
-  }
-
-  async json<T>(): Promise<T> {
-    let buf: Buffer | undefined;
-    await this.part(PART_JSON, 1, (bytes) => [(buf = Buffer.allocUnsafe(bytes))]);
-    try {
-      return JSON.parse(buf!.toString('utf8')) as T;
-    } catch {
-      throw new ImageError(`part ${this.next - 1} is not JSON`);
-    }
-  }
+/** Reads parts from the file in order (../base/partsReader.ts), from the first part's position on. */
+function fileReader(fh: JournalFile, dir: Directory): ImageReader {
+  let position = dir.start;
+  return new PartsReader(dir.parts, async (buf) => {
+    await readFully(fh, buf, position);
+    position += buf.length;
+  });
 }

@@ -22,6 +22,8 @@ import { retrying } from './clusterRetry';
 import { StreamReadiness } from './streamReadiness';
 import { DeliveryReader } from './deliveryReads';
 import { META_HEADER, subjectRoot, type NatsStoreOptions } from './storeOptions';
+import { NatsSnapshots, type Position } from './natsSnapshot';
+import { snapshotBucket } from './snapshotObject';
 
 /** How long after a sign of disturbance (a leader moved, a replica behind) messages are checked against the leader's copy. */
 const DISTURBED_MS = 30_000;
@@ -68,6 +70,11 @@ export class NatsLog implements DeliveryLog {
   private disconnected: string | undefined;
   /** Whether the deliveries stream takes publishes now (readiness beyond the connection). */
   private readonly readiness: StreamReadiness;
+  /** The index snapshot, written and read (./natsSnapshot.ts). */
+  private readonly snapshots: NatsSnapshots;
+  /** The lowest delivery seq the index holds as live (what prune and the stream's first seq dropped below). */
+  private liveFrom = 0;
+  private attemptsInFlight = 0; // this instance's attempts being recorded
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -88,6 +95,15 @@ export class NatsLog implements DeliveryLog {
       closed: () => this.closed,
       ...(options.log ? { log: options.log } : {}),
     });
+    const streams = { nc, jsm, deliveries: this.deliveries, attempts: this.attemptsStream, bucket: snapshotBucket(prefix) };
+    this.snapshots = new NatsSnapshots(
+      {
+        ...{ ...streams, sink: () => this.sink, replicas: () => this.replicas, position: () => this.position() },
+        fields: () => ({ highestSeq: this.highestSeq, indexedUpTo: this.indexedUpTo, liveFrom: Math.max(this.liveFrom, 1) }),
+        log: (line: string) => options.log?.(line),
+      },
+      options.snapshot,
+    );
   }
 
   /** The JetStream handles of `nc`; open() creates (or updates) the streams and feeds the index from them. */
@@ -106,7 +122,10 @@ export class NatsLog implements DeliveryLog {
     const { options } = this;
     void this.watchConnection();
     await retrying(() => this.ensureStreams(), options.log);
-    await this.startConsumers();
+    const restored = await this.snapshots.restore();
+    if (restored) ({ highestSeq: this.highestSeq, indexedUpTo: this.indexedUpTo, liveFrom: this.liveFrom } = restored);
+    await this.startConsumers(restored?.at);
+    this.snapshots.start();
     this.syncTimer = setInterval(() => void this.syncFirstSeq().catch(() => undefined), options.syncIntervalMs ?? 5000);
     this.syncTimer.unref();
     this.watchTimer = setInterval(() => void this.watchFollowers(), 1000);
@@ -157,29 +176,40 @@ export class NatsLog implements DeliveryLog {
     }
   }
 
-  private async startConsumers(): Promise<void> {
+  /** P, when the index holds exactly the messages of both streams up to it (no attempt of this instance's in flight). */
+  private position(): Position | undefined {
+    const [d, a] = [this.deliveries, this.attemptsStream].map((s) => this.followers.find((f) => f.stream === s));
+    if (!d || !a || this.ownAttempts.size > 0 || this.attemptsInFlight > 0) return undefined;
+    return { deliveries: d.last, attempts: a.last };
+  }
+
+  private async startConsumers(from?: Position): Promise<void> {
     // Deliveries first (up to the last seq at open), then attempts, so no attempt precedes its delivery.
-    await this.consumeFromStart(this.deliveries, true, (m) => {
+    const delivery = (m: FollowedMessage) =>
       this.onDelivery(m.seq, m.headers?.get(META_HEADER) ?? '', Number(m.headers?.get('Nats-Msg-Size') ?? 0), m.headers?.get('Nats-Msg-Id'));
-    });
-    await this.consumeFromStart(this.attemptsStream, false, (m) => {
-      const a = m.json<AttemptMessage>();
-      if (a.id !== undefined && this.ownAttempts.delete(a.id)) return;
-      this.onAttempt(a);
-    });
+    await this.consumeFromStart(this.deliveries, true, delivery, from?.deliveries);
+    await this.consumeFromStart(
+      this.attemptsStream,
+      false,
+      (m) => {
+        const a = m.json<AttemptMessage>();
+        if (a.id === undefined || !this.ownAttempts.delete(a.id)) this.onAttempt(a);
+      },
+      from?.attempts,
+    );
   }
 
   /**
-   * Follows a stream from its start (a StreamFollower) and resolves once it has handed over what
-   * the stream held at that moment.
+   * Follows a stream from its start, or after seq `from` (a StreamFollower), and resolves once it
+   * has handed over what the stream held at that moment.
    */
-  private async consumeFromStart(stream: string, headersOnly: boolean, onMessage: (m: FollowedMessage) => void): Promise<void> {
+  private async consumeFromStart(stream: string, headersOnly: boolean, onMessage: (m: FollowedMessage) => void, from = 0): Promise<void> {
     const info = await this.jsm.streams.info(stream);
     if (stream === this.deliveries) this.highestSeq = Math.max(this.highestSeq, info.state.last_seq);
     const loaded = info.state.messages === 0 ? 0 : info.state.last_seq;
     let caughtUp!: () => void;
     const initial = new Promise<void>((r) => (caughtUp = r));
-    if (loaded === 0) caughtUp();
+    if (loaded <= from) caughtUp();
     const handles = {
       js: this.js,
       jsm: this.jsm,
@@ -193,10 +223,12 @@ export class NatsLog implements DeliveryLog {
       handles,
       (m) => {
         onMessage(m);
+        this.snapshots.handedOver();
         if (m.seq >= loaded) caughtUp();
       },
       loaded,
     );
+    f.last = from;
     this.stops.push(() => f.stop());
     this.followers.push(f);
     void f.run();
@@ -351,6 +383,7 @@ export class NatsLog implements DeliveryLog {
       throw this.readiness.explained(err); // names a lost quorum as such
     });
     this.readiness.acknowledged();
+    this.snapshots.published(seq);
     if (!this.copies.acknowledged(seq, msgID, { metaText, size: body.length })) this.copyDiffers(seq);
     this.knownUpTo(this.deliveries, seq);
     await this.indexed(seq);
@@ -396,6 +429,7 @@ export class NatsLog implements DeliveryLog {
     // Known as this instance's before it is published: the stream's follower may hand it over
     // before the publish's acknowledgement arrives, and must not apply it a second time.
     this.ownAttempts.add(id);
+    this.attemptsInFlight++;
     try {
       this.knownUpTo(
         this.attemptsStream,
@@ -404,8 +438,11 @@ export class NatsLog implements DeliveryLog {
     } catch (err) {
       this.ownAttempts.delete(id); // may have been stored after all: then its follower applies it
       throw err;
+    } finally {
+      this.attemptsInFlight--;
     }
     this.onAttempt(msg);
+    this.snapshots.handedOver();
   }
 
   /** A delivery's stream message, checked against the index (./deliveryReads.ts). */
@@ -423,12 +460,14 @@ export class NatsLog implements DeliveryLog {
     const first = (await this.jsm.streams.info(this.deliveries)).state.first_seq;
     if (minSeq > first) await this.jsm.streams.purge(this.deliveries, { seq: minSeq });
     this.sink.dropBelow(minSeq);
+    await this.syncFirstSeq(); // the lowest seq held (an index snapshot names it)
   }
 
   /** Purges the rejected deliveries with seq <= `upTo` by their subject (--keep-rejected, chosen by the store). */
   async dropRejected(upTo: number): Promise<void> {
     await this.jsm.streams.purge(this.deliveries, { filter: this.rejectedSubject('>'), seq: upTo + 1 });
     this.sink.hideRejectedUpTo(upTo);
+    await this.syncFirstSeq();
   }
 
   /** Not ready while a delivery posted now would be answered 503: NATS unreachable, or the stream without a quorum (./streamReadiness.ts). */
@@ -445,11 +484,13 @@ export class NatsLog implements DeliveryLog {
 
   private async syncFirstSeq(): Promise<void> {
     const info = await this.jsm.streams.info(this.deliveries);
+    this.liveFrom = Math.max(this.liveFrom, info.state.first_seq);
     this.sink.dropBelow(info.state.first_seq);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
+    await this.snapshots.close();
     this.closed = true;
     clearInterval(this.syncTimer);
     clearInterval(this.watchTimer);

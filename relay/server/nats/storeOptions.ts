@@ -1,4 +1,5 @@
 // What the JetStream store is opened with, and the header its delivery messages carry.
+import type { NatsSnapshotOptions } from './natsSnapshot';
 
 /** The delivery's meta (channel, time, verification, raw headers, targets) as JSON, beside the body bytes. */
 export const META_HEADER = 'Sh-Meta';
@@ -24,6 +25,8 @@ export interface NatsStoreOptions {
   maxWaitingPublishes?: number;
   /** How often the index forgets what the streams' limits removed (default 5 s). */
   syncIntervalMs?: number;
+  /** When the index snapshot is written (./natsSnapshot.ts); false: never (none is read either). */
+  snapshot?: NatsSnapshotOptions | false;
   log?: (line: string) => void;
 }
 

@@ -35,7 +35,7 @@ export interface SharedForwardingSettings {
 
 export async function openNatsStore(
   choice: NatsChoice,
-  settings: SharedForwardingSettings & { dataDir?: string },
+  settings: SharedForwardingSettings & { dataDir?: string; snapshot?: { every?: number } | false },
   log: (line: string) => void,
   signal?: AbortSignal,
 ): Promise<{
@@ -51,7 +51,10 @@ export async function openNatsStore(
   const retention = settings.retention ?? RELAY_RETENTION;
   // Per stream prefix: each prefix is a store of its own.
   const lastsFile = settings.dataDir ? join(settings.dataDir, `${choice.prefix ?? 'SH'}-${CHANNEL_LASTS_FILE}`) : undefined;
-  const store = await NatsStore.open(nc, { replicas: choice.replicas, prefix: choice.prefix, retention, log, lastsFile });
+  // --snapshot-every N: deliveries between index snapshots (./natsSnapshot.ts); 0 (false): none.
+  const { snapshot = {} } = settings;
+  const snapshotOptions = snapshot && (snapshot.every ? { every: snapshot.every } : {});
+  const store = await NatsStore.open(nc, { replicas: choice.replicas, prefix: choice.prefix, retention, log, lastsFile, snapshot: snapshotOptions });
   return {
     store,
     shared: (channels) => sharedForwarding(store, channels, settings, log),

@@ -5,7 +5,8 @@
 // rebuilt from the journal.
 import { appendFileSync, cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DeliveryStore, type StoreOptions } from '../../../../../relay/server/store/store';
+import type { StoreOptions } from '../../../../../relay/server/store/store';
+import type { LogStore } from '../../../../../relay/server/store/logStore';
 import type { ForwardStatus, Verification } from '../../../../../src/core/relay/protocol';
 import type { StoreListQuery } from '../../../../../relay/server/base/storeTypes';
 
@@ -38,7 +39,7 @@ function uuid(rnd: () => number): string {
 }
 
 /** Runs `steps` generated operations on `store` (without prunes and drops: `appendOnly`). */
-export async function run(store: DeliveryStore, rnd: () => number, steps: number, appendOnly = false): Promise<void> {
+export async function run(store: LogStore, rnd: () => number, steps: number, appendOnly = false): Promise<void> {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   for (let i = 0; i < steps; i++) {
     const r = rnd();
@@ -145,7 +146,7 @@ const QUERIES: Omit<StoreListQuery, 'limit' | 'before'>[] = [
 ];
 
 /** Everything the store answers, as JSON: status, every page with every filter, pending, each delivery with its attempts and body, channel lasts, integrity. */
-export async function answers(store: DeliveryStore): Promise<string> {
+export async function answers(store: LogStore): Promise<string> {
   const out: Record<string, unknown> = {
     lastSeq: store.lastSeq,
     size: store.size,
