@@ -13,7 +13,7 @@ import { DeliveryStore } from '../../../../relay/server/store/store';
 import { tokenFilePath } from '../../../../src/core/relay/ready';
 import { childOutput } from '../../../support/childOutput';
 import { freePort } from '../../../support/freePort';
-import { cli, signed, startTarget, tempDir, within, type TargetApp } from '../support/helpers';
+import { cli, deliverSigned, startTarget, tempDir, within, type TargetApp } from '../support/helpers';
 
 const SECRET = 'while-loading-secret-0123456789';
 /** Deliveries journaled offline, and their body size: about 240 MB of segments to read at each start. */
@@ -60,22 +60,6 @@ async function spawnLoading(dir: string, target: TargetApp): Promise<Started> {
   return { url: `http://127.0.0.1:${port}`, loaded, kill: () => signal('SIGKILL'), stop: () => signal('SIGTERM') };
 }
 
-/** Posts one signed delivery; its seq when answered 200, else undefined (refused, or the relay gone). */
-async function deliver(url: string, body: string, agent: Agent): Promise<number | undefined> {
-  try {
-    const res = await request(`${url}/hooks/default`, {
-      method: 'POST',
-      body,
-      headers: { ...signed(SECRET, body), 'content-type': 'application/json' },
-      dispatcher: agent,
-    });
-    const json = (await res.body.json()) as { seq?: number };
-    return res.statusCode === 200 ? json.seq : undefined;
-  } catch {
-    return undefined; // killed mid-request: nothing was promised
-  }
-}
-
 async function getJson(url: string, agent: Agent, token?: string): Promise<{ status: number; json: Record<string, unknown>; retryAfter: unknown }> {
   const res = await request(url, { dispatcher: agent, headers: token ? { authorization: `Bearer ${token}` } : {} });
   return { status: res.statusCode, json: (await res.body.json()) as Record<string, unknown>, retryAfter: res.headers['retry-after'] };
@@ -105,7 +89,7 @@ describe('relay ingress while the journal loads (real process, issue 40)', funct
     let apiWhileLoading: Awaited<ReturnType<typeof getJson>> | undefined;
     for (;;) {
       const body = `{"n":${n++}}`;
-      const seq = await deliver(first.url, body, agent);
+      const seq = await deliverSigned(first.url, SECRET, body, agent);
       assert.ok(seq !== undefined, 'a delivery posted while the relay loads is answered 200');
       acked.set(seq, body);
       const health = await getJson(`${first.url}/healthz`, agent);
@@ -133,7 +117,7 @@ describe('relay ingress while the journal loads (real process, issue 40)', funct
     const sender = async () => {
       while (!killed) {
         const body = `{"n":${n++}}`;
-        const seq = await deliver(second.url, body, agent);
+        const seq = await deliverSigned(second.url, SECRET, body, agent);
         if (seq === undefined) continue;
         acked.set(seq, body);
         const health = await getJson(`${second.url}/healthz`, agent).catch(() => undefined);

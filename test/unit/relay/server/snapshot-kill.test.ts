@@ -11,25 +11,10 @@ import { Agent, request } from 'undici';
 import { DeliveryStore } from '../../../../relay/server/store/store';
 import { SNAPSHOT_FILE } from '../../../../relay/server/journal/snapshotFile';
 import { tokenFilePath } from '../../../../src/core/relay/ready';
-import { signed, spawnRelay, startTarget, tempDir, within, type RelayProcess, type TargetApp } from '../support/helpers';
+import { deliverSigned, spawnRelay, startTarget, tempDir, within, type RelayProcess, type TargetApp } from '../support/helpers';
 
 const SECRET = 'snapshot-kill-secret-0123456789';
 const BUILT = 2000;
-
-async function deliver(url: string, body: string, agent: Agent): Promise<number | undefined> {
-  try {
-    const res = await request(`${url}/hooks/default`, {
-      method: 'POST',
-      body,
-      headers: { ...signed(SECRET, body), 'content-type': 'application/json' },
-      dispatcher: agent,
-    });
-    const json = (await res.body.json()) as { seq?: number };
-    return res.statusCode === 200 ? json.seq : undefined;
-  } catch {
-    return undefined; // killed mid-request: nothing was promised
-  }
-}
 
 describe('relay killed while writing its index snapshot (real process, issue 40)', function () {
   this.timeout(120_000);
@@ -63,7 +48,7 @@ describe('relay killed while writing its index snapshot (real process, issue 40)
     let n = 0;
     const post = async (relay: RelayProcess) => {
       const body = `{"n":${n++}}`;
-      const seq = await deliver(relay.url, body, agent);
+      const seq = await deliverSigned(relay.url, SECRET, body, agent);
       assert.ok(seq !== undefined, `delivery ${body} answered 200`);
       acked.set(seq, body);
     };

@@ -178,6 +178,26 @@ export function signed(secret: string, body: Uint8Array | string, extra: Record<
   return { 'x-service-signature': sign(secret, body), ...extra };
 }
 
+/**
+ * Posts one delivery signed with `secret` to channel default of a relay that may be killed at any
+ * moment: its seq when answered 200, else undefined (refused, or the relay gone mid-request:
+ * nothing was promised).
+ */
+export async function deliverSigned(url: string, secret: string, body: string, agent: Agent): Promise<number | undefined> {
+  try {
+    const res = await request(`${url}/hooks/default`, {
+      method: 'POST',
+      body,
+      headers: { ...signed(secret, body), 'content-type': 'application/json' },
+      dispatcher: agent,
+    });
+    const json = (await res.body.json()) as { seq?: number };
+    return res.statusCode === 200 ? json.seq : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Resolves once every forward of delivery `seq` has reached a final state ('ok' or 'failed'). */
 export function settled(store: import('../../../../relay/server/base/storeTypes').RelayStore, seq: number): Promise<void> {
   return until(
