@@ -260,13 +260,14 @@ export class Model {
     return this.watching.some((t) => t.live && (t.key === undefined || t.key === d.key));
   }
 
+  /** Whether a delivery to `name` would be taken (not 404): not a deleted channel's name, and with --public a name with a secret. */
+  served(name: Name): boolean {
+    return this.source(name) !== 'deleted' && !(this.strict && this.secretOf(name) === undefined);
+  }
+
   /** Names a channel is served under and shown in GET /api/channels (implicit ones once they have deliveries). */
   listed(): Name[] {
-    return NAMES.filter((n) => {
-      const s = this.source(n);
-      if (s === 'deleted' || (this.strict && this.secretOf(n) === undefined)) return false;
-      return s !== 'implicit' || this.held().some((d) => d.key === n);
-    });
+    return NAMES.filter((n) => this.served(n) && (this.source(n) !== 'implicit' || this.held().some((d) => d.key === n)));
   }
 
   /** Deliveries stored under `name`'s current identity (what GET /api/channels/<name> counts). */

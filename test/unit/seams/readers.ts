@@ -158,7 +158,8 @@ export const apiStatus: Reader = {
   expect: (m, t) =>
     ifLive(m, t, (v) => {
       if (t.key !== undefined) return `${lastSeqText(m, m.lastSeq(t))}; ${t.name}:${v.length}`;
-      const rows = NAMES.filter((n) => m.source(n) !== 'deleted')
+      // Only names the relay serves: with --public, a --config channel removed from the file is no channel (404), its history kept.
+      const rows = NAMES.filter((n) => m.served(n))
         .map((n) => [n, m.held().filter((d) => d.name === n).length] as const)
         .filter(([, c]) => c > 0)
         .map(([n, c]) => `${n}:${c}`);
