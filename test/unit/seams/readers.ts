@@ -136,7 +136,7 @@ export const apiGet: Reader = {
 /** The doctor checks a rejected delivery with its own channel's secrets while that channel (identity) is served, else says it is gone. */
 export function explanation(m: Model, d: Delivery): string {
   if (d.verification !== 'rejected') return '';
-  return m.keyOf(d.name) === d.key && m.source(d.name) !== 'deleted' ? ' checked' : ' gone';
+  return m.keyOf(d.name) === d.key && m.served(d.name) ? ' checked' : ' gone';
 }
 
 export const apiReplay: Reader = {
