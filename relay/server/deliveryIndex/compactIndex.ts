@@ -2,9 +2,10 @@
 // location, receipt time, shape: channel / event / target list / verification, forward flags,
 // a one-target row's forward state and first attempt: ./indexColumns.ts), the delivery id
 // (./idColumn.ts) and the rare reason beside them, and the rest of the forward states and
-// attempts by seq for the deliveries that have them (./forwardStates.ts, ./rowAttempts.ts). Summaries are built on demand for the rows asked for. Per-channel
-// counters and the set of pending seqs are kept up to date as rows arrive, are forwarded and are
-// dropped, so status and pending() never walk every row.
+// attempts by seq for the deliveries that have them (./forwardStates.ts, ./rowAttempts.ts).
+// Summaries are built on demand for the rows asked for. Per-channel counters, the set of pending
+// seqs and (while few) of failed ones are kept up to date as rows arrive, are forwarded and are
+// dropped, so status, pending() and a page of a rare status never walk every row.
 import type { ChannelStatus, ForwardAttempt, ForwardState, RelayDeliverySummary } from '../../../src/core/relay/protocol';
 import type { StoreListQuery } from '../base/storeTypes';
 import { Interner } from './interner';
