@@ -205,6 +205,13 @@ describe('forward --relay over instances served over plain HTTP and over TLS: fa
   };
   const batch = (name: string, n: number) => Array.from({ length: n }, (_, i) => JSON.stringify({ [name]: i }));
   const times = (app: TargetApp, body: string) => app.received.filter((r) => r.body.toString() === body).length;
+  /** Resolves once `app` got each of `bodies` exactly once (else says what it got, and what `f` printed). */
+  const gotOnce = (app: TargetApp, bodies: string[], f: { out: () => string }) =>
+    within(
+      app.waitUntil(() => bodies.every((x) => times(app, x) === 1)),
+      30_000,
+      () => `the app got ${app.received.length}:\n${f.out()}`,
+    );
 
   it('names the same identity over HTTP and over TLS', async () => {
     const [atA, atB, atC] = await Promise.all([identityOf(a), identityOf(b, certs.ca), identityOf(c)]);
@@ -226,11 +233,7 @@ describe('forward --relay over instances served over plain HTTP and over TLS: fa
     await within(f.saw(/connected/), 30_000, f.out);
     const before = batch('doomedBefore', 2);
     await send(a, 'doomed', before, SECRET);
-    await within(
-      app.waitUntil(() => before.every((x) => times(app, x) === 1)),
-      30_000,
-      () => `the app got ${app.received.length}:\n${f.out()}`,
-    );
+    await gotOnce(app, before, f);
     await api(c).deleteChannel('doomed');
     assert.equal(await within(f.exited, 30_000, () => `forward still runs after the deletion:\n${f.out()}`), 1, f.out());
     assert.match(f.stderr(), /HTTP 401\): the token is not accepted \(wrong, or its channel was deleted\)/, f.stderr());
@@ -260,11 +263,7 @@ describe('forward --relay over instances served over plain HTTP and over TLS: fa
     await within(f.saw(new RegExp(`127\\.0\\.0\\.1:${c.port} forward: every channel: connected`)), 30_000, f.out);
     const body = batch('pastUntrusted', 1);
     await send(c, 'default', body);
-    await within(
-      app.waitUntil(() => times(app, body[0]!) === 1),
-      30_000,
-      () => `the app got ${app.received.length}:\n${f.out()}`,
-    );
+    await gotOnce(app, body, f);
     f.child.kill('SIGTERM');
     assert.equal(await f.exited, 0, f.out());
   });
@@ -292,11 +291,7 @@ describe('forward --relay over instances served over plain HTTP and over TLS: fa
     await within(f.saw(/channel listed: connected/), 30_000, f.out);
     const body = batch('listed', 1);
     await send(c, 'listed', body, SECRET);
-    await within(
-      app.waitUntil(() => times(app, body[0]!) === 1),
-      30_000,
-      () => `the app got ${app.received.length}:\n${f.out()}`,
-    );
+    await gotOnce(app, body, f);
     f.child.kill('SIGTERM');
     assert.equal(await f.exited, 0, f.out());
   });
