@@ -19,7 +19,7 @@ import { ForwardStates } from './forwardStates';
 import { RowAttempts } from './rowAttempts';
 import { RecordSizes } from './recordSizes';
 import { RowCodes } from './rowCodes';
-import { SparseSeqs } from './sparseSeqs';
+import { SparseSeqs, seqsBetween } from './sparseSeqs';
 import { LazyRow, NO_REF, type IndexedDelivery, type IndexRow, type RecordRef, type StateFields } from './indexRows';
 
 export type { AttemptFields } from './attemptArena';
@@ -444,10 +444,7 @@ export class CompactIndex {
   private seqsFlagged(need: number, after: number, below: number): number[] | undefined {
     if (this.pendingDeferred) return undefined;
     if (need === FAILED) return this.failedSeqs.between(after, below);
-    if (need !== PENDING) return undefined;
-    const out: number[] = [];
-    for (const seq of this.pendingSeqs) if (seq > after && seq < below) out.push(seq);
-    return out.sort((a, b) => b - a);
+    return need === PENDING ? seqsBetween(this.pendingSeqs, after, below) : undefined;
   }
 
   /**

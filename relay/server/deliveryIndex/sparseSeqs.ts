@@ -30,9 +30,13 @@ export class SparseSeqs {
 
   /** The seqs in (after, below), newest first; undefined when the set gave up (overflowed). */
   between(after: number, below: number): number[] | undefined {
-    if (this.overflowed) return undefined;
-    const out: number[] = [];
-    for (const seq of this.seqs) if (seq > after && seq < below) out.push(seq);
-    return out.sort((a, b) => b - a);
+    return this.overflowed ? undefined : seqsBetween(this.seqs, after, below);
   }
+}
+
+/** The seqs of `seqs` in (after, below), newest first. */
+export function seqsBetween(seqs: Iterable<number>, after: number, below: number): number[] {
+  const out: number[] = [];
+  for (const seq of seqs) if (seq > after && seq < below) out.push(seq);
+  return out.sort((a, b) => b - a);
 }
